@@ -1,0 +1,202 @@
+"""Argument checks shared by every public entry point.
+
+Each check either returns the value in canonical form (a Python ``float``/``int`` or a numpy
+array) or raises :class:`TypeError` / :class:`ValueError` with a message of the form
+```` `epsilon` must be a finite real number in (0, inf); got -1.0. ````
+that names the parameter, the valid range and the value received. Validation happens once,
+at the public boundary; private formula code trusts its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "check_callable",
+    "check_int",
+    "check_real",
+    "check_real_array",
+    "check_rng",
+    "check_size",
+    "describe",
+]
+
+
+def describe(value: Any) -> str:
+    """Short, safe rendering of a received value for an error message."""
+    try:
+        text = repr(value)
+    except Exception:  # a user object whose __repr__ fails must not mask our error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _interval(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    left = "(" if low_open or low == -math.inf else "["
+    right = ")" if high_open or high == math.inf else "]"
+    lo = "-inf" if low == -math.inf else f"{low:g}"
+    hi = "inf" if high == math.inf else f"{high:g}"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def check_real(
+    name: str,
+    value: Any,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+    hint: str = "",
+) -> float:
+    """Return ``value`` as a finite float in the given interval, or raise.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the message.
+    value : object
+        The value received. ``bool`` is rejected (``True`` is not a privacy level).
+    low, high : float
+        Interval ends; infinite ends are always open.
+    low_open, high_open : bool
+        Whether each end is excluded.
+    hint : str
+        Extra advice appended to the message.
+
+    Examples
+    --------
+    >>> check_real("epsilon", 2, low=0, low_open=True)
+    2.0
+    """
+    interval = _interval(low, high, low_open, high_open)
+    suffix = f" ({hint})" if hint else ""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+            value = value.item()
+        else:
+            raise TypeError(
+                f"`{name}` must be a real number in {interval}; got {describe(value)} "
+                f"of type {type(value).__name__}.{suffix}"
+            )
+    x = float(value)
+    bad = (
+        not math.isfinite(x)
+        or x < low
+        or x > high
+        or (low_open and x == low)
+        or (high_open and x == high)
+    )
+    if bad:
+        raise ValueError(f"`{name}` must be a finite real number in {interval}; got {x!r}.{suffix}")
+    return x
+
+
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    hint: str = "",
+) -> int:
+    """Return ``value`` as a Python int in ``[low, high]``, or raise.
+
+    Integral floats such as ``5.0`` are accepted; ``5.5``, ``True`` and strings are not.
+
+    Examples
+    --------
+    >>> check_int("sensitivity", 3.0, low=1)
+    3
+    """
+    lo = "-inf" if low is None else str(low)
+    hi = "inf" if high is None else str(high)
+    rng = f"[{lo}, {hi}]" if high is not None else f"[{lo}, inf)"
+    suffix = f" ({hint})" if hint else ""
+    if isinstance(value, bool | np.bool_):
+        raise TypeError(f"`{name}` must be an integer in {rng}; got {value!r} of type bool.{suffix}")
+    if isinstance(value, numbers.Integral):
+        n = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        n = int(value)
+    elif isinstance(value, numbers.Real):
+        raise ValueError(f"`{name}` must be an integer in {rng}; got {value!r}.{suffix}")
+    else:
+        raise TypeError(
+            f"`{name}` must be an integer in {rng}; got {describe(value)} "
+            f"of type {type(value).__name__}.{suffix}"
+        )
+    if (low is not None and n < low) or (high is not None and n > high):
+        raise ValueError(f"`{name}` must be an integer in {rng}; got {n}.{suffix}")
+    return n
+
+
+def check_real_array(
+    name: str,
+    value: Any,
+    *,
+    ndim: int | None = None,
+    shape: tuple[int, ...] | None = None,
+    nonnegative: bool = False,
+    allow_empty: bool = False,
+) -> npt.NDArray[np.float64]:
+    """Return ``value`` as a finite float64 array, or raise.
+
+    Examples
+    --------
+    >>> check_real_array("prior", [0.5, 0.5], ndim=1)
+    array([0.5, 0.5])
+    """
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"`{name}` must be an array of real numbers; got {describe(value)}.") from exc
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise TypeError(
+            f"`{name}` must be an array of real numbers; got dtype {arr.dtype} "
+            f"from {describe(value)}."
+        )
+    arr = arr.astype(np.float64, copy=True)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
+    if shape is not None and arr.shape != shape:
+        raise ValueError(f"`{name}` must have shape {shape}; got shape {arr.shape}.")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` must contain only finite numbers; got NaN or inf.")
+    if nonnegative and np.any(arr < 0):
+        raise ValueError(f"`{name}` must be non-negative; smallest entry is {arr.min()!r}.")
+    return arr
+
+
+def check_size(size: Any) -> tuple[int, ...] | None:
+    """Validate a ``size`` argument of ``rvs``: None, a non-negative int or a tuple of them."""
+    if size is None:
+        return None
+    items = size if isinstance(size, tuple | list) else (size,)
+    return tuple(check_int("size", s, low=0) for s in items)
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """Normalise ``rng`` through :func:`numpy.random.default_rng` (SPEC 7), with a clear error."""
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "`rng` must be None, an int seed, a SeedSequence, a BitGenerator or a "
+            f"numpy Generator; got {describe(rng)}."
+        ) from exc
+
+
+def check_callable(name: str, value: Any) -> Callable[..., Any]:
+    """Return ``value`` if callable, else raise :class:`TypeError`."""
+    if not callable(value):
+        raise TypeError(f"`{name}` must be callable; got {describe(value)}.")
+    return value

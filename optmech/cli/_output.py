@@ -1,0 +1,72 @@
+"""Shared printing helpers of the CLI: aligned tables, JSON, number formatting."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+__all__ = ["fmt", "print_json", "print_table"]
+
+
+def fmt(value: Any, digits: int = 6) -> str:
+    """Format a number for a table: ``g`` with ``digits`` significant digits, ``-`` for None."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "PASS" if value else "FAIL"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        v = float(value)
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return f"{v:.{digits}g}"
+    return str(value)
+
+
+def print_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, out: TextIO | None = None
+) -> None:
+    """Print ``rows`` under ``headers`` as an aligned plain-text table."""
+    stream = sys.stdout if out is None else out
+    cells = [[fmt(c) for c in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    print(line, file=stream)
+    print("  ".join("-" * w for w in widths), file=stream)
+    for row in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)), file=stream)
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return str(obj)
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def print_json(payload: Any, *, out: TextIO | None = None) -> None:
+    """Print ``payload`` as strict JSON (NaN/inf become strings; numpy values become lists)."""
+    stream = sys.stdout if out is None else out
+    text = json.dumps(_clean(json.loads(json.dumps(payload, default=_default, allow_nan=True))), indent=2)
+    print(text, file=stream)

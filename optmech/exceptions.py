@@ -1,0 +1,56 @@
+"""Exceptions and warnings raised by optmech.
+
+Bad arguments raise the built-in :class:`ValueError` / :class:`TypeError` with a message that
+names the parameter, the valid range and the value received. Everything that goes wrong
+*after* the arguments were accepted (a solver failing, a mechanism that is not private, a
+problem too large to build) raises a subclass of :class:`OptmechError`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InaccurateSolutionWarning",
+    "OptmechError",
+    "PrivacyViolationError",
+    "ProblemTooLargeError",
+    "SolverError",
+]
+
+
+class OptmechError(Exception):
+    """Base class of every error optmech raises on its own account."""
+
+
+class SolverError(OptmechError):
+    """An LP solver failed, or returned a status other than optimal.
+
+    Parameters
+    ----------
+    solver : str
+        The solver's name as cvxpy knows it (``"HIGHS"``, ``"CLARABEL"``, ...).
+    status : str
+        The status the solver returned (``"infeasible"``, ``"solver_error"``, ...).
+    hint : str, optional
+        What the user can do about it.
+    """
+
+    def __init__(self, solver: str, status: str, hint: str = "") -> None:
+        self.solver = solver
+        self.status = status
+        self.hint = hint
+        message = f"solver {solver} returned status {status!r}"
+        if hint:
+            message += f"; {hint}"
+        super().__init__(message)
+
+
+class PrivacyViolationError(OptmechError):
+    """A mechanism fails the privacy guarantee it was asked to satisfy, beyond tolerance."""
+
+
+class ProblemTooLargeError(OptmechError):
+    """A problem would need more memory than allowed; refused before anything was built."""
+
+
+class InaccurateSolutionWarning(UserWarning):
+    """A solver reported an inaccurate solution; the result was kept but should be checked."""

@@ -1,0 +1,207 @@
+"""The one place optmech calls an LP solver: solver choice, options, status, timings.
+
+Builders elsewhere in :mod:`optmech.lp` return cvxpy problems and stay solver-agnostic; they
+pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
+``optimal_inaccurate`` is kept with an :class:`~optmech.exceptions.InaccurateSolutionWarning`,
+anything else raises :class:`~optmech.exceptions.SolverError` naming the solver, the status and a
+remedy. Default tolerances are tighter than the solvers' own (THEORY.md §5: optimal values here
+can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import cvxpy as cp
+
+from optmech._validation import describe
+from optmech.exceptions import InaccurateSolutionWarning, SolverError
+
+__all__ = [
+    "SolveInfo",
+    "available_solvers",
+    "choose_solver",
+    "default_options",
+    "solve",
+]
+
+#: Solvers optmech knows how to tune, in order of preference.
+KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
+
+#: Tight tolerances for each solver (THEORY.md §5).
+_OPTIONS: dict[str, dict[str, Any]] = {
+    "HIGHS": {
+        "primal_feasibility_tolerance": 1e-10,
+        "dual_feasibility_tolerance": 1e-10,
+    },
+    "CLARABEL": {
+        "tol_gap_abs": 1e-10,
+        "tol_gap_rel": 1e-10,
+        "tol_feas": 1e-10,
+        "max_iter": 500,
+    },
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+
+_HINTS = {
+    "infeasible": "the constraints admit no mechanism: check the privacy level, the support "
+    "and the class flags (symmetric/monotone) for a contradiction",
+    "unbounded": "the objective is unbounded below: is the cost negative somewhere?",
+    "infeasible_inaccurate": "the solver could not decide feasibility: try solver='HIGHS' or a "
+    "coarser resolution",
+    "unbounded_inaccurate": "the solver could not decide boundedness: try another solver",
+    "solver_error": "try another solver (solver='HIGHS' or solver='CLARABEL'), or a smaller problem",
+    "user_limit": "the solver hit a time or iteration limit: give it more, or shrink the problem",
+}
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """Provenance of one LP solve.
+
+    Attributes
+    ----------
+    solver : str
+        cvxpy's name of the solver used.
+    status : str
+        ``"optimal"`` or ``"optimal_inaccurate"`` (anything else raised).
+    objective : float
+        The solver's reported objective (callers should re-evaluate at the returned point).
+    solve_time : float
+        Seconds inside the solver, as the solver reports it (wall time if it reports none).
+    compile_time : float
+        Seconds cvxpy spent canonicalising the problem.
+    total_time : float
+        Wall-clock seconds of the whole ``problem.solve`` call.
+    iterations : int or None
+        Solver iterations, when reported.
+    num_variables, num_constraints : int
+        Scalar variables and scalar constraints of the problem as built.
+    options : dict
+        The options passed to the solver.
+    """
+
+    solver: str
+    status: str
+    objective: float
+    solve_time: float
+    compile_time: float
+    total_time: float
+    iterations: int | None
+    num_variables: int
+    num_constraints: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def available_solvers() -> list[str]:
+    """The LP solvers cvxpy can use on this machine, in optmech's order of preference."""
+    installed = set(cp.installed_solvers())
+    return [s for s in KNOWN_SOLVERS if s in installed]
+
+
+def default_options(solver: str) -> dict[str, Any]:
+    """optmech's default options for ``solver`` (a copy; empty for solvers it does not tune)."""
+    return dict(_OPTIONS.get(solver.upper(), {}))
+
+
+def choose_solver(num_variables: int, *, vertex: bool = False) -> str:
+    """Pick a solver for an LP of the given size.
+
+    Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
+    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise HiGHS for small and medium problems
+    and CLARABEL (interior point, faster on the large dense-ish GRS LPs, THEORY.md §5) above
+    ``50_000`` variables.
+    """
+    solvers = available_solvers()
+    if not solvers:
+        raise SolverError("none", "unavailable", "install highspy or clarabel (pip install optmech)")
+    if vertex or num_variables <= 50_000:
+        preferred = "HIGHS"
+    else:
+        preferred = "CLARABEL"
+    return preferred if preferred in solvers else solvers[0]
+
+
+def _normalise_solver(solver: str | None, num_variables: int, vertex: bool) -> str:
+    if solver is None:
+        return choose_solver(num_variables, vertex=vertex)
+    if not isinstance(solver, str):
+        raise TypeError(f"`solver` must be a solver name such as 'HIGHS'; got {describe(solver)}.")
+    name = solver.upper()
+    solvers = available_solvers()
+    if name not in solvers:
+        raise ValueError(f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}.")
+    return name
+
+
+def solve(
+    problem: cp.Problem,
+    *,
+    solver: str | None = None,
+    vertex: bool = False,
+    options: dict[str, Any] | None = None,
+    verbose: bool = False,
+) -> SolveInfo:
+    """Solve ``problem`` in place and return its provenance; raise unless the status is optimal.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        A built LP.
+    solver : str, optional
+        cvxpy solver name; chosen by :func:`choose_solver` when omitted.
+    vertex : bool
+        Whether a vertex (basic) solution is needed; steers the default to simplex.
+    options : dict, optional
+        Solver options overriding optmech's defaults for that solver.
+    verbose : bool
+        Pass through to the solver's log.
+
+    Raises
+    ------
+    SolverError
+        When the solver fails or returns a status other than optimal/optimal_inaccurate.
+    """
+    num_variables = sum(v.size for v in problem.variables())
+    num_constraints = sum(c.size for c in problem.constraints)
+    name = _normalise_solver(solver, num_variables, vertex)
+    opts = default_options(name)
+    if vertex and name == "HIGHS":
+        # HiGHS's own "solver" option clashes with cvxpy's keyword; pass it nested.
+        opts["highs_options"] = {"solver": "simplex"}
+    if options:
+        opts.update(options)
+    start = time.perf_counter()
+    try:
+        problem.solve(solver=name, verbose=verbose, **opts)
+    except cp.error.SolverError as exc:
+        raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
+    total = time.perf_counter() - start
+    status = str(problem.status)
+    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        raise SolverError(name, status, _HINTS.get(status, _HINTS["solver_error"]))
+    if status == cp.OPTIMAL_INACCURATE:
+        warnings.warn(
+            f"solver {name} reported an inaccurate optimum; the result was certified "
+            "independently but try another solver to confirm",
+            InaccurateSolutionWarning,
+            stacklevel=2,
+        )
+    stats = problem.solver_stats
+    compile_time = float(problem.compilation_time or 0.0)
+    solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
+    return SolveInfo(
+        solver=name,
+        status=status,
+        objective=float(problem.value),
+        solve_time=float(solve_time) if solve_time is not None else max(total - compile_time, 0.0),
+        compile_time=compile_time,
+        total_time=total,
+        iterations=None if stats is None else stats.num_iters,
+        num_variables=int(num_variables),
+        num_constraints=int(num_constraints),
+        options=opts,
+    )

@@ -1,0 +1,154 @@
+"""Base classes of the additive-noise families: one public API, private formulas.
+
+A family implements the private formulas (``_pdf``/``_pmf``, ``_cdf``, ``_ppf``, ``_rvs``,
+``_expected_cost``) on validated float arrays; the public methods here broadcast, validate and
+turn 0-d results into Python floats, following ``scipy.stats`` (but raising on bad input
+instead of returning NaN). Randomness comes only through ``rng=`` (SPEC 7).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._validation import check_rng, check_size
+from optmech.costs import Cost, as_cost
+from optmech.privacy import ApproxDP, PureDP
+
+__all__ = ["ContinuousNoise", "DiscreteNoise", "NoiseDistribution"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be real numbers; got {x!r}.") from exc
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"`{name}` must not contain NaN.")
+    return arr
+
+
+def _out(x: FloatArray) -> FloatArray | float:
+    return float(x) if np.ndim(x) == 0 else x
+
+
+class NoiseDistribution(ABC):
+    """An additive noise law ``X`` for the mechanism ``K(D) = q(D) + X``.
+
+    Attributes
+    ----------
+    sensitivity : float
+        The query sensitivity Δ the noise is calibrated for.
+    privacy : PureDP or ApproxDP
+        The guarantee the noise gives for queries of that sensitivity.
+    """
+
+    #: ``True`` for noise on the integers (``pmf``), ``False`` for a density (``pdf``).
+    discrete: bool = False
+    sensitivity: float
+
+    # -- to implement -----------------------------------------------------------------
+    @property
+    @abstractmethod
+    def privacy(self) -> PureDP | ApproxDP:
+        """The privacy guarantee for queries of sensitivity :attr:`sensitivity`."""
+
+    @abstractmethod
+    def _cdf(self, x: FloatArray) -> FloatArray: ...
+
+    @abstractmethod
+    def _rvs(self, size: tuple[int, ...] | None, rng: np.random.Generator) -> FloatArray: ...
+
+    @abstractmethod
+    def _expected_cost(self, cost: Cost) -> float: ...
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        raise NotImplementedError(f"{type(self).__name__} has no closed-form ppf.")
+
+    # -- public API ---------------------------------------------------------------------
+    def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``P(X ≤ x)``, broadcast over ``x``."""
+        return _out(self._cdf(_as_points("x", x)))
+
+    def sf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``P(X > x) = 1 − cdf(x)`` (computed directly where the family can, for accuracy)."""
+        return _out(1.0 - self._cdf(_as_points("x", x)))
+
+    def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
+        """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
+        arr = _as_points("q", q)
+        if np.any((arr < 0) | (arr > 1)):
+            raise ValueError("`q` must be in [0, 1]; got values outside it.")
+        return _out(self._ppf(arr))
+
+    def rvs(self, size: Any = None, *, rng: Any = None) -> FloatArray | float:
+        """Draw samples.
+
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            Output shape; ``None`` draws a single float.
+        rng : None, int, SeedSequence, BitGenerator or Generator
+            Source of randomness, normalised by :func:`numpy.random.default_rng`.
+        """
+        shape = check_size(size)
+        gen = check_rng(rng)
+        out = self._rvs(shape, gen)
+        return float(out) if shape is None else out
+
+    def expected_cost(self, cost: Cost | str) -> float:
+        """``E c(X)``, computed exactly (closed form, series or stated-accuracy quadrature)."""
+        c = as_cost(cost)
+        value = float(self._expected_cost(c))
+        if not np.isfinite(value):
+            raise ValueError(f"the expected cost of {self!r} under {c!r} is not finite.")
+        return value
+
+    @property
+    def epsilon(self) -> float:
+        """ε of :attr:`privacy`."""
+        return self.privacy.epsilon
+
+    @property
+    def delta(self) -> float:
+        """δ of :attr:`privacy` (0 for pure DP)."""
+        return self.privacy.delta
+
+
+class ContinuousNoise(NoiseDistribution):
+    """Noise with a density on ℝ."""
+
+    discrete = False
+
+    @abstractmethod
+    def _pdf(self, x: FloatArray) -> FloatArray: ...
+
+    def pdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """Density at ``x``, broadcast over ``x``. Atoms (if any) are not part of the density."""
+        return _out(self._pdf(_as_points("x", x)))
+
+
+class DiscreteNoise(NoiseDistribution):
+    """Noise on the integers ℤ."""
+
+    discrete = True
+
+    @abstractmethod
+    def _pmf(self, k: FloatArray) -> FloatArray: ...
+
+    def pmf(self, k: npt.ArrayLike) -> FloatArray | float:
+        """``P(X = k)``; zero at non-integers."""
+        arr = _as_points("k", k)
+        integral = np.isfinite(arr) & (arr == np.round(arr))
+        safe = np.where(integral, arr, 0.0)
+        return _out(np.where(integral, self._pmf(safe), 0.0))
+
+    def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``P(X ≤ x)``; a step function of ``x``."""
+        arr = _as_points("x", x)
+        return _out(self._cdf(np.floor(arr)))
