@@ -21,6 +21,7 @@ from optmech._validation import describe
 from optmech.exceptions import InaccurateSolutionWarning, SolverError
 
 __all__ = [
+    "SOLVER_POLICY",
     "SolveInfo",
     "available_solvers",
     "choose_solver",
@@ -107,27 +108,38 @@ def default_options(solver: str) -> dict[str, Any]:
     return dict(_OPTIONS.get(solver.upper(), {}))
 
 
-def choose_solver(num_variables: int, *, vertex: bool = False) -> str:
-    """Pick a solver for an LP of the given size.
+#: Default solver by problem kind: ``(largest size for the first solver, first, above)``.
+#: Sizes are numbers of scalar variables. Each LP family owns its row; the numbers behind each
+#: choice are in ``docs/performance.md`` and the benchmarks.
+SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
+    "generic": (50_000, "HIGHS", "CLARABEL"),
+    "additive": (50_000, "HIGHS", "CLARABEL"),
+    "count": (50_000, "HIGHS", "CLARABEL"),
+}
+
+
+def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "generic") -> str:
+    """Pick a solver for an LP of the given size and kind.
 
     Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
-    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise HiGHS for small and medium problems
-    and CLARABEL (interior point, faster on the large dense-ish GRS LPs, THEORY.md §5) above
-    ``50_000`` variables.
+    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise :data:`SOLVER_POLICY` decides by the
+    number of variables (interior point scales better on the large dense-ish LPs, THEORY.md §5).
     """
     solvers = available_solvers()
     if not solvers:
         raise SolverError("none", "unavailable", "install highspy or clarabel (pip install optmech)")
-    if vertex or num_variables <= 50_000:
-        preferred = "HIGHS"
-    else:
-        preferred = "CLARABEL"
+    if kind not in SOLVER_POLICY:
+        raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
+    limit, small, large = SOLVER_POLICY[kind]
+    preferred = "HIGHS" if vertex or num_variables <= limit else large
+    if not vertex and num_variables <= limit:
+        preferred = small
     return preferred if preferred in solvers else solvers[0]
 
 
-def _normalise_solver(solver: str | None, num_variables: int, vertex: bool) -> str:
+def _normalise_solver(solver: str | None, num_variables: int, vertex: bool, kind: str) -> str:
     if solver is None:
-        return choose_solver(num_variables, vertex=vertex)
+        return choose_solver(num_variables, vertex=vertex, kind=kind)
     if not isinstance(solver, str):
         raise TypeError(f"`solver` must be a solver name such as 'HIGHS'; got {describe(solver)}.")
     name = solver.upper()
@@ -144,6 +156,7 @@ def solve(
     vertex: bool = False,
     options: dict[str, Any] | None = None,
     verbose: bool = False,
+    kind: str = "generic",
 ) -> SolveInfo:
     """Solve ``problem`` in place and return its provenance; raise unless the status is optimal.
 
@@ -159,6 +172,8 @@ def solve(
         Solver options overriding optmech's defaults for that solver.
     verbose : bool
         Pass through to the solver's log.
+    kind : str
+        Problem family for the default solver choice (a key of :data:`SOLVER_POLICY`).
 
     Raises
     ------
@@ -167,7 +182,7 @@ def solve(
     """
     num_variables = sum(v.size for v in problem.variables())
     num_constraints = sum(c.size for c in problem.constraints)
-    name = _normalise_solver(solver, num_variables, vertex)
+    name = _normalise_solver(solver, num_variables, vertex, kind)
     opts = default_options(name)
     if vertex and name == "HIGHS":
         # HiGHS's own "solver" option clashes with cvxpy's keyword; pass it nested.
