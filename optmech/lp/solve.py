@@ -131,9 +131,10 @@ def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "gene
     if kind not in SOLVER_POLICY:
         raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
     limit, small, large = SOLVER_POLICY[kind]
-    preferred = "HIGHS" if vertex or num_variables <= limit else large
-    if not vertex and num_variables <= limit:
-        preferred = small
+    if vertex:
+        preferred = "HIGHS"
+    else:
+        preferred = small if num_variables <= limit else large
     return preferred if preferred in solvers else solvers[0]
 
 
