@@ -120,10 +120,16 @@ def check_int(
     rng = f"[{lo}, {hi}]" if high is not None else f"[{lo}, inf)"
     suffix = f" ({hint})" if hint else ""
     if isinstance(value, bool | np.bool_):
-        raise TypeError(f"`{name}` must be an integer in {rng}; got {value!r} of type bool.{suffix}")
+        raise TypeError(
+            f"`{name}` must be an integer in {rng}; got {value!r} of type bool.{suffix}"
+        )
     if isinstance(value, numbers.Integral):
         n = int(value)
-    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+    elif (
+        isinstance(value, numbers.Real)
+        and math.isfinite(float(value))
+        and float(value).is_integer()
+    ):
         n = int(value)
     elif isinstance(value, numbers.Real):
         raise ValueError(f"`{name}` must be an integer in {rng}; got {value!r}.{suffix}")
@@ -156,7 +162,9 @@ def check_real_array(
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"`{name}` must be an array of real numbers; got {describe(value)}.") from exc
+        raise TypeError(
+            f"`{name}` must be an array of real numbers; got {describe(value)}."
+        ) from exc
     if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
         raise TypeError(
             f"`{name}` must be an array of real numbers; got dtype {arr.dtype} "

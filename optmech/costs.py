@@ -66,7 +66,7 @@ def _scalar_or_array(x: FloatArray) -> FloatArray | float:
 
 
 def _eulerian_polylog(order: int, ratio: float) -> float:
-    """``Σ_{k≥0} k^order ρ^k`` for integer ``order ≥ 0`` and ``0 ≤ ρ < 1`` (Li_{−n} via Eulerian numbers)."""
+    """``Σ_{k≥0} k^order ρ^k`` for integer ``order ≥ 0``, ``0 ≤ ρ < 1`` (Li_{−n}, Eulerian numbers)."""
     if order == 0:
         return 1.0 / (1.0 - ratio)
     # Eulerian numbers A(n, m) by the standard recurrence.
@@ -174,12 +174,15 @@ class Cost(ABC):
         if closed is not None:
             return _scalar_or_array(closed)
         return _scalar_or_array(
-            self._series(lambda k: np.asarray(self.integral(a_arr + k * period, b_arr + k * period)),
-                         ratio, a_arr.shape)
+            self._series(
+                lambda k: np.asarray(self.integral(a_arr + k * period, b_arr + k * period)),
+                ratio,
+                a_arr.shape,
+            )
         )
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
-        """``Σ_{k≥0} ratio^k c(x + k·period)``: the discrete analogue of :meth:`periodic_integral`."""
+        """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of :meth:`periodic_integral`."""
         period = check_real("period", period)
         ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
         if period == 0:
@@ -193,7 +196,7 @@ class Cost(ABC):
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
-        """``L[i, r] = c(outputs[r] − inputs[i])``: the loss of answering ``r`` when the truth is ``i``."""
+        """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answering ``r`` when the truth is ``i``."""
         i = np.asarray(inputs, dtype=np.float64).reshape(-1, 1)
         r = np.asarray(outputs, dtype=np.float64).reshape(1, -1)
         return np.asarray(self._value(r - i), dtype=np.float64)
@@ -201,8 +204,14 @@ class Cost(ABC):
     def require_symmetric_nondecreasing(self, context: str) -> None:
         """Raise :class:`ValueError` unless the cost meets the theorems' hypotheses."""
         if not self.is_symmetric_nondecreasing:
-            missing = [w for w, ok in (("symmetric", self.symmetric),
-                                       ("non-decreasing in |e|", self.nondecreasing)) if not ok]
+            missing = [
+                w
+                for w, ok in (
+                    ("symmetric", self.symmetric),
+                    ("non-decreasing in |e|", self.nondecreasing),
+                )
+                if not ok
+            ]
             raise ValueError(
                 f"`cost` must be symmetric and non-decreasing in |e| for {context}; "
                 f"got {self!r}, which is not {' and not '.join(missing)}. "
@@ -227,7 +236,7 @@ class Cost(ABC):
     def _series(
         self, term: Callable[[float], FloatArray], ratio: float, shape: tuple[int, ...]
     ) -> FloatArray:
-        """Sum ``Σ_k ratio^k term(k)`` block by block until the remainder is below 1e-17 relative."""
+        """Sum ``Σ_k ratio^k term(k)`` block by block until the remainder is < 1e-17 relative."""
         total = np.zeros(shape)
         if ratio == 0.0:
             return np.asarray(term(0), dtype=np.float64)
@@ -273,7 +282,12 @@ class Cost(ABC):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", integrate.IntegrationWarning)
                     val, _err = integrate.quad(
-                        fn, lo_i, hi_i, epsabs=0.0, epsrel=QUADRATURE_RTOL, limit=500,
+                        fn,
+                        lo_i,
+                        hi_i,
+                        epsabs=0.0,
+                        epsrel=QUADRATURE_RTOL,
+                        limit=500,
                         points=[0.0] if lo_i < 0.0 < hi_i else None,
                     )
                 out[idx] = val
@@ -306,10 +320,15 @@ class _PowerLike(Cost):
         return np.where(x >= 0, self._over * mag, -self._under * mag)
 
     def _half_line_series(
-        self, x: FloatArray, period: float, ratio: float, power: int, weight_pos: float,
+        self,
+        x: FloatArray,
+        period: float,
+        ratio: float,
+        power: int,
+        weight_pos: float,
         weight_neg: float,
     ) -> FloatArray | None:
-        """``Σ_k ρ^k g(x + kT)`` for ``g(y) = w·|y|^power`` when every point stays on one side of 0."""
+        """``Σ_k ρ^k g(x + kT)`` for ``g(y) = w·|y|^power``, every point on one side of 0."""
         if not float(self._p).is_integer():
             return None
         if period > 0 and np.all(x >= 0):
@@ -321,7 +340,9 @@ class _PowerLike(Cost):
         t = abs(period)
         total = np.zeros_like(y)
         for i in range(power + 1):
-            total = total + special.comb(power, i) * y ** (power - i) * t**i * _eulerian_polylog(i, ratio)
+            total = total + special.comb(power, i) * y ** (power - i) * t**i * _eulerian_polylog(
+                i, ratio
+            )
         return w * total
 
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
@@ -515,12 +536,14 @@ class Custom(Cost):
         name: str | None = None,
     ) -> None:
         self._fn = check_callable("fn", fn)
-        self._anti = None if antiderivative is None else check_callable("antiderivative", antiderivative)
+        self._anti = (
+            None if antiderivative is None else check_callable("antiderivative", antiderivative)
+        )
         self._label = "custom" if name is None else str(name)
         self.growth = None if growth is None else check_real("growth", growth, low=0.0)
         probe = np.concatenate([-_PROBE[::-1], _PROBE])
         values = self._checked(probe, "fn")
-        pos = values[len(_PROBE):]
+        pos = values[len(_PROBE) :]
         neg = values[: len(_PROBE)][::-1]  # neg[k] = c(−_PROBE[k])
         # Pointwise relative comparisons, so a large cost far out cannot hide a small asymmetry.
         sym_scale = 1e-12 * (1.0 + np.maximum(np.abs(pos), np.abs(neg)))
@@ -546,8 +569,13 @@ class Custom(Cost):
 
     def _checked(self, e: FloatArray, what: str) -> FloatArray:
         try:
-            out = np.asarray(self._fn(e), dtype=np.float64) if what == "fn" else np.asarray(
-                self._anti(e), dtype=np.float64  # type: ignore[misc]
+            out = (
+                np.asarray(self._fn(e), dtype=np.float64)
+                if what == "fn"
+                else np.asarray(
+                    self._anti(e),
+                    dtype=np.float64,  # type: ignore[misc]
+                )
             )
         except (TypeError, ValueError) as exc:
             raise TypeError(
@@ -563,7 +591,9 @@ class Custom(Cost):
                     f"shape {out.shape}."
                 ) from exc
         if not np.all(np.isfinite(out)):
-            raise ValueError(f"`{what}` returned NaN or inf for a finite error; costs must be finite.")
+            raise ValueError(
+                f"`{what}` returned NaN or inf for a finite error; costs must be finite."
+            )
         return out
 
     @property
@@ -583,7 +613,10 @@ class Custom(Cost):
         )
 
     def __repr__(self) -> str:
-        return f"Custom(name={self._label!r}, symmetric={self.symmetric}, nondecreasing={self.nondecreasing})"
+        return (
+            f"Custom(name={self._label!r}, symmetric={self.symmetric}, "
+            f"nondecreasing={self.nondecreasing})"
+        )
 
 
 class _Mirrored(Cost):
@@ -607,7 +640,7 @@ class _Mirrored(Cost):
 
 
 def as_cost(cost: Any) -> Cost:
-    """Coerce ``cost`` to a :class:`Cost`: a Cost, a spec string (see :func:`parse_cost`) or a callable.
+    """Coerce ``cost`` to a :class:`Cost`: a Cost, a spec (see :func:`parse_cost`) or a callable.
 
     Examples
     --------
@@ -657,5 +690,7 @@ def parse_cost(spec: str) -> Cost:
                 raise ValueError("asym takes OVER,UNDER or OVER,UNDER,P")
             return Asymmetric(over=parts[0], under=parts[1], p=parts[2] if len(parts) == 3 else 1.0)
     except ValueError as exc:
-        raise ValueError(f"`cost` spec {spec!r} is malformed ({exc}); valid specs: {valid}.") from exc
+        raise ValueError(
+            f"`cost` spec {spec!r} is malformed ({exc}); valid specs: {valid}."
+        ) from exc
     raise ValueError(f"`cost` spec must be one of {valid}; got {spec!r}.")

@@ -71,7 +71,12 @@ class ApproxDP:
             self,
             "delta",
             check_real(
-                "delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True,
+                "delta",
+                self.delta,
+                low=0.0,
+                high=1.0,
+                low_open=True,
+                high_open=True,
                 hint="use PureDP(epsilon) for delta = 0",
             ),
         )
@@ -81,4 +86,3 @@ class ApproxDP:
 
 
 Privacy = PureDP | ApproxDP
-

@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="optmech",
-        description="Design and verify optimal differential-privacy mechanisms by linear programming.",
+        description=(
+            "Design and verify optimal differential-privacy mechanisms by linear programming."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"optmech {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

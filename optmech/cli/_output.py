@@ -68,5 +68,7 @@ def _clean(obj: Any) -> Any:
 def print_json(payload: Any, *, out: TextIO | None = None) -> None:
     """Print ``payload`` as strict JSON (NaN/inf become strings; numpy values become lists)."""
     stream = sys.stdout if out is None else out
-    text = json.dumps(_clean(json.loads(json.dumps(payload, default=_default, allow_nan=True))), indent=2)
+    text = json.dumps(
+        _clean(json.loads(json.dumps(payload, default=_default, allow_nan=True))), indent=2
+    )
     print(text, file=stream)

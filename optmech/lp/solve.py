@@ -54,7 +54,8 @@ _HINTS = {
     "infeasible_inaccurate": "the solver could not decide feasibility: try solver='HIGHS' or a "
     "coarser resolution",
     "unbounded_inaccurate": "the solver could not decide boundedness: try another solver",
-    "solver_error": "try another solver (solver='HIGHS' or solver='CLARABEL'), or a smaller problem",
+    "solver_error": "try another solver (solver='HIGHS' or solver='CLARABEL') "
+    "or a smaller problem",
     "user_limit": "the solver hit a time or iteration limit: give it more, or shrink the problem",
 }
 
@@ -127,7 +128,9 @@ def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "gene
     """
     solvers = available_solvers()
     if not solvers:
-        raise SolverError("none", "unavailable", "install highspy or clarabel (pip install optmech)")
+        raise SolverError(
+            "none", "unavailable", "install highspy or clarabel (pip install optmech)"
+        )
     if kind not in SOLVER_POLICY:
         raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
     limit, small, large = SOLVER_POLICY[kind]
@@ -146,7 +149,9 @@ def _normalise_solver(solver: str | None, num_variables: int, vertex: bool, kind
     name = solver.upper()
     solvers = available_solvers()
     if name not in solvers:
-        raise ValueError(f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}.")
+        raise ValueError(
+            f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}."
+        )
     return name
 
 

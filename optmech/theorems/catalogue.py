@@ -115,15 +115,23 @@ def compare(
         value >= reference - tolerance * abs(reference) if one_sided else gap <= tolerance
     )
     return CheckResult(
-        check=check, instance=instance, value=float(value), reference=float(reference),
-        gap=gap, tolerance=tolerance, passed=bool(ok), group=group, detail=detail,
-        gap_kind="abs" if reference == 0 else "rel", **extra,
+        check=check,
+        instance=instance,
+        value=float(value),
+        reference=float(reference),
+        gap=gap,
+        tolerance=tolerance,
+        passed=bool(ok),
+        group=group,
+        detail=detail,
+        gap_kind="abs" if reference == 0 else "rel",
+        **extra,
     )
 
 
 @dataclass(frozen=True)
 class Check:
-    """A registered check: a name, its catalogue section, whether ``--quick`` runs it, and the function."""
+    """A registered check: name, catalogue section, whether ``--quick`` runs it, the function."""
 
     name: str
     group: str
@@ -134,7 +142,9 @@ class Check:
 _REGISTRY: dict[str, Check] = {}
 
 
-def check(name: str, *, group: str, quick: bool = True) -> Callable[[Callable[[], list[CheckResult]]], Callable[[], list[CheckResult]]]:
+def check(
+    name: str, *, group: str, quick: bool = True
+) -> Callable[[Callable[[], list[CheckResult]]], Callable[[], list[CheckResult]]]:
     """Decorator registering a check function under ``name``.
 
     Examples
@@ -195,8 +205,14 @@ def run_checks(
         except Exception as exc:  # reported as a failing row, never swallowed
             rows = [
                 CheckResult(
-                    check=chk.name, instance="-", value=math.nan, reference=math.nan,
-                    gap=math.inf, tolerance=0.0, passed=False, group=chk.group,
+                    check=chk.name,
+                    instance="-",
+                    value=math.nan,
+                    reference=math.nan,
+                    gap=math.inf,
+                    tolerance=0.0,
+                    passed=False,
+                    group=chk.group,
                     detail=f"raised {type(exc).__name__}: {exc}",
                 )
             ]
