@@ -66,7 +66,7 @@ def _scalar_or_array(x: FloatArray) -> FloatArray | float:
 
 
 def _eulerian_polylog(order: int, ratio: float) -> float:
-    """``Σ_{k≥0} k^order ρ^k`` for integer ``order ≥ 0``, ``0 ≤ ρ < 1`` (Li_{−n}, Eulerian numbers)."""
+    """``Σ_{k≥0} k^order ρ^k`` for integer order ≥ 0, 0 ≤ ρ < 1 (Li_{−n}, Eulerian numbers)."""
     if order == 0:
         return 1.0 / (1.0 - ratio)
     # Eulerian numbers A(n, m) by the standard recurrence.
@@ -196,7 +196,7 @@ class Cost(ABC):
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
-        """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answering ``r`` when the truth is ``i``."""
+        """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answer ``r`` when the truth is ``i``."""
         i = np.asarray(inputs, dtype=np.float64).reshape(-1, 1)
         r = np.asarray(outputs, dtype=np.float64).reshape(1, -1)
         return np.asarray(self._value(r - i), dtype=np.float64)
