@@ -18,7 +18,7 @@ from optmech.exceptions import OptmechError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
-COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify")
+COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep")
 
 
 def _loaded_commands() -> list[object]:
@@ -61,7 +61,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OptmechError as exc:
         print(f"optmech {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

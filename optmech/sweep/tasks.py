@@ -1,0 +1,107 @@
+"""Sweep tasks: functions of keyword parameters returning a flat dict of JSON-able results.
+
+Built-in tasks wrap optmech's public API (closed forms and LP designers); any other
+importable function can be named as ``"package.module:function"``. A task must be a
+module-level function (it is pickled to worker processes) and must raise on failure rather
+than return NaN: the runner records the exception as an ``error`` row, retried next run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["available_tasks", "resolve_task", "sweep_task"]
+
+TaskFn = Callable[..., dict[str, Any]]
+_TASKS: dict[str, TaskFn] = {}
+
+
+def sweep_task(name: str) -> Callable[[TaskFn], TaskFn]:
+    """Register a built-in task under ``name``."""
+
+    def wrap(fn: TaskFn) -> TaskFn:
+        _TASKS[name] = fn
+        return fn
+
+    return wrap
+
+
+def available_tasks() -> list[str]:
+    """Names of the built-in tasks."""
+    return sorted(_TASKS)
+
+
+def resolve_task(name: str) -> TaskFn:
+    """The function behind a task name (built-in, or ``"module:function"``), or a clear error."""
+    if name in _TASKS:
+        return _TASKS[name]
+    module_name, sep, attr = name.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(
+            f"sweep spec: `task` must be one of {available_tasks()} or 'package.module:function'; "
+            f"got {name!r}."
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"sweep spec: cannot import module {module_name!r} ({exc}).") from exc
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ValueError(f"sweep spec: {module_name!r} has no function {attr!r}.")
+    return fn
+
+
+def run_task(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run one task and check its result is a flat dict of finite JSON values."""
+    out = resolve_task(name)(**params)
+    if not isinstance(out, dict):
+        raise TypeError(f"task {name!r} must return a dict; returned {type(out).__name__}.")
+    clean: dict[str, Any] = {}
+    for key, value in out.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"task {name!r} returned a non-finite {key} = {value!r}.")
+        if not isinstance(value, str | int | float | bool | type(None)):
+            raise TypeError(
+                f"task {name!r} returned {key} of type {type(value).__name__}; results must be "
+                "numbers, strings, booleans or None."
+            )
+        clean[str(key)] = value
+    return clean
+
+
+# -- built-in tasks -------------------------------------------------------------------------
+
+
+@sweep_task("staircase")
+def staircase_task(
+    *, epsilon: float, cost: str = "abs", sensitivity: float = 1.0
+) -> dict[str, Any]:
+    """Optimal staircase vs Laplace for one ε (seed 000, Fig. 2): γ*, both costs, their ratio."""
+    import optmech
+    from optmech.costs import parse_cost
+
+    c = parse_cost(cost)
+    s = optmech.Staircase.optimal(epsilon=epsilon, sensitivity=sensitivity, cost=c)
+    lap = optmech.Laplace(epsilon=epsilon, sensitivity=sensitivity).expected_cost(c)
+    v = s.expected_cost(c)
+    return {"gamma": s.gamma, "staircase_cost": v, "laplace_cost": lap, "ratio": lap / v}
+
+
+@sweep_task("uniform-atom")
+def uniform_atom_task(
+    *, delta: float, cost: str = "abs", sensitivity: float = 1.0
+) -> dict[str, Any]:
+    """Optimal (0, δ) noise within symmetric non-increasing noise (seed 004): α*, its cost."""
+    import optmech
+    from optmech.costs import parse_cost
+
+    c = parse_cost(cost)
+    u = optmech.UniformAtom.optimal(delta=delta, sensitivity=sensitivity, cost=c)
+    return {"alpha": u.alpha, "cost": u.expected_cost(c)}
