@@ -85,7 +85,10 @@ def check_real(
                 f"`{name}` must be a real number in {interval}; got {describe(value)} "
                 f"of type {type(value).__name__}.{suffix}"
             )
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond float range, e.g. 10**400
+        x = math.inf if value > 0 else -math.inf
     bad = (
         not math.isfinite(x)
         or x < low
@@ -121,7 +124,7 @@ def check_int(
     suffix = f" ({hint})" if hint else ""
     if isinstance(value, bool | np.bool_):
         raise TypeError(
-            f"`{name}` must be an integer in {rng}; got {value!r} of type bool.{suffix}"
+            f"`{name}` must be an integer in {rng}; got {bool(value)!r} of type bool.{suffix}"
         )
     if isinstance(value, numbers.Integral):
         n = int(value)
@@ -132,7 +135,7 @@ def check_int(
     ):
         n = int(value)
     elif isinstance(value, numbers.Real):
-        raise ValueError(f"`{name}` must be an integer in {rng}; got {value!r}.{suffix}")
+        raise ValueError(f"`{name}` must be an integer in {rng}; got {float(value)!r}.{suffix}")
     else:
         raise TypeError(
             f"`{name}` must be an integer in {rng}; got {describe(value)} "
@@ -180,7 +183,7 @@ def check_real_array(
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"`{name}` must contain only finite numbers; got NaN or inf.")
     if nonnegative and np.any(arr < 0):
-        raise ValueError(f"`{name}` must be non-negative; smallest entry is {arr.min()!r}.")
+        raise ValueError(f"`{name}` must be non-negative; smallest entry is {float(arr.min())!r}.")
     return arr
 
 

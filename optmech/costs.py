@@ -65,6 +65,32 @@ def _scalar_or_array(x: FloatArray) -> FloatArray | float:
     return float(x) if x.ndim == 0 else x
 
 
+def _as_errors(name: str, x: ArrayLike) -> FloatArray:
+    """``x`` as a float array: non-numeric input raises TypeError, NaN raises ValueError."""
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise TypeError(f"`{name}` must be real numbers; got {describe(x)}.") from exc
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be real numbers; got {describe(x)} of dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"`{name}` must not contain NaN; got {describe(x)}.")
+    return arr
+
+
+def _column(k: FloatArray, like: FloatArray) -> FloatArray:
+    """``k`` shaped ``(len(k), 1, ..., 1)`` to broadcast against an array like ``like``."""
+    return k.reshape((-1,) + (1,) * like.ndim)
+
+
+def _no_nan(out: FloatArray, what: str) -> FloatArray:
+    """Raise instead of returning NaN (e.g. ``inf − inf`` after an overflow)."""
+    if np.any(np.isnan(out)):
+        raise ValueError(f"{what} is not a number: the arguments overflow float64.")
+    return out
+
+
 def _eulerian_polylog(order: int, ratio: float) -> float:
     """``Σ_{k≥0} k^order ρ^k`` for integer order ≥ 0, 0 ≤ ρ < 1 (Li_{−n}, Eulerian numbers)."""
     if order == 0:
@@ -122,8 +148,9 @@ class Cost(ABC):
 
     def __call__(self, e: ArrayLike) -> FloatArray | float:
         """Evaluate the cost at ``e`` (any shape); a scalar in gives a float out."""
-        arr = np.asarray(e, dtype=np.float64)
-        return _scalar_or_array(np.asarray(self._value(arr), dtype=np.float64))
+        arr = _as_errors("e", e)
+        with np.errstate(over="ignore"):
+            return _scalar_or_array(np.asarray(self._value(arr), dtype=np.float64))
 
     def integral(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
         """``∫_a^b c(e) de``, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
@@ -132,23 +159,20 @@ class Cost(ABC):
         against a rule of twice the order, with adaptive :func:`scipy.integrate.quad` for
         intervals where the two disagree by more than :data:`QUADRATURE_RTOL` (relative).
         """
-        a_arr, b_arr = np.broadcast_arrays(
-            np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-        )
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
         if not (np.all(np.isfinite(a_arr)) and np.all(np.isfinite(b_arr))):
             raise ValueError("integration limits `a` and `b` must be finite.")
-        exact = self._antiderivative(b_arr)
-        if exact is not None:
-            out = np.asarray(exact - self._antiderivative(a_arr), dtype=np.float64)
-        else:
-            out = self._quadrature(a_arr, b_arr)
-        return _scalar_or_array(out)
+        with np.errstate(over="ignore", invalid="ignore"):
+            exact = self._antiderivative(b_arr)
+            if exact is not None:
+                out = np.asarray(exact - self._antiderivative(a_arr), dtype=np.float64)
+            else:
+                out = self._quadrature(a_arr, b_arr)
+        return _scalar_or_array(_no_nan(out, "the integral"))
 
     def cell_average(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
         """``(1/(b − a)) ∫_a^b c``: the cost of a uniform density on ``[a, b]`` (THEORY.md §4)."""
-        a_arr, b_arr = np.broadcast_arrays(
-            np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-        )
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
         if np.any(b_arr <= a_arr):
             raise ValueError("cell_average needs b > a for every cell.")
         return _scalar_or_array(np.asarray(self.integral(a_arr, b_arr)) / (b_arr - a_arr))
@@ -167,15 +191,21 @@ class Cost(ABC):
         ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
         if period == 0:
             raise ValueError("`period` must be non-zero; got 0.0.")
-        a_arr, b_arr = np.broadcast_arrays(
-            np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-        )
-        closed = self._periodic_integral_closed(a_arr, b_arr, period, ratio)
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                closed = self._periodic_integral_closed(a_arr, b_arr, period, ratio)
+        except OverflowError as exc:  # Python float powers of a huge period
+            raise ValueError("the periodic integral overflows float64.") from exc
         if closed is not None:
-            return _scalar_or_array(closed)
+            return _scalar_or_array(_no_nan(closed, "the periodic integral"))
         return _scalar_or_array(
             self._series(
-                lambda k: np.asarray(self.integral(a_arr + k * period, b_arr + k * period)),
+                lambda k: np.asarray(
+                    self.integral(
+                        a_arr + _column(k, a_arr) * period, b_arr + _column(k, b_arr) * period
+                    )
+                ),
                 ratio,
                 a_arr.shape,
             )
@@ -187,19 +217,26 @@ class Cost(ABC):
         ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
         if period == 0:
             raise ValueError("`period` must be non-zero; got 0.0.")
-        x_arr = np.asarray(x, dtype=np.float64)
-        closed = self._periodic_sum_closed(x_arr, period, ratio)
+        x_arr = _as_errors("x", x)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                closed = self._periodic_sum_closed(x_arr, period, ratio)
+        except OverflowError as exc:  # Python float powers of a huge period
+            raise ValueError("the periodic sum overflows float64.") from exc
         if closed is not None:
-            return _scalar_or_array(closed)
+            return _scalar_or_array(_no_nan(closed, "the periodic sum"))
         return _scalar_or_array(
-            self._series(lambda k: np.asarray(self(x_arr + k * period)), ratio, x_arr.shape)
+            self._series(
+                lambda k: np.asarray(self(x_arr + _column(k, x_arr) * period)), ratio, x_arr.shape
+            )
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
         """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answer ``r`` when the truth is ``i``."""
-        i = np.asarray(inputs, dtype=np.float64).reshape(-1, 1)
-        r = np.asarray(outputs, dtype=np.float64).reshape(1, -1)
-        return np.asarray(self._value(r - i), dtype=np.float64)
+        i = _as_errors("inputs", inputs).reshape(-1, 1)
+        r = _as_errors("outputs", outputs).reshape(1, -1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _no_nan(np.asarray(self._value(r - i), dtype=np.float64), "the loss matrix")
 
     def require_symmetric_nondecreasing(self, context: str) -> None:
         """Raise :class:`ValueError` unless the cost meets the theorems' hypotheses."""
@@ -234,20 +271,26 @@ class Cost(ABC):
         return None
 
     def _series(
-        self, term: Callable[[float], FloatArray], ratio: float, shape: tuple[int, ...]
+        self, term: Callable[[FloatArray], FloatArray], ratio: float, shape: tuple[int, ...]
     ) -> FloatArray:
-        """Sum ``Σ_k ratio^k term(k)`` block by block until the remainder is < 1e-17 relative."""
-        total = np.zeros(shape)
+        """Sum ``Σ_k ratio^k term(k)`` block by block until the remainder is < 1e-17 relative.
+
+        ``term`` maps a 1-d array of ``k`` values to an array of shape ``(len(k), *shape)``, so
+        each block is one vectorised call; blocks are capped at about 2·10⁵ elements.
+        """
         if ratio == 0.0:
-            return np.asarray(term(0), dtype=np.float64)
+            return np.asarray(term(np.zeros(1)), dtype=np.float64)[0]
+        total = np.zeros(shape)
         log_ratio = math.log(ratio)
-        block = 64
+        size = max(int(np.prod(shape)), 1)
+        cap = max(2, 200_000 // size)
+        block = min(64, cap)
         max_terms = 2_000_000
         k0 = 0
         while k0 < max_terms:
             ks = np.arange(k0, k0 + block, dtype=np.float64)
-            weights = np.exp(ks * log_ratio)
-            terms = np.stack([w * term(k) for k, w in zip(ks, weights, strict=True)])
+            weights = np.exp(ks * log_ratio).reshape((-1,) + (1,) * len(shape))
+            terms = weights * np.asarray(term(ks), dtype=np.float64)
             if not np.all(np.isfinite(terms)):
                 break
             total = total + terms.sum(axis=0)
@@ -259,13 +302,15 @@ class Cost(ABC):
             if decreasing and np.all(tail_bound <= 1e-17 * np.maximum(np.abs(total), 1e-300)):
                 return total
             k0 += block
-            block = min(block * 2, 4096)
+            block = min(block * 2, 4096, cap)
         raise ValueError(
             f"the expected cost diverges or converges too slowly: {self!r} grows too fast for a "
             f"geometric tail with ratio {ratio:g} (try a cost with polynomial growth)."
         )
 
     def _quadrature(self, a: FloatArray, b: FloatArray) -> FloatArray:
+        shape = a.shape
+        a, b = a.reshape(-1), b.reshape(-1)  # np.nonzero below needs at least 1-d
         mid = (a + b)[..., None] / 2.0
         half = (b - a)[..., None] / 2.0
         lo = np.sum(_GL_WEIGHTS_LO * self._value(mid + half * _GL_NODES_LO), axis=-1) * half[..., 0]
@@ -291,7 +336,7 @@ class Cost(ABC):
                         points=[0.0] if lo_i < 0.0 < hi_i else None,
                     )
                 out[idx] = val
-        return out
+        return out.reshape(shape)
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and repr(self) == repr(other)
@@ -569,14 +614,12 @@ class Custom(Cost):
 
     def _checked(self, e: FloatArray, what: str) -> FloatArray:
         try:
-            out = (
-                np.asarray(self._fn(e), dtype=np.float64)
-                if what == "fn"
-                else np.asarray(
-                    self._anti(e),
-                    dtype=np.float64,  # type: ignore[misc]
-                )
-            )
+            # The result is checked for NaN/inf below, so numpy's warnings add nothing.
+            with np.errstate(all="ignore"):
+                raw = np.asarray(self._fn(e) if what == "fn" else self._anti(e))  # type: ignore[misc]
+            if raw.dtype.kind not in "biuf":
+                raise TypeError(f"it returned dtype {raw.dtype}")
+            out = raw.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"`{what}` must accept a float array and return real numbers; calling it "

@@ -197,7 +197,13 @@ def solve(
         opts.update(options)
     start = time.perf_counter()
     try:
-        problem.solve(solver=name, verbose=verbose, **opts)
+        with warnings.catch_warnings():
+            # cvxpy's own "Solution may be inaccurate" warning: the status is handled below
+            # (InaccurateSolutionWarning or SolverError), so it would only be said twice.
+            warnings.filterwarnings(
+                "ignore", message="Solution may be inaccurate", category=UserWarning
+            )
+            problem.solve(solver=name, verbose=verbose, **opts)
     except cp.error.SolverError as exc:
         raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
     total = time.perf_counter() - start

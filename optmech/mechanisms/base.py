@@ -25,8 +25,10 @@ FloatArray = npt.NDArray[np.float64]
 
 def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
     try:
+        if np.iscomplexobj(x):  # casting would only warn and drop the imaginary part
+            raise TypeError("complex values")
         arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"`{name}` must be real numbers; got {x!r}.") from exc
     if np.any(np.isnan(arr)):
         raise ValueError(f"`{name}` must not contain NaN.")
