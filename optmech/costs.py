@@ -79,6 +79,11 @@ def _as_errors(name: str, x: ArrayLike) -> FloatArray:
     return arr
 
 
+def _num(x: float) -> str:
+    """Shortest text that :func:`parse_cost` reads back as exactly ``x``."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
 def _column(k: FloatArray, like: FloatArray) -> FloatArray:
     """``k`` shaped ``(len(k), 1, ..., 1)`` to broadcast against an array like ``like``."""
     return k.reshape((-1,) + (1,) * like.ndim)
@@ -434,7 +439,7 @@ class Power(_PowerLike):
 
     @property
     def name(self) -> str:
-        return f"power:{self._p:g}"
+        return f"power:{_num(self._p)}"
 
     def __repr__(self) -> str:
         return f"Power(p={self._p!r})"
@@ -498,7 +503,7 @@ class Asymmetric(_PowerLike):
 
     @property
     def name(self) -> str:
-        return f"asym:{self._over:g},{self._under:g},{self._p:g}"
+        return f"asym:{_num(self._over)},{_num(self._under)},{_num(self._p)}"
 
     def __repr__(self) -> str:
         return f"Asymmetric(over={self._over!r}, under={self._under!r}, p={self._p!r})"
@@ -530,7 +535,7 @@ class ZeroOne(Cost):
 
     @property
     def name(self) -> str:
-        return f"zero-one:{self._t:g}"
+        return f"zero-one:{_num(self._t)}"
 
     def _value(self, e: FloatArray) -> FloatArray:
         return (np.abs(e) > self._t).astype(np.float64)

@@ -25,6 +25,8 @@ FloatArray = npt.NDArray[np.float64]
 
 def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
     try:
+        if x is None:
+            raise TypeError("None")
         if np.iscomplexobj(x):  # casting would only warn and drop the imaginary part
             raise TypeError("complex values")
         arr = np.asarray(x, dtype=np.float64)
