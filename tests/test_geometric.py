@@ -1,0 +1,183 @@
+"""Tests of the two-sided geometric noise and the range-restricted geometric (seeds 002, 003).
+
+References: the pmf ``(1 − β)/(1 + β) β^|k|`` written out and summed by brute force, the
+moment formulas ``E|X| = 2β/(1 − β²)``, ``E X² = 2β/(1 − β)²``, and the worked example of
+seed 003 (Fig. 2, THEORY.md §2) for the range-restricted mechanism. Statistical tests: fixed
+seeds, false-failure rate ``ALPHA = 1e-6`` each.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optmech.costs import Absolute, Asymmetric, Custom, Power, Squared, ZeroOne
+from optmech.mechanisms.geometric import Geometric, truncated_geometric
+from optmech.privacy import PureDP
+
+_spec = importlib.util.spec_from_file_location(
+    "_epsdp_helpers", Path(__file__).with_name("_epsdp_helpers.py")
+)
+helpers = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+_spec.loader.exec_module(helpers)  # type: ignore[union-attr]
+ALPHA = helpers.ALPHA
+
+PARAMS = [(1.0, 1), (0.1, 1), (2.0, 3), (6.0, 2), (30.0, 1)]  # (epsilon, sensitivity)
+
+
+def pmf(k: np.ndarray, eps: float, delta: int) -> np.ndarray:
+    beta = math.exp(-eps / delta)
+    return (1 - beta) / (1 + beta) * beta ** np.abs(k)
+
+
+def support(eps: float, delta: int) -> np.ndarray:
+    reach = int(80 * delta / eps) + 5
+    return np.arange(-reach, reach + 1)
+
+
+@pytest.mark.parametrize(("eps", "delta"), PARAMS)
+def test_pmf_cdf_ppf(eps: float, delta: int) -> None:
+    g = Geometric(epsilon=eps, sensitivity=delta)
+    k = support(eps, delta)
+    p = pmf(k, eps, delta)
+    np.testing.assert_allclose(g.pmf(k), p, rtol=1e-13)
+    assert math.fsum(np.asarray(g.pmf(k)).tolist()) == pytest.approx(1.0, abs=1e-14)
+    window = np.abs(k) <= min(50, int(40 * delta / eps))
+    np.testing.assert_allclose(g.cdf(k[window]), np.cumsum(p)[window], rtol=1e-12)
+    q = np.array([1e-250, 1e-7, 0.2, float(g.cdf(-1)), 0.5, 0.9, 1 - 1e-10])
+    x = g.ppf(q)
+    assert np.all(g.cdf(x) >= q * (1 - 1e-14))
+    assert np.all(g.cdf(x - 1) < q)
+    assert g.ppf(0.0) == -np.inf and g.ppf(1.0) == np.inf
+    assert g.beta == pytest.approx(math.exp(-eps / delta), rel=1e-15)
+
+
+@pytest.mark.parametrize(("eps", "delta"), PARAMS)
+def test_expected_costs(eps: float, delta: int) -> None:
+    g = Geometric(epsilon=eps, sensitivity=delta)
+    beta = math.exp(-eps / delta)
+    assert g.expected_cost(Absolute()) == pytest.approx(2 * beta / (1 - beta**2), rel=1e-12)
+    assert g.expected_cost(Squared()) == pytest.approx(2 * beta / (1 - beta) ** 2, rel=1e-12)
+    k = support(eps, delta)
+    p = pmf(k, eps, delta)
+    for cost in (Power(3), Power(1.5), Asymmetric(over=3.0, under=1.0, p=1.5), ZeroOne(0.0),
+                 ZeroOne(2.7), Custom(lambda e: np.log1p(np.abs(e))),
+                 Custom(lambda e: np.where(e > 0, e, 2 * e * e))):
+        reference = math.fsum((p * np.asarray(cost(k.astype(float)))).tolist())
+        assert g.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
+
+
+@pytest.mark.parametrize(("eps", "delta"), PARAMS)
+def test_pmf_ratio_within_sensitivity(eps: float, delta: int) -> None:
+    g = Geometric(epsilon=eps, sensitivity=delta)
+    assert g.privacy == PureDP(eps)
+    k = np.arange(-5 * delta, 5 * delta + 1, dtype=float)
+    log_p = np.log(g.pmf(k))
+    worst = max(float(np.max(log_p - np.log(g.pmf(k + s)))) for s in range(-delta, delta + 1))
+    assert worst == pytest.approx(eps, rel=1e-12)
+
+
+@pytest.mark.parametrize(("eps", "delta"), PARAMS[:4])
+def test_sampler_goodness_of_fit(eps: float, delta: int) -> None:
+    """Chi-square with merged tail cells; false-failure rate ALPHA."""
+    g = Geometric(epsilon=eps, sensitivity=delta)
+    samples = g.rvs(200_000, rng=99)
+    assert helpers.chi_square_pvalue(samples, g.pmf) > ALPHA
+
+
+def test_empirical_privacy_of_neighbouring_outputs() -> None:
+    g = Geometric(epsilon=1.0, sensitivity=2)
+    a = g.rvs(300_000, rng=5)
+    b = 2 + g.rvs(300_000, rng=6)
+    edges = np.arange(-12, 15) - 0.5
+    ca, _ = np.histogram(a, edges)
+    cb, _ = np.histogram(b, edges)
+    assert helpers.privacy_violations(ca, cb, 1.0) == []
+    assert helpers.privacy_violations(ca, cb, 0.5) != []
+
+
+def test_repr_and_shapes() -> None:
+    g = Geometric(epsilon=0.5, sensitivity=2)
+    assert repr(g) == "Geometric(epsilon=0.5, sensitivity=2)"
+    assert isinstance(g.rvs(rng=0), float)
+    assert g.rvs((4, 2), rng=0).shape == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"epsilon": 0.0}, ValueError, r"`epsilon`"),
+        ({"epsilon": math.nan}, ValueError, r"`epsilon`"),
+        ({"epsilon": "1"}, TypeError, r"`epsilon`"),
+        ({"epsilon": 1.0, "sensitivity": 1.5}, ValueError,
+         r"`sensitivity` must be an integer in \[1, 9007199254740992\]; got 1.5"),
+        ({"epsilon": 1.0, "sensitivity": 0}, ValueError, r"`sensitivity`"),
+        ({"epsilon": 1.0, "sensitivity": 10**400}, ValueError, r"`sensitivity`"),
+        ({"epsilon": 1e4, "sensitivity": 1}, ValueError, r"`epsilon`/`sensitivity`"),
+        ({"epsilon": 1e-6, "sensitivity": 10**9}, ValueError, r"`epsilon`/`sensitivity`"),
+    ],
+)
+def test_bad_parameters_raise(kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        Geometric(**kwargs)
+
+
+# -- range-restricted geometric (GRS) -----------------------------------------------------------
+@pytest.mark.parametrize(("n", "eps"), [(1, 0.5), (5, math.log(2)), (40, 1.3), (200, 0.05)])
+def test_truncated_geometric_formula_rows_and_privacy(n: int, eps: float) -> None:
+    m = truncated_geometric(n, eps)
+    assert m.shape == (n + 1, n + 1)
+    alpha = math.exp(-eps)
+    for i in (0, n // 3, n):
+        for j in range(n + 1):
+            if j == 0:
+                expected = alpha**i / (1 + alpha)
+            elif j == n:
+                expected = alpha ** (n - i) / (1 + alpha)
+            else:
+                expected = alpha ** abs(i - j) * (1 - alpha) / (1 + alpha)
+            assert m[i, j] == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(m.sum(axis=1), 1.0, rtol=1e-13)
+    log_ratio = np.abs(np.log(m[1:]) - np.log(m[:-1]))
+    assert float(log_ratio.max()) == pytest.approx(eps, rel=1e-12)
+
+
+def test_truncated_geometric_reproduces_seed_003_figure_2() -> None:
+    """n = 5, ε = ln 2, G remapped by 1 → 2 (all else fixed): the matrix of THEORY.md §2."""
+    figure = [
+        ["2/3", "0", "1/4", "1/24", "1/48", "1/48"],
+        ["1/3", "0", "1/2", "1/12", "1/24", "1/24"],
+        ["1/6", "0", "1/2", "1/6", "1/12", "1/12"],
+        ["1/12", "0", "1/4", "1/3", "1/6", "1/6"],
+        ["1/24", "0", "1/8", "1/6", "1/3", "1/3"],
+        ["1/48", "0", "1/16", "1/12", "1/6", "2/3"],
+    ]
+    expected = np.array([[float(Fraction(v)) for v in row] for row in figure])
+    g = truncated_geometric(5, math.log(2))
+    remapped = g.copy()
+    remapped[:, 2] += remapped[:, 1]
+    remapped[:, 1] = 0.0
+    np.testing.assert_allclose(remapped, expected, rtol=1e-13, atol=1e-16)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        ((0, 1.0), ValueError, r"`n` must be an integer in \[1, 5000\]; got 0"),
+        ((2.5, 1.0), ValueError, r"`n`"),
+        ((10**6, 1.0), ValueError, r"`n`.*memory"),
+        (("3", 1.0), TypeError, r"`n`"),
+        ((3, 0.0), ValueError, r"`epsilon`"),
+        ((3, -1.0), ValueError, r"`epsilon`"),
+        ((3, math.inf), ValueError, r"`epsilon`"),
+        ((3, None), TypeError, r"`epsilon`"),
+    ],
+)
+def test_truncated_geometric_bad_inputs(args, error, match) -> None:
+    with pytest.raises(error, match=match):
+        truncated_geometric(*args)
