@@ -142,6 +142,15 @@ class Cost(ABC):
         return type(self).__name__.lower()
 
     @property
+    def power_law(self) -> tuple[float, float, float] | None:
+        """``(p, over, under)`` if ``c(e) = over·e^p`` (e ≥ 0), ``under·|e|^p`` (e < 0); else None.
+
+        Lets closed-form families recognise the power-law costs (Absolute, Squared, Power,
+        Asymmetric) without inspecting their classes.
+        """
+        return None
+
+    @property
     def has_exact_integral(self) -> bool:
         """Whether :meth:`integral` uses a closed-form antiderivative (no quadrature)."""
         return self._antiderivative(np.zeros(1)) is not None
@@ -360,6 +369,10 @@ class _PowerLike(Cost):
         self.symmetric = over == under
         self.nondecreasing = True
         self.growth = p
+
+    @property
+    def power_law(self) -> tuple[float, float, float]:
+        return (float(self._p), float(self._over), float(self._under))
 
     def _value(self, e: FloatArray) -> FloatArray:
         mag = np.abs(e) ** self._p

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from scipy import integrate, special
 
 from optmech._validation import check_real
-from optmech.costs import Cost, ZeroOne, _PowerLike
+from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import ContinuousNoise
 from optmech.privacy import PureDP
 
@@ -101,9 +101,7 @@ def _power_law(cost: Cost) -> tuple[float, float, float] | None:
     Asymmetric); ``None`` for any other cost. For a symmetric noise law the expected cost of
     such a cost is ``(w₊ + w₋)/2 · E|X|^p``.
     """
-    if isinstance(cost, _PowerLike):
-        return float(cost._p), float(cost._over), float(cost._under)
-    return None
+    return cost.power_law
 
 
 def _laplace_quadrature(cost: Cost, scale: float) -> float:
