@@ -157,3 +157,8 @@ def test_repr_rvs_shapes() -> None:
 def test_bad_parameters_raise(kwargs, error, match) -> None:
     with pytest.raises(error, match=match):
         Laplace(**kwargs)
+
+
+def test_rvs_refuses_a_size_that_cannot_fit_before_allocating() -> None:
+    with pytest.raises(ValueError, match=r"`size` must have at most 5e\+08 elements"):
+        Laplace(epsilon=1.0).rvs((100_000, 100_000), rng=0)

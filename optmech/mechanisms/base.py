@@ -8,6 +8,7 @@ instead of returning NaN). Randomness comes only through ``rng=`` (SPEC 7).
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -21,6 +22,9 @@ from optmech.privacy import ApproxDP, PureDP
 __all__ = ["ContinuousNoise", "DiscreteNoise", "NoiseDistribution"]
 
 FloatArray = npt.NDArray[np.float64]
+
+#: Largest number of samples one call of ``rvs`` draws (refused above, before allocating).
+MAX_SAMPLES = 500_000_000
 
 
 def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
@@ -101,6 +105,11 @@ class NoiseDistribution(ABC):
             Source of randomness, normalised by :func:`numpy.random.default_rng`.
         """
         shape = check_size(size)
+        if shape is not None and math.prod(shape) > MAX_SAMPLES:
+            raise ValueError(
+                f"`size` must have at most {MAX_SAMPLES:.0e} elements in all (about 4 GB of "
+                f"float64 samples, plus temporaries); got {size!r}. Draw in batches."
+            )
         gen = check_rng(rng)
         out = self._rvs(shape, gen)
         return float(out) if shape is None else out
