@@ -1,0 +1,234 @@
+"""Benchmark of the additive-noise LP designer (optmech.design_noise).
+
+Measures, on ε-DP noise for |e| with Δ = 1, ε = 1 unless said otherwise:
+
+1. ``solvers``  — HiGHS vs CLARABEL by resolution m (20 periods each side): build, cvxpy
+   compile, solver and certification times, value gap to the staircase optimum, repair.
+2. ``windows``  — the three window forms (all pairs, sparse table, blocks) at one size.
+3. ``full``     — the unrestricted LP (an asymmetric cost, so no mirror reduction) by m.
+4. ``headline`` — m = 100 with 20 periods, m = 1000 with 5, 10, 20: solved and certified;
+   cvxpy compile time against solve time; the same sparse matrices handed to the solver
+   directly (clarabel / highspy), and the ratio pipeline / direct.
+5. ``approx``   — (ε, δ) and (0, δ) designs.
+6. ``memory``   — peak RSS growth against the estimate used to refuse large problems.
+
+Timings are wall-clock seconds on a shared 2-core machine: noisy, compare within one run.
+Run: ``python benchmarks/bench_additive.py [--quick] [--only NAME ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+import optmech
+from optmech.lp.additive import build_additive_lp, estimate_additive_size, finish_design
+from optmech.lp.solve import solve
+
+V_STAR_ABS_EPS1 = math.exp(0.5) / (math.e - 1.0)  # staircase optimum, THEORY.md §1
+
+
+def _row(*cells: object) -> None:
+    print("  ".join(f"{c:>11.4g}" if isinstance(c, float) else f"{c!s:>11}" for c in cells),
+          flush=True)
+
+
+def design(m: int, k: int, solver: str, *, cost: object = "abs", window: str = "auto",
+           privacy: object = None, **kw: object) -> tuple[object, object, float, float]:
+    privacy = privacy or optmech.PureDP(1.0)
+    t0 = time.perf_counter()
+    lp = build_additive_lp(privacy, sensitivity=1.0, cost=cost, resolution=m, periods=k,
+                           window=window, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = solve(lp.problem, solver=solver, kind="additive")
+    t1 = time.perf_counter()
+    noise = finish_design(lp, result)
+    t2 = time.perf_counter()
+    return lp, noise, t1 - t0, t2 - t1
+
+
+def bench_solvers(ms: list[int], k: int) -> None:
+    print(f"\n[solvers] eps=1, |e|, periods={k} (mirror-reduced: |e| is symmetric)")
+    _row("m", "solver", "vars", "build", "compile", "solve", "certify", "gap", "repair",
+         "repair_rel")
+    for m in ms:
+        for solver in ("HIGHS", "CLARABEL"):
+            try:
+                lp, noise, _, t_cert = design(m, k, solver)
+            except Exception as exc:  # report and go on
+                _row(m, solver, "FAIL", type(exc).__name__)
+                continue
+            i = noise.info
+            _row(m, solver, i.num_variables, lp.build_time, i.compile_time, i.solve_time, t_cert,
+                 noise.value / V_STAR_ABS_EPS1 - 1, i.repair, i.repair_cost / i.value)
+
+
+def bench_windows(m: int, k: int) -> None:
+    print(f"\n[windows] eps=1, asymmetric cost asym:3,1 (full LP), m={m}, periods={k}")
+    _row("window", "solver", "vars", "rows", "build", "compile", "solve", "value")
+    for window in ("pairs", "sparse-table", "blocks"):
+        for solver in ("HIGHS", "CLARABEL"):
+            try:
+                lp, noise, _, _ = design(m, k, solver, cost="asym:3,1", window=window)
+            except Exception as exc:
+                _row(window, solver, "FAIL", type(exc).__name__)
+                continue
+            i = noise.info
+            _row(window, solver, i.num_variables, lp.a_ub.shape[0], lp.build_time,
+                 i.compile_time, i.solve_time, noise.value)
+
+
+def bench_full(ms: list[int], k: int) -> None:
+    print(f"\n[full] unrestricted LP (asymmetric cost asym:3,1, no reduction), periods={k}")
+    _row("m", "solver", "vars", "compile", "solve", "value", "cert_eps")
+    for m in ms:
+        for solver in ("HIGHS", "CLARABEL"):
+            try:
+                _, noise, _, _ = design(m, k, solver, cost="asym:3,1")
+            except Exception as exc:
+                _row(m, solver, "FAIL", type(exc).__name__)
+                continue
+            i = noise.info
+            _row(m, solver, i.num_variables, i.compile_time, i.solve_time, noise.value,
+                 noise.certified_epsilon)
+
+
+def _direct_clarabel(lp: object) -> float:
+    import clarabel
+
+    n = lp.c.size
+    a = sp.vstack([lp.a_eq, lp.a_ub, -sp.identity(n)], format="csc")
+    b = np.concatenate([[1.0], lp.b_ub, np.zeros(n)])
+    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(lp.a_ub.shape[0] + n)]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
+    settings.max_iter = 500
+    t = time.perf_counter()
+    solver = clarabel.DefaultSolver(sp.csc_matrix((n, n)), lp.c, a, b, cones, settings)
+    solver.solve()
+    return time.perf_counter() - t
+
+
+def _direct_highs(lp: object) -> float:
+    import highspy
+
+    n = lp.c.size
+    a = sp.vstack([lp.a_eq, lp.a_ub], format="csc")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+    model = highspy.HighsLp()
+    model.num_col_ = n
+    model.num_row_ = a.shape[0]
+    model.col_cost_ = lp.c
+    model.col_lower_ = np.zeros(n)
+    model.col_upper_ = np.full(n, highspy.kHighsInf)
+    model.row_lower_ = np.concatenate([[1.0], np.full(lp.a_ub.shape[0], -highspy.kHighsInf)])
+    model.row_upper_ = np.concatenate([[1.0], lp.b_ub])
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = a.indptr
+    model.a_matrix_.index_ = a.indices
+    model.a_matrix_.value_ = a.data
+    h.passModel(model)
+    t = time.perf_counter()
+    h.run()
+    return time.perf_counter() - t
+
+
+def bench_headline(big: int, big_periods: tuple[int, ...]) -> None:
+    print("\n[headline] eps=1, |e|: solved + certified (HiGHS at m = 1000 is too slow to list)")
+    _row("m", "periods", "solver", "vars", "wall", "compile", "solve", "compile/sol", "direct",
+         "pipe/dir", "gap", "cert_eps")
+    cases = [(100, 20, "HIGHS"), (100, 20, "CLARABEL")]
+    cases += [(big, k, "CLARABEL") for k in big_periods]
+    for m, k, solver in cases:
+        t0 = time.perf_counter()
+        lp, noise, _, _ = design(m, k, solver)
+        wall = time.perf_counter() - t0
+        i = noise.info
+        direct = _direct_clarabel(lp) if solver == "CLARABEL" else _direct_highs(lp)
+        _row(m, k, solver, i.num_variables, wall, i.compile_time, i.solve_time,
+             i.compile_time / i.solve_time, direct, i.total_time / direct,
+             noise.value / V_STAR_ABS_EPS1 - 1, noise.certified_epsilon)
+
+
+def bench_approx() -> None:
+    print("\n[approx] (eps, delta) and (0, delta) designs, |e|")
+    _row("privacy", "m", "periods", "solver", "vars", "solve", "value", "cert_delta", "repair")
+    cases = [(optmech.ApproxDP(1.0, 1e-6), 10), (optmech.ApproxDP(1.0, 1e-3), 20),
+             (optmech.ApproxDP(0.0, 0.1), 20), (optmech.ApproxDP(0.0, 0.01), 10)]
+    for privacy, m in cases:
+        for solver in ("HIGHS", "CLARABEL"):
+            try:
+                _, noise, _, _ = design(m, None, solver, privacy=privacy)  # type: ignore[arg-type]
+            except Exception as exc:
+                _row(str(privacy), m, "-", solver, "FAIL", type(exc).__name__)
+                continue
+            i = noise.info
+            _row(str(privacy), m, i.periods, solver, i.num_variables, i.solve_time, noise.value,
+                 noise.certified_delta, i.repair)
+
+
+_MEMORY_CHILD = """
+import resource, sys, warnings
+warnings.simplefilter("ignore")
+import optmech
+from optmech.lp.additive import design_noise
+m, k = int(sys.argv[1]), int(sys.argv[2])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="asym:3,1", resolution=m, periods=k,
+             solver="CLARABEL")
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+"""
+
+
+def bench_memory(ms: list[int], k: int) -> None:
+    print(f"\n[memory] peak RSS growth (fresh process each) vs the estimate used to refuse "
+          f"large problems (CLARABEL, full LP asym:3,1, periods={k})")
+    _row("m", "est_MB", "rss_MB", "nonzeros")
+    for m in ms:
+        grid_n = 2 * k * m
+        size = estimate_additive_size(optmech.PureDP(1.0), grid_n=grid_n, period=m,
+                                      symmetric=False, monotone=False, window="blocks",
+                                      atom=False)
+        out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(m), str(k)],
+                             capture_output=True, text=True, check=True).stdout
+        _row(m, size["bytes"] / 1e6, float(out.strip().splitlines()[-1]), size["nonzeros"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--only", nargs="*", default=None,
+                        choices=["solvers", "windows", "full", "headline", "approx", "memory"])
+    args = parser.parse_args(argv)
+    quick = args.quick
+    run = set(args.only or ["solvers", "windows", "full", "headline", "approx", "memory"])
+    print(f"optmech {optmech.__version__}, python {sys.version.split()[0]}")
+    if "solvers" in run:
+        bench_solvers([10, 25, 50] if quick else [10, 25, 50, 100, 200, 400], 20)
+    if "windows" in run:
+        bench_windows(25 if quick else 50, 10)
+    if "full" in run:
+        bench_full([10, 25] if quick else [10, 25, 50, 100], 10 if quick else 20)
+    if "headline" in run:
+        bench_headline(200 if quick else 1000, (5, 10) if quick else (5, 10, 20))
+    if "approx" in run:
+        bench_approx()
+    if "memory" in run:
+        bench_memory([25, 50] if quick else [25, 50, 100, 200, 400], 20)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

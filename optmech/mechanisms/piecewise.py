@@ -1,0 +1,570 @@
+"""Tabulated noise on a uniform grid with geometric tails: what the LP designer returns.
+
+Two families share one description (THEORY.md §4):
+
+* :class:`PiecewiseConstantNoise` — a density on ℝ, constant on cells ``[s + jh, s + (j+1)h)``
+  of a finite grid, optionally with an atom at the origin (the (0, δ) optimum has one, seed 004);
+* :class:`LatticeNoise` — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
+  queries, seed 000's discrete setting).
+
+Beyond the grid each side carries a **geometric tail**: one base period of ``P`` cells, repeated
+outwards and multiplied by ``ratio`` per period (``P = m`` cells per Δ and ``ratio = e^−ε``
+continue a staircase-like density exactly; ``ratio = 0`` is a finite support). Everything is
+exact: ``cdf`` and ``ppf`` sum the geometric series in closed form, ``expected_cost`` integrates
+the cost over each cell (:meth:`optmech.costs.Cost.integral`) and over each tail
+(:meth:`~optmech.costs.Cost.periodic_integral` / :meth:`~optmech.costs.Cost.periodic_sum`),
+``rvs`` samples by composition (a cell by its mass, a geometric number of periods, a uniform
+position in the cell).
+
+The ``privacy`` given to the constructor is the guarantee *claimed*; it is not checked here.
+:func:`optmech.certify.noise.certify_noise` certifies it from the numbers alone (it reads
+:meth:`grid_description`), and :func:`optmech.design_noise` only hands out certified noise.
+
+Examples
+--------
+A Laplace-like density on cells of width 1/2 with geometric tails (ratio ``e^-1`` per Δ = 1):
+
+>>> import numpy as np
+>>> from optmech.privacy import PureDP
+>>> b = np.exp(-1.0)
+>>> dens = np.array([b, 1.0, 1.0, b])           # cells [-1, -0.5), ..., [0.5, 1)
+>>> tail = (dens[:2] * b, b)                    # the first left period, b times cells 0-1
+>>> right = (dens[2:] * b, b)
+>>> total = 0.5 * dens.sum() + 0.5 * (dens[:2].sum() + dens[2:].sum()) * b / (1 - b)
+>>> noise = PiecewiseConstantNoise(
+...     start=-1.0, width=0.5, densities=dens / total, period=2,
+...     left_tail=(tail[0] / total, b), right_tail=(right[0] / total, b),
+...     sensitivity=1.0, privacy=PureDP(1.0))
+>>> round(noise.cdf(0.0), 12)
+0.5
+>>> bool(abs(noise.pdf(1.25) / noise.pdf(0.25) - b) < 1e-12)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech.costs import Cost
+from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
+from optmech.privacy import ApproxDP, PureDP
+
+__all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Largest accepted ``|total mass − 1|`` of a constructed noise.
+MASS_TOLERANCE = 1e-9
+
+
+def _check_privacy(privacy: Any) -> PureDP | ApproxDP:
+    if not isinstance(privacy, PureDP | ApproxDP):
+        raise TypeError(
+            f"`privacy` must be optmech.PureDP or optmech.ApproxDP; got {describe(privacy)}."
+        )
+    return privacy
+
+
+def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
+    if tail is None:
+        return np.zeros(period), 0.0
+    try:
+        base, ratio = tail
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`{name}` must be None or a pair (base values, ratio); got {describe(tail)}."
+        ) from exc
+    arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
+    if arr.size != period:
+        raise ValueError(
+            f"`{name}` base must have `period` = {period} entries; got {arr.size}."
+        )
+    rho = check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
+    return arr, rho
+
+
+class _GridLaw:
+    """Masses of cells ``[start + jh, start + (j+1)h)`` plus two geometric tails (no atom).
+
+    The private engine of both families: cumulative masses, the inverse cdf, sampling, and
+    the exact cost. ``values`` are densities (mass / h).
+    """
+
+    def __init__(
+        self, start: float, width: float, values: FloatArray, period: int,
+        left: tuple[FloatArray, float], right: tuple[FloatArray, float],
+    ) -> None:
+        self.start = start
+        self.h = width
+        self.values = values
+        self.n = values.size
+        self.period = period
+        self.left_base, self.left_ratio = left
+        self.right_base, self.right_ratio = right
+        self.end = start + self.n * width
+        h = width
+        self.cum_grid = np.concatenate([[0.0], np.cumsum(values * h)])
+        self.cum_left = np.concatenate([[0.0], np.cumsum(self.left_base * h)])
+        self.cum_right = np.concatenate([[0.0], np.cumsum(self.right_base * h)])
+        self.left_period_mass = float(self.cum_left[-1])
+        self.right_period_mass = float(self.cum_right[-1])
+        self.left_mass = self.left_period_mass / (1.0 - self.left_ratio)
+        self.right_mass = self.right_period_mass / (1.0 - self.right_ratio)
+        self.grid_mass = float(self.cum_grid[-1])
+        self.total = self.left_mass + self.grid_mass + self.right_mass
+
+    # -- location of points ------------------------------------------------------------------
+    def _locate(self, x: FloatArray) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
+        """Region (−1 left tail, 0 grid, 1 right tail), period k ≥ 0, cell r, fraction t in cell."""
+        pos = (x - self.start) / self.h
+        region = np.where(pos < 0, -1, np.where(pos >= self.n, 1, 0))
+        safe = np.where(np.isfinite(pos), pos, 0.0)
+        # Left: periods counted outwards from the grid; cell r counted left to right.
+        q_left = np.floor(safe / self.period)
+        rel_left = safe - q_left * self.period
+        # Right: positions past the end of the grid.
+        past = safe - self.n
+        q_right = np.floor(past / self.period)
+        rel_right = past - q_right * self.period
+        rel = np.where(region < 0, rel_left, np.where(region > 0, rel_right, safe))
+        cell = np.clip(np.floor(rel), 0, np.where(region == 0, self.n - 1, self.period - 1))
+        k = np.where(region < 0, -q_left - 1, np.where(region > 0, q_right, 0))
+        t = np.clip(rel - cell, 0.0, 1.0)
+        return region.astype(np.int64), k.astype(np.int64), cell.astype(np.int64), t
+
+    def density(self, x: FloatArray) -> FloatArray:
+        region, k, cell, _ = self._locate(x)
+        out = np.zeros(x.shape)
+        g = region == 0
+        out[g] = self.values[cell[g]]
+        for side, base, ratio in ((-1, self.left_base, self.left_ratio),
+                                  (1, self.right_base, self.right_ratio)):
+            sel = (region == side) & np.isfinite(x)
+            with np.errstate(under="ignore"):
+                out[sel] = base[cell[sel]] * np.power(ratio, k[sel].astype(np.float64))
+        return out
+
+    def cumulative(self, x: FloatArray) -> FloatArray:
+        """Mass of the law on ``(−∞, x]`` (no atom), exact geometric sums."""
+        region, k, cell, t = self._locate(x)
+        kf = k.astype(np.float64)
+        out = np.empty(x.shape)
+        with np.errstate(under="ignore"):
+            rl, rr = self.left_ratio, self.right_ratio
+            pl = np.power(rl, kf)
+            left = (rl * pl * self.left_period_mass / (1.0 - rl)
+                    + pl * (self.cum_left[cell.clip(0, self.period)]
+                            + t * self.left_base[cell.clip(0, self.period - 1)] * self.h))
+            grid = self.left_mass + self.cum_grid[cell.clip(0, self.n)] + t * self.values[
+                cell.clip(0, self.n - 1)] * self.h
+            pr = np.power(rr, kf)
+            right = (self.left_mass + self.grid_mass
+                     + (1.0 - pr) * self.right_period_mass / (1.0 - rr)
+                     + pr * (self.cum_right[cell.clip(0, self.period)]
+                             + t * self.right_base[cell.clip(0, self.period - 1)] * self.h))
+        out = np.where(region < 0, left, np.where(region > 0, right, grid))
+        out = np.where(x == -np.inf, 0.0, np.where(x == np.inf, self.total, out))
+        return np.clip(out, 0.0, self.total)
+
+    def _invert_block(self, v: FloatArray, cum: FloatArray, base: FloatArray) -> FloatArray:
+        """Position (in cells) of mass ``v`` inside a block with cumulative masses ``cum``."""
+        r = np.clip(np.searchsorted(cum, v, side="left") - 1, 0, base.size - 1)
+        cell_mass = base[r] * self.h
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(cell_mass > 0, (v - cum[r]) / cell_mass, 0.0)
+        return r + np.clip(t, 0.0, 1.0)
+
+    def quantile(self, q: FloatArray) -> FloatArray:
+        """Smallest ``x`` with ``cumulative(x) ≥ q`` for ``0 ≤ q ≤ total`` (±inf at the ends)."""
+        out = np.empty(q.shape)
+        in_left = q < self.left_mass
+        in_right = q > self.left_mass + self.grid_mass
+        in_grid = ~in_left & ~in_right
+        # Grid.
+        v = q[in_grid] - self.left_mass
+        out[in_grid] = self.start + self.h * self._grid_position(v)
+        # Left tail: mass beyond (further left than) period k is ρ^(k+1)·S/(1−ρ).
+        if np.any(in_left):
+            out[in_left] = self._left_quantile(q[in_left])
+        if np.any(in_right):
+            out[in_right] = self._right_quantile(q[in_right] - self.left_mass - self.grid_mass)
+        return out
+
+    def _grid_position(self, v: FloatArray) -> FloatArray:
+        # Skip zero-mass cells: the smallest x reaching v lies in the first cell whose end does.
+        r = np.clip(np.searchsorted(self.cum_grid[1:], v, side="left"), 0, self.n - 1)
+        cell_mass = self.values[r] * self.h
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(cell_mass > 0, (v - self.cum_grid[r]) / cell_mass, 0.0)
+        return r + np.clip(t, 0.0, 1.0)
+
+    def _left_quantile(self, q: FloatArray) -> FloatArray:
+        rho, s = self.left_ratio, self.left_period_mass
+        if rho == 0.0:
+            k = np.zeros(q.shape)
+        else:
+            with np.errstate(divide="ignore"):
+                k = np.floor(np.log(q * (1.0 - rho) / s) / math.log(rho))
+            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            beyond = np.power(rho, k + 1.0) * s / (1.0 - rho)
+            v = (q - beyond) / np.power(rho, k)
+        finite = np.isfinite(k) & ((q > 0) | (rho == 0.0))
+        v = np.where(finite, np.clip(v, 0.0, s), 0.0)
+        sub = np.zeros(q.shape)
+        sub[finite] = self._invert_block(v[finite], self.cum_left, self.left_base)
+        x = self.start - (k + 1.0) * self.period * self.h + sub * self.h
+        return np.where(finite, x, -np.inf)
+
+    def _right_quantile(self, u: FloatArray) -> FloatArray:
+        rho, s = self.right_ratio, self.right_period_mass
+        # Mass before period k is (1 − ρ^k)·S/(1−ρ); the remaining mass is ρ^k·S/(1−ρ).
+        rest = np.maximum(self.right_mass - u, 0.0)
+        if rho == 0.0:
+            k = np.zeros(u.shape)
+        else:
+            with np.errstate(divide="ignore"):
+                k = np.floor(np.log(rest * (1.0 - rho) / s) / math.log(rho))
+            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            before = (1.0 - np.power(rho, k)) * s / (1.0 - rho)
+            v = (u - before) / np.power(rho, k)
+        finite = np.isfinite(k) & ((rest > 0) | (rho == 0.0))
+        v = np.where(finite, np.clip(v, 0.0, s), s)
+        sub = np.full(u.shape, float(self.period))
+        sub[finite] = self._invert_block(v[finite], self.cum_right, self.right_base)
+        x = self.end + k * self.period * self.h + sub * self.h
+        return np.where(finite, x, np.inf)
+
+    # -- sampling ------------------------------------------------------------------------------
+    def sample_cells(self, count: int, rng: np.random.Generator) -> IntArray:
+        """Cell positions ``floor((X − start)/h)`` of ``count`` draws, by composition.
+
+        A cell is drawn by its mass (a tail cell by the mass of all its periods), then for a
+        tail cell the number of further periods, geometric with ``P(k) = (1 − ρ) ρ^k``.
+        """
+        lw = self.left_base * self.h / (1.0 - self.left_ratio)
+        rw = self.right_base * self.h / (1.0 - self.right_ratio)
+        weights = np.concatenate([lw, self.values * self.h, rw])
+        cum = np.cumsum(weights)
+        u = rng.random(count) * cum[-1]
+        idx = np.clip(np.searchsorted(cum, u, side="right"), 0, weights.size - 1)
+        p = self.period
+        left = idx < p
+        right = idx >= p + self.n
+        kl = rng.geometric(1.0 - self.left_ratio, size=int(left.sum())) - 1
+        kr = rng.geometric(1.0 - self.right_ratio, size=int(right.sum())) - 1
+        pos = idx.astype(np.int64) - p  # grid cells: 0..n-1; first left period: -p..-1
+        pos[left] -= kl * p
+        pos[right] += kr * p
+        return pos
+
+    def sample(self, count: int, rng: np.random.Generator) -> FloatArray:
+        """``count`` draws: a cell (:meth:`sample_cells`), then a uniform position inside it."""
+        pos = self.sample_cells(count, rng)
+        return self.start + (pos + rng.random(count)) * self.h
+
+    # -- grid description ----------------------------------------------------------------------
+    def masses(self) -> tuple[FloatArray, tuple[FloatArray, float], tuple[FloatArray, float]]:
+        h = self.h
+        return (self.values * h, (self.left_base * h, self.left_ratio),
+                (self.right_base * h, self.right_ratio))
+
+
+class _TabulatedMixin:
+    """Shared attributes and repr of the two tabulated families."""
+
+    _law: _GridLaw
+    _privacy: PureDP | ApproxDP
+    sensitivity: float
+
+    @property
+    def privacy(self) -> PureDP | ApproxDP:
+        """The guarantee claimed at construction (certify it with :mod:`optmech.certify.noise`)."""
+        return self._privacy
+
+    @property
+    def start(self) -> float:
+        """Left edge of the grid (first point, for lattice noise)."""
+        return self._law.start
+
+    @property
+    def width(self) -> float:
+        """Cell width ``h`` (1 for lattice noise)."""
+        return self._law.h
+
+    @property
+    def period(self) -> int:
+        """Cells per tail period."""
+        return self._law.period
+
+    @property
+    def left_tail(self) -> tuple[FloatArray, float]:
+        """``(base values, ratio)`` of the left tail (values in the family's units)."""
+        return self._law.left_base.copy(), self._law.left_ratio
+
+    @property
+    def right_tail(self) -> tuple[FloatArray, float]:
+        """``(base values, ratio)`` of the right tail."""
+        return self._law.right_base.copy(), self._law.right_ratio
+
+    @property
+    def num_cells(self) -> int:
+        """Cells (points) of the grid."""
+        return self._law.n
+
+    @property
+    def is_symmetric(self) -> bool:
+        """Whether the noise is symmetric about 0, to 1e-12 relative (values, tails and grid)."""
+        law = self._law
+        mirrored_start = -law.end if not isinstance(self, LatticeNoise) else -(law.end - 1.0)
+        if abs(law.start - mirrored_start) > 1e-12 * max(1.0, abs(law.start)):
+            return False
+        scale = 1e-12 * max(float(np.max(law.values)), 1e-300)
+        return bool(
+            np.all(np.abs(law.values - law.values[::-1]) <= scale)
+            and np.all(np.abs(law.left_base - law.right_base[::-1]) <= scale)
+            and abs(law.left_ratio - law.right_ratio) <= 1e-12
+        )
+
+
+class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
+    """A density constant on the cells of a uniform grid, with geometric tails and an atom at 0.
+
+    Parameters
+    ----------
+    start : float
+        Left edge of the grid, finite.
+    width : float
+        Cell width ``h``, in (0, inf).
+    densities : array_like
+        Density on each cell, non-negative, length N ≥ 1.
+    period : int
+        Cells per tail period, in [1, inf) (``m`` cells per Δ for the LP designs).
+    left_tail, right_tail : (array_like, float) or None
+        ``(base densities, ratio)``: the ``period`` cells just beyond the grid have these
+        densities, each further period ``ratio`` (in [0, 1)) times the previous. ``None``: zero.
+    atom : float, default 0
+        Mass of a point mass at the origin, in [0, 1].
+    sensitivity : float
+        The Δ the noise is calibrated for, in (0, inf).
+    privacy : PureDP or ApproxDP
+        The guarantee claimed for that Δ.
+
+    The total mass must be 1 to within :data:`MASS_TOLERANCE`.
+    """
+
+    def __init__(
+        self, *, start: float, width: float, densities: npt.ArrayLike, period: int,
+        left_tail: Any = None, right_tail: Any = None, atom: float = 0.0,
+        sensitivity: float, privacy: PureDP | ApproxDP,
+    ) -> None:
+        s = check_real("start", start)
+        h = check_real("width", width, low=0.0, low_open=True)
+        values = check_real_array("densities", densities, ndim=1, nonnegative=True)
+        p = check_int("period", period, low=1)
+        self._atom = check_real("atom", atom, low=0.0, high=1.0)
+        self.sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+        self._privacy = _check_privacy(privacy)
+        self._law = _GridLaw(s, h, values, p, _check_tail("left_tail", left_tail, p),
+                             _check_tail("right_tail", right_tail, p))
+        total = self._law.total + self._atom
+        if not abs(total - 1.0) <= MASS_TOLERANCE:
+            raise ValueError(
+                f"the masses must sum to 1 (within {MASS_TOLERANCE:g}); got {total!r}. "
+                "Normalise `densities`, the tails and `atom` together."
+            )
+
+    @property
+    def atom(self) -> float:
+        """``P(X = 0)``."""
+        return self._atom
+
+    @property
+    def edges(self) -> FloatArray:
+        """Cell edges of the grid, ``start + h·(0..N)``."""
+        return self._law.start + self._law.h * np.arange(self._law.n + 1)
+
+    @property
+    def densities(self) -> FloatArray:
+        """Density on each grid cell (a copy)."""
+        return self._law.values.copy()
+
+    def grid_description(self) -> dict[str, Any]:
+        """Masses, reach (``Δ/h`` cells), tails, atom: the input of :mod:`optmech.certify.noise`."""
+        masses, left, right = self._law.masses()
+        return {"masses": masses, "reach": self.sensitivity / self._law.h, "left_tail": left,
+                "right_tail": right, "atom": self._atom}
+
+    def __repr__(self) -> str:
+        return (
+            f"PiecewiseConstantNoise(start={self.start!r}, width={self.width!r}, "
+            f"cells={self.num_cells}, period={self.period}, atom={self._atom!r}, "
+            f"sensitivity={self.sensitivity!r}, privacy={self._privacy!r})"
+        )
+
+    # -- formulas -----------------------------------------------------------------------------
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        return self._law.density(x)
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        out = self._law.cumulative(x) + self._atom * (x >= 0)
+        return np.clip(out, 0.0, 1.0)
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        below = float(self._law.cumulative(np.zeros(1))[0])  # continuous mass left of 0
+        a = self._atom
+        in_atom = (q > below) & (q <= below + a)
+        shifted = np.where(q > below + a, q - a, q)
+        x = self._law.quantile(np.clip(shifted, 0.0, self._law.total))
+        return np.where(in_atom, 0.0, x)
+
+    def _rvs(self, size: tuple[int, ...] | None, rng: np.random.Generator) -> FloatArray:
+        count = 1 if size is None else int(np.prod(size))
+        draws = self._law.sample(count, rng)
+        if self._atom > 0:
+            # The grid law is sampled conditionally on its own mass 1 − atom; the atom replaces
+            # a draw with probability `atom`: the mixture is exact.
+            draws = np.where(rng.random(count) < self._atom, 0.0, draws)
+        return draws.reshape(() if size is None else size)
+
+    def _expected_cost(self, cost: Cost) -> float:
+        law = self._law
+        edges = self.edges
+        grid = float(np.dot(law.values, np.asarray(cost.integral(edges[:-1], edges[1:]))))
+        p, h = law.period, law.h
+        total = grid + self._atom * float(cost(0.0))
+        if law.right_ratio > 0 or np.any(law.right_base > 0):
+            a = law.end + h * np.arange(p)
+            ints = np.asarray(cost.periodic_integral(a, a + h, period=p * h, ratio=law.right_ratio))
+            total += float(np.dot(law.right_base, ints))
+        if law.left_ratio > 0 or np.any(law.left_base > 0):
+            a = law.start - p * h + h * np.arange(p)
+            ints = np.asarray(
+                cost.periodic_integral(a, a + h, period=-p * h, ratio=law.left_ratio)
+            )
+            total += float(np.dot(law.left_base, ints))
+        return total
+
+
+class LatticeNoise(_TabulatedMixin, DiscreteNoise):
+    """A pmf on consecutive integers with geometric tails: noise for integer queries.
+
+    Parameters
+    ----------
+    start : int
+        The first integer of the table.
+    pmf : array_like
+        ``P(X = start + i)``, non-negative, length N ≥ 1.
+    period : int
+        Points per tail period, in [1, inf) (Δ for the LP designs).
+    left_tail, right_tail : (array_like, float) or None
+        ``(base pmf, ratio)``: the ``period`` integers just beyond the table have these
+        probabilities, each further period ``ratio`` times the previous. ``None``: zero.
+    sensitivity : int
+        The Δ the noise is calibrated for, in [1, inf).
+    privacy : PureDP or ApproxDP
+        The guarantee claimed for that Δ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.privacy import PureDP
+    >>> b = np.exp(-1.0)
+    >>> c = (1 - b) / (1 + b)
+    >>> pmf = c * b ** np.abs(np.arange(-2, 3))
+    >>> noise = LatticeNoise(start=-2, pmf=pmf, period=1, left_tail=([pmf[0] * b], b),
+    ...                      right_tail=([pmf[-1] * b], b), sensitivity=1, privacy=PureDP(1.0))
+    >>> bool(abs(noise.pmf(-7) / noise.pmf(-6) - b) < 1e-12)
+    True
+    >>> bool(abs(noise.expected_cost("abs") - 2 * b / (1 - b * b)) < 1e-12)
+    True
+    """
+
+    def __init__(
+        self, *, start: int, pmf: npt.ArrayLike, period: int, left_tail: Any = None,
+        right_tail: Any = None, sensitivity: int, privacy: PureDP | ApproxDP,
+    ) -> None:
+        s = check_int("start", start)
+        values = check_real_array("pmf", pmf, ndim=1, nonnegative=True)
+        p = check_int("period", period, low=1)
+        self.sensitivity = float(check_int("sensitivity", sensitivity, low=1))
+        self._privacy = _check_privacy(privacy)
+        self._law = _GridLaw(float(s), 1.0, values, p, _check_tail("left_tail", left_tail, p),
+                             _check_tail("right_tail", right_tail, p))
+        if not abs(self._law.total - 1.0) <= MASS_TOLERANCE:
+            raise ValueError(
+                f"the probabilities must sum to 1 (within {MASS_TOLERANCE:g}); got "
+                f"{self._law.total!r}. Normalise `pmf` and the tails together."
+            )
+
+    @property
+    def support(self) -> FloatArray:
+        """The integers of the table."""
+        return self._law.start + np.arange(self._law.n, dtype=np.float64)
+
+    @property
+    def probabilities(self) -> FloatArray:
+        """``P(X = start + i)`` on the table (a copy)."""
+        return self._law.values.copy()
+
+    @property
+    def atom(self) -> float:
+        """Lattice noise has no atom outside its pmf: 0 (for code handling any grid noise)."""
+        return 0.0
+
+    def grid_description(self) -> dict[str, Any]:
+        """Masses, reach (Δ points), tails: the input of :mod:`optmech.certify.noise`."""
+        masses, left, right = self._law.masses()
+        return {"masses": masses, "reach": self.sensitivity, "left_tail": left,
+                "right_tail": right, "atom": 0.0}
+
+    def __repr__(self) -> str:
+        return (
+            f"LatticeNoise(start={int(self.start)}, points={self.num_cells}, period={self.period}, "
+            f"sensitivity={int(self.sensitivity)}, privacy={self._privacy!r})"
+        )
+
+    # -- formulas (point i is the cell [i, i+1) of a width-1 grid) -----------------------------
+    def _pmf(self, k: FloatArray) -> FloatArray:
+        return self._law.density(k + 0.5)
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        return np.clip(self._law.cumulative(x + 1.0), 0.0, 1.0)
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        # P(X ≤ k) = G(k + 1) for the law spread uniformly over [i, i+1): smallest k with
+        # G(k + 1) ≥ q is ceil(G⁻¹(q)) − 1.
+        law = self._law
+        x = law.quantile(np.clip(q, 0.0, law.total))
+        finite = np.isfinite(x)
+        k = np.where(finite, np.ceil(np.where(finite, x, 0.0)) - 1.0, 0.0)
+        # One correction step against rounding in x: the answer is k - 1, k or k + 1.
+        k = np.where(law.cumulative(k) >= q, k - 1.0, k)  # F(k - 1) = G(k)
+        k = np.where(law.cumulative(k + 1.0) < q, k + 1.0, k)
+        return np.where(finite, k, x)
+
+    def _rvs(self, size: tuple[int, ...] | None, rng: np.random.Generator) -> FloatArray:
+        count = 1 if size is None else int(np.prod(size))
+        draws = self._law.start + self._law.sample_cells(count, rng).astype(np.float64)
+        return draws.reshape(() if size is None else size)
+
+    def _expected_cost(self, cost: Cost) -> float:
+        law = self._law
+        total = float(np.dot(law.values, np.asarray(cost(self.support), dtype=np.float64)))
+        p = law.period
+        if law.right_ratio > 0 or np.any(law.right_base > 0):
+            pts = law.end + np.arange(p, dtype=np.float64)
+            sums = np.asarray(cost.periodic_sum(pts, period=p, ratio=law.right_ratio))
+            total += float(np.dot(law.right_base, sums))
+        if law.left_ratio > 0 or np.any(law.left_base > 0):
+            pts = law.start - p + np.arange(p, dtype=np.float64)
+            sums = np.asarray(cost.periodic_sum(pts, period=-p, ratio=law.left_ratio))
+            total += float(np.dot(law.left_base, sums))
+        return total

@@ -1,0 +1,258 @@
+"""Certification of grid noise (optmech.certify.noise) against brute force and closed forms.
+
+Independent truths: explicit expansion of the geometric tails over many periods with all pairs
+/ all hockey-stick terms summed directly; exact integration of ``(f(x) − e^ε f(x + d))_+`` over
+the merged breakpoints for fractional shifts; the geometric pmf and the uniform+atom law, whose
+privacy is known in closed form (THEORY.md §1, §3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from optmech.certify.noise import (
+    DeltaReport,
+    EpsilonReport,
+    certify_noise,
+    check_noise,
+    noise_delta,
+    noise_epsilon,
+)
+from optmech.mechanisms.piecewise import PiecewiseConstantNoise
+from optmech.privacy import ApproxDP, PureDP
+
+
+def _expand(masses, left, right, periods):
+    """Explicit array: `periods` tail periods each side, left to right."""
+    lb, lr = left
+    rb, rr = right
+    lefts = [lb * lr**k for k in range(periods)][::-1]
+    rights = [rb * rr**k for k in range(periods)]
+    return np.concatenate([*lefts, masses, *rights])
+
+
+def _brute_epsilon(arr, reach):
+    worst = 0.0
+    for i in range(arr.size):
+        for j in range(max(0, i - reach), min(arr.size, i + reach + 1)):
+            if arr[i] > 0 and arr[j] == 0:
+                return math.inf
+            if arr[i] > 0:
+                worst = max(worst, math.log(arr[i]) - math.log(arr[j]))
+    return worst
+
+
+def _brute_delta(arr, reach, eps, atom=0.0):
+    best = 0.0
+    for s in range(1, reach + 1):
+        for sign in (1, -1):
+            total = 0.0
+            for j in range(arr.size):
+                k = j + sign * s
+                partner = arr[k] if 0 <= k < arr.size else 0.0
+                total += max(arr[j] - math.exp(eps) * partner, 0.0)
+            best = max(best, total)
+    return best + atom
+
+
+def _random_case(rng, period, with_tails=True):
+    n = int(rng.integers(2 * period, 4 * period + 3))
+    masses = rng.uniform(0.05, 1.0, n)
+    if with_tails:
+        left = (rng.uniform(0.05, 1.0, period), float(rng.uniform(0.2, 0.8)))
+        right = (rng.uniform(0.05, 1.0, period), float(rng.uniform(0.2, 0.8)))
+    else:
+        left = (np.zeros(period), 0.0)
+        right = (np.zeros(period), 0.0)
+    return masses, left, right
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_epsilon_equals_brute_force_with_tails(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    period = int(rng.integers(1, 4))
+    reach = int(rng.integers(1, 2 * period + 1))
+    masses, left, right = _random_case(rng, period)
+    # Tail pairs deeper than a few periods are scaled copies: 6 periods see all of them.
+    truth = _brute_epsilon(_expand(masses, left, right, 6), reach)
+    got = noise_epsilon(masses, reach=reach, left_tail=left, right_tail=right)
+    assert truth <= got <= truth + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delta_equals_brute_force_with_tails(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    period = int(rng.integers(1, 4))
+    reach = int(rng.integers(1, 2 * period + 1))
+    masses, left, right = _random_case(rng, period)
+    total = masses.sum() + left[0].sum() / (1 - left[1]) + right[0].sum() / (1 - right[1])
+    masses, left, right = masses / total, (left[0] / total, left[1]), (right[0] / total, right[1])
+    eps = float(rng.uniform(0.0, 0.7))
+    atom = float(rng.uniform(0, 0.01))
+    # ratio ≤ 0.8: 200 periods leave terms below 0.8^200 ≈ 4e-20 of the mass.
+    truth = _brute_delta(_expand(masses, left, right, 200), reach, eps, atom)
+    got = noise_delta(masses, epsilon=eps, reach=reach, left_tail=left, right_tail=right,
+                      atom=atom)
+    assert truth <= got <= truth + 1e-13
+
+
+def test_geometric_pmf_is_exactly_epsilon_dp() -> None:
+    eps = 0.7
+    b = math.exp(-eps)
+    k = np.arange(-4, 5)
+    pmf = (1 - b) / (1 + b) * b ** np.abs(k)
+    left, right = (pmf[:1] * b, b), (pmf[-1:] * b, b)
+    got = noise_epsilon(pmf, reach=1, left_tail=left, right_tail=right)
+    assert eps <= got <= eps + 1e-13
+    # Pessimism: the certified ε exceeds ε by ulps, so δ at ε is zero up to the roundoff bound.
+    bound = noise_delta(pmf, epsilon=eps, reach=1, left_tail=left, right_tail=right)
+    assert bound <= (got - eps) * (1 + 1e-12) and bound < 1e-14
+    # At a smaller ε the divergence of the two-sided geometric at shift 1 is, summing
+    # (b^|i| − e^ε' b^|i+1|)_+ over i ≥ 0: (1 − e^(ε'−ε))·(1/(1+b)) (brute force cross-check).
+    eps2 = 0.3
+    expected = (1 - math.exp(eps2 - eps)) / (1 + b)
+    brute = _brute_delta(_expand(pmf, left, right, 400), 1, eps2)
+    got2 = noise_delta(pmf, epsilon=eps2, reach=1, left_tail=left, right_tail=right)
+    assert got2 == pytest.approx(expected, rel=1e-12)
+    assert got2 == pytest.approx(brute, rel=1e-12)
+
+
+def _hockey_exact(edges, dens, eps, d):
+    """∫ (f(x) − e^ε f(x + d))_+ dx for a piecewise-constant f, by merged breakpoints."""
+    points = np.unique(np.concatenate([edges, edges - d]))
+    mids = 0.5 * (points[:-1] + points[1:])
+    lengths = np.diff(points)
+
+    def f(x):
+        idx = np.searchsorted(edges, x, side="right") - 1
+        inside = (idx >= 0) & (idx < dens.size)
+        return np.where(inside, dens[np.clip(idx, 0, dens.size - 1)], 0.0)
+
+    return float(np.sum(lengths * np.maximum(f(mids) - math.exp(eps) * f(mids + d), 0.0)))
+
+
+def test_fractional_shifts_interpolate_linearly_and_are_covered() -> None:
+    rng = np.random.default_rng(7)
+    m, h, eps = 4, 0.25, 0.4
+    dens = rng.uniform(0.0, 1.0, 14)
+    dens /= dens.sum() * h
+    edges = -1.75 + h * np.arange(dens.size + 1)
+    masses = dens * h
+    integer = [_hockey_exact(edges, dens, eps, s * h) for s in range(m + 1)]
+    certified = noise_delta(masses, epsilon=eps, reach=m)
+    for d in rng.uniform(0.0, m * h, 25):
+        s, t = int(d // h), d / h - int(d // h)
+        direct = _hockey_exact(edges, dens, eps, d)
+        mirrored = _hockey_exact(edges, dens, eps, -d)
+        assert direct == pytest.approx((1 - t) * integer[s] + t * integer[s + 1], abs=1e-13)
+        assert max(direct, mirrored) <= certified
+    # A fractional reach adds the interpolated endpoint and nothing beyond it.
+    reach = 2.5
+    back = [_hockey_exact(edges, dens, eps, -s * h) for s in range(4)]
+    both = [max(a, b) for a, b in zip(integer[:4], back, strict=True)]
+    end = max(0.5 * integer[2] + 0.5 * integer[3], 0.5 * back[2] + 0.5 * back[3])
+    assert noise_delta(masses, epsilon=eps, reach=reach) == pytest.approx(
+        max(both[1], both[2], end), abs=1e-13)
+
+
+def test_zero_cell_next_to_positive_is_infinite_and_named() -> None:
+    masses = np.array([0.2, 0.25, 0.0, 0.25, 0.2])
+    tails = {"left_tail": ([0.1], 0.5), "right_tail": ([0.1], 0.5)}
+    assert noise_epsilon(masses, reach=1, **tails) == math.inf
+    rep = noise_epsilon(masses, reach=1, debug=True, **tails)
+    assert isinstance(rep, EpsilonReport)
+    assert rep.epsilon == math.inf and rep.partner == 2 and rep.partner_mass == 0.0
+    assert abs(rep.cell - rep.partner) == 1 and "has none" in rep.reason
+    # Finite support: the edge cell faces the zero beyond the grid.
+    rep2 = noise_epsilon(np.full(4, 0.25), reach=2, debug=True)
+    assert rep2.epsilon == math.inf and (rep2.partner < 0 or rep2.partner >= 4)
+
+
+def test_worst_pair_and_shift_are_reported() -> None:
+    masses = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+    tails = {"left_tail": ([0.08, 0.1], 0.8), "right_tail": ([0.1, 0.08], 0.8)}
+    rep = noise_epsilon(masses, reach=2, debug=True, **tails)
+    assert rep.epsilon == pytest.approx(math.log(4.0), abs=1e-14)
+    assert rep.cell == 2 and rep.partner in (0, 4)
+    drep = noise_delta(masses, epsilon=0.0, reach=2, debug=True)
+    assert isinstance(drep, DeltaReport)
+    assert abs(drep.shift) == 2.0
+    assert drep.per_shift.shape == (2,)
+    assert drep.delta == pytest.approx(_brute_delta(masses, 2, 0.0), abs=1e-15)
+
+
+def test_uniform_plus_atom_has_delta_exactly() -> None:
+    """P_α of seed 004 is (0, δ) with equality at the shift Δ (THEORY.md §3)."""
+    delta, alpha, m = 0.8, 0.6, 8  # L = (1 − α)Δ/(2(δ − α)) = 1: on the grid
+    half_width = (1 - alpha) / (2 * (delta - alpha))
+    cells = round(2 * half_width * m)
+    masses = np.full(cells, (1 - alpha) / cells)
+    got = noise_delta(masses, epsilon=0.0, reach=m, atom=alpha)
+    assert got == pytest.approx(delta, rel=1e-14)
+    assert got >= delta
+    assert noise_epsilon(masses, reach=m, atom=alpha) == math.inf
+
+
+def test_results_are_pessimistic() -> None:
+    masses = np.array([1.0, 2.0, 3.0]) / 6.0
+    # Tails halving per cell: ratios 2, 2, 3/2, 2, 2, ...
+    eps = noise_epsilon(masses, reach=1, left_tail=(masses[:1] / 2, 0.5),
+                        right_tail=(masses[-1:] / 2, 0.5))
+    assert eps >= math.log(2.0) and eps - math.log(2.0) < 1e-14
+    d = noise_delta(masses, epsilon=0.1, reach=1)
+    exact = max(  # hand sums: right shift 1/6 + (3 − 2e^0.1)/6 ... both directions
+        (max(1 - math.exp(0.1) * 2, 0) + max(2 - math.exp(0.1) * 3, 0) + 3) / 6,
+        (max(3 - math.exp(0.1) * 2, 0) + max(2 - math.exp(0.1) * 1, 0) + 1) / 6,
+    )
+    assert d >= exact and d - exact < 1e-14
+
+
+def _noise():
+    b = math.exp(-1.0)
+    dens = np.array([b, 1.0, 1.0, b])
+    total = 0.5 * dens.sum() + 0.5 * (dens[:2].sum() + dens[2:].sum()) * b / (1 - b)
+    return PiecewiseConstantNoise(
+        start=-1.0, width=0.5, densities=dens / total, period=2,
+        left_tail=(dens[:2] * b / total, b), right_tail=(dens[2:] * b / total, b),
+        sensitivity=1.0, privacy=PureDP(1.0))
+
+
+def test_certify_and_check_noise_objects() -> None:
+    noise = _noise()
+    cert = certify_noise(noise)
+    assert 1.0 <= cert.epsilon <= 1.0 + 1e-12
+    assert cert.delta <= cert.epsilon - 1.0 and cert.delta_epsilon == 1.0
+    assert check_noise(noise, 1.0) is True
+    assert check_noise(noise, 0.9) is False
+    assert check_noise(noise, 0.9, 0.5) is True  # δ at ε = 0.9 is small
+    assert isinstance(check_noise(noise, 1.0, debug=True), type(cert))
+    with pytest.raises(TypeError, match="grid_description"):
+        certify_noise(object())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"masses": [-0.1, 1.1], "reach": 1}, ValueError, "non-negative"),
+        ({"masses": [0.5, 0.5], "reach": 0}, ValueError, "reach"),
+        ({"masses": [0.5, 0.5], "reach": 1, "left_tail": ([0.1], 1.0)}, ValueError, "ratio"),
+        ({"masses": [0.5, 0.5], "reach": 1, "left_tail": 3}, TypeError, "pair"),
+        ({"masses": [0.5, 0.5], "reach": 1, "left_tail": ([0.1], 0.5),
+          "right_tail": ([0.1, 0.1], 0.5)}, ValueError, "same length"),
+        ({"masses": [0.0, 0.0], "reach": 1}, ValueError, "all zero"),
+    ],
+)
+def test_bad_input(kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        noise_epsilon(**kwargs)
+
+
+def test_bad_epsilon_for_delta() -> None:
+    with pytest.raises(ValueError, match="epsilon"):
+        noise_delta([0.5, 0.5], epsilon=-1.0, reach=1)
+    with pytest.raises(TypeError, match="privacy"):
+        PiecewiseConstantNoise(start=0.0, width=1.0, densities=[1.0], period=1,
+                               sensitivity=1.0, privacy=ApproxDP)  # class, not instance
