@@ -114,8 +114,20 @@ def default_options(solver: str) -> dict[str, Any]:
 #: choice are in ``docs/performance.md`` and the benchmarks.
 SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     "generic": (50_000, "HIGHS", "CLARABEL"),
-    "additive": (50_000, "HIGHS", "CLARABEL"),
-    "count": (50_000, "HIGHS", "CLARABEL"),
+    # Additive-noise LPs (optmech.lp.additive, 2 shared cores, benchmarks/bench_additive.py):
+    # HiGHS returns exact vertices (no repair; integer/(0, δ) optima to ~1e-16) and stays
+    # within ~2x of Clarabel up to ~15k variables (ε-DP m = 100, 20 periods: 2-3 s vs 1-1.5 s);
+    # Clarabel can end "inaccurate" there (e², m = 100: raw ε 2.06, value 4e-7 high after the
+    # repair). Above, HiGHS slows sharply (m = 1000, 5 periods: 43 s vs 1.4 s) and Clarabel's
+    # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
+    # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
+    "additive": (15_000, "HIGHS", "CLARABEL"),
+    # Count/user LPs (optmech.lp.count, measured on 2 shared cores, benchmarks/bench_count.py):
+    # HiGHS simplex returns exact vertices (gap to the GRS optimum ~1e-16) but slows sharply
+    # with n and at small ε (n = 70, ε = 0.1: 2.5 s vs Clarabel 0.5 s; n = 150: 34 s vs 3.5 s);
+    # Clarabel's points, after the lower-closure repair, are within ~1e-8 of the optimum.
+    # HiGHS up to n = 50 (51² variables, +1 for a minimax epigraph), Clarabel above.
+    "count": (2_700, "HIGHS", "CLARABEL"),
 }
 
 

@@ -1,0 +1,276 @@
+"""``optmech user``: the optimal mechanism for one user, and what the geometric mechanism gives.
+
+Solves the user-specific LP (Bayesian, GRS seed 003; or minimax, Gupte & Sundararajan) over a
+neighbour graph, prints the certified optimal mechanism, its value, and — for a count query —
+the value of the geometric mechanism followed by the user's remap, with the remap itself
+(THEORY.md §2). ``--plot`` draws the mechanism as a heat map.
+
+Examples::
+
+    $ optmech user --n 5 --epsilon 0.693 --prior uniform --loss abs
+    $ optmech user --n 10 --epsilon 1 --loss squared --minimax --side-info 0,3,5
+    $ optmech user --epsilon 1 --graph grid:3x3 --loss abs --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from optmech.cli._output import fmt, print_json, print_table
+from optmech.costs import parse_cost
+from optmech.graphs import is_path_graph, node_values, parse_graph
+from optmech.lp.count import UserMechanism, bayesian_mechanism, minimax_mechanism
+from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
+
+__all__ = ["compute", "register", "run"]
+
+#: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
+MAX_PRINTED_COLUMNS = 25
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``user`` subcommand."""
+    parser = sub.add_parser(
+        "user",
+        help="optimal mechanism for one user (prior + loss, or minimax), vs geometric + remap",
+        description="Solve the user-specific LP (GRS; minimax with --minimax) for a count query "
+        "on {0..n} or another neighbour graph, print the certified optimal mechanism, its "
+        "value, and the geometric mechanism followed by the user's optimal remap.",
+    )
+    parser.add_argument("--n", type=int, default=None, metavar="N",
+                        help="largest query result (inputs 0..N); needed for the path graph")
+    parser.add_argument("--epsilon", type=float, required=True, metavar="E",
+                        help="privacy parameter, in (0, 50]")
+    parser.add_argument("--prior", default="uniform", metavar="PRIOR",
+                        help="uniform (default), binomial:p, or a JSON file with a list of "
+                        "probabilities (Bayesian users)")
+    parser.add_argument("--loss", default="abs", metavar="SPEC",
+                        help="cost of answer − truth: abs (default), squared, power:P, "
+                        "zero-one[:T], asym:OVER,UNDER[,P]; or a JSON file with a loss matrix")
+    parser.add_argument("--minimax", action="store_true",
+                        help="minimax user: minimise the worst expected loss over --side-info")
+    parser.add_argument("--side-info", default=None, metavar="I,J,...",
+                        help="comma-separated inputs the minimax user considers possible "
+                        "(default all)")
+    parser.add_argument("--graph", default="path", metavar="GRAPH",
+                        help="path (default), sensitivity:D, grid:AxB, king:AxB, hypercube:R")
+    parser.add_argument("--solver", default=None, metavar="NAME",
+                        help="LP solver (HIGHS, CLARABEL, ...); default by problem size")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("--plot", default=None, metavar="OUT.png",
+                        help="save a heat map of the mechanism to this PNG file")
+    parser.set_defaults(run=run)
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ValueError(f"`{what}` file {path!r} cannot be read: {exc.strerror}.") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"`{what}` file {path!r} is not valid JSON: {exc}.") from exc
+
+
+def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
+    """The prior over the graph's nodes from a CLI spec."""
+    name, _, arg = spec.strip().partition(":")
+    if name.lower() == "uniform" and not arg:
+        return np.full(values.shape[0], 1.0 / values.shape[0])
+    if name.lower() == "binomial" and arg:
+        try:
+            prob = float(arg)
+        except ValueError as exc:
+            raise ValueError(f"`prior` binomial:p needs a number p; got {spec!r}.") from exc
+        if not 0.0 <= prob <= 1.0:
+            raise ValueError(f"`prior` binomial:p needs p in [0, 1]; got {prob!r}.")
+        if graph_kind == "hypercube":  # every row ~ Bernoulli(p): P(D) = p^k (1 − p)^(R − k)
+            rows = int(values.max())
+            pmf = prob**values * (1.0 - prob) ** (rows - values)
+        else:  # each query result ~ Binomial(its largest value, p), independently
+            vals = values.reshape(values.shape[0], -1)
+            pmf = stats.binom.pmf(vals, vals.max(axis=0)[None, :], prob).prod(axis=1)
+        return pmf / pmf.sum()
+    path = Path(spec)
+    if path.suffix.lower() == ".json":
+        return np.asarray(_read_json(spec, "prior"), dtype=np.float64)
+    raise ValueError(
+        f"`prior` must be 'uniform', 'binomial:p' or a .json file with probabilities; got {spec!r}."
+    )
+
+
+def _loss(spec: str) -> Any:
+    if spec.strip().lower().endswith(".json"):
+        return np.asarray(_read_json(spec, "loss"), dtype=np.float64)
+    return parse_cost(spec)
+
+
+def _side_info(spec: str | None) -> list[int] | None:
+    if spec is None:
+        return None
+    try:
+        return [int(s) for s in spec.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ValueError(f"`--side-info` must be comma-separated integers such as 0,3,5; got "
+                         f"{spec!r}.") from exc
+
+
+def compute(
+    *, n: int | None, epsilon: float, prior: str = "uniform", loss: str = "abs",
+    minimax: bool = False, side_info: str | None = None, graph: str = "path",
+    solver: str | None = None,
+) -> tuple[dict[str, Any], UserMechanism]:
+    """Solve and assemble everything the command prints (also used by the tests)."""
+    loss_arg = _loss(loss)
+    n_eff = n
+    if n_eff is None and isinstance(loss_arg, np.ndarray) and loss_arg.ndim == 2:
+        n_eff = loss_arg.shape[0] - 1
+    if n_eff is None and not graph.startswith(("grid", "king", "hypercube")):
+        if prior.lower().endswith(".json"):
+            n_eff = len(_read_json(prior, "prior")) - 1
+        else:
+            raise ValueError("`--n` is needed for the path and sensitivity graphs.")
+    g = parse_graph(graph, n_eff)
+    values = node_values(g)
+    side = _side_info(side_info)
+    if minimax:
+        result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g,
+                                   solver=solver)
+    else:
+        if side is not None:
+            raise ValueError("`--side-info` is for minimax users: add --minimax.")
+        result = bayesian_mechanism(_prior(prior, values, g.graph.get("kind", "")), loss_arg,
+                                    epsilon, graph=g, solver=solver)
+    out: dict[str, Any] = {
+        "objective": result.objective,
+        "graph": g.graph.get("name", graph),
+        "epsilon": result.epsilon,
+        "loss": loss,
+        "value": result.value,
+        "lower_bound": result.lower_bound,
+        "certified_epsilon": result.certified_epsilon,
+        "solver": result.solver,
+        "status": result.status,
+        "solve_time": result.solve_time,
+        "repair_lambda": result.repair_lambda,
+        "repair_cost": result.repair_cost,
+        "inputs": values.tolist(),
+        "outputs": result.outputs.tolist(),
+        "mechanism": result.mechanism.tolist(),
+        "geometric_value": None,
+        "remap": None,
+        "geometric_note": "",
+    }
+    count_query = is_path_graph(g) and result.setting.is_count_query
+    if not count_query:
+        out["geometric_note"] = ("no geometric reference: the geometric mechanism is defined "
+                                 "for a count query (path graph, outputs 0..n)")
+        return out, result
+    try:
+        check_monotone_loss(result.loss)
+    except ValueError as exc:
+        out["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
+    if minimax:
+        ref = geometric_minimax(result.loss, result.epsilon,
+                                side_information=result.side_information.tolist(),
+                                require_monotone=False, solver=solver)
+        out["remap"] = ref.remap.tolist()
+    else:
+        ref = geometric_bayes(result.prior, result.loss, result.epsilon, require_monotone=False)
+        out["remap"] = [int(r) for r in ref.assignment]
+    out["geometric_value"] = ref.value
+    out["gap"] = (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
+    return out, result
+
+
+def _plot(result: UserMechanism, path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.0, 5.0))
+    image = ax.imshow(result.mechanism, cmap="viridis", aspect="auto", interpolation="nearest")
+    ax.set_xlabel("output r")
+    ax.set_ylabel("input i")
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(image, ax=ax, label="P(r | i)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, list):
+        return "(" + ",".join(fmt(float(x), 3) for x in v) + ")"
+    return fmt(float(v), 4)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
+    out, result = compute(n=args.n, epsilon=args.epsilon, prior=args.prior, loss=args.loss,
+                          minimax=args.minimax, side_info=args.side_info, graph=args.graph,
+                          solver=args.solver)
+    title = (f"{out['objective']} user, {out['graph']}, eps={args.epsilon:g}, loss {args.loss}: "
+             f"value {out['value']:.6g}")
+    if args.plot:
+        _plot(result, args.plot, title)
+        out["plot"] = args.plot
+    if args.json:
+        print_json(out)
+        return 0
+    summary = [
+        ("user", f"{out['objective']}, loss {args.loss}"),
+        ("graph", out["graph"]),
+        ("epsilon", out["epsilon"]),
+        ("optimal value (LP, certified)", out["value"]),
+        ("optimum certified to lie in", f"[{fmt(out['lower_bound'], 10)}, "
+                                        f"{fmt(out['value'], 10)}]"),
+        ("certified epsilon", out["certified_epsilon"]),
+        ("solver", f"{out['solver']} ({out['status']}, {out['solve_time']:.3g} s)"),
+        ("privacy repair", f"lambda {out['repair_lambda']:.2g}, cost {out['repair_cost']:.2g}"),
+    ]
+    if out["geometric_value"] is not None:
+        kind = "randomized" if args.minimax else "Bayes"
+        summary.append((f"geometric + {kind} remap", out["geometric_value"]))
+        summary.append(("relative gap LP vs geometric", out["gap"]))
+    print_table(("quantity", "value"), summary)
+    if out["geometric_note"]:
+        print(f"\nnote: {out['geometric_note']}")
+    mech = result.mechanism
+    print()
+    if mech.shape[1] <= MAX_PRINTED_COLUMNS:
+        headers = ["in \\ out", *(_label(v) for v in out["outputs"])]
+        rows = [[_label(v), *(fmt(float(x), 4) for x in row)]
+                for v, row in zip(out["inputs"], mech, strict=True)]
+        print("optimal mechanism P(output | input):")
+        print_table(headers, rows)
+    else:
+        print(f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or "
+              "--plot)")
+    if out["remap"] is not None:
+        print()
+        if args.minimax:
+            t = np.asarray(out["remap"])
+            moved = [(z, r, t[z, r]) for z, r in zip(*np.nonzero(t > 1e-9), strict=True)
+                     if z != r or not math.isclose(t[z, r], 1.0)]
+            print("randomized remap of the geometric mechanism (entries other than z -> z "
+                  "with probability 1):")
+            for z, r, w in moved[:60]:
+                print(f"  {z} -> {r} with probability {w:.6g}")
+            if not moved:
+                print("  none: the identity")
+        else:
+            changes = [(z, r) for z, r in enumerate(out["remap"]) if z != r]
+            print("Bayes remap of the geometric mechanism (outputs not answered as is):")
+            print("  " + (", ".join(f"{z} -> {r}" for z, r in changes) if changes
+                          else "none: the identity"))
+    if args.plot:
+        print(f"\nheat map written to {args.plot}")
+    return 0
