@@ -166,3 +166,28 @@ def test_solver_choice_and_options() -> None:
     assert default_options("GLPK") == {}
     problem, _, _ = two_variable_lp()
     assert solve(problem).solver == "HIGHS"
+
+
+def test_unknown_status_cvxpy_cannot_unpack_is_a_solver_error(monkeypatch) -> None:
+    """cvxpy's ValueError for an unmapped solver status must surface as SolverError."""
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x) == 1])
+
+    def fake_solve(*args, **kwargs):
+        raise ValueError("Cannot unpack invalid solution: Solution(status=unknown, ...)")
+
+    monkeypatch.setattr(problem, "solve", fake_solve)
+    with pytest.raises(SolverError, match="HIGHS returned status 'unknown'"):
+        solve(problem, solver="HIGHS")
+
+
+def test_other_value_errors_are_not_masked(monkeypatch) -> None:
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x) == 1])
+
+    def fake_solve(*args, **kwargs):
+        raise ValueError("some unrelated bug")
+
+    monkeypatch.setattr(problem, "solve", fake_solve)
+    with pytest.raises(ValueError, match="unrelated bug"):
+        solve(problem, solver="HIGHS")

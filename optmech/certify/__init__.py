@@ -1,0 +1,42 @@
+"""Independent certification: the privacy a mechanism actually achieves, from its numbers alone.
+
+Nothing here trusts the LP that produced a mechanism. Achieved ε and δ are recomputed with
+numpy from the densities, pmfs or matrices, rounded towards more privacy loss (an entry of
+1e-20 beside an exact zero is an infinite ε).
+
+- :mod:`optmech.certify.noise`: additive noise (piecewise-constant densities or pmfs on ℤ with
+  geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ (hockey-stick).
+- :mod:`optmech.certify.matrix`: mechanism matrices over a neighbour graph.
+"""
+
+from optmech.certify.matrix import (
+    MatrixCertificate,
+    certified_epsilon,
+    certify_mechanism,
+    check_dp,
+    log_ratio_bound,
+)
+from optmech.certify.noise import (
+    DeltaReport,
+    EpsilonReport,
+    NoiseCertificate,
+    certify_noise,
+    check_noise,
+    noise_delta,
+    noise_epsilon,
+)
+
+__all__ = [
+    "DeltaReport",
+    "EpsilonReport",
+    "MatrixCertificate",
+    "NoiseCertificate",
+    "certified_epsilon",
+    "certify_mechanism",
+    "certify_noise",
+    "check_dp",
+    "check_noise",
+    "log_ratio_bound",
+    "noise_delta",
+    "noise_epsilon",
+]

@@ -659,13 +659,8 @@ def _solve_robust(
                                         bounds="first" if chosen == "CLARABEL" else "all")
         try:
             info = solve(problem, solver=name, vertex=vertex, kind="count")
-        except SolverError as exc:
+        except SolverError as exc:  # includes statuses cvxpy cannot unpack ("unknown")
             failure = exc
-            continue
-        except ValueError as exc:  # cvxpy cannot unpack an unknown solver status
-            if "solution" not in str(exc).lower():
-                raise
-            failure = SolverError(name or "default", "unknown", str(exc))
             continue
         if x.value is not None and np.all(np.isfinite(x.value)):
             return problem, x, info, factor

@@ -218,6 +218,13 @@ def solve(
             problem.solve(solver=name, verbose=verbose, **opts)
     except cp.error.SolverError as exc:
         raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
+    except ValueError as exc:
+        # cvxpy raises ValueError("Cannot unpack invalid solution ...") when a solver ends with
+        # a status it does not map (HiGHS "unknown" on badly scaled LPs): solver trouble, not
+        # bad input.
+        if "solution" not in str(exc).lower():
+            raise
+        raise SolverError(name, "unknown", f"{_HINTS['solver_error']} ({exc})") from exc
     total = time.perf_counter() - start
     status = str(problem.status)
     if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
