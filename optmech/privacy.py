@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from optmech._validation import check_real
 
-__all__ = ["ApproxDP", "Privacy", "PureDP"]
+__all__ = ["ApproxDP", "Privacy", "PureDP", "parse_privacy"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,29 @@ class ApproxDP:
 
 
 Privacy = PureDP | ApproxDP
+
+
+def parse_privacy(spec: str) -> PureDP | ApproxDP:
+    """Parse ``eps=E`` (PureDP), ``delta=D`` (ApproxDP(0, D)) or ``eps=E,delta=D`` (ApproxDP).
+
+    Examples
+    --------
+    >>> parse_privacy("eps=1,delta=1e-6")
+    ApproxDP(epsilon=1.0, delta=1e-06)
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"`privacy` spec must be a string such as 'eps=1'; got {spec!r}.")
+    fields: dict[str, float] = {}
+    valid = "'eps=E', 'delta=D' or 'eps=E,delta=D'"
+    for part in spec.split(","):
+        key, sep, value = part.strip().partition("=")
+        key = {"epsilon": "eps", "e": "eps", "d": "delta"}.get(key.strip().lower(), key.strip())
+        if not sep or key not in ("eps", "delta") or key in fields:
+            raise ValueError(f"`privacy` must be {valid}; got {spec!r}.")
+        try:
+            fields[key] = float(value)
+        except ValueError as exc:
+            raise ValueError(f"`privacy` must be {valid} with numbers; got {spec!r}.") from exc
+    if "delta" not in fields:
+        return PureDP(fields["eps"])
+    return ApproxDP(fields.get("eps", 0.0), fields["delta"])

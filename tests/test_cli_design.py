@@ -11,8 +11,7 @@ import math
 import pytest
 
 from optmech.cli import main
-from optmech.cli.design import parse_privacy
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from optmech.cli import main
@@ -226,3 +227,32 @@ def test_cli_csv_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert summary["completed"] == 3
     lines = out.read_text().splitlines()
     assert lines[0].split(",") == ["key", "x", "square", "seconds"] and len(lines) == 4
+
+
+def test_builtin_lp_tasks_agree_with_the_theorems() -> None:
+    """Each LP task's value matches its closed-form/GRS reference (solver accuracy 1e-7 rel)."""
+    from optmech.sweep import available_tasks
+    from optmech.sweep.tasks import run_task
+
+    assert {"staircase", "uniform-atom", "design-noise", "bayesian", "minimax"} <= set(
+        available_tasks()
+    )
+    stair = run_task("staircase", {"epsilon": 10.0, "cost": "abs"})
+    assert round(stair["ratio"], 2) == 14.84
+    atom = run_task("uniform-atom", {"delta": 0.8, "cost": "abs"})  # α* = 2δ − 1 above 1/2
+    assert atom["alpha"] == pytest.approx(0.6, rel=1e-9)
+    design = run_task("design-noise", {"privacy": "eps=1", "cost": "abs", "integer": True,
+                                       "sensitivity": 1})
+    b = np.exp(-1.0)
+    assert design["value"] == pytest.approx(2 * b / (1 - b * b), rel=1e-7)  # geometric E|X|
+    bayes = run_task("bayesian", {"n": 8, "epsilon": 0.7, "prior": "dirichlet:1", "loss": "abs"})
+    assert abs(bayes["relative_gap"]) <= 1e-7
+    minimax = run_task("minimax", {"n": 6, "epsilon": 1.0, "side_information": [0, 2, 5]})
+    assert abs(minimax["relative_gap"]) <= 1e-7
+
+
+def test_unknown_prior_spec_is_a_clear_error() -> None:
+    from optmech.sweep.tasks import run_task
+
+    with pytest.raises(ValueError, match="`prior` must be 'uniform'"):
+        run_task("bayesian", {"n": 3, "epsilon": 1.0, "prior": "zipf"})

@@ -25,33 +25,9 @@ from optmech.cli._output import print_json, print_table
 from optmech.costs import Cost, parse_cost
 from optmech.lp.additive import design_noise
 from optmech.lp.designed import DesignedNoise
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
-__all__ = ["compute", "parse_privacy", "register", "run"]
-
-
-def parse_privacy(spec: str) -> PureDP | ApproxDP:
-    """``eps=E`` → PureDP(E); ``delta=D`` → ApproxDP(0, D); ``eps=E,delta=D`` → ApproxDP(E, D).
-
-    Examples
-    --------
-    >>> parse_privacy("eps=1,delta=1e-6")
-    ApproxDP(epsilon=1.0, delta=1e-06)
-    """
-    fields: dict[str, float] = {}
-    valid = "'eps=E', 'delta=D' or 'eps=E,delta=D'"
-    for part in spec.split(","):
-        key, sep, value = part.strip().partition("=")
-        key = {"epsilon": "eps", "e": "eps", "d": "delta"}.get(key.strip().lower(), key.strip())
-        if not sep or key not in ("eps", "delta") or key in fields:
-            raise ValueError(f"`--privacy` must be {valid}; got {spec!r}.")
-        try:
-            fields[key] = float(value)
-        except ValueError as exc:
-            raise ValueError(f"`--privacy` must be {valid} with numbers; got {spec!r}.") from exc
-    if "delta" not in fields:
-        return PureDP(fields["eps"])
-    return ApproxDP(fields.get("eps", 0.0), fields["delta"])
+__all__ = ["compute", "register", "run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,29 +39,58 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "piecewise-constant densities (or pmfs on ℤ), certify its privacy independently and "
         "compare its cost with the closed-form optimum where a theorem gives one.",
     )
-    parser.add_argument("--privacy", required=True, metavar="SPEC",
-                        help="eps=E (pure), delta=D ((0, δ)) or eps=E,delta=D")
-    parser.add_argument("--sensitivity", type=float, default=1.0, metavar="D",
-                        help="query sensitivity, > 0 (an integer with --integer; default 1)")
-    parser.add_argument("--cost", default="abs", metavar="SPEC",
-                        help="abs (default), squared, power:P, zero-one:T, asym:OVER,UNDER[,P]")
+    parser.add_argument(
+        "--privacy",
+        required=True,
+        metavar="SPEC",
+        help="eps=E (pure), delta=D ((0, δ)) or eps=E,delta=D",
+    )
+    parser.add_argument(
+        "--sensitivity",
+        type=float,
+        default=1.0,
+        metavar="D",
+        help="query sensitivity, > 0 (an integer with --integer; default 1)",
+    )
+    parser.add_argument(
+        "--cost",
+        default="abs",
+        metavar="SPEC",
+        help="abs (default), squared, power:P, zero-one:T, asym:OVER,UNDER[,P]",
+    )
     parser.add_argument("--integer", action="store_true", help="noise on the integers")
-    parser.add_argument("--resolution", type=int, default=None, metavar="M",
-                        help="cells per sensitivity (default: about 20(1 + e^(ε/2)) for ε-DP, 20)")
-    parser.add_argument("--periods", type=int, default=None, metavar="K",
-                        help="sensitivity periods on each side of 0")
+    parser.add_argument(
+        "--resolution",
+        type=int,
+        default=None,
+        metavar="M",
+        help="cells per sensitivity (default: about 20(1 + e^(ε/2)) for ε-DP, 20)",
+    )
+    parser.add_argument(
+        "--periods",
+        type=int,
+        default=None,
+        metavar="K",
+        help="sensitivity periods on each side of 0",
+    )
     parser.add_argument("--symmetric", action="store_true", help="restrict to symmetric noise")
-    parser.add_argument("--monotone", action="store_true",
-                        help="restrict to noise non-increasing in |x|")
+    parser.add_argument(
+        "--monotone", action="store_true", help="restrict to noise non-increasing in |x|"
+    )
     parser.add_argument("--solver", default=None, metavar="S", help="cvxpy solver name")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--plot", default=None, metavar="OUT.png",
-                        help="draw the designed density next to the reference (matplotlib)")
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="OUT.png",
+        help="draw the designed density next to the reference (matplotlib)",
+    )
     parser.set_defaults(run=run)
 
 
-def _reference(privacy: PureDP | ApproxDP, sensitivity: float, cost: Cost,
-               integer: bool) -> tuple[str, Any, list[tuple[str, Any]]]:
+def _reference(
+    privacy: PureDP | ApproxDP, sensitivity: float, cost: Cost, integer: bool
+) -> tuple[str, Any, list[tuple[str, Any]]]:
     """(description, optimal reference noise or None, [(baseline name, noise)])."""
     theorem_cost = cost.is_symmetric_nondecreasing
     if isinstance(privacy, PureDP):
@@ -94,8 +99,9 @@ def _reference(privacy: PureDP | ApproxDP, sensitivity: float, cost: Cost,
         if integer:
             from optmech.mechanisms.discrete_staircase import DiscreteStaircase
 
-            ref = DiscreteStaircase.optimal(epsilon=privacy.epsilon,
-                                            sensitivity=int(sensitivity), cost=cost)
+            ref = DiscreteStaircase.optimal(
+                epsilon=privacy.epsilon, sensitivity=int(sensitivity), cost=cost
+            )
             return "discrete staircase optimum (seed 000)", ref, []
         from optmech.mechanisms.staircase import Staircase
 
@@ -106,50 +112,94 @@ def _reference(privacy: PureDP | ApproxDP, sensitivity: float, cost: Cost,
         from optmech.mechanisms.gaussian import Gaussian
         from optmech.mechanisms.truncated_laplace import TruncatedLaplace
 
-        baselines.append(("truncated Laplace", TruncatedLaplace(
-            epsilon=privacy.epsilon, delta=privacy.delta, sensitivity=sensitivity)))
-        baselines.append(("Gaussian (analytic)", Gaussian(
-            epsilon=privacy.epsilon, delta=privacy.delta, sensitivity=sensitivity,
-            calibration="analytic")))
+        baselines.append(
+            (
+                "truncated Laplace",
+                TruncatedLaplace(
+                    epsilon=privacy.epsilon, delta=privacy.delta, sensitivity=sensitivity
+                ),
+            )
+        )
+        baselines.append(
+            (
+                "Gaussian (analytic)",
+                Gaussian(
+                    epsilon=privacy.epsilon,
+                    delta=privacy.delta,
+                    sensitivity=sensitivity,
+                    calibration="analytic",
+                ),
+            )
+        )
         return "none ((ε, δ): baselines only)", None, baselines
     if theorem_cost and not integer:
         from optmech.mechanisms.uniform_atom import UniformAtom
 
         ref = UniformAtom.optimal(delta=privacy.delta, sensitivity=sensitivity, cost=cost)
-        return ("uniform+atom optimum within symmetric non-increasing noise (seed 004)", ref,
-                baselines)
+        return (
+            "uniform+atom optimum within symmetric non-increasing noise (seed 004)",
+            ref,
+            baselines,
+        )
     return "none", None, baselines
 
 
 def compute(
-    privacy_spec: str, *, sensitivity: float = 1.0, cost_spec: str = "abs",
-    integer: bool = False, resolution: int | None = None, periods: int | None = None,
-    symmetric: bool = False, monotone: bool = False, solver: str | None = None,
+    privacy_spec: str,
+    *,
+    sensitivity: float = 1.0,
+    cost_spec: str = "abs",
+    integer: bool = False,
+    resolution: int | None = None,
+    periods: int | None = None,
+    symmetric: bool = False,
+    monotone: bool = False,
+    solver: str | None = None,
 ) -> tuple[dict[str, Any], DesignedNoise, Any, list[tuple[str, Any]]]:
     """Design and compare; returns (printed numbers, designed noise, reference, baselines)."""
     privacy = parse_privacy(privacy_spec)
     cost = parse_cost(cost_spec)
     noise = design_noise(
-        privacy, sensitivity=int(sensitivity) if integer and float(sensitivity).is_integer()
-        else sensitivity, cost=cost, integer=integer, resolution=resolution, periods=periods,
-        symmetric=symmetric, monotone=monotone, solver=solver,
+        privacy,
+        sensitivity=int(sensitivity)
+        if integer and float(sensitivity).is_integer()
+        else sensitivity,
+        cost=cost,
+        integer=integer,
+        resolution=resolution,
+        periods=periods,
+        symmetric=symmetric,
+        monotone=monotone,
+        solver=solver,
     )
     info = noise.info
     label, ref, baselines = _reference(privacy, sensitivity, cost, integer)
     out: dict[str, Any] = {
-        "privacy": str(privacy), "sensitivity": info.sensitivity, "cost": cost.name,
-        "integer": integer, "resolution": info.resolution, "periods": info.periods,
-        "symmetric": symmetric, "monotone": monotone,
+        "privacy": str(privacy),
+        "sensitivity": info.sensitivity,
+        "cost": cost.name,
+        "integer": integer,
+        "resolution": info.resolution,
+        "periods": info.periods,
+        "symmetric": symmetric,
+        "monotone": monotone,
         "lp_value": noise.value,
         "reference": label,
         "reference_value": None if ref is None else ref.expected_cost(cost),
-        "certified_epsilon": noise.certified_epsilon, "certified_delta": noise.certified_delta,
+        "certified_epsilon": noise.certified_epsilon,
+        "certified_delta": noise.certified_delta,
         "atom": float(getattr(noise, "atom", 0.0)),
-        "solver": info.solver, "status": info.status, "solve_time": info.solve_time,
-        "compile_time": info.compile_time, "build_time": info.build_time,
-        "num_variables": info.num_variables, "num_constraints": info.num_constraints,
-        "max_violation": info.max_violation, "repair": info.repair,
-        "repair_cost": info.repair_cost, "window": info.window,
+        "solver": info.solver,
+        "status": info.status,
+        "solve_time": info.solve_time,
+        "compile_time": info.compile_time,
+        "build_time": info.build_time,
+        "num_variables": info.num_variables,
+        "num_constraints": info.num_constraints,
+        "max_violation": info.max_violation,
+        "repair": info.repair,
+        "repair_cost": info.repair_cost,
+        "window": info.window,
     }
     if out["reference_value"] is not None:
         out["relative_gap"] = (noise.value - out["reference_value"]) / out["reference_value"]
@@ -158,8 +208,13 @@ def compute(
     return out, noise, ref, baselines
 
 
-def _plot(path: str, noise: DesignedNoise, ref: Any, baselines: list[tuple[str, Any]],
-          result: dict[str, Any]) -> None:
+def _plot(
+    path: str,
+    noise: DesignedNoise,
+    ref: Any,
+    baselines: list[tuple[str, Any]],
+    result: dict[str, Any],
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -195,9 +250,15 @@ def _plot(path: str, noise: DesignedNoise, ref: Any, baselines: list[tuple[str, 
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
     result, noise, ref, baselines = compute(
-        args.privacy, sensitivity=args.sensitivity, cost_spec=args.cost, integer=args.integer,
-        resolution=args.resolution, periods=args.periods, symmetric=args.symmetric,
-        monotone=args.monotone, solver=args.solver,
+        args.privacy,
+        sensitivity=args.sensitivity,
+        cost_spec=args.cost,
+        integer=args.integer,
+        resolution=args.resolution,
+        periods=args.periods,
+        symmetric=args.symmetric,
+        monotone=args.monotone,
+        solver=args.solver,
     )
     if args.plot:
         _plot(args.plot, noise, ref, baselines, result)

@@ -105,3 +105,122 @@ def uniform_atom_task(
     c = parse_cost(cost)
     u = optmech.UniformAtom.optimal(delta=delta, sensitivity=sensitivity, cost=c)
     return {"alpha": u.alpha, "cost": u.expected_cost(c)}
+
+
+@sweep_task("design-noise")
+def design_noise_task(
+    *,
+    privacy: str,
+    cost: str = "abs",
+    sensitivity: float = 1.0,
+    resolution: int | None = None,
+    periods: int | None = None,
+    integer: bool = False,
+    symmetric: bool = False,
+    monotone: bool = False,
+    solver: str | None = None,
+) -> dict[str, Any]:
+    """Design optimal additive noise by LP (``privacy`` as ``eps=1``, ``delta=0.3``, ...)."""
+    import optmech
+    from optmech.costs import parse_cost
+    from optmech.privacy import parse_privacy
+
+    noise = optmech.design_noise(
+        parse_privacy(privacy),
+        sensitivity=sensitivity,
+        cost=parse_cost(cost),
+        resolution=resolution,
+        periods=periods,
+        integer=integer,
+        symmetric=symmetric,
+        monotone=monotone,
+        solver=solver,
+    )
+    info = noise.summary()
+    return {
+        "value": noise.value,
+        "certified_epsilon": noise.certified_epsilon,
+        "certified_delta": noise.certified_delta,
+        "solver": noise.solver,
+        "status": noise.status,
+        "solve_time": noise.solve_time,
+        "num_variables": info["num_variables"],
+        "repair_cost": info["repair_cost"],
+    }
+
+
+def _prior(spec: str | list[float], n: int) -> np.ndarray:
+    """``uniform``, ``binomial:P``, ``dirichlet:SEED`` (a random prior) or explicit weights."""
+    from scipy import stats
+
+    if isinstance(spec, list):
+        return np.asarray(spec, dtype=np.float64)
+    name, _, arg = str(spec).partition(":")
+    if name == "uniform" and not arg:
+        return np.full(n + 1, 1.0 / (n + 1))
+    if name == "binomial" and arg:
+        return stats.binom.pmf(np.arange(n + 1), n, float(arg))
+    if name == "dirichlet" and arg:
+        return np.random.default_rng(int(arg)).dirichlet(np.ones(n + 1))
+    raise ValueError(
+        f"`prior` must be 'uniform', 'binomial:P', 'dirichlet:SEED' or a list of weights; "
+        f"got {spec!r}."
+    )
+
+
+@sweep_task("bayesian")
+def bayesian_task(
+    *,
+    n: int,
+    epsilon: float,
+    prior: str | list[float] = "uniform",
+    loss: str = "abs",
+    solver: str | None = None,
+) -> dict[str, Any]:
+    """A GRS Bayesian user's LP optimum vs the geometric mechanism + Bayes remap."""
+    import optmech
+    from optmech.costs import parse_cost
+
+    p = _prior(prior, n)
+    cost = parse_cost(loss)
+    user = optmech.bayesian_mechanism(p, cost, epsilon, solver=solver)
+    ref = optmech.geometric_bayes(p, cost, epsilon, require_monotone=False)
+    return {
+        "value": user.value,
+        "lower_bound": user.lower_bound,
+        "certified_epsilon": user.certified_epsilon,
+        "geometric_remap_value": ref.value,
+        "relative_gap": (user.value - ref.value) / ref.value if ref.value else user.value,
+        "solver": user.solver,
+        "solve_time": user.solve_time,
+    }
+
+
+@sweep_task("minimax")
+def minimax_task(
+    *,
+    n: int,
+    epsilon: float,
+    loss: str = "abs",
+    side_information: list[int] | None = None,
+    solver: str | None = None,
+) -> dict[str, Any]:
+    """A minimax user's LP optimum vs the geometric mechanism + best randomized remap."""
+    import optmech
+    from optmech.costs import parse_cost
+
+    cost = parse_cost(loss)
+    user = optmech.minimax_mechanism(
+        cost, epsilon, n=n, side_information=side_information, solver=solver
+    )
+    ref = optmech.geometric_minimax(
+        cost, epsilon, n=n, side_information=side_information, solver=solver
+    )
+    return {
+        "value": user.value,
+        "certified_epsilon": user.certified_epsilon,
+        "geometric_remap_value": ref.value,
+        "relative_gap": (user.value - ref.value) / ref.value if ref.value else user.value,
+        "solver": user.solver,
+        "solve_time": user.solve_time,
+    }
