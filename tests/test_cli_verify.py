@@ -74,3 +74,31 @@ def test_bad_selection_is_a_clean_error(
 def test_list(demo_checks: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--list"]) == 0
     assert "demo-raises" in capsys.readouterr().out
+
+
+def test_report_plot_leaves_out_rows_with_another_pass_rule(
+    demo_checks: None, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A negative result: passes because the value EXCEEDS the reference; its tolerance is no
+    # bound on the gap, so the table must say so and the gap plot must leave it out.
+    catalogue.check("demo-negative", group="demo")(
+        lambda: [
+            catalogue.CheckResult(
+                check="demo-negative",
+                instance="x",
+                value=2.0,
+                reference=1.0,
+                gap=1.0,
+                tolerance=1e-9,
+                passed=True,
+                group="demo",
+                rule="value > ref",
+            )
+        ]
+    )
+    report = tmp_path / "r.md"
+    assert main(["verify", "--check", "demo-negative", "--report", str(report)]) == 0
+    assert "value > ref" in capsys.readouterr().out
+    assert not (tmp_path / "r-gaps.png").exists()  # nothing with the default rule to plot
+    assert main(["verify", "--check", "demo-pass", "--report", str(report)]) == 0
+    assert (tmp_path / "r-gaps.png").exists() and "r-gaps.png" in report.read_text()

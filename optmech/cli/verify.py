@@ -7,12 +7,19 @@ form), gap, tolerance, certified ε/δ, seconds, PASS/FAIL. Exit status 1 if any
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
 
 from optmech.cli._output import fmt, print_json, print_table
-from optmech.theorems.catalogue import CheckResult, load_all, registered_checks, run_checks
+from optmech.theorems.catalogue import (
+    CheckResult,
+    load_all,
+    registered_checks,
+    run_checks,
+    select_checks,
+)
 
 __all__ = ["register", "run"]
 
@@ -22,7 +29,7 @@ HEADERS = (
     "value",
     "reference",
     "gap",
-    "tol",
+    "pass if",
     "cert. eps",
     "cert. delta",
     "s",
@@ -74,7 +81,7 @@ def _row(r: CheckResult) -> list[object]:
         r.value,
         r.reference,
         r.gap,
-        r.tolerance,
+        r.pass_rule,
         r.certified_epsilon,
         r.certified_delta,
         round(r.seconds, 3),
@@ -92,6 +99,59 @@ def _validate_selection(args: argparse.Namespace) -> None:
     for name in args.check or []:
         if name not in checks:
             raise ValueError(f"`--check` must name a registered check (see --list); got {name!r}.")
+
+
+def _plot_gaps(rows: list[CheckResult], path: Path) -> bool:
+    """Gap / tolerance of every ``gap ≤ tol`` row, by group, on a log scale; False if none.
+
+    Rows with another pass rule (one-sided bounds, negative results) are left out: their
+    tolerance is not a bound on the gap.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = [
+        (r.group, max(r.gap / r.tolerance, 1e-18))
+        for r in rows
+        if not r.rule and r.tolerance > 0 and math.isfinite(r.gap)
+    ]
+    if not points:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    for i, group in enumerate(sorted({g for g, _ in points})):
+        ys = [y for g, y in points if g == group]
+        ax.scatter(
+            [i + 0.6 * (k / max(len(ys), 1) - 0.3) for k in range(len(ys))],
+            ys,
+            s=12,
+            label=f"{group} ({len(ys)} rows)",
+        )
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="tolerance")
+    ax.set_yscale("log")
+    ax.set_xticks([])
+    ax.set_xlabel("rows, grouped by catalogue section")
+    ax.set_ylabel("gap / tolerance (pass below 1)")
+    ax.set_title("optmech verify: how close each check comes to its tolerance")
+    ax.legend(fontsize=8, loc="lower right")
+    tmp = path.with_name(path.stem + ".partial" + path.suffix)
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(path)
+    return True
+
+
+def _write_report(report: Path, rows: list[CheckResult], seconds: float) -> None:
+    """Markdown report with the table, the failures and the gap plot (written atomically)."""
+    report.parent.mkdir(parents=True, exist_ok=True)
+    text = _markdown(rows, seconds)
+    figure = report.with_name(report.stem + "-gaps.png")
+    if _plot_gaps(rows, figure):
+        text = text.replace("\n\n|", f"\n\n![gap / tolerance]({figure.name})\n\n|", 1)
+    tmp = report.with_suffix(report.suffix + ".partial")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(report)
 
 
 def _markdown(rows: list[CheckResult], seconds: float) -> str:
@@ -123,23 +183,29 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows: list[CheckResult] = []
     start = time.perf_counter()
-    selected = [
-        c
-        for c in registered_checks().values()
-        if (not args.quick or c.quick)
-        and (not args.group or c.group in args.group)
-        and (not args.check or c.name in args.check)
-    ]
+    selected = select_checks(quick=args.quick, groups=args.group, names=args.check)
+    bar = None
+    if sys.stderr.isatty():  # a live bar with ETA on a terminal; plain lines in logs
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(selected), unit="check", file=sys.stderr, leave=False)
     for done, (chk, chk_rows, secs) in enumerate(
         run_checks(quick=args.quick, groups=args.group, names=args.check), start=1
     ):
         rows.extend(chk_rows)
         status = "ok" if all(r.passed for r in chk_rows) else "FAIL"
-        print(
-            f"[{done}/{len(selected)}] {chk.name}: {len(chk_rows)} rows, {status} ({secs:.2f} s)",
-            file=sys.stderr,
-            flush=True,
-        )
+        if bar is not None:
+            bar.set_postfix_str(f"{chk.name}: {status}")
+            bar.update(1)
+        else:
+            print(
+                f"[{done}/{len(selected)}] {chk.name}: {len(chk_rows)} rows, {status} "
+                f"({secs:.2f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    if bar is not None:
+        bar.close()
     seconds = time.perf_counter() - start
     n_failed = sum(not r.passed for r in rows)
     if args.json:
@@ -156,10 +222,7 @@ def run(args: argparse.Namespace) -> int:
             if not r.passed:
                 print(f"FAILED {r.check} ({r.instance}): {r.detail}")
     if args.report is not None:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.report.with_suffix(args.report.suffix + ".partial")
-        tmp.write_text(_markdown(rows, seconds), encoding="utf-8")
-        tmp.replace(args.report)
+        _write_report(args.report, rows, seconds)
     if not rows:
         print("no checks selected", file=sys.stderr)
         return 1

@@ -13,6 +13,7 @@ from optmech.theorems.catalogue import (
     registered_checks,
     relative_gap,
     run_checks,
+    select_checks,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "registered_checks",
     "relative_gap",
     "run_checks",
+    "select_checks",
 ]

@@ -49,8 +49,9 @@ GROUP = "additive-lp"
 RTOL = 1e-9
 
 
-def _row(result: CheckResult, start: float, *, passed: bool | None = None,
-         noise: object = None) -> CheckResult:
+def _row(
+    result: CheckResult, start: float, *, passed: bool | None = None, noise: object = None
+) -> CheckResult:
     extra: dict[str, object] = {"seconds": time.perf_counter() - start}
     if passed is not None:
         extra["passed"] = bool(passed)
@@ -70,18 +71,34 @@ def _staircase_rows(
             best = Staircase.optimal(epsilon=eps, sensitivity=1.0, cost=cost)
             v_star = best.expected_cost(cost)
             gamma = best.gamma
-            grid = min(Staircase(epsilon=eps, sensitivity=1.0, gamma=g).expected_cost(cost)
-                       for g in (math.floor(gamma * m) / m, math.ceil(gamma * m) / m))
-            noise = design_noise(PureDP(eps), sensitivity=1.0, cost=cost, resolution=m,
-                                 periods=periods)
-            ok = (v_star * (1 - RTOL) <= noise.value <= grid * (1 + RTOL)
-                  and noise.certified_epsilon <= eps * (1 + RTOL))
-            rows.append(_row(compare(
-                name, f"eps={eps:g}, cost={cost}, m={m}", noise.value, v_star,
-                (grid - v_star) / v_star + RTOL, group=GROUP,
-                detail="V* ≤ LP ≤ cost of the staircase with γ* rounded to the grid "
-                       f"({grid:.10g}); certified ε ≤ ε",
-            ), start, passed=ok, noise=noise))
+            grid = min(
+                Staircase(epsilon=eps, sensitivity=1.0, gamma=g).expected_cost(cost)
+                for g in (math.floor(gamma * m) / m, math.ceil(gamma * m) / m)
+            )
+            noise = design_noise(
+                PureDP(eps), sensitivity=1.0, cost=cost, resolution=m, periods=periods
+            )
+            ok = v_star * (1 - RTOL) <= noise.value <= grid * (
+                1 + RTOL
+            ) and noise.certified_epsilon <= eps * (1 + RTOL)
+            rows.append(
+                _row(
+                    compare(
+                        name,
+                        f"eps={eps:g}, cost={cost}, m={m}",
+                        noise.value,
+                        v_star,
+                        (grid - v_star) / v_star + RTOL,
+                        group=GROUP,
+                        detail="V* ≤ LP ≤ cost of the staircase with γ* rounded to the grid "
+                        f"({grid:.10g}); certified ε ≤ ε",
+                        rule="V* ≤ value ≤ grid staircase",
+                    ),
+                    start,
+                    passed=ok,
+                    noise=noise,
+                )
+            )
     return rows
 
 
@@ -104,15 +121,33 @@ def _staircase_convergence() -> list[CheckResult]:
     ms = [8, 16, 32, 64, 128]
     gaps, dists = [], []
     for m in ms:
-        noise = design_noise(PureDP(eps), sensitivity=1.0, cost=cost, resolution=m, periods=1,
-                             symmetric=True, monotone=True)
+        noise = design_noise(
+            PureDP(eps),
+            sensitivity=1.0,
+            cost=cost,
+            resolution=m,
+            periods=1,
+            symmetric=True,
+            monotone=True,
+        )
         gaps.append(noise.value - v_star)
         dists.append(min(abs(k / m - gamma) for k in range(m + 1)))
     slope = float(np.polyfit(np.log(dists), np.log(gaps), 1)[0])
-    return [_row(compare(
-        "staircase LP convergence", "eps=1, e², m=8..128", slope, 2.0, 0.05, group=GROUP,
-        detail=f"order of the gap in the grid distance of γ*; gaps {[f'{g:.2e}' for g in gaps]}",
-    ), start)]
+    return [
+        _row(
+            compare(
+                "staircase LP convergence",
+                "eps=1, e², m=8..128",
+                slope,
+                2.0,
+                0.05,
+                group=GROUP,
+                detail="order of the gap in the grid distance of γ*; gaps "
+                f"{[f'{g:.2e}' for g in gaps]}",
+            ),
+            start,
+        )
+    ]
 
 
 def _discrete_rows(name: str, cases: list[tuple[float, int]]) -> list[CheckResult]:
@@ -121,11 +156,16 @@ def _discrete_rows(name: str, cases: list[tuple[float, int]]) -> list[CheckResul
         for cost in ("abs", "squared"):
             start = time.perf_counter()
             ref = DiscreteStaircase.optimal(epsilon=eps, sensitivity=delta, cost=cost)
-            noise = design_noise(PureDP(eps), sensitivity=delta, cost=cost, integer=True,
-                                 periods=2)
-            res = compare(name, f"eps={eps:g}, D={delta}, cost={cost}", noise.value,
-                          ref.expected_cost(cost), RTOL, group=GROUP,
-                          detail=f"best discrete staircase r*={ref.r}; solver tolerance")
+            noise = design_noise(PureDP(eps), sensitivity=delta, cost=cost, integer=True, periods=2)
+            res = compare(
+                name,
+                f"eps={eps:g}, D={delta}, cost={cost}",
+                noise.value,
+                ref.expected_cost(cost),
+                RTOL,
+                group=GROUP,
+                detail=f"best discrete staircase r*={ref.r}; solver tolerance",
+            )
             ok = res.passed and noise.certified_epsilon <= eps * (1 + RTOL)
             rows.append(_row(res, start, passed=ok, noise=noise))
     return rows
@@ -148,12 +188,24 @@ def _uniform_atom_rows(name: str, deltas: tuple[float, ...], m: int) -> list[Che
         for delta in deltas:
             start = time.perf_counter()
             ref = UniformAtom.optimal(delta=delta, sensitivity=1.0, cost=cost)
-            noise = design_noise(ApproxDP(0.0, delta), sensitivity=1.0, cost=cost,
-                                 resolution=m, symmetric=True, monotone=True)
-            res = compare(name, f"delta={delta:g}, cost={cost}", noise.value,
-                          ref.expected_cost(cost), RTOL, group=GROUP,
-                          detail=f"atom {noise.atom:.6g} vs α* {ref.alpha:.6g}; threshold "
-                                 f"p/(p+1) = {p / (p + 1):.4g}")
+            noise = design_noise(
+                ApproxDP(0.0, delta),
+                sensitivity=1.0,
+                cost=cost,
+                resolution=m,
+                symmetric=True,
+                monotone=True,
+            )
+            res = compare(
+                name,
+                f"delta={delta:g}, cost={cost}",
+                noise.value,
+                ref.expected_cost(cost),
+                RTOL,
+                group=GROUP,
+                detail=f"atom {noise.atom:.6g} vs α* {ref.alpha:.6g}; threshold "
+                f"p/(p+1) = {p / (p + 1):.4g}",
+            )
             atom_ok = (noise.atom > 1e-6) == (delta > p / (p + 1))
             ok = res.passed and atom_ok and noise.certified_delta <= delta * (1 + RTOL)
             rows.append(_row(res, start, passed=ok, noise=noise))
@@ -179,15 +231,26 @@ def _zero_delta_free() -> list[CheckResult]:
         start = time.perf_counter()
         ref = UniformAtom.optimal(delta=delta, sensitivity=1.0, cost="squared")
         v_class = ref.expected_cost("squared")
-        noise = design_noise(ApproxDP(0.0, delta), sensitivity=1.0, cost="squared",
-                             resolution=12)
+        noise = design_noise(ApproxDP(0.0, delta), sensitivity=1.0, cost="squared", resolution=12)
         ok = noise.value < v_class and noise.certified_delta <= delta * (1 + RTOL)
-        rows.append(_row(compare(
-            "(0, δ) LP without the class", f"delta={delta:g}, cost=squared", noise.value,
-            v_class, 0.0, group=GROUP,
-            detail="passes when the unrestricted LP is below the symmetric non-increasing "
-                   "class optimum: seed 004's theorem needs its class",
-        ), start, passed=ok, noise=noise))
+        rows.append(
+            _row(
+                compare(
+                    "(0, δ) LP without the class",
+                    f"delta={delta:g}, cost=squared",
+                    noise.value,
+                    v_class,
+                    0.0,
+                    group=GROUP,
+                    detail="passes when the unrestricted LP is below the symmetric non-increasing "
+                    "class optimum: seed 004's theorem needs its class",
+                    rule="value < ref",
+                ),
+                start,
+                passed=ok,
+                noise=noise,
+            )
+        )
     return rows
 
 
@@ -199,13 +262,29 @@ def _asymmetric() -> list[CheckResult]:
         cost = Asymmetric(over=3, under=1)
         sym = 2.0 * Staircase.optimal(epsilon=eps, sensitivity=1.0, cost="abs").expected_cost("abs")
         noise = design_noise(PureDP(eps), sensitivity=1.0, cost=cost, resolution=12, periods=3)
-        ok = (noise.value < sym and not noise.is_symmetric
-              and noise.certified_epsilon <= eps * (1 + RTOL))
-        rows.append(_row(compare(
-            "asymmetric cost LP", f"eps={eps:g}, over=3, under=1", noise.value, sym, 0.0,
-            group=GROUP, detail=f"below the best symmetric staircase (2 V*); P(X ≤ 0) = "
-                                f"{noise.cdf(0.0):.3f}",
-        ), start, passed=ok, noise=noise))
+        ok = (
+            noise.value < sym
+            and not noise.is_symmetric
+            and noise.certified_epsilon <= eps * (1 + RTOL)
+        )
+        rows.append(
+            _row(
+                compare(
+                    "asymmetric cost LP",
+                    f"eps={eps:g}, over=3, under=1",
+                    noise.value,
+                    sym,
+                    0.0,
+                    group=GROUP,
+                    detail=f"below the best symmetric staircase (2 V*); P(X ≤ 0) = "
+                    f"{noise.cdf(0.0):.3f}",
+                    rule="value < ref",
+                ),
+                start,
+                passed=ok,
+                noise=noise,
+            )
+        )
     return rows
 
 
@@ -219,11 +298,24 @@ def _approx_baselines() -> list[CheckResult]:
             gauss = Gaussian(epsilon=eps, delta=delta, calibration="analytic").expected_cost(cost)
             noise = design_noise(ApproxDP(eps, delta), sensitivity=1.0, cost=cost, resolution=8)
             ok = noise.value < min(tl, gauss) and noise.certified_delta <= delta * (1 + RTOL)
-            rows.append(_row(compare(
-                "(ε, δ) LP vs baselines", f"eps={eps:g}, delta={delta:g}, cost={cost}",
-                noise.value, min(tl, gauss), 0.0, group=GROUP,
-                detail=f"below truncated Laplace ({tl:.6g}) and analytic Gaussian ({gauss:.6g})",
-            ), start, passed=ok, noise=noise))
+            rows.append(
+                _row(
+                    compare(
+                        "(ε, δ) LP vs baselines",
+                        f"eps={eps:g}, delta={delta:g}, cost={cost}",
+                        noise.value,
+                        min(tl, gauss),
+                        0.0,
+                        group=GROUP,
+                        detail=f"below truncated Laplace ({tl:.6g}) and analytic Gaussian "
+                        f"({gauss:.6g})",
+                        rule="value < ref",
+                    ),
+                    start,
+                    passed=ok,
+                    noise=noise,
+                )
+            )
     return rows
 
 
@@ -235,11 +327,22 @@ def _monotone_collapse() -> list[CheckResult]:
         kw = {"sensitivity": 1.0, "cost": "abs", "resolution": 24, "periods": 4}
         free = design_noise(PureDP(eps), reduce_symmetric=False, **kw)
         mono = design_noise(PureDP(eps), symmetric=True, monotone=True, **kw)
-        rows.append(_row(compare(
-            "monotone collapse", f"eps={eps:g}, m=24", mono.value, free.value, 1e-8,
-            group=GROUP, detail="symmetric monotone class (2 rows per cell) vs the full "
-                                "unrestricted window (no mirror reduction)",
-        ), start, noise=mono))
+        rows.append(
+            _row(
+                compare(
+                    "monotone collapse",
+                    f"eps={eps:g}, m=24",
+                    mono.value,
+                    free.value,
+                    1e-8,
+                    group=GROUP,
+                    detail="symmetric monotone class (2 rows per cell) vs the full "
+                    "unrestricted window (no mirror reduction)",
+                ),
+                start,
+                noise=mono,
+            )
+        )
     return rows
 
 
@@ -250,10 +353,23 @@ def _window_forms() -> list[CheckResult]:
     ref = None
     for window in ("pairs", "sparse-table", "blocks"):
         start = time.perf_counter()
-        noise = design_noise(PureDP(1.0), sensitivity=1.0, cost=cost, resolution=20,
-                             periods=3, window=window)
+        noise = design_noise(
+            PureDP(1.0), sensitivity=1.0, cost=cost, resolution=20, periods=3, window=window
+        )
         ref = noise.value if ref is None else ref
-        rows.append(_row(compare("window forms", f"{window}, m=20", noise.value, ref, 1e-8,
-                                 group=GROUP, detail="same optimum as all pairs"),
-                         start, noise=noise))
+        rows.append(
+            _row(
+                compare(
+                    "window forms",
+                    f"{window}, m=20",
+                    noise.value,
+                    ref,
+                    1e-8,
+                    group=GROUP,
+                    detail="same optimum as all pairs",
+                ),
+                start,
+                noise=noise,
+            )
+        )
     return rows

@@ -27,6 +27,7 @@ __all__ = [
     "registered_checks",
     "relative_gap",
     "run_checks",
+    "select_checks",
 ]
 
 
@@ -61,6 +62,10 @@ class CheckResult:
         Catalogue section (``"closed-form"``, ``"additive-lp"``, ``"count-lp"``).
     gap_kind : str
         ``"rel"`` or ``"abs"``.
+    rule : str
+        The pass rule when it is not ``gap ≤ tolerance``: one-sided bounds (``"value ≥ ref"``),
+        negative results that must *exceed* the reference (``"value > ref"``), or several
+        conditions (``"see detail"``). Empty for the default rule.
     """
 
     check: str
@@ -76,10 +81,17 @@ class CheckResult:
     detail: str = ""
     group: str = ""
     gap_kind: str = "rel"
+    rule: str = ""
+
+    @property
+    def pass_rule(self) -> str:
+        """When the row passes: ``gap ≤ tol`` unless the check states another rule."""
+        return self.rule or f"gap ≤ {self.tolerance:.3g}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for JSON (non-finite floats become strings)."""
         out = asdict(self)
+        out["pass_rule"] = self.pass_rule
         for key, val in out.items():
             if isinstance(val, float) and not math.isfinite(val):
                 out[key] = str(val)
@@ -114,6 +126,8 @@ def compare(
     ok = math.isfinite(value) and (
         value >= reference - tolerance * abs(reference) if one_sided else gap <= tolerance
     )
+    if one_sided:
+        extra.setdefault("rule", "value ≥ ref")
     return CheckResult(
         check=check,
         instance=instance,
@@ -180,6 +194,23 @@ def registered_checks() -> dict[str, Check]:
     return dict(_REGISTRY)
 
 
+def select_checks(
+    *,
+    quick: bool = True,
+    groups: list[str] | None = None,
+    names: list[str] | None = None,
+) -> list[Check]:
+    """The registered checks a run would execute, in registration order."""
+    load_all()
+    return [
+        chk
+        for chk in _REGISTRY.values()
+        if (not quick or chk.quick)
+        and (not groups or chk.group in groups)
+        and (not names or chk.name in names)
+    ]
+
+
 def run_checks(
     *,
     quick: bool = True,
@@ -191,14 +222,7 @@ def run_checks(
     An exception inside a check becomes a failed row naming the exception: a broken check
     must fail loudly, not vanish from the table.
     """
-    load_all()
-    for chk in _REGISTRY.values():
-        if quick and not chk.quick:
-            continue
-        if groups and chk.group not in groups:
-            continue
-        if names and chk.name not in names:
-            continue
+    for chk in select_checks(quick=quick, groups=groups, names=names):
         start = time.perf_counter()
         try:
             rows = chk.run()

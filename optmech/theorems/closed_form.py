@@ -24,6 +24,7 @@ All are quick (well under 2 s together).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -57,23 +58,32 @@ EPSILONS = (0.01, 0.1, 1.0, 2.0, 5.0, 10.0, 20.0)
 def _timed(row: Callable[[], CheckResult]) -> CheckResult:
     start = time.perf_counter()
     result = row()
-    return CheckResult(**{**result.__dict__, "seconds": time.perf_counter() - start})
+    return dataclasses.replace(result, seconds=time.perf_counter() - start)
 
 
 @check("staircase γ* closed form", group=GROUP, quick=True)
 def gamma_star_rows() -> list[CheckResult]:
     """γ* of THEORY.md §1 against the numerical minimiser of the exact cost (|e| and e²)."""
     rows = []
-    for name, cost, closed in (("|e|", Absolute(), _gamma_star_abs),
-                               ("e²", Squared(), _gamma_star_squared)):
+    for name, cost, closed in (
+        ("|e|", Absolute(), _gamma_star_abs),
+        ("e²", Squared(), _gamma_star_squared),
+    ):
         for eps in EPSILONS:
-            rows.append(_timed(lambda eps=eps, cost=cost, closed=closed, name=name: compare(
-                f"staircase γ* ({name})", f"eps={eps:g}, D=1",
-                _numeric_gamma(cost, eps, 1.0, closed_form=False), float(closed(eps)), 1e-8,
-                group=GROUP,
-                detail="numerical argmin of the period-summed exact cost (grid, bounded Brent, "
-                "root of dE/dγ) vs closed form",
-            )))
+            rows.append(
+                _timed(
+                    lambda eps=eps, cost=cost, closed=closed, name=name: compare(
+                        f"staircase γ* ({name})",
+                        f"eps={eps:g}, D=1",
+                        _numeric_gamma(cost, eps, 1.0, closed_form=False),
+                        float(closed(eps)),
+                        1e-8,
+                        group=GROUP,
+                        detail="numerical argmin of the period-summed exact cost (grid, "
+                        "bounded Brent, root of dE/dγ) vs closed form",
+                    )
+                )
+            )
     return rows
 
 
@@ -86,13 +96,19 @@ def optimal_cost_rows() -> list[CheckResult]:
         ("e²", Squared(), _gamma_star_squared, _squared_optimal_cost),
     ):
         for eps in EPSILONS:
-            rows.append(_timed(lambda eps=eps, cost=cost, gamma=gamma, closed=closed, name=name:
-                               compare(
-                f"staircase V* ({name})", f"eps={eps:g}, D=1",
-                float(_cost_vector(cost, eps, 1.0, float(gamma(eps)), closed_form=False)),
-                float(closed(eps, 1.0)), 1e-10, group=GROUP,
-                detail="Σ over periods of exact step integrals vs closed form",
-            )))
+            rows.append(
+                _timed(
+                    lambda eps=eps, cost=cost, gamma=gamma, closed=closed, name=name: compare(
+                        f"staircase V* ({name})",
+                        f"eps={eps:g}, D=1",
+                        float(_cost_vector(cost, eps, 1.0, float(gamma(eps)), closed_form=False)),
+                        float(closed(eps, 1.0)),
+                        1e-10,
+                        group=GROUP,
+                        detail="Σ over periods of exact step integrals vs closed form",
+                    )
+                )
+            )
     return rows
 
 
@@ -101,11 +117,19 @@ def ratio_rows() -> list[CheckResult]:
     """THEORY.md §1 reference points at ε = 10: 14.84 (|e|) and 23.61 (e²)."""
     rows = []
     for name, spec, reference in (("|e|", "abs", 14.84), ("e²", "squared", 23.61)):
-        rows.append(_timed(lambda spec=spec, reference=reference, name=name: compare(
-            f"Laplace/staircase ratio ({name})", "eps=10",
-            float(laplace_staircase_ratio(10.0, spec)), reference, 0.005 / reference,
-            group=GROUP, detail="reference given to 4 significant digits: ±0.005",
-        )))
+        rows.append(
+            _timed(
+                lambda spec=spec, reference=reference, name=name: compare(
+                    f"Laplace/staircase ratio ({name})",
+                    "eps=10",
+                    float(laplace_staircase_ratio(10.0, spec)),
+                    reference,
+                    0.005 / reference,
+                    group=GROUP,
+                    detail="reference given to 4 significant digits: ±0.005",
+                )
+            )
+        )
     return rows
 
 
@@ -120,8 +144,9 @@ def _staircase_quadrature(noise: Staircase, cost: Cost) -> float:
                 continue
             height = float(noise.pdf(0.5 * (lo + hi)))
             for sign in (1.0, -1.0):
-                val, _ = integrate.quad(lambda x, s=sign: float(cost(s * x)), lo, hi,
-                                        epsabs=0.0, epsrel=1e-13)
+                val, _ = integrate.quad(
+                    lambda x, s=sign: float(cost(s * x)), lo, hi, epsabs=0.0, epsrel=1e-13
+                )
                 total += height * val
     return total
 
@@ -129,8 +154,14 @@ def _staircase_quadrature(noise: Staircase, cost: Cost) -> float:
 def _laplace_quadrature(noise: Laplace, cost: Cost) -> float:
     total = 0.0
     for sign in (1.0, -1.0):
-        val, _ = integrate.quad(lambda x, s=sign: float(cost(s * x)) * float(noise.pdf(x)),
-                                0.0, math.inf, epsabs=0.0, epsrel=1e-13, limit=200)
+        val, _ = integrate.quad(
+            lambda x, s=sign: float(cost(s * x)) * float(noise.pdf(x)),
+            0.0,
+            math.inf,
+            epsabs=0.0,
+            epsrel=1e-13,
+            limit=200,
+        )
         total += val
     return total
 
@@ -138,24 +169,45 @@ def _laplace_quadrature(noise: Laplace, cost: Cost) -> float:
 @check("exact cost vs quadrature", group=GROUP, quick=True)
 def quadrature_rows() -> list[CheckResult]:
     """``expected_cost`` against quadrature of the density, step by step."""
-    costs: list[Cost] = [Absolute(), Squared(), Power(1.5), Asymmetric(over=3, under=1, p=2),
-                         ZeroOne(0.7)]
+    costs: list[Cost] = [
+        Absolute(),
+        Squared(),
+        Power(1.5),
+        Asymmetric(over=3, under=1, p=2),
+        ZeroOne(0.7),
+    ]
     rows = []
     for eps, delta, gamma in ((2.0, 1.0, 0.3), (4.0, 0.5, 0.8)):
         noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
         for cost in costs:
-            rows.append(_timed(lambda noise=noise, cost=cost: compare(
-                "staircase exact cost vs quad", f"{noise!r}, {cost!r}",
-                noise.expected_cost(cost), _staircase_quadrature(noise, cost), 1e-9,
-                group=GROUP, detail="quad (epsrel 1e-13) on each step, both sides",
-            )))
+            rows.append(
+                _timed(
+                    lambda noise=noise, cost=cost: compare(
+                        "staircase exact cost vs quad",
+                        f"{noise!r}, {cost!r}",
+                        noise.expected_cost(cost),
+                        _staircase_quadrature(noise, cost),
+                        1e-9,
+                        group=GROUP,
+                        detail="quad (epsrel 1e-13) on each step, both sides",
+                    )
+                )
+            )
     lap = Laplace(epsilon=0.7, sensitivity=1.5)
     for cost in costs:
-        rows.append(_timed(lambda cost=cost: compare(
-            "Laplace exact cost vs quad", f"{lap!r}, {cost!r}",
-            lap.expected_cost(cost), _laplace_quadrature(lap, cost), 1e-9,
-            group=GROUP, detail="quad (epsrel 1e-13) on each half line",
-        )))
+        rows.append(
+            _timed(
+                lambda cost=cost: compare(
+                    "Laplace exact cost vs quad",
+                    f"{lap!r}, {cost!r}",
+                    lap.expected_cost(cost),
+                    _laplace_quadrature(lap, cost),
+                    1e-9,
+                    group=GROUP,
+                    detail="quad (epsrel 1e-13) on each half line",
+                )
+            )
+        )
     return rows
 
 
@@ -172,16 +224,32 @@ def discrete_reference_rows() -> list[CheckResult]:
         best = DiscreteStaircase.optimal(epsilon=eps, sensitivity=delta, cost=spec)
         seconds = time.perf_counter() - start
         instance = f"D={delta}, eps={eps:g}, cost={spec}"
-        rows.append(CheckResult(**{**compare(
-            "discrete staircase r*", instance, float(best.r), float(r_ref), 0.0, group=GROUP,
-            detail="argmin over r = 1..D of the exact cost",
-        ).__dict__, "seconds": seconds}))
-        rows.append(_timed(lambda best=best, spec=spec, value_ref=value_ref,
-                           half_unit=half_unit, instance=instance: compare(
-            "discrete staircase optimal cost", instance, best.expected_cost(spec), value_ref,
-            half_unit / value_ref, group=GROUP,
-            detail="reference rounded in THEORY.md: ± half a unit in its last digit",
-        )))
+        rows.append(
+            compare(
+                "discrete staircase r*",
+                instance,
+                float(best.r),
+                float(r_ref),
+                0.0,
+                group=GROUP,
+                detail="argmin over r = 1..D of the exact cost",
+                seconds=seconds,
+            )
+        )
+        start = time.perf_counter()
+        value = best.expected_cost(spec)
+        rows.append(
+            compare(
+                "discrete staircase optimal cost",
+                instance,
+                value,
+                value_ref,
+                half_unit / value_ref,
+                group=GROUP,
+                detail="reference rounded in THEORY.md: ± half a unit in its last digit",
+                seconds=time.perf_counter() - start,
+            )
+        )
     return rows
 
 
@@ -198,21 +266,32 @@ def geometric_rows() -> list[CheckResult]:
             geo = np.asarray(Geometric(epsilon=eps).pmf(k))
             b = math.exp(-eps)
             direct = (1.0 - b) / (1.0 + b) * b ** np.abs(k)
-            worst = float(max(np.max(np.abs(stair - geo) / geo),
-                              np.max(np.abs(stair - direct) / direct)))
-            return compare("discrete staircase Δ=1 = geometric", f"eps={eps:g}, |i| ≤ {reach}",
-                           worst, 0.0, 1e-12, group=GROUP,
-                           detail="largest relative pmf difference (staircase, geometric, "
-                           "direct formula)")
+            worst = float(
+                max(np.max(np.abs(stair - geo) / geo), np.max(np.abs(stair - direct) / direct))
+            )
+            return compare(
+                "discrete staircase Δ=1 = geometric",
+                f"eps={eps:g}, |i| ≤ {reach}",
+                worst,
+                0.0,
+                1e-12,
+                group=GROUP,
+                detail="largest relative pmf difference (staircase, geometric, direct formula)",
+            )
+
         rows.append(_timed(row))
     return rows
 
 
 def _grid_with_steps(delta: float, gamma: float, periods: int) -> np.ndarray:
     """Points at every step ``kΔ``, ``(k + γ)Δ``, one ulp either side, and a regular grid."""
-    steps = np.concatenate([np.arange(-periods, periods + 1) * delta,
-                            (np.arange(-periods, periods) + gamma) * delta,
-                            -(np.arange(0, periods) + gamma) * delta])
+    steps = np.concatenate(
+        [
+            np.arange(-periods, periods + 1) * delta,
+            (np.arange(-periods, periods) + gamma) * delta,
+            -(np.arange(0, periods) + gamma) * delta,
+        ]
+    )
     beside = np.concatenate([steps, np.nextafter(steps, np.inf), np.nextafter(steps, -np.inf)])
     regular = np.linspace(-periods * delta, periods * delta, 801)
     return np.unique(np.concatenate([beside, regular]))
@@ -241,8 +320,12 @@ def _max_log_ratio(noise: Staircase, points: np.ndarray, shifts: np.ndarray) -> 
 def density_ratio_rows() -> list[CheckResult]:
     """``max_{|d| ≤ Δ} log f(x)/f(x + d)`` on a grid through every step equals ε exactly."""
     rows = []
-    for eps, delta, gamma in ((1.0, 1.0, float(_gamma_star_abs(1.0))), (3.0, 2.0, 0.25),
-                              (0.5, 0.5, 0.0), (8.0, 1.0, 1.0)):
+    for eps, delta, gamma in (
+        (1.0, 1.0, float(_gamma_star_abs(1.0))),
+        (3.0, 2.0, 0.25),
+        (0.5, 0.5, 0.0),
+        (8.0, 1.0, 1.0),
+    ):
         noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
 
         def row(
@@ -251,10 +334,16 @@ def density_ratio_rows() -> list[CheckResult]:
             points = _grid_with_steps(delta, gamma, 4)
             fractions = np.array([1.0, 1.0 - 2.0**-40, 0.5, 1.0 - gamma, gamma, 0.25, 0.9])
             shifts = np.concatenate([fractions * delta, -fractions * delta])
-            return compare("staircase density ratio", repr(noise),
-                           _max_log_ratio(noise, points, shifts), noise.epsilon, 1e-12,
-                           group=GROUP,
-                           detail="pairs at exact distance ≤ Δ, points at and one ulp beside "
-                           "every step; must equal ε (≤ for privacy, = for tightness)")
+            return compare(
+                "staircase density ratio",
+                repr(noise),
+                _max_log_ratio(noise, points, shifts),
+                noise.epsilon,
+                1e-12,
+                group=GROUP,
+                detail="pairs at exact distance ≤ Δ, points at and one ulp beside "
+                "every step; must equal ε (≤ for privacy, = for tightness)",
+            )
+
         rows.append(_timed(row))
     return rows

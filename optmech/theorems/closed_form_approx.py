@@ -164,6 +164,7 @@ def _upper_row(
         gap=abs(value - delta) / delta,
         tolerance=1e-9,
         passed=bool(value <= delta * (1 + 1e-9)),
+        rule="value ≤ ref·(1 + 1e-9)",
         certified_epsilon=epsilon,
         certified_delta=value,
         seconds=seconds,

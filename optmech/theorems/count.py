@@ -96,14 +96,25 @@ FEAS_TOL = 1e-10
 
 def _atol(eps: float, n: int, scale: float) -> float:
     return FEAS_TOL * math.exp(eps) * (n + 1) * scale
+
+
 #: A feasible mechanism may undercut the optimum only by summation rounding.
 BELOW = 1e-11
 
 
 def _row(
-    name: str, instance: str, value: float, reference: float, *, scale: float, start: float,
-    detail: str, certified_epsilon: float | None = None, rtol: float = RTOL,
-    lower_bound: float = -math.inf, reference_lower: float | None = None,
+    name: str,
+    instance: str,
+    value: float,
+    reference: float,
+    *,
+    scale: float,
+    start: float,
+    detail: str,
+    certified_epsilon: float | None = None,
+    rtol: float = RTOL,
+    lower_bound: float = -math.inf,
+    reference_lower: float | None = None,
 ) -> CheckResult:
     """Row for "value (a feasible, certified mechanism's) equals the optimum ``reference``".
 
@@ -116,29 +127,61 @@ def _row(
     ref_low = reference if reference_lower is None else reference_lower
     rounding = BELOW * abs(reference) + 1e-300
     slack = rtol * abs(reference) + scale
-    numeric = (math.isfinite(value) and value >= reference - BELOW * abs(reference) - scale
-               and value - reference <= slack)
+    numeric = (
+        math.isfinite(value)
+        and value >= reference - BELOW * abs(reference) - scale
+        and value - reference <= slack
+    )
     rigorous = value >= ref_low - rounding and reference >= lower_bound - rounding
     certified = ""
     if math.isfinite(lower_bound):
-        certified = (f"; certified: optimum in [{lower_bound:.10g}, {value:.10g}] (LP dual "
-                     f"bound, width {relative_gap(value, lower_bound):.1e} rel)")
+        certified = (
+            f"; certified: optimum in [{lower_bound:.10g}, {value:.10g}] (LP dual "
+            f"bound, width {relative_gap(value, lower_bound):.1e} rel)"
+        )
     return CheckResult(
-        check=name, instance=instance, value=float(value), reference=float(reference),
-        gap=relative_gap(value, reference), tolerance=rtol, passed=bool(numeric and rigorous),
-        certified_epsilon=certified_epsilon, seconds=time.perf_counter() - start,
-        detail=detail + certified, group=GROUP, gap_kind="abs" if reference == 0 else "rel",
+        check=name,
+        instance=instance,
+        value=float(value),
+        reference=float(reference),
+        gap=relative_gap(value, reference),
+        tolerance=rtol,
+        passed=bool(numeric and rigorous),
+        certified_epsilon=certified_epsilon,
+        seconds=time.perf_counter() - start,
+        detail=detail + certified,
+        group=GROUP,
+        gap_kind="abs" if reference == 0 else "rel",
     )
 
 
-def _flag_row(name: str, instance: str, value: float, reference: float, ok: bool, *,
-              tolerance: float, start: float, detail: str,
-              certified_epsilon: float | None = None) -> CheckResult:
+def _flag_row(
+    name: str,
+    instance: str,
+    value: float,
+    reference: float,
+    ok: bool,
+    *,
+    tolerance: float,
+    start: float,
+    detail: str,
+    certified_epsilon: float | None = None,
+    rule: str = "",
+) -> CheckResult:
     return CheckResult(
-        check=name, instance=instance, value=float(value), reference=float(reference),
-        gap=relative_gap(value, reference), tolerance=tolerance, passed=bool(ok),
-        certified_epsilon=certified_epsilon, seconds=time.perf_counter() - start,
-        detail=detail, group=GROUP, gap_kind="abs" if reference == 0 else "rel",
+        check=name,
+        instance=instance,
+        value=float(value),
+        reference=float(reference),
+        gap=relative_gap(value, reference),
+        tolerance=tolerance,
+        passed=bool(ok),
+        certified_epsilon=certified_epsilon,
+        seconds=time.perf_counter() - start,
+        detail=detail,
+        group=GROUP,
+        gap_kind="abs" if reference == 0 else "rel",
+        rule=rule,
     )
 
 
@@ -176,8 +219,10 @@ def _random_loss(rng: np.random.Generator, n: int, kind: int) -> tuple[str, Any]
     if choice == 4:
         over, under = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
         p = float(rng.choice([0.5, 1.0, 2.0]))
-        return (f"asymmetric {over:.3g}·e₊^{p:g} + {under:.3g}·e₋^{p:g}",
-                Asymmetric(over=over, under=under, p=p))
+        return (
+            f"asymmetric {over:.3g}·e₊^{p:g} + {under:.3g}·e₋^{p:g}",
+            Asymmetric(over=over, under=under, p=p),
+        )
     if choice == 5:
         return "√|e|", Power(0.5)
     return "random monotone matrix", _random_monotone_loss(rng, n)
@@ -234,9 +279,14 @@ def universal_optimality_check(
     flagged = " (solver flagged its optimum inaccurate)" if caught else ""
     eps = lp.epsilon
     return _row(
-        "GRS universal optimality", label or f"n={n}, eps={eps:.4g}", lp.value, ref.value,
-        scale=_atol(eps, n, float(np.max(p[:, None] * lm))), start=start,
-        certified_epsilon=lp.certified_epsilon, lower_bound=lp.lower_bound,
+        "GRS universal optimality",
+        label or f"n={n}, eps={eps:.4g}",
+        lp.value,
+        ref.value,
+        scale=_atol(eps, n, float(np.max(p[:, None] * lm))),
+        start=start,
+        certified_epsilon=lp.certified_epsilon,
+        lower_bound=lp.lower_bound,
         detail=f"LP ({lp.solver}{flagged}, certified, repair cost {lp.repair_cost:.1e}) vs G "
         "+ Bayes remap; ≥ optimum by feasibility, ≤ it + 1e-7 rel (solver accuracy)",
     )
@@ -256,10 +306,15 @@ def grs_universal_rows(
         eps = _random_epsilon(rng)
         p = _random_prior(rng, n)
         label, loss = _random_loss(rng, n, k)
-        rows.append(universal_optimality_check(
-            p, _loss_matrix(loss, n), eps, solver=solvers[k % len(solvers)],
-            label=f"n={n}, eps={eps:.4g}, {label}, seed={seed}#{k}",
-        ))
+        rows.append(
+            universal_optimality_check(
+                p,
+                _loss_matrix(loss, n),
+                eps,
+                solver=solvers[k % len(solvers)],
+                label=f"n={n}, eps={eps:.4g}, {label}, seed={seed}#{k}",
+            )
+        )
     return rows
 
 
@@ -293,19 +348,30 @@ def grs_uniqueness_rows(cases: list[tuple[int, float]], *, seed: int = 3) -> lis
         direction = rng.standard_normal((n + 1, n + 1))
         for sign in (1.0, -1.0):
             problem, x = build_user_problem(
-                sign * direction, eps, path_graph(n),
+                sign * direction,
+                eps,
+                path_graph(n),
                 extra=lambda xv, face=face: [cp.sum(cp.multiply(face, xv)) <= 1.0 + 1e-9],
             )
             solve(problem, vertex=True, kind="count")
             deviations.append(float(np.max(np.abs(x.value - g))))
         worst = max(deviations)
-        rows.append(_flag_row(
-            "GRS uniqueness (uniform prior, 0-1)", f"n={n}, eps={eps:g}", worst, 0.0,
-            worst <= 1e-6, tolerance=1e-6, start=start, certified_epsilon=lp.certified_epsilon,
-            detail="max |X − G| at the LP optimum and at the optimal face's extreme points in "
-            f"two random directions ({', '.join(f'{d:.1e}' for d in deviations)}); a face of "
-            "more than one point would give O(1); tolerance 1e-6 = face slack 1e-9 × conditioning",
-        ))
+        rows.append(
+            _flag_row(
+                "GRS uniqueness (uniform prior, 0-1)",
+                f"n={n}, eps={eps:g}",
+                worst,
+                0.0,
+                worst <= 1e-6,
+                tolerance=1e-6,
+                start=start,
+                certified_epsilon=lp.certified_epsilon,
+                detail="max |X − G| at the LP optimum and at the optimal face's extreme points in "
+                f"two random directions ({', '.join(f'{d:.1e}' for d in deviations)}); a face of "
+                "more than one point would give O(1); tolerance 1e-6 = face slack 1e-9 × "
+                "conditioning",
+            )
+        )
     return rows
 
 
@@ -358,38 +424,64 @@ def worked_example_rows() -> list[CheckResult]:
 
     start = time.perf_counter()
     g = _exact_geometric(n, Fraction(1, 2))
-    induced = [[sum((g[i][z] for z in range(n + 1) if remap[z] == r), Fraction(0))
-                for r in range(n + 1)] for i in range(n + 1)]
+    induced = [
+        [sum((g[i][z] for z in range(n + 1) if remap[z] == r), Fraction(0)) for r in range(n + 1)]
+        for i in range(n + 1)
+    ]
     mismatches = sum(induced[i][r] != fig[i][r] for i in range(n + 1) for r in range(n + 1))
-    rows.append(_flag_row(
-        "GRS worked example: Fig. 2 exact", "n=5, eps=ln 2, remap 1→2", mismatches, 0,
-        mismatches == 0, tolerance=0.0, start=start,
-        detail="entries of G·T (rational arithmetic, α = 1/2) differing from the published "
-        "matrix",
-    ))
+    rows.append(
+        _flag_row(
+            "GRS worked example: Fig. 2 exact",
+            "n=5, eps=ln 2, remap 1→2",
+            mismatches,
+            0,
+            mismatches == 0,
+            tolerance=0.0,
+            start=start,
+            detail="entries of G·T (rational arithmetic, α = 1/2) differing from the published "
+            "matrix",
+        )
+    )
 
     start = time.perf_counter()
     prior = np.array([1, 0, 1, 1, 1, 1], dtype=np.float64) / 5.0
     bayes = geometric_bayes(prior, "abs", eps)
     wrong = int(np.sum(bayes.assignment != np.asarray(remap)))
-    rows.append(_flag_row(
-        "GRS worked example: user's Bayes remap", "prior uniform on {0,2,3,4,5}, |e|", wrong, 0,
-        wrong == 0, tolerance=0.0, start=start,
-        detail=f"Bayes remap of G is {bayes.assignment.tolist()} (expected {remap}): the user "
-        "for whom Fig. 2 is optimal",
-    ))
+    rows.append(
+        _flag_row(
+            "GRS worked example: user's Bayes remap",
+            "prior uniform on {0,2,3,4,5}, |e|",
+            wrong,
+            0,
+            wrong == 0,
+            tolerance=0.0,
+            start=start,
+            detail=f"Bayes remap of G is {bayes.assignment.tolist()} (expected {remap}): the user "
+            "for whom Fig. 2 is optimal",
+        )
+    )
 
     start = time.perf_counter()
-    exact_value = sum(Fraction(prior_i).limit_denominator(5) * fig[i][r] * abs(r - i)
-                      for i, prior_i in enumerate(prior) for r in range(n + 1))
+    exact_value = sum(
+        Fraction(prior_i).limit_denominator(5) * fig[i][r] * abs(r - i)
+        for i, prior_i in enumerate(prior)
+        for r in range(n + 1)
+    )
     lp = bayesian_mechanism(prior, "abs", eps, vertex=True)
-    rows.append(_row(
-        "GRS worked example: LP optimum", "prior uniform on {0,2,3,4,5}, |e|", lp.value,
-        float(exact_value), scale=_atol(eps, n, 1.0), start=start,
-        certified_epsilon=lp.certified_epsilon, lower_bound=lp.lower_bound,
-        detail=f"LP ({lp.solver}) vs exact expected loss {exact_value} of Fig. 2; max |LP − "
-        f"Fig. 2| = {np.max(np.abs(lp.raw_mechanism - np.array(fig, dtype=float))):.1e}",
-    ))
+    rows.append(
+        _row(
+            "GRS worked example: LP optimum",
+            "prior uniform on {0,2,3,4,5}, |e|",
+            lp.value,
+            float(exact_value),
+            scale=_atol(eps, n, 1.0),
+            start=start,
+            certified_epsilon=lp.certified_epsilon,
+            lower_bound=lp.lower_bound,
+            detail=f"LP ({lp.solver}) vs exact expected loss {exact_value} of Fig. 2; max |LP − "
+            f"Fig. 2| = {np.max(np.abs(lp.raw_mechanism - np.array(fig, dtype=float))):.1e}",
+        )
+    )
 
     start = time.perf_counter()
     fig_float = np.array(fig, dtype=np.float64)
@@ -397,14 +489,20 @@ def worked_example_rows() -> list[CheckResult]:
     t = remap_from_constraint_matrix(cmat)
     read = [int(np.argmax(t[z])) for z in range(n + 1)]
     wrong = sum(a != b for a, b in zip(read, remap, strict=True))
-    ok_pattern = bool(np.all(cmat[:, 1] == "Z") and cmat[1, 2] == "S"
-                      and np.sum(cmat == "S") == 1)
-    rows.append(_flag_row(
-        "GRS worked example: constraint matrix → remap", "Fig. 3, Lemmas 5.9–5.11", wrong, 0,
-        wrong == 0 and ok_pattern, tolerance=0.0, start=start,
-        detail=f"constraint matrix rows {[''.join(r) for r in cmat]} (column 1 Z, one S at "
-        f"(1, 2): {ok_pattern}); remap read off: {read}",
-    ))
+    ok_pattern = bool(np.all(cmat[:, 1] == "Z") and cmat[1, 2] == "S" and np.sum(cmat == "S") == 1)
+    rows.append(
+        _flag_row(
+            "GRS worked example: constraint matrix → remap",
+            "Fig. 3, Lemmas 5.9–5.11",
+            wrong,
+            0,
+            wrong == 0 and ok_pattern,
+            tolerance=0.0,
+            start=start,
+            detail=f"constraint matrix rows {[''.join(r) for r in cmat]} (column 1 Z, one S at "
+            f"(1, 2): {ok_pattern}); remap read off: {read}",
+        )
+    )
     return rows
 
 
@@ -417,7 +515,11 @@ def _worked_example() -> list[CheckResult]:
 # 4. Minimax users
 # --------------------------------------------------------------------------------------------
 def minimax_optimality_check(
-    loss: Any, epsilon: float, side_information: Any = None, *, n: int | None = None,
+    loss: Any,
+    epsilon: float,
+    side_information: Any = None,
+    *,
+    n: int | None = None,
     label: str = "",
 ) -> CheckResult:
     """One instance of Gupte & Sundararajan: minimax LP optimum vs ``G`` + best randomized remap.
@@ -444,9 +546,14 @@ def minimax_optimality_check(
     shown = side if len(side) <= 6 else f"{len(side)} inputs"
     return _row(
         "minimax optimality (G + randomized remap)",
-        label or f"n={size}, eps={lp.epsilon:.4g}, S={shown}", lp.value, ref.value,
-        scale=_atol(lp.epsilon, size, float(np.max(lm))), start=start,
-        certified_epsilon=lp.certified_epsilon, rtol=2 * RTOL, lower_bound=lp.lower_bound,
+        label or f"n={size}, eps={lp.epsilon:.4g}, S={shown}",
+        lp.value,
+        ref.value,
+        scale=_atol(lp.epsilon, size, float(np.max(lm))),
+        start=start,
+        certified_epsilon=lp.certified_epsilon,
+        rtol=2 * RTOL,
+        lower_bound=lp.lower_bound,
         reference_lower=ref.lower_bound,
         detail=f"minimax LP ({lp.solver}) vs G + best randomized remap (LP, {ref.solver})"
         f"{flagged}; both are values of certified mechanisms, so both carry solver error: "
@@ -465,10 +572,14 @@ def minimax_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> list[Che
         size = int(rng.integers(1, n + 2))
         side = np.sort(rng.choice(n + 1, size=size, replace=False)).tolist()
         shown = side if len(side) <= 6 else f"{len(side)} inputs"
-        rows.append(minimax_optimality_check(
-            _loss_matrix(loss, n), eps, side,
-            label=f"n={n}, eps={eps:.4g}, {label}, S={shown}, seed={seed}#{k}",
-        ))
+        rows.append(
+            minimax_optimality_check(
+                _loss_matrix(loss, n),
+                eps,
+                side,
+                label=f"n={n}, eps={eps:.4g}, {label}, S={shown}, seed={seed}#{k}",
+            )
+        )
     return rows
 
 
@@ -492,12 +603,14 @@ def _strict_user(rng: np.random.Generator, n: int, kind: int) -> tuple[np.ndarra
     if choice == 2:
         over, under = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
         power = float(rng.choice([0.5, 1.0, 2.0]))
-        return p, f"asymmetric {over:.3g}·e₊^{power:g} + {under:.3g}·e₋^{power:g}", Asymmetric(
-            over=over, under=under, p=power)
+        return (
+            p,
+            f"asymmetric {over:.3g}·e₊^{power:g} + {under:.3g}·e₋^{power:g}",
+            Asymmetric(over=over, under=under, p=power),
+        )
     if choice == 4:
         return p, "random strictly monotone matrix", _random_monotone_loss(rng, n, strict=True)
-    label, cost = [("|e|", Absolute()), ("e²", Squared()), ("", None), ("√|e|", Power(0.5))][
-        choice]
+    label, cost = [("|e|", Absolute()), ("e²", Squared()), ("", None), ("√|e|", Power(0.5))][choice]
     return p, label, cost
 
 
@@ -530,25 +643,39 @@ def vertex_remap_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> lis
             residual = math.inf
             how = f"constructive remap failed: {exc}"
         ok = test.is_remap and residual <= 1e-8
-        rows.append(_flag_row(
-            "optimal vertex is a remap of G",
-            f"n={n}, eps={eps:.4g}, {label}, full-support prior, seed={seed}#{k}",
-            test.min_entry, 0.0, ok, tolerance=test.tolerance_at_worst, start=start,
-            certified_epsilon=lp.certified_epsilon,
-            detail=f"min entry of G⁻¹M (HiGHS vertex) {test.min_entry:.2e}, accepted down to "
-            f"−{test.tolerance_at_worst:.1e} (entries accurate to 1e-9 × ‖G⁻¹ row‖₁); {how}",
-        ))
+        rows.append(
+            _flag_row(
+                "optimal vertex is a remap of G",
+                f"n={n}, eps={eps:.4g}, {label}, full-support prior, seed={seed}#{k}",
+                test.min_entry,
+                0.0,
+                ok,
+                tolerance=test.tolerance_at_worst,
+                start=start,
+                certified_epsilon=lp.certified_epsilon,
+                detail=f"min entry of G⁻¹M (HiGHS vertex) {test.min_entry:.2e}, accepted down to "
+                f"−{test.tolerance_at_worst:.1e} (entries accurate to 1e-9 × ‖G⁻¹ row‖₁); {how}",
+            )
+        )
     start = time.perf_counter()
     n, eps = 6, 1.0
     rr = np.full((n + 1, n + 1), 1.0) + math.expm1(eps) * np.eye(n + 1)
     rr /= rr.sum(axis=1, keepdims=True)
     test = remap_of_geometric(rr, eps)
-    rows.append(_flag_row(
-        "randomized response is not a remap of G", f"n={n}, eps={eps:g}", test.min_entry, 0.0,
-        not test.is_remap, tolerance=test.tolerance_at_worst, start=start,
-        detail=f"min entry of G⁻¹·RR = {test.min_entry:.3f} < −{test.tolerance_at_worst:.1e}: "
-        "a correct negative (RR is ε-DP but not G followed by a remap)",
-    ))
+    rows.append(
+        _flag_row(
+            "randomized response is not a remap of G",
+            f"n={n}, eps={eps:g}",
+            test.min_entry,
+            0.0,
+            not test.is_remap,
+            tolerance=test.tolerance_at_worst,
+            rule="value < −tol (a negative)",
+            start=start,
+            detail=f"min entry of G⁻¹·RR = {test.min_entry:.3f} < −{test.tolerance_at_worst:.1e}: "
+            "a correct negative (RR is ε-DP but not G followed by a remap)",
+        )
+    )
     return rows
 
 
@@ -577,31 +704,53 @@ def brenner_nissim_rows(cases: list[tuple[int, float]]) -> list[CheckResult]:
         loss_first = np.abs(np.arange(k)[None, :] - values[:, 0][:, None])
         opt_sum = bayesian_mechanism(prior, loss_sum, eps, graph=graph)
         opt_first = bayesian_mechanism(prior, loss_first, eps, graph=graph)
-        joint = common_mechanism([prior, prior], [loss_sum, loss_first], eps, graph=graph,
-                                 optima=[opt_sum.value, opt_first.value])
+        joint = common_mechanism(
+            [prior, prior],
+            [loss_sum, loss_first],
+            eps,
+            graph=graph,
+            optima=[opt_sum.value, opt_first.value],
+        )
         instance = f"grid {k}x{k}, eps={eps:g}, uniform prior"
-        rows.append(_flag_row(
-            "Brenner–Nissim: no common optimal mechanism", instance, joint.lower_bound, 1.0,
-            joint.lower_bound > 1.0 + 1e-9, tolerance=1e-9, start=start,
-            certified_epsilon=joint.certified_epsilon,
-            detail=f"users: |r − (a+b)| (optimum {opt_sum.value:.6g}) and |r − a| (optimum "
-            f"{opt_first.value:.6g}); any single mechanism, remapped by each user, loses a "
-            f"factor in [{joint.lower_bound:.9f}, {joint.ratio:.9f}] for one of them (joint LP "
-            "on output pairs: rigorous dual bound, certified mechanism); a lower bound > 1 "
-            "proves no common optimum",
-        ))
+        rows.append(
+            _flag_row(
+                "Brenner–Nissim: no common optimal mechanism",
+                instance,
+                joint.lower_bound,
+                1.0,
+                joint.lower_bound > 1.0 + 1e-9,
+                tolerance=1e-9,
+                rule="value > ref",
+                start=start,
+                certified_epsilon=joint.certified_epsilon,
+                detail=f"users: |r − (a+b)| (optimum {opt_sum.value:.6g}) and |r − a| (optimum "
+                f"{opt_first.value:.6g}); any single mechanism, remapped by each user, loses a "
+                f"factor in [{joint.lower_bound:.9f}, {joint.ratio:.9f}] for one of them (joint LP "
+                "on output pairs: rigorous dual bound, certified mechanism); a lower bound > 1 "
+                "proves no common optimum",
+            )
+        )
         start = time.perf_counter()
         g1 = truncated_geometric(k - 1, eps)
         product = np.kron(g1, g1)  # independent geometric noise on each count: ε-DP on the grid
         via_sum = bayes_remap(product, prior, loss_sum).value
         via_first = bayes_remap(product, prior, loss_first).value
-        rows.append(_flag_row(
-            "Brenner–Nissim: G ⊗ G is not universally optimal", instance, via_sum,
-            opt_sum.value, via_sum > opt_sum.value * (1 + 1e-6), tolerance=1e-6, start=start,
-            detail=f"sum user: G⊗G + Bayes remap {via_sum:.6g} vs LP optimum "
-            f"{opt_sum.value:.6g} (ratio {via_sum / opt_sum.value:.4f}); first-count user: "
-            f"{via_first:.6g} vs {opt_first.value:.6g} (ratio {via_first / opt_first.value:.6f})",
-        ))
+        rows.append(
+            _flag_row(
+                "Brenner–Nissim: G ⊗ G is not universally optimal",
+                instance,
+                via_sum,
+                opt_sum.value,
+                via_sum > opt_sum.value * (1 + 1e-6),
+                tolerance=1e-6,
+                rule="value > ref",
+                start=start,
+                detail=f"sum user: G⊗G + Bayes remap {via_sum:.6g} vs LP optimum "
+                f"{opt_sum.value:.6g} (ratio {via_sum / opt_sum.value:.4f}); first-count user: "
+                f"{via_first:.6g} vs {opt_first.value:.6g} "
+                f"(ratio {via_first / opt_first.value:.6f})",
+            )
+        )
     return rows
 
 
@@ -628,25 +777,45 @@ def dependent_rows(cases: list[tuple[float, int, str, int]]) -> list[CheckResult
         lp = dependent_noise_lp(eps, sensitivity=delta, cost=cost, period=period)
         best = DiscreteStaircase.optimal(epsilon=eps, sensitivity=delta, cost=cost)
         ref = float(best.expected_cost(cost))
-        rows.append(_row(
-            "query-dependent worst case = independent optimum",
-            f"eps={eps:g}, D={delta}, {cost}, period={period}", lp.value, ref, scale=0.0,
-            start=start, certified_epsilon=lp.certified_epsilon, rtol=1e-8,
-            detail=f"worst-case LP over {period}-periodic noise families ({lp.solver}, grid "
-            f"±{lp.half_width}, tails closed geometrically) vs discrete staircase r*={best.r}; "
-            "tolerance 1e-8 rel (solver accuracy; tails are exact)",
-        ))
+        rows.append(
+            _row(
+                "query-dependent worst case = independent optimum",
+                f"eps={eps:g}, D={delta}, {cost}, period={period}",
+                lp.value,
+                ref,
+                scale=0.0,
+                start=start,
+                certified_epsilon=lp.certified_epsilon,
+                rtol=1e-8,
+                detail=f"worst-case LP over {period}-periodic noise families ({lp.solver}, grid "
+                f"±{lp.half_width}, tails closed geometrically) vs discrete staircase r*={best.r}; "
+                "tolerance 1e-8 rel (solver accuracy; tails are exact)",
+            )
+        )
     return rows
 
 
 @check("query-dependent worst case (staircase Thm. 10)", group=GROUP, quick=True)
 def _dependent_quick() -> list[CheckResult]:
-    return dependent_rows([(1.0, 5, "abs", 2), (1.0, 5, "squared", 5), (5.0, 10, "abs", 2),
-                           (0.3, 3, "abs", 6), (2.0, 2, "zero-one:1", 4), (0.05, 2, "abs", 3)])
+    return dependent_rows(
+        [
+            (1.0, 5, "abs", 2),
+            (1.0, 5, "squared", 5),
+            (5.0, 10, "abs", 2),
+            (0.3, 3, "abs", 6),
+            (2.0, 2, "zero-one:1", 4),
+            (0.05, 2, "abs", 3),
+        ]
+    )
 
 
 @check("query-dependent worst case (sweep)", group=GROUP, quick=False)
 def _dependent_sweep() -> list[CheckResult]:
-    cases = [(e, d, c, p) for e in (0.05, 0.5, 2.0, 5.0) for d in (1, 3, 6)
-             for c in ("abs", "squared", "power:0.5") for p in (1, d + 1, 2 * d)]
+    cases = [
+        (e, d, c, p)
+        for e in (0.05, 0.5, 2.0, 5.0)
+        for d in (1, 3, 6)
+        for c in ("abs", "squared", "power:0.5")
+        for p in (1, d + 1, 2 * d)
+    ]
     return dependent_rows(cases)
