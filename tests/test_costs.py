@@ -478,5 +478,5 @@ def test_constructors_reject_bad_parameters(factory, exc: type, match: str) -> N
     "cost",
     [Power(1 / 3), Power(2.5), Asymmetric(over=3, under=0.1, p=1.7), ZeroOne(0.1 + 0.2)],
 )
-def test_name_round_trips_through_parse_cost(cost) -> None:
+def test_non_round_parameters_round_trip_through_parse_cost(cost) -> None:
     assert parse_cost(cost.name) == cost
