@@ -19,7 +19,7 @@ from optmech.exceptions import OptmechError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
-COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep")
+COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep", "experiment")
 
 
 def _loaded_commands() -> list[object]:

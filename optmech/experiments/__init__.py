@@ -1,0 +1,66 @@
+"""Experiments that reproduce the papers' figures with optmech's public API (issue 5).
+
+Each experiment is a module of this package with a function
+``run(out_dir=None, *, seed=0, quick=False) -> ExperimentResult`` writing ``results.csv``,
+``figure.png`` and ``summary.md`` into ``out_dir`` (default ``./results/NAME``); ``quick``
+runs a small version. The registry maps the command-line names to the modules:
+
+========================  ======================================================================
+``staircase-gain``        staircase vs Laplace gain vs ε, closed form and LP (seed 000, Fig. 2)
+``gamma-star``            γ* vs ε for several costs and the heuristic γ̃ (seed 000, Fig. 4, §V)
+``lp-convergence``        LP-vs-closed-form gap as the resolution m grows (THEORY.md §4)
+``zero-delta``            (0, δ): optimal cost vs δ, the atom from δ = p/(p+1) (seed 004)
+``grs-users``             random Bayesian users: LP vs G + Bayes remap (seed 003)
+``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
+``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
+========================  ======================================================================
+
+Examples
+--------
+>>> sorted(EXPERIMENTS)[:2]
+['custom-loss-gallery', 'gamma-star']
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+from optmech.experiments._common import ExperimentResult
+
+__all__ = ["EXPERIMENTS", "ExperimentResult", "get_experiment", "run_experiment"]
+
+#: Command-line name → module of this package.
+EXPERIMENTS: dict[str, str] = {
+    "staircase-gain": "staircase_gain",
+    "gamma-star": "gamma_star",
+    "lp-convergence": "lp_convergence",
+    "zero-delta": "zero_delta",
+    "grs-users": "grs_users",
+    "minimax-remaps": "minimax_remaps",
+    "custom-loss-gallery": "custom_loss_gallery",
+}
+
+
+def get_experiment(name: str) -> Callable[..., ExperimentResult]:
+    """The ``run`` function of experiment ``name``; ValueError listing the names if unknown."""
+    if not isinstance(name, str) or name not in EXPERIMENTS:
+        raise ValueError(
+            f"`name` must be one of {', '.join(EXPERIMENTS)}; got {name!r}."
+        )
+    module = importlib.import_module(f"optmech.experiments.{EXPERIMENTS[name]}")
+    return module.run  # type: ignore[no-any-return]
+
+
+def run_experiment(
+    name: str, out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
+    quick: bool = False, **kwargs: Any,
+) -> ExperimentResult:
+    """Run experiment ``name`` (see the module docstring) and return its result."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"`seed` must be an integer in [0, inf); got {seed!r}.")
+    if not isinstance(quick, bool):
+        raise TypeError(f"`quick` must be a bool; got {quick!r}.")
+    return get_experiment(name)(out_dir, seed=seed, quick=quick, **kwargs)

@@ -1,0 +1,165 @@
+"""Shared plumbing of the experiments: result object, atomic output files, small formatters.
+
+Every experiment writes three files into its output folder: ``results.csv`` (tidy: one row per
+measurement), ``figure.png`` and ``summary.md``. Each file is written to a temporary file in the
+same folder and renamed into place (atomic on POSIX), and ``summary.md`` is removed at the start
+and written last: a folder holding a ``summary.md`` is a complete run, a failed run never looks
+like one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CSV_NAME",
+    "FIGURE_NAME",
+    "SUMMARY_NAME",
+    "ExperimentResult",
+    "OutputFolder",
+    "markdown_table",
+]
+
+CSV_NAME = "results.csv"
+FIGURE_NAME = "figure.png"
+SUMMARY_NAME = "summary.md"
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """What one experiment run produced.
+
+    Attributes
+    ----------
+    name : str
+        The experiment's registry name.
+    out_dir, csv, figure, summary : Path
+        The output folder and the three files in it.
+    headline : dict
+        The key measured numbers (also stated in ``summary.md``).
+    seed : int
+        The seed of the run.
+    quick : bool
+        Whether the small version ran.
+    """
+
+    name: str
+    out_dir: Path
+    csv: Path
+    figure: Path
+    summary: Path
+    headline: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    quick: bool = False
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    return value
+
+
+class OutputFolder:
+    """The output folder of one run; writes each file atomically (module docstring)."""
+
+    def __init__(self, name: str, out_dir: str | os.PathLike[str] | None) -> None:
+        self.name = name
+        self.path = Path(out_dir) if out_dir is not None else Path("results") / name
+        self.path.mkdir(parents=True, exist_ok=True)
+        stale = self.path / SUMMARY_NAME
+        if stale.exists():
+            stale.unlink()
+
+    def write_csv(self, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+        """Write the tidy table ``results.csv``."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        count = 0
+        for row in rows:
+            if len(row) != len(header):
+                raise ValueError(f"row {row!r} has {len(row)} cells; header has {len(header)}.")
+            writer.writerow([_cell(v) for v in row])
+            count += 1
+        if count == 0:
+            raise ValueError(f"experiment {self.name!r} produced no rows.")
+        path = self.path / CSV_NAME
+        _atomic_write_bytes(path, buf.getvalue().encode())
+        return path
+
+    def write_figure(self, fig: Any) -> Path:
+        """Save a matplotlib figure as ``figure.png`` and close it."""
+        import matplotlib.pyplot as plt
+
+        buf = io.BytesIO()
+        try:
+            fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+        finally:
+            plt.close(fig)
+        path = self.path / FIGURE_NAME
+        _atomic_write_bytes(path, buf.getvalue())
+        return path
+
+    def write_summary(self, text: str) -> Path:
+        """Write ``summary.md`` (last: its presence marks a complete run)."""
+        path = self.path / SUMMARY_NAME
+        _atomic_write_bytes(path, text.rstrip("\n").encode() + b"\n")
+        return path
+
+    def result(self, headline: dict[str, Any], *, seed: int, quick: bool) -> ExperimentResult:
+        """The :class:`ExperimentResult` of a finished run."""
+        return ExperimentResult(
+            name=self.name, out_dir=self.path, csv=self.path / CSV_NAME,
+            figure=self.path / FIGURE_NAME, summary=self.path / SUMMARY_NAME,
+            headline=headline, seed=seed, quick=quick,
+        )
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 6) -> str:
+    """A GitHub-markdown table; floats with ``digits`` significant digits."""
+
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.{digits}g}"
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def new_figure(ncols: int = 1, *, width: float = 6.4, height: float = 4.4) -> tuple[Any, Any]:
+    """A figure with ``ncols`` axes side by side, on the non-interactive Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def header_lines(title: str, seed: int, quick: bool) -> str:
+    """The first lines of a ``summary.md``."""
+    mode = "quick (small) version" if quick else "full version"
+    return f"# {title}\n\nRun: {mode}, seed {seed}. Produced by `optmech experiment`.\n"

@@ -1,0 +1,197 @@
+"""Tests of :mod:`optmech.experiments` and ``optmech experiment``: every experiment's quick run.
+
+Each quick run writes a CSV with the documented columns, a valid PNG and a summary stating the
+paper's numbers; the key numbers are checked against truth computed here independently
+(closed forms of THEORY.md §1/§3 written out in this file, the theorems' equalities).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import matplotlib.image
+import numpy as np
+import pytest
+
+from optmech.cli import main
+from optmech.experiments import EXPERIMENTS, run_experiment
+
+COLUMNS = {
+    "staircase-gain": {"cost", "method", "epsilon", "staircase_cost", "laplace_cost", "ratio"},
+    "gamma-star": {"cost", "epsilon", "gamma_star", "gamma_direct_min", "gamma_heuristic"},
+    "lp-convergence": {"cost", "resolution", "lp_value", "closed_form", "gap"},
+    "zero-delta": {"p", "method", "delta", "cost", "atom"},
+    "grs-users": {"loss", "n", "epsilon", "lp_value", "geometric_remap_value"},
+    "minimax-remaps": {"loss", "side_information", "lp_value",
+                       "geometric_randomized_remap_value"},
+    "custom-loss-gallery": {"case", "mechanism", "expected_cost", "epsilon", "delta"},
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    base = tmp_path_factory.mktemp("experiments")
+    return {name: run_experiment(name, base / name, seed=0, quick=True) for name in EXPERIMENTS}
+
+
+def _rows(path: object) -> list[dict[str, str]]:
+    with open(path, newline="") as handle:  # type: ignore[call-overload]
+        return list(csv.DictReader(handle))
+
+
+def _abs_ratio(eps: float) -> float:
+    # Laplace Δ/ε over V* = e^(ε/2)/(e^ε − 1) (THEORY.md §1).
+    return (1.0 / eps) / (math.exp(eps / 2) / math.expm1(eps))
+
+
+def _squared_ratio(eps: float) -> float:
+    b = math.exp(-eps)
+    u = (b * (1 + b) / 2) ** (1 / 3)
+    return (2.0 / eps**2) / ((u * u + b) / (1 - b) ** 2)
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_outputs(results: dict[str, object], name: str) -> None:
+    res = results[name]
+    rows = _rows(res.csv)  # type: ignore[attr-defined]
+    assert len(rows) >= 3
+    assert COLUMNS[name] <= set(rows[0])
+    image = matplotlib.image.imread(res.figure)  # type: ignore[attr-defined]
+    assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 200
+    text = res.summary.read_text()  # type: ignore[attr-defined]
+    assert text.startswith("# ") and ("Reproduces" in text or "Shows" in text)
+    assert "Measured" in text
+    leftovers = [p.name for p in res.out_dir.iterdir() if p.name.endswith(".tmp")]  # type: ignore[attr-defined]
+    assert leftovers == []
+
+
+def test_staircase_gain(results: dict[str, object]) -> None:
+    res = results["staircase-gain"]
+    h = res.headline  # type: ignore[attr-defined]
+    assert h["ratio_abs_eps10"] == pytest.approx(_abs_ratio(10.0), rel=1e-9)
+    assert h["ratio_squared_eps10"] == pytest.approx(_squared_ratio(10.0), rel=1e-9)
+    assert round(h["ratio_abs_eps10"], 2) == 14.84
+    assert round(h["ratio_squared_eps10"], 2) == 23.61
+    text = res.summary.read_text()  # type: ignore[attr-defined]
+    assert "14.84" in text and "23.61" in text
+    for row in _rows(res.csv):  # type: ignore[attr-defined]
+        eps = float(row["epsilon"])
+        truth = _abs_ratio(eps) if row["cost"] == "abs" else _squared_ratio(eps)
+        if row["method"] == "closed form":
+            assert float(row["ratio"]) == pytest.approx(truth, rel=1e-8)
+        else:  # LP value ≥ V* (solver tolerance 1e-9 relative), so its ratio ≤ the true one
+            assert float(row["ratio"]) <= truth * (1 + 1e-9)
+            assert float(row["ratio"]) >= 0.9 * truth
+
+
+def test_gamma_star(results: dict[str, object]) -> None:
+    rows = _rows(results["gamma-star"].csv)  # type: ignore[attr-defined]
+    for row in rows:
+        eps, g = float(row["epsilon"]), float(row["gamma_star"])
+        assert 0.0 < g < 0.5
+        if row["cost"] == "|e|":
+            assert g == pytest.approx(1 / (1 + math.exp(eps / 2)), rel=1e-9)
+        if row["cost"] == "e²":
+            b = math.exp(-eps)
+            u = (b * (1 + b) / 2) ** (1 / 3)
+            assert g == pytest.approx((u - b) / (1 - b), rel=1e-7)
+        if row["gamma_direct_min"] != "nan":  # independent bounded minimisation
+            assert float(row["gamma_direct_min"]) == pytest.approx(g, abs=1e-5)
+        assert float(row["cost_at_gamma_heuristic"]) >= float(row["cost_at_gamma_star"]) * (
+            1 - 1e-12)
+
+
+def test_lp_convergence(results: dict[str, object]) -> None:
+    res = results["lp-convergence"]
+    for row in _rows(res.csv):  # type: ignore[attr-defined]
+        # The LP optimum is a certified mechanism's exact cost: never below V* (1e-9 rel for
+        # the solver), and never above the staircase with γ* rounded to the grid (feasible).
+        assert float(row["lp_value"]) >= float(row["closed_form"]) * (1 - 1e-9)
+        assert float(row["gap"]) <= float(row["rounded_staircase_gap"]) + 1e-7
+    # Gap ∝ (distance of γ* to the grid)² ≤ (1/(2m))²: the average slope is about −2.
+    for key in ("slope_abs", "slope_squared"):
+        assert -2.6 < res.headline[key] < -1.4  # type: ignore[attr-defined]
+
+
+def test_zero_delta(results: dict[str, object]) -> None:
+    res = results["zero-delta"]
+    for p in (1, 2):
+        # Bisection bracket of 0.65 / 2^7 around p/(p+1), plus one cell of slack.
+        assert res.headline[f"threshold_p{p}"] == pytest.approx(p / (p + 1), abs=0.02)  # type: ignore[attr-defined]
+    assert "p/(p+1)" in res.summary.read_text()  # type: ignore[attr-defined]
+    for row in _rows(res.csv):  # type: ignore[attr-defined]
+        p, d = int(row["p"]), float(row["delta"])
+        alpha = 0.0 if d <= p / (p + 1) else (p + 1) * d - p
+        closed = (1 / (2**p * (p + 1) * d**p) if alpha == 0.0
+                  else ((p + 1) / (2 * p)) ** p * (1 - d))
+        if row["method"].startswith("closed form"):
+            assert float(row["cost"]) == pytest.approx(closed, rel=1e-9)
+            assert float(row["atom"]) == pytest.approx(alpha, abs=1e-9)
+        elif "class" in row["method"]:
+            assert float(row["cost"]) >= closed * (1 - 1e-9)
+            assert float(row["cost"]) == pytest.approx(closed, rel=1e-6)
+        else:  # unrestricted: never above the class optimum
+            assert float(row["cost"]) <= closed * (1 + 1e-9)
+
+
+def test_grs_users(results: dict[str, object]) -> None:
+    res = results["grs-users"]
+    for row in _rows(res.csv):  # type: ignore[attr-defined]
+        assert float(row["lp_value"]) == pytest.approx(float(row["geometric_remap_value"]),
+                                                       rel=1e-6, abs=1e-9)
+    # Seed 003 worked example: outputs 0..5, 1 is answered as 2.
+    assert res.headline["worked_example_remap"] == "[0, 2, 2, 3, 4, 5]"  # type: ignore[attr-defined]
+
+
+def test_minimax_remaps(results: dict[str, object]) -> None:
+    for row in _rows(results["minimax-remaps"].csv):  # type: ignore[attr-defined]
+        lp, ref = float(row["lp_value"]), float(row["geometric_randomized_remap_value"])
+        assert lp == pytest.approx(ref, rel=2e-6, abs=1e-9)
+        # A deterministic remap is one randomized remap: never better than the best one.
+        assert float(row["geometric_deterministic_remap_value"]) >= ref * (1 - 1e-7) - 1e-12
+
+
+def test_custom_loss_gallery(results: dict[str, object]) -> None:
+    rows = _rows(results["custom-loss-gallery"].csv)  # type: ignore[attr-defined]
+    by = {(r["case"], r["mechanism"]): float(r["expected_cost"]) for r in rows}
+    # Asymmetric 3:1 cost: 2 E|X| of the best symmetric staircase at ε = 1, closed form.
+    v_abs = math.exp(0.5) / math.expm1(1.0)
+    assert by[("asymmetric", "LP design")] < 2 * v_abs
+    assert by[("asymmetric", "staircase (optimal for |e|)")] == pytest.approx(2 * v_abs,
+                                                                            rel=1e-9)
+    # Laplace(1) threshold cost P(|X| > 0.5) = e^-0.5; the design can only do better.
+    assert by[("threshold", "Laplace")] == pytest.approx(math.exp(-0.5), rel=1e-9)
+    assert by[("threshold", "LP design")] <= math.exp(-0.5)
+    design = by[("approx-dp", "LP design")]
+    assert design < by[("approx-dp", "truncated Laplace")]
+    assert design < by[("approx-dp", "analytic Gaussian")]
+    certified = [float(r["delta"]) for r in rows
+                 if r["case"] == "approx-dp" and r["mechanism"] == "LP design"]
+    assert certified and certified[0] <= 1e-2 * (1 + 1e-7)
+
+
+def test_seed_reproducible(tmp_path: object, results: dict[str, object]) -> None:
+    again = run_experiment("grs-users", tmp_path / "again", seed=0, quick=True)  # type: ignore[operator]
+    assert again.csv.read_text() == results["grs-users"].csv.read_text()  # type: ignore[attr-defined]
+    other = run_experiment("grs-users", tmp_path / "other", seed=1, quick=True)  # type: ignore[operator]
+    assert other.csv.read_text() != again.csv.read_text()
+
+
+def test_cli(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment", "--list"]) == 0
+    assert capsys.readouterr().out.split() == list(EXPERIMENTS)
+    assert main(["experiment", "no-such-thing"]) == 2
+    err = capsys.readouterr().err
+    assert "no-such-thing" in err and "staircase-gain" in err and "Traceback" not in err
+    out = tmp_path / "gain"  # type: ignore[operator]
+    assert main(["experiment", "gamma-star", "--quick", "--out", str(out)]) == 0
+    assert (out / "summary.md").exists() and (out / "results.csv").exists()
+    assert np.isfinite(matplotlib.image.imread(out / "figure.png")).all()
+
+
+def test_bad_arguments(tmp_path: object) -> None:
+    with pytest.raises(ValueError, match="`name` must be one of"):
+        run_experiment("nope", tmp_path)
+    with pytest.raises(ValueError, match="`seed` must be"):
+        run_experiment("gamma-star", tmp_path, seed=-1)
