@@ -1,0 +1,84 @@
+"""Sampling throughput (samples per second) of optmech's closed-form noise families.
+
+``Staircase.rvs`` against ``numpy.random.Generator.laplace`` (the limit: one vectorised draw
+per value; target within 3x) and against diffprivlib's ``Staircase`` mechanism (the peer;
+one ``randomise`` call per value, so per-value throughput; target ≥ 100x).
+``DiscreteStaircase.rvs`` against ``Generator.geometric``; ``UniformAtom.rvs`` against
+``Generator.uniform``. diffprivlib is not a dependency of optmech: its row is skipped, with a
+note, when it is not installed. Medians over ``repeat`` runs, all in this process.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import load, median_seconds
+
+
+def _dpl_staircase_rate(eps: float, gamma: float, count: int) -> float | str:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from diffprivlib.mechanisms import Staircase as DplStaircase
+    except Exception as exc:  # not installed, or incompatible with the installed scikit-learn
+        return f"skipped: diffprivlib unavailable ({type(exc).__name__})"
+    mech = DplStaircase(epsilon=eps, sensitivity=1.0, gamma=gamma, random_state=1)
+    start = time.perf_counter()
+    for _ in range(count):
+        mech.randomise(0.0)
+    return count / (time.perf_counter() - start)
+
+
+def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
+    """Rows of the samplers section (``timeout`` unused: every case is short)."""
+    from optmech.mechanisms.discrete_staircase import DiscreteStaircase
+    from optmech.mechanisms.staircase import Staircase
+    from optmech.mechanisms.uniform_atom import UniformAtom
+
+    size = 10**6 if quick else 10**7
+    repeat = 3 if quick else 5
+    rng = np.random.default_rng(12345)
+    rows: list[dict[str, Any]] = []
+
+    def add(name: str, eps: float, t_ours: float, limit: str, t_limit: float,
+            peer: float | str | None = None) -> None:
+        row: dict[str, Any] = {
+            "section": "samplers", "sampler": name, "epsilon": eps, "size": size,
+            "samples_per_s": size / t_ours, "limit": limit, "limit_samples_per_s": size / t_limit,
+            "ours_over_limit_time": t_ours / t_limit, "load": load(),
+        }
+        if isinstance(peer, float):
+            row["peer_samples_per_s"] = peer
+            row["ours_over_peer_rate"] = row["samples_per_s"] / peer
+        elif peer is not None:
+            row["peer_status"] = peer
+        rows.append(row)
+        extra = (f", {row['ours_over_peer_rate']:.0f}x diffprivlib" if "ours_over_peer_rate"
+                 in row else (f", {peer}" if peer else ""))
+        print(f"[samplers] {name} eps={eps:g}: {row['samples_per_s']:.3g}/s, time "
+              f"{row['ours_over_limit_time']:.2f}x {limit}{extra}, load {row['load']:.2f}",
+              flush=True)
+
+    for eps in (0.1, 1.0, 5.0):
+        stair = Staircase.optimal(epsilon=eps, cost="abs")
+        t_s = median_seconds(lambda s=stair: s.rvs(size, rng=rng), repeat)
+        t_l = median_seconds(lambda e=eps: rng.laplace(0.0, 1.0 / e, size=size), repeat)
+        peer = _dpl_staircase_rate(eps, float(stair.gamma), 20_000 if quick else 100_000)
+        add("Staircase.rvs", eps, t_s, "numpy laplace", t_l, peer)
+    for eps, delta in ((1.0, 1), (1.0, 5), (0.1, 10)):
+        disc = DiscreteStaircase.optimal(epsilon=eps, sensitivity=delta, cost="abs")
+        p = -math.expm1(-eps / delta)
+        t_d = median_seconds(lambda d=disc: d.rvs(size, rng=rng), repeat)
+        t_g = median_seconds(lambda p=p: rng.geometric(p, size=size), repeat)
+        add(f"DiscreteStaircase.rvs (D={delta})", eps, t_d, "numpy geometric", t_g)
+    for delta in (0.01, 0.1):
+        ua = UniformAtom.optimal(delta=delta, cost="abs")
+        t_u = median_seconds(lambda u=ua: u.rvs(size, rng=rng), repeat)
+        t_n = median_seconds(lambda: rng.uniform(-1.0, 1.0, size=size), repeat)
+        add(f"UniformAtom.rvs (delta={delta:g})", 0.0, t_u, "numpy uniform", t_n)
+    return rows
