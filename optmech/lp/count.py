@@ -20,6 +20,11 @@ The objective is ``Σ W ⊙ X`` with ``W = p[:, None] · L`` divided by the valu
 feasible mechanism (the best constant answer, and for a count query the geometric mechanism
 with its Bayes remap), so the optimum is O(1) whatever the loss's units.
 
+A mirror-symmetric Bayesian instance (path graph, ``p_i L[i, r] = p_{n−i} L[n−i, m−1−r]``,
+e.g. a uniform prior and a cost of ``|output − input|``) is solved over the orbits of the
+reflection ``(i, r) → (n−i, m−1−r)`` (:func:`build_mirror_problem`; half the variables, the
+same optimum) and expanded to the full matrix before everything below.
+
 What is returned is **certified, not trusted** (THEORY.md §5): the solver's point is clipped to
 ``x ≥ 0`` and row-normalised (the *raw* mechanism, kept for structural analysis: constraint
 matrices, remap tests); it is then made exactly ε-DP by :func:`make_private` and its achieved ε
@@ -76,10 +81,12 @@ __all__ = [
     "UserMechanism",
     "UserSetting",
     "bayesian_mechanism",
+    "build_mirror_problem",
     "build_user_problem",
     "check_epsilon",
     "check_prior",
     "common_mechanism",
+    "is_mirror_symmetric",
     "make_private",
     "minimax_mechanism",
     "resolve_setting",
@@ -542,7 +549,12 @@ class UserMechanism:
     side_information : ndarray of int or None
         Minimax: rows of S.
     info : SolveInfo
-        Solver provenance (times, iterations, sizes, options).
+        Solver provenance (times, iterations, sizes, options); its sizes are those of the LP
+        actually solved (the orbit LP when :attr:`symmetry_reduced`).
+    symmetry_reduced : bool
+        Whether the LP was solved over the orbits of the mirror symmetry (see
+        :func:`bayesian_mechanism`, ``reduce_symmetric``); the mechanism is the full matrix
+        either way.
     """
 
     mechanism: FloatArray
@@ -563,6 +575,7 @@ class UserMechanism:
     prior: FloatArray | None = field(repr=False, default=None)
     side_information: IntArray | None = field(repr=False, default=None)
     info: SolveInfo | None = field(repr=False, default=None)
+    symmetry_reduced: bool = False
 
     @property
     def loss(self) -> FloatArray:
@@ -589,7 +602,8 @@ class UserMechanism:
         return (f"UserMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
                 f"epsilon={self.epsilon:g}, certified_epsilon={self.certified_epsilon:.10g}, "
                 f"solver={self.solver}, status={self.status}, solve_time={self.solve_time:.3g}s, "
-                f"optimality_gap={self.optimality_gap:.3g})")
+                f"optimality_gap={self.optimality_gap:.3g}"
+                f"{', symmetry_reduced' if self.symmetry_reduced else ''})")
 
 
 def _bayes_value(weights: FloatArray, x: FloatArray) -> float:
@@ -631,17 +645,19 @@ def _reference_scale(setting: UserSetting, weights: FloatArray, epsilon: float,
 
 def _solve_robust(
     weights: FloatArray, scale: float, eps: float, graph: nx.Graph, rows: IntArray | None,
-    solver: str | None, vertex: bool,
-) -> tuple[cp.Problem, cp.Variable, SolveInfo, float]:
+    solver: str | None, vertex: bool, *, reduced: bool = False,
+) -> tuple[cp.Problem, FloatArray, SolveInfo, float]:
     """Build and solve; on a solver failure retry with coefficients ≤ 1, then another solver.
 
-    Returns the problem, its variable, the solve's provenance and the factor the weights were
-    divided by.
+    Returns the problem, the solver's point as a full ``(N, m)`` matrix (expanded from the
+    orbit representatives when ``reduced``: :func:`build_mirror_problem`), the solve's
+    provenance and the factor the weights were divided by.
 
     Badly scaled instances (priors with masses from 1 down to 1e-30, ε = 5) occasionally make
     one solver fail ("solver_error", or an unknown status cvxpy cannot unpack) where the same
     LP rescaled, or the other solver, succeeds. A solver named by the caller is kept; the
     default policy may fall back from HiGHS to Clarabel and back (not when a vertex is needed).
+    The default solver is chosen by the size of the *full* LP, reduced or not.
     """
     top = float(np.max(np.abs(weights)))
     attempts: list[tuple[str | None, float]] = [(solver, scale)]
@@ -655,18 +671,179 @@ def _solve_robust(
     failure: SolverError | None = None
     for name, factor in attempts:
         chosen = (name or choose_solver(weights.size, vertex=vertex, kind="count")).upper()
-        problem, x = build_user_problem(weights / factor, eps, graph, rows=rows,
-                                        bounds="first" if chosen == "CLARABEL" else "all")
+        bounds = "first" if chosen == "CLARABEL" else "all"
+        if reduced:
+            problem, y, expand = build_mirror_problem(weights / factor, eps, bounds=bounds)
+        else:
+            problem, x = build_user_problem(weights / factor, eps, graph, rows=rows,
+                                            bounds=bounds)
         try:
-            info = solve(problem, solver=name, vertex=vertex, kind="count")
+            info = solve(problem, solver=chosen if reduced else name, vertex=vertex,
+                         kind="count")
         except SolverError as exc:  # includes statuses cvxpy cannot unpack ("unknown")
             failure = exc
             continue
-        if x.value is not None and np.all(np.isfinite(x.value)):
-            return problem, x, info, factor
+        value = y.value if reduced else x.value
+        if value is not None and np.all(np.isfinite(value)):
+            point = expand(value) if reduced else np.asarray(value, dtype=np.float64)
+            return problem, point, info, factor
         failure = SolverError(info.solver, "no_solution", "the solver returned no finite point")
     assert failure is not None
     raise failure
+
+
+def is_mirror_symmetric(weights: FloatArray, graph: nx.Graph) -> bool:
+    """Whether the Bayesian user LP is invariant under the reflection ``σ(i, r) = (n−i, m−1−r)``.
+
+    True when ``graph`` is the count-query path ``0 ~ 1 ~ … ~ n`` in node order (so
+    ``i → n − i`` is a graph automorphism) and the objective weights ``W = p[:, None] · L``
+    are *exactly* mirrored, ``W[i, r] == W[n − i, m − 1 − r]`` (``np.array_equal``, no
+    tolerance: a symmetric prior and loss built in floating point give exactly mirrored
+    products, and a near-symmetric instance must not be solved as a symmetric one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.graphs import path_graph
+    >>> i = np.arange(4)
+    >>> loss = np.abs(i[:, None] - i[None, :]).astype(float)
+    >>> is_mirror_symmetric(np.full(4, 0.25)[:, None] * loss, path_graph(3))
+    True
+    >>> is_mirror_symmetric(np.array([0.1, 0.2, 0.3, 0.4])[:, None] * loss, path_graph(3))
+    False
+    """
+    w = np.asarray(weights)
+    return (w.ndim == 2 and w.shape[0] == graph.number_of_nodes() and is_path_graph(graph)
+            and bool(np.array_equal(w, w[::-1, ::-1])))
+
+
+def _mirror_maps(
+    n_in: int, n_out: int,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
+    """Orbit expansion and the kept constraint rows of the mirrored path LP (sparse, vectorised).
+
+    With ``x = vec(X)`` row-major (index ``k = i·m + r``) the reflection is ``k → Nm − 1 − k``;
+    the representative of ``{k, Nm − 1 − k}`` is the smaller index, so the representatives are
+    ``0 … ⌈Nm/2⌉ − 1`` and ``P`` (``Nm × ⌈Nm/2⌉``, ``P[k, min(k, Nm−1−k)] = 1``) expands them:
+    ``vec(X) = P y``. Also returned, as selections of ``vec(X)``: the row sums of rows
+    ``0 … ⌊(N−1)/2⌋``, and for every ``(i, r)`` with ``i < N − 1`` the entries ``x[i, r]``
+    (``U``) and ``x[i + 1, r]`` (``V``), so the upward privacy rows are ``(U − e^ε V) x ≤ 0``.
+    """
+    size = n_in * n_out
+    k = np.arange(size)
+    expand = sp.csr_matrix((np.ones(size), (k, np.minimum(k, size - 1 - k))),
+                           shape=(size, (size + 1) // 2))
+    keep = (n_in - 1) // 2 + 1
+    rowsum = sp.csr_matrix((np.ones(keep * n_out), (np.repeat(np.arange(keep), n_out),
+                                                    np.arange(keep * n_out))),
+                           shape=(keep, size))
+    m_rows = (n_in - 1) * n_out
+    rows = np.arange(m_rows)
+    ones = np.ones(m_rows)
+    u = sp.csr_matrix((ones, (rows, rows)), shape=(m_rows, size))
+    v = sp.csr_matrix((ones, (rows, rows + n_out)), shape=(m_rows, size))
+    return expand, rowsum, u, v
+
+
+def build_mirror_problem(
+    weights: FloatArray, epsilon: float, *, bounds: str = "all",
+) -> tuple[cp.Problem, cp.Variable, Callable[[npt.ArrayLike], FloatArray]]:
+    """The Bayesian user LP on the path, restricted to mirror-symmetric mechanisms.
+
+    For weights with ``W[i, r] = W[n−i, m−1−r]`` (:func:`is_mirror_symmetric`) the LP of
+    :func:`build_user_problem` is invariant under ``σ(i, r) = (n−i, m−1−r)``: ``σ`` maps the
+    simplex rows to simplex rows (row ``i`` to row ``n−i``), the privacy constraint
+    ``x[i, r] ≤ e^ε x[i+1, r]`` to ``x[n−i, m−1−r] ≤ e^ε x[n−i−1, m−1−r]`` (the reverse
+    direction on the edge ``{n−i−1, n−i}``) and back, and keeps the objective. So for any
+    optimum ``X`` the mirror ``σX`` is an optimum too, and by convexity so is
+    ``(X + σX)/2``, which is symmetric: the optimum over symmetric ``X`` *is* the optimum.
+
+    The variables are the orbit representatives ``y`` (``⌈Nm/2⌉``, ``vec(X) = P y``; see
+    :func:`_mirror_maps`). Substituted, the constraints of row ``i`` and row ``n−i`` coincide,
+    and so do each upward privacy row and its mirror (a downward row): one row per orbit is
+    kept, the row sums of rows ``i ≤ ⌊n/2⌋`` and all the upward rows
+    ``x[i, r] ≤ e^ε x[i+1, r]`` (no upward row is its own mirror), so the constraint matrix
+    has no duplicate rows (an interior-point solver would stall on them). ``bounds="first"``
+    keeps ``X ≥ 0`` only on row 0 (all representatives): the upward rows give
+    ``x[i+1, r] ≥ e^(−ε) x[i, r]``, hence ``X ≥ 0`` (as in :func:`build_user_problem`).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (N, m)
+        Mirror-symmetric objective coefficients (scaled); not checked here.
+    epsilon : float
+        Privacy level.
+    bounds : {"all", "first"}
+        As for :func:`build_user_problem`.
+
+    Returns
+    -------
+    (problem, y, expand)
+        The problem (constraints in the order: row sums, upward privacy rows, then the
+        row-0 bounds for ``"first"``), its variable and a function mapping a value of ``y`` to
+        the full ``(N, m)`` matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> problem, y, expand = build_mirror_problem(np.ones((3, 3)), 1.0)
+    >>> y.size, [c.size for c in problem.constraints]
+    (5, [2, 6])
+    >>> expand(np.arange(5.0)).tolist()
+    [[0.0, 1.0, 2.0], [3.0, 4.0, 3.0], [2.0, 1.0, 0.0]]
+    """
+    if bounds not in ("all", "first"):
+        raise ValueError(f"`bounds` must be 'all' or 'first'; got {bounds!r}.")
+    n_in, n_out = weights.shape
+    e = math.exp(epsilon)
+    expand, rowsum, u, v = _mirror_maps(n_in, n_out)
+    a_eq = (rowsum @ expand).tocsr()
+    a_dp = ((u - e * v) @ expand).tocsr()
+    a_eq.sum_duplicates()
+    a_dp.sum_duplicates()
+    c = np.asarray(expand.T @ np.asarray(weights, dtype=np.float64).ravel())
+    y = cp.Variable(expand.shape[1], nonneg=bounds == "all", name="mechanism_orbits")
+    constraints = [a_eq @ y == 1, a_dp @ y <= 0]
+    if bounds == "first":
+        constraints.append(y[:n_out] >= 0)  # row 0: indices 0 … m − 1, all representatives
+    problem = cp.Problem(cp.Minimize(c @ y), constraints)
+
+    def to_matrix(value: npt.ArrayLike) -> FloatArray:
+        return np.asarray(expand @ np.asarray(value, dtype=np.float64)).reshape(n_in, n_out)
+
+    return problem, y, to_matrix
+
+
+def _mirror_dual_bound(problem: cp.Problem, weights: FloatArray, factor: float, eps: float,
+                       setting: UserSetting) -> float:
+    """Rigorous lower bound for a mirror-reduced solve: full multipliers from the reduced ones.
+
+    :func:`_lagrangian_bound` is valid for *any* multipliers ``z₁, z₂ ≥ 0`` of the full
+    problem's two privacy families (Lagrangian relaxation over rows in the simplex, which
+    contains the feasible set of the full LP; see :func:`_dual_bound`), so the bound below is a
+    lower bound on the optimum over all ε-DP mechanisms whatever multipliers are fed in; the
+    reduced LP's duals only serve to make it tight. The choice that makes it tight: let ``z``
+    be the multipliers of the kept upward rows ``x[i, r] ≤ e^ε x[i+1, r]``. On a symmetric
+    ``X = P y`` each upward row's mirror is a downward row with the same value, so the reduced
+    Lagrangian ``Σ W ⊙ X + Σ z ⊙ (upward rows)`` equals the full one with ``z/2`` on the upward
+    row ``(i, r)`` and ``z/2`` on its mirror, the downward row ``x[n−i, m−1−r] ≤
+    e^ε x[n−i−1, m−1−r]``; an optimal reduced dual thus gives a (symmetric) optimal full
+    dual. Those are mapped onto the orientation of :func:`optmech.graphs.edge_incidence`
+    (``z₁`` for ``x[src] ≤ e^ε x[dst]``, ``z₂`` for the reverse), clipped to ``≥ 0``.
+    Returns ``-inf`` when the solver gave no duals.
+    """
+    z = problem.constraints[1].dual_value
+    if z is None:
+        return -math.inf
+    n_in, n_out = weights.shape
+    up = np.clip(np.asarray(z, dtype=np.float64).reshape(n_in - 1, n_out), 0.0, None) / 2.0
+    down = up[::-1, ::-1]  # down[i, r]: x[i + 1, r] ≤ e^ε x[i, r], the mirror of up[n−1−i, m−1−r]
+    src, dst = setting.src, setting.dst
+    lo = np.minimum(src, dst)
+    ascending = (src < dst)[:, None]
+    z1 = np.where(ascending, up[lo], down[lo])
+    z2 = np.where(ascending, down[lo], up[lo])
+    return factor * _lagrangian_bound(weights / factor, z1, z2, eps, setting.graph)
 
 
 def _dual_bound(
@@ -720,10 +897,9 @@ def _lagrangian_bound(base: FloatArray, z1: FloatArray, z2: FloatArray, eps: flo
 
 
 def _finish(
-    x: cp.Variable, info: SolveInfo, setting: UserSetting, eps: float,
+    raw_point: FloatArray | None, info: SolveInfo, setting: UserSetting, eps: float,
     value: Callable[[FloatArray], float], objective: str, lower_bound: float, **extra: Any,
 ) -> UserMechanism:
-    raw_point = x.value
     if raw_point is None or not np.all(np.isfinite(raw_point)):
         raise SolverError(info.solver, "no_solution", "the solver returned no finite point")
     violation = _max_violation(raw_point, eps, setting.src, setting.dst)
@@ -758,6 +934,7 @@ def bayesian_mechanism(
     vertex: bool = False,
     normalize: bool = False,
     max_variables: int = MAX_VARIABLES,
+    reduce_symmetric: bool = True,
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (GRS user-specific LP, seed 003 §5).
 
@@ -790,6 +967,14 @@ def bayesian_mechanism(
         Rescale a prior that does not sum to 1.
     max_variables : int, default 1,000,000
         Refuse larger LPs before building them.
+    reduce_symmetric : bool, default True
+        When the instance is mirror-symmetric (:func:`is_mirror_symmetric`: the path graph in
+        node order, ``p_i L[i, r] = p_{n−i} L[n−i, m−1−r]`` exactly) solve the LP over the
+        orbits of ``(i, r) → (n−i, m−1−r)`` — half the variables and constraints, same optimum
+        (:func:`build_mirror_problem`) — and expand the point to the full matrix before the
+        repair and certification, which are unchanged. Never with ``vertex=True`` (a vertex of
+        the restricted LP need not be a vertex of the full one). Recorded in
+        :attr:`UserMechanism.symmetry_reduced`.
 
     Returns
     -------
@@ -798,7 +983,7 @@ def bayesian_mechanism(
     Raises
     ------
     ValueError, TypeError
-        Bad prior, loss, graph, outputs or ε.
+        Bad prior, loss, graph, outputs, ε or ``reduce_symmetric``.
     ProblemTooLargeError
         More than ``max_variables`` variables.
     SolverError
@@ -812,6 +997,9 @@ def bayesian_mechanism(
     0.358589
     """
     eps = check_epsilon(epsilon)
+    if not isinstance(reduce_symmetric, bool | np.bool_):
+        raise TypeError(f"`reduce_symmetric` must be True or False; got "
+                        f"{describe(reduce_symmetric)}.")
     p_arr = check_real_array("prior", prior, ndim=1)
     setting = resolve_setting(loss, graph=graph, outputs=outputs, num_inputs=p_arr.size,
                               max_variables=max_variables)
@@ -819,10 +1007,16 @@ def bayesian_mechanism(
     weights = p[:, None] * setting.loss
     value = lambda m: _bayes_value(weights, m)  # noqa: E731
     scale = _reference_scale(setting, weights, eps, value)
-    problem, x, info, factor = _solve_robust(weights, scale, eps, setting.graph, None, solver,
-                                             vertex)
-    bound = _dual_bound(problem, weights, factor, eps, setting, None)
-    return _finish(x, info, setting, eps, value, "bayesian", bound, prior=p)
+    reduced = (bool(reduce_symmetric) and not vertex
+               and is_mirror_symmetric(weights, setting.graph))
+    problem, point, info, factor = _solve_robust(weights, scale, eps, setting.graph, None,
+                                                 solver, vertex, reduced=reduced)
+    if reduced:
+        bound = _mirror_dual_bound(problem, weights, factor, eps, setting)
+    else:
+        bound = _dual_bound(problem, weights, factor, eps, setting, None)
+    return _finish(point, info, setting, eps, value, "bayesian", bound, prior=p,
+                   symmetry_reduced=reduced)
 
 
 def side_information_rows(side_information: Any, graph: nx.Graph) -> IntArray:
@@ -909,10 +1103,10 @@ def minimax_mechanism(
     rows = side_information_rows(side_information, setting.graph)
     value = lambda m: _minimax_value(setting.loss, rows, m)  # noqa: E731
     scale = _reference_scale(setting, setting.loss, eps, value)
-    problem, x, info, factor = _solve_robust(setting.loss, scale, eps, setting.graph, rows,
-                                             solver, vertex)
+    problem, point, info, factor = _solve_robust(setting.loss, scale, eps, setting.graph, rows,
+                                                 solver, vertex)
     bound = _dual_bound(problem, setting.loss, factor, eps, setting, rows)
-    return _finish(x, info, setting, eps, value, "minimax", bound, side_information=rows)
+    return _finish(point, info, setting, eps, value, "minimax", bound, side_information=rows)
 
 
 @dataclass(frozen=True)
