@@ -100,6 +100,14 @@ IntArray = npt.NDArray[np.int64]
 EPSILON_MAX = 50.0
 #: Default cap on LP variables (inputs × outputs); the n = 400 count LP has 160,801.
 MAX_VARIABLES = 1_000_000
+#: Peak resident memory per LP variable, measured on the path-graph user LP with Clarabel
+#: (1.5 GB at n = 800, 641,601 variables; docs/performance.md): the basis of the estimate
+#: quoted when a problem is refused.
+BYTES_PER_VARIABLE = 2_400
+
+
+def _memory_estimate(num_variables: int) -> str:
+    return f"about {num_variables * BYTES_PER_VARIABLE / 1e9:.1f} GB of solver memory"
 #: Relative margin by which :func:`make_private` aims below ε when it repairs, so that the
 #: rounding of the repaired matrix stays below ε.
 PRIVACY_MARGIN = 1e-10
@@ -281,9 +289,10 @@ def resolve_setting(
     n_out = n_in if out_arr is None else out_arr.shape[0]
     if n_in * n_out > max_variables:
         raise ProblemTooLargeError(
-            f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables, more than "
-            f"max_variables = {max_variables} (n = 400, 160,801 variables, already takes "
-            "seconds); refused before building anything."
+            f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables "
+            f"({_memory_estimate(n_in * n_out)}), more than max_variables = {max_variables} "
+            "(n = 800 takes about 25 s and 1.5 GB); refused before building anything. Raise "
+            "`max_variables` if the machine has the memory."
         )
     if matrix is not None and matrix.shape[1] != n_out:
         raise ValueError(
@@ -1225,7 +1234,8 @@ def common_mechanism(
     n_joint = int(np.prod(sizes))
     if n_in * n_joint > max_variables:
         raise ProblemTooLargeError(
-            f"the joint LP would have {n_in} x {n_joint} variables, more than max_variables = "
+            f"the joint LP would have {n_in} x {n_joint} variables "
+            f"({_memory_estimate(n_in * n_joint)}), more than max_variables = "
             f"{max_variables}; refused before building."
         )
     grid = np.indices(sizes).reshape(k, -1)  # grid[u, c] = user u's output in joint column c
