@@ -6,11 +6,11 @@ Measures, on ε-DP noise for |e| with Δ = 1, ε = 1 unless said otherwise:
    compile, solver and certification times, value gap to the staircase optimum, repair.
 2. ``windows``  — the three window forms (all pairs, sparse table, blocks) at one size.
 3. ``full``     — the unrestricted LP (an asymmetric cost, so no mirror reduction) by m.
-4. ``headline`` — m = 100 with 20 periods, m = 1000 with 5, 10, 20: solved and certified;
-   cvxpy compile time against solve time; the same sparse matrices handed to the solver
-   directly (clarabel / highspy), and the ratio pipeline / direct.
-5. ``approx``   — (ε, δ) and (0, δ) designs.
-6. ``memory``   — peak RSS growth against the estimate used to refuse large problems.
+4. ``approx``   — (ε, δ) and (0, δ) designs.
+5. ``memory``   — peak RSS growth against the estimate used to refuse large problems.
+
+The headline sizes (m up to 1000, 20 periods) with phases and the ratio pipeline / direct
+solver are measured by the benchmark package: ``python -m benchmarks --only additive``.
 
 Timings are wall-clock seconds on a shared 2-core machine: noisy, compare within one run.
 Run: ``python benchmarks/bench_additive.py [--quick] [--only NAME ...]``.
@@ -24,9 +24,6 @@ import subprocess
 import sys
 import time
 import warnings
-
-import numpy as np
-import scipy.sparse as sp
 
 import optmech
 from optmech.lp.additive import build_additive_lp, estimate_additive_size, finish_design
@@ -101,67 +98,6 @@ def bench_full(ms: list[int], k: int) -> None:
                  noise.certified_epsilon)
 
 
-def _direct_clarabel(lp: object) -> float:
-    import clarabel
-
-    n = lp.c.size
-    a = sp.vstack([lp.a_eq, lp.a_ub, -sp.identity(n)], format="csc")
-    b = np.concatenate([[1.0], lp.b_ub, np.zeros(n)])
-    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(lp.a_ub.shape[0] + n)]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
-    settings.max_iter = 500
-    t = time.perf_counter()
-    solver = clarabel.DefaultSolver(sp.csc_matrix((n, n)), lp.c, a, b, cones, settings)
-    solver.solve()
-    return time.perf_counter() - t
-
-
-def _direct_highs(lp: object) -> float:
-    import highspy
-
-    n = lp.c.size
-    a = sp.vstack([lp.a_eq, lp.a_ub], format="csc")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
-    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
-    model = highspy.HighsLp()
-    model.num_col_ = n
-    model.num_row_ = a.shape[0]
-    model.col_cost_ = lp.c
-    model.col_lower_ = np.zeros(n)
-    model.col_upper_ = np.full(n, highspy.kHighsInf)
-    model.row_lower_ = np.concatenate([[1.0], np.full(lp.a_ub.shape[0], -highspy.kHighsInf)])
-    model.row_upper_ = np.concatenate([[1.0], lp.b_ub])
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = a.indptr
-    model.a_matrix_.index_ = a.indices
-    model.a_matrix_.value_ = a.data
-    h.passModel(model)
-    t = time.perf_counter()
-    h.run()
-    return time.perf_counter() - t
-
-
-def bench_headline(big: int, big_periods: tuple[int, ...]) -> None:
-    print("\n[headline] eps=1, |e|: solved + certified (HiGHS at m = 1000 is too slow to list)")
-    _row("m", "periods", "solver", "vars", "wall", "compile", "solve", "compile/sol", "direct",
-         "pipe/dir", "gap", "cert_eps")
-    cases = [(100, 20, "HIGHS"), (100, 20, "CLARABEL")]
-    cases += [(big, k, "CLARABEL") for k in big_periods]
-    for m, k, solver in cases:
-        t0 = time.perf_counter()
-        lp, noise, _, _ = design(m, k, solver)
-        wall = time.perf_counter() - t0
-        i = noise.info
-        direct = _direct_clarabel(lp) if solver == "CLARABEL" else _direct_highs(lp)
-        _row(m, k, solver, i.num_variables, wall, i.compile_time, i.solve_time,
-             i.compile_time / i.solve_time, direct, i.total_time / direct,
-             noise.value / V_STAR_ABS_EPS1 - 1, noise.certified_epsilon)
-
-
 def bench_approx() -> None:
     print("\n[approx] (eps, delta) and (0, delta) designs, |e|")
     _row("privacy", "m", "periods", "solver", "vars", "solve", "value", "cert_delta", "repair")
@@ -210,10 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=["solvers", "windows", "full", "headline", "approx", "memory"])
+                        choices=["solvers", "windows", "full", "approx", "memory"])
     args = parser.parse_args(argv)
     quick = args.quick
-    run = set(args.only or ["solvers", "windows", "full", "headline", "approx", "memory"])
+    run = set(args.only or ["solvers", "windows", "full", "approx", "memory"])
     print(f"optmech {optmech.__version__}, python {sys.version.split()[0]}")
     if "solvers" in run:
         bench_solvers([10, 25, 50] if quick else [10, 25, 50, 100, 200, 400], 20)
@@ -221,8 +157,6 @@ def main(argv: list[str] | None = None) -> int:
         bench_windows(25 if quick else 50, 10)
     if "full" in run:
         bench_full([10, 25] if quick else [10, 25, 50, 100], 10 if quick else 20)
-    if "headline" in run:
-        bench_headline(200 if quick else 1000, (5, 10) if quick else (5, 10, 20))
     if "approx" in run:
         bench_approx()
     if "memory" in run:
