@@ -22,10 +22,12 @@ SECTIONS = ("grs", "additive", "samplers", "closedform")
 
 
 def _versions() -> dict[str, str]:
-    out = {"python": sys.version.split()[0], "platform": platform.platform(),
-           "cpus": str(os.cpu_count())}
-    for name in ("optmech", "numpy", "scipy", "cvxpy", "clarabel", "highspy", "qif",
-                 "diffprivlib"):
+    out = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": str(os.cpu_count()),
+    }
+    for name in ("optmech", "numpy", "scipy", "cvxpy", "clarabel", "highspy", "qif", "diffprivlib"):
         try:
             mod = importlib.import_module(name)
             out[name] = str(getattr(mod, "__version__", "installed"))
@@ -45,32 +47,45 @@ def _fmt(val: Any, fmt: str = ".3g") -> str:
 def markdown(report: dict[str, Any]) -> str:
     """The report as markdown tables (one per section)."""
     rows = report["rows"]
-    lines = [f"Run {report['started']} ({report['mode']} mode), load average at start "
-             f"{report['load_start']:.2f}, at end {report['load_end']:.2f}; "
-             + ", ".join(f"{k} {v}" for k, v in report["versions"].items()), ""]
+    lines = [
+        f"Run {report['started']} ({report['mode']} mode), load average at start "
+        f"{report['load_start']:.2f}, at end {report['load_end']:.2f}; "
+        + ", ".join(f"{k} {v}" for k, v in report["versions"].items()),
+        "",
+    ]
     grs = [r for r in rows if r["section"] == "grs"]
     if grs:
-        lines += ["### GRS user LP (uniform prior, |e|, ε = 0.5)", "",
-                  "| n | solver | status | total s | build | compile | solve | certify | "
-                  "gap to G+remap | pipeline / direct | pipeline / qif | peak RSS MB | load |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "### GRS user LP (uniform prior, |e|, ε = 0.5)",
+            "",
+            "| n | solver | status | total s | build | compile | solve | certify | "
+            "gap to G+remap | pipeline / direct | pipeline / qif | peak RSS MB | load |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in grs:
-            qif = _fmt(r.get("pipeline_over_qif"), ".2g") if "pipeline_over_qif" in r else (
-                r.get("qif_status", "–"))
+            qif = (
+                _fmt(r.get("pipeline_over_qif"), ".2g")
+                if "pipeline_over_qif" in r
+                else (r.get("qif_status", "–"))
+            )
             lines.append(
                 f"| {r['n']} | {r['solver']} | {r['status']} | {_fmt(r.get('total'))} | "
                 f"{_fmt(r.get('build'))} | {_fmt(r.get('compile'))} | {_fmt(r.get('solve'))} | "
                 f"{_fmt(r.get('certify'))} | {_fmt(r.get('gap_to_closed_form'), '+.1e')} | "
                 f"{_fmt(r.get('pipeline_over_direct'))} | {qif} | "
-                f"{_fmt(r.get('peak_rss_mb'), '.0f')} | {_fmt(r.get('load'), '.2f')} |")
+                f"{_fmt(r.get('peak_rss_mb'), '.0f')} | {_fmt(r.get('load'), '.2f')} |"
+            )
         lines.append("")
     add = [r for r in rows if r["section"] == "additive" and r.get("kind") != "scaling"]
     if add:
-        lines += ["### Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)", "",
-                  "| m | periods | class | solver | status | cells | variables | total s | build | "
-                  "compile | solve | certify | gap to staircase | pipeline / direct | "
-                  "peak RSS MB | load |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "### Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",
+            "",
+            "| m | periods | class | solver | status | cells | variables | total s | build | "
+            "compile | solve | certify | gap to staircase | pipeline / direct | "
+            "peak RSS MB | load |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in add:
             lines.append(
                 f"| {r['m']} | {r['periods']} | {'monotone' if r['monotone'] else 'all'} | "
@@ -79,53 +94,76 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{_fmt(r.get('compile'))} | {_fmt(r.get('solve'))} | {_fmt(r.get('certify'))} | "
                 f"{_fmt(r.get('gap_to_closed_form'), '+.1e')} | "
                 f"{_fmt(r.get('pipeline_over_direct'))} | {_fmt(r.get('peak_rss_mb'), '.0f')} | "
-                f"{_fmt(r.get('load'), '.2f')} |")
+                f"{_fmt(r.get('load'), '.2f')} |"
+            )
         lines.append("")
         for r in rows:
             if r["section"] == "additive" and r.get("kind") == "scaling":
-                lines.append(f"Scaling, {r['solver']}: solve time ∝ cells^"
-                             f"{_fmt(r['solve_exponent'], '.2f')}, total ∝ cells^"
-                             f"{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']}).")
+                lines.append(
+                    f"Scaling, {r['solver']}: solve time ∝ cells^"
+                    f"{_fmt(r['solve_exponent'], '.2f')}, total ∝ cells^"
+                    f"{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
+                )
         lines.append("")
     smp = [r for r in rows if r["section"] == "samplers"]
     if smp:
-        lines += ["### Samplers (samples/s)", "",
-                  "| sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            "### Samplers (samples/s)",
+            "",
+            "| sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in smp:
-            peer = (f"{r['ours_over_peer_rate']:.0f}x faster" if "ours_over_peer_rate" in r
-                    else r.get("peer_status", "–"))
-            lines.append(f"| {r['sampler']} | {r['epsilon']:g} | {r['samples_per_s']:.3g} | "
-                         f"{r['limit']} | {r['ours_over_limit_time']:.2f} | {peer} | "
-                         f"{r['load']:.2f} |")
+            peer = (
+                f"{r['ours_over_peer_rate']:.0f}x faster"
+                if "ours_over_peer_rate" in r
+                else r.get("peer_status", "–")
+            )
+            lines.append(
+                f"| {r['sampler']} | {r['epsilon']:g} | {r['samples_per_s']:.3g} | "
+                f"{r['limit']} | {r['ours_over_limit_time']:.2f} | {peer} | "
+                f"{r['load']:.2f} |"
+            )
         lines.append("")
     cf = [r for r in rows if r["section"] == "closedform"]
     if cf:
-        lines += ["### Closed form vs LP", "",
-                  "| case | closed form ms | LP s | LP / closed form | value gap | load |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "### Closed form vs LP",
+            "",
+            "| case | closed form ms | LP s | LP / closed form | value gap | load |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in cf:
-            lines.append(f"| {r['case']} | {r['closed_form_s'] * 1e3:.3g} | {r['lp_s']:.3g} | "
-                         f"{r['lp_over_closed_form']:.3g} | {r['relative_gap']:+.1e} | "
-                         f"{r['load']:.2f} |")
+            lines.append(
+                f"| {r['case']} | {r['closed_form_s'] * 1e3:.3g} | {r['lp_s']:.3g} | "
+                f"{r['lp_over_closed_form']:.3g} | {r['relative_gap']:+.1e} | "
+                f"{r['load']:.2f} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks",
-                                     description="optmech benchmarks (docs/performance.md)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description="optmech benchmarks (docs/performance.md)"
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes (a couple of minutes)")
-    parser.add_argument("--out", default="benchmark-results",
-                        help="directory for benchmarks.json and benchmarks.md")
+    parser.add_argument(
+        "--out", default="benchmark-results", help="directory for benchmarks.json and benchmarks.md"
+    )
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=None)
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per case (default 120 quick, 600 full)")
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds per case (default 120 quick, 600 full)"
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
     report: dict[str, Any] = {
-        "started": time.strftime("%Y-%m-%d %H:%M:%S"), "mode": "quick" if args.quick else "full",
-        "load_start": load(), "versions": _versions(), "timeout_s": timeout, "rows": [],
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "mode": "quick" if args.quick else "full",
+        "load_start": load(),
+        "versions": _versions(),
+        "timeout_s": timeout,
+        "rows": [],
     }
     for name in args.only or SECTIONS:
         module = importlib.import_module(f"benchmarks.{name}")

@@ -41,7 +41,11 @@ def run_case(module: str, func: str, timeout: float, **kwargs: Any) -> dict[str,
     try:
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD, module, func, json.dumps(kwargs)],
-            capture_output=True, text=True, timeout=timeout, check=False, env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
         )
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "timeout_s": timeout, "load": before}
@@ -49,7 +53,7 @@ def run_case(module: str, func: str, timeout: float, **kwargs: Any) -> dict[str,
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return {"status": f"error: {tail[:200]}", "load": before}
-    out: dict[str, Any] = json.loads(lines[-1][len("@@RESULT@@"):])
+    out: dict[str, Any] = json.loads(lines[-1][len("@@RESULT@@") :])
     out.setdefault("status", "ok")
     out["load"] = max(before, load())
     out["wall_with_startup"] = time.perf_counter() - start
@@ -108,15 +112,18 @@ def solve_direct(
         sel = sp.identity(n, format="csr") if nonneg is None else nonneg
         a = sp.vstack([a_eq, a_ub, -sel], format="csc")
         b = np.concatenate([b_eq, b_ub, np.zeros(sel.shape[0])])
-        cones = [clarabel.ZeroConeT(a_eq.shape[0]),
-                 clarabel.NonnegativeConeT(a_ub.shape[0] + sel.shape[0])]
+        cones = [
+            clarabel.ZeroConeT(a_eq.shape[0]),
+            clarabel.NonnegativeConeT(a_ub.shape[0] + sel.shape[0]),
+        ]
         settings = clarabel.DefaultSettings()
         settings.verbose = False
         for key, val in opts.items():
             setattr(settings, key, val)
         built = time.perf_counter()
-        status = str(clarabel.DefaultSolver(sp.csc_matrix((n, n)), c, a, b, cones,
-                                            settings).solve().status)
+        status = str(
+            clarabel.DefaultSolver(sp.csc_matrix((n, n)), c, a, b, cones, settings).solve().status
+        )
     else:
         a = sp.vstack([a_eq, a_ub], format="csc")
         h = highspy.Highs()
@@ -140,4 +147,3 @@ def solve_direct(
         status = h.modelStatusToString(h.getModelStatus())
     done = time.perf_counter()
     return {"build": built - start, "solve": done - built, "status_solver": status}
-

@@ -28,8 +28,9 @@ def _build(m: int, k: int, monotone: bool = False) -> Any:
     import optmech
     from optmech.lp.additive import build_additive_lp
 
-    return build_additive_lp(optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=m,
-                             periods=k, monotone=monotone)
+    return build_additive_lp(
+        optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=m, periods=k, monotone=monotone
+    )
 
 
 def pipeline_case(m: int, k: int, solver: str, monotone: bool = False) -> dict[str, Any]:
@@ -45,11 +46,20 @@ def pipeline_case(m: int, k: int, solver: str, monotone: bool = False) -> dict[s
     noise = finish_design(lp, info)
     t3 = time.perf_counter()
     return {
-        "total": t3 - t0, "build": t1 - t0, "compile": info.compile_time,
-        "solve": info.solve_time, "solve_call": t2 - t1, "certify": t3 - t2,
-        "status": info.status, "solver": info.solver, "iterations": info.iterations,
-        "variables": info.num_variables, "rows": info.num_constraints, "cells": lp.num_values,
-        "window": lp.window, "value": noise.value,
+        "total": t3 - t0,
+        "build": t1 - t0,
+        "compile": info.compile_time,
+        "solve": info.solve_time,
+        "solve_call": t2 - t1,
+        "certify": t3 - t2,
+        "status": info.status,
+        "solver": info.solver,
+        "iterations": info.iterations,
+        "variables": info.num_variables,
+        "rows": info.num_constraints,
+        "cells": lp.num_values,
+        "window": lp.window,
+        "value": noise.value,
         "gap_to_closed_form": noise.value / V_STAR_ABS_EPS1 - 1.0,
         "certified_epsilon": noise.certified_epsilon,
     }
@@ -58,6 +68,7 @@ def pipeline_case(m: int, k: int, solver: str, monotone: bool = False) -> dict[s
 def direct_case(m: int, k: int, solver: str, monotone: bool = False) -> dict[str, Any]:
     """The same matrices (lp.c, lp.a_eq, lp.a_ub) handed to the solver's API (child process)."""
     from optmech.lp.additive import build_additive_lp  # noqa: F401  (imported before the clock)
+
     start = time.perf_counter()
     lp = _build(m, k, monotone)
     matrices = time.perf_counter() - start
@@ -91,29 +102,46 @@ def run(quick: bool, timeout: float, periods: int = 20) -> list[dict[str, Any]]:
     big = sizes[-1]
     rows.append(_one(big, periods, "CLARABEL", True, timeout))
     for solver in solvers:
-        sub = [r for r in rows if r["solver"] == solver and not r["monotone"]
-               and r["status"] in ("optimal", "optimal_inaccurate")]
+        sub = [
+            r
+            for r in rows
+            if r["solver"] == solver
+            and not r["monotone"]
+            and r["status"] in ("optimal", "optimal_inaccurate")
+        ]
         expo = scaling_exponent([r["cells"] for r in sub], [r["solve"] for r in sub])
         total = scaling_exponent([r["cells"] for r in sub], [r["total"] for r in sub])
-        row = {"section": "additive", "kind": "scaling", "solver": solver,
-               "cells": [r["cells"] for r in sub], "solve_exponent": expo,
-               "total_exponent": total}
-        print(f"[additive] scaling {solver}: solve time ∝ cells^{expo}, total ∝ cells^{total}",
-              flush=True)
+        row = {
+            "section": "additive",
+            "kind": "scaling",
+            "solver": solver,
+            "cells": [r["cells"] for r in sub],
+            "solve_exponent": expo,
+            "total_exponent": total,
+        }
+        print(
+            f"[additive] scaling {solver}: solve time ∝ cells^{expo}, total ∝ cells^{total}",
+            flush=True,
+        )
         rows.append(row)
     return rows
 
 
 def _one(m: int, k: int, solver: str, monotone: bool, timeout: float) -> dict[str, Any]:
-    row: dict[str, Any] = {"section": "additive", "m": m, "periods": k, "solver": solver,
-                           "monotone": monotone}
-    pipe = run_case(MODULE, "pipeline_case", timeout, m=m, k=k, solver=solver,
-                    monotone=monotone)
+    row: dict[str, Any] = {
+        "section": "additive",
+        "m": m,
+        "periods": k,
+        "solver": solver,
+        "monotone": monotone,
+    }
+    pipe = run_case(MODULE, "pipeline_case", timeout, m=m, k=k, solver=solver, monotone=monotone)
     row.update(pipe)
     row["solver"] = solver
     if pipe["status"] in ("optimal", "optimal_inaccurate"):
-        direct = run_case(MODULE, "direct_case", timeout, m=m, k=k, solver=solver,
-                          monotone=monotone)
+        direct = run_case(
+            MODULE, "direct_case", timeout, m=m, k=k, solver=solver, monotone=monotone
+        )
         row["direct_total"] = direct.get("total")
         row["direct_status"] = direct.get("status_solver", direct["status"])
         if direct.get("total"):
@@ -124,9 +152,12 @@ def _one(m: int, k: int, solver: str, monotone: bool, timeout: float) -> dict[st
         val = row.get(key)
         return "-" if val is None else format(val, fmt)
 
-    print(f"[additive] m={m} k={k} {solver}{' monotone' if monotone else ''}: {row['status']} "
-          f"total {f('total')} s (build {f('build')}, compile {f('compile')}, solve "
-          f"{f('solve')}, certify {f('certify')}), gap {f('gap_to_closed_form', '+.1e')}, "
-          f"pipeline/direct {f('pipeline_over_direct')}, rss {f('peak_rss_mb', '.0f')} MB, "
-          f"load {f('load')}", flush=True)
+    print(
+        f"[additive] m={m} k={k} {solver}{' monotone' if monotone else ''}: {row['status']} "
+        f"total {f('total')} s (build {f('build')}, compile {f('compile')}, solve "
+        f"{f('solve')}, certify {f('certify')}), gap {f('gap_to_closed_form', '+.1e')}, "
+        f"pipeline/direct {f('pipeline_over_direct')}, rss {f('peak_rss_mb', '.0f')} MB, "
+        f"load {f('load')}",
+        flush=True,
+    )
     return row

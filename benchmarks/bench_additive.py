@@ -33,16 +33,27 @@ V_STAR_ABS_EPS1 = math.exp(0.5) / (math.e - 1.0)  # staircase optimum, THEORY.md
 
 
 def _row(*cells: object) -> None:
-    print("  ".join(f"{c:>11.4g}" if isinstance(c, float) else f"{c!s:>11}" for c in cells),
-          flush=True)
+    print(
+        "  ".join(f"{c:>11.4g}" if isinstance(c, float) else f"{c!s:>11}" for c in cells),
+        flush=True,
+    )
 
 
-def design(m: int, k: int, solver: str, *, cost: object = "abs", window: str = "auto",
-           privacy: object = None, **kw: object) -> tuple[object, object, float, float]:
+def design(
+    m: int,
+    k: int,
+    solver: str,
+    *,
+    cost: object = "abs",
+    window: str = "auto",
+    privacy: object = None,
+    **kw: object,
+) -> tuple[object, object, float, float]:
     privacy = privacy or optmech.PureDP(1.0)
     t0 = time.perf_counter()
-    lp = build_additive_lp(privacy, sensitivity=1.0, cost=cost, resolution=m, periods=k,
-                           window=window, **kw)
+    lp = build_additive_lp(
+        privacy, sensitivity=1.0, cost=cost, resolution=m, periods=k, window=window, **kw
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = solve(lp.problem, solver=solver, kind="additive")
@@ -54,8 +65,9 @@ def design(m: int, k: int, solver: str, *, cost: object = "abs", window: str = "
 
 def bench_solvers(ms: list[int], k: int) -> None:
     print(f"\n[solvers] eps=1, |e|, periods={k} (mirror-reduced: |e| is symmetric)")
-    _row("m", "solver", "vars", "build", "compile", "solve", "certify", "gap", "repair",
-         "repair_rel")
+    _row(
+        "m", "solver", "vars", "build", "compile", "solve", "certify", "gap", "repair", "repair_rel"
+    )
     for m in ms:
         for solver in ("HIGHS", "CLARABEL"):
             try:
@@ -64,8 +76,18 @@ def bench_solvers(ms: list[int], k: int) -> None:
                 _row(m, solver, "FAIL", type(exc).__name__)
                 continue
             i = noise.info
-            _row(m, solver, i.num_variables, lp.build_time, i.compile_time, i.solve_time, t_cert,
-                 noise.value / V_STAR_ABS_EPS1 - 1, i.repair, i.repair_cost / i.value)
+            _row(
+                m,
+                solver,
+                i.num_variables,
+                lp.build_time,
+                i.compile_time,
+                i.solve_time,
+                t_cert,
+                noise.value / V_STAR_ABS_EPS1 - 1,
+                i.repair,
+                i.repair_cost / i.value,
+            )
 
 
 def bench_windows(m: int, k: int) -> None:
@@ -79,8 +101,16 @@ def bench_windows(m: int, k: int) -> None:
                 _row(window, solver, "FAIL", type(exc).__name__)
                 continue
             i = noise.info
-            _row(window, solver, i.num_variables, lp.a_ub.shape[0], lp.build_time,
-                 i.compile_time, i.solve_time, noise.value)
+            _row(
+                window,
+                solver,
+                i.num_variables,
+                lp.a_ub.shape[0],
+                lp.build_time,
+                i.compile_time,
+                i.solve_time,
+                noise.value,
+            )
 
 
 def bench_full(ms: list[int], k: int) -> None:
@@ -94,15 +124,26 @@ def bench_full(ms: list[int], k: int) -> None:
                 _row(m, solver, "FAIL", type(exc).__name__)
                 continue
             i = noise.info
-            _row(m, solver, i.num_variables, i.compile_time, i.solve_time, noise.value,
-                 noise.certified_epsilon)
+            _row(
+                m,
+                solver,
+                i.num_variables,
+                i.compile_time,
+                i.solve_time,
+                noise.value,
+                noise.certified_epsilon,
+            )
 
 
 def bench_approx() -> None:
     print("\n[approx] (eps, delta) and (0, delta) designs, |e|")
     _row("privacy", "m", "periods", "solver", "vars", "solve", "value", "cert_delta", "repair")
-    cases = [(optmech.ApproxDP(1.0, 1e-6), 10), (optmech.ApproxDP(1.0, 1e-3), 20),
-             (optmech.ApproxDP(0.0, 0.1), 20), (optmech.ApproxDP(0.0, 0.01), 10)]
+    cases = [
+        (optmech.ApproxDP(1.0, 1e-6), 10),
+        (optmech.ApproxDP(1.0, 1e-3), 20),
+        (optmech.ApproxDP(0.0, 0.1), 20),
+        (optmech.ApproxDP(0.0, 0.01), 10),
+    ]
     for privacy, m in cases:
         for solver in ("HIGHS", "CLARABEL"):
             try:
@@ -111,8 +152,17 @@ def bench_approx() -> None:
                 _row(str(privacy), m, "-", solver, "FAIL", type(exc).__name__)
                 continue
             i = noise.info
-            _row(str(privacy), m, i.periods, solver, i.num_variables, i.solve_time, noise.value,
-                 noise.certified_delta, i.repair)
+            _row(
+                str(privacy),
+                m,
+                i.periods,
+                solver,
+                i.num_variables,
+                i.solve_time,
+                noise.value,
+                noise.certified_delta,
+                i.repair,
+            )
 
 
 _MEMORY_CHILD = """
@@ -129,24 +179,40 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
 
 
 def bench_memory(ms: list[int], k: int) -> None:
-    print(f"\n[memory] peak RSS growth (fresh process each) vs the estimate used to refuse "
-          f"large problems (CLARABEL, full LP asym:3,1, periods={k})")
+    print(
+        f"\n[memory] peak RSS growth (fresh process each) vs the estimate used to refuse "
+        f"large problems (CLARABEL, full LP asym:3,1, periods={k})"
+    )
     _row("m", "est_MB", "rss_MB", "nonzeros")
     for m in ms:
         grid_n = 2 * k * m
-        size = estimate_additive_size(optmech.PureDP(1.0), grid_n=grid_n, period=m,
-                                      symmetric=False, monotone=False, window="blocks",
-                                      atom=False)
-        out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(m), str(k)],
-                             capture_output=True, text=True, check=True).stdout
+        size = estimate_additive_size(
+            optmech.PureDP(1.0),
+            grid_n=grid_n,
+            period=m,
+            symmetric=False,
+            monotone=False,
+            window="blocks",
+            atom=False,
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", _MEMORY_CHILD, str(m), str(k)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         _row(m, size["bytes"] / 1e6, float(out.strip().splitlines()[-1]), size["nonzeros"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
-    parser.add_argument("--only", nargs="*", default=None,
-                        choices=["solvers", "windows", "full", "approx", "memory"])
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        choices=["solvers", "windows", "full", "approx", "memory"],
+    )
     args = parser.parse_args(argv)
     quick = args.quick
     run = set(args.only or ["solvers", "windows", "full", "approx", "memory"])

@@ -42,8 +42,10 @@ def bench_samplers(size: int, repeat: int) -> None:
         stair = Staircase.optimal(epsilon=eps, cost="abs")
         t_stair = median_seconds(lambda s=stair: s.rvs(size, rng=rng), repeat)
         t_lap = median_seconds(lambda e=eps: rng.laplace(0.0, 1.0 / e, size=size), repeat)
-        print(f"  eps={eps:<5g} Staircase.rvs {t_stair:.3f}  numpy laplace {t_lap:.3f}  "
-              f"ratio {t_stair / t_lap:.2f}")
+        print(
+            f"  eps={eps:<5g} Staircase.rvs {t_stair:.3f}  numpy laplace {t_lap:.3f}  "
+            f"ratio {t_stair / t_lap:.2f}"
+        )
     for eps, delta in ((1.0, 1), (1.0, 5), (0.1, 10)):
         disc = DiscreteStaircase.optimal(epsilon=eps, sensitivity=delta, cost="abs")
         geo = Geometric(epsilon=eps, sensitivity=delta)
@@ -51,15 +53,22 @@ def bench_samplers(size: int, repeat: int) -> None:
         t_disc = median_seconds(lambda d=disc: d.rvs(size, rng=rng), repeat)
         t_geo = median_seconds(lambda g=geo: g.rvs(size, rng=rng), repeat)
         t_np = median_seconds(lambda p=p: rng.geometric(p, size=size), repeat)
-        print(f"  eps={eps:<5g} D={delta:<3d} DiscreteStaircase.rvs {t_disc:.3f}  "
-              f"Geometric.rvs {t_geo:.3f}  numpy geometric {t_np:.3f}  "
-              f"ratio {t_disc / t_np:.2f}")
+        print(
+            f"  eps={eps:<5g} D={delta:<3d} DiscreteStaircase.rvs {t_disc:.3f}  "
+            f"Geometric.rvs {t_geo:.3f}  numpy geometric {t_np:.3f}  "
+            f"ratio {t_disc / t_np:.2f}"
+        )
 
 
 def bench_costs(repeat: int) -> None:
     print(f"exact costs and optimal parameters, median of {repeat} runs (microseconds)")
-    costs = {"abs": Absolute(), "squared": Squared(), "power:3": Power(3),
-             "power:1.5": Power(1.5), "zero-one:0.5": ZeroOne(0.5)}
+    costs = {
+        "abs": Absolute(),
+        "squared": Squared(),
+        "power:3": Power(3),
+        "power:1.5": Power(1.5),
+        "zero-one:0.5": ZeroOne(0.5),
+    }
     for name, cost in costs.items():
         stair = Staircase(epsilon=1.0, gamma=0.3)
         lap = Laplace(epsilon=1.0)
@@ -71,10 +80,12 @@ def bench_costs(repeat: int) -> None:
         t_dopt = median_seconds(
             lambda c=cost: DiscreteStaircase.optimal(epsilon=1.0, sensitivity=5, cost=c), repeat
         )
-        print(f"  {name:<13} Staircase.expected_cost {t_cost * 1e6:9.1f}  "
-              f"Laplace {t_lap * 1e6:8.1f}  DiscreteStaircase {t_disc * 1e6:8.1f}  "
-              f"Staircase.optimal {t_opt * 1e6:10.1f}  DiscreteStaircase.optimal(D=5) "
-              f"{t_dopt * 1e6:9.1f}")
+        print(
+            f"  {name:<13} Staircase.expected_cost {t_cost * 1e6:9.1f}  "
+            f"Laplace {t_lap * 1e6:8.1f}  DiscreteStaircase {t_disc * 1e6:8.1f}  "
+            f"Staircase.optimal {t_opt * 1e6:10.1f}  DiscreteStaircase.optimal(D=5) "
+            f"{t_dopt * 1e6:9.1f}"
+        )
     big = 10**5
     t_big = median_seconds(
         lambda: DiscreteStaircase.optimal(epsilon=1.0, sensitivity=big, cost="abs"), repeat

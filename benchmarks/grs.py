@@ -43,8 +43,9 @@ def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     res = count_lp.bayesian_mechanism(prior, loss, eps, solver=solver)
     total = time.perf_counter() - start
     # The build phase alone (the same vectorised construction, timed on its own).
-    setting = count_lp.resolve_setting(loss, graph=None, outputs=None, num_inputs=n + 1,
-                                       max_variables=count_lp.MAX_VARIABLES)
+    setting = count_lp.resolve_setting(
+        loss, graph=None, outputs=None, num_inputs=n + 1, max_variables=count_lp.MAX_VARIABLES
+    )
     bounds = "first" if solver == "CLARABEL" else "all"
     t0 = time.perf_counter()
     if res.symmetry_reduced:  # the orbit LP of the mirror symmetry (half the variables)
@@ -56,11 +57,18 @@ def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     assert info is not None
     ref = geometric_bayes(prior, loss, eps).value
     return {
-        "total": total, "build": build, "compile": info.compile_time, "solve": info.solve_time,
-        "certify": max(total - info.total_time - build, 0.0), "status": res.status,
-        "solver": res.solver, "variables": info.num_variables, "value": res.value,
+        "total": total,
+        "build": build,
+        "compile": info.compile_time,
+        "solve": info.solve_time,
+        "certify": max(total - info.total_time - build, 0.0),
+        "status": res.status,
+        "solver": res.solver,
+        "variables": info.num_variables,
+        "value": res.value,
         "gap_to_closed_form": (res.value - ref) / ref,
-        "certified_epsilon": res.certified_epsilon, "reduced": res.symmetry_reduced,
+        "certified_epsilon": res.certified_epsilon,
+        "reduced": res.symmetry_reduced,
     }
 
 
@@ -74,32 +82,42 @@ def _lp_matrices(n: int, eps: float) -> tuple[np.ndarray, sp.csr_matrix, sp.csr_
     q = (weights / geometric_bayes(prior, loss, eps).value).ravel()
     idx = np.arange(size * size).reshape(size, size)
     e = math.exp(eps)
-    a_eq = sp.csr_matrix((np.ones(size * size), (np.repeat(np.arange(size), size), idx.ravel())),
-                         shape=(size, size * size))
+    a_eq = sp.csr_matrix(
+        (np.ones(size * size), (np.repeat(np.arange(size), size), idx.ravel())),
+        shape=(size, size * size),
+    )
     upper, lower = idx[:-1].ravel(), idx[1:].ravel()
     m = upper.size
     rows = np.arange(m)
     ones, es = np.ones(m), -e * np.ones(m)
-    dp = sp.vstack([
-        sp.csr_matrix((np.r_[ones, es], (np.r_[rows, rows], np.r_[upper, lower])),
-                      shape=(m, size * size)),
-        sp.csr_matrix((np.r_[ones, es], (np.r_[rows, rows], np.r_[lower, upper])),
-                      shape=(m, size * size)),
-    ], format="csr")
+    dp = sp.vstack(
+        [
+            sp.csr_matrix(
+                (np.r_[ones, es], (np.r_[rows, rows], np.r_[upper, lower])), shape=(m, size * size)
+            ),
+            sp.csr_matrix(
+                (np.r_[ones, es], (np.r_[rows, rows], np.r_[lower, upper])), shape=(m, size * size)
+            ),
+        ],
+        format="csr",
+    )
     return q, a_eq, dp, size
 
 
 def direct_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     """The same LP handed to the solver's own API (no cvxpy), same options (child process)."""
     from optmech.lp.remap import geometric_bayes  # noqa: F401  (imported before the clock)
+
     start = time.perf_counter()
     q, a_eq, dp, size = _lp_matrices(n, eps)
     matrices = time.perf_counter() - start
     # As the pipeline: X ≥ 0 only on the first row (DP on a connected graph implies it).
-    first = sp.csr_matrix((np.ones(size), (np.arange(size), np.arange(size))),
-                          shape=(size, size * size))
-    out = solve_direct(solver, "count", q, a_eq, np.ones(size), dp, np.zeros(dp.shape[0]),
-                       nonneg=first)
+    first = sp.csr_matrix(
+        (np.ones(size), (np.arange(size), np.arange(size))), shape=(size, size * size)
+    )
+    out = solve_direct(
+        solver, "count", q, a_eq, np.ones(size), dp, np.zeros(dp.shape[0]), nonneg=first
+    )
     return {**out, "total": time.perf_counter() - start, "build": matrices + out["build"]}
 
 
@@ -126,8 +144,13 @@ def qif_case(n: int, eps: float, timeout: float) -> dict[str, Any]:
     except ImportError:
         return {"status": "skipped: qif (libqif) not installed"}
     try:
-        proc = subprocess.run([sys.executable, "-c", _QIF_SCRIPT, str(n), str(eps)],
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", _QIF_SCRIPT, str(n), str(eps)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "timeout_s": timeout}
     if proc.returncode != 0:
@@ -181,11 +204,13 @@ def _line(row: dict[str, Any]) -> str:
         val = row.get(key)
         return "-" if val is None else format(val, fmt)
 
-    return (f"[grs] n={row['n']} {row['solver']}"
-            f"{' (mirror-reduced)' if row.get('reduced') else ''}: {row['status']} "
-            f"total {f('total')} s "
-            f"(build {f('build')}, compile {f('compile')}, solve {f('solve')}, certify "
-            f"{f('certify')}), gap {f('gap_to_closed_form', '+.1e')}, pipeline/direct "
-            f"{f('pipeline_over_direct')}, pipeline/qif {f('pipeline_over_qif')} "
-            f"[{row.get('qif_status', '')}], rss {f('peak_rss_mb', '.0f')} MB, load "
-            f"{f('load')}")
+    return (
+        f"[grs] n={row['n']} {row['solver']}"
+        f"{' (mirror-reduced)' if row.get('reduced') else ''}: {row['status']} "
+        f"total {f('total')} s "
+        f"(build {f('build')}, compile {f('compile')}, solve {f('solve')}, certify "
+        f"{f('certify')}), gap {f('gap_to_closed_form', '+.1e')}, pipeline/direct "
+        f"{f('pipeline_over_direct')}, pipeline/qif {f('pipeline_over_qif')} "
+        f"[{row.get('qif_status', '')}], rss {f('peak_rss_mb', '.0f')} MB, load "
+        f"{f('load')}"
+    )

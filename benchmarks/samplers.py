@@ -45,12 +45,24 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     rng = np.random.default_rng(12345)
     rows: list[dict[str, Any]] = []
 
-    def add(name: str, eps: float, t_ours: float, limit: str, t_limit: float,
-            peer: float | str | None = None) -> None:
+    def add(
+        name: str,
+        eps: float,
+        t_ours: float,
+        limit: str,
+        t_limit: float,
+        peer: float | str | None = None,
+    ) -> None:
         row: dict[str, Any] = {
-            "section": "samplers", "sampler": name, "epsilon": eps, "size": size,
-            "samples_per_s": size / t_ours, "limit": limit, "limit_samples_per_s": size / t_limit,
-            "ours_over_limit_time": t_ours / t_limit, "load": load(),
+            "section": "samplers",
+            "sampler": name,
+            "epsilon": eps,
+            "size": size,
+            "samples_per_s": size / t_ours,
+            "limit": limit,
+            "limit_samples_per_s": size / t_limit,
+            "ours_over_limit_time": t_ours / t_limit,
+            "load": load(),
         }
         if isinstance(peer, float):
             row["peer_samples_per_s"] = peer
@@ -58,11 +70,16 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
         elif peer is not None:
             row["peer_status"] = peer
         rows.append(row)
-        extra = (f", {row['ours_over_peer_rate']:.0f}x diffprivlib" if "ours_over_peer_rate"
-                 in row else (f", {peer}" if peer else ""))
-        print(f"[samplers] {name} eps={eps:g}: {row['samples_per_s']:.3g}/s, time "
-              f"{row['ours_over_limit_time']:.2f}x {limit}{extra}, load {row['load']:.2f}",
-              flush=True)
+        extra = (
+            f", {row['ours_over_peer_rate']:.0f}x diffprivlib"
+            if "ours_over_peer_rate" in row
+            else (f", {peer}" if peer else "")
+        )
+        print(
+            f"[samplers] {name} eps={eps:g}: {row['samples_per_s']:.3g}/s, time "
+            f"{row['ours_over_limit_time']:.2f}x {limit}{extra}, load {row['load']:.2f}",
+            flush=True,
+        )
 
     for eps in (0.1, 1.0, 5.0):
         stair = Staircase.optimal(epsilon=eps, cost="abs")

@@ -93,8 +93,9 @@ def path_graph(n: int) -> nx.Graph:
     _refuse(n + 1, f"path graph with n = {n}")
     g = nx.path_graph(n + 1)
     nx.set_node_attributes(g, {i: i for i in range(n + 1)}, "value")
-    g.graph.update(name=f"path(n={n})", kind="path", n=n,
-                   outputs=np.arange(n + 1, dtype=np.float64))
+    g.graph.update(
+        name=f"path(n={n})", kind="path", n=n, outputs=np.arange(n + 1, dtype=np.float64)
+    )
     return g
 
 
@@ -123,8 +124,13 @@ def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
     i = np.arange(n + 1)
     for d in range(1, delta + 1):
         g.add_edges_from(zip(i[:-d].tolist(), i[d:].tolist(), strict=True))
-    g.graph.update(name=f"sensitivity(n={n}, D={delta})", kind="sensitivity", n=n,
-                   sensitivity=delta, outputs=np.arange(n + 1, dtype=np.float64))
+    g.graph.update(
+        name=f"sensitivity(n={n}, D={delta})",
+        kind="sensitivity",
+        n=n,
+        sensitivity=delta,
+        outputs=np.arange(n + 1, dtype=np.float64),
+    )
     return g
 
 
@@ -168,10 +174,16 @@ def grid_graph(shape: Any, *, diagonal: bool = False) -> nx.Graph:
     for step in steps:
         other = coords + np.asarray(step)
         ok = np.all((other >= 0) & (other < np.asarray(dims)), axis=1)
-        g.add_edges_from(zip(map(tuple, coords[ok].tolist()), map(tuple, other[ok].tolist()),
-                             strict=True))
-    g.graph.update(name=f"grid{dims}{' diagonal' if diagonal else ''}", kind="grid",
-                   shape=dims, diagonal=diagonal, outputs=coords.astype(np.float64))
+        g.add_edges_from(
+            zip(map(tuple, coords[ok].tolist()), map(tuple, other[ok].tolist()), strict=True)
+        )
+    g.graph.update(
+        name=f"grid{dims}{' diagonal' if diagonal else ''}",
+        kind="grid",
+        shape=dims,
+        diagonal=diagonal,
+        outputs=coords.astype(np.float64),
+    )
     return g
 
 
@@ -203,8 +215,12 @@ def hypercube_graph(rows: int) -> nx.Graph:
         high = low.copy()
         high[:, j] = 1
         g.add_edges_from(zip(map(tuple, low.tolist()), map(tuple, high.tolist()), strict=True))
-    g.graph.update(name=f"hypercube(rows={rows})", kind="hypercube", rows=rows,
-                   outputs=np.arange(rows + 1, dtype=np.float64))
+    g.graph.update(
+        name=f"hypercube(rows={rows})",
+        kind="hypercube",
+        rows=rows,
+        outputs=np.arange(rows + 1, dtype=np.float64),
+    )
     return g
 
 

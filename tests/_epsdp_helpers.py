@@ -38,8 +38,9 @@ def chi_square_pvalue(
     p_inner = np.asarray(pmf(inner), dtype=np.float64)
     p_tail = (1.0 - p_inner.sum()) / 2.0
     observed_inner = np.array([np.count_nonzero(samples == v) for v in inner])
-    observed = np.concatenate([[np.count_nonzero(samples < -k)], observed_inner,
-                               [np.count_nonzero(samples > k)]])
+    observed = np.concatenate(
+        [[np.count_nonzero(samples < -k)], observed_inner, [np.count_nonzero(samples > k)]]
+    )
     expected = n * np.concatenate([[p_tail], p_inner, [p_tail]])
     if p_tail * n < min_expected:  # tails too light to be cells of their own: merge them
         observed = np.concatenate([[observed[0] + observed[-1]], observed[1:-1]])

@@ -92,8 +92,10 @@ def test_certificate_is_pessimistic_and_tight() -> None:
         m = np.exp(logs)
         m[0] = m[0] / m[0].sum()
         m[1] = m[1] / m[1].sum()
-        exact = max(abs(Decimal(float(a)).ln() - Decimal(float(b)).ln())
-                    for a, b in zip(m[0], m[1], strict=True))
+        exact = max(
+            abs(Decimal(float(a)).ln() - Decimal(float(b)).ln())
+            for a, b in zip(m[0], m[1], strict=True)
+        )
         cert = Decimal(certified_epsilon(m))
         assert cert >= exact
         assert cert - exact <= Decimal("1e-12") * max(exact, Decimal(1))

@@ -94,8 +94,7 @@ def test_delta_equals_brute_force_with_tails(seed: int) -> None:
     atom = float(rng.uniform(0, 0.01))
     # ratio ≤ 0.8: 200 periods leave terms below 0.8^200 ≈ 4e-20 of the mass.
     truth = _brute_delta(_expand(masses, left, right, 200), reach, eps, atom)
-    got = noise_delta(masses, epsilon=eps, reach=reach, left_tail=left, right_tail=right,
-                      atom=atom)
+    got = noise_delta(masses, epsilon=eps, reach=reach, left_tail=left, right_tail=right, atom=atom)
     assert truth <= got <= truth + 1e-13
 
 
@@ -155,7 +154,8 @@ def test_fractional_shifts_interpolate_linearly_and_are_covered() -> None:
     both = [max(a, b) for a, b in zip(integer[:4], back, strict=True)]
     end = max(0.5 * integer[2] + 0.5 * integer[3], 0.5 * back[2] + 0.5 * back[3])
     assert noise_delta(masses, epsilon=eps, reach=reach) == pytest.approx(
-        max(both[1], both[2], end), abs=1e-13)
+        max(both[1], both[2], end), abs=1e-13
+    )
 
 
 def test_zero_cell_next_to_positive_is_infinite_and_named() -> None:
@@ -199,8 +199,9 @@ def test_uniform_plus_atom_has_delta_exactly() -> None:
 def test_results_are_pessimistic() -> None:
     masses = np.array([1.0, 2.0, 3.0]) / 6.0
     # Tails halving per cell: ratios 2, 2, 3/2, 2, 2, ...
-    eps = noise_epsilon(masses, reach=1, left_tail=(masses[:1] / 2, 0.5),
-                        right_tail=(masses[-1:] / 2, 0.5))
+    eps = noise_epsilon(
+        masses, reach=1, left_tail=(masses[:1] / 2, 0.5), right_tail=(masses[-1:] / 2, 0.5)
+    )
     assert eps >= math.log(2.0) and eps - math.log(2.0) < 1e-14
     d = noise_delta(masses, epsilon=0.1, reach=1)
     exact = max(  # hand sums: right shift 1/6 + (3 − 2e^0.1)/6 ... both directions
@@ -215,9 +216,15 @@ def _noise():
     dens = np.array([b, 1.0, 1.0, b])
     total = 0.5 * dens.sum() + 0.5 * (dens[:2].sum() + dens[2:].sum()) * b / (1 - b)
     return PiecewiseConstantNoise(
-        start=-1.0, width=0.5, densities=dens / total, period=2,
-        left_tail=(dens[:2] * b / total, b), right_tail=(dens[2:] * b / total, b),
-        sensitivity=1.0, privacy=PureDP(1.0))
+        start=-1.0,
+        width=0.5,
+        densities=dens / total,
+        period=2,
+        left_tail=(dens[:2] * b / total, b),
+        right_tail=(dens[2:] * b / total, b),
+        sensitivity=1.0,
+        privacy=PureDP(1.0),
+    )
 
 
 def test_certify_and_check_noise_objects() -> None:
@@ -240,8 +247,16 @@ def test_certify_and_check_noise_objects() -> None:
         ({"masses": [0.5, 0.5], "reach": 0}, ValueError, "reach"),
         ({"masses": [0.5, 0.5], "reach": 1, "left_tail": ([0.1], 1.0)}, ValueError, "ratio"),
         ({"masses": [0.5, 0.5], "reach": 1, "left_tail": 3}, TypeError, "pair"),
-        ({"masses": [0.5, 0.5], "reach": 1, "left_tail": ([0.1], 0.5),
-          "right_tail": ([0.1, 0.1], 0.5)}, ValueError, "same length"),
+        (
+            {
+                "masses": [0.5, 0.5],
+                "reach": 1,
+                "left_tail": ([0.1], 0.5),
+                "right_tail": ([0.1, 0.1], 0.5),
+            },
+            ValueError,
+            "same length",
+        ),
         ({"masses": [0.0, 0.0], "reach": 1}, ValueError, "all zero"),
     ],
 )
@@ -254,5 +269,6 @@ def test_bad_epsilon_for_delta() -> None:
     with pytest.raises(ValueError, match="epsilon"):
         noise_delta([0.5, 0.5], epsilon=-1.0, reach=1)
     with pytest.raises(TypeError, match="privacy"):
-        PiecewiseConstantNoise(start=0.0, width=1.0, densities=[1.0], period=1,
-                               sensitivity=1.0, privacy=ApproxDP)  # class, not instance
+        PiecewiseConstantNoise(
+            start=0.0, width=1.0, densities=[1.0], period=1, sensitivity=1.0, privacy=ApproxDP
+        )  # class, not instance

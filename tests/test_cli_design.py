@@ -20,16 +20,33 @@ def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
 
 
 def test_pure_dp_table_compares_with_the_staircase(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["design", "--privacy", "eps=1", "--sensitivity", "1", "--cost", "abs",
-                 "--resolution", "8", "--periods", "2"]) == 0
+    assert (
+        main(
+            [
+                "design",
+                "--privacy",
+                "eps=1",
+                "--sensitivity",
+                "1",
+                "--cost",
+                "abs",
+                "--resolution",
+                "8",
+                "--periods",
+                "2",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     for word in ("lp_value", "staircase optimum", "relative_gap", "certified_epsilon", "solver"):
         assert word in out
 
 
 def test_pure_dp_json_value_bounds(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["design", "--privacy", "eps=1", "--resolution", "8", "--periods", "2",
-                         "--json"])
+    res = _json(
+        capsys, ["design", "--privacy", "eps=1", "--resolution", "8", "--periods", "2", "--json"]
+    )
     v_star = math.exp(0.5) / (math.e - 1)  # seed 000
     assert v_star * (1 - 1e-9) <= res["lp_value"] <= v_star * 1.001
     assert res["reference_value"] == pytest.approx(v_star, rel=1e-9)
@@ -37,8 +54,21 @@ def test_pure_dp_json_value_bounds(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_zero_delta_against_uniform_plus_atom(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["design", "--privacy", "delta=0.25", "--cost", "squared",
-                         "--resolution", "12", "--symmetric", "--monotone", "--json"])
+    res = _json(
+        capsys,
+        [
+            "design",
+            "--privacy",
+            "delta=0.25",
+            "--cost",
+            "squared",
+            "--resolution",
+            "12",
+            "--symmetric",
+            "--monotone",
+            "--json",
+        ],
+    )
     closed = 1 / (4 * 3 * 0.25**2)  # Δ²/(2^p (p+1) δ^p), seed 004
     assert res["lp_value"] == pytest.approx(closed, rel=1e-9)
     assert res["reference_value"] == pytest.approx(closed, rel=1e-9)
@@ -47,28 +77,66 @@ def test_zero_delta_against_uniform_plus_atom(capsys: pytest.CaptureFixture[str]
 
 
 def test_approx_dp_lists_baselines(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["design", "--privacy", "eps=1,delta=1e-3", "--resolution", "8",
-                         "--json"])
+    res = _json(capsys, ["design", "--privacy", "eps=1,delta=1e-3", "--resolution", "8", "--json"])
     assert res["lp_value"] < res["truncated Laplace cost"] < res["Gaussian (analytic) cost"]
     assert res["reference_value"] is None
 
 
 def test_integer_reference_point(capsys: pytest.CaptureFixture[str]) -> None:
-    res = _json(capsys, ["design", "--privacy", "eps=1", "--integer", "--sensitivity", "5",
-                         "--cost", "squared", "--json"])
+    res = _json(
+        capsys,
+        [
+            "design",
+            "--privacy",
+            "eps=1",
+            "--integer",
+            "--sensitivity",
+            "5",
+            "--cost",
+            "squared",
+            "--json",
+        ],
+    )
     assert res["lp_value"] == pytest.approx(48.0337, abs=5e-5)  # THEORY.md §1
     assert res["relative_gap"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_plot_is_written(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "design.png"
-    assert main(["design", "--privacy", "delta=0.6", "--resolution", "6", "--symmetric",
-                 "--monotone", "--plot", str(path)]) == 0
+    assert (
+        main(
+            [
+                "design",
+                "--privacy",
+                "delta=0.6",
+                "--resolution",
+                "6",
+                "--symmetric",
+                "--monotone",
+                "--plot",
+                str(path),
+            ]
+        )
+        == 0
+    )
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert str(path) in capsys.readouterr().out
     integer = tmp_path / "integer.png"
-    assert main(["design", "--privacy", "eps=1", "--integer", "--sensitivity", "2",
-                 "--plot", str(integer)]) == 0
+    assert (
+        main(
+            [
+                "design",
+                "--privacy",
+                "eps=1",
+                "--integer",
+                "--sensitivity",
+                "2",
+                "--plot",
+                str(integer),
+            ]
+        )
+        == 0
+    )
     assert integer.stat().st_size > 1000
 
 

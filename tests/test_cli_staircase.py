@@ -22,8 +22,9 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
 def test_abs_cost_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "--epsilon", "2", "--sensitivity", "3")
     assert out["gamma_star"] == pytest.approx(1 / (1 + math.exp(1.0)), rel=1e-14)
-    assert out["staircase_cost"] == pytest.approx(3 * math.exp(1.0) / (math.exp(2.0) - 1),
-                                                  rel=1e-13)
+    assert out["staircase_cost"] == pytest.approx(
+        3 * math.exp(1.0) / (math.exp(2.0) - 1), rel=1e-13
+    )
     assert out["laplace_cost"] == pytest.approx(1.5, rel=1e-15)
     assert out["ratio"] == pytest.approx(out["laplace_cost"] / out["staircase_cost"], rel=1e-15)
     assert out["cost"] == "abs" and out["epsilon"] == 2.0 and out["sensitivity"] == 3.0

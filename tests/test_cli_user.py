@@ -31,13 +31,26 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 def test_worked_example_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     prior = tmp_path / "prior.json"
     prior.write_text(json.dumps([0.2, 0, 0.2, 0.2, 0.2, 0.2]))
-    assert main(["user", "--n", "5", "--epsilon", str(math.log(2)), "--prior", str(prior),
-                 "--loss", "abs"]) == 0
+    assert (
+        main(
+            [
+                "user",
+                "--n",
+                "5",
+                "--epsilon",
+                str(math.log(2)),
+                "--prior",
+                str(prior),
+                "--loss",
+                "abs",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "1 -> 2" in out
     fig = [[Fraction(v) for v in row] for row in FIG2]
-    exact = sum(Fraction(1, 5) * fig[i][r] * abs(r - i) for i in (0, 2, 3, 4, 5)
-                for r in range(6))
+    exact = sum(Fraction(1, 5) * fig[i][r] * abs(r - i) for i in (0, 2, 3, 4, 5) for r in range(6))
     assert f"{float(exact):.6g}" in out  # value and geometric + remap value
 
 
@@ -54,8 +67,9 @@ def test_worked_example_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_binomial_prior_and_squared_loss(capsys: pytest.CaptureFixture[str]) -> None:
-    data = run_json(capsys, "--n", "6", "--epsilon", "1", "--prior", "binomial:0.3",
-                    "--loss", "squared")
+    data = run_json(
+        capsys, "--n", "6", "--epsilon", "1", "--prior", "binomial:0.3", "--loss", "squared"
+    )
     mech = np.array(data["mechanism"])
     assert np.allclose(mech.sum(axis=1), 1.0)
     # The value is the prior-weighted loss of the printed mechanism, recomputed here.
@@ -63,14 +77,14 @@ def test_binomial_prior_and_squared_loss(capsys: pytest.CaptureFixture[str]) -> 
 
     prior = binom.pmf(np.arange(7), 6, 0.3)
     loss = np.subtract.outer(np.arange(7), np.arange(7)).astype(float) ** 2
-    assert data["value"] == pytest.approx(float(np.sum(prior[:, None] * loss * mech)),
-                                          rel=1e-9)
+    assert data["value"] == pytest.approx(float(np.sum(prior[:, None] * loss * mech)), rel=1e-9)
     assert data["value"] == pytest.approx(data["geometric_value"], rel=1e-7)
 
 
 def test_minimax_side_information(capsys: pytest.CaptureFixture[str]) -> None:
-    data = run_json(capsys, "--n", "6", "--epsilon", "0.8", "--loss", "abs", "--minimax",
-                    "--side-info", "0,3,5")
+    data = run_json(
+        capsys, "--n", "6", "--epsilon", "0.8", "--loss", "abs", "--minimax", "--side-info", "0,3,5"
+    )
     mech = np.array(data["mechanism"])
     loss = np.abs(np.subtract.outer(np.arange(7), np.arange(7)))
     worst = max(float(np.sum(loss[i] * mech[i])) for i in (0, 3, 5))
@@ -78,8 +92,7 @@ def test_minimax_side_information(capsys: pytest.CaptureFixture[str]) -> None:
     remap = np.array(data["remap"])
     assert remap.shape == (7, 7) and np.allclose(remap.sum(axis=1), 1.0)
     assert data["value"] == pytest.approx(data["geometric_value"], rel=2e-7)
-    assert main(["user", "--n", "6", "--epsilon", "0.8", "--minimax", "--side-info",
-                 "0,3,5"]) == 0
+    assert main(["user", "--n", "6", "--epsilon", "0.8", "--minimax", "--side-info", "0,3,5"]) == 0
     assert "randomized remap" in capsys.readouterr().out
 
 
@@ -107,18 +120,22 @@ def test_loss_matrix_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert data["value"] == pytest.approx(float(np.sum(np.array(matrix) * mech) / 3), rel=1e-9)
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--n", "3", "--epsilon", "0"], "`epsilon`"),
-    (["--n", "3", "--epsilon", "1", "--side-info", "1"], "--minimax"),
-    (["--n", "3", "--epsilon", "1", "--prior", "missing.json"], "cannot be read"),
-    (["--n", "3", "--epsilon", "1", "--prior", "beta:2"], "`prior`"),
-    (["--n", "3", "--epsilon", "1", "--prior", "binomial:2"], "p in [0, 1]"),
-    (["--n", "3", "--epsilon", "1", "--loss", "cubic"], "`cost` spec"),
-    (["--epsilon", "1"], "`--n` is needed"),
-    (["--n", "3", "--epsilon", "1", "--graph", "star"], "`graph` spec"),
-    (["--n", "3", "--epsilon", "1", "--minimax", "--side-info", "a,b"], "comma-separated"),
-])
-def test_bad_arguments_exit_2(argv: list[str], message: str,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--n", "3", "--epsilon", "0"], "`epsilon`"),
+        (["--n", "3", "--epsilon", "1", "--side-info", "1"], "--minimax"),
+        (["--n", "3", "--epsilon", "1", "--prior", "missing.json"], "cannot be read"),
+        (["--n", "3", "--epsilon", "1", "--prior", "beta:2"], "`prior`"),
+        (["--n", "3", "--epsilon", "1", "--prior", "binomial:2"], "p in [0, 1]"),
+        (["--n", "3", "--epsilon", "1", "--loss", "cubic"], "`cost` spec"),
+        (["--epsilon", "1"], "`--n` is needed"),
+        (["--n", "3", "--epsilon", "1", "--graph", "star"], "`graph` spec"),
+        (["--n", "3", "--epsilon", "1", "--minimax", "--side-info", "a,b"], "comma-separated"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["user", *argv]) == 2
     assert message in capsys.readouterr().err

@@ -32,11 +32,13 @@ def staircase_optimum(eps: float, delta: int, cost: str, span: int = 4000) -> fl
     return best
 
 
-@pytest.mark.parametrize(("eps", "delta", "cost", "period"),
-                         [(1.0, 1, "abs", 1), (1.0, 1, "abs", 3), (0.4, 3, "squared", 2),
-                          (2.0, 4, "abs", 4)])
-def test_worst_case_equals_discrete_staircase(eps: float, delta: int, cost: str,
-                                              period: int) -> None:
+@pytest.mark.parametrize(
+    ("eps", "delta", "cost", "period"),
+    [(1.0, 1, "abs", 1), (1.0, 1, "abs", 3), (0.4, 3, "squared", 2), (2.0, 4, "abs", 4)],
+)
+def test_worst_case_equals_discrete_staircase(
+    eps: float, delta: int, cost: str, period: int
+) -> None:
     res = dependent_noise_lp(eps, sensitivity=delta, cost=cost, period=period)
     ref = staircase_optimum(eps, delta, cost)
     assert res.value >= ref * (1 - 1e-11)  # a certified family cannot beat the theorem
@@ -45,11 +47,17 @@ def test_worst_case_equals_discrete_staircase(eps: float, delta: int, cost: str,
     assert res.phase_costs.shape == (period,)
 
 
-@pytest.mark.parametrize(("eps", "delta", "cost", "reference", "last_digit"),
-                         [(1.0, 5, "abs", 4.78628, 1e-5), (1.0, 5, "squared", 48.0337, 1e-4),
-                          (5.0, 10, "abs", 0.66516, 1e-5)])
-def test_theory_reference_values(eps: float, delta: int, cost: str, reference: float,
-                                 last_digit: float) -> None:
+@pytest.mark.parametrize(
+    ("eps", "delta", "cost", "reference", "last_digit"),
+    [
+        (1.0, 5, "abs", 4.78628, 1e-5),
+        (1.0, 5, "squared", 48.0337, 1e-4),
+        (5.0, 10, "abs", 0.66516, 1e-5),
+    ],
+)
+def test_theory_reference_values(
+    eps: float, delta: int, cost: str, reference: float, last_digit: float
+) -> None:
     res = dependent_noise_lp(eps, sensitivity=delta, cost=cost, period=2)
     # THEORY.md prints these rounded: half a unit in the last digit printed.
     assert abs(res.value - reference) <= 0.5 * last_digit

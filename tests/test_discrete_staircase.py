@@ -81,9 +81,17 @@ def test_pmf_cdf_ppf(eps: float, delta: int, r: int) -> None:
 @pytest.mark.parametrize(("eps", "delta", "r"), PARAMS)
 def test_expected_costs_equal_brute_force_sums(eps: float, delta: int, r: int) -> None:
     d = DiscreteStaircase(epsilon=eps, sensitivity=delta, r=r)
-    costs = [Absolute(), Squared(), Power(3), Power(1.5), Asymmetric(over=3.0, under=1.0, p=2),
-             ZeroOne(0.0), ZeroOne(2.5), Custom(lambda e: np.log1p(np.abs(e))),
-             Custom(lambda e: np.where(e > 0, e, 2.0 * e * e))]
+    costs = [
+        Absolute(),
+        Squared(),
+        Power(3),
+        Power(1.5),
+        Asymmetric(over=3.0, under=1.0, p=2),
+        ZeroOne(0.0),
+        ZeroOne(2.5),
+        Custom(lambda e: np.log1p(np.abs(e))),
+        Custom(lambda e: np.where(e > 0, e, 2.0 * e * e)),
+    ]
     for cost in costs:
         reference = brute_cost(cost, eps, delta, r)
         assert d.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
@@ -132,8 +140,7 @@ def test_pmf_ratio_within_sensitivity_is_at_most_e_eps(eps: float, delta: int, r
     assert d.privacy == PureDP(eps)
     i = np.arange(-6 * delta, 6 * delta + 1, dtype=float)
     log_p = np.log(d.pmf(i))
-    worst = max(float(np.max(log_p - np.log(d.pmf(i + s))))
-                for s in range(-delta, delta + 1))
+    worst = max(float(np.max(log_p - np.log(d.pmf(i + s)))) for s in range(-delta, delta + 1))
     assert worst == pytest.approx(eps, rel=1e-12)
 
 
@@ -178,8 +185,11 @@ def test_rvs_and_repr() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"epsilon": 1.0, "sensitivity": 2.5, "r": 1}, ValueError,
-         r"`sensitivity` must be an integer in \[1, 1000000\]; got 2.5"),
+        (
+            {"epsilon": 1.0, "sensitivity": 2.5, "r": 1},
+            ValueError,
+            r"`sensitivity` must be an integer in \[1, 1000000\]; got 2.5",
+        ),
         ({"epsilon": 1.0, "sensitivity": 0, "r": 1}, ValueError, r"`sensitivity`.*got 0"),
         ({"epsilon": 1.0, "sensitivity": 10**7, "r": 1}, ValueError, r"`sensitivity`"),
         ({"epsilon": 1.0, "sensitivity": "3", "r": 1}, TypeError, r"`sensitivity`"),
@@ -201,7 +211,8 @@ def test_optimal_rejects_costs_outside_the_theorem() -> None:
     with pytest.raises(ValueError, match="symmetric"):
         DiscreteStaircase.optimal(epsilon=1.0, sensitivity=3, cost=Asymmetric(over=2, under=1))
     with pytest.raises(ValueError, match="non-decreasing"):
-        DiscreteStaircase.optimal(epsilon=1.0, sensitivity=3,
-                                  cost=Custom(lambda e: np.cos(e) + 2.0))
+        DiscreteStaircase.optimal(
+            epsilon=1.0, sensitivity=3, cost=Custom(lambda e: np.cos(e) + 2.0)
+        )
     with pytest.raises(ValueError, match="`sensitivity`"):
         DiscreteStaircase.optimal(epsilon=1.0, sensitivity=1.5, cost="abs")

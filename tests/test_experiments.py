@@ -23,8 +23,7 @@ COLUMNS = {
     "lp-convergence": {"cost", "resolution", "lp_value", "closed_form", "gap"},
     "zero-delta": {"p", "method", "delta", "cost", "atom"},
     "grs-users": {"loss", "n", "epsilon", "lp_value", "geometric_remap_value"},
-    "minimax-remaps": {"loss", "side_information", "lp_value",
-                       "geometric_randomized_remap_value"},
+    "minimax-remaps": {"loss", "side_information", "lp_value", "geometric_randomized_remap_value"},
     "custom-loss-gallery": {"case", "mechanism", "expected_cost", "epsilon", "delta"},
 }
 
@@ -99,7 +98,8 @@ def test_gamma_star(results: dict[str, object]) -> None:
         if row["gamma_direct_min"] != "nan":  # independent bounded minimisation
             assert float(row["gamma_direct_min"]) == pytest.approx(g, abs=1e-5)
         assert float(row["cost_at_gamma_heuristic"]) >= float(row["cost_at_gamma_star"]) * (
-            1 - 1e-12)
+            1 - 1e-12
+        )
 
 
 def test_lp_convergence(results: dict[str, object]) -> None:
@@ -123,8 +123,7 @@ def test_zero_delta(results: dict[str, object]) -> None:
     for row in _rows(res.csv):  # type: ignore[attr-defined]
         p, d = int(row["p"]), float(row["delta"])
         alpha = 0.0 if d <= p / (p + 1) else (p + 1) * d - p
-        closed = (1 / (2**p * (p + 1) * d**p) if alpha == 0.0
-                  else ((p + 1) / (2 * p)) ** p * (1 - d))
+        closed = 1 / (2**p * (p + 1) * d**p) if alpha == 0.0 else ((p + 1) / (2 * p)) ** p * (1 - d)
         if row["method"].startswith("closed form"):
             assert float(row["cost"]) == pytest.approx(closed, rel=1e-9)
             assert float(row["atom"]) == pytest.approx(alpha, abs=1e-9)
@@ -138,8 +137,9 @@ def test_zero_delta(results: dict[str, object]) -> None:
 def test_grs_users(results: dict[str, object]) -> None:
     res = results["grs-users"]
     for row in _rows(res.csv):  # type: ignore[attr-defined]
-        assert float(row["lp_value"]) == pytest.approx(float(row["geometric_remap_value"]),
-                                                       rel=1e-6, abs=1e-9)
+        assert float(row["lp_value"]) == pytest.approx(
+            float(row["geometric_remap_value"]), rel=1e-6, abs=1e-9
+        )
     # Seed 003 worked example: outputs 0..5, 1 is answered as 2.
     assert res.headline["worked_example_remap"] == "[0, 2, 2, 3, 4, 5]"  # type: ignore[attr-defined]
 
@@ -158,16 +158,18 @@ def test_custom_loss_gallery(results: dict[str, object]) -> None:
     # Asymmetric 3:1 cost: 2 E|X| of the best symmetric staircase at ε = 1, closed form.
     v_abs = math.exp(0.5) / math.expm1(1.0)
     assert by[("asymmetric", "LP design")] < 2 * v_abs
-    assert by[("asymmetric", "staircase (optimal for |e|)")] == pytest.approx(2 * v_abs,
-                                                                            rel=1e-9)
+    assert by[("asymmetric", "staircase (optimal for |e|)")] == pytest.approx(2 * v_abs, rel=1e-9)
     # Laplace(1) threshold cost P(|X| > 0.5) = e^-0.5; the design can only do better.
     assert by[("threshold", "Laplace")] == pytest.approx(math.exp(-0.5), rel=1e-9)
     assert by[("threshold", "LP design")] <= math.exp(-0.5)
     design = by[("approx-dp", "LP design")]
     assert design < by[("approx-dp", "truncated Laplace")]
     assert design < by[("approx-dp", "analytic Gaussian")]
-    certified = [float(r["delta"]) for r in rows
-                 if r["case"] == "approx-dp" and r["mechanism"] == "LP design"]
+    certified = [
+        float(r["delta"])
+        for r in rows
+        if r["case"] == "approx-dp" and r["mechanism"] == "LP design"
+    ]
     assert certified and certified[0] <= 1e-2 * (1 + 1e-7)
 
 

@@ -38,12 +38,33 @@ ALLOWED = (ValueError, TypeError)
 numbers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.floats(min_value=-5.0, max_value=50.0),
-    st.integers(min_value=-10**30, max_value=10**30),
+    st.integers(min_value=-(10**30), max_value=10**30),
     st.integers(min_value=-3, max_value=30),
-    st.sampled_from([0, 1, 2, 5, 0.5, 1e-6, 9e-7, 1e-12, 700.0, 700.1, 1e-300, 1e300, 5e-324,
-                     1.7e308, -0.0, 10**6, 10**6 + 1, 2**53, 2**53 + 1]),
+    st.sampled_from(
+        [
+            0,
+            1,
+            2,
+            5,
+            0.5,
+            1e-6,
+            9e-7,
+            1e-12,
+            700.0,
+            700.1,
+            1e-300,
+            1e300,
+            5e-324,
+            1.7e308,
+            -0.0,
+            10**6,
+            10**6 + 1,
+            2**53,
+            2**53 + 1,
+        ]
+    ),
     st.builds(np.float64, st.floats(allow_nan=True, allow_infinity=True)),
-    st.builds(np.int64, st.integers(min_value=-2**63, max_value=2**63 - 1)),
+    st.builds(np.int64, st.integers(min_value=-(2**63), max_value=2**63 - 1)),
 )
 junk = st.one_of(
     numbers,
@@ -51,18 +72,48 @@ junk = st.one_of(
     st.none(),
     st.booleans(),
     st.lists(st.floats(allow_nan=True), max_size=3),
-    st.sampled_from([1 + 2j, Decimal("1.5"), Fraction(1, 3), object(), np.array([1.0, 2.0]),
-                     np.array(np.nan), np.bool_(True), [[1.0], [1.0, 2.0]], {}, ()]),
+    st.sampled_from(
+        [
+            1 + 2j,
+            Decimal("1.5"),
+            Fraction(1, 3),
+            object(),
+            np.array([1.0, 2.0]),
+            np.array(np.nan),
+            np.bool_(True),
+            [[1.0], [1.0, 2.0]],
+            {},
+            (),
+        ]
+    ),
 )
 costs = st.one_of(
-    st.sampled_from(["abs", "squared", "power:3", "zero-one:0.5", "zero-one", "asym:2,1",
-                     "power:-1", "power:nan", "cubic", "", Absolute(), Power(2.0), ZeroOne(3.0),
-                     Asymmetric(over=2.0, under=1.0)]),
+    st.sampled_from(
+        [
+            "abs",
+            "squared",
+            "power:3",
+            "zero-one:0.5",
+            "zero-one",
+            "asym:2,1",
+            "power:-1",
+            "power:nan",
+            "cubic",
+            "",
+            Absolute(),
+            Power(2.0),
+            ZeroOne(3.0),
+            Asymmetric(over=2.0, under=1.0),
+        ]
+    ),
     st.builds(Power, st.integers(min_value=1, max_value=80)),  # closed-form series, huge values
     junk,
 )
-SETTINGS = settings(max_examples=120, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def attempt(fn, *args: Any, **kwargs: Any) -> Any:
@@ -103,9 +154,14 @@ def exercise(noise: Any, point: Any, size: Any, cost: Any) -> None:
 
 
 # (sizes stay small: a huge valid size is a legitimate request for memory, not junk)
-sizes = st.one_of(st.none(), st.integers(min_value=-3, max_value=20), st.text(max_size=2),
-                  st.floats(min_value=-3, max_value=20), st.sampled_from([math.nan, math.inf]),
-                  st.tuples(st.integers(0, 3), st.integers(-1, 3)))
+sizes = st.one_of(
+    st.none(),
+    st.integers(min_value=-3, max_value=20),
+    st.text(max_size=2),
+    st.floats(min_value=-3, max_value=20),
+    st.sampled_from([math.nan, math.inf]),
+    st.tuples(st.integers(0, 3), st.integers(-1, 3)),
+)
 
 
 @SETTINGS
@@ -169,8 +225,11 @@ def test_truncated_geometric(n, eps) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(eps=st.text(max_size=6) | st.sampled_from(["nan", "inf", "-1", "0", "1e400", "1"]),
-       delta=st.sampled_from(["1", "0", "-2", "nan", "x", "1e308"]), cost=costs)
+@given(
+    eps=st.text(max_size=6) | st.sampled_from(["nan", "inf", "-1", "0", "1e400", "1"]),
+    delta=st.sampled_from(["1", "0", "-2", "nan", "x", "1e308"]),
+    cost=costs,
+)
 def test_cli(eps, delta, cost) -> None:
     args = ["staircase", "--epsilon", eps, "--sensitivity", delta, "--json"]
     if isinstance(cost, str) and cost and not cost.startswith("-"):

@@ -65,9 +65,15 @@ def test_expected_costs(eps: float, delta: int) -> None:
     assert g.expected_cost(Squared()) == pytest.approx(2 * beta / (1 - beta) ** 2, rel=1e-12)
     k = support(eps, delta)
     p = pmf(k, eps, delta)
-    for cost in (Power(3), Power(1.5), Asymmetric(over=3.0, under=1.0, p=1.5), ZeroOne(0.0),
-                 ZeroOne(2.7), Custom(lambda e: np.log1p(np.abs(e))),
-                 Custom(lambda e: np.where(e > 0, e, 2 * e * e))):
+    for cost in (
+        Power(3),
+        Power(1.5),
+        Asymmetric(over=3.0, under=1.0, p=1.5),
+        ZeroOne(0.0),
+        ZeroOne(2.7),
+        Custom(lambda e: np.log1p(np.abs(e))),
+        Custom(lambda e: np.where(e > 0, e, 2 * e * e)),
+    ):
         reference = math.fsum((p * np.asarray(cost(k.astype(float)))).tolist())
         assert g.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
 
@@ -114,8 +120,11 @@ def test_repr_and_shapes() -> None:
         ({"epsilon": 0.0}, ValueError, r"`epsilon`"),
         ({"epsilon": math.nan}, ValueError, r"`epsilon`"),
         ({"epsilon": "1"}, TypeError, r"`epsilon`"),
-        ({"epsilon": 1.0, "sensitivity": 1.5}, ValueError,
-         r"`sensitivity` must be an integer in \[1, 9007199254740992\]; got 1.5"),
+        (
+            {"epsilon": 1.0, "sensitivity": 1.5},
+            ValueError,
+            r"`sensitivity` must be an integer in \[1, 9007199254740992\]; got 1.5",
+        ),
         ({"epsilon": 1.0, "sensitivity": 0}, ValueError, r"`sensitivity`"),
         ({"epsilon": 1.0, "sensitivity": 10**400}, ValueError, r"`sensitivity`"),
         ({"epsilon": 1e4, "sensitivity": 1}, ValueError, r"`epsilon`/`sensitivity`"),

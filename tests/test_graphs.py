@@ -42,8 +42,9 @@ def test_path_graph_is_the_count_query_relation(n: int) -> None:
 @pytest.mark.parametrize(("n", "delta"), [(4, 1), (6, 2), (5, 5)])
 def test_sensitivity_graph_matches_brute_force(n: int, delta: int) -> None:
     g = sensitivity_graph(n, delta)
-    expected = {frozenset((i, j)) for i in range(n + 1) for j in range(n + 1)
-                if 0 < abs(i - j) <= delta}
+    expected = {
+        frozenset((i, j)) for i in range(n + 1) for j in range(n + 1) if 0 < abs(i - j) <= delta
+    }
     assert _edge_set(g) == expected
     assert is_path_graph(g) == (delta == 1)
 
@@ -72,8 +73,12 @@ def test_hypercube_graph_rows_differ_in_one_place() -> None:
     rows = 3
     g = hypercube_graph(rows)
     nodes = list(itertools.product((0, 1), repeat=rows))
-    expected = {frozenset((a, b)) for a in nodes for b in nodes
-                if sum(x != y for x, y in zip(a, b, strict=True)) == 1}
+    expected = {
+        frozenset((a, b))
+        for a in nodes
+        for b in nodes
+        if sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    }
     assert _edge_set(g) == expected
     assert node_values(g).tolist() == [float(sum(v)) for v in nodes]
     assert default_outputs(g).tolist() == [0.0, 1.0, 2.0, 3.0]
@@ -88,7 +93,8 @@ def test_edge_incidence_selects_endpoints() -> None:
     assert np.array_equal(s_dst @ x, x[dst])
     index = {v: k for k, v in enumerate(g.nodes)}
     assert {frozenset((index[a], index[b])) for a, b in g.edges} == {
-        frozenset((int(a), int(b))) for a, b in zip(src, dst, strict=True)}
+        frozenset((int(a), int(b))) for a, b in zip(src, dst, strict=True)
+    }
 
 
 def test_parse_graph_specs() -> None:

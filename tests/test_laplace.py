@@ -39,8 +39,14 @@ def quad_cost(cost, eps: float, delta: float) -> float:
     total = 0.0
     for sign in (1.0, -1.0):
         for lo, hi in ((0.0, scale), (scale, 10 * scale), (10 * scale, math.inf)):
-            val, _ = integrate.quad(lambda x, s=sign: float(cost(s * x)) * density(x, eps, delta),
-                                    lo, hi, epsabs=0.0, epsrel=1e-13, limit=200)
+            val, _ = integrate.quad(
+                lambda x, s=sign: float(cost(s * x)) * density(x, eps, delta),
+                lo,
+                hi,
+                epsabs=0.0,
+                epsrel=1e-13,
+                limit=200,
+            )
             total += val
     return total
 
@@ -52,8 +58,9 @@ def test_pdf_cdf_ppf(eps: float, delta: float) -> None:
     np.testing.assert_allclose(lap.pdf(xs), [density(x, eps, delta) for x in xs], rtol=1e-14)
     for x in (-3.0, -0.2, 0.0, 0.7, 5.0):
         x = x * delta / eps
-        integral, _ = integrate.quad(lambda t: density(t, eps, delta), -math.inf, x,
-                                     epsabs=0.0, epsrel=1e-13)
+        integral, _ = integrate.quad(
+            lambda t: density(t, eps, delta), -math.inf, x, epsabs=0.0, epsrel=1e-13
+        )
         assert lap.cdf(x) == pytest.approx(integral, rel=1e-11)
     q = np.array([1e-300, 1e-9, 0.1, 0.5, 0.75, 1 - 1e-9])
     x = lap.ppf(q)
@@ -73,28 +80,34 @@ def test_closed_form_costs(eps: float, delta: float) -> None:
         assert lap.expected_cost(Power(p)) == pytest.approx(math.gamma(p + 1) * s**p, rel=1e-12)
     asym = Asymmetric(over=3.0, under=1.0, p=2.0)
     assert lap.expected_cost(asym) == pytest.approx(2.0 * 2 * s * s, rel=1e-13)
-    assert lap.expected_cost(ZeroOne(0.8)) == pytest.approx(math.exp(-eps * 0.8 / delta),
-                                                            rel=1e-14)
+    assert lap.expected_cost(ZeroOne(0.8)) == pytest.approx(math.exp(-eps * 0.8 / delta), rel=1e-14)
 
 
 @pytest.mark.parametrize(("eps", "delta"), PARAMS[:3])
 def test_costs_equal_quadrature(eps: float, delta: float) -> None:
     lap = Laplace(epsilon=eps, sensitivity=delta)
-    costs = [Absolute(), Squared(), Power(1.5), Asymmetric(over=2.0, under=0.5, p=1.0),
-             ZeroOne(0.3 * delta / eps),
-             Custom(lambda e: np.log1p(e * e)),
-             Custom(lambda e: np.where(e > 0, np.sqrt(np.abs(e)), e * e))]
+    costs = [
+        Absolute(),
+        Squared(),
+        Power(1.5),
+        Asymmetric(over=2.0, under=0.5, p=1.0),
+        ZeroOne(0.3 * delta / eps),
+        Custom(lambda e: np.log1p(e * e)),
+        Custom(lambda e: np.where(e > 0, np.sqrt(np.abs(e)), e * e)),
+    ]
     for cost in costs:
-        assert lap.expected_cost(cost) == pytest.approx(quad_cost(cost, eps, delta),
-                                                        rel=1e-10), cost
+        assert lap.expected_cost(cost) == pytest.approx(quad_cost(cost, eps, delta), rel=1e-10), (
+            cost
+        )
 
 
 @pytest.mark.parametrize("jump", [0.123456789, 300.5])
 def test_quadrature_fallback_handles_jumps(jump: float) -> None:
     # A jump at a point the quadrature's pieces don't know about: P(|X| > t) = e^(−εt/Δ).
     jumpy = Custom(lambda e: (np.abs(e) > jump).astype(float) * 2.0)
-    assert Laplace(epsilon=1.0).expected_cost(jumpy) == pytest.approx(2.0 * math.exp(-jump),
-                                                                      rel=1e-10)
+    assert Laplace(epsilon=1.0).expected_cost(jumpy) == pytest.approx(
+        2.0 * math.exp(-jump), rel=1e-10
+    )
 
 
 def test_costs_that_overflow_raise() -> None:
@@ -107,8 +120,10 @@ def test_privacy_density_ratio(eps: float, delta: float) -> None:
     lap = Laplace(epsilon=eps, sensitivity=delta)
     assert lap.privacy == PureDP(eps) and lap.epsilon == eps and lap.delta == 0.0
     xs = np.linspace(-5 * delta, 5 * delta, 1001)
-    worst = max(float(np.max(np.log(lap.pdf(xs)) - np.log(lap.pdf(xs + d))))
-                for d in delta * np.array([-1.0, -0.5, 0.25, 1.0]))
+    worst = max(
+        float(np.max(np.log(lap.pdf(xs)) - np.log(lap.pdf(xs + d))))
+        for d in delta * np.array([-1.0, -0.5, 0.25, 1.0])
+    )
     assert worst <= eps * (1 + 1e-12)
     assert worst == pytest.approx(eps, rel=1e-12)
 

@@ -1,4 +1,4 @@
-"""The tree passes ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade, numpy rules)."""
+"""The tree passes ruff: lint (pyflakes, pycodestyle, isort, bugbear, pyupgrade, numpy rules) and format."""
 
 import subprocess
 import sys
@@ -10,6 +10,20 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_check_is_clean() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "."],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -96,13 +96,17 @@ def test_pure_dp_converges_at_second_order() -> None:
     eps, cost = 1.0, "squared"
     gamma, v_star = staircase_optimum(eps, cost)
     step = 1e-3
-    curvature = (staircase_cost(gamma + step, eps, cost) - 2 * v_star
-                 + staircase_cost(gamma - step, eps, cost)) / step**2
+    curvature = (
+        staircase_cost(gamma + step, eps, cost)
+        - 2 * v_star
+        + staircase_cost(gamma - step, eps, cost)
+    ) / step**2
     ms = [4, 8, 16, 32, 64]
     gaps, dists = [], []
     for m in ms:
-        noise = design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=cost, resolution=m,
-                             periods=1)
+        noise = design_noise(
+            optmech.PureDP(eps), sensitivity=1.0, cost=cost, resolution=m, periods=1
+        )
         gaps.append(noise.value - v_star)
         dists.append(min(abs(k / m - gamma) for k in range(m + 1)))
     gaps_a, dists_a = np.array(gaps), np.array(dists)
@@ -121,8 +125,7 @@ def test_pure_dp_converges_at_second_order() -> None:
 @pytest.mark.parametrize("delta", [1, 2, 3, 5, 10])
 @pytest.mark.parametrize("cost", ["abs", "squared"])
 def test_integer_lp_equals_best_discrete_staircase(delta: int, cost: str) -> None:
-    noise = design_noise(optmech.PureDP(1.0), sensitivity=delta, cost=cost, integer=True,
-                         periods=2)
+    noise = design_noise(optmech.PureDP(1.0), sensitivity=delta, cost=cost, integer=True, periods=2)
     assert noise.value == pytest.approx(discrete_staircase_best(1.0, delta, cost), rel=RTOL)
     assert noise.certified_epsilon <= 1.0 * (1 + RTOL)
     assert noise.discrete
@@ -147,15 +150,27 @@ def test_integer_reference_points_and_geometric() -> None:
 # δ chosen so that the optimal half-width L = (1 − α*)Δ/(2(δ − α*)) is a multiple of 1/12.
 @pytest.mark.parametrize(
     ("cost", "p", "delta"),
-    [("abs", 1, 0.25), ("abs", 1, 0.6), ("abs", 1, 0.8),
-     ("squared", 2, 0.25), ("squared", 2, 0.6), ("squared", 2, 0.8)],
+    [
+        ("abs", 1, 0.25),
+        ("abs", 1, 0.6),
+        ("abs", 1, 0.8),
+        ("squared", 2, 0.25),
+        ("squared", 2, 0.6),
+        ("squared", 2, 0.8),
+    ],
 )
 def test_zero_delta_class_equals_uniform_plus_atom(cost: str, p: int, delta: float) -> None:
     """Seed 004's theorem lives in symmetric noise non-increasing in |x|: the LP restricted to
     that class attains the uniform+atom optimum; the atom appears iff δ > p/(p + 1)."""
     alpha, v = uniform_atom_optimum(delta, p)
-    noise = design_noise(optmech.ApproxDP(0.0, delta), sensitivity=1.0, cost=cost,
-                         resolution=12, symmetric=True, monotone=True)
+    noise = design_noise(
+        optmech.ApproxDP(0.0, delta),
+        sensitivity=1.0,
+        cost=cost,
+        resolution=12,
+        symmetric=True,
+        monotone=True,
+    )
     assert noise.value == pytest.approx(v, rel=RTOL)
     assert noise.certified_delta <= delta * (1 + RTOL)
     if delta > p / (p + 1):
@@ -169,8 +184,9 @@ def test_zero_delta_outside_the_class_an_lp_does_better() -> None:
     """Without the monotone class, non-monotone (0, δ) noise beats the class optimum for e²."""
     delta = 0.6
     _, v = uniform_atom_optimum(delta, 2)
-    free = design_noise(optmech.ApproxDP(0.0, delta), sensitivity=1.0, cost="squared",
-                        resolution=12)
+    free = design_noise(
+        optmech.ApproxDP(0.0, delta), sensitivity=1.0, cost="squared", resolution=12
+    )
     assert free.certified_delta <= delta * (1 + RTOL)
     assert free.value < 0.97 * v
     dens = free.densities
@@ -183,8 +199,7 @@ def test_zero_delta_outside_the_class_an_lp_does_better() -> None:
 def test_asymmetric_cost_beats_symmetric_staircase() -> None:
     eps = 1.0
     cost = Asymmetric(over=3, under=1)
-    noise = design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=cost, resolution=12,
-                         periods=3)
+    noise = design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=cost, resolution=12, periods=3)
     assert noise.certified_epsilon <= eps * (1 + RTOL)
     # A symmetric noise costs (3 + 1)/2 · E|X| under this cost; the best is 2·V*.
     _, v_star = staircase_optimum(eps, "abs")
@@ -204,8 +219,11 @@ def _truncated_laplace_cost(eps: float, delta: float, power: int) -> float:
 
 def _analytic_gaussian_sigma(eps: float, delta: float) -> float:
     def excess(sigma: float) -> float:
-        return (stats.norm.cdf(0.5 / sigma - eps * sigma)
-                - math.exp(eps) * stats.norm.cdf(-0.5 / sigma - eps * sigma) - delta)
+        return (
+            stats.norm.cdf(0.5 / sigma - eps * sigma)
+            - math.exp(eps) * stats.norm.cdf(-0.5 / sigma - eps * sigma)
+            - delta
+        )
 
     return optimize.brentq(excess, 1e-3, 100.0, xtol=1e-14)
 
@@ -214,8 +232,7 @@ def _analytic_gaussian_sigma(eps: float, delta: float) -> float:
 @pytest.mark.parametrize("cost", ["abs", "squared"])
 def test_approx_dp_beats_truncated_laplace_and_gaussian(eps, delta, cost) -> None:
     power = 1 if cost == "abs" else 2
-    noise = design_noise(optmech.ApproxDP(eps, delta), sensitivity=1.0, cost=cost,
-                         resolution=10)
+    noise = design_noise(optmech.ApproxDP(eps, delta), sensitivity=1.0, cost=cost, resolution=10)
     assert noise.certified_delta <= delta * (1 + RTOL)
     sigma = _analytic_gaussian_sigma(eps, delta)
     gauss = sigma * math.sqrt(2 / math.pi) if power == 1 else sigma**2

@@ -32,8 +32,7 @@ from optmech.lp.solve import solve
 
 
 def test_designed_density_is_a_first_class_mechanism() -> None:
-    noise = design_noise(optmech.PureDP(1.0), sensitivity=2.0, cost="abs", resolution=8,
-                         periods=2)
+    noise = design_noise(optmech.PureDP(1.0), sensitivity=2.0, cost="abs", resolution=8, periods=2)
     assert isinstance(noise, DesignedPiecewiseNoise)
     assert noise.status == "optimal" and noise.solver in ("HIGHS", "CLARABEL")
     assert noise.solve_time >= 0 and noise.max_violation <= 1e-7
@@ -54,8 +53,9 @@ def test_designed_density_is_a_first_class_mechanism() -> None:
 
 
 def test_designed_pmf_is_a_first_class_mechanism() -> None:
-    noise = design_noise(optmech.PureDP(1.0), sensitivity=3, cost="squared", integer=True,
-                         periods=2)
+    noise = design_noise(
+        optmech.PureDP(1.0), sensitivity=3, cost="squared", integer=True, periods=2
+    )
     assert isinstance(noise, DesignedLatticeNoise)
     assert noise.grid[0] == -6 and noise.grid[-1] == 6
     assert float(np.sum(noise.pmf(np.arange(-400, 401)))) == pytest.approx(1.0, abs=1e-12)
@@ -70,8 +70,9 @@ def _solved(privacy, **kw):
 
 
 def test_envelope_repair_of_a_zeroed_cell() -> None:
-    lp, result = _solved(optmech.PureDP(1.0), cost="abs", resolution=6, periods=2,
-                         reduce_symmetric=False)
+    lp, result = _solved(
+        optmech.PureDP(1.0), cost="abs", resolution=6, periods=2, reduce_symmetric=False
+    )
     point = np.array(lp.variable.value)
     point[2] = 0.0  # a zero cell next to positive ones: ε = inf
     lp.variable.value = point
@@ -145,8 +146,9 @@ def test_infeasible_combinations() -> None:
         design_noise(optmech.ApproxDP(0.0, 0.1), sensitivity=1.0, cost="abs", periods=2)
     # (ε, δ) with a support too short: the LP is infeasible, and the error says what to do.
     with pytest.raises(SolverError, match="raise `periods`"):
-        design_noise(optmech.ApproxDP(0.5, 0.01), sensitivity=1.0, cost="abs", resolution=4,
-                     periods=1)
+        design_noise(
+            optmech.ApproxDP(0.5, 0.01), sensitivity=1.0, cost="abs", resolution=4, periods=1
+        )
 
 
 @pytest.mark.parametrize(
@@ -154,8 +156,10 @@ def test_infeasible_combinations() -> None:
     [
         (optmech.PureDP(1.0), {"cost": "abs", "resolution": 10, "periods": 3}),
         (optmech.PureDP(1.0), {"cost": "asym:2,1", "resolution": 30, "periods": 3}),
-        (optmech.PureDP(1.0), {"cost": "asym:2,1", "resolution": 8, "periods": 3,
-                               "monotone": True}),
+        (
+            optmech.PureDP(1.0),
+            {"cost": "asym:2,1", "resolution": 8, "periods": 3, "monotone": True},
+        ),
         (optmech.ApproxDP(1.0, 0.01), {"cost": "abs", "resolution": 6, "periods": 7}),
         (optmech.ApproxDP(0.0, 0.2), {"cost": "asym:2,1", "resolution": 6, "monotone": True}),
     ],
@@ -163,9 +167,14 @@ def test_infeasible_combinations() -> None:
 def test_size_estimate_is_made_before_building_and_bounds_the_lp(privacy, kw) -> None:
     lp = build_additive_lp(privacy, sensitivity=1.0, **kw)
     est = estimate_additive_size(
-        privacy, grid_n=lp.grid.n, period=lp.grid.period, symmetric=lp.reduced,
-        monotone=lp.monotone, window=lp.window if lp.window in ("pairs", "sparse-table", "blocks")
-        else "blocks", atom=lp.atom_index is not None)
+        privacy,
+        grid_n=lp.grid.n,
+        period=lp.grid.period,
+        symmetric=lp.reduced,
+        monotone=lp.monotone,
+        window=lp.window if lp.window in ("pairs", "sparse-table", "blocks") else "blocks",
+        atom=lp.atom_index is not None,
+    )
     rows = lp.a_ub.shape[0] + 1
     nnz = lp.a_ub.nnz + lp.a_eq.nnz
     assert est["variables"] == lp.c.size

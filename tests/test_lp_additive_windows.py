@@ -30,8 +30,11 @@ from optmech.lp.windows import (
 
 def _pairwise_ok(g: np.ndarray, r: int, factor: float) -> bool:
     n = g.size
-    return all(g[i] <= factor * g[j] * (1 + 1e-12)
-               for i in range(n) for j in range(max(0, i - r), min(n, i + r + 1)))
+    return all(
+        g[i] <= factor * g[j] * (1 + 1e-12)
+        for i in range(n)
+        for j in range(max(0, i - r), min(n, i + r + 1))
+    )
 
 
 def _exists_aux(system, g: np.ndarray) -> bool:
@@ -39,8 +42,13 @@ def _exists_aux(system, g: np.ndarray) -> bool:
     rhs = -(system.a_g @ g)
     if system.num_aux == 0:
         return bool(np.all(rhs >= -1e-10))
-    res = optimize.linprog(np.zeros(system.num_aux), A_ub=system.a_u.toarray(), b_ub=rhs + 1e-10,
-                           bounds=(0, None), method="highs")
+    res = optimize.linprog(
+        np.zeros(system.num_aux),
+        A_ub=system.a_u.toarray(),
+        b_ub=rhs + 1e-10,
+        bounds=(0, None),
+        method="highs",
+    )
     return res.status == 0
 
 
@@ -96,8 +104,9 @@ def test_same_optimum_with_every_window_form() -> None:
     cost = Asymmetric(over=2, under=1)  # no mirror reduction: the full window is used
     values = []
     for method in WINDOW_METHODS:
-        noise = design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost=cost, resolution=6,
-                             periods=2, window=method)
+        noise = design_noise(
+            optmech.PureDP(1.0), sensitivity=1.0, cost=cost, resolution=6, periods=2, window=method
+        )
         assert noise.info.window == method
         values.append(noise.value)
     assert max(values) - min(values) <= 1e-9 * min(values)
@@ -115,7 +124,7 @@ def test_monotone_collapse_keeps_the_staircase_optimum(eps: float) -> None:
     assert mono.info.window == "monotone"
     assert mono.value == pytest.approx(free.value, rel=1e-9)
     assert sym_mono.value == pytest.approx(free.value, rel=1e-9)
-    right = mono.densities[mono.num_cells // 2:]
+    right = mono.densities[mono.num_cells // 2 :]
     assert np.all(np.diff(right) <= 1e-12)
 
 
@@ -136,6 +145,7 @@ def test_symmetric_lp_has_half_the_values() -> None:
     full = build_additive_lp(optmech.PureDP(1.0), cost=asym, **kw)
     half = build_additive_lp(optmech.PureDP(1.0), cost=asym, symmetric=True, **kw)
     assert full.num_values == 20 and half.num_values == 10
-    integer = build_additive_lp(optmech.PureDP(1.0), sensitivity=3, cost="abs", integer=True,
-                                periods=2)
+    integer = build_additive_lp(
+        optmech.PureDP(1.0), sensitivity=3, cost="abs", integer=True, periods=2
+    )
     assert integer.num_values == 7 and integer.grid.n == 13  # points 0..6 of −6..6

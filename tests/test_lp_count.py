@@ -63,8 +63,9 @@ def max_log_ratio(m: np.ndarray, edges: list[tuple[int, int]]) -> float:
     return worst
 
 
-def linprog_user(weights: np.ndarray, eps: float, edges: list[tuple[int, int]],
-                 rows: list[int] | None = None) -> float:
+def linprog_user(
+    weights: np.ndarray, eps: float, edges: list[tuple[int, int]], rows: list[int] | None = None
+) -> float:
     """The user LP written entry by entry for scipy's linprog (Bayesian, or minimax over rows)."""
     n_in, n_out = weights.shape
     nv = n_in * n_out + (1 if rows is not None else 0)
@@ -80,7 +81,7 @@ def linprog_user(weights: np.ndarray, eps: float, edges: list[tuple[int, int]],
                 b_ub.append(0.0)
     a_eq = np.zeros((n_in, nv))
     for i in range(n_in):
-        a_eq[i, i * n_out:(i + 1) * n_out] = 1.0
+        a_eq[i, i * n_out : (i + 1) * n_out] = 1.0
     c = np.zeros(nv)
     if rows is None:
         c[: n_in * n_out] = weights.ravel()
@@ -88,13 +89,20 @@ def linprog_user(weights: np.ndarray, eps: float, edges: list[tuple[int, int]],
         c[-1] = 1.0
         for i in rows:
             row = np.zeros(nv)
-            row[i * n_out:(i + 1) * n_out] = weights[i]
+            row[i * n_out : (i + 1) * n_out] = weights[i]
             row[-1] = -1.0
             a_ub.append(row)
             b_ub.append(0.0)
     bounds = [(0, None)] * (n_in * n_out) + ([(None, None)] if rows is not None else [])
-    res = linprog(c, A_ub=np.array(a_ub), b_ub=b_ub, A_eq=a_eq, b_eq=np.ones(n_in),
-                  bounds=bounds, method="highs")
+    res = linprog(
+        c,
+        A_ub=np.array(a_ub),
+        b_ub=b_ub,
+        A_eq=a_eq,
+        b_eq=np.ones(n_in),
+        bounds=bounds,
+        method="highs",
+    )
     assert res.status == 0
     return float(res.fun)
 
@@ -104,8 +112,7 @@ def assert_optimal(value: float, reference: float, scale: float = 1.0) -> None:
     assert value - reference <= 1e-7 * abs(reference) + 1e-9 * scale
 
 
-LOSSES = [Absolute(), Squared(), ZeroOne(), ZeroOne(2.0), Asymmetric(over=3, under=0.5),
-          Power(0.5)]
+LOSSES = [Absolute(), Squared(), ZeroOne(), ZeroOne(2.0), Asymmetric(over=3, under=0.5), Power(0.5)]
 
 
 @pytest.mark.parametrize("k", range(6))
@@ -127,8 +134,9 @@ def test_bayesian_lp_equals_geometric_plus_bayes_remap(k: int) -> None:
     assert res.certified_epsilon <= eps * (1 + 1e-9)
     assert np.allclose(res.mechanism.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     # The value reported is the objective at the returned mechanism, recomputed here.
-    assert res.value == pytest.approx(float(np.sum(prior[:, None] * loss * res.mechanism)),
-                                      rel=1e-12)
+    assert res.value == pytest.approx(
+        float(np.sum(prior[:, None] * loss * res.mechanism)), rel=1e-12
+    )
 
 
 def test_clarabel_agrees_with_highs_and_the_theorem() -> None:
@@ -189,8 +197,12 @@ def test_minimax_matches_linprog_for_any_loss() -> None:
 def test_minimax_with_a_cost_needs_n_and_defaults_to_all_inputs() -> None:
     res = minimax_mechanism("abs", 1.0, n=4)
     assert res.side_information.tolist() == [0, 1, 2, 3, 4]
-    ref = linprog_user(np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float),
-                       1.0, [(i, i + 1) for i in range(4)], rows=list(range(5)))
+    ref = linprog_user(
+        np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float),
+        1.0,
+        [(i, i + 1) for i in range(4)],
+        rows=list(range(5)),
+    )
     assert_optimal(res.value, ref)
     with pytest.raises(ValueError, match="number of inputs is unknown"):
         minimax_mechanism("abs", 1.0)
@@ -263,9 +275,19 @@ def test_common_mechanism_brenner_nissim_grid() -> None:
     value_first = float(np.sum(prior[:, None] * loss_first * joint.sum(axis=1)))
     assert np.allclose(res.values, [value_sum, value_first], rtol=1e-12)
     assert res.ratio >= res.lp_ratio - 1e-9
-    optima = [linprog_user(prior[:, None] * loss, 1.0, [
-        (k, kk) for k, a in enumerate(g.nodes) for kk, b in enumerate(g.nodes)
-        if (a, b) in g.edges and k < kk]) for loss in (loss_sum, loss_first)]
+    optima = [
+        linprog_user(
+            prior[:, None] * loss,
+            1.0,
+            [
+                (k, kk)
+                for k, a in enumerate(g.nodes)
+                for kk, b in enumerate(g.nodes)
+                if (a, b) in g.edges and k < kk
+            ],
+        )
+        for loss in (loss_sum, loss_first)
+    ]
     assert np.allclose(res.optima, optima, rtol=1e-7)
 
 
@@ -329,8 +351,7 @@ def test_count_lp_catalogue_quick_checks_pass() -> None:
     """``optmech verify --quick --group count-lp``: every row passes (about 2 s)."""
     from optmech.theorems.catalogue import run_checks
 
-    rows = [row for _chk, found, _s in run_checks(quick=True, groups=["count-lp"])
-            for row in found]
+    rows = [row for _chk, found, _s in run_checks(quick=True, groups=["count-lp"]) for row in found]
     assert len(rows) >= 40
     failed = [(r.check, r.instance, r.detail) for r in rows if not r.passed]
     assert not failed
@@ -347,6 +368,11 @@ def test_theorem_checks_refuse_losses_outside_the_theorem() -> None:
         minimax_optimality_check(bumpy, 1.0, [0, 2])
     row = universal_optimality_check(np.array([0.1, 0.2, 0.3, 0.4]), "squared", 0.7)
     assert row.passed and row.group == "count-lp"
-    assert row.value == pytest.approx(g_plus_bayes_remap(
-        np.array([0.1, 0.2, 0.3, 0.4]),
-        np.subtract.outer(np.arange(4), np.arange(4)).astype(float) ** 2, 0.7), rel=1e-7)
+    assert row.value == pytest.approx(
+        g_plus_bayes_remap(
+            np.array([0.1, 0.2, 0.3, 0.4]),
+            np.subtract.outer(np.arange(4), np.arange(4)).astype(float) ** 2,
+            0.7,
+        ),
+        rel=1e-7,
+    )

@@ -71,8 +71,13 @@ def distance_loss(n: int, power: int) -> np.ndarray:
 
 
 CASES = [  # (n, eps, power of |e|): n even and odd (a middle row / none), several ε
-    (7, 0.3, 1), (8, 1.0, 1), (19, 2.0, 1), (30, 0.5, 1),
-    (8, 0.5, 2), (13, 1.5, 2), (24, 0.7, 2),
+    (7, 0.3, 1),
+    (8, 1.0, 1),
+    (19, 2.0, 1),
+    (30, 0.5, 1),
+    (8, 0.5, 2),
+    (13, 1.5, 2),
+    (24, 0.7, 2),
 ]
 
 
@@ -95,8 +100,9 @@ def test_reduced_matches_full_lp_and_grs(n: int, eps: float, power: int) -> None
     assert max_log_ratio_path(red.mechanism) <= eps * (1 + 1e-9)
     assert red.certified_epsilon <= eps * (1 + 1e-9)
     # The value is the objective at the returned matrix, and equals G + Bayes remap.
-    assert red.value == pytest.approx(float(np.sum(prior[:, None] * loss * red.mechanism)),
-                                      rel=1e-12)
+    assert red.value == pytest.approx(
+        float(np.sum(prior[:, None] * loss * red.mechanism)), rel=1e-12
+    )
     ref = g_plus_bayes_remap(prior, loss, eps)
     assert red.value == pytest.approx(ref, rel=1e-7, abs=1e-9)
     assert red.value >= ref * (1 - 1e-11)
@@ -105,8 +111,9 @@ def test_reduced_matches_full_lp_and_grs(n: int, eps: float, power: int) -> None
     assert red.lower_bound >= ref - 1e-7 * ref - 1e-9
     # The point the LP returned is mirror-symmetric (expanded from orbits; the row
     # normalisation sums mirrored rows in opposite orders, hence a few ulps).
-    np.testing.assert_allclose(red.raw_mechanism, red.raw_mechanism[::-1, ::-1], rtol=1e-14,
-                               atol=1e-16)
+    np.testing.assert_allclose(
+        red.raw_mechanism, red.raw_mechanism[::-1, ::-1], rtol=1e-14, atol=1e-16
+    )
 
 
 def test_zero_one_loss_and_uniform_prior() -> None:

@@ -56,12 +56,17 @@ def test_additive_lp_qdldl_equals_faer_and_the_staircase() -> None:
     """Clarabel with QDLDL (default) and with faer (its own default) reach the same optimum."""
     values = []
     for method in ("qdldl", "faer"):
-        lp = build_additive_lp(optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=40,
-                               periods=10)
+        lp = build_additive_lp(
+            optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=40, periods=10
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an "inaccurate" status is certified below
-            info = solve(lp.problem, solver="CLARABEL", kind="additive",
-                         options={"direct_solve_method": method})
+            info = solve(
+                lp.problem,
+                solver="CLARABEL",
+                kind="additive",
+                options={"direct_solve_method": method},
+            )
         assert info.options["direct_solve_method"] == method
         noise = finish_design(lp, info)
         assert noise.certified_epsilon <= 1.0 + 1e-9

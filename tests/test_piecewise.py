@@ -31,9 +31,15 @@ def _continuous(atom: float = 0.0, seed: int = 0) -> PiecewiseConstantNoise:
     total = h * (dens.sum() + left_base.sum() / (1 - lr) + right_base.sum() / (1 - rr))
     s = (1 - atom) / total
     return PiecewiseConstantNoise(
-        start=-1.0, width=h, densities=dens * s, period=period,
-        left_tail=(left_base * s, lr), right_tail=(right_base * s, rr), atom=atom,
-        sensitivity=0.75, privacy=ApproxDP(1.0, 0.5),
+        start=-1.0,
+        width=h,
+        densities=dens * s,
+        period=period,
+        left_tail=(left_base * s, lr),
+        right_tail=(right_base * s, rr),
+        atom=atom,
+        sensitivity=0.75,
+        privacy=ApproxDP(1.0, 0.5),
     )
 
 
@@ -139,9 +145,15 @@ def _lattice() -> LatticeNoise:
     left = pmf[:delta] * b
     right = pmf[-delta:] * b
     total = pmf.sum() + (left.sum() + right.sum()) / (1 - b)
-    return LatticeNoise(start=-2 * delta, pmf=pmf / total, period=delta,
-                        left_tail=(left / total, b), right_tail=(right / total, b),
-                        sensitivity=delta, privacy=PureDP(1.0))
+    return LatticeNoise(
+        start=-2 * delta,
+        pmf=pmf / total,
+        period=delta,
+        left_tail=(left / total, b),
+        right_tail=(right / total, b),
+        sensitivity=delta,
+        privacy=PureDP(1.0),
+    )
 
 
 def _lattice_points(noise: LatticeNoise, periods: int = 200):
@@ -214,10 +226,16 @@ def test_description_and_symmetry() -> None:
     b = math.exp(-1.0)
     dens = np.array([b, 1.0, 1.0, b])
     tot = 0.5 * dens.sum() + 0.5 * 2 * (1 + b) * b / (1 - b)
-    sym = PiecewiseConstantNoise(start=-1.0, width=0.5, densities=dens / tot, period=2,
-                                 left_tail=(dens[:2] * b / tot, b),
-                                 right_tail=(dens[2:] * b / tot, b),
-                                 sensitivity=1.0, privacy=PureDP(1.0))
+    sym = PiecewiseConstantNoise(
+        start=-1.0,
+        width=0.5,
+        densities=dens / tot,
+        period=2,
+        left_tail=(dens[:2] * b / tot, b),
+        right_tail=(dens[2:] * b / tot, b),
+        sensitivity=1.0,
+        privacy=PureDP(1.0),
+    )
     assert sym.is_symmetric
     assert "PiecewiseConstantNoise(" in repr(sym) and "LatticeNoise(" in repr(_lattice())
 
@@ -238,8 +256,14 @@ def test_description_and_symmetry() -> None:
     ],
 )
 def test_bad_arguments(kwargs, error, match) -> None:
-    base = {"start": 0.0, "width": 1.0, "densities": [0.5, 0.5], "period": 1,
-            "sensitivity": 1.0, "privacy": PureDP(1.0)}
+    base = {
+        "start": 0.0,
+        "width": 1.0,
+        "densities": [0.5, 0.5],
+        "period": 1,
+        "sensitivity": 1.0,
+        "privacy": PureDP(1.0),
+    }
     base.update(kwargs)
     with pytest.raises(error, match=match):
         PiecewiseConstantNoise(**base)

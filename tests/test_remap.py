@@ -76,10 +76,16 @@ def linprog_minimax_remap(m: np.ndarray, loss: np.ndarray, side: list[int]) -> f
         a_ub.append(row)
     a_eq = np.zeros((n_z, nv))
     for z in range(n_z):
-        a_eq[z, z * k:(z + 1) * k] = 1.0
-    res = linprog(c, A_ub=np.array(a_ub), b_ub=np.zeros(len(side)), A_eq=a_eq,
-                  b_eq=np.ones(n_z), bounds=[(0, None)] * (nv - 1) + [(None, None)],
-                  method="highs")
+        a_eq[z, z * k : (z + 1) * k] = 1.0
+    res = linprog(
+        c,
+        A_ub=np.array(a_ub),
+        b_ub=np.zeros(len(side)),
+        A_eq=a_eq,
+        b_eq=np.ones(n_z),
+        bounds=[(0, None)] * (nv - 1) + [(None, None)],
+        method="highs",
+    )
     assert res.status == 0
     return float(res.fun)
 
@@ -165,12 +171,22 @@ def test_tolerance_accepts_accuracy_of_entries_and_no_more() -> None:
 def test_constraint_matrix_follows_the_definitions_exactly() -> None:
     """Fig. 2 of seed 003 in rational arithmetic, classified from the definitions of GRS §5."""
     n, half = 5, Fraction(1, 2)
-    g = [[half**i / (1 + half) if j == 0 else half ** (n - i) / (1 + half) if j == n
-          else half ** abs(i - j) * (1 - half) / (1 + half) for j in range(n + 1)]
-         for i in range(n + 1)]
+    g = [
+        [
+            half**i / (1 + half)
+            if j == 0
+            else half ** (n - i) / (1 + half)
+            if j == n
+            else half ** abs(i - j) * (1 - half) / (1 + half)
+            for j in range(n + 1)
+        ]
+        for i in range(n + 1)
+    ]
     remap = [0, 2, 2, 3, 4, 5]
-    m = [[sum((g[i][z] for z in range(n + 1) if remap[z] == r), Fraction(0))
-          for r in range(n + 1)] for i in range(n + 1)]
+    m = [
+        [sum((g[i][z] for z in range(n + 1) if remap[z] == r), Fraction(0)) for r in range(n + 1)]
+        for i in range(n + 1)
+    ]
     expected = []
     for i in range(n):
         row = []

@@ -66,8 +66,9 @@ def periods_needed(eps: float, p: float) -> int:
     return k
 
 
-def step_sum_power(eps: float, delta: float, gamma: float, p: float,
-                   over: float = 1.0, under: float = 1.0) -> float:
+def step_sum_power(
+    eps: float, delta: float, gamma: float, p: float, over: float = 1.0, under: float = 1.0
+) -> float:
     """``E c(X)`` for ``c = w·|x|^p``: exact integrals of each step, summed over the periods."""
     b = math.exp(-eps)
     a = (1 - b) / (2 * delta * (gamma + (1 - gamma) * b))
@@ -98,8 +99,9 @@ def quad_by_steps(noise: Staircase, cost, *, eps: float, delta: float, gamma: fl
             if height == 0.0:
                 continue
             for sign in (1.0, -1.0):
-                val, _ = integrate.quad(lambda x, s=sign: float(cost(s * x)), lo, hi,
-                                        epsabs=0.0, epsrel=1e-13)
+                val, _ = integrate.quad(
+                    lambda x, s=sign: float(cost(s * x)), lo, hi, epsabs=0.0, epsrel=1e-13
+                )
                 total.append(height * val)
     return math.fsum(total)
 
@@ -138,14 +140,19 @@ def test_pdf_integrates_to_one_and_cdf_is_its_integral(eps, delta, gamma) -> Non
     # cdf(x) − cdf(x0) = ∫_{x0}^{x} f, integrating step by step between the breakpoints.
     x0 = -4.0 * delta
     for x in (-3.7 * delta, -1.0 * delta, -0.5 * delta, 0.0, (1 + gamma) * delta, 2.9 * delta):
-        steps = [sign * (k + s) * delta for k in range(6) for s in (0.0, gamma)
-                 for sign in (1.0, -1.0)]
+        steps = [
+            sign * (k + s) * delta for k in range(6) for s in (0.0, gamma) for sign in (1.0, -1.0)
+        ]
         breaks = sorted({x0, x, *[v for v in steps if x0 < v < x]})
-        pieces = [integrate.quad(lambda t: theory_pdf(t, eps, delta, gamma), lo, hi,
-                                 epsabs=0.0, epsrel=1e-13)[0]
-                  for lo, hi in itertools.pairwise(breaks)]
-        assert noise.cdf(x) - noise.cdf(x0) == pytest.approx(math.fsum(pieces), rel=1e-11,
-                                                             abs=1e-15)
+        pieces = [
+            integrate.quad(
+                lambda t: theory_pdf(t, eps, delta, gamma), lo, hi, epsabs=0.0, epsrel=1e-13
+            )[0]
+            for lo, hi in itertools.pairwise(breaks)
+        ]
+        assert noise.cdf(x) - noise.cdf(x0) == pytest.approx(
+            math.fsum(pieces), rel=1e-11, abs=1e-15
+        )
     assert noise.cdf(0.0) == 0.5
     assert noise.cdf(np.inf) == 1.0
     assert noise.cdf(-np.inf) == 0.0
@@ -182,8 +189,13 @@ def test_ppf_keeps_precision_at_tiny_epsilon() -> None:
 @pytest.mark.parametrize(("eps", "delta", "gamma"), PARAMS)
 def test_power_costs_equal_step_sums(eps: float, delta: float, gamma: float) -> None:
     noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
-    for p, cost in ((1.0, Absolute()), (2.0, Squared()), (3.0, Power(3)), (1.5, Power(1.5)),
-                    (0.5, Power(0.5))):
+    for p, cost in (
+        (1.0, Absolute()),
+        (2.0, Squared()),
+        (3.0, Power(3)),
+        (1.5, Power(1.5)),
+        (0.5, Power(0.5)),
+    ):
         assert noise.expected_cost(cost) == pytest.approx(
             step_sum_power(eps, delta, gamma, p), rel=1e-10
         ), cost
@@ -197,8 +209,13 @@ def test_power_costs_equal_step_sums(eps: float, delta: float, gamma: float) -> 
 def test_costs_equal_quadrature_of_the_density(eps: float, delta: float, gamma: float) -> None:
     noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
     costs = [
-        Absolute(), Squared(), Power(1.5), Asymmetric(over=2.0, under=1.0, p=1.0),
-        ZeroOne(0.0), ZeroOne(0.7 * delta), ZeroOne(2.0 * delta),
+        Absolute(),
+        Squared(),
+        Power(1.5),
+        Asymmetric(over=2.0, under=1.0, p=1.0),
+        ZeroOne(0.0),
+        ZeroOne(0.7 * delta),
+        ZeroOne(2.0 * delta),
         Custom(lambda e: np.log1p(np.abs(e))),
         Custom(lambda e: np.where(e > 0, e**2, np.abs(e))),  # asymmetric, no closed form
     ]
@@ -220,8 +237,9 @@ def test_abs_and_squared_closed_forms_in_high_precision(eps: float, gamma: float
 def test_costs_scale_with_sensitivity(delta: float) -> None:
     unit = Staircase(epsilon=1.3, gamma=0.4)
     scaled = Staircase(epsilon=1.3, sensitivity=delta, gamma=0.4)
-    assert scaled.expected_cost("abs") == pytest.approx(delta * unit.expected_cost("abs"),
-                                                        rel=1e-13)
+    assert scaled.expected_cost("abs") == pytest.approx(
+        delta * unit.expected_cost("abs"), rel=1e-13
+    )
     assert scaled.expected_cost(Power(3)) == pytest.approx(
         delta**3 * unit.expected_cost(Power(3)), rel=1e-12
     )
@@ -232,8 +250,7 @@ def test_gamma_zero_and_one_are_the_same_law() -> None:
     low, high = Staircase(epsilon=2.0, gamma=0.0), Staircase(epsilon=2.0, gamma=1.0)
     xs = np.linspace(-5.05, 5.05, 203)
     np.testing.assert_allclose(low.pdf(xs), high.pdf(xs), rtol=1e-14)
-    assert low.expected_cost(Power(2.5)) == pytest.approx(high.expected_cost(Power(2.5)),
-                                                          rel=1e-12)
+    assert low.expected_cost(Power(2.5)) == pytest.approx(high.expected_cost(Power(2.5)), rel=1e-12)
 
 
 # -- optimal γ ------------------------------------------------------------------------------------
@@ -270,8 +287,7 @@ def test_numerical_optimum_for_other_costs_beats_a_fine_grid(eps: float) -> None
     for cost in (Power(3), Power(1.5), ZeroOne(0.4)):
         best = Staircase.optimal(epsilon=eps, cost=cost)
         value = best.expected_cost(cost)
-        grid = [Staircase(epsilon=eps, gamma=g).expected_cost(cost)
-                for g in np.linspace(0, 1, 41)]
+        grid = [Staircase(epsilon=eps, gamma=g).expected_cost(cost) for g in np.linspace(0, 1, 41)]
         assert value <= min(grid) * (1 + 1e-12), cost
 
 
@@ -301,8 +317,11 @@ def test_ratio_limits_and_asymptotics() -> None:
 
 def test_helpers_are_vectorised() -> None:
     eps = np.array([[0.5, 1.0], [2.0, 4.0]])
-    for fn in (heuristic_gamma, lambda e: staircase_gamma_star(e, "squared"),
-               lambda e: laplace_staircase_ratio(e, "abs")):
+    for fn in (
+        heuristic_gamma,
+        lambda e: staircase_gamma_star(e, "squared"),
+        lambda e: laplace_staircase_ratio(e, "abs"),
+    ):
         out = fn(eps)
         assert isinstance(out, np.ndarray) and out.shape == eps.shape
         assert isinstance(fn(1.0), float)
@@ -314,8 +333,10 @@ def test_helpers_are_vectorised() -> None:
 
 def test_heuristic_gamma_concentrates_mass() -> None:
     # P(|X| < γ̃Δ) → 1 as ε → ∞ (seed 000 §V-B)
-    mass = [2 * Staircase(epsilon=e, gamma=heuristic_gamma(e)).cdf(heuristic_gamma(e)) - 1
-            for e in (5.0, 10.0, 20.0)]
+    mass = [
+        2 * Staircase(epsilon=e, gamma=heuristic_gamma(e)).cdf(heuristic_gamma(e)) - 1
+        for e in (5.0, 10.0, 20.0)
+    ]
     assert mass[0] < mass[1] < mass[2]
     assert mass[2] > 1 - 1e-4
 
@@ -323,12 +344,23 @@ def test_heuristic_gamma_concentrates_mass() -> None:
 # -- privacy ------------------------------------------------------------------------------------
 def max_log_ratio(noise: Staircase, delta: float, gamma: float) -> float:
     """``max log f(x)/f(y)`` over grid pairs at exact distance ≤ Δ (at and beside every step)."""
-    steps = np.concatenate([np.arange(-5, 6) * delta, (np.arange(-5, 5) + gamma) * delta,
-                            -(np.arange(0, 5) + gamma) * delta])
-    points = np.unique(np.concatenate([
-        steps, np.nextafter(steps, np.inf), np.nextafter(steps, -np.inf),
-        np.linspace(-5 * delta, 5 * delta, 1201),
-    ]))
+    steps = np.concatenate(
+        [
+            np.arange(-5, 6) * delta,
+            (np.arange(-5, 5) + gamma) * delta,
+            -(np.arange(0, 5) + gamma) * delta,
+        ]
+    )
+    points = np.unique(
+        np.concatenate(
+            [
+                steps,
+                np.nextafter(steps, np.inf),
+                np.nextafter(steps, -np.inf),
+                np.linspace(-5 * delta, 5 * delta, 1201),
+            ]
+        )
+    )
     shifts = delta * np.array([1.0, 1 - 2.0**-45, 1 - gamma, gamma, 0.5, 0.01])
     log_f = np.log(noise.pdf(points))
     worst = -np.inf
@@ -344,9 +376,16 @@ def max_log_ratio(noise: Staircase, delta: float, gamma: float) -> float:
     return worst
 
 
-@pytest.mark.parametrize(("eps", "delta", "gamma"),
-                         [(1.0, 1.0, 0.3775406687981454), (3.0, 2.0, 0.25), (0.5, 0.5, 0.0),
-                          (8.0, 1.0, 1.0), (20.0, 1.0, 4.5e-5)])
+@pytest.mark.parametrize(
+    ("eps", "delta", "gamma"),
+    [
+        (1.0, 1.0, 0.3775406687981454),
+        (3.0, 2.0, 0.25),
+        (0.5, 0.5, 0.0),
+        (8.0, 1.0, 1.0),
+        (20.0, 1.0, 4.5e-5),
+    ],
+)
 def test_density_ratio_is_at_most_e_eps_and_tight(eps: float, delta: float, gamma: float):
     noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
     assert noise.privacy == PureDP(eps)
@@ -370,8 +409,9 @@ def test_empirical_privacy_of_neighbouring_outputs(eps: float, delta: float, gam
 
 
 # -- sampling -------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("eps", "delta", "gamma"),
-                         [*PARAMS, (20.0, 1.0, 0.3), (0.01, 1.0, 0.4988), (700.0, 1.0, 0.5)])
+@pytest.mark.parametrize(
+    ("eps", "delta", "gamma"), [*PARAMS, (20.0, 1.0, 0.3), (0.01, 1.0, 0.4988), (700.0, 1.0, 0.5)]
+)
 def test_sampler_goodness_of_fit(eps: float, delta: float, gamma: float) -> None:
     """KS against the exact cdf; false-failure rate ALPHA per case."""
     noise = Staircase(epsilon=eps, sensitivity=delta, gamma=gamma)
@@ -430,10 +470,16 @@ def test_repr_round_trips() -> None:
         ({"epsilon": 1.0, "gamma": None}, TypeError, r"`gamma`"),
         ({"epsilon": 1.0, "gamma": 0.5, "sensitivity": 0.0}, ValueError, r"`sensitivity`"),
         ({"epsilon": 1.0, "gamma": 0.5, "sensitivity": -2.0}, ValueError, r"`sensitivity`"),
-        ({"epsilon": 700.0, "gamma": 0.5, "sensitivity": 1e-305}, ValueError,
-         r"`sensitivity` and `epsilon`"),
-        ({"epsilon": 1e-6, "gamma": 0.5, "sensitivity": 1e297}, ValueError,
-         r"`sensitivity` and `epsilon`"),
+        (
+            {"epsilon": 700.0, "gamma": 0.5, "sensitivity": 1e-305},
+            ValueError,
+            r"`sensitivity` and `epsilon`",
+        ),
+        (
+            {"epsilon": 1e-6, "gamma": 0.5, "sensitivity": 1e297},
+            ValueError,
+            r"`sensitivity` and `epsilon`",
+        ),
     ],
 )
 def test_bad_parameters_raise(kwargs, error, match) -> None:

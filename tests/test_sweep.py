@@ -241,8 +241,9 @@ def test_builtin_lp_tasks_agree_with_the_theorems() -> None:
     assert round(stair["ratio"], 2) == 14.84
     atom = run_task("uniform-atom", {"delta": 0.8, "cost": "abs"})  # α* = 2δ − 1 above 1/2
     assert atom["alpha"] == pytest.approx(0.6, rel=1e-9)
-    design = run_task("design-noise", {"privacy": "eps=1", "cost": "abs", "integer": True,
-                                       "sensitivity": 1})
+    design = run_task(
+        "design-noise", {"privacy": "eps=1", "cost": "abs", "integer": True, "sensitivity": 1}
+    )
     b = np.exp(-1.0)
     assert design["value"] == pytest.approx(2 * b / (1 - b * b), rel=1e-7)  # geometric E|X|
     bayes = run_task("bayesian", {"n": 8, "epsilon": 0.7, "prior": "dirichlet:1", "loss": "abs"})

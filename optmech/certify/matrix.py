@@ -100,10 +100,14 @@ class MatrixCertificate:
         i, j = self.edge
         if math.isinf(self.epsilon):
             zero, pos = (a, b) if a == 0 else (b, a)
-            return (f"{head} at edge ({i}, {j}), output {self.output}: {zero:.6g} faces "
-                    f"{pos:.6g} (a zero facing a positive entry)")
-        return (f"{head} at edge ({i}, {j}), output {self.output}: {a:.6g} vs {b:.6g}, "
-                f"ratio {max(a, b) / min(a, b):.10g}")
+            return (
+                f"{head} at edge ({i}, {j}), output {self.output}: {zero:.6g} faces "
+                f"{pos:.6g} (a zero facing a positive entry)"
+            )
+        return (
+            f"{head} at edge ({i}, {j}), output {self.output}: {a:.6g} vs {b:.6g}, "
+            f"ratio {max(a, b) / min(a, b):.10g}"
+        )
 
 
 def log_ratio_bound(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
@@ -145,21 +149,28 @@ def _edges_from(graph: Any, n_rows: int) -> tuple[IntArray, IntArray]:
                 f"{graph.number_of_nodes()} nodes."
             )
         index = {v: k for k, v in enumerate(graph.nodes)}
-        pairs = np.asarray([(index[u], index[v]) for u, v in graph.edges if u != v],
-                           dtype=np.int64).reshape(-1, 2)
+        pairs = np.asarray(
+            [(index[u], index[v]) for u, v in graph.edges if u != v], dtype=np.int64
+        ).reshape(-1, 2)
     else:
         try:
             pairs = np.asarray(graph)
         except Exception as exc:
-            raise TypeError(f"`graph` must be a networkx.Graph, an (E, 2) array of row index "
-                            f"pairs or None; got {describe(graph)}.") from exc
+            raise TypeError(
+                f"`graph` must be a networkx.Graph, an (E, 2) array of row index "
+                f"pairs or None; got {describe(graph)}."
+            ) from exc
         if pairs.dtype.kind not in "iu" or pairs.ndim != 2 or pairs.shape[1] != 2:
-            raise TypeError(f"`graph` must be a networkx.Graph, an (E, 2) integer array of row "
-                            f"index pairs or None; got {describe(graph)}.")
+            raise TypeError(
+                f"`graph` must be a networkx.Graph, an (E, 2) integer array of row "
+                f"index pairs or None; got {describe(graph)}."
+            )
         pairs = pairs.astype(np.int64)
         if pairs.size and (pairs.min() < 0 or pairs.max() >= n_rows):
-            raise ValueError(f"`graph` pairs must index rows 0..{n_rows - 1}; got "
-                             f"[{pairs.min()}, {pairs.max()}].")
+            raise ValueError(
+                f"`graph` pairs must index rows 0..{n_rows - 1}; got "
+                f"[{pairs.min()}, {pairs.max()}]."
+            )
     return pairs[:, 0], pairs[:, 1]
 
 
@@ -199,7 +210,7 @@ def certify_mechanism(mechanism: npt.ArrayLike, graph: Any = None) -> MatrixCert
     cols = m.shape[1]
     step = max(1, _BLOCK // cols)
     for start in range(0, src.size, step):  # blocks of edges, vectorised over outputs
-        s, d = src[start:start + step], dst[start:start + step]
+        s, d = src[start : start + step], dst[start : start + step]
         a, b = m[s], m[d]
         bound = log_ratio_bound(a, b)
         zeros += int(np.count_nonzero(np.isinf(bound)))
@@ -210,13 +221,25 @@ def certify_mechanism(mechanism: npt.ArrayLike, graph: Any = None) -> MatrixCert
             best = (int(s[e]), int(d[e]), r, float(a[e, r]), float(b[e, r]))
     row_err = float(np.max(np.abs(m.sum(axis=1) - 1.0)))
     if worst <= 0.0:  # no edges, or every neighbouring pair of rows identical
-        return MatrixCertificate(epsilon=0.0, edge=None, output=None, values=None,
-                                 zero_facing_positive=0, max_row_error=row_err,
-                                 num_edges=int(src.size))
+        return MatrixCertificate(
+            epsilon=0.0,
+            edge=None,
+            output=None,
+            values=None,
+            zero_facing_positive=0,
+            max_row_error=row_err,
+            num_edges=int(src.size),
+        )
     i, j, r, va, vb = best
-    return MatrixCertificate(epsilon=worst, edge=(i, j), output=r, values=(va, vb),
-                             zero_facing_positive=zeros, max_row_error=row_err,
-                             num_edges=int(src.size))
+    return MatrixCertificate(
+        epsilon=worst,
+        edge=(i, j),
+        output=r,
+        values=(va, vb),
+        zero_facing_positive=zeros,
+        max_row_error=row_err,
+        num_edges=int(src.size),
+    )
 
 
 def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None) -> float:

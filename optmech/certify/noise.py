@@ -341,9 +341,14 @@ def noise_delta(
             if not debug:
                 return bound
             whole = max(math.floor(_snap(r)), 1)
-            return DeltaReport(bound, eps, 0.0, np.full(whole, bound),
-                               f"pure ε = {pure:.12g} ≤ {eps:g}(1 + 1e-9): every term is at most "
-                               f"p_j(1 − e^(ε − ε')), δ ≤ {bound:.3g}")
+            return DeltaReport(
+                bound,
+                eps,
+                0.0,
+                np.full(whole, bound),
+                f"pure ε = {pure:.12g} ≤ {eps:g}(1 + 1e-9): every term is at most "
+                f"p_j(1 − e^(ε − ε')), δ ≤ {bound:.3g}",
+            )
     r = _snap(r)
     whole = max(math.floor(r), 1)
     cells = math.ceil(r)

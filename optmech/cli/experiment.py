@@ -27,13 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run a research experiment reproducing a paper's figure (CSV, PNG, summary)",
         description="Run an experiment of optmech.experiments: writes a tidy CSV, a PNG figure "
         "and summary.md (the paper's numbers and the measured ones) into --out. Names: "
-        + ", ".join(EXPERIMENTS) + ".",
+        + ", ".join(EXPERIMENTS)
+        + ".",
     )
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment to run")
-    parser.add_argument("--out", metavar="DIR", default=None,
-                        help="output folder (default ./results/NAME)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="random seed, ≥ 0 (default 0)")
+    parser.add_argument(
+        "--out", metavar="DIR", default=None, help="output folder (default ./results/NAME)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="random seed, ≥ 0 (default 0)"
+    )
     parser.add_argument("--quick", action="store_true", help="run a small version")
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
     parser.set_defaults(run=run)
@@ -50,8 +53,11 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         raise ValueError(f"an experiment NAME is required, one of {', '.join(EXPERIMENTS)}.")
     result = run_experiment(args.name, args.out, seed=args.seed, quick=args.quick)
-    rows = [("csv", str(result.csv)), ("figure", str(result.figure)),
-            ("summary", str(result.summary))]
+    rows = [
+        ("csv", str(result.csv)),
+        ("figure", str(result.figure)),
+        ("summary", str(result.summary)),
+    ]
     rows += [(key, value) for key, value in result.headline.items()]
     print_table(("output", "value"), rows)
     return 0

@@ -31,12 +31,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "cost non-decreasing in |e|: gamma*, its exact expected cost, the Laplace mechanism's "
         "cost and the ratio Laplace/staircase.",
     )
-    parser.add_argument("--epsilon", type=float, required=True, metavar="E",
-                        help="privacy parameter, in [1e-6, 700]")
-    parser.add_argument("--sensitivity", type=float, default=1.0, metavar="D",
-                        help="query sensitivity, > 0 (default 1)")
-    parser.add_argument("--cost", default="abs", metavar="COST",
-                        help="cost of the error: abs (default), squared, power:P, zero-one:T")
+    parser.add_argument(
+        "--epsilon",
+        type=float,
+        required=True,
+        metavar="E",
+        help="privacy parameter, in [1e-6, 700]",
+    )
+    parser.add_argument(
+        "--sensitivity",
+        type=float,
+        default=1.0,
+        metavar="D",
+        help="query sensitivity, > 0 (default 1)",
+    )
+    parser.add_argument(
+        "--cost",
+        default="abs",
+        metavar="COST",
+        help="cost of the error: abs (default), squared, power:P, zero-one:T",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(run=run)
 

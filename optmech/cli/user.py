@@ -44,28 +44,60 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "on {0..n} or another neighbour graph, print the certified optimal mechanism, its "
         "value, and the geometric mechanism followed by the user's optimal remap.",
     )
-    parser.add_argument("--n", type=int, default=None, metavar="N",
-                        help="largest query result (inputs 0..N); needed for the path graph")
-    parser.add_argument("--epsilon", type=float, required=True, metavar="E",
-                        help="privacy parameter, in (0, 50]")
-    parser.add_argument("--prior", default="uniform", metavar="PRIOR",
-                        help="uniform (default), binomial:p, or a JSON file with a list of "
-                        "probabilities (Bayesian users)")
-    parser.add_argument("--loss", default="abs", metavar="SPEC",
-                        help="cost of answer − truth: abs (default), squared, power:P, "
-                        "zero-one[:T], asym:OVER,UNDER[,P]; or a JSON file with a loss matrix")
-    parser.add_argument("--minimax", action="store_true",
-                        help="minimax user: minimise the worst expected loss over --side-info")
-    parser.add_argument("--side-info", default=None, metavar="I,J,...",
-                        help="comma-separated inputs the minimax user considers possible "
-                        "(default all)")
-    parser.add_argument("--graph", default="path", metavar="GRAPH",
-                        help="path (default), sensitivity:D, grid:AxB, king:AxB, hypercube:R")
-    parser.add_argument("--solver", default=None, metavar="NAME",
-                        help="LP solver (HIGHS, CLARABEL, ...); default by problem size")
+    parser.add_argument(
+        "--n",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest query result (inputs 0..N); needed for the path graph",
+    )
+    parser.add_argument(
+        "--epsilon", type=float, required=True, metavar="E", help="privacy parameter, in (0, 50]"
+    )
+    parser.add_argument(
+        "--prior",
+        default="uniform",
+        metavar="PRIOR",
+        help="uniform (default), binomial:p, or a JSON file with a list of "
+        "probabilities (Bayesian users)",
+    )
+    parser.add_argument(
+        "--loss",
+        default="abs",
+        metavar="SPEC",
+        help="cost of answer − truth: abs (default), squared, power:P, "
+        "zero-one[:T], asym:OVER,UNDER[,P]; or a JSON file with a loss matrix",
+    )
+    parser.add_argument(
+        "--minimax",
+        action="store_true",
+        help="minimax user: minimise the worst expected loss over --side-info",
+    )
+    parser.add_argument(
+        "--side-info",
+        default=None,
+        metavar="I,J,...",
+        help="comma-separated inputs the minimax user considers possible (default all)",
+    )
+    parser.add_argument(
+        "--graph",
+        default="path",
+        metavar="GRAPH",
+        help="path (default), sensitivity:D, grid:AxB, king:AxB, hypercube:R",
+    )
+    parser.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="LP solver (HIGHS, CLARABEL, ...); default by problem size",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    parser.add_argument("--plot", default=None, metavar="OUT.png",
-                        help="save a heat map of the mechanism to this PNG file")
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="OUT.png",
+        help="save a heat map of the mechanism to this PNG file",
+    )
     parser.set_defaults(run=run)
 
 
@@ -117,13 +149,20 @@ def _side_info(spec: str | None) -> list[int] | None:
     try:
         return [int(s) for s in spec.split(",") if s.strip()]
     except ValueError as exc:
-        raise ValueError(f"`--side-info` must be comma-separated integers such as 0,3,5; got "
-                         f"{spec!r}.") from exc
+        raise ValueError(
+            f"`--side-info` must be comma-separated integers such as 0,3,5; got {spec!r}."
+        ) from exc
 
 
 def compute(
-    *, n: int | None, epsilon: float, prior: str = "uniform", loss: str = "abs",
-    minimax: bool = False, side_info: str | None = None, graph: str = "path",
+    *,
+    n: int | None,
+    epsilon: float,
+    prior: str = "uniform",
+    loss: str = "abs",
+    minimax: bool = False,
+    side_info: str | None = None,
+    graph: str = "path",
     solver: str | None = None,
 ) -> tuple[dict[str, Any], UserMechanism]:
     """Solve and assemble everything the command prints (also used by the tests)."""
@@ -140,13 +179,17 @@ def compute(
     values = node_values(g)
     side = _side_info(side_info)
     if minimax:
-        result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g,
-                                   solver=solver)
+        result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, solver=solver)
     else:
         if side is not None:
             raise ValueError("`--side-info` is for minimax users: add --minimax.")
-        result = bayesian_mechanism(_prior(prior, values, g.graph.get("kind", "")), loss_arg,
-                                    epsilon, graph=g, solver=solver)
+        result = bayesian_mechanism(
+            _prior(prior, values, g.graph.get("kind", "")),
+            loss_arg,
+            epsilon,
+            graph=g,
+            solver=solver,
+        )
     out: dict[str, Any] = {
         "objective": result.objective,
         "graph": g.graph.get("name", graph),
@@ -169,17 +212,23 @@ def compute(
     }
     count_query = is_path_graph(g) and result.setting.is_count_query
     if not count_query:
-        out["geometric_note"] = ("no geometric reference: the geometric mechanism is defined "
-                                 "for a count query (path graph, outputs 0..n)")
+        out["geometric_note"] = (
+            "no geometric reference: the geometric mechanism is defined "
+            "for a count query (path graph, outputs 0..n)"
+        )
         return out, result
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
         out["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
     if minimax:
-        ref = geometric_minimax(result.loss, result.epsilon,
-                                side_information=result.side_information.tolist(),
-                                require_monotone=False, solver=solver)
+        ref = geometric_minimax(
+            result.loss,
+            result.epsilon,
+            side_information=result.side_information.tolist(),
+            require_monotone=False,
+            solver=solver,
+        )
         out["remap"] = ref.remap.tolist()
     else:
         ref = geometric_bayes(result.prior, result.loss, result.epsilon, require_monotone=False)
@@ -214,11 +263,20 @@ def _label(v: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
-    out, result = compute(n=args.n, epsilon=args.epsilon, prior=args.prior, loss=args.loss,
-                          minimax=args.minimax, side_info=args.side_info, graph=args.graph,
-                          solver=args.solver)
-    title = (f"{out['objective']} user, {out['graph']}, eps={args.epsilon:g}, loss {args.loss}: "
-             f"value {out['value']:.6g}")
+    out, result = compute(
+        n=args.n,
+        epsilon=args.epsilon,
+        prior=args.prior,
+        loss=args.loss,
+        minimax=args.minimax,
+        side_info=args.side_info,
+        graph=args.graph,
+        solver=args.solver,
+    )
+    title = (
+        f"{out['objective']} user, {out['graph']}, eps={args.epsilon:g}, loss {args.loss}: "
+        f"value {out['value']:.6g}"
+    )
     if args.plot:
         _plot(result, args.plot, title)
         out["plot"] = args.plot
@@ -230,8 +288,10 @@ def run(args: argparse.Namespace) -> int:
         ("graph", out["graph"]),
         ("epsilon", out["epsilon"]),
         ("optimal value (LP, certified)", out["value"]),
-        ("optimum certified to lie in", f"[{fmt(out['lower_bound'], 10)}, "
-                                        f"{fmt(out['value'], 10)}]"),
+        (
+            "optimum certified to lie in",
+            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
+        ),
         ("certified epsilon", out["certified_epsilon"]),
         ("solver", f"{out['solver']} ({out['status']}, {out['solve_time']:.3g} s)"),
         ("privacy repair", f"lambda {out['repair_lambda']:.2g}, cost {out['repair_cost']:.2g}"),
@@ -247,21 +307,27 @@ def run(args: argparse.Namespace) -> int:
     print()
     if mech.shape[1] <= MAX_PRINTED_COLUMNS:
         headers = ["in \\ out", *(_label(v) for v in out["outputs"])]
-        rows = [[_label(v), *(fmt(float(x), 4) for x in row)]
-                for v, row in zip(out["inputs"], mech, strict=True)]
+        rows = [
+            [_label(v), *(fmt(float(x), 4) for x in row)]
+            for v, row in zip(out["inputs"], mech, strict=True)
+        ]
         print("optimal mechanism P(output | input):")
         print_table(headers, rows)
     else:
-        print(f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or "
-              "--plot)")
+        print(f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or --plot)")
     if out["remap"] is not None:
         print()
         if args.minimax:
             t = np.asarray(out["remap"])
-            moved = [(z, r, t[z, r]) for z, r in zip(*np.nonzero(t > 1e-9), strict=True)
-                     if z != r or not math.isclose(t[z, r], 1.0)]
-            print("randomized remap of the geometric mechanism (entries other than z -> z "
-                  "with probability 1):")
+            moved = [
+                (z, r, t[z, r])
+                for z, r in zip(*np.nonzero(t > 1e-9), strict=True)
+                if z != r or not math.isclose(t[z, r], 1.0)
+            ]
+            print(
+                "randomized remap of the geometric mechanism (entries other than z -> z "
+                "with probability 1):"
+            )
             for z, r, w in moved[:60]:
                 print(f"  {z} -> {r} with probability {w:.6g}")
             if not moved:
@@ -269,8 +335,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             changes = [(z, r) for z, r in enumerate(out["remap"]) if z != r]
             print("Bayes remap of the geometric mechanism (outputs not answered as is):")
-            print("  " + (", ".join(f"{z} -> {r}" for z, r in changes) if changes
-                          else "none: the identity"))
+            print(
+                "  "
+                + (
+                    ", ".join(f"{z} -> {r}" for z, r in changes)
+                    if changes
+                    else "none: the identity"
+                )
+            )
     if args.plot:
         print(f"\nheat map written to {args.plot}")
     return 0

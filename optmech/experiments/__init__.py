@@ -47,16 +47,18 @@ EXPERIMENTS: dict[str, str] = {
 def get_experiment(name: str) -> Callable[..., ExperimentResult]:
     """The ``run`` function of experiment ``name``; ValueError listing the names if unknown."""
     if not isinstance(name, str) or name not in EXPERIMENTS:
-        raise ValueError(
-            f"`name` must be one of {', '.join(EXPERIMENTS)}; got {name!r}."
-        )
+        raise ValueError(f"`name` must be one of {', '.join(EXPERIMENTS)}; got {name!r}.")
     module = importlib.import_module(f"optmech.experiments.{EXPERIMENTS[name]}")
     return module.run  # type: ignore[no-any-return]
 
 
 def run_experiment(
-    name: str, out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
-    quick: bool = False, **kwargs: Any,
+    name: str,
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    seed: int = 0,
+    quick: bool = False,
+    **kwargs: Any,
 ) -> ExperimentResult:
     """Run experiment ``name`` (see the module docstring) and return its result."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

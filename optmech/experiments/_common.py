@@ -129,9 +129,14 @@ class OutputFolder:
     def result(self, headline: dict[str, Any], *, seed: int, quick: bool) -> ExperimentResult:
         """The :class:`ExperimentResult` of a finished run."""
         return ExperimentResult(
-            name=self.name, out_dir=self.path, csv=self.path / CSV_NAME,
-            figure=self.path / FIGURE_NAME, summary=self.path / SUMMARY_NAME,
-            headline=headline, seed=seed, quick=quick,
+            name=self.name,
+            out_dir=self.path,
+            csv=self.path / CSV_NAME,
+            figure=self.path / FIGURE_NAME,
+            summary=self.path / SUMMARY_NAME,
+            headline=headline,
+            seed=seed,
+            quick=quick,
         )
 
 

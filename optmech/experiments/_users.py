@@ -26,16 +26,20 @@ def random_prior(rng: np.random.Generator, n: int) -> np.ndarray:
 def random_loss(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     """Loss matrix ``L[i, r]`` over {0..n}, non-decreasing in ``|i − r|`` on each side."""
     values = np.arange(n + 1)
-    costs: dict[str, Any] = {"|e|": Absolute(), "e²": Squared(), "0-1": ZeroOne(),
-                             "threshold 1": ZeroOne(1.0),
-                             "asymmetric 2:1": Asymmetric(over=2.0, under=1.0)}
+    costs: dict[str, Any] = {
+        "|e|": Absolute(),
+        "e²": Squared(),
+        "0-1": ZeroOne(),
+        "threshold 1": ZeroOne(1.0),
+        "asymmetric 2:1": Asymmetric(over=2.0, under=1.0),
+    }
     if kind in costs:
         return np.asarray(costs[kind].loss_matrix(values, values), dtype=float)
     # Random monotone: per input, cumulative sums of non-negative steps on each side.
     steps = rng.exponential(1.0, size=(n + 1, 2 * n + 1))
     dist = values[None, :] - values[:, None]  # r − i
     right = np.cumsum(steps[:, : n + 1], axis=1)
-    left = np.cumsum(steps[:, n + 1:], axis=1)
+    left = np.cumsum(steps[:, n + 1 :], axis=1)
     loss = np.zeros((n + 1, n + 1))
     for_right = dist > 0
     for_left = dist < 0

@@ -34,8 +34,9 @@ __all__ = ["run"]
 NAME = "custom-loss-gallery"
 
 
-def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
-        quick: bool = False) -> ExperimentResult:
+def run(
+    out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0, quick: bool = False
+) -> ExperimentResult:
     """Run the experiment (module docstring); deterministic, ``seed`` is recorded only."""
     out = OutputFolder(NAME, out_dir)
     m = 12 if quick else 40
@@ -44,34 +45,69 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
     cases = []  # (panel, case, cost, designed, baselines {name: (noise, value)})
 
     asym = Asymmetric(over=3.0, under=1.0)
-    design = optmech.design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=asym,
-                                  resolution=m, periods=3)
+    design = optmech.design_noise(
+        optmech.PureDP(eps), sensitivity=1.0, cost=asym, resolution=m, periods=3
+    )
     stair = optmech.Staircase.optimal(epsilon=eps, cost="abs")
     lap = optmech.Laplace(epsilon=eps)
-    cases.append(("asymmetric cost 3:1 (over:under), ε = 1", "asymmetric", asym, design,
-                  {"staircase (optimal for |e|)": stair, "Laplace": lap}))
+    cases.append(
+        (
+            "asymmetric cost 3:1 (over:under), ε = 1",
+            "asymmetric",
+            asym,
+            design,
+            {"staircase (optimal for |e|)": stair, "Laplace": lap},
+        )
+    )
 
     thr = ZeroOne(0.5)
-    design_t = optmech.design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=thr,
-                                    resolution=m, periods=3)
+    design_t = optmech.design_noise(
+        optmech.PureDP(eps), sensitivity=1.0, cost=thr, resolution=m, periods=3
+    )
     stair_t = optmech.Staircase.optimal(epsilon=eps, cost=thr)
-    cases.append(("threshold cost 1[|e| > 0.5], ε = 1", "threshold", thr, design_t,
-                  {"staircase (optimal γ for this cost)": stair_t, "Laplace": lap}))
+    cases.append(
+        (
+            "threshold cost 1[|e| > 0.5], ε = 1",
+            "threshold",
+            thr,
+            design_t,
+            {"staircase (optimal γ for this cost)": stair_t, "Laplace": lap},
+        )
+    )
 
     absc = Absolute()
-    design_ad = optmech.design_noise(optmech.ApproxDP(eps_ad, delta), sensitivity=1.0,
-                                     cost=absc, resolution=8 if quick else 24)
+    design_ad = optmech.design_noise(
+        optmech.ApproxDP(eps_ad, delta), sensitivity=1.0, cost=absc, resolution=8 if quick else 24
+    )
     tl = optmech.TruncatedLaplace(epsilon=eps_ad, delta=delta)
     gauss = optmech.Gaussian(epsilon=eps_ad, delta=delta, calibration="analytic")
-    cases.append((f"(ε, δ) = ({eps_ad:g}, {delta:g}), cost |e|", "approx-dp", absc, design_ad,
-                  {"truncated Laplace": tl, "analytic Gaussian": gauss,
-                   "Laplace (ε-DP)": optmech.Laplace(epsilon=eps_ad)}))
+    cases.append(
+        (
+            f"(ε, δ) = ({eps_ad:g}, {delta:g}), cost |e|",
+            "approx-dp",
+            absc,
+            design_ad,
+            {
+                "truncated Laplace": tl,
+                "analytic Gaussian": gauss,
+                "Laplace (ε-DP)": optmech.Laplace(epsilon=eps_ad),
+            },
+        )
+    )
 
     rows = []
     headline: dict[str, float] = {}
     for title, key, cost, noise, baselines in cases:
-        rows.append([key, "LP design", noise.value, noise.certified_epsilon,
-                     noise.certified_delta, float(noise.cdf(0.0))])
+        rows.append(
+            [
+                key,
+                "LP design",
+                noise.value,
+                noise.certified_epsilon,
+                noise.certified_delta,
+                float(noise.cdf(0.0)),
+            ]
+        )
         headline[f"{key}_design"] = noise.value
         for name, base in baselines.items():
             value = base.expected_cost(cost)
@@ -84,13 +120,13 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
     fig, axes = new_figure(3, width=4.8, height=4.2)
     for ax, (title, _key, cost, noise, baselines) in zip(axes, cases, strict=True):
         x = np.linspace(-4.0, 4.0, 1601)
-        ax.plot(x, noise.pdf(x), color="k", lw=1.6,
-                label=f"LP design (cost {noise.value:.4g})")
+        ax.plot(x, noise.pdf(x), color="k", lw=1.6, label=f"LP design (cost {noise.value:.4g})")
         if getattr(noise, "atom", 0.0) > 1e-9:
             ax.plot([0.0], [0.0], "k^", label=f"atom {noise.atom:.3g} at 0")
         for name, base in baselines.items():
-            ax.plot(x, base.pdf(x), lw=1.0, alpha=0.85,
-                    label=f"{name} ({base.expected_cost(cost):.4g})")
+            ax.plot(
+                x, base.pdf(x), lw=1.0, alpha=0.85, label=f"{name} ({base.expected_cost(cost):.4g})"
+            )
         ax.set_xlabel("noise value x (units of Δ = 1)")
         ax.set_ylabel("probability density")
         ax.set_title(title, fontsize=10)
@@ -105,7 +141,8 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
         "symmetric and beats every symmetric noise; for a threshold cost and for (ε, δ)-DP "
         "the LP design is at most the staircase / truncated Laplace / Gaussian at the same "
         "guarantee (seed 000 §VI; seed 004; THEORY.md §3).\n",
-        markdown_table(["case", "mechanism", "expected cost", "ε", "δ", "P(X ≤ 0)"], tab), "",
+        markdown_table(["case", "mechanism", "expected cost", "ε", "δ", "P(X ≤ 0)"], tab),
+        "",
         f"Measured: asymmetric design {headline['asymmetric_design']:.5g} vs staircase "
         f"{headline['asymmetric_staircase (optimal for |e|)']:.5g}; (ε, δ) design "
         f"{headline['approx-dp_design']:.5g} vs truncated Laplace "

@@ -37,13 +37,13 @@ def _direct_gamma(eps: float, cost: object) -> float:
     def f(g: float) -> float:
         return optmech.Staircase(epsilon=eps, gamma=g).expected_cost(cost)
 
-    res = minimize_scalar(f, bounds=(0.0, 1.0), method="bounded",
-                          options={"xatol": 1e-10})
+    res = minimize_scalar(f, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-10})
     return float(res.x)
 
 
-def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
-        quick: bool = False) -> ExperimentResult:
+def run(
+    out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0, quick: bool = False
+) -> ExperimentResult:
     """Run the experiment (module docstring); deterministic, ``seed`` is recorded only."""
     out = OutputFolder(NAME, out_dir)
     eps_grid = np.geomspace(0.1, 12.0, 14 if quick else 40)
@@ -58,13 +58,23 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
         for e, g, h in zip(eps_grid, gam, heur, strict=True):
             best = optmech.Staircase(epsilon=float(e), gamma=float(g)).expected_cost(cost)
             at_h = optmech.Staircase(epsilon=float(e), gamma=float(h)).expected_cost(cost)
-            direct = (_direct_gamma(float(e), cost) if np.any(np.isclose(e, direct_eps))
-                      else float("nan"))
-            rows.append([label, float(e), float(g), direct, float(h), best, at_h,
-                         at_h / best - 1.0])
+            direct = (
+                _direct_gamma(float(e), cost) if np.any(np.isclose(e, direct_eps)) else float("nan")
+            )
+            rows.append(
+                [label, float(e), float(g), direct, float(h), best, at_h, at_h / best - 1.0]
+            )
         penalties[label] = rows[-1][-1]
-    header = ["cost", "epsilon", "gamma_star", "gamma_direct_min", "gamma_heuristic",
-              "cost_at_gamma_star", "cost_at_gamma_heuristic", "heuristic_penalty"]
+    header = [
+        "cost",
+        "epsilon",
+        "gamma_star",
+        "gamma_direct_min",
+        "gamma_heuristic",
+        "cost_at_gamma_star",
+        "cost_at_gamma_heuristic",
+        "heuristic_penalty",
+    ]
     out.write_csv(header, rows)
 
     fig, (ax, ax2) = new_figure(2, width=5.6)
@@ -100,27 +110,50 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
 
     check_eps = [0.5, 1.0, 2.0, 5.0, 10.0]
     table = markdown_table(
-        ["ε", "γ* |e| (library)", "1/(1+e^(ε/2))", "γ* e² (library)", "(u*−b)/(1−b)",
-         "γ* |e|^0.5", "γ* |e|^3"],
-        [[e, float(optmech.staircase_gamma_star(e, "abs")), float(optmech.heuristic_gamma(e)),
-          float(optmech.staircase_gamma_star(e, "squared")), gamma_sq(e),
-          float(optmech.staircase_gamma_star(e, Power(0.5))),
-          float(optmech.staircase_gamma_star(e, Power(3.0)))] for e in check_eps])
+        [
+            "ε",
+            "γ* |e| (library)",
+            "1/(1+e^(ε/2))",
+            "γ* e² (library)",
+            "(u*−b)/(1−b)",
+            "γ* |e|^0.5",
+            "γ* |e|^3",
+        ],
+        [
+            [
+                e,
+                float(optmech.staircase_gamma_star(e, "abs")),
+                float(optmech.heuristic_gamma(e)),
+                float(optmech.staircase_gamma_star(e, "squared")),
+                gamma_sq(e),
+                float(optmech.staircase_gamma_star(e, Power(0.5))),
+                float(optmech.staircase_gamma_star(e, Power(3.0))),
+            ]
+            for e in check_eps
+        ],
+    )
     direct_rows = [r for r in rows if not np.isnan(r[3])]
     worst = max(abs(r[2] - r[3]) for r in direct_rows)
-    text = "\n".join([
-        header_lines("γ* vs ε (seed 000, Fig. 4 and §V)", seed, quick),
-        "Reproduces: γ* = 1/(1 + e^(ε/2)) for |e| (the heuristic γ̃ of §V-B is exactly optimal "
-        "there); for e², γ* = (u* − b)/(1 − b) with u* = (b(1+b)/2)^(1/3); γ* decreases from "
-        "1/2 at ε → 0 towards 0 as ε grows, the staircase's top step shrinking.\n",
-        table, "",
-        f"Measured: largest |γ*(library) − γ*(direct bounded minimisation)| over "
-        f"{len(direct_rows)} points: {worst:.2e}.",
-        "Relative excess cost of γ̃ at the largest ε "
-        f"({eps_grid[-1]:.3g}): " + ", ".join(f"{k}: {v:.3g}" for k, v in penalties.items())
-        + ".",
-    ])
+    text = "\n".join(
+        [
+            header_lines("γ* vs ε (seed 000, Fig. 4 and §V)", seed, quick),
+            "Reproduces: γ* = 1/(1 + e^(ε/2)) for |e| (the heuristic γ̃ of §V-B is exactly optimal "
+            "there); for e², γ* = (u* − b)/(1 − b) with u* = (b(1+b)/2)^(1/3); γ* decreases from "
+            "1/2 at ε → 0 towards 0 as ε grows, the staircase's top step shrinking.\n",
+            table,
+            "",
+            f"Measured: largest |γ*(library) − γ*(direct bounded minimisation)| over "
+            f"{len(direct_rows)} points: {worst:.2e}.",
+            "Relative excess cost of γ̃ at the largest ε "
+            f"({eps_grid[-1]:.3g}): "
+            + ", ".join(f"{k}: {v:.3g}" for k, v in penalties.items())
+            + ".",
+        ]
+    )
     out.write_summary(text)
-    headline = {"max_direct_gap": worst, "gamma_abs_eps_min": float(curves["|e|"][0]),
-                **{f"penalty {k}": v for k, v in penalties.items()}}
+    headline = {
+        "max_direct_gap": worst,
+        "gamma_abs_eps_min": float(curves["|e|"][0]),
+        **{f"penalty {k}": v for k, v in penalties.items()},
+    }
     return out.result(headline, seed=seed, quick=quick)

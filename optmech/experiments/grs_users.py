@@ -41,8 +41,9 @@ def _examples() -> list[tuple[str, np.ndarray, object, float]]:
     ]
 
 
-def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
-        quick: bool = False) -> ExperimentResult:
+def run(
+    out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0, quick: bool = False
+) -> ExperimentResult:
     """Run the experiment (module docstring): random users drawn from ``seed``."""
     out = OutputFolder(NAME, out_dir)
     rng = np.random.default_rng(seed)
@@ -56,10 +57,32 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
         loss = random_loss(rng, n, kind)
         lp = optmech.bayesian_mechanism(prior, loss, eps)
         ref = optmech.geometric_bayes(prior, loss, eps)
-        rows.append([k, kind, n, eps, lp.value, ref.value, lp.lower_bound, lp.value - ref.value,
-                     (lp.value - ref.value) / max(ref.value, 1e-300), lp.solver])
-    header = ["user", "loss", "n", "epsilon", "lp_value", "geometric_remap_value",
-              "lp_lower_bound", "difference", "relative_difference", "solver"]
+        rows.append(
+            [
+                k,
+                kind,
+                n,
+                eps,
+                lp.value,
+                ref.value,
+                lp.lower_bound,
+                lp.value - ref.value,
+                (lp.value - ref.value) / max(ref.value, 1e-300),
+                lp.solver,
+            ]
+        )
+    header = [
+        "user",
+        "loss",
+        "n",
+        "epsilon",
+        "lp_value",
+        "geometric_remap_value",
+        "lp_lower_bound",
+        "difference",
+        "relative_difference",
+        "solver",
+    ]
     out.write_csv(header, rows)
 
     examples = []
@@ -67,8 +90,16 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
         res = optmech.geometric_bayes(prior, loss, eps)
         vertex = optmech.bayesian_mechanism(prior, loss, eps, vertex=True)
         is_remap, _ = optmech.is_remap_of_geometric(vertex.raw_mechanism, eps)
-        examples.append([label, f"{eps:.4g}", str(res.assignment.tolist()), res.value,
-                         vertex.value, "yes" if is_remap else "no"])
+        examples.append(
+            [
+                label,
+                f"{eps:.4g}",
+                str(res.assignment.tolist()),
+                res.value,
+                vertex.value,
+                "yes" if is_remap else "no",
+            ]
+        )
 
     fig, (ax,) = new_figure(height=5.0, width=5.6)
     lp_v = np.array([r[4] for r in rows])
@@ -91,21 +122,37 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
 
     rel = np.array([r[8] for r in rows])
     worst = float(np.max(np.abs(rel)))
-    text = "\n".join([
-        header_lines("Random Bayesian users: LP vs geometric + Bayes remap (seed 003)", seed,
-                     quick),
-        "Reproduces: GRS Thm. 3.1 — for every prior and every loss non-decreasing in |i − r|, "
-        "the user's optimal ε-DP mechanism is worth exactly as much as the geometric mechanism "
-        "G followed by the user's Bayes remap (relative difference 0).\n",
-        f"Measured over {count} random users (n ≤ {n_max}, ε in [0.1, 4]): largest relative "
-        f"difference |LP − G+remap| / (G+remap) = {worst:.2e} (solver accuracy; the LP value "
-        "is that of a certified private mechanism).\n",
-        "Remap examples (Bayes remap r(z) for outputs z = 0..n; the seed 003 example "
-        "sends 1 → 2 and keeps the others):\n",
-        markdown_table(["user", "ε", "Bayes remap of G", "G + remap value", "LP value",
-                        "LP vertex is a remap of G"], examples, digits=8),
-    ])
+    text = "\n".join(
+        [
+            header_lines(
+                "Random Bayesian users: LP vs geometric + Bayes remap (seed 003)", seed, quick
+            ),
+            "Reproduces: GRS Thm. 3.1 — for every prior and every loss non-decreasing in |i − r|, "
+            "the user's optimal ε-DP mechanism is worth exactly as much as the geometric mechanism "
+            "G followed by the user's Bayes remap (relative difference 0).\n",
+            f"Measured over {count} random users (n ≤ {n_max}, ε in [0.1, 4]): largest relative "
+            f"difference |LP − G+remap| / (G+remap) = {worst:.2e} (solver accuracy; the LP value "
+            "is that of a certified private mechanism).\n",
+            "Remap examples (Bayes remap r(z) for outputs z = 0..n; the seed 003 example "
+            "sends 1 → 2 and keeps the others):\n",
+            markdown_table(
+                [
+                    "user",
+                    "ε",
+                    "Bayes remap of G",
+                    "G + remap value",
+                    "LP value",
+                    "LP vertex is a remap of G",
+                ],
+                examples,
+                digits=8,
+            ),
+        ]
+    )
     out.write_summary(text)
-    headline = {"max_relative_difference": worst, "users": count,
-                "worked_example_remap": examples[0][2]}
+    headline = {
+        "max_relative_difference": worst,
+        "users": count,
+        "worked_example_remap": examples[0][2],
+    }
     return out.result(headline, seed=seed, quick=quick)

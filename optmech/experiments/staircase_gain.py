@@ -29,8 +29,9 @@ PAPER_RATIO_AT_10 = {"abs": 14.84, "squared": 23.61}
 NAME = "staircase-gain"
 
 
-def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
-        quick: bool = False) -> ExperimentResult:
+def run(
+    out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0, quick: bool = False
+) -> ExperimentResult:
     """Run the experiment (module docstring); deterministic, ``seed`` is recorded only."""
     out = OutputFolder(NAME, out_dir)
     eps_grid = np.unique(np.concatenate([np.geomspace(0.05, 20.0, 25 if quick else 80), [10.0]]))
@@ -49,27 +50,45 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
             gamma = float(optmech.staircase_gamma_star(e, cost))
             # About 20 cells on the top step γ*Δ (THEORY.md §5), capped for speed.
             m = int(min(120 if quick else 400, max(12, np.ceil(20.0 / gamma))))
-            noise = optmech.design_noise(optmech.PureDP(e), sensitivity=1.0, cost=cost,
-                                         resolution=m, periods=2, symmetric=True, monotone=True)
+            noise = optmech.design_noise(
+                optmech.PureDP(e),
+                sensitivity=1.0,
+                cost=cost,
+                resolution=m,
+                periods=2,
+                symmetric=True,
+                monotone=True,
+            )
             lap = optmech.Laplace(epsilon=e).expected_cost(cost)
             lp_points[cost].append((e, lap / noise.value))
             rows.append([cost, "LP", e, noise.value, lap, lap / noise.value, m])
-    header = ["cost", "method", "epsilon", "staircase_cost", "laplace_cost", "ratio",
-              "resolution"]
+    header = ["cost", "method", "epsilon", "staircase_cost", "laplace_cost", "ratio", "resolution"]
     out.write_csv(header, rows)
 
     fig, (ax,) = new_figure()
     labels = {"abs": "|e|", "squared": "e²"}
     colors = {"abs": "tab:blue", "squared": "tab:red"}
     for cost in ("abs", "squared"):
-        ax.plot(eps_grid, closed[cost], color=colors[cost],
-                label=f"closed form, cost {labels[cost]}")
+        ax.plot(
+            eps_grid, closed[cost], color=colors[cost], label=f"closed form, cost {labels[cost]}"
+        )
         pts = np.array(lp_points[cost])
-        ax.plot(pts[:, 0], pts[:, 1], "o", mfc="none", color=colors[cost],
-                label=f"LP (design_noise), cost {labels[cost]}")
+        ax.plot(
+            pts[:, 0],
+            pts[:, 1],
+            "o",
+            mfc="none",
+            color=colors[cost],
+            label=f"LP (design_noise), cost {labels[cost]}",
+        )
         paper = PAPER_RATIO_AT_10[cost]
-        ax.annotate(f"{paper:g}× (paper)", (10.0, paper), textcoords="offset points",
-                    xytext=(-95, 4 if cost == "squared" else -14), color=colors[cost])
+        ax.annotate(
+            f"{paper:g}× (paper)",
+            (10.0, paper),
+            textcoords="offset points",
+            xytext=(-95, 4 if cost == "squared" else -14),
+            color=colors[cost],
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("privacy parameter ε (Δ = 1)")
@@ -83,22 +102,36 @@ def run(out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0,
     lp10 = {c: dict(lp_points[c])[10.0] for c in ("abs", "squared")}
     small = {c: float(closed[c][0]) for c in ("abs", "squared")}
     table = markdown_table(
-        ["cost", "paper ratio at ε=10", "closed form at ε=10", "LP at ε=10",
-         f"closed form at ε={eps_grid[0]:g}"],
-        [[labels[c], PAPER_RATIO_AT_10[c], at10[c], lp10[c], small[c]]
-         for c in ("abs", "squared")], digits=5)
+        [
+            "cost",
+            "paper ratio at ε=10",
+            "closed form at ε=10",
+            "LP at ε=10",
+            f"closed form at ε={eps_grid[0]:g}",
+        ],
+        [[labels[c], PAPER_RATIO_AT_10[c], at10[c], lp10[c], small[c]] for c in ("abs", "squared")],
+        digits=5,
+    )
     lp_rows = [[r[0], r[2], r[3], r[5], r[6]] for r in rows if r[1] == "LP"]
-    text = "\n".join([
-        header_lines("Staircase vs Laplace gain (seed 000, Fig. 2)", seed, quick),
-        "Reproduces: at ε = 10 the optimal staircase beats Laplace by ≈ 14.84× for |e| and "
-        "≈ 23.61× for e² (Geng & Viswanath); the gain tends to 1 as ε → 0.\n",
-        table, "",
-        "LP check (symmetric non-increasing class, periods = 2): the LP value is an upper bound "
-        "on V*, so its ratio is at most the closed-form one.\n",
-        markdown_table(["cost", "ε", "LP value", "LP ratio", "cells per Δ"], lp_rows), "",
-        f"Measured: ratio at ε = 10 is {at10['abs']:.4f} (|e|) and {at10['squared']:.4f} (e²).",
-    ])
+    text = "\n".join(
+        [
+            header_lines("Staircase vs Laplace gain (seed 000, Fig. 2)", seed, quick),
+            "Reproduces: at ε = 10 the optimal staircase beats Laplace by ≈ 14.84× for |e| and "
+            "≈ 23.61× for e² (Geng & Viswanath); the gain tends to 1 as ε → 0.\n",
+            table,
+            "",
+            "LP check (symmetric non-increasing class, periods = 2): the LP value is an upper "
+            "bound on V*, so its ratio is at most the closed-form one.\n",
+            markdown_table(["cost", "ε", "LP value", "LP ratio", "cells per Δ"], lp_rows),
+            "",
+            f"Measured: ratio at ε = 10 is {at10['abs']:.4f} (|e|) and {at10['squared']:.4f} (e²).",
+        ]
+    )
     out.write_summary(text)
-    headline = {"ratio_abs_eps10": at10["abs"], "ratio_squared_eps10": at10["squared"],
-                "lp_ratio_abs_eps10": lp10["abs"], "lp_ratio_squared_eps10": lp10["squared"]}
+    headline = {
+        "ratio_abs_eps10": at10["abs"],
+        "ratio_squared_eps10": at10["squared"],
+        "lp_ratio_abs_eps10": lp10["abs"],
+        "lp_ratio_squared_eps10": lp10["squared"],
+    }
     return out.result(headline, seed=seed, quick=quick)

@@ -197,8 +197,14 @@ def default_periods(privacy: PureDP | ApproxDP) -> int:
 
 # -- sizes ------------------------------------------------------------------------------------
 def estimate_additive_size(
-    privacy: PureDP | ApproxDP, *, grid_n: int, period: int, symmetric: bool, monotone: bool,
-    window: str, atom: bool,
+    privacy: PureDP | ApproxDP,
+    *,
+    grid_n: int,
+    period: int,
+    symmetric: bool,
+    monotone: bool,
+    window: str,
+    atom: bool,
 ) -> dict[str, int | float]:
     """Variables, rows, nonzeros and estimated bytes of the LP, before anything is built."""
     n_z = (grid_n + 1) // 2 if symmetric else grid_n
@@ -296,7 +302,10 @@ class AdditiveLP:
 
 
 def _noise(
-    grid: AdditiveGrid, full: FloatArray, atom: float, ratio: float,
+    grid: AdditiveGrid,
+    full: FloatArray,
+    atom: float,
+    ratio: float,
     privacy: PureDP | ApproxDP,
 ) -> PiecewiseConstantNoise | LatticeNoise:
     m, p = grid.resolution, grid.period
@@ -308,15 +317,25 @@ def _noise(
     if grid.integer:
         scale = 1.0 / (m * total)
         return LatticeNoise(
-            start=int(grid.index[0]), pmf=full * scale, period=p,
-            left_tail=(left * scale, ratio), right_tail=(right * scale, ratio),
-            sensitivity=int(grid.sensitivity), privacy=privacy,
+            start=int(grid.index[0]),
+            pmf=full * scale,
+            period=p,
+            left_tail=(left * scale, ratio),
+            right_tail=(right * scale, ratio),
+            sensitivity=int(grid.sensitivity),
+            privacy=privacy,
         )
     scale = 1.0 / (grid.sensitivity * total)
     return PiecewiseConstantNoise(
-        start=grid.start, width=grid.width, densities=full * scale, period=p,
-        left_tail=(left * scale, ratio), right_tail=(right * scale, ratio),
-        atom=atom / total, sensitivity=grid.sensitivity, privacy=privacy,
+        start=grid.start,
+        width=grid.width,
+        densities=full * scale,
+        period=p,
+        left_tail=(left * scale, ratio),
+        right_tail=(right * scale, ratio),
+        atom=atom / total,
+        sensitivity=grid.sensitivity,
+        privacy=privacy,
     )
 
 
@@ -353,10 +372,14 @@ def _tail_costs(grid: AdditiveGrid, cost: Cost, ratio: float) -> tuple[FloatArra
     else:
         a_right = grid.start + grid.n * h + h * np.arange(p)
         a_left = grid.start - p * h + h * np.arange(p)
-        right = np.asarray(cost.periodic_integral(a_right, a_right + h, period=p * h,
-                                                  ratio=ratio)) / delta
-        left = np.asarray(cost.periodic_integral(a_left, a_left + h, period=-p * h,
-                                                 ratio=ratio)) / delta
+        right = (
+            np.asarray(cost.periodic_integral(a_right, a_right + h, period=p * h, ratio=ratio))
+            / delta
+        )
+        left = (
+            np.asarray(cost.periodic_integral(a_left, a_left + h, period=-p * h, ratio=ratio))
+            / delta
+        )
     return ratio * left, ratio * right
 
 
@@ -393,7 +416,11 @@ def _pair_rows(a: IntArray, b: IntArray, factor: float, n: int) -> sp.csr_matrix
 
 
 def _pure_rows(
-    grid: AdditiveGrid, expand: sp.csr_matrix, epsilon: float, symmetric: bool, monotone: bool,
+    grid: AdditiveGrid,
+    expand: sp.csr_matrix,
+    epsilon: float,
+    symmetric: bool,
+    monotone: bool,
     window: str,
 ) -> tuple[sp.csr_matrix, sp.csr_matrix, int, str]:
     """ε-DP rows on the grid extended by one virtual period each side (module docstring)."""
@@ -408,11 +435,14 @@ def _pure_rows(
     if monotone:
         ma, mb = _monotone_rows(index, grid.integer, right_only=symmetric)
         k = np.arange(n_seq - p)
-        rows = sp.vstack([
-            _pair_rows(ma, mb, 1.0, n_seq),
-            _pair_rows(k, k + p, factor, n_seq),
-            _pair_rows(k + p, k, factor, n_seq),
-        ], format="csr")
+        rows = sp.vstack(
+            [
+                _pair_rows(ma, mb, 1.0, n_seq),
+                _pair_rows(k, k + p, factor, n_seq),
+                _pair_rows(k + p, k, factor, n_seq),
+            ],
+            format="csr",
+        )
         return rows @ extended, sp.csr_matrix((rows.shape[0], 0)), 0, "monotone"
     method = choose_window_method(n_seq, p) if window == "auto" else window
     system = window_system(n_seq, p, factor, method=method)
@@ -420,7 +450,10 @@ def _pure_rows(
 
 
 def _hockey_rows(
-    grid: AdditiveGrid, expand: sp.csr_matrix, epsilon: float, symmetric: bool,
+    grid: AdditiveGrid,
+    expand: sp.csr_matrix,
+    epsilon: float,
+    symmetric: bool,
 ) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix, int]:
     """Rows ``x_j − e^ε x_{j±s} − t_sj ≤ 0`` and the per-shift sums ``(1/m)Σ_j t_sj``.
 
@@ -442,8 +475,9 @@ def _hockey_rows(
     on_x = sp.csr_matrix((vals, (vals_rows, vals_cols)), shape=(k, n)) @ expand
     on_t = -sp.identity(k, format="csr")
     groups = np.repeat(np.arange(len(directions) * shifts.size), n)
-    sums = sp.csr_matrix((np.full(k, 1.0 / m), (groups, rows)),
-                         shape=(len(directions) * shifts.size, k))
+    sums = sp.csr_matrix(
+        (np.full(k, 1.0 / m), (groups, rows)), shape=(len(directions) * shifts.size, k)
+    )
     return on_x.tocsr(), on_t, sums, k
 
 
@@ -522,8 +556,9 @@ def build_additive_lp(
     symmetric = _check_flag("symmetric", symmetric)
     monotone = _check_flag("monotone", monotone)
     if integer:
-        delta_cells = check_int("sensitivity", sensitivity, low=1,
-                                hint="integer noise needs an integer sensitivity")
+        delta_cells = check_int(
+            "sensitivity", sensitivity, low=1, hint="integer noise needs an integer sensitivity"
+        )
         sens = float(delta_cells)
         if resolution is not None and check_int("resolution", resolution, low=1) != delta_cells:
             raise ValueError(
@@ -533,10 +568,14 @@ def build_additive_lp(
         m = delta_cells
     else:
         sens = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-        m = (default_resolution(privacy) if resolution is None
-             else check_int("resolution", resolution, low=1))
-    k_periods = (default_periods(privacy) if periods is None
-                 else check_int("periods", periods, low=1))
+        m = (
+            default_resolution(privacy)
+            if resolution is None
+            else check_int("resolution", resolution, low=1)
+        )
+    k_periods = (
+        default_periods(privacy) if periods is None else check_int("periods", periods, low=1)
+    )
     if window != "auto" and window not in WINDOW_METHODS:
         raise ValueError(f"`window` must be 'auto' or one of {WINDOW_METHODS}; got {window!r}.")
     mem_cap = check_real("max_memory_gb", max_memory_gb, low=0.0, low_open=True)
@@ -566,10 +605,15 @@ def build_additive_lp(
     if pure and not monotone and window == "auto":
         seq = (grid_n // 2 + 2 * m) if half else grid_n + 2 * m
         method = choose_window_method(seq, m)
-    size = estimate_additive_size(privacy, grid_n=grid_n, period=m, symmetric=half,
-                                  monotone=monotone,
-                                  window=method if method != "auto" else "blocks",
-                                  atom=use_atom)
+    size = estimate_additive_size(
+        privacy,
+        grid_n=grid_n,
+        period=m,
+        symmetric=half,
+        monotone=monotone,
+        window=method if method != "auto" else "blocks",
+        atom=use_atom,
+    )
     if size["bytes"] > mem_cap * 1e9:
         raise ProblemTooLargeError(
             f"the LP would need about {size['bytes'] / 1e9:.3g} GB ({size['variables']:,} "
@@ -608,20 +652,28 @@ def build_additive_lp(
     atom_col = n_values if use_atom else None
     used = "none"
     if pure:
-        rows_v, rows_u, n_aux, used = _pure_rows(grid, expand, privacy.epsilon, half,
-                                                 monotone, method)
+        rows_v, rows_u, n_aux, used = _pure_rows(
+            grid, expand, privacy.epsilon, half, monotone, method
+        )
         blocks.append((rows_v, None, rows_u, np.zeros(rows_v.shape[0])))
     else:
         if monotone:
             ma, mb = _monotone_rows(grid.index, integer, right_only=half)
             rows_v = (_pair_rows(ma, mb, 1.0, grid.n) @ expand).tocsr()
-            blocks.append((rows_v, None, sp.csr_matrix((rows_v.shape[0], 0)),
-                           np.zeros(rows_v.shape[0])))
+            blocks.append(
+                (rows_v, None, sp.csr_matrix((rows_v.shape[0], 0)), np.zeros(rows_v.shape[0]))
+            )
         on_x, on_t, sums, n_aux = _hockey_rows(grid, expand, privacy.epsilon, half)
         blocks.append((on_x, None, on_t, np.zeros(on_x.shape[0])))
         # The atom leaves the origin under every shift: + α in each hockey-stick sum row.
-        blocks.append((sp.csr_matrix((sums.shape[0], n_values)), np.ones(sums.shape[0]), sums,
-                       np.full(sums.shape[0], privacy.delta)))
+        blocks.append(
+            (
+                sp.csr_matrix((sums.shape[0], n_values)),
+                np.ones(sums.shape[0]),
+                sums,
+                np.full(sums.shape[0], privacy.delta),
+            )
+        )
     n_total = n_values + int(use_atom) + n_aux
     parts = []
     for values_part, atom_part, aux_part, _ in blocks:
@@ -650,10 +702,25 @@ def build_additive_lp(
         constraints.insert(0, a_ub @ x <= b_ub)
     problem = cp.Problem(cp.Minimize(c @ x), constraints)
     return AdditiveLP(
-        problem=problem, variable=x, a_ub=a_ub, b_ub=b_ub, a_eq=a_eq, c=c, scale=scale,
-        grid=grid, expand=expand, num_values=n_values, atom_index=atom_col, tail_ratio=ratio,
-        privacy=privacy, cost=cost_obj, symmetric=symmetric, monotone=monotone, window=used,
-        build_time=time.perf_counter() - start, reduced=half,
+        problem=problem,
+        variable=x,
+        a_ub=a_ub,
+        b_ub=b_ub,
+        a_eq=a_eq,
+        c=c,
+        scale=scale,
+        grid=grid,
+        expand=expand,
+        num_values=n_values,
+        atom_index=atom_col,
+        tail_ratio=ratio,
+        privacy=privacy,
+        cost=cost_obj,
+        symmetric=symmetric,
+        monotone=monotone,
+        window=used,
+        build_time=time.perf_counter() - start,
+        reduced=half,
     )
 
 
@@ -728,20 +795,31 @@ def design_noise(
         The solver's point is not private and ``repair=False`` (or the repair failed).
     """
     lp = build_additive_lp(
-        privacy, sensitivity=sensitivity, cost=cost, resolution=resolution, periods=periods,
-        integer=integer, symmetric=symmetric, monotone=monotone, window=window, atom=atom,
-        reduce_symmetric=reduce_symmetric, max_memory_gb=max_memory_gb,
+        privacy,
+        sensitivity=sensitivity,
+        cost=cost,
+        resolution=resolution,
+        periods=periods,
+        integer=integer,
+        symmetric=symmetric,
+        monotone=monotone,
+        window=window,
+        atom=atom,
+        reduce_symmetric=reduce_symmetric,
+        max_memory_gb=max_memory_gb,
     )
     repair = _check_flag("repair", repair)
     try:
-        result = solve(lp.problem, solver=solver, options=solver_options, verbose=verbose,
-                       kind="additive")
+        result = solve(
+            lp.problem, solver=solver, options=solver_options, verbose=verbose, kind="additive"
+        )
     except SolverError as exc:
         if exc.status != "infeasible" or isinstance(privacy, PureDP):
             raise
         need = default_periods(privacy)
         raise SolverError(
-            exc.solver, exc.status,
+            exc.solver,
+            exc.status,
             f"no noise on [-{lp.grid.periods}Δ, {lp.grid.periods}Δ] is {privacy}: the support "
             f"is too short for this δ (the truncated Laplace needs about {need} periods); "
             "raise `periods`",
@@ -759,8 +837,11 @@ def finish_design(lp: AdditiveLP, result: Any, *, repair: bool = True) -> Design
     noise, how, detail = raw, "none", ""
     if not ok:
         if not repair:
-            what = (f"ε = {raw_eps:.12g}" if isinstance(lp.privacy, PureDP)
-                    else f"δ = {raw_delta:.6g} at ε = {lp.privacy.epsilon:g}")
+            what = (
+                f"ε = {raw_eps:.12g}"
+                if isinstance(lp.privacy, PureDP)
+                else f"δ = {raw_delta:.6g} at ε = {lp.privacy.epsilon:g}"
+            )
             raise PrivacyViolationError(
                 f"the solver's point is not {lp.privacy}: certified {what} (tolerance "
                 f"{PRIVACY_RTOL:g} relative); pass repair=True, tighten the solver tolerances or "
@@ -780,8 +861,7 @@ def finish_design(lp: AdditiveLP, result: Any, *, repair: bool = True) -> Design
         )
     value = noise.expected_cost(lp.cost) if how != "none" else raw_value
     if how != "none" and value - raw_value > REPAIR_WARN_RTOL * abs(raw_value):
-        was = (f"ε = {raw_eps:.6g}" if isinstance(lp.privacy, PureDP)
-               else f"δ = {raw_delta:.6g}")
+        was = f"ε = {raw_eps:.6g}" if isinstance(lp.privacy, PureDP) else f"δ = {raw_delta:.6g}"
         warnings.warn(
             f"the solver's point was not {lp.privacy} (certified {was}); repaired by {how} at "
             f"a cost of {value - raw_value:.3g} ({(value - raw_value) / abs(raw_value):.2%} of "
@@ -790,17 +870,35 @@ def finish_design(lp: AdditiveLP, result: Any, *, repair: bool = True) -> Design
             stacklevel=2,
         )
     info = DesignInfo(
-        privacy=lp.privacy, cost=lp.cost, sensitivity=lp.grid.sensitivity,
-        resolution=lp.grid.resolution, periods=lp.grid.periods, integer=lp.grid.integer,
-        symmetric=lp.symmetric, monotone=lp.monotone, window=lp.window, reduced=lp.reduced,
-        solver=result.solver, status=result.status, solve_time=result.solve_time,
-        compile_time=result.compile_time, total_time=result.total_time,
-        build_time=lp.build_time, iterations=result.iterations,
-        num_variables=result.num_variables, num_constraints=result.num_constraints,
-        lp_objective=result.objective * lp.scale, raw_value=raw_value, value=value,
-        max_violation=violation, raw_certified_epsilon=raw_eps,
-        raw_certified_delta=raw_delta, certified_epsilon=cert_eps,
-        certified_delta=float(cert_delta), repair=how, repair_cost=value - raw_value,
+        privacy=lp.privacy,
+        cost=lp.cost,
+        sensitivity=lp.grid.sensitivity,
+        resolution=lp.grid.resolution,
+        periods=lp.grid.periods,
+        integer=lp.grid.integer,
+        symmetric=lp.symmetric,
+        monotone=lp.monotone,
+        window=lp.window,
+        reduced=lp.reduced,
+        solver=result.solver,
+        status=result.status,
+        solve_time=result.solve_time,
+        compile_time=result.compile_time,
+        total_time=result.total_time,
+        build_time=lp.build_time,
+        iterations=result.iterations,
+        num_variables=result.num_variables,
+        num_constraints=result.num_constraints,
+        lp_objective=result.objective * lp.scale,
+        raw_value=raw_value,
+        value=value,
+        max_violation=violation,
+        raw_certified_epsilon=raw_eps,
+        raw_certified_delta=raw_delta,
+        certified_epsilon=cert_eps,
+        certified_delta=float(cert_delta),
+        repair=how,
+        repair_cost=value - raw_value,
         repair_detail=detail,
     )
     return make_designed(noise, info)

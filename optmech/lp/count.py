@@ -108,6 +108,8 @@ BYTES_PER_VARIABLE = 2_400
 
 def _memory_estimate(num_variables: int) -> str:
     return f"about {num_variables * BYTES_PER_VARIABLE / 1e9:.1f} GB of solver memory"
+
+
 #: Relative margin by which :func:`make_private` aims below ε when it repairs, so that the
 #: rounding of the repaired matrix stays below ε.
 PRIVACY_MARGIN = 1e-10
@@ -121,8 +123,14 @@ ZERO_COLUMN = 1e-9
 
 def check_epsilon(epsilon: Any) -> float:
     """``epsilon`` as a float in (0, 50]."""
-    return check_real("epsilon", epsilon, low=0.0, high=EPSILON_MAX, low_open=True,
-                      hint="larger ε makes e^ε exceed 1e21 and the LP meaningless")
+    return check_real(
+        "epsilon",
+        epsilon,
+        low=0.0,
+        high=EPSILON_MAX,
+        low_open=True,
+        hint="larger ε makes e^ε exceed 1e21 and the LP meaningless",
+    )
 
 
 def check_prior(prior: Any, size: int | None = None, *, normalize: bool = False) -> FloatArray:
@@ -202,9 +210,13 @@ class UserSetting:
     def is_count_query(self) -> bool:
         """The GRS setting: the path graph on ``{0..n}`` with outputs ``{0..n}``."""
         n1 = self.num_inputs
-        return (is_path_graph(self.graph) and self.outputs.ndim == 1 and self.outputs.size == n1
-                and bool(np.array_equal(self.outputs, np.arange(n1)))
-                and bool(np.array_equal(self.values, np.arange(n1))))
+        return (
+            is_path_graph(self.graph)
+            and self.outputs.ndim == 1
+            and self.outputs.size == n1
+            and bool(np.array_equal(self.outputs, np.arange(n1)))
+            and bool(np.array_equal(self.values, np.arange(n1)))
+        )
 
 
 def _is_matrix(loss: Any) -> bool:
@@ -317,8 +329,9 @@ def resolve_setting(
         except TypeError:  # nodes without numeric values: a loss matrix needs none
             values = np.arange(n_in, dtype=np.float64)
     src, dst = edge_pairs(graph)
-    return UserSetting(graph=graph, values=values, outputs=out_arr, loss=matrix, cost=cost,
-                       src=src, dst=dst)
+    return UserSetting(
+        graph=graph, values=values, outputs=out_arr, loss=matrix, cost=cost, src=src, dst=dst
+    )
 
 
 def build_user_problem(
@@ -372,8 +385,9 @@ def build_user_problem(
         objective = cp.Minimize(cp.sum(cp.multiply(weights, x)))
     else:
         t = cp.Variable(name="worst_case")
-        pick = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)),
-                             shape=(rows.size, n_in))
+        pick = sp.csr_matrix(
+            (np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, n_in)
+        )
         constraints.append(cp.sum(cp.multiply(weights[rows], pick @ x), axis=1) <= t)
         objective = cp.Minimize(t)
     return cp.Problem(objective, constraints), x
@@ -382,8 +396,9 @@ def build_user_problem(
 # --------------------------------------------------------------------------------------------
 # Repair: from a solver's point to a certified ε-DP mechanism (THEORY.md §5)
 # --------------------------------------------------------------------------------------------
-def _lower_closure(x: FloatArray, log_ratio: float, graph_src: IntArray, graph_dst: IntArray,
-                   path: bool) -> FloatArray:
+def _lower_closure(
+    x: FloatArray, log_ratio: float, graph_src: IntArray, graph_dst: IntArray, path: bool
+) -> FloatArray:
     """The smallest ``y ≥ x`` with ``y[i, r] ≥ e^(−t) y[i', r]`` on every edge.
 
     That is ``y[i, r] = max_j x[j, r] e^(−t d(i, j))`` (graph distance d).
@@ -608,11 +623,13 @@ class UserMechanism:
 
     def __repr__(self) -> str:
         n_in, n_out = self.mechanism.shape
-        return (f"UserMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
-                f"epsilon={self.epsilon:g}, certified_epsilon={self.certified_epsilon:.10g}, "
-                f"solver={self.solver}, status={self.status}, solve_time={self.solve_time:.3g}s, "
-                f"optimality_gap={self.optimality_gap:.3g}"
-                f"{', symmetry_reduced' if self.symmetry_reduced else ''})")
+        return (
+            f"UserMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
+            f"epsilon={self.epsilon:g}, certified_epsilon={self.certified_epsilon:.10g}, "
+            f"solver={self.solver}, status={self.status}, solve_time={self.solve_time:.3g}s, "
+            f"optimality_gap={self.optimality_gap:.3g}"
+            f"{', symmetry_reduced' if self.symmetry_reduced else ''})"
+        )
 
 
 def _bayes_value(weights: FloatArray, x: FloatArray) -> float:
@@ -626,12 +643,20 @@ def _minimax_value(loss: FloatArray, rows: IntArray, x: FloatArray) -> float:
 def _max_violation(x: FloatArray, epsilon: float, src: IntArray, dst: IntArray) -> float:
     e = math.exp(epsilon)
     a, b = x[src], x[dst]
-    return float(max(0.0, -float(x.min()), float(np.max(np.abs(x.sum(axis=1) - 1.0))),
-                     float(np.max(a - e * b, initial=0.0)), float(np.max(b - e * a, initial=0.0))))
+    return float(
+        max(
+            0.0,
+            -float(x.min()),
+            float(np.max(np.abs(x.sum(axis=1) - 1.0))),
+            float(np.max(a - e * b, initial=0.0)),
+            float(np.max(b - e * a, initial=0.0)),
+        )
+    )
 
 
-def _reference_scale(setting: UserSetting, weights: FloatArray, epsilon: float,
-                     value: Callable[[FloatArray], float]) -> float:
+def _reference_scale(
+    setting: UserSetting, weights: FloatArray, epsilon: float, value: Callable[[FloatArray], float]
+) -> float:
     """Objective of a known ε-DP mechanism: the best constant answer; for a count query also the
     geometric mechanism with its Bayes remap. Used only to bring the LP objective to O(1)
     (THEORY.md §5), never below 1e-4 of the largest weight."""
@@ -653,8 +678,15 @@ def _reference_scale(setting: UserSetting, weights: FloatArray, epsilon: float,
 
 
 def _solve_robust(
-    weights: FloatArray, scale: float, eps: float, graph: nx.Graph, rows: IntArray | None,
-    solver: str | None, vertex: bool, *, reduced: bool = False,
+    weights: FloatArray,
+    scale: float,
+    eps: float,
+    graph: nx.Graph,
+    rows: IntArray | None,
+    solver: str | None,
+    vertex: bool,
+    *,
+    reduced: bool = False,
 ) -> tuple[cp.Problem, FloatArray, SolveInfo, float]:
     """Build and solve; on a solver failure retry with coefficients ≤ 1, then another solver.
 
@@ -684,11 +716,9 @@ def _solve_robust(
         if reduced:
             problem, y, expand = build_mirror_problem(weights / factor, eps, bounds=bounds)
         else:
-            problem, x = build_user_problem(weights / factor, eps, graph, rows=rows,
-                                            bounds=bounds)
+            problem, x = build_user_problem(weights / factor, eps, graph, rows=rows, bounds=bounds)
         try:
-            info = solve(problem, solver=chosen if reduced else name, vertex=vertex,
-                         kind="count")
+            info = solve(problem, solver=chosen if reduced else name, vertex=vertex, kind="count")
         except SolverError as exc:  # includes statuses cvxpy cannot unpack ("unknown")
             failure = exc
             continue
@@ -722,12 +752,17 @@ def is_mirror_symmetric(weights: FloatArray, graph: nx.Graph) -> bool:
     False
     """
     w = np.asarray(weights)
-    return (w.ndim == 2 and w.shape[0] == graph.number_of_nodes() and is_path_graph(graph)
-            and bool(np.array_equal(w, w[::-1, ::-1])))
+    return (
+        w.ndim == 2
+        and w.shape[0] == graph.number_of_nodes()
+        and is_path_graph(graph)
+        and bool(np.array_equal(w, w[::-1, ::-1]))
+    )
 
 
 def _mirror_maps(
-    n_in: int, n_out: int,
+    n_in: int,
+    n_out: int,
 ) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
     """Orbit expansion and the kept constraint rows of the mirrored path LP (sparse, vectorised).
 
@@ -740,12 +775,14 @@ def _mirror_maps(
     """
     size = n_in * n_out
     k = np.arange(size)
-    expand = sp.csr_matrix((np.ones(size), (k, np.minimum(k, size - 1 - k))),
-                           shape=(size, (size + 1) // 2))
+    expand = sp.csr_matrix(
+        (np.ones(size), (k, np.minimum(k, size - 1 - k))), shape=(size, (size + 1) // 2)
+    )
     keep = (n_in - 1) // 2 + 1
-    rowsum = sp.csr_matrix((np.ones(keep * n_out), (np.repeat(np.arange(keep), n_out),
-                                                    np.arange(keep * n_out))),
-                           shape=(keep, size))
+    rowsum = sp.csr_matrix(
+        (np.ones(keep * n_out), (np.repeat(np.arange(keep), n_out), np.arange(keep * n_out))),
+        shape=(keep, size),
+    )
     m_rows = (n_in - 1) * n_out
     rows = np.arange(m_rows)
     ones = np.ones(m_rows)
@@ -755,7 +792,10 @@ def _mirror_maps(
 
 
 def build_mirror_problem(
-    weights: FloatArray, epsilon: float, *, bounds: str = "all",
+    weights: FloatArray,
+    epsilon: float,
+    *,
+    bounds: str = "all",
 ) -> tuple[cp.Problem, cp.Variable, Callable[[npt.ArrayLike], FloatArray]]:
     """The Bayesian user LP on the path, restricted to mirror-symmetric mechanisms.
 
@@ -823,8 +863,9 @@ def build_mirror_problem(
     return problem, y, to_matrix
 
 
-def _mirror_dual_bound(problem: cp.Problem, weights: FloatArray, factor: float, eps: float,
-                       setting: UserSetting) -> float:
+def _mirror_dual_bound(
+    problem: cp.Problem, weights: FloatArray, factor: float, eps: float, setting: UserSetting
+) -> float:
     """Rigorous lower bound for a mirror-reduced solve: full multipliers from the reduced ones.
 
     :func:`_lagrangian_bound` is valid for *any* multipliers ``z₁, z₂ ≥ 0`` of the full
@@ -856,7 +897,11 @@ def _mirror_dual_bound(problem: cp.Problem, weights: FloatArray, factor: float, 
 
 
 def _dual_bound(
-    problem: cp.Problem, weights: FloatArray, factor: float, eps: float, setting: UserSetting,
+    problem: cp.Problem,
+    weights: FloatArray,
+    factor: float,
+    eps: float,
+    setting: UserSetting,
     rows: IntArray | None,
 ) -> float:
     """A rigorous lower bound on the LP optimum from the solver's (approximate) duals.
@@ -894,8 +939,9 @@ def _dual_bound(
     return factor * _lagrangian_bound(base, z1, z2, eps, setting.graph)
 
 
-def _lagrangian_bound(base: FloatArray, z1: FloatArray, z2: FloatArray, eps: float,
-                      graph: nx.Graph) -> float:
+def _lagrangian_bound(
+    base: FloatArray, z1: FloatArray, z2: FloatArray, eps: float, graph: nx.Graph
+) -> float:
     """``Σ_i min_r C[i, r]`` with ``C = base + S_srcᵀ(z₁ − e^ε z₂) + S_dstᵀ(z₂ − e^ε z₁)``,
     less a rounding allowance of 1e-14 of the magnitudes involved (``z ≥ 0`` given)."""
     e = math.exp(eps)
@@ -906,8 +952,14 @@ def _lagrangian_bound(base: FloatArray, z1: FloatArray, z2: FloatArray, eps: flo
 
 
 def _finish(
-    raw_point: FloatArray | None, info: SolveInfo, setting: UserSetting, eps: float,
-    value: Callable[[FloatArray], float], objective: str, lower_bound: float, **extra: Any,
+    raw_point: FloatArray | None,
+    info: SolveInfo,
+    setting: UserSetting,
+    eps: float,
+    value: Callable[[FloatArray], float],
+    objective: str,
+    lower_bound: float,
+    **extra: Any,
 ) -> UserMechanism:
     if raw_point is None or not np.all(np.isfinite(raw_point)):
         raise SolverError(info.solver, "no_solution", "the solver returned no finite point")
@@ -921,10 +973,22 @@ def _finish(
     raw_value = value(raw)
     val = value(mech)
     return UserMechanism(
-        mechanism=mech, value=val, certified_epsilon=cert, epsilon=eps, status=info.status,
-        solver=info.solver, solve_time=info.solve_time, objective=objective,
-        raw_mechanism=raw, raw_value=raw_value, repair_lambda=lam, repair_cost=val - raw_value,
-        max_violation=violation, lower_bound=min(lower_bound, val), setting=setting, info=info,
+        mechanism=mech,
+        value=val,
+        certified_epsilon=cert,
+        epsilon=eps,
+        status=info.status,
+        solver=info.solver,
+        solve_time=info.solve_time,
+        objective=objective,
+        raw_mechanism=raw,
+        raw_value=raw_value,
+        repair_lambda=lam,
+        repair_cost=val - raw_value,
+        max_violation=violation,
+        lower_bound=min(lower_bound, val),
+        setting=setting,
+        info=info,
         **extra,
     )
 
@@ -1007,25 +1071,28 @@ def bayesian_mechanism(
     """
     eps = check_epsilon(epsilon)
     if not isinstance(reduce_symmetric, bool | np.bool_):
-        raise TypeError(f"`reduce_symmetric` must be True or False; got "
-                        f"{describe(reduce_symmetric)}.")
+        raise TypeError(
+            f"`reduce_symmetric` must be True or False; got {describe(reduce_symmetric)}."
+        )
     p_arr = check_real_array("prior", prior, ndim=1)
-    setting = resolve_setting(loss, graph=graph, outputs=outputs, num_inputs=p_arr.size,
-                              max_variables=max_variables)
+    setting = resolve_setting(
+        loss, graph=graph, outputs=outputs, num_inputs=p_arr.size, max_variables=max_variables
+    )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     weights = p[:, None] * setting.loss
     value = lambda m: _bayes_value(weights, m)  # noqa: E731
     scale = _reference_scale(setting, weights, eps, value)
-    reduced = (bool(reduce_symmetric) and not vertex
-               and is_mirror_symmetric(weights, setting.graph))
-    problem, point, info, factor = _solve_robust(weights, scale, eps, setting.graph, None,
-                                                 solver, vertex, reduced=reduced)
+    reduced = bool(reduce_symmetric) and not vertex and is_mirror_symmetric(weights, setting.graph)
+    problem, point, info, factor = _solve_robust(
+        weights, scale, eps, setting.graph, None, solver, vertex, reduced=reduced
+    )
     if reduced:
         bound = _mirror_dual_bound(problem, weights, factor, eps, setting)
     else:
         bound = _dual_bound(problem, weights, factor, eps, setting, None)
-    return _finish(point, info, setting, eps, value, "bayesian", bound, prior=p,
-                   symmetry_reduced=reduced)
+    return _finish(
+        point, info, setting, eps, value, "bayesian", bound, prior=p, symmetry_reduced=reduced
+    )
 
 
 def side_information_rows(side_information: Any, graph: nx.Graph) -> IntArray:
@@ -1105,15 +1172,19 @@ def minimax_mechanism(
     if n is not None:
         num_inputs = check_int("n", n, low=1) + 1
         if graph is not None and graph.number_of_nodes() != num_inputs:
-            raise ValueError(f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
-                             f"({graph.number_of_nodes()}).")
-    setting = resolve_setting(loss, graph=graph, outputs=outputs, num_inputs=num_inputs,
-                              max_variables=max_variables)
+            raise ValueError(
+                f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
+                f"({graph.number_of_nodes()})."
+            )
+    setting = resolve_setting(
+        loss, graph=graph, outputs=outputs, num_inputs=num_inputs, max_variables=max_variables
+    )
     rows = side_information_rows(side_information, setting.graph)
     value = lambda m: _minimax_value(setting.loss, rows, m)  # noqa: E731
     scale = _reference_scale(setting, setting.loss, eps, value)
-    problem, point, info, factor = _solve_robust(setting.loss, scale, eps, setting.graph, rows,
-                                                 solver, vertex)
+    problem, point, info, factor = _solve_robust(
+        setting.loss, scale, eps, setting.graph, rows, solver, vertex
+    )
     bound = _dual_bound(problem, setting.loss, factor, eps, setting, rows)
     return _finish(point, info, setting, eps, value, "minimax", bound, side_information=rows)
 
@@ -1201,8 +1272,10 @@ def common_mechanism(
     eps = check_epsilon(epsilon)
     k = len(priors)
     if k < 2 or len(losses) != k:
-        raise ValueError(f"`priors` and `losses` must describe at least 2 users each, equally "
-                         f"many; got {len(priors)} priors and {len(losses)} losses.")
+        raise ValueError(
+            f"`priors` and `losses` must describe at least 2 users each, equally "
+            f"many; got {len(priors)} priors and {len(losses)} losses."
+        )
     outs = list(outputs) if outputs is not None else [None] * k
     if len(outs) != k:
         raise ValueError(f"`outputs` must have one entry per user ({k}); got {len(outs)}.")
@@ -1210,25 +1283,32 @@ def common_mechanism(
     checked = []
     for prior, loss, out in zip(priors, losses, outs, strict=True):
         p_arr = check_real_array("prior", prior, ndim=1)
-        s = resolve_setting(loss, graph=graph, outputs=out, num_inputs=p_arr.size,
-                            max_variables=max_variables)
+        s = resolve_setting(
+            loss, graph=graph, outputs=out, num_inputs=p_arr.size, max_variables=max_variables
+        )
         checked.append(check_prior(p_arr, s.num_inputs))
         settings.append(s)
     if len({s.num_inputs for s in settings}) != 1:
-        raise ValueError("every user's prior must be over the same inputs; got lengths "
-                         f"{[s.num_inputs for s in settings]}.")
+        raise ValueError(
+            "every user's prior must be over the same inputs; got lengths "
+            f"{[s.num_inputs for s in settings]}."
+        )
     weights = [p[:, None] * s.loss for p, s in zip(checked, settings, strict=True)]
     if optima is None:
-        optima_arr = np.asarray([
-            bayesian_mechanism(p, s.loss, eps, graph=s.graph, outputs=s.outputs,
-                               solver=solver).value
-            for p, s in zip(checked, settings, strict=True)
-        ])
+        optima_arr = np.asarray(
+            [
+                bayesian_mechanism(
+                    p, s.loss, eps, graph=s.graph, outputs=s.outputs, solver=solver
+                ).value
+                for p, s in zip(checked, settings, strict=True)
+            ]
+        )
     else:
         optima_arr = check_real_array("optima", optima, ndim=1, shape=(k,))
     if np.any(optima_arr <= 0):
-        raise ValueError("every user's optimum must be positive for a ratio; got "
-                         f"{optima_arr.tolist()}.")
+        raise ValueError(
+            f"every user's optimum must be positive for a ratio; got {optima_arr.tolist()}."
+        )
     sizes = [w.shape[1] for w in weights]
     n_in = weights[0].shape[0]
     n_joint = int(np.prod(sizes))
@@ -1239,13 +1319,17 @@ def common_mechanism(
             f"{max_variables}; refused before building."
         )
     grid = np.indices(sizes).reshape(k, -1)  # grid[u, c] = user u's output in joint column c
-    projections = [sp.csr_matrix((np.ones(n_joint), (np.arange(n_joint), grid[u])),
-                                 shape=(n_joint, sizes[u])) for u in range(k)]
+    projections = [
+        sp.csr_matrix((np.ones(n_joint), (np.arange(n_joint), grid[u])), shape=(n_joint, sizes[u]))
+        for u in range(k)
+    ]
     # value_u(X P_u) = Σ (W_u P_uᵀ) ⊙ X: each user's objective as weights on the joint columns.
     joint_w = [np.asarray((projections[u] @ weights[u].T).T) / optima_arr[u] for u in range(k)]
     t = cp.Variable(name="ratio")
     problem, x = build_user_problem(
-        np.zeros((n_in, n_joint)), eps, settings[0].graph,
+        np.zeros((n_in, n_joint)),
+        eps,
+        settings[0].graph,
         extra=lambda xv: [cp.sum(cp.multiply(w, xv)) <= t for w in joint_w],
     )
     problem = cp.Problem(cp.Minimize(t), problem.constraints)
@@ -1255,8 +1339,9 @@ def common_mechanism(
     bound = -math.inf
     duals = [c.dual_value for c in (cons[1], cons[2], *cons[-k:])]
     if all(d is not None for d in duals):
-        mu = np.clip(np.asarray([float(np.asarray(d).reshape(-1)[0]) for d in duals[2:]]),
-                     0.0, None)
+        mu = np.clip(
+            np.asarray([float(np.asarray(d).reshape(-1)[0]) for d in duals[2:]]), 0.0, None
+        )
         if mu.sum() > 0:
             z1 = np.clip(np.asarray(duals[0], dtype=np.float64), 0.0, None) / mu.sum()
             z2 = np.clip(np.asarray(duals[1], dtype=np.float64), 0.0, None) / mu.sum()
@@ -1266,12 +1351,18 @@ def common_mechanism(
     raw = np.clip(x.value, 0.0, None)
     raw = raw / raw.sum(axis=1, keepdims=True)
     mech, _lam = make_private(raw, eps, settings[0].graph)
-    vals = np.asarray([float(np.sum(w * mech)) * o for w, o in zip(joint_w, optima_arr,
-                                                                   strict=True)])
+    vals = np.asarray(
+        [float(np.sum(w * mech)) * o for w, o in zip(joint_w, optima_arr, strict=True)]
+    )
     cert = certify_mechanism(mech, np.stack([settings[0].src, settings[0].dst], axis=1)).epsilon
     return CommonMechanismResult(
-        ratio=float(np.max(vals / optima_arr)), lp_ratio=float(t.value),
-        lower_bound=min(bound, float(np.max(vals / optima_arr))), values=vals,
-        optima=optima_arr, mechanism=mech, certified_epsilon=cert, solver=info.solver,
+        ratio=float(np.max(vals / optima_arr)),
+        lp_ratio=float(t.value),
+        lower_bound=min(bound, float(np.max(vals / optima_arr))),
+        values=vals,
+        optima=optima_arr,
+        mechanism=mech,
+        certified_epsilon=cert,
+        solver=info.solver,
         status=info.status,
     )

@@ -115,8 +115,13 @@ class DependentNoiseResult:
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""
         kk = np.asarray(k, dtype=np.int64)
-        q = _with_tails(self.probabilities[int(t) % self.period], self.half_width,
-                        self.sensitivity, self.epsilon, kk)
+        q = _with_tails(
+            self.probabilities[int(t) % self.period],
+            self.half_width,
+            self.sensitivity,
+            self.epsilon,
+            kk,
+        )
         u = _geometric_half(self.epsilon, self.sensitivity, kk)
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
 
@@ -209,8 +214,12 @@ def dependent_noise_lp(
     delta = check_int("sensitivity", sensitivity, low=1, high=1000)
     c = as_cost(cost)
     period = 2 * delta if period is None else check_int("period", period, low=1)
-    half = 3 * delta if half_width is None else check_int(
-        "half_width", half_width, low=delta, hint="the grid must hold one full period Δ"
+    half = (
+        3 * delta
+        if half_width is None
+        else check_int(
+            "half_width", half_width, low=delta, hint="the grid must hold one full period Δ"
+        )
     )
     n_grid = 2 * half + 1
     if period * n_grid > MAX_VARIABLES:
@@ -242,8 +251,9 @@ def dependent_noise_lp(
     qe = q @ ext_map
     e = math.exp(eps)
     constraints = [q @ mass == 1, q @ (costs / scale) <= worst]
-    constraints += [qe[:, cols] <= e * qe[partner, :][:, cols_d]
-                    for _d, partner, cols, cols_d in pairs]
+    constraints += [
+        qe[:, cols] <= e * qe[partner, :][:, cols_d] for _d, partner, cols, cols_d in pairs
+    ]
     problem = cp.Problem(cp.Minimize(worst), constraints)
     info = solve(problem, solver=solver, kind="count")
     if q.value is None:
@@ -275,9 +285,19 @@ def dependent_noise_lp(
     u_cost = _geometric_cost(c, eps, delta) if lam > 0 else 0.0
     phase = (1.0 - lam) * (raw @ costs) + lam * u_cost
     return DependentNoiseResult(
-        probabilities=raw, support=ks, value=float(np.max(phase)), phase_costs=phase,
-        certified_epsilon=cert, epsilon=eps, sensitivity=delta, period=period, half_width=half,
-        repair_lambda=lam, status=info.status, solver=info.solver, solve_time=info.solve_time,
+        probabilities=raw,
+        support=ks,
+        value=float(np.max(phase)),
+        phase_costs=phase,
+        certified_epsilon=cert,
+        epsilon=eps,
+        sensitivity=delta,
+        period=period,
+        half_width=half,
+        repair_lambda=lam,
+        status=info.status,
+        solver=info.solver,
+        solve_time=info.solve_time,
         info=info,
     )
 

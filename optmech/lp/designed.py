@@ -197,8 +197,10 @@ class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
 
 def make_designed(noise: PiecewiseConstantNoise | LatticeNoise, info: DesignInfo) -> DesignedNoise:
     """Attach ``info`` to a tabulated noise (same numbers, designed class)."""
-    cls: type = DesignedPiecewiseNoise if isinstance(noise, PiecewiseConstantNoise) else (
-        DesignedLatticeNoise
+    cls: type = (
+        DesignedPiecewiseNoise
+        if isinstance(noise, PiecewiseConstantNoise)
+        else (DesignedLatticeNoise)
     )
     out = cls.__new__(cls)
     out.__dict__.update(noise.__dict__)

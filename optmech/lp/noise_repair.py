@@ -45,24 +45,40 @@ def _values(noise: GridNoise) -> FloatArray:
 
 
 def _rebuild(
-    noise: GridNoise, values: FloatArray, left: tuple[FloatArray, float],
-    right: tuple[FloatArray, float], atom: float, privacy: PureDP | ApproxDP,
+    noise: GridNoise,
+    values: FloatArray,
+    left: tuple[FloatArray, float],
+    right: tuple[FloatArray, float],
+    atom: float,
+    privacy: PureDP | ApproxDP,
 ) -> GridNoise:
     """Same grid, new numbers, normalised to total mass 1."""
     h = noise.width
-    total = h * (values.sum() + left[0].sum() / (1.0 - left[1])
-                 + right[0].sum() / (1.0 - right[1])) + atom
+    total = (
+        h * (values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1]))
+        + atom
+    )
     s = 1.0 / total
     if isinstance(noise, PiecewiseConstantNoise):
         return PiecewiseConstantNoise(
-            start=noise.start, width=h, densities=values * s, period=noise.period,
-            left_tail=(left[0] * s, left[1]), right_tail=(right[0] * s, right[1]),
-            atom=atom * s, sensitivity=noise.sensitivity, privacy=privacy,
+            start=noise.start,
+            width=h,
+            densities=values * s,
+            period=noise.period,
+            left_tail=(left[0] * s, left[1]),
+            right_tail=(right[0] * s, right[1]),
+            atom=atom * s,
+            sensitivity=noise.sensitivity,
+            privacy=privacy,
         )
     return LatticeNoise(
-        start=int(noise.start), pmf=values * s, period=noise.period,
-        left_tail=(left[0] * s, left[1]), right_tail=(right[0] * s, right[1]),
-        sensitivity=int(noise.sensitivity), privacy=privacy,
+        start=int(noise.start),
+        pmf=values * s,
+        period=noise.period,
+        left_tail=(left[0] * s, left[1]),
+        right_tail=(right[0] * s, right[1]),
+        sensitivity=int(noise.sensitivity),
+        privacy=privacy,
     )
 
 
@@ -85,9 +101,13 @@ def envelope_repair(noise: GridNoise, epsilon: float) -> GridNoise:
     p, n = noise.period, values.size
     if noise.atom > 0:
         raise PrivacyViolationError("an atom is never ε-DP; it cannot be repaired by raising cells")
-    same = (abs(lr - b) <= 1e-12 and abs(rr - b) <= 1e-12 and n >= p
-            and np.allclose(left_base, b * values[:p], rtol=1e-9, atol=0)
-            and np.allclose(right_base, b * values[-p:], rtol=1e-9, atol=0))
+    same = (
+        abs(lr - b) <= 1e-12
+        and abs(rr - b) <= 1e-12
+        and n >= p
+        and np.allclose(left_base, b * values[:p], rtol=1e-9, atol=0)
+        and np.allclose(right_base, b * values[-p:], rtol=1e-9, atol=0)
+    )
     if not same:
         raise PrivacyViolationError(
             "envelope_repair needs tails continuing the outermost periods with ratio e^-ε"
@@ -157,12 +177,15 @@ def mixture_repair(noise: GridNoise, epsilon: float, delta: float) -> tuple[Grid
     ref = _values(reference)
     ref_l, _ = reference.left_tail
     ref_r, _ = reference.right_tail
+
     def mix(lam: float) -> GridNoise:
         return _rebuild(
-            noise, (1 - lam) * values + lam * ref,
+            noise,
+            (1 - lam) * values + lam * ref,
             ((1 - lam) * left_base + lam * ref_l, ratio),
             ((1 - lam) * right_base + lam * ref_r, ratio),
-            (1 - lam) * noise.atom, privacy,
+            (1 - lam) * noise.atom,
+            privacy,
         )
 
     def private(candidate: GridNoise) -> bool:

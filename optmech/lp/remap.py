@@ -105,8 +105,7 @@ def _check_mechanism(mechanism: Any, name: str = "mechanism") -> FloatArray:
 
 def _loss_for(loss: Any, n_in: int, outputs: Any) -> FloatArray:
     """Loss matrix for inputs ``0..n_in−1`` (a count query) from a cost or a matrix."""
-    return resolve_setting(loss, outputs=outputs, num_inputs=n_in,
-                           max_variables=10**12).loss
+    return resolve_setting(loss, outputs=outputs, num_inputs=n_in, max_variables=10**12).loss
 
 
 def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
@@ -127,8 +126,10 @@ def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
     m = _check_mechanism(mechanism)
     t = _check_mechanism(remap, "remap")
     if t.shape[0] != m.shape[1]:
-        raise ValueError(f"`remap` must have one row per output of `mechanism` ({m.shape[1]}); "
-                         f"got shape {t.shape}.")
+        raise ValueError(
+            f"`remap` must have one row per output of `mechanism` ({m.shape[1]}); "
+            f"got shape {t.shape}."
+        )
     return m @ t
 
 
@@ -170,7 +171,11 @@ class RemapResult:
 
 
 def bayes_remap(
-    mechanism: npt.ArrayLike, prior: npt.ArrayLike, loss: Any, *, outputs: Any = None,
+    mechanism: npt.ArrayLike,
+    prior: npt.ArrayLike,
+    loss: Any,
+    *,
+    outputs: Any = None,
     normalize: bool = False,
 ) -> RemapResult:
     """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, loss)`` (GRS §2.2).
@@ -205,12 +210,17 @@ def bayes_remap(
     t[np.arange(m.shape[1]), choice] = 1.0
     mech = m @ t
     value = float(np.sum(p[:, None] * loss_m * mech))
-    return RemapResult(remap=t, mechanism=mech, value=value, assignment=choice, kind="bayes",
-                       lower_bound=value)
+    return RemapResult(
+        remap=t, mechanism=mech, value=value, assignment=choice, kind="bayes", lower_bound=value
+    )
 
 
 def minimax_remap(
-    mechanism: npt.ArrayLike, loss: Any, side_information: Any = None, *, outputs: Any = None,
+    mechanism: npt.ArrayLike,
+    loss: Any,
+    side_information: Any = None,
+    *,
+    outputs: Any = None,
     solver: str | None = None,
 ) -> RemapResult:
     """The best randomized remap for a minimax user: an LP over row-stochastic ``T``.
@@ -252,6 +262,7 @@ def minimax_remap(
             f"(|S| x outputs x answers), more than {MAX_REMAP_COEFFICIENTS}; refused before "
             "building. Use fewer side-information inputs or a smaller n."
         )
+
     # Scale: the worst case of a few feasible remaps (the best constant answer, the Bayes remap
     # for a uniform prior on S, the identity when square), so the optimum is O(1): scaled by
     # the constant answer alone, an optimum of 3e-3 came out 1.2e-6 too high (HiGHS).
@@ -287,8 +298,16 @@ def minimax_remap(
             mu /= mu.sum()
             posterior = m[rows].T @ (mu[:, None] * loss_m[rows])  # (m, k)
             bound = float(np.sum(posterior.min(axis=1))) * (1.0 - 1e-14)
-    return RemapResult(remap=tv, mechanism=mech, value=value, assignment=None, kind="minimax",
-                       solver=info.solver, status=info.status, lower_bound=min(bound, value))
+    return RemapResult(
+        remap=tv,
+        mechanism=mech,
+        value=value,
+        assignment=None,
+        kind="minimax",
+        solver=info.solver,
+        status=info.status,
+        lower_bound=min(bound, value),
+    )
 
 
 def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -> FloatArray:
@@ -323,7 +342,11 @@ def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -
 
 
 def geometric_bayes(
-    prior: npt.ArrayLike, loss: Any, epsilon: float, *, require_monotone: bool = True,
+    prior: npt.ArrayLike,
+    loss: Any,
+    epsilon: float,
+    *,
+    require_monotone: bool = True,
     normalize: bool = False,
 ) -> RemapResult:
     """``G`` followed by the user's Bayes remap: the GRS optimum (Thm. 3.1) for monotone losses.
@@ -356,8 +379,13 @@ def geometric_bayes(
 
 
 def geometric_minimax(
-    loss: Any, epsilon: float, *, n: int | None = None, side_information: Any = None,
-    require_monotone: bool = True, solver: str | None = None,
+    loss: Any,
+    epsilon: float,
+    *,
+    n: int | None = None,
+    side_information: Any = None,
+    require_monotone: bool = True,
+    solver: str | None = None,
 ) -> RemapResult:
     """``G`` followed by the best randomized remap: the minimax optimum (Gupte & Sundararajan).
 
@@ -377,8 +405,9 @@ def geometric_minimax(
         For the remap LP.
     """
     eps = check_epsilon(epsilon)
-    setting = resolve_setting(loss, num_inputs=None if n is None else int(n) + 1,
-                              max_variables=10**12)
+    setting = resolve_setting(
+        loss, num_inputs=None if n is None else int(n) + 1, max_variables=10**12
+    )
     loss_m = setting.loss
     if loss_m.shape[0] != loss_m.shape[1]:
         raise ValueError(f"`loss` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
@@ -500,8 +529,11 @@ def remap_of_geometric(
     t = np.divide(t, sums, out=np.full_like(t, 1.0 / t.shape[1]), where=sums > 0)
     residual = float(np.max(np.abs(truncated_geometric(n, eps) @ t - m)))
     return GeometricRemapTest(
-        is_remap=bool(margin.flat[k] >= 0), remap=t, min_entry=float(y.min()),
-        worst_margin=float(margin.flat[k]), tolerance_at_worst=float(tol.flat[k]),
+        is_remap=bool(margin.flat[k] >= 0),
+        remap=t,
+        min_entry=float(y.min()),
+        worst_margin=float(margin.flat[k]),
+        tolerance_at_worst=float(tol.flat[k]),
         residual=residual,
     )
 
@@ -532,7 +564,11 @@ def is_remap_of_geometric(
 # Constraint matrix and the constructive remap (GRS Lemmas 5.9–5.11)
 # --------------------------------------------------------------------------------------------
 def constraint_matrix(
-    mechanism: npt.ArrayLike, epsilon: float, *, rtol: float = 1e-6, atol: float = 1e-9,
+    mechanism: npt.ArrayLike,
+    epsilon: float,
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
 ) -> npt.NDArray[np.str_]:
     """The GRS constraint matrix (seed 003 §5, Fig. 3) of a count-query mechanism.
 
@@ -628,8 +664,8 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     h = np.sum(num == 0, axis=0)
     s = np.sum(num == 1, axis=0)
     for r in np.flatnonzero(~zero_col):  # one interval per used output (a few dozen)
-        t[h[r]:h[r] + s[r] + 1, r] = 1.0
-        covered[h[r]:h[r] + s[r] + 1] += 1
+        t[h[r] : h[r] + s[r] + 1, r] = 1.0
+        covered[h[r] : h[r] + s[r] + 1] += 1
     if not np.all(covered == 1):
         z = int(np.argmax(covered != 1))
         raise ValueError(

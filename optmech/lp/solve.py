@@ -66,8 +66,7 @@ _HINTS = {
     "infeasible_inaccurate": "the solver could not decide feasibility: try solver='HIGHS' or a "
     "coarser resolution",
     "unbounded_inaccurate": "the solver could not decide boundedness: try another solver",
-    "solver_error": "try another solver (solver='HIGHS' or solver='CLARABEL') "
-    "or a smaller problem",
+    "solver_error": "try another solver (solver='HIGHS' or solver='CLARABEL') or a smaller problem",
     "user_limit": "the solver hit a time or iteration limit: give it more, or shrink the problem",
 }
 

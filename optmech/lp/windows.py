@@ -137,8 +137,11 @@ def choose_window_method(n: int, reach: int) -> str:
 
 # -- builders ---------------------------------------------------------------------------------
 def _rows(
-    n_rows: int, cols_g: list[tuple[IntArray, float | FloatArray]],
-    cols_u: list[tuple[IntArray, float | FloatArray]], n: int, n_aux: int,
+    n_rows: int,
+    cols_g: list[tuple[IntArray, float | FloatArray]],
+    cols_u: list[tuple[IntArray, float | FloatArray]],
+    n: int,
+    n_aux: int,
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Assemble two CSR matrices; each list item gives, per row, a column and a coefficient."""
 
@@ -147,8 +150,9 @@ def _rows(
             return sp.csr_matrix((n_rows, width))
         rows = np.concatenate([np.flatnonzero(c >= 0) for c, _ in items])
         cols = np.concatenate([c[c >= 0] for c, _ in items])
-        vals = np.concatenate([np.broadcast_to(np.asarray(v, dtype=np.float64), c.shape)[c >= 0]
-                               for c, v in items])
+        vals = np.concatenate(
+            [np.broadcast_to(np.asarray(v, dtype=np.float64), c.shape)[c >= 0] for c, v in items]
+        )
         return sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, width))
 
     return build(cols_g, n), build(cols_u, n_aux)
@@ -167,8 +171,10 @@ def _pairs(n: int, r: int, factor: float) -> WindowSystem:
     left = np.concatenate([i, j])
     right = np.concatenate([j, i])
     a_g = sp.csr_matrix(
-        (np.concatenate([np.ones(2 * total), np.full(2 * total, -factor)]),
-         (np.concatenate([rows, rows]), np.concatenate([left, right]))),
+        (
+            np.concatenate([np.ones(2 * total), np.full(2 * total, -factor)]),
+            (np.concatenate([rows, rows]), np.concatenate([left, right])),
+        ),
         shape=(2 * total, n),
     )
     return WindowSystem(a_g, sp.csr_matrix((2 * total, 0)), 0, "pairs")
@@ -255,12 +261,15 @@ def _blocks(n: int, r: int, factor: float) -> WindowSystem:
     # 4: g_i − f P_hi ≤ 0; 5: g_i − f S_lo ≤ 0.
     g_col = np.concatenate([k, minus, k, minus, np.where(use_p, k, -1), np.where(use_s, k, -1)])
     g_val = np.concatenate([-np.ones(2 * n), -np.ones(2 * n), np.ones(2 * n)])
-    u_self = np.concatenate([pre, np.where(start, -1, pre), suf, np.where(end, -1, suf),
-                             minus, minus])
-    u_prev = np.concatenate([minus, np.where(start, -1, pre - 1), minus,
-                             np.where(end, -1, suf + 1), minus, minus])
-    u_win = np.concatenate([minus, minus, minus, minus, np.where(use_p, pre[hi], -1),
-                            np.where(use_s, suf[lo], -1)])
+    u_self = np.concatenate(
+        [pre, np.where(start, -1, pre), suf, np.where(end, -1, suf), minus, minus]
+    )
+    u_prev = np.concatenate(
+        [minus, np.where(start, -1, pre - 1), minus, np.where(end, -1, suf + 1), minus, minus]
+    )
+    u_win = np.concatenate(
+        [minus, minus, minus, minus, np.where(use_p, pre[hi], -1), np.where(use_s, suf[lo], -1)]
+    )
     keep = (g_col >= 0) | (u_self >= 0)
     rows_kept = np.flatnonzero(keep)
     n_rows = rows_kept.size
@@ -273,7 +282,8 @@ def _blocks(n: int, r: int, factor: float) -> WindowSystem:
         n_rows,
         [(sel(g_col), g_vals)],
         [(sel(u_self), 1.0), (sel(u_prev), -1.0), (sel(u_win), -factor)],
-        n, 2 * n,
+        n,
+        2 * n,
     )
     return WindowSystem(a_g, a_u, 2 * n, "blocks")
 
@@ -329,8 +339,11 @@ def _canonical_aux(system: WindowSystem, g: FloatArray) -> FloatArray:
     g_of_row[coo_g.row[g_neg]] = coo_g.col[g_neg]
     u = np.full(system.num_aux, np.inf)
     for _ in range(system.num_aux + 1):  # each sweep is vectorised; chains are finite
-        bound = np.where(prev_of_row[rows_self] >= 0, u[prev_of_row[rows_self]],
-                         np.where(g_of_row[rows_self] >= 0, g[g_of_row[rows_self]], np.inf))
+        bound = np.where(
+            prev_of_row[rows_self] >= 0,
+            u[prev_of_row[rows_self]],
+            np.where(g_of_row[rows_self] >= 0, g[g_of_row[rows_self]], np.inf),
+        )
         new = np.full(system.num_aux, np.inf)
         np.minimum.at(new, cols_self, bound)
         if np.array_equal(new, u):

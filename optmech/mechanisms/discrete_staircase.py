@@ -116,8 +116,10 @@ def _offset_sums(cost: Cost, eps: float, delta: int, sign: float) -> FloatArray:
     if law is not None and float(law[0]).is_integer():
         return np.asarray(cost.periodic_sum(offsets, period=sign * delta, ratio=b))
     parts = [
-        np.asarray(cost.periodic_sum(offsets[i : i + _CHUNK], period=sign * delta, ratio=b),
-                   dtype=np.float64).reshape(-1)
+        np.asarray(
+            cost.periodic_sum(offsets[i : i + _CHUNK], period=sign * delta, ratio=b),
+            dtype=np.float64,
+        ).reshape(-1)
         for i in range(0, delta, _CHUNK)
     ]
     return np.concatenate(parts)
@@ -246,8 +248,9 @@ class DiscreteStaircase(DiscreteNoise):
     def _cdf(self, x: FloatArray) -> FloatArray:
         # x is integral (floored by DiscreteNoise.cdf) or ±inf.
         with np.errstate(invalid="ignore"):
-            right = 1.0 - _tail(np.where(x >= 0, x + 1.0, 0.0), self._epsilon,
-                                self.sensitivity, self.r)
+            right = 1.0 - _tail(
+                np.where(x >= 0, x + 1.0, 0.0), self._epsilon, self.sensitivity, self.r
+            )
         left = _tail(np.where(x < 0, -x, 0.0), self._epsilon, self.sensitivity, self.r)
         return np.where(x < 0, left, right)
 

@@ -163,8 +163,10 @@ class Geometric(DiscreteNoise):
             if isinstance(cost, ZeroOne):
                 return 2.0 * float(self._tail(np.asarray(math.floor(cost.tolerance) + 1.0)))
             up = float(cost.periodic_sum(0.0, period=1.0, ratio=self.beta))
-            down = up if cost.symmetric else float(
-                cost.periodic_sum(0.0, period=-1.0, ratio=self.beta)
+            down = (
+                up
+                if cost.symmetric
+                else float(cost.periodic_sum(0.0, period=-1.0, ratio=self.beta))
             )
             return self._p0 * (up + down - float(cost(0.0)))
 
@@ -196,7 +198,10 @@ def truncated_geometric(n: int, epsilon: float) -> FloatArray:
     [0.666667, 0.166667, 0.083333, 0.041667, 0.020833, 0.020833]
     """
     n = check_int(
-        "n", n, low=1, high=TRUNCATED_GEOMETRIC_MAX_N,
+        "n",
+        n,
+        low=1,
+        high=TRUNCATED_GEOMETRIC_MAX_N,
         hint="the (n+1)x(n+1) matrix is capped to bound memory",
     )
     eps = check_real("epsilon", epsilon, low=0.0, low_open=True)

@@ -111,6 +111,7 @@ def _laplace_quadrature(cost: Cost, scale: float) -> float:
     The half line is cut at ``y = 0, 1, 2, 4, …, 1024`` (so kinks of ``c`` far out are met
     by a piece of bounded length) with a final piece to infinity.
     """
+
     def integrand(y: float) -> float:
         pts = np.array([scale * y, -scale * y])
         values = np.asarray(cost(pts), dtype=np.float64)

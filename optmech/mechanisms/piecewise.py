@@ -82,9 +82,7 @@ def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
         ) from exc
     arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
     if arr.size != period:
-        raise ValueError(
-            f"`{name}` base must have `period` = {period} entries; got {arr.size}."
-        )
+        raise ValueError(f"`{name}` base must have `period` = {period} entries; got {arr.size}.")
     rho = check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
     return arr, rho
 
@@ -97,8 +95,13 @@ class _GridLaw:
     """
 
     def __init__(
-        self, start: float, width: float, values: FloatArray, period: int,
-        left: tuple[FloatArray, float], right: tuple[FloatArray, float],
+        self,
+        start: float,
+        width: float,
+        values: FloatArray,
+        period: int,
+        left: tuple[FloatArray, float],
+        right: tuple[FloatArray, float],
     ) -> None:
         self.start = start
         self.h = width
@@ -143,8 +146,10 @@ class _GridLaw:
         out = np.zeros(x.shape)
         g = region == 0
         out[g] = self.values[cell[g]]
-        for side, base, ratio in ((-1, self.left_base, self.left_ratio),
-                                  (1, self.right_base, self.right_ratio)):
+        for side, base, ratio in (
+            (-1, self.left_base, self.left_ratio),
+            (1, self.right_base, self.right_ratio),
+        ):
             sel = (region == side) & np.isfinite(x)
             with np.errstate(under="ignore"):
                 out[sel] = base[cell[sel]] * np.power(ratio, k[sel].astype(np.float64))
@@ -158,16 +163,26 @@ class _GridLaw:
         with np.errstate(under="ignore"):
             rl, rr = self.left_ratio, self.right_ratio
             pl = np.power(rl, kf)
-            left = (rl * pl * self.left_period_mass / (1.0 - rl)
-                    + pl * (self.cum_left[cell.clip(0, self.period)]
-                            + t * self.left_base[cell.clip(0, self.period - 1)] * self.h))
-            grid = self.left_mass + self.cum_grid[cell.clip(0, self.n)] + t * self.values[
-                cell.clip(0, self.n - 1)] * self.h
+            left = rl * pl * self.left_period_mass / (1.0 - rl) + pl * (
+                self.cum_left[cell.clip(0, self.period)]
+                + t * self.left_base[cell.clip(0, self.period - 1)] * self.h
+            )
+            grid = (
+                self.left_mass
+                + self.cum_grid[cell.clip(0, self.n)]
+                + t * self.values[cell.clip(0, self.n - 1)] * self.h
+            )
             pr = np.power(rr, kf)
-            right = (self.left_mass + self.grid_mass
-                     + (1.0 - pr) * self.right_period_mass / (1.0 - rr)
-                     + pr * (self.cum_right[cell.clip(0, self.period)]
-                             + t * self.right_base[cell.clip(0, self.period - 1)] * self.h))
+            right = (
+                self.left_mass
+                + self.grid_mass
+                + (1.0 - pr) * self.right_period_mass / (1.0 - rr)
+                + pr
+                * (
+                    self.cum_right[cell.clip(0, self.period)]
+                    + t * self.right_base[cell.clip(0, self.period - 1)] * self.h
+                )
+            )
         out = np.where(region < 0, left, np.where(region > 0, right, grid))
         out = np.where(x == -np.inf, 0.0, np.where(x == np.inf, self.total, out))
         return np.clip(out, 0.0, self.total)
@@ -273,8 +288,11 @@ class _GridLaw:
     # -- grid description ----------------------------------------------------------------------
     def masses(self) -> tuple[FloatArray, tuple[FloatArray, float], tuple[FloatArray, float]]:
         h = self.h
-        return (self.values * h, (self.left_base * h, self.left_ratio),
-                (self.right_base * h, self.right_ratio))
+        return (
+            self.values * h,
+            (self.left_base * h, self.left_ratio),
+            (self.right_base * h, self.right_ratio),
+        )
 
 
 class _TabulatedMixin:
@@ -361,9 +379,17 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
     """
 
     def __init__(
-        self, *, start: float, width: float, densities: npt.ArrayLike, period: int,
-        left_tail: Any = None, right_tail: Any = None, atom: float = 0.0,
-        sensitivity: float, privacy: PureDP | ApproxDP,
+        self,
+        *,
+        start: float,
+        width: float,
+        densities: npt.ArrayLike,
+        period: int,
+        left_tail: Any = None,
+        right_tail: Any = None,
+        atom: float = 0.0,
+        sensitivity: float,
+        privacy: PureDP | ApproxDP,
     ) -> None:
         s = check_real("start", start)
         h = check_real("width", width, low=0.0, low_open=True)
@@ -372,8 +398,14 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         self._atom = check_real("atom", atom, low=0.0, high=1.0)
         self.sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
         self._privacy = _check_privacy(privacy)
-        self._law = _GridLaw(s, h, values, p, _check_tail("left_tail", left_tail, p),
-                             _check_tail("right_tail", right_tail, p))
+        self._law = _GridLaw(
+            s,
+            h,
+            values,
+            p,
+            _check_tail("left_tail", left_tail, p),
+            _check_tail("right_tail", right_tail, p),
+        )
         total = self._law.total + self._atom
         if not abs(total - 1.0) <= MASS_TOLERANCE:
             raise ValueError(
@@ -399,8 +431,13 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
     def grid_description(self) -> dict[str, Any]:
         """Masses, reach (``Δ/h`` cells), tails, atom: the input of :mod:`optmech.certify.noise`."""
         masses, left, right = self._law.masses()
-        return {"masses": masses, "reach": self.sensitivity / self._law.h, "left_tail": left,
-                "right_tail": right, "atom": self._atom}
+        return {
+            "masses": masses,
+            "reach": self.sensitivity / self._law.h,
+            "left_tail": left,
+            "right_tail": right,
+            "atom": self._atom,
+        }
 
     def __repr__(self) -> str:
         return (
@@ -446,9 +483,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
             total += float(np.dot(law.right_base, ints))
         if law.left_ratio > 0 or np.any(law.left_base > 0):
             a = law.start - p * h + h * np.arange(p)
-            ints = np.asarray(
-                cost.periodic_integral(a, a + h, period=-p * h, ratio=law.left_ratio)
-            )
+            ints = np.asarray(cost.periodic_integral(a, a + h, period=-p * h, ratio=law.left_ratio))
             total += float(np.dot(law.left_base, ints))
         return total
 
@@ -488,16 +523,29 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
     """
 
     def __init__(
-        self, *, start: int, pmf: npt.ArrayLike, period: int, left_tail: Any = None,
-        right_tail: Any = None, sensitivity: int, privacy: PureDP | ApproxDP,
+        self,
+        *,
+        start: int,
+        pmf: npt.ArrayLike,
+        period: int,
+        left_tail: Any = None,
+        right_tail: Any = None,
+        sensitivity: int,
+        privacy: PureDP | ApproxDP,
     ) -> None:
         s = check_int("start", start)
         values = check_real_array("pmf", pmf, ndim=1, nonnegative=True)
         p = check_int("period", period, low=1)
         self.sensitivity = float(check_int("sensitivity", sensitivity, low=1))
         self._privacy = _check_privacy(privacy)
-        self._law = _GridLaw(float(s), 1.0, values, p, _check_tail("left_tail", left_tail, p),
-                             _check_tail("right_tail", right_tail, p))
+        self._law = _GridLaw(
+            float(s),
+            1.0,
+            values,
+            p,
+            _check_tail("left_tail", left_tail, p),
+            _check_tail("right_tail", right_tail, p),
+        )
         if not abs(self._law.total - 1.0) <= MASS_TOLERANCE:
             raise ValueError(
                 f"the probabilities must sum to 1 (within {MASS_TOLERANCE:g}); got "
@@ -522,8 +570,13 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
     def grid_description(self) -> dict[str, Any]:
         """Masses, reach (Δ points), tails: the input of :mod:`optmech.certify.noise`."""
         masses, left, right = self._law.masses()
-        return {"masses": masses, "reach": self.sensitivity, "left_tail": left,
-                "right_tail": right, "atom": 0.0}
+        return {
+            "masses": masses,
+            "reach": self.sensitivity,
+            "left_tail": left,
+            "right_tail": right,
+            "atom": 0.0,
+        }
 
     def __repr__(self) -> str:
         return (

@@ -297,8 +297,9 @@ def _numeric_gamma(cost: Cost, eps: float, delta: float, *, closed_form: bool = 
     if slope_sign(lo) < 0.0 < slope_sign(hi):
         # Where the slope is lost in rounding (large ε, fast-growing costs) brentq may stop
         # unconverged; its point is then only one more candidate.
-        found, info = optimize.brentq(slope_sign, lo, hi, xtol=1e-15, maxiter=200,
-                                      full_output=True, disp=False)
+        found, info = optimize.brentq(
+            slope_sign, lo, hi, xtol=1e-15, maxiter=200, full_output=True, disp=False
+        )
         candidates.append(float(found))
         root = float(found) if info.converged else None
     costs = np.array([scalar_cost(g) for g in candidates])
@@ -384,9 +385,7 @@ class Staircase(ContinuousNoise):
             )
 
     @classmethod
-    def optimal(
-        cls, *, epsilon: float, sensitivity: float = 1.0, cost: Cost | str
-    ) -> Staircase:
+    def optimal(cls, *, epsilon: float, sensitivity: float = 1.0, cost: Cost | str) -> Staircase:
         """The staircase with the γ minimising ``E c(X)`` (seed 000, Thm. 4; THEORY.md §1).
 
         Parameters
@@ -502,8 +501,10 @@ def staircase_gamma_star(
     elif law is not None and law[0] == 2.0:
         out = np.asarray(_gamma_star_squared(eps), dtype=np.float64)
     else:
-        flat = [Staircase.optimal(epsilon=float(e), sensitivity=delta, cost=c).gamma
-                for e in eps.reshape(-1)]
+        flat = [
+            Staircase.optimal(epsilon=float(e), sensitivity=delta, cost=c).gamma
+            for e in eps.reshape(-1)
+        ]
         out = np.asarray(flat, dtype=np.float64).reshape(eps.shape)
     return _as_output(out, scalar)
 
@@ -567,4 +568,3 @@ def heuristic_gamma(epsilon: npt.ArrayLike) -> FloatArray | float:
     """
     eps, scalar = _epsilon_values(epsilon)
     return _as_output(np.asarray(_gamma_star_abs(eps), dtype=np.float64), scalar)
-
