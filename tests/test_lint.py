@@ -1,4 +1,4 @@
-"""The tree passes ruff: lint (pyflakes, pycodestyle, isort, bugbear, pyupgrade, numpy) and format."""
+"""The tree passes ruff: lint (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and format."""
 
 import subprocess
 import sys
