@@ -32,12 +32,17 @@ class SolverError(OptmechError):
         The status the solver returned (``"infeasible"``, ``"solver_error"``, ...).
     hint : str, optional
         What the user can do about it.
+    attempts : tuple, optional
+        Every solver attempt made before giving up (:class:`optmech.provenance.Attempt`).
     """
 
-    def __init__(self, solver: str, status: str, hint: str = "") -> None:
+    def __init__(
+        self, solver: str, status: str, hint: str = "", *, attempts: tuple[object, ...] = ()
+    ) -> None:
         self.solver = solver
         self.status = status
         self.hint = hint
+        self.attempts = attempts
         message = f"solver {solver} returned status {status!r}"
         if hint:
             message += f"; {hint}"

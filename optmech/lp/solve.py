@@ -12,25 +12,39 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import cvxpy as cp
+import numpy as np
 
 from optmech._validation import describe
-from optmech.exceptions import InaccurateSolutionWarning, SolverError
+from optmech.exceptions import SolverError
+from optmech.provenance import Attempt
 
 __all__ = [
     "SOLVER_POLICY",
     "SolveInfo",
+    "Strategy",
+    "attempt_plan",
     "available_solvers",
     "choose_solver",
     "default_options",
     "solve",
+    "solve_robust",
 ]
+
+T = TypeVar("T")
 
 #: Solvers optmech knows how to tune, in order of preference.
 KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
+
+#: Interior-point solvers: their points lie inside the feasible set, never at a vertex, and
+#: builders may drop bounds that the other constraints imply (they cost them cone rows).
+_INTERIOR_POINT = frozenset({"CLARABEL", "SCS", "ECOS", "MOSEK"})
+#: Simplex solvers, for vertex (basic) solutions.
+_SIMPLEX = ("HIGHS",)
 
 #: Tight tolerances for each solver (THEORY.md §5).
 _OPTIONS: dict[str, dict[str, Any]] = {
@@ -57,7 +71,12 @@ _OPTIONS: dict[str, dict[str, Any]] = {
 #: residual stalls near 1e-10 at n = 200, so half the iterations are spent there) saves 20-40%
 #: (n = 800: 62 s against 76 s) but the certified value's gap to the GRS optimum grows from
 #: 4e-9 to 5e-7 at n = 800 (docs/performance.md).
-_KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {}
+_KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {
+    # The minimax remap LP multiplies a mechanism into the rows: entries down to e^-45 (the
+    # geometric mechanism at large n ε). HiGHS drops coefficients below 1e-9 by default, which
+    # changes the LP; keep them down to 1e-12.
+    ("remap", "HIGHS"): {"small_matrix_value": 1e-12},
+}
 
 _HINTS = {
     "infeasible": "the constraints admit no mechanism: check the privacy level, the support "
@@ -95,6 +114,9 @@ class SolveInfo:
         Scalar variables and scalar constraints of the problem as built.
     options : dict
         The options passed to the solver.
+    attempts : tuple of optmech.provenance.Attempt
+        Every attempt of :func:`solve_robust`, the successful one last (just this one for
+        :func:`solve`).
     """
 
     solver: str
@@ -107,6 +129,7 @@ class SolveInfo:
     num_variables: int
     num_constraints: int
     options: dict[str, Any] = field(default_factory=dict)
+    attempts: tuple[Attempt, ...] = ()
 
 
 def available_solvers() -> list[str]:
@@ -145,6 +168,8 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     # Clarabel's points, after the lower-closure repair, are within ~1e-8 of the optimum.
     # HiGHS up to n = 50 (51² variables, +1 for a minimax epigraph), Clarabel above.
     "count": (2_700, "HIGHS", "CLARABEL"),
+    # The minimax remap LP (optmech.lp.remap): small, dense rows; the generic choice.
+    "remap": (50_000, "HIGHS", "CLARABEL"),
 }
 
 
@@ -164,7 +189,7 @@ def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "gene
         raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
     limit, small, large = SOLVER_POLICY[kind]
     if vertex:
-        preferred = "HIGHS"
+        preferred = _SIMPLEX[0]
     else:
         preferred = small if num_variables <= limit else large
     return preferred if preferred in solvers else solvers[0]
@@ -210,6 +235,13 @@ def solve(
     kind : str
         Problem family for the default solver choice (a key of :data:`SOLVER_POLICY`).
 
+    Returns
+    -------
+    SolveInfo
+        ``optimal_inaccurate`` is kept without a warning: callers certify the point
+        independently and warn only when the certified interval is too wide
+        (:func:`optmech.provenance.warn_if_uncertified`).
+
     Raises
     ------
     SolverError
@@ -219,7 +251,7 @@ def solve(
     num_constraints = sum(c.size for c in problem.constraints)
     name = _normalise_solver(solver, num_variables, vertex, kind)
     opts = default_options(name, kind)
-    if vertex and name == "HIGHS":
+    if vertex and name in _SIMPLEX:
         # HiGHS's own "solver" option clashes with cvxpy's keyword; pass it nested.
         opts["highs_options"] = {"solver": "simplex"}
     if options:
@@ -246,13 +278,6 @@ def solve(
     status = str(problem.status)
     if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
         raise SolverError(name, status, _HINTS.get(status, _HINTS["solver_error"]))
-    if status == cp.OPTIMAL_INACCURATE:
-        warnings.warn(
-            f"solver {name} reported an inaccurate optimum; the result was certified "
-            "independently but try another solver to confirm",
-            InaccurateSolutionWarning,
-            stacklevel=2,
-        )
     stats = problem.solver_stats
     compile_time = float(problem.compilation_time or 0.0)
     solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
@@ -267,4 +292,145 @@ def solve(
         num_variables=int(num_variables),
         num_constraints=int(num_constraints),
         options=opts,
+        attempts=(Attempt(name, "as built", status, total),),
+    )
+
+
+# -- the robust solve path ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Strategy:
+    """How one attempt of :func:`solve_robust` builds its LP and which solver solves it.
+
+    Builders stay solver-agnostic: they read :attr:`interior_point` (drop bounds the other rows
+    imply: an interior-point solver pays for each) and :attr:`rescaled` (build the
+    better-conditioned form: objective coefficients at most 1, privacy rows balanced as
+    ``e^(−ε/2) x_a ≤ e^(ε/2) x_b``), never the solver's name.
+    """
+
+    solver: str
+    rescaled: bool = False
+
+    @property
+    def interior_point(self) -> bool:
+        """Whether the solver is an interior-point method (no vertex solutions)."""
+        return self.solver in _INTERIOR_POINT
+
+    @property
+    def variant(self) -> str:
+        """``"as built"`` or ``"rescaled"``."""
+        return "rescaled" if self.rescaled else "as built"
+
+
+def attempt_plan(
+    num_variables: int, *, solver: str | None = None, vertex: bool = False, kind: str = "generic"
+) -> list[Strategy]:
+    """The ordered attempts of :func:`solve_robust`.
+
+    A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
+    policy's choice (:func:`choose_solver`) as built and rescaled, then every other installed
+    LP solver of optmech's main pair as built and rescaled; with ``vertex=True`` only simplex
+    solvers (a vertex is what was asked for).
+    """
+    first = _normalise_solver(solver, num_variables, vertex, kind)
+    names = [first]
+    if solver is None:
+        pool = _SIMPLEX if vertex else tuple(s for s in available_solvers() if s in _OPTIONS)
+        names += [s for s in pool if s != first and s in available_solvers()]
+    return [Strategy(name, rescaled) for name in names for rescaled in (False, True)]
+
+
+def _point_is_finite(problem: cp.Problem) -> bool:
+    for var in problem.variables():
+        if var.value is None or not np.all(np.isfinite(var.value)):
+            return False
+    return True
+
+
+def solve_robust(
+    build: Callable[[Strategy], tuple[cp.Problem, T]],
+    *,
+    num_variables: int,
+    solver: str | None = None,
+    vertex: bool = False,
+    kind: str = "generic",
+    options: dict[str, Any] | None = None,
+    verbose: bool = False,
+    feasible: bool = True,
+) -> tuple[T, SolveInfo]:
+    """Build and solve an LP, retrying with rescaled data and the other solver on failure.
+
+    This is optmech's one solver path (cvxpy's ``Problem._solve_solver_path`` in spirit): every
+    LP family passes a builder, and the status handling, the retries and the final diagnosis
+    live here. Each attempt of :func:`attempt_plan` calls ``build(strategy)`` for a fresh
+    problem; the first that ends optimal (or optimal-inaccurate) with a finite point wins.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(strategy) -> (problem, payload)``; ``payload`` is handed back with the result
+        (typically the variables and the constraint record the caller reads).
+    num_variables : int
+        Size of the full LP, for the default solver choice.
+    solver, vertex, kind, options, verbose
+        As for :func:`solve`.
+    feasible : bool
+        Whether the LP is feasible and bounded by construction (a known feasible point and a
+        non-negative objective, say). Then "infeasible" and "unbounded" are numerical trouble,
+        retried like any failure and never reported as such; otherwise an infeasible status is
+        final (raised at once: no rescaling makes an infeasible LP feasible).
+
+    Returns
+    -------
+    (payload, SolveInfo)
+        The successful attempt's payload and provenance; ``info.attempts`` lists every attempt.
+
+    Raises
+    ------
+    SolverError
+        Every attempt failed: the error names each attempt and its status, and a remedy.
+    """
+    attempts: list[Attempt] = []
+    last: SolverError | None = None
+    for strategy in attempt_plan(num_variables, solver=solver, vertex=vertex, kind=kind):
+        start = time.perf_counter()
+        problem, payload = build(strategy)
+        try:
+            info = solve(
+                problem,
+                solver=strategy.solver,
+                vertex=vertex,
+                options=options,
+                verbose=verbose,
+                kind=kind,
+            )
+        except SolverError as exc:
+            seconds = time.perf_counter() - start
+            attempts.append(Attempt(strategy.solver, strategy.variant, exc.status, seconds))
+            last = exc
+            if not feasible and exc.status in ("infeasible", "unbounded"):
+                raise SolverError(
+                    exc.solver, exc.status, exc.hint, attempts=tuple(attempts)
+                ) from exc
+            continue
+        seconds = time.perf_counter() - start
+        if not _point_is_finite(problem):
+            attempts.append(Attempt(strategy.solver, strategy.variant, "no_solution", seconds))
+            last = SolverError(strategy.solver, "no_solution", "no finite point returned")
+            continue
+        attempts.append(Attempt(strategy.solver, strategy.variant, info.status, seconds))
+        return payload, replace(info, attempts=tuple(attempts))
+    assert last is not None
+    tried = "; ".join(str(a) for a in attempts)
+    why = (
+        "this LP is feasible and bounded by construction, so these statuses are numerical "
+        "trouble, not a property of the problem"
+        if feasible
+        else "every attempt failed"
+    )
+    raise SolverError(
+        last.solver,
+        last.status,
+        f"{why}. Tried: {tried}. Try a coarser grid or a smaller problem, another solver "
+        "(solver=...), or looser privacy",
+        attempts=tuple(attempts),
     )

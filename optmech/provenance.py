@@ -1,0 +1,224 @@
+"""Provenance of every LP-backed result: what was solved, how, and how far it can be trusted.
+
+Every result optmech builds from an LP (designed noise, a user's mechanism, a remap, the
+query-dependent noise, a common mechanism) holds one frozen :class:`Provenance` as
+``.provenance``. It records the solver and its status, the timings, every solver attempt (a
+failed attempt is retried with rescaled data or another solver, see
+:func:`optmech.lp.solve.solve_robust`), the largest constraint violation of the solver's point
+before and of the returned point after the privacy repair, the repair itself
+(:class:`Repair`), and the certified interval ``[lower_bound, value]`` that contains the LP's
+optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded
+up), ``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the
+interval holds whatever the solver's tolerances were.
+
+A result is *certified* when that interval is at most :attr:`Provenance.accuracy` wide
+(relative to the value); only then is a solver's "inaccurate" status harmless, and only
+otherwise does optmech warn (:func:`warn_if_uncertified`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from optmech.exceptions import InaccurateSolutionWarning
+
+__all__ = [
+    "DEFAULT_ACCURACY",
+    "Attempt",
+    "Provenance",
+    "Repair",
+    "RepairKind",
+    "warn_if_uncertified",
+]
+
+#: Default requested accuracy: the certified interval ``[lower_bound, value]`` may be this wide
+#: relative to ``|value|`` (or absolutely, when the value is below 1) before optmech warns.
+DEFAULT_ACCURACY = 1e-6
+
+
+class RepairKind(StrEnum):
+    """How a solver's nearly private point was made exactly private."""
+
+    #: The solver's point was private as it was (after clipping and normalisation).
+    NONE = "none"
+    #: Additive ε-DP noise: cells raised to the least ε-DP envelope above them.
+    ENVELOPE = "envelope"
+    #: Additive (ε, δ) noise: mixed with a private reference density.
+    MIXTURE = "mixture"
+    #: Mechanism matrix: entries raised to the lower closure along the neighbour graph.
+    LOWER_CLOSURE = "lower-closure"
+    #: Mechanism matrix: mixed with the uniform (0-DP) mechanism.
+    UNIFORM_MIXTURE = "uniform-mixture"
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What exact privacy cost.
+
+    Attributes
+    ----------
+    kind : RepairKind
+        The repair applied.
+    weight : float
+        The mixing weight of a mixture repair (0 otherwise).
+    cost : float
+        Objective of the returned point minus that of the solver's (clipped, normalised) point.
+    """
+
+    kind: RepairKind = RepairKind.NONE
+    weight: float = 0.0
+    cost: float = 0.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One solver attempt.
+
+    Attributes
+    ----------
+    solver : str
+        The solver's name as cvxpy knows it.
+    variant : str
+        How the LP was built for it (``"as built"``, ``"rescaled"``, ...).
+    status : str
+        The status it ended with (``"optimal"``, ``"infeasible"``, ``"solver_error"``, ...).
+    seconds : float
+        Wall time of the attempt.
+    message : str
+        The solver's error message, when it raised one.
+    """
+
+    solver: str
+    variant: str
+    status: str
+    seconds: float
+    message: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.solver} ({self.variant}): {self.status}"
+        return f"{text} [{self.message}]" if self.message else text
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an LP-backed result comes from and the interval its optimum is certified in.
+
+    Attributes
+    ----------
+    solver, status : str
+        The solver whose point was used and its status (``optimal`` or ``optimal_inaccurate``).
+    attempts : tuple of Attempt
+        Every attempt, in order, the successful one last.
+    value : float
+        Objective at the returned (exactly feasible) point, rounded up: an upper bound on the
+        LP's optimum.
+    lower_bound : float
+        A rigorous lower bound on the LP's optimum (Lagrangian, from the solver's multipliers,
+        rounded down); ``-inf`` when the solver gave none.
+    accuracy : float
+        The requested relative accuracy of the interval (see :attr:`certified`).
+    violation_before : float
+        Largest constraint violation of the solver's raw point (absolute, the LP's units).
+    violation_after : float
+        Largest violation of the returned point (0 for a point that was certified feasible).
+    repair : Repair
+        How the solver's point was made exactly private, and at what cost.
+    build_time, compile_time, solve_time, total_time : float
+        Seconds: building the LP, cvxpy's canonicalisation, inside the solver (as the solver
+        reports it), and the whole solve including failed attempts.
+    iterations : int or None
+        Solver iterations of the successful attempt, when reported.
+    num_variables, num_constraints : int
+        Scalar variables and constraints of the LP solved.
+    options : Mapping
+        The options the successful attempt passed to the solver.
+    """
+
+    solver: str
+    status: str
+    attempts: tuple[Attempt, ...]
+    value: float
+    lower_bound: float
+    accuracy: float = DEFAULT_ACCURACY
+    violation_before: float = 0.0
+    violation_after: float = 0.0
+    repair: Repair = field(default_factory=Repair)
+    build_time: float = 0.0
+    compile_time: float = 0.0
+    solve_time: float = 0.0
+    total_time: float = 0.0
+    iterations: int | None = None
+    num_variables: int = 0
+    num_constraints: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def solvers_tried(self) -> tuple[str, ...]:
+        """The solvers of :attr:`attempts`, in order (repeated when retried)."""
+        return tuple(a.solver for a in self.attempts)
+
+    @property
+    def gap(self) -> float:
+        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
+        return self.value - self.lower_bound
+
+    @property
+    def relative_gap(self) -> float:
+        """:attr:`gap` relative to ``max(|value|, 1)`` (absolute for values below 1)."""
+        return self.gap / max(abs(self.value), 1.0)
+
+    @property
+    def certified(self) -> bool:
+        """Whether the certified interval is at most :attr:`accuracy` wide (relative)."""
+        return bool(self.relative_gap <= self.accuracy)
+
+    def replace(self, **changes: Any) -> Provenance:
+        """A copy with some fields changed (:func:`dataclasses.replace`)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON (enums as strings, non-finite floats as strings)."""
+        out = asdict(self)
+        out["repair"]["kind"] = str(self.repair.kind)
+        out["options"] = {k: repr(v) for k, v in self.options.items()}
+        out["gap"] = self.gap
+        out["certified"] = self.certified
+        for key, val in list(out.items()):
+            if isinstance(val, float) and not math.isfinite(val):
+                out[key] = str(val)
+        return out
+
+    def summary(self) -> str:
+        """One line: solver, status, interval and repair."""
+        tried = " -> ".join(str(a) for a in self.attempts[:-1])
+        return (
+            f"{self.solver} {self.status}; optimum in [{self.lower_bound:.10g}, "
+            f"{self.value:.10g}] (gap {self.gap:.3g}); repair {self.repair.kind}"
+            + (f" (cost {self.repair.cost:.3g})" if self.repair.kind != RepairKind.NONE else "")
+            + (f"; after {tried}" if tried else "")
+        )
+
+
+def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
+    """Warn (:class:`~optmech.exceptions.InaccurateSolutionWarning`) when the interval is wide.
+
+    A solver's ``optimal_inaccurate`` status alone is no reason to warn: the interval
+    ``[lower_bound, value]`` is certified independently of the solver, and when it is within
+    the requested accuracy the result is as good as asked for.
+    """
+    if provenance.certified:
+        return
+    warnings.warn(
+        f"the certified interval [{provenance.lower_bound:.10g}, {provenance.value:.10g}] is "
+        f"wider than the requested accuracy {provenance.accuracy:g} (relative gap "
+        f"{provenance.relative_gap:.3g}; solver {provenance.solver}, status "
+        f"{provenance.status}): the value is an upper bound on the optimum, but may be above "
+        "it by that much. Try another solver or raise `accuracy`.",
+        InaccurateSolutionWarning,
+        stacklevel=stacklevel,
+    )
