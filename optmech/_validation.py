@@ -19,7 +19,11 @@ import numpy.typing as npt
 
 __all__ = [
     "check_callable",
+    "check_epsilon",
+    "check_flag",
     "check_int",
+    "check_prior",
+    "check_privacy",
     "check_real",
     "check_real_array",
     "check_rng",
@@ -211,3 +215,74 @@ def check_callable(name: str, value: Any) -> Callable[..., Any]:
     if not callable(value):
         raise TypeError(f"`{name}` must be callable; got {describe(value)}.")
     return value
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` as a ``bool``; only ``True``/``False`` (numpy's too) are accepted.
+
+    Examples
+    --------
+    >>> check_flag("symmetric", 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: `symmetric` must be True or False; got 1.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"`{name}` must be True or False; got {describe(value)}.")
+    return bool(value)
+
+
+def check_epsilon(epsilon: Any, *, high: float = math.inf, hint: str | None = None) -> float:
+    """``epsilon`` as a float in ``(0, high]``."""
+    return check_real("epsilon", epsilon, low=0.0, high=high, low_open=True, hint=hint)
+
+
+def check_privacy(privacy: Any) -> Any:
+    """``privacy`` if it is an :class:`optmech.PureDP` or :class:`optmech.ApproxDP` guarantee."""
+    from optmech.privacy import ApproxDP, PureDP  # privacy.py imports this module
+
+    if not isinstance(privacy, PureDP | ApproxDP):
+        raise TypeError(
+            "`privacy` must be optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta); "
+            f"got {describe(privacy)}."
+        )
+    return privacy
+
+
+def check_prior(
+    prior: Any, size: int | None = None, *, normalize: bool = False
+) -> npt.NDArray[np.float64]:
+    """Validate a prior over the inputs: finite, non-negative, summing to 1 (within 1e-9).
+
+    Parameters
+    ----------
+    prior : array_like, shape (N,)
+        Probabilities of the inputs, in node order.
+    size : int, optional
+        Required length.
+    normalize : bool, default False
+        Divide by the sum instead of requiring it to be 1 (the sum must still be positive).
+
+    Examples
+    --------
+    >>> check_prior([1, 3], normalize=True).tolist()
+    [0.25, 0.75]
+    >>> check_prior([0.5, 0.6])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `prior` must sum to 1 (within 1e-09); got sum 1.1. Pass normalize=True ...
+    """
+    p = check_real_array("prior", prior, ndim=1, nonnegative=True)
+    if size is not None and p.size != size:
+        raise ValueError(f"`prior` must have one entry per input ({size}); got {p.size}.")
+    total = float(p.sum())
+    if normalize:
+        if total <= 0:
+            raise ValueError("`prior` must have a positive sum to be normalised; got all zeros.")
+        return p / total
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(
+            f"`prior` must sum to 1 (within 1e-09); got sum {total:.12g}. Pass normalize=True "
+            "to rescale it."
+        )
+    return p

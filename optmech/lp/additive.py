@@ -71,7 +71,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech._validation import check_int, check_real, describe
+from optmech._validation import check_flag, check_int, check_privacy, check_real
 from optmech.certify.noise import noise_delta, noise_epsilon
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import (
@@ -481,21 +481,6 @@ def _hockey_rows(
     return on_x.tocsr(), on_t, sums, k
 
 
-def _check_privacy(privacy: Any) -> PureDP | ApproxDP:
-    if not isinstance(privacy, PureDP | ApproxDP):
-        raise TypeError(
-            "`privacy` must be optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta); "
-            f"got {describe(privacy)}."
-        )
-    return privacy
-
-
-def _check_flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"`{name}` must be True or False; got {describe(value)}.")
-    return bool(value)
-
-
 def build_additive_lp(
     privacy: PureDP | ApproxDP,
     *,
@@ -551,10 +536,10 @@ def build_additive_lp(
         The estimated memory exceeds ``max_memory_gb``.
     """
     start = time.perf_counter()
-    privacy = _check_privacy(privacy)
-    integer = _check_flag("integer", integer)
-    symmetric = _check_flag("symmetric", symmetric)
-    monotone = _check_flag("monotone", monotone)
+    privacy = check_privacy(privacy)
+    integer = check_flag("integer", integer)
+    symmetric = check_flag("symmetric", symmetric)
+    monotone = check_flag("monotone", monotone)
     if integer:
         delta_cells = check_int(
             "sensitivity", sensitivity, low=1, hint="integer noise needs an integer sensitivity"
@@ -583,7 +568,7 @@ def build_additive_lp(
     if atom is None:
         use_atom = not pure and not integer
     else:
-        use_atom = _check_flag("atom", atom)
+        use_atom = check_flag("atom", atom)
         if use_atom and (pure or integer):
             raise ValueError(
                 "`atom=True` needs (ε, δ) privacy and a density: an atom is never ε-DP, and "
@@ -599,7 +584,7 @@ def build_additive_lp(
                 f"copies, so δ ≥ 1/{points} = {1.0 / points:.3g}; got periods={k_periods}."
             )
     cost_obj = as_cost(cost)
-    half = symmetric or (_check_flag("reduce_symmetric", reduce_symmetric) and cost_obj.symmetric)
+    half = symmetric or (check_flag("reduce_symmetric", reduce_symmetric) and cost_obj.symmetric)
     grid_n = 2 * k_periods * m + (1 if integer else 0)
     method = window
     if pure and not monotone and window == "auto":
@@ -808,7 +793,7 @@ def design_noise(
         reduce_symmetric=reduce_symmetric,
         max_memory_gb=max_memory_gb,
     )
-    repair = _check_flag("repair", repair)
+    repair = check_flag("repair", repair)
     try:
         result = solve(
             lp.problem, solver=solver, options=solver_options, verbose=verbose, kind="additive"

@@ -58,7 +58,8 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech._validation import check_epsilon as _check_epsilon
+from optmech._validation import check_int, check_prior, check_real_array, describe
 from optmech.certify.matrix import certify_mechanism
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import PrivacyViolationError, ProblemTooLargeError, SolverError
@@ -123,51 +124,9 @@ ZERO_COLUMN = 1e-9
 
 def check_epsilon(epsilon: Any) -> float:
     """``epsilon`` as a float in (0, 50]."""
-    return check_real(
-        "epsilon",
-        epsilon,
-        low=0.0,
-        high=EPSILON_MAX,
-        low_open=True,
-        hint="larger ε makes e^ε exceed 1e21 and the LP meaningless",
+    return _check_epsilon(
+        epsilon, high=EPSILON_MAX, hint="larger ε makes e^ε exceed 1e21 and the LP meaningless"
     )
-
-
-def check_prior(prior: Any, size: int | None = None, *, normalize: bool = False) -> FloatArray:
-    """Validate a prior over the inputs: finite, non-negative, summing to 1 (within 1e-9).
-
-    Parameters
-    ----------
-    prior : array_like, shape (N,)
-        Probabilities of the inputs, in node order.
-    size : int, optional
-        Required length.
-    normalize : bool, default False
-        Divide by the sum instead of requiring it to be 1 (the sum must still be positive).
-
-    Examples
-    --------
-    >>> check_prior([1, 3], normalize=True).tolist()
-    [0.25, 0.75]
-    >>> check_prior([0.5, 0.6])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: `prior` must sum to 1 (within 1e-09); got sum 1.1. Pass normalize=True ...
-    """
-    p = check_real_array("prior", prior, ndim=1, nonnegative=True)
-    if size is not None and p.size != size:
-        raise ValueError(f"`prior` must have one entry per input ({size}); got {p.size}.")
-    total = float(p.sum())
-    if normalize:
-        if total <= 0:
-            raise ValueError("`prior` must have a positive sum to be normalised; got all zeros.")
-        return p / total
-    if abs(total - 1.0) > 1e-9:
-        raise ValueError(
-            f"`prior` must sum to 1 (within 1e-09); got sum {total:.12g}. Pass normalize=True "
-            "to rescale it."
-        )
-    return p
 
 
 @dataclass(frozen=True)
