@@ -24,6 +24,7 @@ from optmech.exceptions import SolverError
 from optmech.provenance import Attempt
 
 __all__ = [
+    "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "SolveInfo",
     "Strategy",
@@ -45,6 +46,10 @@ KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", 
 _INTERIOR_POINT = frozenset({"CLARABEL", "SCS", "ECOS", "MOSEK"})
 #: Simplex solvers, for vertex (basic) solutions.
 _SIMPLEX = ("HIGHS",)
+
+#: The solvers optmech's policy chooses from and falls back between (measured on every LP
+#: family, docs/performance.md); others are used only when named.
+MAIN_SOLVERS = ("HIGHS", "CLARABEL")
 
 #: Tight tolerances for each solver (THEORY.md §5).
 _OPTIONS: dict[str, dict[str, Any]] = {
@@ -328,13 +333,13 @@ def attempt_plan(
 
     A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
     policy's choice (:func:`choose_solver`) as built and rescaled, then every other installed
-    LP solver of optmech's main pair as built and rescaled; with ``vertex=True`` only simplex
+    solver of :data:`MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
     solvers (a vertex is what was asked for).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
     names = [first]
     if solver is None:
-        pool = _SIMPLEX if vertex else tuple(s for s in available_solvers() if s in _OPTIONS)
+        pool = _SIMPLEX if vertex else MAIN_SOLVERS
         names += [s for s in pool if s != first and s in available_solvers()]
     return [Strategy(name, rescaled) for name in names for rescaled in (False, True)]
 

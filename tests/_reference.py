@@ -1,0 +1,100 @@
+"""Independent references the tests compare optmech against, written once from the papers.
+
+Everything here is derived from the published formulas, never from optmech's own code, so a
+test that compares optmech with these can fail. :mod:`test_reference` checks the references
+themselves (exact rational identities the papers state).
+
+- :func:`geometric_from_theory` / :func:`geometric_exact`: the range-restricted geometric
+  mechanism of Ghosh, Roughgarden & Sundararajan (2012), §2:
+  ``G[i, j] = α^|i−j| (1−α)/(1+α)`` for ``0 < j < n``, ``G[i, 0] = α^i/(1+α)``,
+  ``G[i, n] = α^(n−i)/(1+α)``, ``α = e^(−ε)``.
+- :func:`g_plus_bayes_remap`: the value of ``G`` followed by a user's Bayes-optimal remap,
+  ``Σ_z min_r Σ_i p_i G[i, z] L[i, r]`` (GRS §2.2), which GRS Thm. 3.1 proves optimal.
+- :data:`FIG2`: the worked example of GRS Fig. 2 (n = 5, ε = ln 2, ``G`` with output 1 sent
+  to 2), exactly as the paper prints it.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = [
+    "FIG2",
+    "FIG2_STRINGS",
+    "fig2_matrix",
+    "g_plus_bayes_remap",
+    "g_plus_bayes_remap_exact",
+    "geometric_exact",
+    "geometric_from_theory",
+]
+
+
+def geometric_from_theory(n: int, eps: float) -> np.ndarray:
+    """The range-restricted geometric mechanism on ``{0..n}`` in floating point (GRS §2)."""
+    a = math.exp(-eps)
+    idx = np.arange(n + 1)
+    g = a ** np.abs(idx[:, None] - idx[None, :]) * (1 - a) / (1 + a)
+    g[:, 0] = a**idx / (1 + a)
+    g[:, n] = a ** (n - idx) / (1 + a)
+    return g
+
+
+def geometric_exact(n: int, alpha: Fraction) -> list[list[Fraction]]:
+    """The same mechanism in exact rationals, for a rational ``α = e^(−ε)`` (e.g. 1/2)."""
+    out = []
+    for i in range(n + 1):
+        row = []
+        for j in range(n + 1):
+            if j == 0:
+                row.append(alpha**i / (1 + alpha))
+            elif j == n:
+                row.append(alpha ** (n - i) / (1 + alpha))
+            else:
+                row.append(alpha ** abs(i - j) * (1 - alpha) / (1 + alpha))
+        out.append(row)
+    return out
+
+
+def g_plus_bayes_remap(prior: np.ndarray, loss: np.ndarray, eps: float) -> float:
+    """``Σ_z min_r Σ_i p_i G[i, z] L[i, r]`` (GRS §2.2) in floating point."""
+    g = geometric_from_theory(len(prior) - 1, eps)
+    posterior_loss = (np.asarray(prior)[:, None] * g).T @ np.asarray(loss)  # (z, r)
+    return float(posterior_loss.min(axis=1).sum())
+
+
+def g_plus_bayes_remap_exact(
+    prior: list[Fraction], loss: list[list[Fraction]], alpha: Fraction
+) -> Fraction:
+    """The same value in exact rationals (GRS Thm. 3.1: the optimum of the user's LP)."""
+    n = len(prior) - 1
+    g = geometric_exact(n, alpha)
+    total = Fraction(0)
+    for z in range(n + 1):
+        total += min(
+            sum((prior[i] * g[i][z] * loss[i][r] for i in range(n + 1)), Fraction(0))
+            for r in range(len(loss[0]))
+        )
+    return total
+
+
+#: GRS Fig. 2 as printed (rows: inputs 0..5, columns: outputs 0..5).
+FIG2_STRINGS: tuple[tuple[str, ...], ...] = (
+    ("2/3", "0", "1/4", "1/24", "1/48", "1/48"),
+    ("1/3", "0", "1/2", "1/12", "1/24", "1/24"),
+    ("1/6", "0", "1/2", "1/6", "1/12", "1/12"),
+    ("1/12", "0", "1/4", "1/3", "1/6", "1/6"),
+    ("1/24", "0", "1/8", "1/6", "1/3", "1/3"),
+    ("1/48", "0", "1/16", "1/12", "1/6", "2/3"),
+)
+#: The same in exact rationals.
+FIG2: tuple[tuple[Fraction, ...], ...] = tuple(
+    tuple(Fraction(v) for v in row) for row in FIG2_STRINGS
+)
+
+
+def fig2_matrix() -> np.ndarray:
+    """GRS Fig. 2 as a float matrix."""
+    return np.array([[float(v) for v in row] for row in FIG2])
