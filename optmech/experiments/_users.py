@@ -8,9 +8,18 @@ import numpy as np
 
 from optmech.costs import Absolute, Asymmetric, Squared, ZeroOne
 
-__all__ = ["random_loss", "random_prior"]
+__all__ = ["LOSS_KINDS", "random_loss", "random_prior", "random_setting"]
 
 LOSS_KINDS = ("|e|", "e²", "0-1", "threshold 1", "asymmetric 2:1", "random monotone")
+
+
+def random_setting(rng: np.random.Generator, k: int, n_max: int) -> tuple[str, int, float]:
+    """The ``k``-th user's loss kind (cycling), size ``n ∈ [3, n_max]`` and ε (log-uniform on
+    [0.1, 4]), drawn in that order."""
+    kind = LOSS_KINDS[k % len(LOSS_KINDS)]
+    n = int(rng.integers(3, n_max + 1))
+    eps = float(np.exp(rng.uniform(np.log(0.1), np.log(4.0))))
+    return kind, n, eps
 
 
 def random_prior(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -24,7 +24,7 @@ from optmech.experiments._common import (
     markdown_table,
     new_figure,
 )
-from optmech.experiments._users import LOSS_KINDS, random_loss, random_prior
+from optmech.experiments._users import LOSS_KINDS, random_loss, random_prior, random_setting
 
 __all__ = ["run"]
 
@@ -50,9 +50,7 @@ def run(
     count, n_max = (12, 10) if quick else (60, 30)
     rows = []
     for k in range(count):
-        kind = LOSS_KINDS[k % len(LOSS_KINDS)]
-        n = int(rng.integers(3, n_max + 1))
-        eps = float(np.exp(rng.uniform(np.log(0.1), np.log(4.0))))
+        kind, n, eps = random_setting(rng, k, n_max)
         prior = random_prior(rng, n)
         loss = random_loss(rng, n, kind)
         lp = optmech.bayesian_mechanism(prior, loss, eps)

@@ -22,7 +22,7 @@ from optmech.experiments._common import (
     markdown_table,
     new_figure,
 )
-from optmech.experiments._users import LOSS_KINDS, random_loss
+from optmech.experiments._users import random_loss, random_setting
 
 __all__ = ["run"]
 
@@ -38,9 +38,7 @@ def run(
     count, n_max = (10, 10) if quick else (50, 25)
     rows = []
     for k in range(count):
-        kind = LOSS_KINDS[k % len(LOSS_KINDS)]
-        n = int(rng.integers(3, n_max + 1))
-        eps = float(np.exp(rng.uniform(np.log(0.1), np.log(4.0))))
+        kind, n, eps = random_setting(rng, k, n_max)
         loss = random_loss(rng, n, kind)
         size = int(rng.integers(2, n + 2))
         side = np.sort(rng.choice(n + 1, size=size, replace=False))
