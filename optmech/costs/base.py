@@ -1,0 +1,329 @@
+"""The :class:`Cost` base class: values, exact interval integrals, geometric tail sums, and
+the quadrature fallback for costs without an antiderivative (see :mod:`optmech.costs`)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+from scipy import integrate
+
+from optmech._validation import check_real, describe
+
+__all__ = ["Cost"]
+
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+
+#: Relative accuracy promised by the quadrature fallback of :meth:`Cost.integral`.
+QUADRATURE_RTOL = 1e-10
+
+_GL_NODES_LO, _GL_WEIGHTS_LO = np.polynomial.legendre.leggauss(24)
+_GL_NODES_HI, _GL_WEIGHTS_HI = np.polynomial.legendre.leggauss(48)
+
+# Probe points used to infer / check the shape of a user cost.
+_PROBE = np.concatenate([[0.0], np.logspace(-6, 6, 601)])
+
+
+def _scalar_or_array(x: FloatArray) -> FloatArray | float:
+    return float(x) if x.ndim == 0 else x
+
+
+def _as_errors(name: str, x: ArrayLike) -> FloatArray:
+    """``x`` as a float array: non-numeric input raises TypeError, NaN raises ValueError."""
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise TypeError(f"`{name}` must be real numbers; got {describe(x)}.") from exc
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be real numbers; got {describe(x)} of dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"`{name}` must not contain NaN; got {describe(x)}.")
+    return arr
+
+
+def _num(x: float) -> str:
+    """Shortest text that :func:`parse_cost` reads back as exactly ``x``."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+def _column(k: FloatArray, like: FloatArray) -> FloatArray:
+    """``k`` shaped ``(len(k), 1, ..., 1)`` to broadcast against an array like ``like``."""
+    return k.reshape((-1,) + (1,) * like.ndim)
+
+
+def _no_nan(out: FloatArray, what: str) -> FloatArray:
+    """Raise instead of returning NaN (e.g. ``inf − inf`` after an overflow)."""
+    if np.any(np.isnan(out)):
+        raise ValueError(f"{what} is not a number: the arguments overflow float64.")
+    return out
+
+
+def _eulerian_polylog(order: int, ratio: float) -> float:
+    """``Σ_{k≥0} k^order ρ^k`` for integer order ≥ 0, 0 ≤ ρ < 1 (Li_{−n}, Eulerian numbers)."""
+    if order == 0:
+        return 1.0 / (1.0 - ratio)
+    # Eulerian numbers A(n, m) by the standard recurrence.
+    row = [1]
+    for n in range(2, order + 1):
+        new = [1] * n
+        for m in range(1, n - 1):
+            new[m] = (m + 1) * row[m] + (n - m) * row[m - 1]
+        row = new
+    poly = sum(a * ratio**m for m, a in enumerate(row))
+    return ratio * poly / (1.0 - ratio) ** (order + 1)
+
+
+class Cost(ABC):
+    """A vectorised cost of the error ``e = released − true``.
+
+    Subclasses implement :meth:`_value`, and :meth:`_antiderivative` when one exists in closed
+    form; the public methods broadcast, validate and fall back to quadrature.
+    """
+
+    #: ``c(e) = c(−e)`` for all ``e``.
+    symmetric: bool = True
+    #: ``c`` is non-increasing on ``(−∞, 0]`` and non-decreasing on ``[0, ∞)``.
+    nondecreasing: bool = True
+    #: Degree of polynomial growth (``c(e) = O(|e|^p)``), used to bound tail series;
+    #: ``None`` when unknown.
+    growth: float | None = None
+
+    # -- formulas (private) -------------------------------------------------------------
+    @abstractmethod
+    def _value(self, e: FloatArray) -> FloatArray:
+        """The cost at each error; ``e`` is a float array."""
+
+    def _antiderivative(self, x: FloatArray) -> FloatArray | None:
+        """A closed-form antiderivative ``F`` with ``F(0) = 0``, or ``None``."""
+        return None
+
+    # -- public API -----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """Short name, as accepted by :func:`parse_cost`."""
+        return type(self).__name__.lower()
+
+    @property
+    def power_law(self) -> tuple[float, float, float] | None:
+        """``(p, over, under)`` if ``c(e) = over·e^p`` (e ≥ 0), ``under·|e|^p`` (e < 0); else None.
+
+        Lets closed-form families recognise the power-law costs (Absolute, Squared, Power,
+        Asymmetric) without inspecting their classes.
+        """
+        return None
+
+    @property
+    def has_exact_integral(self) -> bool:
+        """Whether :meth:`integral` uses a closed-form antiderivative (no quadrature)."""
+        return self._antiderivative(np.zeros(1)) is not None
+
+    @property
+    def is_symmetric_nondecreasing(self) -> bool:
+        """Both theorem hypotheses: symmetric and non-decreasing in ``|e|``."""
+        return bool(self.symmetric and self.nondecreasing)
+
+    def __call__(self, e: ArrayLike) -> FloatArray | float:
+        """Evaluate the cost at ``e`` (any shape); a scalar in gives a float out."""
+        arr = _as_errors("e", e)
+        with np.errstate(over="ignore"):
+            return _scalar_or_array(np.asarray(self._value(arr), dtype=np.float64))
+
+    def integral(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
+        """``∫_a^b c(e) de``, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
+
+        Exact when :attr:`has_exact_integral`; otherwise Gauss–Legendre quadrature checked
+        against a rule of twice the order, with adaptive :func:`scipy.integrate.quad` for
+        intervals where the two disagree by more than :data:`QUADRATURE_RTOL` (relative).
+        """
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
+        if not (np.all(np.isfinite(a_arr)) and np.all(np.isfinite(b_arr))):
+            raise ValueError("integration limits `a` and `b` must be finite.")
+        with np.errstate(over="ignore", invalid="ignore"):
+            exact = self._antiderivative(b_arr)
+            if exact is not None:
+                out = np.asarray(exact - self._antiderivative(a_arr), dtype=np.float64)
+            else:
+                out = self._quadrature(a_arr, b_arr)
+        return _scalar_or_array(_no_nan(out, "the integral"))
+
+    def cell_average(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
+        """``(1/(b − a)) ∫_a^b c``: the cost of a uniform density on ``[a, b]`` (THEORY.md §4)."""
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
+        if np.any(b_arr <= a_arr):
+            raise ValueError("cell_average needs b > a for every cell.")
+        return _scalar_or_array(np.asarray(self.integral(a_arr, b_arr)) / (b_arr - a_arr))
+
+    def periodic_integral(
+        self, a: ArrayLike, b: ArrayLike, *, period: float, ratio: float
+    ) -> FloatArray | float:
+        """``Σ_{k≥0} ratio^k ∫_{a+k·period}^{b+k·period} c(e) de``, broadcast over a, b.
+
+        ``period > 0`` walks the cells towards +∞, ``period < 0`` towards −∞; ``0 ≤ ratio < 1``.
+        This is the exact cost of a density that repeats a block geometrically (a staircase
+        tail, or the tail that closes a finite LP grid). Raises :class:`ValueError` when the
+        series does not converge (a cost growing faster than ``ratio^(−k)``).
+        """
+        period = check_real("period", period)
+        ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
+        if period == 0:
+            raise ValueError("`period` must be non-zero; got 0.0.")
+        a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                closed = self._periodic_integral_closed(a_arr, b_arr, period, ratio)
+        except OverflowError as exc:  # Python float powers of a huge period
+            raise ValueError("the periodic integral overflows float64.") from exc
+        if closed is not None:
+            return _scalar_or_array(_no_nan(closed, "the periodic integral"))
+        return _scalar_or_array(
+            self._series(
+                lambda k: np.asarray(
+                    self.integral(
+                        a_arr + _column(k, a_arr) * period, b_arr + _column(k, b_arr) * period
+                    )
+                ),
+                ratio,
+                a_arr.shape,
+            )
+        )
+
+    def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
+        """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of :meth:`periodic_integral`."""
+        period = check_real("period", period)
+        ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
+        if period == 0:
+            raise ValueError("`period` must be non-zero; got 0.0.")
+        x_arr = _as_errors("x", x)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                closed = self._periodic_sum_closed(x_arr, period, ratio)
+        except OverflowError as exc:  # Python float powers of a huge period
+            raise ValueError("the periodic sum overflows float64.") from exc
+        if closed is not None:
+            return _scalar_or_array(_no_nan(closed, "the periodic sum"))
+        return _scalar_or_array(
+            self._series(
+                lambda k: np.asarray(self(x_arr + _column(k, x_arr) * period)), ratio, x_arr.shape
+            )
+        )
+
+    def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
+        """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answer ``r`` when the truth is ``i``."""
+        i = _as_errors("inputs", inputs).reshape(-1, 1)
+        r = _as_errors("outputs", outputs).reshape(1, -1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _no_nan(np.asarray(self._value(r - i), dtype=np.float64), "the loss matrix")
+
+    def require_symmetric_nondecreasing(self, context: str) -> None:
+        """Raise :class:`ValueError` unless the cost meets the theorems' hypotheses."""
+        if not self.is_symmetric_nondecreasing:
+            missing = [
+                w
+                for w, ok in (
+                    ("symmetric", self.symmetric),
+                    ("non-decreasing in |e|", self.nondecreasing),
+                )
+                if not ok
+            ]
+            raise ValueError(
+                f"`cost` must be symmetric and non-decreasing in |e| for {context}; "
+                f"got {self!r}, which is not {' and not '.join(missing)}. "
+                "Use the LP designer (optmech.design_noise) for other costs."
+            )
+
+    def mirrored(self) -> Cost:
+        """The cost ``e ↦ c(−e)`` (itself when symmetric)."""
+        if self.symmetric:
+            return self
+        from optmech.costs.custom import _Mirrored  # the subclass lives beside Custom
+
+        return _Mirrored(self)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _periodic_integral_closed(
+        self, a: FloatArray, b: FloatArray, period: float, ratio: float
+    ) -> FloatArray | None:
+        return None
+
+    def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
+        return None
+
+    def _series(
+        self, term: Callable[[FloatArray], FloatArray], ratio: float, shape: tuple[int, ...]
+    ) -> FloatArray:
+        """Sum ``Σ_k ratio^k term(k)`` block by block until the remainder is < 1e-17 relative.
+
+        ``term`` maps a 1-d array of ``k`` values to an array of shape ``(len(k), *shape)``, so
+        each block is one vectorised call; blocks are capped at about 2·10⁵ elements.
+        """
+        if ratio == 0.0:
+            return np.asarray(term(np.zeros(1)), dtype=np.float64)[0]
+        total = np.zeros(shape)
+        log_ratio = math.log(ratio)
+        size = max(int(np.prod(shape)), 1)
+        cap = max(2, 200_000 // size)
+        block = min(64, cap)
+        max_terms = 2_000_000
+        k0 = 0
+        while k0 < max_terms:
+            ks = np.arange(k0, k0 + block, dtype=np.float64)
+            weights = np.exp(ks * log_ratio).reshape((-1,) + (1,) * len(shape))
+            terms = weights * np.asarray(term(ks), dtype=np.float64)
+            if not np.all(np.isfinite(terms)):
+                break
+            total = total + terms.sum(axis=0)
+            last = np.abs(terms[-1])
+            # Terms of a convergent series with polynomial growth decrease once k exceeds
+            # growth/|log ratio|; stop when the last block's tail bound is negligible.
+            tail_bound = last / (1.0 - ratio) * 4.0
+            decreasing = np.all(np.abs(terms[-1]) <= np.abs(terms[-2]) + 1e-300)
+            if decreasing and np.all(tail_bound <= 1e-17 * np.maximum(np.abs(total), 1e-300)):
+                return total
+            k0 += block
+            block = min(block * 2, 4096, cap)
+        raise ValueError(
+            f"the expected cost diverges or converges too slowly: {self!r} grows too fast for a "
+            f"geometric tail with ratio {ratio:g} (try a cost with polynomial growth)."
+        )
+
+    def _quadrature(self, a: FloatArray, b: FloatArray) -> FloatArray:
+        shape = a.shape
+        a, b = a.reshape(-1), b.reshape(-1)  # np.nonzero below needs at least 1-d
+        mid = (a + b)[..., None] / 2.0
+        half = (b - a)[..., None] / 2.0
+        lo = np.sum(_GL_WEIGHTS_LO * self._value(mid + half * _GL_NODES_LO), axis=-1) * half[..., 0]
+        hi = np.sum(_GL_WEIGHTS_HI * self._value(mid + half * _GL_NODES_HI), axis=-1) * half[..., 0]
+        if not np.all(np.isfinite(hi)):
+            raise ValueError(f"cost {self!r} returned a non-finite value inside [a, b].")
+        out = np.array(hi, dtype=np.float64)
+        scale = np.maximum(np.abs(hi), np.abs(half[..., 0]) * 1e-300)
+        bad = np.abs(hi - lo) > QUADRATURE_RTOL * scale
+        if np.any(bad):
+            fn = lambda t: float(self._value(np.asarray(t, dtype=np.float64)))  # noqa: E731
+            for idx in zip(*np.nonzero(bad), strict=True):
+                lo_i, hi_i = float(a[idx]), float(b[idx])
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", integrate.IntegrationWarning)
+                    val, _err = integrate.quad(
+                        fn,
+                        lo_i,
+                        hi_i,
+                        epsabs=0.0,
+                        epsrel=QUADRATURE_RTOL,
+                        limit=500,
+                        points=[0.0] if lo_i < 0.0 < hi_i else None,
+                    )
+                out[idx] = val
+        return out.reshape(shape)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
