@@ -27,7 +27,7 @@ class SolverError(OptmechError):
     Parameters
     ----------
     solver : str
-        The solver's name as cvxpy knows it (``"HIGHS"``, ``"CLARABEL"``, ...).
+        The solver's name as cvxpy knows it (HiGHS, Clarabel, ...).
     status : str
         The status the solver returned (``"infeasible"``, ``"solver_error"``, ...).
     hint : str, optional
