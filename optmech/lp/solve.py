@@ -14,7 +14,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import cvxpy as cp
 import numpy as np
@@ -26,6 +26,7 @@ from optmech.provenance import Attempt
 __all__ = [
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
+    "ProblemKind",
     "SolveInfo",
     "Strategy",
     "attempt_plan",
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: The LP families of :data:`SOLVER_POLICY`.
+ProblemKind = Literal["generic", "additive", "count", "remap"]
 
 #: Solvers optmech knows how to tune, in order of preference.
 KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
@@ -143,7 +147,7 @@ def available_solvers() -> list[str]:
     return [s for s in KNOWN_SOLVERS if s in installed]
 
 
-def default_options(solver: str, kind: str = "generic") -> dict[str, Any]:
+def default_options(solver: str, kind: ProblemKind = "generic") -> dict[str, Any]:
     """optmech's default options for ``solver`` (a copy; empty for solvers it does not tune).
 
     ``kind`` (a key of :data:`SOLVER_POLICY`) adds that family's adjustments, as :func:`solve`
@@ -178,7 +182,9 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
 }
 
 
-def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "generic") -> str:
+def choose_solver(
+    num_variables: int, *, vertex: bool = False, kind: ProblemKind = "generic"
+) -> str:
     """Pick a solver for an LP of the given size and kind.
 
     Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
@@ -200,7 +206,9 @@ def choose_solver(num_variables: int, *, vertex: bool = False, kind: str = "gene
     return preferred if preferred in solvers else solvers[0]
 
 
-def _normalise_solver(solver: str | None, num_variables: int, vertex: bool, kind: str) -> str:
+def _normalise_solver(
+    solver: str | None, num_variables: int, vertex: bool, kind: ProblemKind
+) -> str:
     if solver is None:
         return choose_solver(num_variables, vertex=vertex, kind=kind)
     if not isinstance(solver, str):
@@ -221,7 +229,7 @@ def solve(
     vertex: bool = False,
     options: dict[str, Any] | None = None,
     verbose: bool = False,
-    kind: str = "generic",
+    kind: ProblemKind = "generic",
 ) -> SolveInfo:
     """Solve ``problem`` in place and return its provenance; raise unless the status is optimal.
 
@@ -327,7 +335,11 @@ class Strategy:
 
 
 def attempt_plan(
-    num_variables: int, *, solver: str | None = None, vertex: bool = False, kind: str = "generic"
+    num_variables: int,
+    *,
+    solver: str | None = None,
+    vertex: bool = False,
+    kind: ProblemKind = "generic",
 ) -> list[Strategy]:
     """The ordered attempts of :func:`solve_robust`.
 
@@ -357,7 +369,7 @@ def solve_robust(
     num_variables: int,
     solver: str | None = None,
     vertex: bool = False,
-    kind: str = "generic",
+    kind: ProblemKind = "generic",
     options: dict[str, Any] | None = None,
     verbose: bool = False,
     feasible: bool = True,
