@@ -1,19 +1,24 @@
-"""Experiments that reproduce the papers' figures with optmech's public API (issue 5).
+"""Experiments that reproduce the papers' figures with optmech's public API.
 
 Each experiment is a module of this package with a function
 ``run(out_dir=None, *, seed=0, quick=False) -> ExperimentResult`` writing ``results.csv``,
 ``figure.png`` and ``summary.md`` into ``out_dir`` (default ``./results/NAME``); ``quick``
 runs a small version. The registry maps the command-line names to the modules:
 
-========================  ======================================================================
-``staircase-gain``        staircase vs Laplace gain vs ε, closed form and LP (seed 000, Fig. 2)
-``gamma-star``            γ* vs ε for several costs and the heuristic γ̃ (seed 000, Fig. 4, §V)
-``lp-convergence``        LP-vs-closed-form gap as the resolution m grows (THEORY.md §4)
-``zero-delta``            (0, δ): optimal cost vs δ, the atom from δ = p/(p+1) (seed 004)
-``grs-users``             random Bayesian users: LP vs G + Bayes remap (seed 003)
+========================  ==========================================================================
+``staircase-gain``        staircase vs Laplace gain vs ε, closed form and LP (Geng & Viswanath 2016,
+                          Fig. 2)
+``gamma-star``            γ* vs ε for several costs and the heuristic γ̃ (Geng & Viswanath 2016,
+                          Fig. 4, §V)
+``lp-convergence``        LP-vs-closed-form gap as the resolution m grows (see the docs' theory
+                          page on exact discretisation)
+``zero-delta``            (0, δ): optimal cost vs δ, the atom from δ = p/(p+1) (Geng, Ding, Guo &
+                          Kumar 2019)
+``grs-users``             random Bayesian users: LP vs G + Bayes remap (Ghosh, Roughgarden &
+                          Sundararajan 2012)
 ``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
 ``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
-========================  ======================================================================
+========================  ==========================================================================
 
 Examples
 --------

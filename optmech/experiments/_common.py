@@ -17,20 +17,35 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 __all__ = [
+    "COST_COLORS",
+    "COST_LABELS",
     "CSV_NAME",
     "FIGURE_NAME",
     "SUMMARY_NAME",
     "ExperimentResult",
+    "OutDir",
     "OutputFolder",
+    "finish",
+    "header_lines",
+    "label_axes",
     "markdown_table",
+    "new_figure",
+    "plot_diagonal",
 ]
 
 CSV_NAME = "results.csv"
 FIGURE_NAME = "figure.png"
 SUMMARY_NAME = "summary.md"
+
+#: The ``out_dir`` argument of an experiment: a folder, or None for ``./results/NAME``.
+OutDir: TypeAlias = str | os.PathLike[str] | None
+
+#: How the figures and tables name the two costs with closed forms, and their colours.
+COST_LABELS = {"abs": "|e|", "squared": "e²"}
+COST_COLORS = {"abs": "tab:blue", "squared": "tab:red"}
 
 
 @dataclass(frozen=True)
@@ -82,7 +97,7 @@ def _cell(value: Any) -> Any:
 class OutputFolder:
     """The output folder of one run; writes each file atomically (module docstring)."""
 
-    def __init__(self, name: str, out_dir: str | os.PathLike[str] | None) -> None:
+    def __init__(self, name: str, out_dir: OutDir) -> None:
         self.name = name
         self.path = Path(out_dir) if out_dir is not None else Path("results") / name
         self.path.mkdir(parents=True, exist_ok=True)
@@ -168,3 +183,92 @@ def header_lines(title: str, seed: int, quick: bool) -> str:
     """The first lines of a ``summary.md``."""
     mode = "quick (small) version" if quick else "full version"
     return f"# {title}\n\nRun: {mode}, seed {seed}. Produced by `optmech experiment`.\n"
+
+
+def label_axes(
+    ax: Any,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    *,
+    log: str = "",
+    title_size: float | None = None,
+    **legend: Any,
+) -> None:
+    """Scales, axis labels, title, grid and legend of one panel.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel.
+    xlabel, ylabel, title : str
+        Its axis labels and title.
+    log : str, default ""
+        The axes on a log scale: ``""``, ``"y"`` or ``"xy"``. A panel with a log axis gets grid
+        lines at the minor ticks too.
+    title_size : float, optional
+        Font size of the title; matplotlib's default if omitted.
+    **legend
+        Keyword arguments of ``ax.legend``.
+    """
+    if "x" in log:
+        ax.set_xscale("log")
+    if "y" in log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title_size is None:
+        ax.set_title(title)
+    else:
+        ax.set_title(title, fontsize=title_size)
+    ax.grid(True, which="both" if log else "major", alpha=0.3)
+    ax.legend(**legend)
+
+
+def plot_diagonal(ax: Any, lows: Sequence[Any], highs: Sequence[Any]) -> None:
+    """Draw the diagonal ``y = x`` of a theorem-says-equal scatter plot.
+
+    It runs from half the smallest value in ``lows`` to twice the largest in ``highs`` (arrays).
+    """
+    lo = float(min(a.min() for a in lows)) / 2
+    hi = float(max(a.max() for a in highs)) * 2
+    ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, label="diagonal (theorem)")
+
+
+def finish(
+    out: OutputFolder,
+    fig: Any,
+    title: str,
+    body: Sequence[str],
+    headline: dict[str, Any],
+    *,
+    seed: int,
+    quick: bool,
+) -> ExperimentResult:
+    """Write ``figure.png`` and then ``summary.md``, and return the run's result.
+
+    Parameters
+    ----------
+    out : OutputFolder
+        The run's output folder (``results.csv`` already written).
+    fig : matplotlib.figure.Figure
+        The figure; closed once saved.
+    title : str
+        Title of ``summary.md``, followed by the run line of :func:`header_lines`.
+    body : sequence of str
+        The rest of ``summary.md``, one item per line.
+    headline : dict
+        The key measured numbers.
+    seed : int
+        The seed of the run.
+    quick : bool
+        Whether the small version ran.
+
+    Returns
+    -------
+    ExperimentResult
+        The finished run.
+    """
+    out.write_figure(fig)
+    out.write_summary("\n".join([header_lines(title, seed, quick), *body]))
+    return out.result(headline, seed=seed, quick=quick)

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from optmech.costs import Absolute, Asymmetric, Squared, ZeroOne
 
-__all__ = ["LOSS_KINDS", "random_loss", "random_prior", "random_setting"]
+__all__ = [
+    "LOSS_KINDS",
+    "USER_COLUMNS",
+    "random_loss",
+    "random_prior",
+    "random_setting",
+    "user_rows",
+]
 
 LOSS_KINDS = ("|e|", "e²", "0-1", "threshold 1", "asymmetric 2:1", "random monotone")
+#: The first CSV columns of a random user's row (:func:`user_rows`).
+USER_COLUMNS = ["user", "loss", "n", "epsilon"]
 
 
 def random_setting(rng: np.random.Generator, k: int, n_max: int) -> tuple[str, int, float]:
@@ -56,3 +66,37 @@ def random_loss(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     loss[for_right] = right[rows[for_right], dist[for_right] - 1]
     loss[for_left] = left[rows[for_left], -dist[for_left] - 1]
     return loss
+
+
+def user_rows(
+    seed: int,
+    count: int,
+    n_max: int,
+    measure: Callable[[np.random.Generator, str, int, float], list[Any]],
+) -> list[list[Any]]:
+    """CSV rows of ``count`` random users, all drawn from one generator seeded with ``seed``.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the generator.
+    count : int
+        Number of users.
+    n_max : int
+        Largest ``n`` of a user (:func:`random_setting`).
+    measure : callable
+        ``measure(rng, kind, n, epsilon)`` draws the rest of the user from ``rng`` and returns
+        the rest of its row.
+
+    Returns
+    -------
+    list of list
+        Row ``k`` is ``[k, kind, n, epsilon, *measure(rng, kind, n, epsilon)]`` (columns
+        :data:`USER_COLUMNS` first), with ``kind, n, epsilon`` from :func:`random_setting`.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(count):
+        kind, n, eps = random_setting(rng, k, n_max)
+        rows.append([k, kind, n, eps, *measure(rng, kind, n, eps)])
+    return rows

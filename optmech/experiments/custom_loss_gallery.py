@@ -15,133 +15,141 @@ real improvement for the given guarantee.
 
 from __future__ import annotations
 
-import os
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import optmech
 from optmech.costs import Absolute, Asymmetric, ZeroOne
-from optmech.experiments._common import (
-    ExperimentResult,
-    OutputFolder,
-    header_lines,
-    markdown_table,
-    new_figure,
-)
+from optmech.experiments import ExperimentResult, _common
 
 __all__ = ["run"]
 
 NAME = "custom-loss-gallery"
+#: Columns of results.csv: one row per case and mechanism.
+HEADER = ["case", "mechanism", "expected_cost", "epsilon", "delta", "P(X<=0)"]
+EPS = 1.0
+EPS_AD, DELTA = 1.0, 1e-2
 
 
-def run(
-    out_dir: str | os.PathLike[str] | None = None, *, seed: int = 0, quick: bool = False
-) -> ExperimentResult:
+class _Case(NamedTuple):
+    """One panel: its title, CSV key, cost, the LP design and the baselines by name."""
+
+    title: str
+    key: str
+    cost: Any
+    noise: Any
+    baselines: dict[str, Any]
+
+
+def run(out_dir: _common.OutDir = None, *, seed: int = 0, quick: bool = False) -> ExperimentResult:
     """Run the experiment (module docstring); deterministic, ``seed`` is recorded only."""
-    out = OutputFolder(NAME, out_dir)
+    out = _common.OutputFolder(NAME, out_dir)
+    cases = _cases(quick)
+    rows, headline = _rows(cases)
+    out.write_csv(HEADER, rows)
+    fig = _figure(cases)
+    title = "Custom-loss gallery: designed noise vs baselines"
+    return _common.finish(
+        out, fig, title, _summary_lines(rows, headline), headline, seed=seed, quick=quick
+    )
+
+
+def _cases(quick: bool) -> list[_Case]:
+    """The three panels: asymmetric and threshold costs under ε-DP, ``|e|`` under (ε, δ)-DP."""
     m = 12 if quick else 40
-    eps = 1.0
-    eps_ad, delta = 1.0, 1e-2
-    cases = []  # (panel, case, cost, designed, baselines {name: (noise, value)})
-
-    asym = Asymmetric(over=3.0, under=1.0)
-    design = optmech.design_noise(
-        optmech.PureDP(eps), sensitivity=1.0, cost=asym, resolution=m, periods=3
-    )
-    stair = optmech.Staircase.optimal(epsilon=eps, cost="abs")
-    lap = optmech.Laplace(epsilon=eps)
-    cases.append(
-        (
-            "asymmetric cost 3:1 (over:under), ε = 1",
-            "asymmetric",
-            asym,
-            design,
-            {"staircase (optimal for |e|)": stair, "Laplace": lap},
-        )
-    )
-
-    thr = ZeroOne(0.5)
-    design_t = optmech.design_noise(
-        optmech.PureDP(eps), sensitivity=1.0, cost=thr, resolution=m, periods=3
-    )
-    stair_t = optmech.Staircase.optimal(epsilon=eps, cost=thr)
-    cases.append(
-        (
-            "threshold cost 1[|e| > 0.5], ε = 1",
-            "threshold",
-            thr,
-            design_t,
-            {"staircase (optimal γ for this cost)": stair_t, "Laplace": lap},
-        )
-    )
-
+    asym, thr = Asymmetric(over=3.0, under=1.0), ZeroOne(0.5)
+    design = _pure_dp_design(asym, m)
+    stair = optmech.Staircase.optimal(epsilon=EPS, cost="abs")
+    lap = optmech.Laplace(epsilon=EPS)
+    asym_bases = {"staircase (optimal for |e|)": stair, "Laplace": lap}
+    cases = [
+        _Case("asymmetric cost 3:1 (over:under), ε = 1", "asymmetric", asym, design, asym_bases)
+    ]
+    design_t = _pure_dp_design(thr, m)
+    stair_t = optmech.Staircase.optimal(epsilon=EPS, cost=thr)
+    thr_bases = {"staircase (optimal γ for this cost)": stair_t, "Laplace": lap}
+    cases.append(_Case("threshold cost 1[|e| > 0.5], ε = 1", "threshold", thr, design_t, thr_bases))
     absc = Absolute()
     design_ad = optmech.design_noise(
-        optmech.ApproxDP(eps_ad, delta), sensitivity=1.0, cost=absc, resolution=8 if quick else 24
+        optmech.ApproxDP(EPS_AD, DELTA), sensitivity=1.0, cost=absc, resolution=8 if quick else 24
     )
-    tl = optmech.TruncatedLaplace(epsilon=eps_ad, delta=delta)
-    gauss = optmech.Gaussian(epsilon=eps_ad, delta=delta, calibration="analytic")
-    cases.append(
-        (
-            f"(ε, δ) = ({eps_ad:g}, {delta:g}), cost |e|",
-            "approx-dp",
-            absc,
-            design_ad,
-            {
-                "truncated Laplace": tl,
-                "analytic Gaussian": gauss,
-                "Laplace (ε-DP)": optmech.Laplace(epsilon=eps_ad),
-            },
-        )
+    ad_bases = {
+        "truncated Laplace": optmech.TruncatedLaplace(epsilon=EPS_AD, delta=DELTA),
+        "analytic Gaussian": optmech.Gaussian(epsilon=EPS_AD, delta=DELTA, calibration="analytic"),
+        "Laplace (ε-DP)": optmech.Laplace(epsilon=EPS_AD),
+    }
+    ad_title = f"(ε, δ) = ({EPS_AD:g}, {DELTA:g}), cost |e|"
+    cases.append(_Case(ad_title, "approx-dp", absc, design_ad, ad_bases))
+    return cases
+
+
+def _pure_dp_design(cost: Any, m: int) -> Any:
+    """The LP's ε-DP noise for ``cost`` at resolution ``m``, three periods, no class restriction."""
+    return optmech.design_noise(
+        optmech.PureDP(EPS), sensitivity=1.0, cost=cost, resolution=m, periods=3
     )
 
+
+def _rows(cases: list[_Case]) -> tuple[list[list[Any]], dict[str, float]]:
+    """CSV rows (design, then each baseline, per case) and the headline of the expected costs."""
     rows = []
     headline: dict[str, float] = {}
-    for title, key, cost, noise, baselines in cases:
+    for case in cases:
+        noise = case.noise
+        cdf0 = float(noise.cdf(0.0))
         rows.append(
             [
-                key,
+                case.key,
                 "LP design",
                 noise.value,
                 noise.certified_epsilon,
                 noise.certified_delta,
-                float(noise.cdf(0.0)),
+                cdf0,
             ]
         )
-        headline[f"{key}_design"] = noise.value
-        for name, base in baselines.items():
-            value = base.expected_cost(cost)
-            rows.append([key, name, value, base.epsilon, base.delta, float(base.cdf(0.0))])
-            headline[f"{key}_{name}"] = value
-        del title
-    header = ["case", "mechanism", "expected_cost", "epsilon", "delta", "P(X<=0)"]
-    out.write_csv(header, rows)
+        headline[f"{case.key}_design"] = noise.value
+        for name, base in case.baselines.items():
+            value = base.expected_cost(case.cost)
+            rows.append([case.key, name, value, base.epsilon, base.delta, float(base.cdf(0.0))])
+            headline[f"{case.key}_{name}"] = value
+    return rows, headline
 
-    fig, axes = new_figure(3, width=4.8, height=4.2)
-    for ax, (title, _key, cost, noise, baselines) in zip(axes, cases, strict=True):
-        x = np.linspace(-4.0, 4.0, 1601)
+
+def _figure(cases: list[_Case]) -> Any:
+    """One panel per case: the designed density (and atom) against the baselines' densities."""
+    fig, axes = _common.new_figure(3, width=4.8, height=4.2)
+    x = np.linspace(-4.0, 4.0, 1601)
+    for ax, case in zip(axes, cases, strict=True):
+        noise = case.noise
         ax.plot(x, noise.pdf(x), color="k", lw=1.6, label=f"LP design (cost {noise.value:.4g})")
         if getattr(noise, "atom", 0.0) > 1e-9:
             ax.plot([0.0], [0.0], "k^", label=f"atom {noise.atom:.3g} at 0")
-        for name, base in baselines.items():
-            ax.plot(
-                x, base.pdf(x), lw=1.0, alpha=0.85, label=f"{name} ({base.expected_cost(cost):.4g})"
-            )
-        ax.set_xlabel("noise value x (units of Δ = 1)")
-        ax.set_ylabel("probability density")
-        ax.set_title(title, fontsize=10)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16))
-    out.write_figure(fig)
+        for name, base in case.baselines.items():
+            label = f"{name} ({base.expected_cost(case.cost):.4g})"
+            ax.plot(x, base.pdf(x), lw=1.0, alpha=0.85, label=label)
+        _common.label_axes(
+            ax,
+            "noise value x (units of Δ = 1)",
+            "probability density",
+            case.title,
+            title_size=10,
+            fontsize=7,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+        )
+    return fig
 
-    tab = [[r[0], r[1], r[2], r[3], r[4], r[5]] for r in rows]
-    lines = [
-        header_lines("Custom-loss gallery: designed noise vs baselines", seed, quick),
+
+def _summary_lines(rows: list[list[Any]], headline: dict[str, float]) -> list[str]:
+    """The body of ``summary.md``: every expected cost, and the designs against the baselines."""
+    return [
         "Shows (no closed form in the papers): for an asymmetric cost the LP design is not "
         "symmetric and beats every symmetric noise; for a threshold cost and for (ε, δ)-DP "
         "the LP design is at most the staircase / truncated Laplace / Gaussian at the same "
-        "guarantee (seed 000 §VI; seed 004; THEORY.md §3).\n",
-        markdown_table(["case", "mechanism", "expected cost", "ε", "δ", "P(X ≤ 0)"], tab),
+        "guarantee (staircase: Geng & Viswanath 2016, Thm. 3; truncated Laplace: Geng, Ding, "
+        "Guo & Kumar 2020; analytic Gaussian: Balle & Wang 2018).\n",
+        _common.markdown_table(["case", "mechanism", "expected cost", "ε", "δ", "P(X ≤ 0)"], rows),
         "",
         f"Measured: asymmetric design {headline['asymmetric_design']:.5g} vs staircase "
         f"{headline['asymmetric_staircase (optimal for |e|)']:.5g}; (ε, δ) design "
@@ -149,5 +157,3 @@ def run(
         f"{headline['approx-dp_truncated Laplace']:.5g} and Gaussian "
         f"{headline['approx-dp_analytic Gaussian']:.5g}.",
     ]
-    out.write_summary("\n".join(lines))
-    return out.result(headline, seed=seed, quick=quick)
