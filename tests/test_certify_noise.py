@@ -9,13 +9,18 @@ privacy is known in closed form (THEORY.md §1, §3).
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from optmech.certify.noise import (
     DeltaReport,
     EpsilonReport,
+    cells_within_reach,
     certify_noise,
     check_noise,
     noise_delta,
@@ -108,7 +113,7 @@ def test_geometric_pmf_is_exactly_epsilon_dp() -> None:
     assert eps <= got <= eps + 1e-13
     # Pessimism: the certified ε exceeds ε by ulps, so δ at ε is zero up to the roundoff bound.
     bound = noise_delta(pmf, epsilon=eps, reach=1, left_tail=left, right_tail=right)
-    assert bound <= (got - eps) * (1 + 1e-12) and bound < 1e-14
+    assert bound <= (got - eps) * (1 + 1e-9) and bound < 1e-13
     # At a smaller ε the divergence of the two-sided geometric at shift 1 is, summing
     # (b^|i| − e^ε' b^|i+1|)_+ over i ≥ 0: (1 − e^(ε'−ε))·(1/(1+b)) (brute force cross-check).
     eps2 = 0.3
@@ -181,7 +186,7 @@ def test_worst_pair_and_shift_are_reported() -> None:
     assert isinstance(drep, DeltaReport)
     assert abs(drep.shift) == 2.0
     assert drep.per_shift.shape == (2,)
-    assert drep.delta == pytest.approx(_brute_delta(masses, 2, 0.0), abs=1e-15)
+    assert drep.delta == pytest.approx(_brute_delta(masses, 2, 0.0), abs=1e-14)
 
 
 def test_uniform_plus_atom_has_delta_exactly() -> None:
@@ -272,3 +277,198 @@ def test_bad_epsilon_for_delta() -> None:
         PiecewiseConstantNoise(
             start=0.0, width=1.0, densities=[1.0], period=1, sensitivity=1.0, privacy=ApproxDP
         )  # class, not instance
+
+
+# -- the reach is exact: a shift reaching past a cell edge by any amount counts ------------------
+def _laplace_like(width: float, sensitivity: float, per_cell: float) -> PiecewiseConstantNoise:
+    """Density ∝ e^(−per_cell·|j|) on cells of ``width``, geometric tails (period one cell)."""
+    b = math.exp(-per_cell)
+    dens = b ** np.abs(np.arange(-6, 6) + 0.5)
+    total = width * (dens.sum() + 2 * dens[0] * b / (1 - b))
+    dens = dens / total
+    return PiecewiseConstantNoise(
+        start=-6 * width,
+        width=width,
+        densities=dens,
+        period=1,
+        left_tail=([dens[0] * b], b),
+        right_tail=([dens[-1] * b], b),
+        sensitivity=sensitivity,
+        privacy=PureDP(1.0),
+    )
+
+
+def test_reach_just_past_an_integer_counts_the_next_cell() -> None:
+    """Δ = 0.6000000001 on cells of 0.3: 2 + 3e-10 cells, so pairs 3 cells apart count."""
+    noise = _laplace_like(0.3, 0.6000000001, 0.5)  # ratio e^0.5 per cell: true ε = 1.5
+    assert certify_noise(noise).epsilon >= 1.5
+    assert check_noise(noise, 1.0) is False
+    d = noise.grid_description()
+    tails = {"left_tail": d["left_tail"], "right_tail": d["right_tail"]}
+    assert noise_epsilon(d["masses"], sensitivity=0.6000000001, width=0.3, **tails) >= 1.5
+    # An exact reach of two cells (given as `reach`, taken as exact) compares pairs 2 apart.
+    two = noise_epsilon(d["masses"], reach=2.0, **tails)
+    assert 1.0 <= two <= 1.0 + 1e-12
+    assert certify_noise(_laplace_like(0.25, 0.5, 0.5)).epsilon == pytest.approx(1.0, abs=1e-12)
+    assert cells_within_reach(0.6000000001, 0.3) == 3
+    assert cells_within_reach(0.6, 0.3) == 2  # exact quotient of the floats 0.6 and 0.3 is 2
+    assert cells_within_reach(1.0, 1.0 / 3.0) == 4  # fl(1/3) < 1/3: 3 + 2e-16 cells
+    assert cells_within_reach(1.0, 0.125) == 8
+
+
+def test_reach_below_one_cell_interpolates_from_zero() -> None:
+    """For R < 1, H(R) = R·H(1) (H(0) = 0): checked against direct integration."""
+    rng = np.random.default_rng(3)
+    h, eps = 0.5, 0.2
+    dens = rng.uniform(0.1, 1.0, 9)
+    dens /= dens.sum() * h
+    edges = h * np.arange(dens.size + 1)
+    d = 0.3  # R = 0.6 cells
+    direct = max(_hockey_exact(edges, dens, eps, d), _hockey_exact(edges, dens, eps, -d))
+    got = noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h)
+    assert direct <= got <= direct + 1e-14
+    rep = noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h, debug=True)
+    assert rep.per_shift.shape == (0,) and abs(rep.shift) == pytest.approx(0.6)
+
+
+def _ceil_fraction(q: Fraction) -> int:
+    return -((-q.numerator) // q.denominator)
+
+
+def _explicit_fractions(masses, left, right, periods):
+    """Exact rationals of the grid and ``periods`` tail periods each side, left to right."""
+    (lb, lr), (rb, rr) = left, right
+    lefts = [[Fraction(x) * Fraction(lr) ** k for x in lb] for k in range(periods)][::-1]
+    rights = [[Fraction(x) * Fraction(rr) ** k for x in rb] for k in range(periods)]
+    grid = [Fraction(x) for x in masses]
+    return [v for part in [*lefts, grid, *rights] for v in part]
+
+
+def _exact_log(q: Fraction) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return (Decimal(q.numerator) / Decimal(q.denominator)).ln()
+
+
+_POS = st.floats(0.05, 1.0, allow_nan=False)
+
+
+@st.composite
+def _near_integer_grid(draw):
+    """Cells of a float width h and Δ within 1e-12 relative of k·h, on either side."""
+    period = draw(st.integers(1, 3))
+    k = draw(st.integers(1, 4))
+    h = draw(st.floats(0.01, 3.0, allow_nan=False))
+    how = draw(st.sampled_from(["below", "product", "above", "next_down", "next_up"]))
+    tiny = draw(st.floats(2.0**-52, 1e-12))
+    delta = {
+        "below": k * h * (1.0 - tiny),
+        "product": k * h,
+        "above": k * h * (1.0 + tiny),
+        "next_down": math.nextafter(k * h, 0.0),
+        "next_up": math.nextafter(k * h, math.inf),
+    }[how]
+    n = draw(st.integers(1, 40 - 2 * 3 * period))
+    masses = np.array(draw(st.lists(_POS, min_size=n, max_size=n)))
+    left = (np.array(draw(st.lists(_POS, min_size=period, max_size=period))), draw(_POS) * 0.9)
+    right = (np.array(draw(st.lists(_POS, min_size=period, max_size=period))), draw(_POS) * 0.9)
+    return masses, left, right, delta, h
+
+
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+
+
+@SETTINGS
+@given(_near_integer_grid())
+def test_epsilon_is_never_below_brute_force_near_integer_reach(case) -> None:
+    """Against all pairs within the exact reach ceil(Δ/h), in rational arithmetic.
+
+    Pairs deeper in a tail than ``ceil(C/P) + 1`` periods are ratio-scaled copies of pairs one
+    period inwards, so ``ceil(C/P) + 3`` explicit periods each side see every ratio.
+    """
+    masses, left, right, delta, h = case
+    cells = _ceil_fraction(Fraction(delta) / Fraction(h))
+    arr = _explicit_fractions(masses, left, right, -(-cells // left[0].size) + 3)
+    worst = max(
+        arr[i] / arr[j]
+        for i in range(len(arr))
+        for j in range(max(0, i - cells), min(len(arr), i + cells + 1))
+    )
+    truth = _exact_log(worst)
+    kwargs = {"sensitivity": delta, "width": h, "left_tail": left, "right_tail": right}
+    got = noise_epsilon(masses, **kwargs)
+    assert Decimal(got) >= truth
+    assert Decimal(got) - truth <= Decimal("1e-12")
+    exact = noise_epsilon(masses, exact=True, **kwargs)  # rounded up, within one ulp
+    assert truth <= Decimal(exact) <= truth + Decimal(math.ulp(exact))
+
+
+@st.composite
+def _near_integer_finite_grid(draw):
+    masses, _left, _right, delta, h = draw(_near_integer_grid())
+    zeros = draw(st.lists(st.booleans(), min_size=masses.size, max_size=masses.size))
+    masses = np.where(zeros, 0.0, masses) if not all(zeros) else masses
+    return masses, delta, h, draw(st.floats(0.0, 1.5, allow_nan=False))
+
+
+def _hockey_fraction(arr: list[Fraction], shift: int, e_eps: Fraction) -> Fraction:
+    """Σ_j (p_j − E p_{j+shift})_+ over a finite support (partners outside are zero)."""
+    n = len(arr)
+    return sum(
+        (
+            max(arr[j] - e_eps * (arr[j + shift] if 0 <= j + shift < n else 0), Fraction(0))
+            for j in range(n)
+        ),
+        Fraction(0),
+    )
+
+
+@SETTINGS
+@given(_near_integer_finite_grid())
+def test_delta_is_never_below_exact_hockey_stick_near_integer_reach(case) -> None:
+    """Against the exact hockey-stick divergence at the worst real shift ``0 < |d| ≤ Δ``.
+
+    For cells of width ``h`` and ``d = (s + t)h`` (``s`` integer, ``0 ≤ t < 1``), a point
+    ``x = (j + u)h`` of cell ``j`` lands in cell ``j + s`` when ``u < 1 − t`` and in ``j + s + 1``
+    otherwise, so ``∫(f(x) − e^ε f(x + d))_+ dx = (1 − t)·H(s) + t·H(s + 1)`` with
+    ``H(s) = Σ_j (p_j − e^ε p_{j+s})_+``: linear in ``d`` between multiples of ``h``, and
+    ``H(0) = 0`` for ``ε ≥ 0``. A function linear on each ``[sh, (s+1)h]`` attains its
+    supremum over ``(0, Δ]`` at a multiple of ``h`` in ``(0, Δ]`` or at ``d = Δ`` (or tends to
+    ``H(0) = 0`` as ``d → 0``). So the truth is the maximum of ``H(1..floor R)`` and
+    ``(1 − t)H(floor R) + t·H(floor R + 1)`` at ``R = Δ/h`` exactly, both directions.
+    ``e^ε`` is taken 60 digits down (``E ≤ e^ε``), which can only raise the truth (``E = 1``
+    exactly at ``ε = 0``).
+    """
+    masses, delta, h, eps = case
+    arr = [Fraction(x) for x in masses]
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e_eps = Fraction(Decimal(eps).exp()) - Fraction(1, 10**55) if eps else Fraction(1)
+    reach = Fraction(delta) / Fraction(h)
+    whole = reach.numerator // reach.denominator
+    values = []
+    for sign in (1, -1):
+        curve = [_hockey_fraction(arr, sign * s, e_eps) for s in range(whole + 2)]
+        values += curve[1 : whole + 1]
+        t = reach - whole
+        values.append((1 - t) * curve[whole] + t * curve[whole + 1])
+    truth = max(values)
+    got = noise_delta(masses, epsilon=eps, sensitivity=delta, width=h)
+    assert Fraction(got) >= truth
+    assert got - float(truth) <= 1e-13
+    exact = noise_delta(masses, epsilon=eps, sensitivity=delta, width=h, exact=True)
+    assert Fraction(exact) >= truth  # E is 1e-55 below e^ε: the exact bound clears it too
+    assert exact <= math.nextafter(float(truth), math.inf)
+
+
+def test_reach_arguments_are_validated() -> None:
+    with pytest.raises(TypeError, match="either `reach` or both"):
+        noise_epsilon([0.5, 0.5], reach=1, sensitivity=1.0, width=1.0)
+    with pytest.raises(TypeError, match="`sensitivity` and `width`"):
+        noise_delta([0.5, 0.5], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match=r"`width` must be a finite real number in \(0, inf\)"):
+        noise_epsilon([0.5, 0.5], sensitivity=1.0, width=-0.5)
+    with pytest.raises(ValueError, match="`sensitivity`"):
+        cells_within_reach(0.0, 1.0)
+    with pytest.raises(TypeError, match="`exact` must be True or False"):
+        noise_epsilon([0.5, 0.5], reach=1, exact="yes")

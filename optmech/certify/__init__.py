@@ -7,6 +7,9 @@ numpy from the densities, pmfs or matrices, rounded towards more privacy loss (a
 - :mod:`optmech.certify.noise`: additive noise (piecewise-constant densities or pmfs on ℤ with
   geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ (hockey-stick).
 - :mod:`optmech.certify.matrix`: mechanism matrices over a neighbour graph.
+- :mod:`optmech.certify.exact`: the same certificates in exact rational arithmetic with interval
+  enclosures of ``log`` and ``exp`` (``exact=True`` of every certifier; needs python-flint and
+  is imported only on first use).
 """
 
 from optmech.certify.matrix import (
@@ -20,6 +23,7 @@ from optmech.certify.noise import (
     DeltaReport,
     EpsilonReport,
     NoiseCertificate,
+    cells_within_reach,
     certify_noise,
     check_noise,
     noise_delta,
@@ -31,6 +35,7 @@ __all__ = [
     "EpsilonReport",
     "MatrixCertificate",
     "NoiseCertificate",
+    "cells_within_reach",
     "certified_epsilon",
     "certify_mechanism",
     "certify_noise",

@@ -14,6 +14,9 @@ The computation trusts nothing but the numbers given: not the LP, not its status
 of the difference are added to every term, and the result is rounded up; the certified ε is
 never below the exact one for the given floats. (Four ulps of a log of size 700 are about
 5e-13: far below the ``1e-9`` relative slack optmech allows between requested and certified ε.)
+With ``exact=True`` the largest ratio is found in exact rational arithmetic and its logarithm
+enclosed in an Arb interval (Johansson, 2017): the certified ε is the exact one rounded up to
+the next float (:mod:`optmech.certify.exact`).
 
 Examples
 --------
@@ -25,6 +28,12 @@ The range-restricted geometric mechanism for n = 2, ε = ln 2 (seed 003):
 0.69314718056
 >>> check_dp(G, 0.7)
 True
+
+Its neighbouring ratios are exactly 2 in the floats too; the exact certificate is ln 2 rounded up
+to the next float:
+
+>>> certified_epsilon(G, exact=True)
+0.6931471805599454
 >>> print(check_dp(np.array([[1.0, 0.0], [0.5, 0.5]]), 5.0, debug=True)[1])
 not 5-DP: certified epsilon = inf at edge (0, 1), output 1: 0 faces 0.5 (a zero facing a ...
 """
@@ -39,7 +48,7 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_real, check_real_array, describe
+from optmech._validation import check_flag, check_real, check_real_array, describe
 
 __all__ = [
     "MatrixCertificate",
@@ -187,25 +196,12 @@ def _check_mechanism(mechanism: Any) -> FloatArray:
     return m
 
 
-def certify_mechanism(mechanism: npt.ArrayLike, graph: Any = None) -> MatrixCertificate:
-    """Achieved ε of ``mechanism`` over ``graph``, pessimistic, with the worst pair.
-
-    Parameters
-    ----------
-    mechanism : array_like, shape (N, m)
-        ``M[i, r] = P(output r | input i)``: non-negative, rows summing to 1 (within 1e-9).
-    graph : networkx.Graph, (E, 2) int array, or None
-        Neighbour graph over the rows (node order = row order), explicit pairs of row indices,
-        or ``None`` for the count-query path ``i ~ i + 1``.
-
-    Returns
-    -------
-    MatrixCertificate
-    """
-    m = _check_mechanism(mechanism)
-    src, dst = _edges_from(graph, m.shape[0])
+def _float_worst(
+    m: FloatArray, src: IntArray, dst: IntArray
+) -> tuple[float, tuple[int, int, int, float, float] | None, int]:
+    """Float path: (pessimistic ε, worst pair, zero-facing-positive count)."""
     worst = -1.0
-    best: tuple[int, int, int, float, float] = (0, 0, 0, 0.0, 0.0)
+    best: tuple[int, int, int, float, float] | None = None
     zeros = 0
     cols = m.shape[1]
     step = max(1, _BLOCK // cols)
@@ -219,8 +215,41 @@ def certify_mechanism(mechanism: npt.ArrayLike, graph: Any = None) -> MatrixCert
             e, r = divmod(k, cols)
             worst = float(bound.flat[k])
             best = (int(s[e]), int(d[e]), r, float(a[e, r]), float(b[e, r]))
+    return max(worst, 0.0), best if worst > 0.0 else None, zeros
+
+
+def certify_mechanism(
+    mechanism: npt.ArrayLike, graph: Any = None, *, exact: bool = False
+) -> MatrixCertificate:
+    """Achieved ε of ``mechanism`` over ``graph``, pessimistic, with the worst pair.
+
+    Parameters
+    ----------
+    mechanism : array_like, shape (N, m)
+        ``M[i, r] = P(output r | input i)``: non-negative, rows summing to 1 (within 1e-9).
+    graph : networkx.Graph, (E, 2) int array, or None
+        Neighbour graph over the rows (node order = row order), explicit pairs of row indices,
+        or ``None`` for the count-query path ``i ~ i + 1``.
+    exact : bool, default False
+        Find the largest ratio in exact rational arithmetic and enclose its logarithm in an
+        interval (:func:`optmech.certify.exact.matrix_epsilon_exact`): ε is then the exact value
+        rounded up to the next float. Costs about one more pass over the entries; meant for
+        matrices up to a few thousand rows.
+
+    Returns
+    -------
+    MatrixCertificate
+    """
+    m = _check_mechanism(mechanism)
+    src, dst = _edges_from(graph, m.shape[0])
+    if check_flag("exact", exact):
+        from optmech.certify.exact import matrix_epsilon_exact  # needs python-flint
+
+        worst, best, zeros = matrix_epsilon_exact(m, src, dst, _BLOCK)
+    else:
+        worst, best, zeros = _float_worst(m, src, dst)
     row_err = float(np.max(np.abs(m.sum(axis=1) - 1.0)))
-    if worst <= 0.0:  # no edges, or every neighbouring pair of rows identical
+    if best is None:  # no edges, or every neighbouring pair of rows identical
         return MatrixCertificate(
             epsilon=0.0,
             edge=None,
@@ -242,12 +271,12 @@ def certify_mechanism(mechanism: npt.ArrayLike, graph: Any = None) -> MatrixCert
     )
 
 
-def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None) -> float:
+def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None, *, exact: bool = False) -> float:
     """Certified (pessimistic) achieved ε of ``mechanism`` over ``graph``.
 
-    See :func:`certify_mechanism`, which also names the worst pair.
+    See :func:`certify_mechanism` (also for ``exact``), which also names the worst pair.
     """
-    return certify_mechanism(mechanism, graph).epsilon
+    return certify_mechanism(mechanism, graph, exact=exact).epsilon
 
 
 def check_dp(
@@ -257,6 +286,7 @@ def check_dp(
     debug: bool = False,
     *,
     rtol: float = DEFAULT_RTOL,
+    exact: bool = False,
 ) -> bool | tuple[bool, str]:
     """Whether ``mechanism`` is ε-DP over ``graph`` (certified ε ≤ ε·(1 + rtol)).
 
@@ -274,6 +304,8 @@ def check_dp(
     rtol : float, default 1e-9
         Relative slack for the floating-point rounding of a mechanism that is exactly private
         in exact arithmetic; in [0, 1e-3]. ``0`` demands certified ε ≤ ε.
+    exact : bool, default False
+        Certify in exact rational arithmetic (:func:`certify_mechanism`).
 
     Returns
     -------
@@ -281,7 +313,7 @@ def check_dp(
     """
     eps = check_real("epsilon", epsilon, low=0.0, low_open=True)
     rtol = check_real("rtol", rtol, low=0.0, high=1e-3)
-    cert = certify_mechanism(mechanism, graph)
+    cert = certify_mechanism(mechanism, graph, exact=exact)
     ok = bool(cert.epsilon <= eps * (1.0 + rtol))
     if not debug:
         return ok
