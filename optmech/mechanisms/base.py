@@ -4,6 +4,12 @@ A family implements the private formulas (``_pdf``/``_pmf``, ``_cdf``, ``_ppf``,
 ``_expected_cost``) on validated float arrays; the public methods here broadcast, validate and
 turn 0-d results into Python floats, following ``scipy.stats`` (but raising on bad input
 instead of returning NaN). Randomness comes only through ``rng=`` (SPEC 7).
+
+Tails follow the same pattern. The hooks ``_sf``, ``_logcdf``, ``_logsf`` and ``_logpdf`` /
+``_logpmf`` have generic defaults here (``1 − _cdf`` and the logarithms of the plain
+formulas), which lose the far tails to cancellation and underflow; every family overrides them
+with exact tail formulas, in log space where the tail underflows, so that ``sf`` keeps full
+relative precision down to the smallest doubles and ``logsf`` stays finite beyond them.
 """
 
 from __future__ import annotations
@@ -45,6 +51,12 @@ def _out(x: FloatArray) -> FloatArray | float:
     return float(x) if np.ndim(x) == 0 else x
 
 
+def _log(values: FloatArray) -> FloatArray:
+    """``log`` of non-negative values, ``−inf`` at 0 without a warning."""
+    with np.errstate(divide="ignore"):
+        return np.log(values)
+
+
 class NoiseDistribution(ABC):
     """An additive noise law ``X`` for the mechanism ``K(D) = q(D) + X``.
 
@@ -78,14 +90,46 @@ class NoiseDistribution(ABC):
     def _ppf(self, q: FloatArray) -> FloatArray:
         raise NotImplementedError(f"{type(self).__name__} has no closed-form ppf.")
 
+    # -- tail hooks (generic; families override them with exact tail formulas) -----------
+    def _sf(self, x: FloatArray) -> FloatArray:
+        """``P(X > x)``; this default ``1 − _cdf(x)`` loses the upper tail below 1e-16."""
+        return 1.0 - self._cdf(x)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        """``log P(X ≤ x)``; this default is ``−inf`` wherever ``_cdf`` underflows."""
+        return _log(self._cdf(x))
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        """``log P(X > x)``; this default is ``−inf`` wherever ``_sf`` underflows."""
+        return _log(self._sf(x))
+
     # -- public API ---------------------------------------------------------------------
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X ≤ x)``, broadcast over ``x``."""
         return _out(self._cdf(_as_points("x", x)))
 
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X > x) = 1 − cdf(x)`` (computed directly where the family can, for accuracy)."""
-        return _out(1.0 - self._cdf(_as_points("x", x)))
+        """``P(X > x) = 1 − cdf(x)``, computed directly: full relative precision in the tail.
+
+        Parameters
+        ----------
+        x : array_like
+            Real points (±inf allowed, NaN refused).
+
+        Returns
+        -------
+        float or ndarray
+            A float for a scalar ``x``.
+        """
+        return _out(self._sf(_as_points("x", x)))
+
+    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``log P(X ≤ x)``, finite far beyond the point where :meth:`cdf` underflows to 0."""
+        return _out(self._logcdf(_as_points("x", x)))
+
+    def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``log P(X > x)``, finite far beyond the point where :meth:`sf` underflows to 0."""
+        return _out(self._logsf(_as_points("x", x)))
 
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
         """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
@@ -141,9 +185,17 @@ class ContinuousNoise(NoiseDistribution):
     @abstractmethod
     def _pdf(self, x: FloatArray) -> FloatArray: ...
 
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        """``log f(x)``; this default is ``−inf`` wherever ``_pdf`` underflows."""
+        return _log(self._pdf(x))
+
     def pdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """Density at ``x``, broadcast over ``x``. Atoms (if any) are not part of the density."""
         return _out(self._pdf(_as_points("x", x)))
+
+    def logpdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``log`` of the density at ``x`` (``−inf`` off the support), exact in the tails."""
+        return _out(self._logpdf(_as_points("x", x)))
 
 
 class DiscreteNoise(NoiseDistribution):
@@ -154,6 +206,10 @@ class DiscreteNoise(NoiseDistribution):
     @abstractmethod
     def _pmf(self, k: FloatArray) -> FloatArray: ...
 
+    def _logpmf(self, k: FloatArray) -> FloatArray:
+        """``log P(X = k)`` (``k`` integral); this default is ``−inf`` where ``_pmf`` underflows."""
+        return _log(self._pmf(k))
+
     def pmf(self, k: npt.ArrayLike) -> FloatArray | float:
         """``P(X = k)``; zero at non-integers."""
         arr = _as_points("k", k)
@@ -161,7 +217,26 @@ class DiscreteNoise(NoiseDistribution):
         safe = np.where(integral, arr, 0.0)
         return _out(np.where(integral, self._pmf(safe), 0.0))
 
+    def logpmf(self, k: npt.ArrayLike) -> FloatArray | float:
+        """``log P(X = k)``: ``−inf`` at non-integers, finite where ``pmf`` underflows."""
+        arr = _as_points("k", k)
+        integral = np.isfinite(arr) & (arr == np.round(arr))
+        safe = np.where(integral, arr, 0.0)
+        return _out(np.where(integral, self._logpmf(safe), -np.inf))
+
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X ≤ x)``; a step function of ``x``."""
         arr = _as_points("x", x)
         return _out(self._cdf(np.floor(arr)))
+
+    def sf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``P(X > x) = P(X ≥ floor(x) + 1)``, computed directly (full precision in the tail)."""
+        return _out(self._sf(np.floor(_as_points("x", x))))
+
+    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``log P(X ≤ x)``; a step function of ``x``, finite where :meth:`cdf` underflows."""
+        return _out(self._logcdf(np.floor(_as_points("x", x))))
+
+    def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``log P(X > x)``; a step function of ``x``, finite where :meth:`sf` underflows."""
+        return _out(self._logsf(np.floor(_as_points("x", x))))

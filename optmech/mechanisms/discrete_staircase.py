@@ -21,7 +21,9 @@ Exact formulas used:
   ``Σ_{i≥0} p(i) c(±i) = a (Σ_{j<r} W±_j + b Σ_{j≥r} W±_j)``,
   ``W±_j = Σ_k b^k c(±(kΔ + j))`` from :meth:`~optmech.costs.Cost.periodic_sum` (closed form for
   integer powers, a geometric series summed to 1e-17 relative otherwise);
-* ``P(|X| > t) = 2 T(floor(t) + 1)`` for :class:`~optmech.costs.ZeroOne`.
+* ``P(|X| > t) = 2 T(floor(t) + 1)`` for :class:`~optmech.costs.ZeroOne`;
+* ``sf(k) = T(k + 1) = cdf(−k − 1)`` by symmetry, ``log T(m) = −εk + log(…)`` (the bracket
+  above), finite where ``b^k`` underflows; ``log p(i) = log a − ε(k + [i − kΔ ≥ r])``.
 
 Examples
 --------
@@ -34,6 +36,7 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -69,8 +72,14 @@ def _constants(
     return b, omb, omb / den, body / den
 
 
-def _tail(m: FloatArray, eps: float, delta: int, r: npt.ArrayLike) -> FloatArray:
-    """``T(m) = P(X ≥ m)`` for integer-valued ``m ≥ 0`` (possibly +inf), broadcast over ``r``."""
+def _tail_parts(
+    m: FloatArray, eps: float, delta: int, r: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, Any]:
+    """``(k, inner, finite)`` with ``T(m) = b^k · inner`` for finite integer-valued ``m ≥ 0``.
+
+    ``inner = a((r − j)₊ + b(Δ − max(j, r))) + bC ≥ bC > 0`` sums the pmf of Geng & Viswanath
+    (2016), discrete setting, over the rest of period ``k`` and the periods beyond it.
+    """
     b, _, a, c0 = _constants(eps, delta, r)
     r = np.asarray(r, dtype=np.float64)
     finite = np.isfinite(m)
@@ -78,7 +87,19 @@ def _tail(m: FloatArray, eps: float, delta: int, r: npt.ArrayLike) -> FloatArray
     k = np.floor(mf / delta)
     j = np.clip(mf - k * delta, 0.0, delta - 1.0)
     inner = a * (np.maximum(r - j, 0.0) + b * (delta - np.maximum(j, r))) + b * c0
+    return k, inner, finite
+
+
+def _tail(m: FloatArray, eps: float, delta: int, r: npt.ArrayLike) -> FloatArray:
+    """``T(m) = P(X ≥ m)`` for integer-valued ``m ≥ 0`` (possibly +inf), broadcast over ``r``."""
+    k, inner, finite = _tail_parts(m, eps, delta, r)
     return np.where(finite, np.exp(-eps * k) * inner, 0.0)
+
+
+def _log_tail(m: FloatArray, eps: float, delta: int, r: npt.ArrayLike) -> FloatArray:
+    """``log T(m) = −εk + log(inner)`` (``−inf`` at +inf): finite however far out ``m`` is."""
+    k, inner, finite = _tail_parts(m, eps, delta, r)
+    return np.where(finite, -eps * k + np.log(inner), -np.inf)
 
 
 def _last_index(t: FloatArray, eps: float, delta: int, r: int, *, strict: bool) -> FloatArray:
@@ -253,6 +274,27 @@ class DiscreteStaircase(DiscreteNoise):
             )
         left = _tail(np.where(x < 0, -x, 0.0), self._epsilon, self.sensitivity, self.r)
         return np.where(x < 0, left, right)
+
+    @quiet_overflow
+    def _logpmf(self, k: FloatArray) -> FloatArray:
+        i = np.abs(k)  # k integral (checked by DiscreteNoise.logpmf)
+        period = np.floor(i / self.sensitivity)
+        down = (i - period * self.sensitivity) >= self.r
+        return math.log(self._a) - self._epsilon * (period + down)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        # x integral or ±inf. Symmetric pmf: P(X > x) = P(X ≥ x + 1) = P(X ≤ −x − 1).
+        return self._cdf(-x - 1.0)
+
+    @quiet_overflow
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        eps, delta, r = self._epsilon, self.sensitivity, self.r
+        left = _log_tail(np.where(x < 0, -x, 0.0), eps, delta, r)  # P(X ≤ x) = T(−x), x < 0
+        right = np.log1p(-_tail(np.where(x >= 0, x + 1.0, 0.0), eps, delta, r))
+        return np.where(x < 0, left, right)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(-x - 1.0)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

@@ -16,6 +16,10 @@ Two ways to pick the standard deviation σ for queries of sensitivity Δ:
     ``ln σ`` and then nudged up until the inequality holds as evaluated, so the calibration is
     pessimistic (never below the exact σ by more than the evaluation error of the left side).
 
+Tails: ``sf(x) = Φ(−x/σ)`` (:func:`scipy.special.ndtr`, full relative precision down to the
+smallest doubles) and ``logsf(x) = log Φ(−x/σ)``, ``logcdf(x) = log Φ(x/σ)`` by
+:func:`scipy.special.log_ndtr`, finite for every finite ``x``.
+
 Examples
 --------
 >>> from optmech.mechanisms.gaussian import Gaussian
@@ -218,9 +222,28 @@ class Gaussian(ContinuousNoise):
             z = x / self.sigma
             return np.exp(-0.5 * z * z) / (self.sigma * _SQRT_2PI)
 
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        with np.errstate(all="ignore"):
+            z = x / self.sigma
+            return -0.5 * z * z - math.log(self.sigma * _SQRT_2PI)
+
     def _cdf(self, x: FloatArray) -> FloatArray:
         with np.errstate(all="ignore"):
             return special.ndtr(x / self.sigma)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        # Φ(−x/σ): the upper tail evaluated where ndtr keeps relative precision (down to 1e-308).
+        with np.errstate(all="ignore"):
+            return special.ndtr(-x / self.sigma)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        # scipy's log_ndtr keeps relative accuracy in both tails (an asymptotic series far out).
+        with np.errstate(all="ignore"):
+            return special.log_ndtr(x / self.sigma)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        with np.errstate(all="ignore"):
+            return special.log_ndtr(-x / self.sigma)
 
     def _ppf(self, q: FloatArray) -> FloatArray:
         with np.errstate(all="ignore"):

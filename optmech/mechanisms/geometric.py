@@ -10,6 +10,8 @@ is ε-DP: a shift by ``|d| ≤ Δ`` changes ``|k|`` by at most Δ, hence the pro
 staircase of :mod:`optmech.mechanisms.discrete_staircase` does better, and for ``Δ = 1`` the
 two coincide.) Closed forms: ``P(X ≥ m) = β^m/(1 + β)`` for ``m ≥ 0``,
 ``E|X| = 1/sinh(ε/Δ)``, ``E X² = 1/(2 sinh²(ε/2Δ))``, ``P(|X| > t) = 2β^(floor(t)+1)/(1 + β)``.
+Tails: ``sf(k) = P(X ≥ k + 1) = cdf(−k − 1)`` by symmetry; ``log P(X ≥ m) = −mε/Δ − log1p(β)``
+and ``log P(X = k) = log tanh(ε/2Δ) − |k|ε/Δ`` never underflow.
 
 Range-restricted geometric (seed 003, GRS; THEORY.md §2): for a count query with results
 ``{0..n}`` and ``α = e^(−ε)``, the mechanism :func:`truncated_geometric` folds the tails of the
@@ -112,10 +114,28 @@ class Geometric(DiscreteNoise):
         return self._p0 * np.exp(-self._rate * np.abs(k))
 
     @quiet_overflow
+    def _logpmf(self, k: FloatArray) -> FloatArray:
+        return math.log(self._p0) - self._rate * np.abs(k)
+
+    @quiet_overflow
     def _cdf(self, x: FloatArray) -> FloatArray:
         right = 1.0 - self._tail(np.where(x >= 0, x + 1.0, 0.0))
         left = self._tail(np.where(x < 0, -x, 0.0))
         return np.where(x < 0, left, right)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        # x integral or ±inf. Symmetric pmf: P(X > x) = P(X ≥ x + 1) = P(X ≤ −x − 1).
+        return self._cdf(-x - 1.0)
+
+    @quiet_overflow
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        # log P(X ≤ x) = log(β^−x/(1 + β)) = εx/Δ − log1p(β) for x < 0, log1p(−P(X > x)) else.
+        log_left = self._rate * np.minimum(x, 0.0) - math.log1p(self.beta)
+        right = np.log1p(-self._tail(np.where(x >= 0, x + 1.0, 0.0)))
+        return np.where(x < 0, log_left, right)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(-x - 1.0)
 
     def _last_index(self, t: FloatArray, *, strict: bool) -> FloatArray:
         """Largest ``m ≥ 0`` with ``P(X ≥ m) ≥ t`` (``> t`` if strict), ``0 < t < 1/(1 + β)``."""

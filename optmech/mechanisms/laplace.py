@@ -16,6 +16,10 @@ Expected costs are exact:
   the result is accepted only when the summed error estimates are below
   :data:`QUAD_RTOL` relative, otherwise :class:`ValueError` is raised.
 
+Tails are exact: ``sf(x) = cdf(−x)`` by symmetry (as ``scipy.stats.laplace``), which is
+``½ exp(−x/λ)`` for ``x ≥ 0`` (``λ = Δ/ε``); ``logsf``/``logcdf`` are ``−log 2 − |x|/λ`` on the
+tail side and ``log1p(−½ exp(−|x|/λ))`` on the other, finite for every finite ``x``.
+
 Examples
 --------
 >>> lap = Laplace(epsilon=2.0, sensitivity=1.0)
@@ -190,6 +194,23 @@ class Laplace(ContinuousNoise):
     def _cdf(self, x: FloatArray) -> FloatArray:
         half_tail = 0.5 * np.exp(-np.abs(x) / self.scale)
         return np.where(x < 0, half_tail, 1.0 - half_tail)
+
+    @quiet_overflow
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        return -np.abs(x) / self.scale - math.log(2.0 * self.scale)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        # By symmetry, as scipy.stats.laplace: P(X > x) = P(X < −x) = 0.5 exp(−x/λ) for x ≥ 0.
+        return self._cdf(-x)
+
+    @quiet_overflow
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        # log P(X ≤ x) = log(1/2) − |x|/λ for x < 0 and log1p(−exp(−x/λ)/2) for x ≥ 0.
+        z = np.abs(x) / self.scale
+        return np.where(x < 0, -math.log(2.0) - z, np.log1p(-0.5 * np.exp(-z)))
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(-x)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

@@ -10,7 +10,10 @@ Two families share one description (THEORY.md §4):
 Beyond the grid each side carries a **geometric tail**: one base period of ``P`` cells, repeated
 outwards and multiplied by ``ratio`` per period (``P = m`` cells per Δ and ``ratio = e^−ε``
 continue a staircase-like density exactly; ``ratio = 0`` is a finite support). Everything is
-exact: ``cdf`` and ``ppf`` sum the geometric series in closed form, ``expected_cost`` integrates
+exact: ``cdf``, ``sf`` and ``ppf`` sum the geometric series in closed form (non-negative terms
+only, so the tails keep their relative precision; ``logcdf``/``logsf``/``logpdf``/``logpmf``
+add ``k log(ratio)`` for the ``k``-th period and stay finite where the values underflow; the
+engine is :mod:`optmech.mechanisms._grid_law`), ``expected_cost`` integrates
 the cost over each cell (:meth:`optmech.costs.Cost.integral`) and over each tail
 (:meth:`~optmech.costs.Cost.periodic_integral` / :meth:`~optmech.costs.Cost.periodic_sum`),
 ``rvs`` samples by composition (a cell by its mass, a geometric number of periods, a uniform
@@ -51,13 +54,13 @@ import numpy.typing as npt
 
 from optmech._validation import check_int, check_real, check_real_array, describe
 from optmech.costs import Cost
+from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
 from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 
 FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest accepted ``|total mass − 1|`` of a constructed noise.
 MASS_TOLERANCE = 1e-9
@@ -87,218 +90,10 @@ def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
     return arr, rho
 
 
-class _GridLaw:
-    """Masses of cells ``[start + jh, start + (j+1)h)`` plus two geometric tails (no atom).
-
-    The private engine of both families: cumulative masses, the inverse cdf, sampling, and
-    the exact cost. ``values`` are densities (mass / h).
-    """
-
-    def __init__(
-        self,
-        start: float,
-        width: float,
-        values: FloatArray,
-        period: int,
-        left: tuple[FloatArray, float],
-        right: tuple[FloatArray, float],
-    ) -> None:
-        self.start = start
-        self.h = width
-        self.values = values
-        self.n = values.size
-        self.period = period
-        self.left_base, self.left_ratio = left
-        self.right_base, self.right_ratio = right
-        self.end = start + self.n * width
-        h = width
-        self.cum_grid = np.concatenate([[0.0], np.cumsum(values * h)])
-        self.cum_left = np.concatenate([[0.0], np.cumsum(self.left_base * h)])
-        self.cum_right = np.concatenate([[0.0], np.cumsum(self.right_base * h)])
-        self.left_period_mass = float(self.cum_left[-1])
-        self.right_period_mass = float(self.cum_right[-1])
-        self.left_mass = self.left_period_mass / (1.0 - self.left_ratio)
-        self.right_mass = self.right_period_mass / (1.0 - self.right_ratio)
-        self.grid_mass = float(self.cum_grid[-1])
-        self.total = self.left_mass + self.grid_mass + self.right_mass
-
-    # -- location of points ------------------------------------------------------------------
-    def _locate(self, x: FloatArray) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
-        """Region (−1 left tail, 0 grid, 1 right tail), period k ≥ 0, cell r, fraction t in cell."""
-        pos = (x - self.start) / self.h
-        region = np.where(pos < 0, -1, np.where(pos >= self.n, 1, 0))
-        safe = np.where(np.isfinite(pos), pos, 0.0)
-        # Left: periods counted outwards from the grid; cell r counted left to right.
-        q_left = np.floor(safe / self.period)
-        rel_left = safe - q_left * self.period
-        # Right: positions past the end of the grid.
-        past = safe - self.n
-        q_right = np.floor(past / self.period)
-        rel_right = past - q_right * self.period
-        rel = np.where(region < 0, rel_left, np.where(region > 0, rel_right, safe))
-        cell = np.clip(np.floor(rel), 0, np.where(region == 0, self.n - 1, self.period - 1))
-        k = np.where(region < 0, -q_left - 1, np.where(region > 0, q_right, 0))
-        t = np.clip(rel - cell, 0.0, 1.0)
-        return region.astype(np.int64), k.astype(np.int64), cell.astype(np.int64), t
-
-    def density(self, x: FloatArray) -> FloatArray:
-        region, k, cell, _ = self._locate(x)
-        out = np.zeros(x.shape)
-        g = region == 0
-        out[g] = self.values[cell[g]]
-        for side, base, ratio in (
-            (-1, self.left_base, self.left_ratio),
-            (1, self.right_base, self.right_ratio),
-        ):
-            sel = (region == side) & np.isfinite(x)
-            with np.errstate(under="ignore"):
-                out[sel] = base[cell[sel]] * np.power(ratio, k[sel].astype(np.float64))
-        return out
-
-    def cumulative(self, x: FloatArray) -> FloatArray:
-        """Mass of the law on ``(−∞, x]`` (no atom), exact geometric sums."""
-        region, k, cell, t = self._locate(x)
-        kf = k.astype(np.float64)
-        out = np.empty(x.shape)
-        with np.errstate(under="ignore"):
-            rl, rr = self.left_ratio, self.right_ratio
-            pl = np.power(rl, kf)
-            left = rl * pl * self.left_period_mass / (1.0 - rl) + pl * (
-                self.cum_left[cell.clip(0, self.period)]
-                + t * self.left_base[cell.clip(0, self.period - 1)] * self.h
-            )
-            grid = (
-                self.left_mass
-                + self.cum_grid[cell.clip(0, self.n)]
-                + t * self.values[cell.clip(0, self.n - 1)] * self.h
-            )
-            pr = np.power(rr, kf)
-            right = (
-                self.left_mass
-                + self.grid_mass
-                + (1.0 - pr) * self.right_period_mass / (1.0 - rr)
-                + pr
-                * (
-                    self.cum_right[cell.clip(0, self.period)]
-                    + t * self.right_base[cell.clip(0, self.period - 1)] * self.h
-                )
-            )
-        out = np.where(region < 0, left, np.where(region > 0, right, grid))
-        out = np.where(x == -np.inf, 0.0, np.where(x == np.inf, self.total, out))
-        return np.clip(out, 0.0, self.total)
-
-    def _invert_block(self, v: FloatArray, cum: FloatArray, base: FloatArray) -> FloatArray:
-        """Position (in cells) of mass ``v`` inside a block with cumulative masses ``cum``."""
-        r = np.clip(np.searchsorted(cum, v, side="left") - 1, 0, base.size - 1)
-        cell_mass = base[r] * self.h
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(cell_mass > 0, (v - cum[r]) / cell_mass, 0.0)
-        return r + np.clip(t, 0.0, 1.0)
-
-    def quantile(self, q: FloatArray) -> FloatArray:
-        """Smallest ``x`` with ``cumulative(x) ≥ q`` for ``0 ≤ q ≤ total`` (±inf at the ends)."""
-        out = np.empty(q.shape)
-        in_left = q < self.left_mass
-        in_right = q > self.left_mass + self.grid_mass
-        in_grid = ~in_left & ~in_right
-        # Grid.
-        v = q[in_grid] - self.left_mass
-        out[in_grid] = self.start + self.h * self._grid_position(v)
-        # Left tail: mass beyond (further left than) period k is ρ^(k+1)·S/(1−ρ).
-        if np.any(in_left):
-            out[in_left] = self._left_quantile(q[in_left])
-        if np.any(in_right):
-            out[in_right] = self._right_quantile(q[in_right] - self.left_mass - self.grid_mass)
-        return out
-
-    def _grid_position(self, v: FloatArray) -> FloatArray:
-        # Skip zero-mass cells: the smallest x reaching v lies in the first cell whose end does.
-        r = np.clip(np.searchsorted(self.cum_grid[1:], v, side="left"), 0, self.n - 1)
-        cell_mass = self.values[r] * self.h
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(cell_mass > 0, (v - self.cum_grid[r]) / cell_mass, 0.0)
-        return r + np.clip(t, 0.0, 1.0)
-
-    def _left_quantile(self, q: FloatArray) -> FloatArray:
-        rho, s = self.left_ratio, self.left_period_mass
-        if rho == 0.0:
-            k = np.zeros(q.shape)
-        else:
-            with np.errstate(divide="ignore"):
-                k = np.floor(np.log(q * (1.0 - rho) / s) / math.log(rho))
-            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
-        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-            beyond = np.power(rho, k + 1.0) * s / (1.0 - rho)
-            v = (q - beyond) / np.power(rho, k)
-        finite = np.isfinite(k) & ((q > 0) | (rho == 0.0))
-        v = np.where(finite, np.clip(v, 0.0, s), 0.0)
-        sub = np.zeros(q.shape)
-        sub[finite] = self._invert_block(v[finite], self.cum_left, self.left_base)
-        x = self.start - (k + 1.0) * self.period * self.h + sub * self.h
-        return np.where(finite, x, -np.inf)
-
-    def _right_quantile(self, u: FloatArray) -> FloatArray:
-        rho, s = self.right_ratio, self.right_period_mass
-        # Mass before period k is (1 − ρ^k)·S/(1−ρ); the remaining mass is ρ^k·S/(1−ρ).
-        rest = np.maximum(self.right_mass - u, 0.0)
-        if rho == 0.0:
-            k = np.zeros(u.shape)
-        else:
-            with np.errstate(divide="ignore"):
-                k = np.floor(np.log(rest * (1.0 - rho) / s) / math.log(rho))
-            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
-        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-            before = (1.0 - np.power(rho, k)) * s / (1.0 - rho)
-            v = (u - before) / np.power(rho, k)
-        finite = np.isfinite(k) & ((rest > 0) | (rho == 0.0))
-        v = np.where(finite, np.clip(v, 0.0, s), s)
-        sub = np.full(u.shape, float(self.period))
-        sub[finite] = self._invert_block(v[finite], self.cum_right, self.right_base)
-        x = self.end + k * self.period * self.h + sub * self.h
-        return np.where(finite, x, np.inf)
-
-    # -- sampling ------------------------------------------------------------------------------
-    def sample_cells(self, count: int, rng: np.random.Generator) -> IntArray:
-        """Cell positions ``floor((X − start)/h)`` of ``count`` draws, by composition.
-
-        A cell is drawn by its mass (a tail cell by the mass of all its periods), then for a
-        tail cell the number of further periods, geometric with ``P(k) = (1 − ρ) ρ^k``.
-        """
-        lw = self.left_base * self.h / (1.0 - self.left_ratio)
-        rw = self.right_base * self.h / (1.0 - self.right_ratio)
-        weights = np.concatenate([lw, self.values * self.h, rw])
-        cum = np.cumsum(weights)
-        u = rng.random(count) * cum[-1]
-        idx = np.clip(np.searchsorted(cum, u, side="right"), 0, weights.size - 1)
-        p = self.period
-        left = idx < p
-        right = idx >= p + self.n
-        kl = rng.geometric(1.0 - self.left_ratio, size=int(left.sum())) - 1
-        kr = rng.geometric(1.0 - self.right_ratio, size=int(right.sum())) - 1
-        pos = idx.astype(np.int64) - p  # grid cells: 0..n-1; first left period: -p..-1
-        pos[left] -= kl * p
-        pos[right] += kr * p
-        return pos
-
-    def sample(self, count: int, rng: np.random.Generator) -> FloatArray:
-        """``count`` draws: a cell (:meth:`sample_cells`), then a uniform position inside it."""
-        pos = self.sample_cells(count, rng)
-        return self.start + (pos + rng.random(count)) * self.h
-
-    # -- grid description ----------------------------------------------------------------------
-    def masses(self) -> tuple[FloatArray, tuple[FloatArray, float], tuple[FloatArray, float]]:
-        h = self.h
-        return (
-            self.values * h,
-            (self.left_base * h, self.left_ratio),
-            (self.right_base * h, self.right_ratio),
-        )
-
-
 class _TabulatedMixin:
     """Shared attributes and repr of the two tabulated families."""
 
-    _law: _GridLaw
+    _law: GridLaw
     _privacy: PureDP | ApproxDP
     sensitivity: float
 
@@ -375,6 +170,8 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
     privacy : PureDP or ApproxDP
         The guarantee claimed for that Δ.
 
+    Notes
+    -----
     The total mass must be 1 to within :data:`MASS_TOLERANCE`.
     """
 
@@ -398,7 +195,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         self._atom = check_real("atom", atom, low=0.0, high=1.0)
         self.sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
         self._privacy = _check_privacy(privacy)
-        self._law = _GridLaw(
+        self._law = GridLaw(
             s,
             h,
             values,
@@ -450,9 +247,28 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
     def _pdf(self, x: FloatArray) -> FloatArray:
         return self._law.density(x)
 
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        return self._law.log_density(x)
+
     def _cdf(self, x: FloatArray) -> FloatArray:
         out = self._law.cumulative(x) + self._atom * (x >= 0)
         return np.clip(out, 0.0, 1.0)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        out = self._law.upper(x) + self._atom * (x < 0)
+        return np.clip(out, 0.0, 1.0)
+
+    def _log_atom(self, where: npt.NDArray[np.bool_]) -> FloatArray:
+        log_atom = math.log(self._atom) if self._atom > 0 else -math.inf
+        return np.where(where, log_atom, -np.inf)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        out = np.logaddexp(self._law.log_lower(x), self._log_atom(x >= 0))
+        return np.minimum(out, 0.0)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        out = np.logaddexp(self._law.log_upper(x), self._log_atom(x < 0))
+        return np.minimum(out, 0.0)
 
     def _ppf(self, q: FloatArray) -> FloatArray:
         below = float(self._law.cumulative(np.zeros(1))[0])  # continuous mass left of 0
@@ -538,7 +354,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         p = check_int("period", period, low=1)
         self.sensitivity = float(check_int("sensitivity", sensitivity, low=1))
         self._privacy = _check_privacy(privacy)
-        self._law = _GridLaw(
+        self._law = GridLaw(
             float(s),
             1.0,
             values,
@@ -588,8 +404,21 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
     def _pmf(self, k: FloatArray) -> FloatArray:
         return self._law.density(k + 0.5)
 
+    def _logpmf(self, k: FloatArray) -> FloatArray:
+        return self._law.log_density(k + 0.5)
+
     def _cdf(self, x: FloatArray) -> FloatArray:
         return np.clip(self._law.cumulative(x + 1.0), 0.0, 1.0)
+
+    # x integral (floored by DiscreteNoise) or ±inf: P(X > x) is the mass from cell x + 1 on.
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return np.clip(self._law.upper(x + 1.0), 0.0, 1.0)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        return np.minimum(self._law.log_lower(x + 1.0), 0.0)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return np.minimum(self._law.log_upper(x + 1.0), 0.0)
 
     def _ppf(self, q: FloatArray) -> FloatArray:
         # P(X ≤ k) = G(k + 1) for the law spread uniformly over [i, i+1): smallest k with

@@ -12,6 +12,9 @@ the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; :meth:`Staircase.optimal` find
 Everything here is exact (closed form or a convergent geometric series):
 
 * ``cdf``/``sf`` by geometric sums over the periods, ``ppf`` by inverting them in closed form;
+  for ``x ≥ 0`` with ``x/Δ = k + y``, ``P(X > x) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁(γ − y)₊)``
+  (``a₁ = Δa(γ)``), positive terms only; ``logsf`` is ``−εk`` plus the log of the bracket, so it
+  stays finite where ``b^k`` underflows; ``sf(x) = cdf(−x)`` by symmetry;
 * ``E|X|`` and ``E X²`` by the closed forms of THEORY.md §1 (with ``u = b + (1 − b)γ``)::
 
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
@@ -129,11 +132,12 @@ def _constants(eps: float, gamma: Any) -> tuple[float, float, Any, Any]:
     return b, omb, u, omb / (2.0 * u)
 
 
-def _sf_unit(z: FloatArray, eps: float, gamma: Any) -> FloatArray:
-    """``P(Y > z)`` for ``z ≥ 0`` (possibly +inf) and ``Y = X/Δ``.
+def _sf_parts(z: FloatArray, eps: float, gamma: Any) -> tuple[FloatArray, FloatArray, Any]:
+    """``(k, inner, finite)`` with ``P(Y > z) = b^k · inner`` for finite ``z ≥ 0``, ``Y = X/Δ``.
 
-    ``P(Y > k + y) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁ max(γ − y, 0))``: a sum of positive
-    terms, so the tail keeps full relative precision however small it gets.
+    ``P(Y > k + y) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁ max(γ − y, 0))`` (Geng & Viswanath
+    (2016), Thm. 4's density summed over the periods beyond ``k + y``): a sum of positive terms
+    with ``inner ≥ b/2 > 0``, so the tail keeps full relative precision however small it gets.
     """
     b, _, _, a1 = _constants(eps, gamma)
     finite = np.isfinite(z)
@@ -141,7 +145,19 @@ def _sf_unit(z: FloatArray, eps: float, gamma: Any) -> FloatArray:
     k = np.floor(zf)
     y = np.clip(zf - k, 0.0, 1.0)
     inner = 0.5 * b + a1 * b * (1.0 - np.maximum(y, gamma)) + a1 * np.maximum(gamma - y, 0.0)
+    return k, inner, finite
+
+
+def _sf_unit(z: FloatArray, eps: float, gamma: Any) -> FloatArray:
+    """``P(Y > z)`` for ``z ≥ 0`` (possibly +inf) and ``Y = X/Δ``: ``b^k · inner``."""
+    k, inner, finite = _sf_parts(z, eps, gamma)
     return np.where(finite, np.exp(-eps * k) * inner, 0.0)
+
+
+def _logsf_unit(z: FloatArray, eps: float, gamma: Any) -> FloatArray:
+    """``log P(Y > z) = −εk + log(inner)`` for ``z ≥ 0`` (``−inf`` at +inf): never underflows."""
+    k, inner, finite = _sf_parts(z, eps, gamma)
+    return np.where(finite, -eps * k + np.log(inner), -np.inf)
 
 
 def _isf_unit(t: FloatArray, eps: float, gamma: float) -> FloatArray:
@@ -435,9 +451,31 @@ class Staircase(ContinuousNoise):
         return np.where(finite, height, 0.0)
 
     @quiet_overflow
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        z = np.abs(x) / self.sensitivity
+        finite = np.isfinite(z)
+        zf = np.where(finite, z, 0.0)
+        k = np.floor(zf)
+        down = (zf - k) >= self.gamma
+        return np.where(finite, self._log_height - self._epsilon * (k + down), -np.inf)
+
+    @quiet_overflow
     def _cdf(self, x: FloatArray) -> FloatArray:
         tail = _sf_unit(np.abs(x) / self.sensitivity, self._epsilon, self.gamma)
         return np.where(x < 0, tail, 1.0 - tail)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return self._cdf(-x)  # symmetric density: P(X > x) = P(X < −x)
+
+    @quiet_overflow
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        z = np.abs(x) / self.sensitivity
+        log_tail = _logsf_unit(z, self._epsilon, self.gamma)
+        upper = np.log1p(-_sf_unit(z, self._epsilon, self.gamma))
+        return np.where(x < 0, log_tail, upper)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(-x)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

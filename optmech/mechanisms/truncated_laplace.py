@@ -6,7 +6,13 @@ Geng, Ding, Guo & Kumar (2018), cited in THEORY.md §3: the density is proportio
     A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ)).
 
 Writing ``λ = Δ/ε``, ``t = A/λ`` and ``u = e^(−t)``, the density is
-``f(x) = e^(−|x|/λ) / (2λ(1 − u))`` on ``[−A, A]``.
+``f(x) = e^(−|x|/λ) / (2λ(1 − u))`` on ``[−A, A]``, and for ``0 ≤ y ≤ A``
+
+    P(X > y) = P(X < −y) = e^(−y/λ) (1 − e^(−(A − y)/λ)) / (2(1 − u)),
+
+a product of positive factors (``expm1`` for the second), so ``sf`` keeps its relative precision
+up to the end of the support and ``logsf`` (the sum of the factors' logs) stays finite where
+``e^(−y/λ)`` underflows (tiny δ).
 
 Privacy, derived here (THEORY.md §3): for a shift ``0 < d ≤ Δ`` the hockey-stick divergence
 ``∫ (f(x) − e^ε f(x − d))_+ dx`` is the mass of ``[−A, −A + d)``, which the shifted copy does not
@@ -154,10 +160,40 @@ class TruncatedLaplace(ContinuousNoise):
                 / (2.0 * self._one_minus_u)
             )
 
+    def _log_lower_tail(self, y: FloatArray) -> FloatArray:
+        """``log P(X ≤ −y)`` for ``0 ≤ y ≤ A``, from the same product as :meth:`_lower_tail`.
+
+        ``−y/λ + log(1 − e^(−(A − y)/λ)) − log(2(1 − u))``: finite wherever the tail is positive
+        (even when ``e^(−y/λ)`` underflows), ``−inf`` at ``y = A``.
+        """
+        with np.errstate(all="ignore"):
+            log_tail = (
+                -y / self.scale
+                + np.log(-np.expm1(-(self.half_width - y) / self.scale))
+                - math.log(2.0 * self._one_minus_u)
+            )
+        return np.minimum(log_tail, -math.log(2.0))
+
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        with np.errstate(all="ignore"):
+            inside = math.log(self._peak) - np.abs(x) / self.scale
+        return np.where(np.abs(x) <= self.half_width, inside, -np.inf)
+
     def _cdf(self, x: FloatArray) -> FloatArray:
         y = np.clip(np.abs(x), 0.0, self.half_width)
         tail = np.clip(self._lower_tail(y), 0.0, 0.5)
         return np.where(x < 0.0, tail, 1.0 - tail)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return self._cdf(-x)  # symmetric density: P(X > x) = P(X < −x)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        y = np.clip(np.abs(x), 0.0, self.half_width)
+        upper = np.log1p(-np.clip(self._lower_tail(y), 0.0, 0.5))
+        return np.where(x < 0.0, self._log_lower_tail(y), upper)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(-x)
 
     def _left_quantile(self, q: FloatArray) -> FloatArray:
         """``x ≤ 0`` with ``P(X ≤ x) = q`` for ``0 ≤ q ≤ 1/2``: ``λ ln(u + 2q(1 − u))``."""

@@ -16,6 +16,9 @@ non-increasing in ``|x|``, the least expected cost for a symmetric cost non-decr
     α* = (p + 1) δ − p     otherwise,
 
 with minimum cost ``Δ^p / (2^p (p + 1) δ^p)`` resp. ``((p + 1)/(2p))^p (1 − δ) Δ^p``.
+Tails: ``P(X > x) = (L − x)(δ − α)/Δ`` for ``0 ≤ x ≤ L`` (the atom lies on the ``cdf`` side at
+0), computed directly rather than as ``1 − cdf``; ``sf(x) = cdf(−x)`` for ``x ≠ 0``.
+
 Both closed forms were re-derived here from ``E_{P_α}|X|^p = (1 − α) L^p / (p + 1)`` (minimise
 ``(1 − α)^(p+1) / (δ − α)^p`` over α) and agree with the seed; the tests check them against the
 exact cost and against quadrature.
@@ -149,6 +152,38 @@ class UniformAtom(ContinuousNoise):
             right = 1.0 - (big_l - x) * h  # includes the atom for 0 ≤ x ≤ L
         out = np.where(x < 0.0, left, right)
         return np.where(np.abs(x) > big_l, (x > 0).astype(np.float64), np.clip(out, 0.0, 1.0))
+
+    def _logpdf(self, x: FloatArray) -> FloatArray:
+        return np.where(np.abs(x) <= self.half_width, math.log(self.density), -np.inf)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        # P(X > x) = (L − x)h on [0, L] (the atom excluded), 1 − (x + L)h on [−L, 0): the
+        # mirror image of _cdf, except at 0 where the atom sits on the other side.
+        big_l, h = self.half_width, self.density
+        with np.errstate(all="ignore"):
+            right = (big_l - x) * h
+            left = 1.0 - (x + big_l) * h  # includes the atom
+        out = np.where(x >= 0.0, right, left)
+        return np.where(np.abs(x) > big_l, (x < 0).astype(np.float64), np.clip(out, 0.0, 1.0))
+
+    def _log_block(self, length: FloatArray) -> FloatArray:
+        """``log(length·h)`` for a length of the uniform block (``−inf`` for lengths ≤ 0)."""
+        with np.errstate(all="ignore"):
+            return np.log(np.maximum(length, 0.0)) + math.log(self.density)
+
+    def _logcdf(self, x: FloatArray) -> FloatArray:
+        big_l = self.half_width
+        with np.errstate(all="ignore"):
+            upper = np.log1p(-np.clip(self._sf(np.maximum(x, 0.0)), 0.0, 1.0))
+            left = np.minimum(self._log_block(np.clip(x, -big_l, 0.0) + big_l), 0.0)
+        return np.where(x < 0.0, left, upper)
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        big_l = self.half_width
+        with np.errstate(all="ignore"):
+            lower = np.log1p(-np.clip(self._cdf(np.minimum(x, -0.0)), 0.0, 1.0))
+            right = np.minimum(self._log_block(big_l - np.clip(x, 0.0, big_l)), 0.0)
+        return np.where(x >= 0.0, right, lower)
 
     def _ppf(self, q: FloatArray) -> FloatArray:
         big_l, h, a = self.half_width, self.density, self.alpha
