@@ -25,6 +25,7 @@ Examples
 from optmech.costs.base import Cost
 from optmech.costs.builtin import Absolute, Asymmetric, Power, Squared, ZeroOne
 from optmech.costs.custom import Custom
+from optmech.costs.norm import Norm
 from optmech.costs.parse import as_cost, parse_cost
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Asymmetric",
     "Cost",
     "Custom",
+    "Norm",
     "Power",
     "Squared",
     "ZeroOne",

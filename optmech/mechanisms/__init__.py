@@ -4,7 +4,8 @@
 (optimal on ℤ), :class:`Geometric`, and the GRS range-restricted matrix
 :func:`truncated_geometric`. (0, δ): :class:`UniformAtom` (optimal within symmetric
 non-increasing noise, seed 004). (ε, δ) baselines: :class:`TruncatedLaplace`, :class:`Gaussian`.
-LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`.
+LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`. Noise in ℝ^d
+for a sensitivity measured in a norm: :class:`StaircaseND`.
 """
 
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution
@@ -19,6 +20,7 @@ from optmech.mechanisms.staircase import (
     laplace_staircase_ratio,
     staircase_gamma_star,
 )
+from optmech.mechanisms.staircase_nd import StaircaseND
 from optmech.mechanisms.truncated_laplace import TruncatedLaplace
 from optmech.mechanisms.uniform_atom import UniformAtom, uniform_atom_min_cost
 
@@ -33,6 +35,7 @@ __all__ = [
     "NoiseDistribution",
     "PiecewiseConstantNoise",
     "Staircase",
+    "StaircaseND",
     "TruncatedLaplace",
     "UniformAtom",
     "analytic_gaussian_delta",
