@@ -74,3 +74,16 @@ def test_pure_dp_rejects(args, exc, match) -> None:
 def test_approx_dp_rejects(args, exc, match) -> None:
     with pytest.raises(exc, match=match):
         ApproxDP(*args)
+
+
+def test_pure_and_approx_keep_their_parse_forms() -> None:
+    """The forms beyond (ε, δ) leave ``eps=``/``delta=`` parsing and the classes untouched."""
+    from optmech.privacy import Privacy, parse_privacy
+
+    assert parse_privacy("eps=2") == PureDP(2.0)
+    assert parse_privacy("e=1, d=0.1") == ApproxDP(1.0, 0.1)
+    assert isinstance(PureDP(1), Privacy) and isinstance(ApproxDP(0, 0.5), Privacy)
+    with pytest.raises(ValueError, match="'eps=E', 'delta=D', 'eps=E,delta=D', 'zcdp=RHO'"):
+        parse_privacy("eps=1,eps=2")
+    with pytest.raises(TypeError, match="spec must be a string"):
+        parse_privacy(1.0)  # type: ignore[arg-type]

@@ -7,6 +7,9 @@ numpy from the densities, pmfs or matrices, rounded towards more privacy loss (a
 - :mod:`optmech.certify.noise`: additive noise (piecewise-constant densities or pmfs on ℤ with
   geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ (hockey-stick).
 - :mod:`optmech.certify.matrix`: mechanism matrices over a neighbour graph.
+- :mod:`optmech.certify.profiles`: lattice noise under the guarantees beyond (ε, δ): privacy
+  profiles δ(ε), Rényi divergences, and ρ (zCDP) and μ (GDP) certified over the whole continuum
+  of orders / ε.
 - :mod:`optmech.certify.exact`: the same certificates in exact rational arithmetic with interval
   enclosures of ``log`` and ``exp`` (``exact=True`` of every certifier; needs python-flint and
   is imported only on first use).
@@ -29,6 +32,13 @@ from optmech.certify.noise import (
     noise_delta,
     noise_epsilon,
 )
+from optmech.certify.profiles import (
+    certified_mu,
+    certified_rho,
+    check_guarantee,
+    privacy_profile,
+    renyi_divergence,
+)
 
 __all__ = [
     "DeltaReport",
@@ -37,11 +47,16 @@ __all__ = [
     "NoiseCertificate",
     "cells_within_reach",
     "certified_epsilon",
+    "certified_mu",
+    "certified_rho",
     "certify_mechanism",
     "certify_noise",
     "check_dp",
+    "check_guarantee",
     "check_noise",
     "log_ratio_bound",
     "noise_delta",
     "noise_epsilon",
+    "privacy_profile",
+    "renyi_divergence",
 ]
