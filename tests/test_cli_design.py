@@ -1,6 +1,7 @@
 """`optmech design`: output, JSON, closed-form comparison, plot, and clean errors.
 
-References are the papers' closed forms (THEORY.md §1, §3), computed here.
+References are the papers' closed forms (Geng & Viswanath 2016; Geng, Ding, Guo & Kumar
+2019), computed here.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def test_pure_dp_json_value_bounds(capsys: pytest.CaptureFixture[str]) -> None:
     res = _json(
         capsys, ["design", "--privacy", "eps=1", "--resolution", "8", "--periods", "2", "--json"]
     )
-    v_star = math.exp(0.5) / (math.e - 1)  # seed 000
+    v_star = math.exp(0.5) / (math.e - 1)  # Geng & Viswanath (2016)
     assert v_star * (1 - 1e-9) <= res["lp_value"] <= v_star * 1.001
     assert res["reference_value"] == pytest.approx(v_star, rel=1e-9)
     assert res["certified_epsilon"] <= 1 + 1e-9 and res["status"] == "optimal"
@@ -69,7 +70,7 @@ def test_zero_delta_against_uniform_plus_atom(capsys: pytest.CaptureFixture[str]
             "--json",
         ],
     )
-    closed = 1 / (4 * 3 * 0.25**2)  # Δ²/(2^p (p+1) δ^p), seed 004
+    closed = 1 / (4 * 3 * 0.25**2)  # Δ²/(2^p (p+1) δ^p), Geng et al. (2019)
     assert res["lp_value"] == pytest.approx(closed, rel=1e-9)
     assert res["reference_value"] == pytest.approx(closed, rel=1e-9)
     assert "symmetric non-increasing" in res["reference"]
@@ -97,7 +98,7 @@ def test_integer_reference_point(capsys: pytest.CaptureFixture[str]) -> None:
             "--json",
         ],
     )
-    assert res["lp_value"] == pytest.approx(48.0337, abs=5e-5)  # THEORY.md §1
+    assert res["lp_value"] == pytest.approx(48.0337, abs=5e-5)  # Geng & Viswanath (2016), discrete
     assert res["relative_gap"] == pytest.approx(0.0, abs=1e-9)
 
 

@@ -1,12 +1,13 @@
-"""The additive-noise LP designer against independent optima (THEORY.md §1, §3, §4).
+"""The additive-noise LP designer against independent optima.
 
 Every reference is computed here, from the papers' formulas, without optmech's mechanism
-classes: the staircase optimum V* in closed form (seed 000), the cost of a staircase with any γ
-by summing exact cell integrals over 400 periods, the best discrete staircase by direct sums
-(seed 000, discrete setting), the uniform+atom optimum (seed 004), the truncated Laplace cost by
-quadrature and the analytic Gaussian's σ by root finding (Balle & Wang's condition). Tolerances:
-the LP optimum is a vertex of a well-scaled LP solved to 1e-10, re-evaluated exactly, so 1e-9
-relative unless a discretisation bound is stated.
+classes: the staircase optimum V* in closed form (Geng & Viswanath 2016), the cost of a
+staircase with any γ by summing exact cell integrals over 400 periods, the best discrete
+staircase by direct sums (Geng & Viswanath 2016, discrete setting), the uniform+atom optimum
+(Geng, Ding, Guo & Kumar 2019), the truncated Laplace cost by quadrature and the analytic
+Gaussian's σ by root finding (Balle & Wang's condition). Tolerances: the LP optimum is a vertex
+of a well-scaled LP solved to 1e-10, re-evaluated exactly, so 1e-9 relative unless a
+discretisation bound is stated.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def _antiderivative(cost: str):
 
 
 def staircase_cost(gamma: float, eps: float, cost: str, delta: float = 1.0) -> float:
-    """E c(X) for the staircase f_γ (THEORY.md §1), by exact integrals over 400 periods."""
+    """E c(X) for the staircase f_γ (Geng & Viswanath 2016), by exact integrals over 400 periods."""
     b = math.exp(-eps)
     a = (1 - b) / (2 * delta * (gamma + (1 - gamma) * b))
     big = _antiderivative(cost)
@@ -41,7 +42,7 @@ def staircase_cost(gamma: float, eps: float, cost: str, delta: float = 1.0) -> f
 
 
 def staircase_optimum(eps: float, cost: str) -> tuple[float, float]:
-    """(γ*, V*) from the closed forms of seed 000 (THEORY.md §1), Δ = 1."""
+    """(γ*, V*) from the closed forms of Geng & Viswanath (2016), Δ = 1."""
     b = math.exp(-eps)
     if cost == "abs":
         return 1 / (1 + math.exp(eps / 2)), math.exp(eps / 2) / (math.exp(eps) - 1)
@@ -50,7 +51,7 @@ def staircase_optimum(eps: float, cost: str) -> tuple[float, float]:
 
 
 def discrete_staircase_best(eps: float, delta: int, cost: str) -> float:
-    """min over r of E c(X) for the discrete staircase pmf (THEORY.md §1), by direct sums."""
+    """min over r of E c(X) for the discrete staircase pmf (Geng & Viswanath 2016), by sums."""
     b = math.exp(-eps)
     i = np.arange(0, 200 * delta + 1)
     c = np.abs(i) if cost == "abs" else i.astype(float) ** 2
@@ -64,7 +65,7 @@ def discrete_staircase_best(eps: float, delta: int, cost: str) -> float:
 
 
 def uniform_atom_optimum(delta: float, p: int) -> tuple[float, float]:
-    """(α*, min cost) of seed 004 for c = |x|^p, Δ = 1."""
+    """(α*, min cost) of Geng, Ding, Guo & Kumar (2019) for c = |x|^p, Δ = 1."""
     if delta <= p / (p + 1):
         return 0.0, 1 / (2**p * (p + 1) * delta**p)
     return (p + 1) * delta - p, ((p + 1) / (2 * p)) ** p * (1 - delta)
@@ -132,7 +133,8 @@ def test_integer_lp_equals_best_discrete_staircase(delta: int, cost: str) -> Non
 
 
 def test_integer_reference_points_and_geometric() -> None:
-    """THEORY.md §1 reference points; Δ = 1 gives the two-sided geometric pmf."""
+    """Reference values of the discrete staircase (Geng & Viswanath 2016); Δ = 1 gives the
+    two-sided geometric pmf."""
     v = design_noise(optmech.PureDP(1.0), sensitivity=5, cost="abs", integer=True).value
     assert v == pytest.approx(4.78628, abs=5e-6)
     v = design_noise(optmech.PureDP(1.0), sensitivity=5, cost="squared", integer=True).value

@@ -22,11 +22,13 @@ from optmech.exceptions import (
     SolverError,
 )
 from optmech.lp.additive import (
+    AdditiveSpec,
     build_additive_lp,
     design_noise,
     estimate_additive_size,
     finish_design,
 )
+from optmech.lp.additive.rows import virtual_rows
 from optmech.lp.designed import DesignedLatticeNoise, DesignedPiecewiseNoise
 from optmech.lp.solve import solve
 
@@ -39,7 +41,7 @@ def test_designed_density_is_a_first_class_mechanism() -> None:
     assert noise.info.lp_objective == pytest.approx(noise.value, rel=1e-7)
     assert noise.grid[0] == -4.0 and noise.grid[-1] == 4.0 and noise.grid.size == 33
     assert noise.sensitivity == 2.0 and noise.privacy == optmech.PureDP(1.0)
-    # The cost scales with Δ: V* = Δ e^(ε/2)/(e^ε − 1) (seed 000).
+    # The cost scales with Δ: V* = Δ e^(ε/2)/(e^ε − 1) (Geng & Viswanath 2016).
     assert noise.value >= 2.0 * math.exp(0.5) / (math.e - 1) * (1 - 1e-9)
     x = np.linspace(-10, 10, 7)
     assert np.all(noise.pdf(x) > 0) and noise.cdf(0.0) == pytest.approx(0.5, abs=1e-12)
@@ -65,16 +67,27 @@ def test_designed_pmf_is_a_first_class_mechanism() -> None:
 
 
 def _solved(privacy, **kw):
-    lp = build_additive_lp(privacy, sensitivity=1.0, **kw)
+    lp = build_additive_lp(AdditiveSpec(privacy, sensitivity=1.0, **kw))
     return lp, solve(lp.problem, solver="HIGHS", kind="additive")
 
 
 def test_envelope_repair_of_a_zeroed_cell() -> None:
+    """A zeroed cell (ε = inf) is raised back; with an inflated neighbour as well, the least
+    private raise costs more than the optimum, the certified interval shows it and a warning
+    says so. A zeroed cell alone is restored to the optimum exactly (it is raised to its
+    binding ratio bound), so the interval stays narrow and nothing is said: the repair is in
+    the record."""
     lp, result = _solved(
         optmech.PureDP(1.0), cost="abs", resolution=6, periods=2, reduce_symmetric=False
     )
-    point = np.array(lp.variable.value)
+    optimum = np.array(lp.variable.value)
+    point = optimum.copy()
     point[2] = 0.0  # a zero cell next to positive ones: ε = inf
+    lp.variable.value = point
+    quiet = finish_design(lp, result)  # filterwarnings = error: no warning may be issued
+    assert quiet.info.repair == "envelope" and quiet.info.raw_certified_epsilon == math.inf
+    assert quiet.provenance.certified and quiet.lower_bound <= quiet.value
+    point[3] *= 5.0  # an inflated neighbour: the raise must lift cells around it
     lp.variable.value = point
     with pytest.raises(PrivacyViolationError, match="not 1-DP"):
         finish_design(lp, result, repair=False)
@@ -86,6 +99,8 @@ def test_envelope_repair_of_a_zeroed_cell() -> None:
     assert noise.info.repair_cost > 0.0  # raising cells costs something ...
     assert noise.value >= math.exp(0.5) / (math.e - 1) * (1 - 1e-9)  # ... and V* bounds it
     assert noise.value == pytest.approx(noise.expected_cost("abs"), rel=1e-14)
+    assert noise.lower_bound == pytest.approx(quiet.lower_bound, rel=1e-9)  # same multipliers
+    assert not noise.provenance.certified
 
 
 def test_mixture_repair_of_an_inflated_cell() -> None:
@@ -165,7 +180,7 @@ def test_infeasible_combinations() -> None:
     ],
 )
 def test_size_estimate_is_made_before_building_and_bounds_the_lp(privacy, kw) -> None:
-    lp = build_additive_lp(privacy, sensitivity=1.0, **kw)
+    lp = build_additive_lp(AdditiveSpec(privacy, sensitivity=1.0, **kw))
     est = estimate_additive_size(
         privacy,
         grid_n=lp.grid.n,
@@ -174,6 +189,7 @@ def test_size_estimate_is_made_before_building_and_bounds_the_lp(privacy, kw) ->
         monotone=lp.monotone,
         window=lp.window if lp.window in ("pairs", "sparse-table", "blocks") else "blocks",
         atom=lp.atom_index is not None,
+        virtual=virtual_rows(lp.grid, lp.tail_ratio),
     )
     rows = lp.a_ub.shape[0] + 1
     nnz = lp.a_ub.nnz + lp.a_eq.nnz

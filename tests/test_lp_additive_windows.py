@@ -18,7 +18,7 @@ from scipy import optimize
 
 import optmech
 from optmech.costs import Asymmetric
-from optmech.lp.additive import build_additive_lp, design_noise
+from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise
 from optmech.lp.windows import (
     PAIRS_MAX_ROWS,
     WINDOW_METHODS,
@@ -142,10 +142,10 @@ def test_monotone_class_can_cost_more_for_a_non_monotone_optimum() -> None:
 def test_symmetric_lp_has_half_the_values() -> None:
     kw = {"sensitivity": 1.0, "resolution": 5, "periods": 2}
     asym = Asymmetric(over=2, under=1)
-    full = build_additive_lp(optmech.PureDP(1.0), cost=asym, **kw)
-    half = build_additive_lp(optmech.PureDP(1.0), cost=asym, symmetric=True, **kw)
+    full = build_additive_lp(AdditiveSpec(optmech.PureDP(1.0), cost=asym, **kw))
+    half = build_additive_lp(AdditiveSpec(optmech.PureDP(1.0), cost=asym, symmetric=True, **kw))
     assert full.num_values == 20 and half.num_values == 10
     integer = build_additive_lp(
-        optmech.PureDP(1.0), sensitivity=3, cost="abs", integer=True, periods=2
+        AdditiveSpec(optmech.PureDP(1.0), sensitivity=3, cost="abs", integer=True, periods=2)
     )
     assert integer.num_values == 7 and integer.grid.n == 13  # points 0..6 of −6..6

@@ -1,8 +1,9 @@
 """``optmech design``: design optimal additive noise by LP and compare it with the closed forms.
 
-Prints the LP value (the exact expected cost of the designed, certified noise), the closed-form
-optimum where a theorem gives one — the staircase for ε-DP (seed 000), the discrete staircase
-on ℤ, the uniform+atom for (0, δ) *within symmetric non-increasing noise* (seed 004) — or the
+Prints the LP value (the exact expected cost of the designed, certified noise) and the
+certified lower bound of the LP's optimum, the closed-form optimum where a theorem gives one —
+the staircase for ε-DP (Geng & Viswanath 2016), the discrete staircase on ℤ, the uniform+atom
+for (0, δ) *within symmetric non-increasing noise* (Geng, Ding, Guo & Kumar 2019) — or the
 truncated Laplace and Gaussian baselines for (ε, δ), the certified privacy and the solver's
 statistics. ``--plot out.png`` draws the designed density next to the reference.
 
@@ -11,6 +12,7 @@ Example::
     $ optmech design --privacy eps=1 --sensitivity 1 --cost abs --resolution 40 --periods 4
     $ optmech design --privacy delta=0.3 --cost squared --symmetric --monotone
     $ optmech design --privacy eps=1,delta=1e-6 --cost abs --json
+    $ optmech design --privacy eps=20 --cost abs          # a graded grid: within 0.1% of V*
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=int,
         default=None,
         metavar="M",
-        help="cells per sensitivity (default: about 20(1 + e^(ε/2)) for ε-DP, 20)",
+        help="cells per sensitivity (default: about 20(1 + e^(ε/2)) for ε-DP, at most 400, "
+        "then a graded grid; 20 for (ε, δ))",
     )
     parser.add_argument(
         "--periods",
@@ -72,6 +75,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         metavar="K",
         help="sensitivity periods on each side of 0",
+    )
+    parser.add_argument(
+        "--grid",
+        default="auto",
+        choices=("auto", "uniform", "graded"),
+        help="how a period is cut: graded (a geometric ladder near the staircase's step, for "
+        "large ε), uniform, or auto (graded for ε-DP when no --resolution is given and a "
+        "uniform grid cannot resolve the top step; default)",
     )
     parser.add_argument("--symmetric", action="store_true", help="restrict to symmetric noise")
     parser.add_argument(
@@ -102,11 +113,11 @@ def _reference(
             ref = DiscreteStaircase.optimal(
                 epsilon=privacy.epsilon, sensitivity=int(sensitivity), cost=cost
             )
-            return "discrete staircase optimum (seed 000)", ref, []
+            return "discrete staircase optimum (Geng & Viswanath 2016)", ref, []
         from optmech.mechanisms.staircase import Staircase
 
         ref = Staircase.optimal(epsilon=privacy.epsilon, sensitivity=sensitivity, cost=cost)
-        return "staircase optimum (seed 000)", ref, []
+        return "staircase optimum (Geng & Viswanath 2016)", ref, []
     baselines: list[tuple[str, Any]] = []
     if privacy.epsilon > 0:
         from optmech.mechanisms.gaussian import Gaussian
@@ -137,7 +148,8 @@ def _reference(
 
         ref = UniformAtom.optimal(delta=privacy.delta, sensitivity=sensitivity, cost=cost)
         return (
-            "uniform+atom optimum within symmetric non-increasing noise (seed 004)",
+            "uniform+atom optimum within symmetric non-increasing noise "
+            "(Geng, Ding, Guo & Kumar 2019)",
             ref,
             baselines,
         )
@@ -155,6 +167,7 @@ def compute(
     symmetric: bool = False,
     monotone: bool = False,
     solver: str | None = None,
+    grid: str = "auto",
 ) -> tuple[dict[str, Any], DesignedNoise, Any, list[tuple[str, Any]]]:
     """Design and compare; returns (printed numbers, designed noise, reference, baselines)."""
     privacy = parse_privacy(privacy_spec)
@@ -171,6 +184,7 @@ def compute(
         symmetric=symmetric,
         monotone=monotone,
         solver=solver,
+        grid=grid,
     )
     info = noise.info
     label, ref, baselines = _reference(privacy, sensitivity, cost, integer)
@@ -179,11 +193,13 @@ def compute(
         "sensitivity": info.sensitivity,
         "cost": cost.name,
         "integer": integer,
+        "grid": info.grid,
         "resolution": info.resolution,
         "periods": info.periods,
         "symmetric": symmetric,
         "monotone": monotone,
         "lp_value": noise.value,
+        "lower_bound": noise.lower_bound,
         "reference": label,
         "reference_value": None if ref is None else ref.expected_cost(cost),
         "certified_epsilon": noise.certified_epsilon,
@@ -197,7 +213,7 @@ def compute(
         "num_variables": info.num_variables,
         "num_constraints": info.num_constraints,
         "max_violation": info.max_violation,
-        "repair": info.repair,
+        "repair": str(info.repair),
         "repair_cost": info.repair_cost,
         "window": info.window,
     }
@@ -259,6 +275,7 @@ def run(args: argparse.Namespace) -> int:
         symmetric=args.symmetric,
         monotone=args.monotone,
         solver=args.solver,
+        grid=args.grid,
     )
     if args.plot:
         _plot(args.plot, noise, ref, baselines, result)

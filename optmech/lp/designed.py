@@ -1,208 +1,403 @@
-"""The designed noise: a tabulated noise family plus the provenance of the LP behind it.
+"""The designed noise: a tabulated noise family plus the record of the LP behind it.
 
 :func:`optmech.lp.additive.design_noise` returns a :class:`DesignedNoise`: a
-:class:`~optmech.mechanisms.piecewise.PiecewiseConstantNoise` (density) or
+:class:`~optmech.mechanisms.piecewise.PiecewiseConstantNoise` (density on a uniform grid),
+:class:`~optmech.mechanisms.graded.GradedNoise` (density on a graded Δ-periodic grid) or
 :class:`~optmech.mechanisms.piecewise.LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
-``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — that also carries a
-:class:`DesignInfo`: solver, status, timings, the largest constraint violation of the solver's
-point, the value re-evaluated exactly at the returned point, the certified ε and δ, and what a
-repair (if one was needed) cost. Printing one tells whether to trust it (ARCHITECTURE.md).
+``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — built by its own
+constructor, that also holds a frozen :class:`DesignRecord`: the validated
+:class:`~optmech.lp.additive.spec.AdditiveSpec`, the :class:`~optmech.provenance.Provenance`
+of the solve (solver, status, every attempt, timings, the violation of the solver's point, the
+repair, and the certified interval ``[lower_bound, value]`` that contains the LP's optimum), and
+the certified ε and δ. The attributes users read (``value``, ``lower_bound``,
+``certified_epsilon``, ``status``, ``solver``, ...) are read-only properties over that record.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from optmech.costs import Cost
+from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
+from optmech.provenance import Provenance, RepairKind
+
+if TYPE_CHECKING:
+    from optmech.lp.additive.spec import AdditiveSpec
 
 __all__ = [
-    "DesignInfo",
+    "DesignRecord",
+    "DesignedGradedNoise",
     "DesignedLatticeNoise",
     "DesignedNoise",
     "DesignedPiecewiseNoise",
-    "make_designed",
+    "designed_class",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
-class DesignInfo:
-    """Provenance of one design.
+class DesignRecord:
+    """What was designed, how it was solved, and what is certified about it.
 
     Attributes
     ----------
-    privacy, cost, sensitivity, resolution, periods, integer, symmetric, monotone
-        The specification (``resolution`` = cells per Δ, ``periods`` = Δ-periods each side).
-    reduced : bool
-        Solved on half the variables (``symmetric``, or exactly equivalent for a symmetric cost).
+    spec : AdditiveSpec
+        The validated specification (defaults resolved).
+    provenance : Provenance
+        Solver, status, attempts, timings, violations, repair and the certified interval
+        ``[lower_bound, value]`` of the LP's optimum.
+    certified_epsilon, certified_delta : float
+        Certified privacy of the returned noise (ε: pure ε, ``inf`` for finite support or an
+        atom; δ: at the requested ε).
+    raw_certified_epsilon : float
+        Certified pure ε of the solver's point (before any repair).
+    raw_certified_delta : float or None
+        Its δ at the requested ε ((ε, δ) designs; None for ε-DP).
+    cells_per_period : int
+        ``m``: cells (points) per Δ of the grid solved.
     window : str
         Form of the ε-DP rows: ``"pairs"``, ``"sparse-table"``, ``"blocks"``, ``"monotone"``,
         or ``"none"`` for (ε, δ).
-    solver, status : str
-        cvxpy's solver name and status.
-    solve_time, compile_time, total_time, build_time : float
-        Seconds: in the solver, in cvxpy's canonicalisation, the whole solve call, and building
-        the matrices.
-    iterations : int or None
-        Solver iterations.
-    num_variables, num_constraints : int
-        Size of the LP.
     lp_objective : float
         The solver's reported optimum, in cost units (not trusted: see ``value``).
-    raw_value : float
-        Exact expected cost of the solver's point (clipped at 0, renormalised).
-    value : float
-        Exact expected cost of the returned noise.
-    max_violation : float
-        Largest constraint violation of the solver's raw point, in LP units (densities × Δ).
-    raw_certified_epsilon, raw_certified_delta : float, float or None
-        Certified privacy of the solver's point (before any repair); for ε-DP the δ of a
-        point that fails its ε is not computed (None).
-    certified_epsilon, certified_delta : float
-        Certified privacy of the returned noise (ε: pure ε, ``inf`` for finite support; δ: at
-        the requested ε).
-    repair : str
-        ``"none"``, ``"envelope"`` (ε-DP: cells raised to the ratio bound) or ``"mixture"``
-        ((ε, δ): mixed with a reference density).
-    repair_cost : float
-        ``value − raw_value``.
-    repair_detail : str
-        E.g. the mixture weight.
+    source : str
+        Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
+        ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 4,
+        when it costs less than the solver's point — it is a point of the same LP).
     """
 
-    privacy: PureDP | ApproxDP
-    cost: Cost
-    sensitivity: float
-    resolution: int
-    periods: int
-    integer: bool
-    symmetric: bool
-    monotone: bool
-    reduced: bool
-    window: str
-    solver: str
-    status: str
-    solve_time: float
-    compile_time: float
-    total_time: float
-    build_time: float
-    iterations: int | None
-    num_variables: int
-    num_constraints: int
-    lp_objective: float
-    raw_value: float
-    value: float
-    max_violation: float
-    raw_certified_epsilon: float
-    raw_certified_delta: float | None
+    spec: AdditiveSpec
+    provenance: Provenance
     certified_epsilon: float
     certified_delta: float
-    repair: str
-    repair_cost: float
-    repair_detail: str = ""
+    raw_certified_epsilon: float
+    raw_certified_delta: float | None
+    cells_per_period: int
+    window: str
+    lp_objective: float
+    source: str = "solver"
+
+    # -- the specification --------------------------------------------------------------------
+    @property
+    def privacy(self) -> PureDP | ApproxDP:
+        """The guarantee."""
+        return self.spec.privacy
+
+    @property
+    def cost(self) -> Cost:
+        """The cost."""
+        return self.spec.cost
+
+    @property
+    def sensitivity(self) -> float:
+        """Δ."""
+        return self.spec.sensitivity
+
+    @property
+    def resolution(self) -> int:
+        """Cells per Δ of the grid solved (``m``)."""
+        return self.cells_per_period
+
+    @property
+    def periods(self) -> int:
+        """Periods of Δ on each side."""
+        assert self.spec.periods is not None
+        return self.spec.periods
+
+    @property
+    def integer(self) -> bool:
+        """Noise on ℤ."""
+        return self.spec.integer
+
+    @property
+    def symmetric(self) -> bool:
+        """Restricted to symmetric noise."""
+        return self.spec.symmetric
+
+    @property
+    def monotone(self) -> bool:
+        """Restricted to noise non-increasing in ``|x|``."""
+        return self.spec.monotone
+
+    @property
+    def reduced(self) -> bool:
+        """Solved on half the variables (exactly equivalent, or asked for)."""
+        return self.spec.reduced
+
+    @property
+    def grid(self) -> str:
+        """``"uniform"``, ``"graded"`` or ``"integer"``."""
+        return str(self.spec.grid)
+
+    # -- the solve ------------------------------------------------------------------------------
+    @property
+    def solver(self) -> str:
+        """The solver whose point was used."""
+        return self.provenance.solver
+
+    @property
+    def status(self) -> str:
+        """Its status."""
+        return self.provenance.status
+
+    @property
+    def solve_time(self) -> float:
+        """Seconds inside the solver."""
+        return self.provenance.solve_time
+
+    @property
+    def compile_time(self) -> float:
+        """Seconds in cvxpy's canonicalisation."""
+        return self.provenance.compile_time
+
+    @property
+    def build_time(self) -> float:
+        """Seconds building the LP."""
+        return self.provenance.build_time
+
+    @property
+    def total_time(self) -> float:
+        """Seconds of the whole solve, failed attempts included."""
+        return self.provenance.total_time
+
+    @property
+    def iterations(self) -> int | None:
+        """Solver iterations."""
+        return self.provenance.iterations
+
+    @property
+    def num_variables(self) -> int:
+        """Variables of the LP."""
+        return self.provenance.num_variables
+
+    @property
+    def num_constraints(self) -> int:
+        """Scalar constraints of the LP."""
+        return self.provenance.num_constraints
+
+    @property
+    def value(self) -> float:
+        """Exact expected cost of the returned noise, rounded up."""
+        return self.provenance.value
+
+    @property
+    def lower_bound(self) -> float:
+        """Rigorous lower bound on the LP's optimum."""
+        return self.provenance.lower_bound
+
+    @property
+    def max_violation(self) -> float:
+        """Largest constraint violation of the solver's raw point (LP units)."""
+        return self.provenance.violation_before
+
+    @property
+    def repair(self) -> RepairKind:
+        """The repair applied (``"none"``, ``"envelope"`` or ``"mixture"``)."""
+        return self.provenance.repair.kind
+
+    @property
+    def repair_cost(self) -> float:
+        """``value`` minus the cost of the solver's (clipped, normalised) point."""
+        return self.provenance.repair.cost
+
+    @property
+    def repair_detail(self) -> str:
+        """E.g. the mixture weight."""
+        rep = self.provenance.repair
+        return f"lambda={rep.weight:.3g}" if rep.kind == RepairKind.MIXTURE else ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (privacy and cost as strings) for JSON output."""
-        out = asdict(self)
-        out["privacy"] = str(self.privacy)
-        out["cost"] = repr(self.cost)
+        """Plain dict for JSON: the specification, the provenance and the certified privacy."""
+        spec = self.spec
+        out: dict[str, Any] = {
+            "privacy": str(spec.privacy),
+            "cost": repr(spec.cost),
+            "sensitivity": spec.sensitivity,
+            "grid": self.grid,
+            "resolution": self.cells_per_period,
+            "periods": self.periods,
+            "integer": spec.integer,
+            "symmetric": spec.symmetric,
+            "monotone": spec.monotone,
+            "reduced": self.reduced,
+            "window": self.window,
+            "lp_objective": self.lp_objective,
+            "source": self.source,
+            "certified_epsilon": self.certified_epsilon,
+            "certified_delta": self.certified_delta,
+            "raw_certified_epsilon": self.raw_certified_epsilon,
+            "raw_certified_delta": self.raw_certified_delta,
+            "max_violation": self.max_violation,
+            "repair_cost": self.repair_cost,
+            "repair_detail": self.repair_detail,
+        }
+        out.update(self.provenance.to_dict())
+        out["repair"] = str(self.repair)
+        for key, val in list(out.items()):
+            if isinstance(val, float) and not math.isfinite(val):
+                out[key] = str(val)
         return out
 
 
 class DesignedNoise:
-    """Mixin of the designed families: LP provenance on top of a tabulated noise."""
+    """Mixin of the designed families: the design record on top of a tabulated noise."""
 
-    info: DesignInfo
+    _record: DesignRecord
+
+    @property
+    def record(self) -> DesignRecord:
+        """The design record: spec, provenance, certified privacy."""
+        return self._record
+
+    @property
+    def info(self) -> DesignRecord:
+        """The design record (the name of earlier versions)."""
+        return self._record
+
+    @property
+    def spec(self) -> AdditiveSpec:
+        """The validated specification."""
+        return self._record.spec
+
+    @property
+    def provenance(self) -> Provenance:
+        """How the LP was solved and the certified interval of its optimum."""
+        return self._record.provenance
 
     @property
     def value(self) -> float:
-        """Exact expected cost of this noise under the design's cost."""
-        return self.info.value
+        """Exact expected cost of this noise under the design's cost, rounded up."""
+        return self._record.provenance.value
+
+    @property
+    def lower_bound(self) -> float:
+        """A rigorous lower bound on the LP's optimum (which lies in ``[lower_bound, value]``)."""
+        return self._record.provenance.lower_bound
 
     @property
     def certified_epsilon(self) -> float:
         """Certified pure ε (``inf`` for finite support or an atom)."""
-        return self.info.certified_epsilon
+        return self._record.certified_epsilon
 
     @property
     def certified_delta(self) -> float:
         """Certified δ at the requested ε."""
-        return self.info.certified_delta
+        return self._record.certified_delta
 
     @property
     def status(self) -> str:
         """Solver status."""
-        return self.info.status
+        return self._record.provenance.status
 
     @property
     def solver(self) -> str:
         """Solver name."""
-        return self.info.solver
+        return self._record.provenance.solver
 
     @property
     def solve_time(self) -> float:
         """Seconds in the solver."""
-        return self.info.solve_time
+        return self._record.provenance.solve_time
 
     @property
     def max_violation(self) -> float:
         """Largest constraint violation of the solver's point."""
-        return self.info.max_violation
+        return self._record.provenance.violation_before
 
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
-        if isinstance(self, PiecewiseConstantNoise):
-            return self.edges
-        assert isinstance(self, LatticeNoise)
-        return self.support
+        if isinstance(self, LatticeNoise):
+            return self.support
+        assert isinstance(self, PiecewiseConstantNoise | GradedNoise)
+        return self.edges
 
     def summary(self) -> dict[str, Any]:
-        """The provenance as a plain dict (see :class:`DesignInfo`)."""
-        return self.info.to_dict()
+        """The record as a plain dict (see :class:`DesignRecord`)."""
+        return self._record.to_dict()
+
+    def _describe(self) -> str:
+        rec = self._record
+        return (
+            f"{rec.privacy}, cost={rec.cost!r}, value={self.value:.9g}, "
+            f"lower_bound={self.lower_bound:.9g}, grid={rec.grid}, "
+            f"resolution={rec.cells_per_period}, periods={rec.periods}, "
+            f"certified_epsilon={self.certified_epsilon:.9g}, "
+            f"certified_delta={self.certified_delta:.3g}, solver={self.solver}, "
+            f"status={self.status}"
+        )
 
 
 class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
-    """A designed density (see :class:`DesignedNoise` and :class:`PiecewiseConstantNoise`)."""
+    """A designed density on a uniform grid (:class:`PiecewiseConstantNoise` + a record).
+
+    Parameters
+    ----------
+    record : DesignRecord
+        The design record.
+    **noise
+        The keywords of :class:`PiecewiseConstantNoise`.
+    """
+
+    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
+        super().__init__(**noise)
+        self._record = record
 
     def __repr__(self) -> str:
-        return (
-            f"DesignedPiecewiseNoise({self.info.privacy}, cost={self.info.cost!r}, "
-            f"value={self.value:.9g}, resolution={self.info.resolution}, "
-            f"periods={self.info.periods}, certified_epsilon={self.certified_epsilon:.9g}, "
-            f"certified_delta={self.certified_delta:.3g}, solver={self.solver}, "
-            f"status={self.status})"
-        )
+        return f"DesignedPiecewiseNoise({self._describe()})"
+
+
+class DesignedGradedNoise(DesignedNoise, GradedNoise):
+    """A designed density on a graded Δ-periodic grid (:class:`GradedNoise` + a record).
+
+    Parameters
+    ----------
+    record : DesignRecord
+        The design record.
+    **noise
+        The keywords of :class:`GradedNoise`.
+    """
+
+    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
+        super().__init__(**noise)
+        self._record = record
+
+    def __repr__(self) -> str:
+        return f"DesignedGradedNoise({self._describe()})"
 
 
 class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
-    """A designed pmf on ℤ (see :class:`DesignedNoise` and :class:`LatticeNoise`)."""
+    """A designed pmf on ℤ (:class:`LatticeNoise` + a record).
+
+    Parameters
+    ----------
+    record : DesignRecord
+        The design record.
+    **noise
+        The keywords of :class:`LatticeNoise`.
+    """
+
+    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
+        super().__init__(**noise)
+        self._record = record
 
     def __repr__(self) -> str:
-        return (
-            f"DesignedLatticeNoise({self.info.privacy}, cost={self.info.cost!r}, "
-            f"value={self.value:.9g}, sensitivity={int(self.sensitivity)}, "
-            f"periods={self.info.periods}, certified_epsilon={self.certified_epsilon:.9g}, "
-            f"certified_delta={self.certified_delta:.3g}, solver={self.solver}, "
-            f"status={self.status})"
-        )
+        return f"DesignedLatticeNoise({self._describe()})"
 
 
-def make_designed(noise: PiecewiseConstantNoise | LatticeNoise, info: DesignInfo) -> DesignedNoise:
-    """Attach ``info`` to a tabulated noise (same numbers, designed class)."""
-    cls: type = (
-        DesignedPiecewiseNoise
-        if isinstance(noise, PiecewiseConstantNoise)
-        else (DesignedLatticeNoise)
-    )
-    out = cls.__new__(cls)
-    out.__dict__.update(noise.__dict__)
-    out.info = info
-    return out  # type: ignore[no-any-return]
+def designed_class(family: type) -> type[DesignedNoise]:
+    """The designed class of a noise family."""
+    table: dict[type, type[DesignedNoise]] = {
+        PiecewiseConstantNoise: DesignedPiecewiseNoise,
+        GradedNoise: DesignedGradedNoise,
+        LatticeNoise: DesignedLatticeNoise,
+    }
+    return table[family]

@@ -1,47 +1,69 @@
-"""Repairs that make a slightly non-private grid noise exactly private (THEORY.md §5).
+"""Repairs that make a slightly non-private grid noise exactly private.
 
 Solvers stop at absolute tolerances near 1e-9…1e-7, and cells deep in the support are smaller
 than that: a returned point typically has a few ratios above ``e^ε``, zero cells next to tiny
 positive ones (``ε = inf``), or a hockey-stick sum a hair above δ. Two repairs, each followed by
-an independent certification in :func:`optmech.lp.additive.finish_design`:
+an independent certification in :mod:`optmech.lp.additive.design`:
 
-:func:`envelope_repair` (pure ε)
+:func:`envelope_raise` / :func:`envelope_repair` (pure ε)
     The smallest grid sequence above the given one that satisfies ``p_i ≤ e^ε p_j`` for
     ``|i − j| ≤ r`` on the grid extended by its geometric tails: iterate
     ``L ← max(L, maxfilter_r(L) − ε)`` in the log domain (and the same through the virtual
     periods, which copy the outermost real periods times ``e^−ε``) to its fixed point, then
     renormalise. Ratios are scale-free, so the result is ε-DP; only cells that violated a bound
-    grow, so the cost changes by about the violation.
+    grow, so the cost changes by about the violation. It works on densities, so it repairs a
+    uniform, integer or graded (Δ-periodic) grid alike; the reach ``r`` is the number of cells
+    per Δ, exact (:func:`cell_reach`).
 :func:`mixture_repair` ((ε, δ))
     The hockey-stick divergence is jointly convex, so ``(1 − λ)P + λR`` has
-    ``H ≤ (1 − λ)H_P + λH_R``; with a reference ``R`` whose ``H_R < δ`` (a grid Laplace density,
-    pure ``ε/2``-DP so ``H_R = 0`` when ``ε > 0``; ``ε_R = δ`` for (0, δ)),
-    ``λ = (H_P − δ)/(H_P − H_R)`` restores δ. ``λ`` is tiny when the violation is.
+    ``H ≤ (1 − λ)H_P + λH_R``; with a reference ``R`` whose ``H_R < δ``,
+    ``λ = (H_P − δ)/(H_P − H_R)`` restores δ, and a bisection finds the least λ that certifies.
+    The reference keeps the noise's support (zero tails): the grid Laplace density at ε, pure
+    ε-DP inside the support, so ``H_R`` is the mass of its outermost period (the uniform
+    density for (0, δ)). Only when that is not below δ (a support at the edge of feasibility)
+    is the reference the grid Laplace at ``ε/2`` with geometric tails, which leaves the support.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
-from optmech.certify.noise import certify_noise
+from optmech.certify.noise import noise_delta
 from optmech.exceptions import PrivacyViolationError
+from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 
-__all__ = ["envelope_repair", "mixture_repair"]
+__all__ = ["cell_reach", "envelope_raise", "envelope_repair", "hockey_delta", "mixture_repair"]
 
 FloatArray = npt.NDArray[np.float64]
-GridNoise = PiecewiseConstantNoise | LatticeNoise
+GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
+
+
+def cell_reach(sensitivity: float, width: float) -> int:
+    """Cells a shift by Δ can reach: ``Δ/h`` exactly, rounded up unless it is an integer.
+
+    Computed in exact rationals of the two floats: a shift that reaches past a cell edge by any
+    positive amount makes that cell count.
+
+    Examples
+    --------
+    >>> cell_reach(1.0, 0.25), cell_reach(1.0, 0.3)
+    (4, 4)
+    """
+    ratio = Fraction(sensitivity) / Fraction(width)
+    return int(ratio.numerator // ratio.denominator) + (ratio.denominator != 1)
 
 
 def _values(noise: GridNoise) -> FloatArray:
-    if isinstance(noise, PiecewiseConstantNoise):
-        return noise.densities
-    return noise.probabilities
+    if isinstance(noise, LatticeNoise):
+        return noise.probabilities
+    return noise.densities
 
 
 def _rebuild(
@@ -53,6 +75,24 @@ def _rebuild(
     privacy: PureDP | ApproxDP,
 ) -> GridNoise:
     """Same grid, new numbers, normalised to total mass 1."""
+    if isinstance(noise, GradedNoise):
+        w, delta = noise.widths, noise.sensitivity
+        reps = values.size // w.size
+        total = delta * (
+            float(np.dot(values, np.tile(w, reps)))
+            + float(np.dot(left[0], w)) / (1.0 - left[1])
+            + float(np.dot(right[0], w)) / (1.0 - right[1])
+        )
+        s = 1.0 / total
+        return GradedNoise(
+            sensitivity=delta,
+            widths=w,
+            first_period=noise.first_period,
+            densities=values * s,
+            left_tail=(left[0] * s, left[1]),
+            right_tail=(right[0] * s, right[1]),
+            privacy=privacy,
+        )
     h = noise.width
     total = (
         h * (values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1]))
@@ -83,89 +123,183 @@ def _rebuild(
 
 
 def _reach(noise: GridNoise) -> int:
-    r = noise.sensitivity / noise.width
-    near = round(r)
-    return int(near) if abs(r - near) <= 1e-9 * r else math.ceil(r)
+    if isinstance(noise, GradedNoise):
+        return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
+    return cell_reach(noise.sensitivity, noise.width)
 
 
-def envelope_repair(noise: GridNoise, epsilon: float) -> GridNoise:
-    """The least ε-DP raise of ``noise`` (module docstring), renormalised.
+def envelope_raise(
+    values: FloatArray,
+    *,
+    reach: int,
+    period: int,
+    bound: float,
+    tail_log_ratio: float | None = None,
+) -> FloatArray:
+    """The least sequence ``≥ values`` with ratios ``≤ e^bound`` within ``reach`` cells.
 
-    The tails must be geometric with ratio ``e^−ε`` continuing the outermost periods (as the LP
-    designs them); an atom cannot be repaired (it is never ε-DP).
+    ``values`` are the grid's densities (or pmf); beyond each end the grid continues its
+    outermost ``period`` cells times ``e^−tail_log_ratio`` per period (default ``bound``), and
+    those virtual cells are constrained too (module docstring); ``tail_log_ratio ≤ bound`` is
+    required (a cell and its own copy one period out are ``period`` cells apart). Returns the
+    raised values (not normalised).
     """
-    b = math.exp(-epsilon)
-    left_base, lr = noise.left_tail
-    right_base, rr = noise.right_tail
-    values = _values(noise)
-    p, n = noise.period, values.size
-    if noise.atom > 0:
-        raise PrivacyViolationError("an atom is never ε-DP; it cannot be repaired by raising cells")
-    same = (
-        abs(lr - b) <= 1e-12
-        and abs(rr - b) <= 1e-12
-        and n >= p
-        and np.allclose(left_base, b * values[:p], rtol=1e-9, atol=0)
-        and np.allclose(right_base, b * values[-p:], rtol=1e-9, atol=0)
-    )
-    if not same:
-        raise PrivacyViolationError(
-            "envelope_repair needs tails continuing the outermost periods with ratio e^-ε"
+    tail = bound if tail_log_ratio is None else tail_log_ratio
+    if tail > bound:
+        raise ValueError(
+            f"`tail_log_ratio` must be at most `bound` ({bound!r}); got {tail!r}: a tail "
+            "decaying faster than the bound allows is never within it."
         )
-    r = _reach(noise)
-    with np.errstate(divide="ignore"):
-        logs = np.log(values)
+    logs = _log(values)
+    n, p, r = values.size, period, reach
     size = 2 * r + 1
     for _ in range(4 * (n // max(r, 1)) + 16):  # each sweep propagates r cells; vectorised
-        ext = np.concatenate([logs[:p] - epsilon, logs, logs[-p:] - epsilon])
+        ext = np.concatenate([logs[:p] - tail, logs, logs[-p:] - tail])
         top = ndimage.maximum_filter1d(ext, size=size, mode="constant", cval=-np.inf)
-        need = top[p : p + n] - epsilon
-        # A virtual cell copies an outer cell times b: its own bound lifts that cell.
-        need[-p:] = np.maximum(need[-p:], top[p + n :])
-        need[:p] = np.maximum(need[:p], top[:p])
+        need = top[p : p + n] - bound
+        # A virtual cell copies an outer cell times e^−tail: its own bound lifts that cell.
+        need[-p:] = np.maximum(need[-p:], top[p + n :] - bound + tail)
+        need[:p] = np.maximum(need[:p], top[:p] - bound + tail)
         new = np.maximum(logs, need)
         if np.array_equal(new, logs):
             break
         logs = new
     else:
-        raise PrivacyViolationError("envelope_repair did not reach a fixed point")
-    raised = np.exp(logs)
+        raise PrivacyViolationError("envelope_raise did not reach a fixed point")
+    return np.exp(logs)
+
+
+def _log(values: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore"):
+        return np.log(values)
+
+
+def envelope_repair(
+    noise: GridNoise, epsilon: float, *, reach: int | None = None, target: float | None = None
+) -> GridNoise:
+    """The least ε-DP raise of ``noise`` (module docstring), renormalised.
+
+    Parameters
+    ----------
+    noise : PiecewiseConstantNoise, LatticeNoise or GradedNoise
+        Tails must continue the outermost periods geometrically with one ratio ``≥ e^−ε`` (as
+        the LP designs them); an atom cannot be repaired (it is never ε-DP).
+    epsilon : float
+        The guarantee (and the tails' ``e^−ε``).
+    reach : int, optional
+        Cells per Δ; default the noise's own (:func:`cell_reach`, exact).
+    target : float, optional
+        Raise to ratios ``e^target`` (≤ ε, and at least the tails' own ``−log ratio``), e.g. a
+        hair inside ε so that a pessimistic certification of the result gives at most ε.
+        Default: the tails' ``−log ratio``.
+    """
+    left_base, lr = noise.left_tail
+    right_base, b = noise.right_tail
+    values = _values(noise)
+    p = noise.period
+    if noise.atom > 0:
+        raise PrivacyViolationError("an atom is never ε-DP; it cannot be repaired by raising cells")
+    same = (
+        abs(lr - b) <= 1e-12 * b
+        and math.exp(-epsilon) <= b < 1.0
+        and values.size >= p
+        and np.allclose(left_base, b * values[:p], rtol=1e-9, atol=0)
+        and np.allclose(right_base, b * values[-p:], rtol=1e-9, atol=0)
+    )
+    if not same:
+        raise PrivacyViolationError(
+            "envelope_repair needs tails continuing the outermost periods with one ratio of at "
+            "least e^-ε"
+        )
+    r = _reach(noise) if reach is None else reach
+    tail = -math.log(b)
+    raised = envelope_raise(
+        values, reach=r, period=p, bound=tail if target is None else target, tail_log_ratio=tail
+    )
     privacy = PureDP(epsilon)
     return _rebuild(noise, raised, (b * raised[:p], b), (b * raised[-p:], b), 0.0, privacy)
 
 
-def _reference(
-    noise: GridNoise, eps_ref: float
-) -> tuple[FloatArray, FloatArray, FloatArray, float]:
-    """A grid Laplace density at ``eps_ref`` on the same grid, with its exact geometric tails."""
-    h, p = noise.width, noise.period
+def _laplace_values(noise: GridNoise, eps_ref: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Grid Laplace values at ``eps_ref`` on the grid and on the first period beyond each end."""
+    p = noise.period
+    if isinstance(noise, GradedNoise):
+        t = np.concatenate([[0.0], np.cumsum(noise.widths)])
+        mid = (t[:-1] + t[1:]) / 2.0
+        k = noise.first_period + np.arange(noise.num_cells // p + 2) - 1
+        pos = ((k[:, None] + mid[None, :]) * noise.sensitivity).reshape(-1)
+        vals = np.exp(-eps_ref * np.abs(pos) / noise.sensitivity)
+        return vals[p:-p], vals[:p], vals[-p:]
+    h = noise.width
     centre = 0.0 if isinstance(noise, LatticeNoise) else 0.5
-    pos = noise.start / h + np.arange(noise.num_cells) + centre
-    scale = eps_ref * h / noise.sensitivity
-    values = np.exp(-scale * np.abs(pos))
-    left_pos = noise.start / h - p + np.arange(p) + centre
-    right_pos = noise.start / h + noise.num_cells + np.arange(p) + centre
-    ratio = math.exp(-eps_ref * p * h / noise.sensitivity)
-    return values, np.exp(-scale * np.abs(left_pos)), np.exp(-scale * np.abs(right_pos)), ratio
+    pos = noise.start / h + np.arange(-p, noise.num_cells + p) + centre
+    vals = np.exp(-eps_ref * h * np.abs(pos) / noise.sensitivity)
+    return vals[p:-p], vals[:p], vals[-p:]
 
 
-def mixture_repair(noise: GridNoise, epsilon: float, delta: float) -> tuple[GridNoise, float]:
-    """Mix ``noise`` with a grid Laplace reference until it is (ε, δ)-DP; returns (noise, λ).
+def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, reach: int) -> float:
+    """Certified δ at ε of a uniform-grid or lattice noise for shifts up to ``reach`` cells.
+
+    :func:`optmech.certify.noise.noise_delta` on the noise's masses, tails and atom, with the
+    cell reach given exactly (the designer certifies with the same call).
+    """
+    desc = noise.grid_description()
+    return float(
+        noise_delta(
+            desc["masses"],
+            epsilon=epsilon,
+            reach=reach,
+            left_tail=desc["left_tail"],
+            right_tail=desc["right_tail"],
+            atom=desc["atom"],
+        )
+    )
+
+
+def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> GridNoise:
+    """The mixing reference (module docstring): support-preserving when it certifies below δ."""
+    values, left, right = _laplace_values(noise, epsilon)
+    zero = (np.zeros(noise.period), 0.0)
+    privacy = ApproxDP(epsilon, delta)
+    inside = _rebuild(noise, values, zero, zero, 0.0, privacy)
+    if hockey_delta(inside, epsilon, reach) < delta:  # type: ignore[arg-type]
+        return inside
+    eps_ref = epsilon / 2.0 if epsilon > 0 else delta
+    values, left, right = _laplace_values(noise, eps_ref)
+    ratio = math.exp(-eps_ref * noise.period * _width(noise) / noise.sensitivity)
+    return _rebuild(noise, values, (left, ratio), (right, ratio), 0.0, privacy)
+
+
+def _width(noise: GridNoise) -> float:
+    return noise.sensitivity / noise.period if isinstance(noise, GradedNoise) else noise.width
+
+
+def mixture_repair(
+    noise: PiecewiseConstantNoise | LatticeNoise,
+    epsilon: float,
+    delta: float,
+    *,
+    reach: int | None = None,
+) -> tuple[GridNoise, float]:
+    """Mix ``noise`` with a reference until it is (ε, δ)-DP; returns ``(noise, λ)``.
 
     ``noise`` must have zero tails or tails with the reference's ratio (the LP's (ε, δ) designs
-    have zero tails). Raises :class:`PrivacyViolationError` when no mixture works.
+    have zero tails); ``reach`` is its cells per Δ (default :func:`cell_reach`, exact). δ is
+    certified by :func:`hockey_delta`, at most ``delta`` exactly. Raises
+    :class:`PrivacyViolationError` when no mixture works.
     """
     privacy = ApproxDP(epsilon, delta)
-    eps_ref = epsilon / 2.0 if epsilon > 0 else delta
-    ref_values, ref_left, ref_right, ratio = _reference(noise, eps_ref)
-    reference = _rebuild(noise, ref_values, (ref_left, ratio), (ref_right, ratio), 0.0, privacy)
-    h_ref = certify_noise(reference, epsilon=epsilon).delta
-    h_p = certify_noise(noise, epsilon=epsilon).delta
+    r = _reach(noise) if reach is None else reach
+    reference = _reference(noise, epsilon, delta, r)
+    h_ref = hockey_delta(reference, epsilon, r)  # type: ignore[arg-type]
+    h_p = hockey_delta(noise, epsilon, r)
     if h_ref >= delta:
         raise PrivacyViolationError(
             f"cannot repair: the reference density has δ = {h_ref:.3g} ≥ {delta:g} at "
             f"ε = {epsilon:g}"
         )
+    ref_l, ratio = reference.left_tail
+    ref_r, _ = reference.right_tail
     left_base, lr = noise.left_tail
     right_base, rr = noise.right_tail
     for base, rho in ((left_base, lr), (right_base, rr)):
@@ -173,10 +307,7 @@ def mixture_repair(noise: GridNoise, epsilon: float, delta: float) -> tuple[Grid
             raise PrivacyViolationError(
                 "cannot repair by mixing: the noise's tails are geometric with another ratio"
             )
-    values = _values(noise)
-    ref = _values(reference)
-    ref_l, _ = reference.left_tail
-    ref_r, _ = reference.right_tail
+    values, ref = _values(noise), _values(reference)
 
     def mix(lam: float) -> GridNoise:
         return _rebuild(
@@ -189,7 +320,7 @@ def mixture_repair(noise: GridNoise, epsilon: float, delta: float) -> tuple[Grid
         )
 
     def private(candidate: GridNoise) -> bool:
-        return bool(certify_noise(candidate, epsilon=epsilon).delta <= delta)
+        return hockey_delta(candidate, epsilon, r) <= delta  # type: ignore[arg-type]
 
     # Convexity gives a λ that works; the bound is loose (mixing also lowers P's own terms),
     # so bisect down to the least λ that certifies (to 1e-3 relative).

@@ -1,8 +1,9 @@
 """Window constraints ``g_i ≤ e^ε g_j`` for ``|i − j| ≤ r``, in three exactly equivalent forms.
 
-A density constant on cells of width ``h = Δ/m`` is ε-DP on ℝ iff every pair of cells at most
-``r = m`` apart has ratio at most ``e^ε`` (THEORY.md §4; chaining neighbours only is *not*
-enough, §5). This module writes that family of constraints as sparse rows
+A density constant on cells of width ``h = Δ/m`` (or on any Δ-periodic partition with ``m`` cells
+per Δ, :mod:`optmech.mechanisms.graded`) is ε-DP on ℝ iff every pair of cells at most ``r = m``
+apart has ratio at most ``e^ε`` (Geng & Viswanath 2016; chaining neighbours only is *not*
+enough: it gives ``mε``). This module writes that family of constraints as sparse rows
 
     A_g @ g + A_u @ u ≤ 0,      u ≥ 0 auxiliary,
 
@@ -83,18 +84,24 @@ class WindowSystem:
         Number of auxiliary variables.
     method : str
         The form used.
+    block : int
+        Block length ``2r + 1`` of the ``"blocks"`` form (0 otherwise).
+    levels : int
+        Levels of the ``"sparse-table"`` form (0 otherwise).
     """
 
     a_g: sp.csr_matrix
     a_u: sp.csr_matrix
     num_aux: int
     method: str
+    block: int = 0
+    levels: int = 0
 
     def canonical_aux(self, g: FloatArray) -> FloatArray:
         """The largest feasible auxiliaries for ``g``: each one the minimum of its block.
 
-        Found by iterating ``u ← min over its upper bounds`` (rows with one auxiliary on the
-        left); used by :meth:`residual`.
+        Monotone in ``g``; used by :meth:`residual`, and with ``g`` an upper bound of the cells
+        it bounds every auxiliary at an optimum (the LP's certified interval).
         """
         return _canonical_aux(self, g)
 
@@ -240,7 +247,7 @@ def _sparse_table(n: int, r: int, factor: float) -> WindowSystem:
     u_win[n_dbl:] = np.concatenate([col_a, col_b])
     row_parts_u.append((u_win, -factor))
     a_g, a_u = _rows(n_rows, row_parts_g, row_parts_u, n, n_aux)
-    return WindowSystem(a_g, a_u, n_aux, "sparse-table")
+    return WindowSystem(a_g, a_u, n_aux, "sparse-table", levels=levels)
 
 
 def _blocks(n: int, r: int, factor: float) -> WindowSystem:
@@ -285,7 +292,7 @@ def _blocks(n: int, r: int, factor: float) -> WindowSystem:
         n,
         2 * n,
     )
-    return WindowSystem(a_g, a_u, 2 * n, "blocks")
+    return WindowSystem(a_g, a_u, 2 * n, "blocks", block=w)
 
 
 def window_system(n: int, reach: int, factor: float, *, method: str = "auto") -> WindowSystem:
@@ -317,36 +324,35 @@ def window_system(n: int, reach: int, factor: float, *, method: str = "auto") ->
 
 
 def _canonical_aux(system: WindowSystem, g: FloatArray) -> FloatArray:
-    """Largest ``u ≥ 0`` with every auxiliary-only upper bound satisfied (block minima).
+    """The auxiliaries set to the minima they stand for (module docstring), vectorised.
 
-    Rows of the form ``u_a − c·v ≤ 0`` (one auxiliary with coefficient +1, no ``−factor``
-    term) bound ``u_a ≤ c·v`` where v is a cell or another auxiliary; iterating
-    ``u ← min(bounds)`` from ``u = +inf`` reaches the fixed point in at most (chain length)
-    sweeps. Window rows (an auxiliary with coefficient −factor) are left to the caller.
+    ``"blocks"``: prefix minima ``P`` and suffix minima ``S`` inside each block of ``2r + 1``
+    cells; ``"sparse-table"``: ``u^(l)_k = min g[k : k + 2^l]`` level by level. These are the
+    largest auxiliaries the rows with one auxiliary on the left allow, and every row holds at
+    ``(g, canonical_aux(g))`` iff ``g`` satisfies the window (the window rows are left to the
+    caller). Clipped at 0, as the auxiliaries are.
     """
+    n = system.a_g.shape[1]
     if system.num_aux == 0:
         return np.zeros(0)
-    a_u = system.a_u.tocoo()
-    a_g = system.a_g.tocsr()
-    rows_self = a_u.row[a_u.data == 1.0]
-    cols_self = a_u.col[a_u.data == 1.0]
-    prev_mask = a_u.data == -1.0
-    prev_of_row = np.full(a_u.shape[0], -1, dtype=np.int64)
-    prev_of_row[a_u.row[prev_mask]] = a_u.col[prev_mask]
-    g_of_row = np.full(a_u.shape[0], -1, dtype=np.int64)
-    coo_g = a_g.tocoo()
-    g_neg = coo_g.data == -1.0
-    g_of_row[coo_g.row[g_neg]] = coo_g.col[g_neg]
-    u = np.full(system.num_aux, np.inf)
-    for _ in range(system.num_aux + 1):  # each sweep is vectorised; chains are finite
-        bound = np.where(
-            prev_of_row[rows_self] >= 0,
-            u[prev_of_row[rows_self]],
-            np.where(g_of_row[rows_self] >= 0, g[g_of_row[rows_self]], np.inf),
-        )
-        new = np.full(system.num_aux, np.inf)
-        np.minimum.at(new, cols_self, bound)
-        if np.array_equal(new, u):
-            break
-        u = new
-    return np.where(np.isfinite(u), np.maximum(u, 0.0), 0.0)
+    garr = np.asarray(g, dtype=np.float64)
+    if system.method == "blocks":
+        w = system.block
+        blocks = -(-n // w)
+        padded = np.full(blocks * w, np.inf)
+        padded[:n] = garr
+        grid = padded.reshape(blocks, w)
+        prefix = np.minimum.accumulate(grid, axis=1).reshape(-1)[:n]
+        suffix = np.minimum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].reshape(-1)[:n]
+        out = np.concatenate([prefix, suffix])
+    else:
+        levels = []
+        prev = garr
+        for level in range(1, system.levels + 1):
+            half = 2 ** (level - 1)
+            size = n - 2**level + 1
+            cur = np.minimum(prev[:size], prev[half : half + size])
+            levels.append(cur)
+            prev = cur
+        out = np.concatenate(levels)
+    return np.maximum(out, 0.0)

@@ -113,14 +113,15 @@ def design_noise_task(
     privacy: str,
     cost: str = "abs",
     sensitivity: float = 1.0,
-    resolution: int | None = None,
-    periods: int | None = None,
-    integer: bool = False,
-    symmetric: bool = False,
-    monotone: bool = False,
     solver: str | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Design optimal additive noise by LP (``privacy`` as ``eps=1``, ``delta=0.3``, ...)."""
+    """Design optimal additive noise by LP (``privacy`` as ``eps=1``, ``delta=0.3``, ...).
+
+    ``options`` are the modelling options of :class:`optmech.lp.additive.AdditiveSpec`
+    (``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``, ...),
+    passed to :func:`optmech.design_noise` unchanged.
+    """
     import optmech
     from optmech.costs import parse_cost
     from optmech.privacy import parse_privacy
@@ -129,16 +130,13 @@ def design_noise_task(
         parse_privacy(privacy),
         sensitivity=sensitivity,
         cost=parse_cost(cost),
-        resolution=resolution,
-        periods=periods,
-        integer=integer,
-        symmetric=symmetric,
-        monotone=monotone,
         solver=solver,
+        **options,
     )
     info = noise.summary()
     return {
         "value": noise.value,
+        "lower_bound": noise.lower_bound,
         "certified_epsilon": noise.certified_epsilon,
         "certified_delta": noise.certified_delta,
         "solver": noise.solver,

@@ -1,0 +1,545 @@
+"""Build the additive-noise LP of an :class:`~optmech.lp.additive.spec.AdditiveSpec`.
+
+``min c·z  s.t.  A z ≤ b (named row blocks),  Σ_j a_j z_j = 1,  z ≥ 0`` where ``z`` holds the
+grid values ``x_j = Δ·f_j`` (densities, not masses: with masses near ``1/(2m)`` an absolute
+solver tolerance of 1e-7 lets the solver cut the tail), the atom, then the auxiliaries.
+``a_j`` is the mass of a unit of ``z_j`` (the cell's relative width, plus the geometric tail it
+carries for the outermost periods, doubled for a mirrored pair); ``c_j`` is its exact cost —
+the cell-*averaged* cost (Geng & Viswanath 2016, §IV; :meth:`optmech.costs.Cost.integral`) and
+the tail's closed-form series. The LP value is therefore the exact expected cost of the noise
+read off a feasible point: an upper bound for the continuous problem.
+
+**What the solver sees.** The objective is divided by the cost of a feasible reference density
+so that it is O(1). On a graded grid (large ε) the densities of an optimum span ``e^ε`` within
+one period, far beyond what absolute solver tolerances resolve, so each variable is also
+divided by its value in the reference — the best *staircase on the grid itself* (Geng &
+Viswanath 2016, Thm. 4: the optimum for the costs the theorem covers), found exactly by
+cumulative sums over the step's position — and each row by the geometric mean of its extreme
+coefficients. At the optimum the solver's variables are then O(1) and a binding privacy row
+reads ``y_a − y_b ≤ 0``. These scalings are the solver's business only: the matrices, the
+point (:meth:`AdditiveLP.point`) and the multipliers (:meth:`AdditiveLP.duals`) are mapped back
+to the LP's own units.
+
+:func:`build_additive_lp` builds the matrices once; :meth:`AdditiveLP.for_strategy` wraps them
+in a cvxpy problem for one attempt of :func:`optmech.lp.solve.solve_robust`, keeping each row
+block's constraint under its name for reading the multipliers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from optmech.costs import Cost
+from optmech.exceptions import PrivacyViolationError
+from optmech.lp.additive.grid import AdditiveGrid, GridKind, make_grid
+from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, balance, pure_rows
+from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.solve import Strategy
+from optmech.mechanisms.graded import GradedNoise
+from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.privacy import ApproxDP, PureDP
+
+__all__ = ["AdditiveLP", "GridNoise", "build_additive_lp"]
+
+FloatArray = npt.NDArray[np.float64]
+#: The noise families an additive design is read into.
+GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
+#: Name of the normalisation constraint (a simplex block, not a row of :class:`RowRecord`).
+NORMALISATION = "normalisation"
+#: Unit roundoff of float64.
+_U = 2.0**-53
+#: Smallest mass of a cell in the solver's units on a graded grid (:meth:`AdditiveLP.solver_scale`).
+MASS_FLOOR = 1e-3
+#: ... but no column is lifted by more than this factor above the reference staircase.
+MAX_LIFT = 1e10
+
+
+@dataclass(frozen=True)
+class AdditiveLP:
+    """A built additive-noise LP and what is needed to read a noise off its solution.
+
+    Attributes
+    ----------
+    spec : AdditiveSpec
+        What was asked for.
+    grid : AdditiveGrid
+        Cells / points.
+    expand : scipy.sparse.csr_matrix
+        Full grid values ``x_full = expand @ z[:num_values]``.
+    num_values, num_aux : int
+        Grid-value variables and auxiliaries.
+    atom_index : int or None
+        Position of the atom variable.
+    weights : numpy.ndarray
+        Exact cost of a unit of each variable (tails included; 0 for auxiliaries).
+    mass : numpy.ndarray
+        Mass of a unit of each variable (``a_j > 0`` for values and atom, 0 for auxiliaries).
+    scale : float
+        Cost of a feasible reference density: the objective is ``weights / scale``.
+    rows : RowRecord
+        The inequality rows by name, in the LP's own units.
+    aux : AuxMap
+        The auxiliaries' canonical values for given value variables.
+    profile : numpy.ndarray or None
+        The reference staircase's value variables, normalised (graded grids), else None.
+    col_scale : numpy.ndarray
+        The solver's variable is ``z / col_scale`` in this attempt (module docstring; 1 on a
+        uniform grid).
+    window : str
+        Form of the ε-DP rows (``"pairs"``, ``"sparse-table"``, ``"blocks"``, ``"monotone"``)
+        or ``"none"`` for (ε, δ).
+    build_time : float
+        Seconds spent building the matrices.
+    objective_factor : float
+        The solver's objective is ``weights / objective_factor`` (``scale``, or more when
+        rescaled so its largest entry is 1).
+    problem : cvxpy.Problem
+        The solver's problem (None until :meth:`for_strategy` or :func:`build_additive_lp`).
+    variable : cvxpy.Variable
+        The solver's variable ``z / col_scale`` (read ``z`` with :meth:`point`).
+    constraints : Mapping[str, cvxpy.Constraint]
+        Each row block's constraint by name, and ``"normalisation"``.
+    row_scale : Mapping[str, numpy.ndarray]
+        The factor each block's rows were multiplied by for the solver.
+    strategy : Strategy or None
+        The attempt this problem was built for (None: as built, no solver chosen).
+    """
+
+    spec: AdditiveSpec
+    grid: AdditiveGrid
+    expand: sp.csr_matrix
+    num_values: int
+    num_aux: int
+    atom_index: int | None
+    weights: FloatArray
+    mass: FloatArray
+    scale: float
+    rows: RowRecord
+    aux: AuxMap
+    profile: FloatArray | None
+    window: str
+    build_time: float
+    objective_factor: float = 1.0
+    col_scale: FloatArray | None = None
+    problem: Any = None
+    variable: Any = None
+    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
+    strategy: Strategy | None = None
+
+    # -- views ----------------------------------------------------------------------------
+    @property
+    def privacy(self) -> PureDP | ApproxDP:
+        """The guarantee."""
+        return self.spec.privacy
+
+    @property
+    def cost(self) -> Cost:
+        """The cost."""
+        return self.spec.cost
+
+    @property
+    def symmetric(self) -> bool:
+        """Restricted to symmetric noise (as asked)."""
+        return self.spec.symmetric
+
+    @property
+    def monotone(self) -> bool:
+        """Restricted to noise non-increasing in ``|x|``."""
+        return self.spec.monotone
+
+    @property
+    def reduced(self) -> bool:
+        """Solved on half the variables (``symmetric``, or exactly equivalent for this cost)."""
+        return self.spec.reduced
+
+    @property
+    def tail_ratio(self) -> float:
+        """Ratio per period of the ε-DP tails (:attr:`AdditiveSpec.tail_ratio`), or 0."""
+        return self.spec.tail_ratio
+
+    @property
+    def num_variables(self) -> int:
+        """All variables: values, atom, auxiliaries."""
+        return int(self.weights.size)
+
+    @property
+    def c(self) -> FloatArray:
+        """The objective in the LP's units, divided by :attr:`scale`."""
+        return self.weights / self.scale
+
+    @property
+    def a_ub(self) -> sp.csr_matrix:
+        """All inequality rows stacked (for a direct solver call)."""
+        return self.rows.stacked(self.num_variables)[0]
+
+    @property
+    def b_ub(self) -> FloatArray:
+        """Their right-hand sides."""
+        return self.rows.stacked(self.num_variables)[1]
+
+    @property
+    def a_eq(self) -> sp.csr_matrix:
+        """The normalisation row ``Σ a_j z_j = 1``."""
+        return sp.csr_matrix(self.mass.reshape(1, -1))
+
+    # -- attempts -----------------------------------------------------------------------------
+    def for_strategy(self, strategy: Strategy | None) -> AdditiveLP:
+        """The same LP as a fresh cvxpy problem for one solver attempt (None: as built).
+
+        Rescaled: rows balanced (:func:`~optmech.lp.additive.rows.balance`) and the objective
+        divided so that its largest entry is 1; on a graded grid the columns are then scaled by
+        the reference staircase alone (:meth:`solver_scale`).
+        """
+        rescaled = strategy is not None and strategy.rescaled
+        col_scale = self.solver_scale(rescaled)
+        factor = self.scale
+        if rescaled:
+            top = float(np.max(np.abs(self.weights * col_scale)))
+            factor = top if top > 0 else self.scale
+        problem, variable, constraints, row_scale = _problem(
+            self.weights / factor,
+            self.mass,
+            self.rows,
+            col_scale,
+            balanced=self.profile is not None or rescaled,
+        )
+        return dataclasses.replace(
+            self,
+            objective_factor=factor,
+            col_scale=col_scale,
+            problem=problem,
+            variable=variable,
+            constraints=constraints,
+            row_scale=row_scale,
+            strategy=strategy,
+        )
+
+    def value_upper(self, value: float) -> FloatArray:
+        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
+
+        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
+        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
+        feasible point), so restricting the LP to these boxes keeps its optimum.
+        """
+        k = self.num_variables - self.num_aux
+        a, c = self.mass[:k], self.weights[:k]
+        upper = 1.0 / a
+        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
+            with np.errstate(divide="ignore"):
+                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
+        return upper * (1.0 + 8.0 * _U)
+
+    def aux_upper(self, value: float) -> FloatArray:
+        """Upper bounds of the auxiliaries at an optimum: their canonical values (block minima,
+        hockey-stick terms) at :meth:`value_upper` — monotone, so valid (:class:`AuxMap`)."""
+        upper = self.value_upper(value)
+        return self.aux.canonical(upper[: self.num_values]) * (1.0 + 8.0 * _U)
+
+    def solver_scale(self, rescaled: bool) -> FloatArray:
+        """The solver's column scale (module docstring).
+
+        Uniform grids: 1. Graded grids: each value variable by the reference staircase's value,
+        raised so that no cell's mass falls below :data:`MASS_FLOOR` (a cell's dual feasibility
+        is seen by the solver relative to that mass), and each auxiliary by its upper bound at
+        an optimum; rescaled: the reference staircase alone (and its block minima).
+        """
+        scale = np.ones(self.num_variables)
+        if self.profile is None:
+            return scale
+        nv, k = self.num_values, self.num_variables - self.num_aux
+        if rescaled:
+            scale[:nv] = self.profile
+            scale[k:] = self.aux.canonical(self.profile)
+        else:
+            floor = np.minimum(MASS_FLOOR / self.mass[:nv], self.profile * MAX_LIFT)
+            scale[:nv] = np.maximum(self.profile, floor)
+            scale[k:] = self.aux_upper(self.scale)
+        return np.maximum(scale, 1e-300)
+
+    # -- reading points -----------------------------------------------------------------------
+    def point(self) -> FloatArray:
+        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
+        assert self.col_scale is not None
+        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
+
+    def duals(self) -> dict[str, FloatArray] | None:
+        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
+        out = {}
+        for block in self.rows:
+            if not block.rows:
+                continue
+            y = self.constraints[block.name].dual_value
+            if y is None:
+                return None
+            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
+            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
+        return out
+
+    def complete(self, values: FloatArray) -> FloatArray:
+        """A full point: value (and atom) variables followed by their canonical auxiliaries."""
+        v = np.asarray(values, dtype=np.float64)
+        return np.concatenate([v, self.aux.canonical(v[: self.num_values])])
+
+    def violation(self, z: npt.ArrayLike) -> float:
+        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
+        za = np.asarray(z, dtype=np.float64)
+        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
+        for block in self.rows:
+            if block.rows:
+                parts.append(float(np.max(block.a @ za - block.b)))
+        return max(parts)
+
+    def full_values(self, z: npt.ArrayLike) -> tuple[FloatArray, float]:
+        """Grid values (clipped at 0) and the atom of a point."""
+        za = np.maximum(np.asarray(z, dtype=np.float64), 0.0)
+        full = np.asarray(self.expand @ za[: self.num_values], dtype=np.float64)
+        atom = float(za[self.atom_index]) if self.atom_index is not None else 0.0
+        return full, atom
+
+    def variables_of(self, full: FloatArray, atom: float) -> FloatArray:
+        """The value and atom variables of a full grid (the inverse of :meth:`full_values`)."""
+        values = full[self.grid.n - self.num_values :] if self.reduced else full
+        out = np.concatenate([values, [atom] if self.atom_index is not None else []])
+        return np.asarray(out, dtype=np.float64)
+
+    def noise_parts(self, full: FloatArray, atom: float) -> tuple[type, dict[str, Any]]:
+        """The family and constructor keywords of the noise with grid values ``full``.
+
+        Tails continue the outermost periods times :attr:`tail_ratio`; everything is divided by
+        the total mass so the noise is normalised (ratios, hence privacy, are unchanged).
+        """
+        grid, ratio, p = self.grid, self.tail_ratio, self.grid.period
+        z = self.variables_of(full, atom)
+        total = float(self.mass[: z.size] @ z)
+        if not total > 0:
+            raise PrivacyViolationError(
+                "the solver returned an all-zero point; no noise to read off"
+            )
+        left, right = ratio * full[:p], ratio * full[-p:]
+        if grid.integer:
+            s = 1.0 / (grid.period * total)
+            return LatticeNoise, {
+                "start": int(grid.index[0]),
+                "pmf": full * s,
+                "period": p,
+                "left_tail": (left * s, ratio),
+                "right_tail": (right * s, ratio),
+                "sensitivity": int(grid.sensitivity),
+                "privacy": self.privacy,
+            }
+        s = 1.0 / (grid.sensitivity * total)
+        common = {
+            "densities": full * s,
+            "left_tail": (left * s, ratio),
+            "right_tail": (right * s, ratio),
+            "sensitivity": grid.sensitivity,
+            "privacy": self.privacy,
+        }
+        if grid.kind == GridKind.GRADED:
+            return GradedNoise, {**common, "widths": grid.widths, "first_period": -grid.periods}
+        return PiecewiseConstantNoise, {
+            **common,
+            "start": grid.start,
+            "width": grid.width,
+            "period": p,
+            "atom": atom / total,
+        }
+
+    def noise_from(self, z: npt.ArrayLike) -> GridNoise:
+        """The noise of a solution: clipped at 0, tails attached, renormalised exactly."""
+        family, kwargs = self.noise_parts(*self.full_values(z))
+        return family(**kwargs)  # type: ignore[no-any-return]
+
+
+def _problem(
+    c: FloatArray, mass: FloatArray, rows: RowRecord, col_scale: FloatArray, balanced: bool
+) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
+    """The cvxpy problem in the solver's variable ``y = z / col_scale``, rows scaled."""
+    y = cp.Variable(c.size, nonneg=True)
+    d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
+    named: dict[str, Any] = {}
+    scales: dict[str, FloatArray] = {}
+    for block in rows:
+        if not block.rows:
+            continue
+        a = (block.a @ d).tocsr() if d is not None else block.a
+        if balanced:
+            s = balance(a)
+            scales[block.name] = s
+            a, b = (sp.diags(s) @ a).tocsr(), block.b * s
+        else:
+            b = block.b
+        named[block.name] = a @ y <= b
+    norm = mass * col_scale
+    named[NORMALISATION] = sp.csr_matrix(norm.reshape(1, -1)) @ y == np.ones(1)
+    problem = cp.Problem(cp.Minimize((c * col_scale) @ y), list(named.values()))
+    return problem, y, MappingProxyType(named), MappingProxyType(scales)
+
+
+def _staircase_profile(
+    grid: AdditiveGrid, spec: AdditiveSpec, weights: FloatArray, mass: FloatArray
+) -> tuple[FloatArray, float] | None:
+    """The best staircase on the grid (full-grid values and cost), or None off its scope.
+
+    A symmetric staircase with its step at a cell edge ``t_g ≤ 1/2`` of each period
+    (Geng & Viswanath 2016, Thm. 4) is a feasible point of the ε-DP LP: top cells ``c^k``, the
+    rest ``c^(k+1)`` in period ``k`` from 0, with ``c = b·e^s`` a hair above the tail ratio
+    ``b`` (``s = 2^-36·max(1, ε)``) so that every row holds with room to spare. Its cost and mass
+    are linear in which cells are on top, so every ``g`` is evaluated at once by cumulative sums.
+    """
+    if not spec.pure or grid.integer:
+        return None
+    m, kk = grid.period, grid.periods
+    b = spec.tail_ratio * math.exp(2.0**-36 * max(1.0, spec.privacy.epsilon))
+    j = np.arange(grid.n)
+    period, cell = np.divmod(j, m)
+    right = period >= kk  # periods kk.. are 0, 1, ... from the origin
+    dist = np.where(right, period - kk, kk - 1 - period)
+    rank = np.where(right, cell, m - 1 - cell)  # cell index counted from the origin's side
+    base = b ** dist.astype(np.float64)
+    steps = int(np.searchsorted(np.cumsum(grid.widths), 0.5 + 1e-12))  # edges t_g ≤ 1/2
+    cost_by_rank = np.bincount(rank, weights=weights * base, minlength=m)
+    mass_by_rank = np.bincount(rank, weights=mass * base, minlength=m)
+    top_cost = np.concatenate([[0.0], np.cumsum(cost_by_rank)])[: steps + 1]
+    top_mass = np.concatenate([[0.0], np.cumsum(mass_by_rank)])[: steps + 1]
+    total_cost, total_mass = float(cost_by_rank.sum()), float(mass_by_rank.sum())
+    costs = (b * total_cost + (1.0 - b) * top_cost) / (b * total_mass + (1.0 - b) * top_mass)
+    g = int(np.argmin(costs[1:])) + 1
+    return base * np.where(rank < g, 1.0, b), float(costs[g])
+
+
+def _reference(
+    grid: AdditiveGrid, spec: AdditiveSpec, weights: FloatArray, mass: FloatArray
+) -> tuple[float, FloatArray | None]:
+    """(objective scale, column profile or None).
+
+    The scale is the cost of the cheapest of: the grid Laplace density (ε-DP, scale ``Δ/ε``),
+    the best grid staircase (ε-DP on a graded grid), the uniform density ((ε, δ)). The profile,
+    used to scale the solver's columns on a graded grid, is that staircase.
+    """
+    if not spec.pure:
+        ref = np.ones(grid.n)
+        return _positive(float(weights @ ref) / float(mass @ ref)), None
+    laplace = np.exp(-spec.privacy.epsilon * np.abs(grid.centres()) / grid.sensitivity)
+    scale = float(weights @ laplace) / float(mass @ laplace)
+    if grid.kind != GridKind.GRADED:
+        return _positive(scale), None
+    profile = _staircase_profile(grid, spec, weights, mass)
+    assert profile is not None
+    return _positive(min(scale, profile[1])), profile[0]
+
+
+def _positive(value: float) -> float:
+    return value if value > 0 and math.isfinite(value) else 1.0
+
+
+def _cells(grid: AdditiveGrid, spec: AdditiveSpec) -> tuple[FloatArray, FloatArray]:
+    """Cost and mass of a unit of each full-grid value, the geometric tails included."""
+    ratio, p = spec.tail_ratio, grid.period
+    cell_w, cell_m = grid.cell_costs(spec.cost), grid.mass_per_unit()
+    if spec.pure:
+        tail_left, tail_right = grid.tail_costs(spec.cost, ratio)
+        cell_w[:p] += tail_left
+        cell_w[-p:] += tail_right
+        cell_m[:p] += ratio / (1.0 - ratio) * cell_m[:p]
+        cell_m[-p:] += ratio / (1.0 - ratio) * cell_m[-p:]
+    if not np.all(np.isfinite(cell_w)):
+        raise ValueError(
+            f"`cost` {spec.cost!r} gives a non-finite cost (NaN or inf) on the grid or its tails; "
+            "costs must be finite and the tail series must converge."
+        )
+    return cell_w, cell_m
+
+
+def _rows(
+    grid: AdditiveGrid, expand: sp.csr_matrix, spec: AdditiveSpec
+) -> tuple[RowRecord, AuxMap, str]:
+    """The row blocks, the auxiliaries and the window form (``"none"`` for (ε, δ))."""
+    common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
+    if spec.pure:
+        return pure_rows(
+            grid,
+            expand,
+            spec.privacy.epsilon,
+            tail_ratio=spec.tail_ratio,
+            window=spec.window,
+            **common,
+        )
+    rows, aux = approx_rows(grid, expand, spec.privacy.epsilon, spec.privacy.delta, **common)
+    return rows, aux, "none"
+
+
+def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -> AdditiveLP:
+    """Build the additive-noise LP of ``spec`` (module docstring); nothing is solved.
+
+    Parameters
+    ----------
+    spec : AdditiveSpec
+        The validated design.
+    strategy : Strategy, optional
+        Build the problem for this solver attempt (:meth:`AdditiveLP.for_strategy`); default
+        the LP as built.
+
+    Raises
+    ------
+    ProblemTooLargeError
+        The estimated memory exceeds ``spec.max_memory_gb``.
+    ValueError
+        The cost is not finite on the grid or its tails.
+    """
+    start = time.perf_counter()
+    assert spec.resolution is not None and spec.periods is not None
+    grid = make_grid(
+        spec.grid,
+        spec.sensitivity,
+        spec.periods,
+        cells=spec.resolution,
+        epsilon=spec.privacy.epsilon,
+    )
+    spec.check_size(grid.period)
+    expand, n_values = grid.expand(spec.reduced)
+    cell_w, cell_m = _cells(grid, spec)
+    rows, aux, window = _rows(grid, expand, spec)
+    atom = bool(spec.atom)
+    value_mass = np.asarray(expand.T @ cell_m, dtype=np.float64)
+    n_aux = aux.canonical(np.zeros(n_values)).size
+    n_total = n_values + int(atom) + n_aux
+    weights, mass = np.zeros(n_total), np.zeros(n_total)
+    weights[:n_values] = expand.T @ cell_w
+    mass[:n_values] = value_mass
+    if atom:
+        weights[n_values], mass[n_values] = float(spec.cost(0.0)), 1.0
+    scale, profile = _reference(grid, spec, cell_w, cell_m)
+    values = None
+    if profile is not None:  # the reference, normalised: the solver's variables are O(1)
+        values = np.asarray(profile[grid.n - n_values :] if spec.reduced else profile)
+        values = values / float(value_mass @ values)
+    lp = AdditiveLP(
+        spec=spec,
+        grid=grid,
+        expand=expand,
+        num_values=n_values,
+        num_aux=n_aux,
+        atom_index=n_values if atom else None,
+        weights=weights,
+        mass=mass,
+        scale=scale,
+        rows=rows,
+        aux=aux,
+        profile=values,
+        window=window,
+        build_time=time.perf_counter() - start,
+    )
+    return lp.for_strategy(strategy)

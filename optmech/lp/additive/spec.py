@@ -1,0 +1,390 @@
+"""What to design: :class:`AdditiveSpec`, validated once, and the size it will take.
+
+A spec holds every modelling choice of an additive-noise design — the guarantee, Δ, the cost,
+the grid (kind, cells per Δ, periods), the class restrictions, the form of the window rows, the
+atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
+name the parameter, its range and the value (the :mod:`dp_accounting` style). Defaults that
+depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
+records what was built. :func:`optmech.lp.additive.design_noise` takes the same keywords and
+passes them here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from optmech._validation import check_flag, check_int, check_privacy, check_real, describe
+from optmech.costs import Cost, as_cost
+from optmech.exceptions import ProblemTooLargeError
+from optmech.lp.additive.grid import GRADED_COARSE, GridKind
+from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
+from optmech.lp.windows import WINDOW_METHODS, choose_window_method, window_size
+from optmech.privacy import ApproxDP, PureDP
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY_GB",
+    "GRADED_ABOVE_CELLS",
+    "UNIFORM_MAX_CELLS",
+    "AdditiveSpec",
+    "WindowForm",
+    "default_periods",
+    "default_resolution",
+    "estimate_additive_size",
+]
+
+#: The forms of the ε-DP window rows (:mod:`optmech.lp.windows`); "auto" picks by size.
+WindowForm = Literal["auto", "pairs", "sparse-table", "blocks"]
+
+#: Default memory cap of a design, in GB (the one size limit: every refusal states it).
+DEFAULT_MAX_MEMORY_GB = 4.0
+#: Largest default cells per Δ of a uniform grid.
+UNIFORM_MAX_CELLS = 400
+#: ``grid="auto"`` grades the grid when about 20 cells on the staircase's top step γ*Δ would
+#: need more uniform cells per Δ than this (``20(1 + e^(ε/2)) > 400``, i.e. ε > 2 ln 19 ≈ 5.9).
+#: Measured (benchmarks/bench_additive.py ``graded``, HiGHS, |x| and x², 2 shared cores): up to
+#: that point the uniform default is within 1e-5 of V* (ε = 6: 400 cells, 0.66 s; the graded
+#: grid 8e-4 in 0.03 s); beyond it the capped uniform grid falls behind — 6.4e-3 above V* at
+#: ε = 10, 1.37 at ε = 15, 26.5 at ε = 20 (|x|) — while the graded one stays within 1.1e-3
+#: up to ε = 30 in under 1.2 s.
+GRADED_ABOVE_CELLS = UNIFORM_MAX_CELLS
+#: Bytes per nonzero and per row/variable through cvxpy's canonicalisation and the solver.
+#: Measured peak RSS growth (benchmarks/bench_additive.py, Clarabel, full ε-DP LP, m = 25…400):
+#: about 730 bytes per nonzero all included; these constants give about 1.5x that.
+_BYTES_PER_NONZERO = 600
+_BYTES_PER_ROW = 900
+
+
+def _top_step_cells(epsilon: float) -> float:
+    """Uniform cells per Δ that put about 20 on the staircase's top step ``Δ/(1 + e^(ε/2))``."""
+    return 20.0 * (1.0 + math.exp(min(epsilon, 1400.0) / 2.0))
+
+
+def default_resolution(privacy: PureDP | ApproxDP) -> int:
+    """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
+    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at :data:`UNIFORM_MAX_CELLS`; 20 for
+    (ε, δ)."""
+    if isinstance(privacy, PureDP):
+        steps = math.ceil(min(_top_step_cells(privacy.epsilon), 1e9))
+        return min(UNIFORM_MAX_CELLS, max(8, steps))
+    return 20
+
+
+def default_periods(privacy: PureDP | ApproxDP, *, graded: bool = False) -> int:
+    """Periods each side: for ε-DP 3 on a uniform grid and 1 on a graded one (the tail closure
+    carries the rest: the staircase of Geng & Viswanath 2016 is exactly one period continued
+    geometrically, and at the large ε that grades a grid deeper periods hold densities below
+    ``e^(−2ε)`` of the peak, which no solver resolves); for (ε, δ) one more than the truncated
+    Laplace's support ``(1/ε) ln(1 + (e^ε − 1)/(2δ))`` (Geng, Ding, Guo & Kumar 2020); for
+    (0, δ) one more than the uniform block's ``1/(2δ)`` (Geng, Ding, Guo & Kumar 2019)."""
+    if isinstance(privacy, PureDP):
+        return 1 if graded else 3
+    eps, delta = privacy.epsilon, privacy.delta
+    if eps == 0.0:
+        return math.ceil(1.0 / (2.0 * delta)) + 1
+    reach = math.log1p(math.expm1(min(eps, 700.0)) / (2.0 * delta)) / eps
+    return math.ceil(reach) + 1
+
+
+def estimate_additive_size(
+    privacy: PureDP | ApproxDP,
+    *,
+    grid_n: int,
+    period: int,
+    symmetric: bool,
+    monotone: bool,
+    window: str,
+    atom: bool,
+    virtual: bool | None = None,
+) -> dict[str, int | float]:
+    """Variables, rows, nonzeros and estimated bytes of the LP, before anything is built.
+
+    ``virtual``: whether the ε-DP window runs over one virtual period each side
+    (:func:`optmech.lp.additive.rows.virtual_rows`); default as on a uniform grid.
+    """
+    n_z = (grid_n + 1) // 2 if symmetric else grid_n
+    n_vars, rows, nnz = n_z + int(atom), 1, n_z + int(atom)  # normalisation row
+    if isinstance(privacy, PureDP):
+        # optmech.lp.additive.rows.pure_rows: the window runs on the grid extended by one
+        # virtual period each side while e^−ε ≥ VIRTUAL_ROWS_ABOVE; otherwise on the real cells
+        # (those right of −m when mirror-reduced), each outer period adding m minima and
+        # 3m − 1 rows.
+        if virtual is None:
+            virtual = math.exp(-privacy.epsilon) >= VIRTUAL_ROWS_ABOVE
+        if virtual:
+            seq = (grid_n // 2 + 2 * period) if symmetric else grid_n + 2 * period
+        else:
+            seq = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+        sides = 0 if virtual else (1 if symmetric else 2)
+        if monotone:
+            real = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+            ends = 1 if symmetric else 2
+            rows += (real - 1 + ends) + 2 * max(real - period, 0)
+            nnz += 2 * (real - 1 + ends) + 4 * max(real - period, 0)
+        else:
+            w_rows, w_aux, w_nnz = window_size(seq, period, window)
+            rows += w_rows + sides * (3 * period - 1)
+            n_vars += w_aux + sides * period
+            nnz += w_nnz + sides * (6 * period - 2)
+    else:
+        if monotone:
+            rows += grid_n
+            nnz += 2 * grid_n
+        directions = 1 if symmetric else 2
+        aux = directions * period * grid_n
+        n_vars += aux
+        rows += aux + directions * period
+        nnz += 4 * aux + directions * period
+    memory = nnz * _BYTES_PER_NONZERO + (rows + n_vars) * _BYTES_PER_ROW
+    return {"variables": n_vars, "rows": rows, "nonzeros": nnz, "bytes": float(memory)}
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"`{name}` must be one of {choices}; got {describe(value)}.")
+    return value
+
+
+@dataclass(frozen=True)
+class AdditiveSpec:
+    """An additive-noise design, validated: ``K(D) = q(D) + X`` with ``X`` found by LP.
+
+    Parameters
+    ----------
+    privacy : PureDP or ApproxDP
+        The guarantee; ``ApproxDP(0, delta)`` is (0, δ).
+    sensitivity : float
+        Δ, in (0, inf); an integer ≥ 1 when ``integer``.
+    cost : Cost, str or callable
+        Any cost of the error (:func:`optmech.costs.as_cost`), asymmetric ones included.
+    resolution : int, optional
+        Cells per Δ, ``m ≥ 1``: of a uniform grid (default :func:`default_resolution`), or of
+        the coarse part of a graded one (default 40). Integer noise has Δ points per Δ: give
+        None or Δ.
+    periods : int, optional
+        Periods of Δ each side, ``K ≥ 1`` (default :func:`default_periods`).
+    integer : bool
+        Noise on ℤ for integer queries.
+    symmetric, monotone : bool
+        Restrict to symmetric noise / noise non-increasing in ``|x|``.
+    grid : {"auto", "uniform", "graded"}
+        How a period is cut (:mod:`optmech.lp.additive.grid`). "auto" grades it for ε-DP
+        densities when no ``resolution`` is given and a uniform grid would need more than
+        :data:`GRADED_ABOVE_CELLS` cells per Δ to resolve the staircase's top step.
+    window : {"auto", "pairs", "sparse-table", "blocks"}
+        Form of the ε-DP window rows (:mod:`optmech.lp.windows`).
+    atom : bool, optional
+        Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
+    reduce_symmetric : bool
+        For a symmetric cost, solve on half the variables even when ``symmetric=False``: the
+        grid, the constraints and the objective are then invariant under ``x ↦ −x``, so the
+        average of an optimum and its mirror image is feasible and optimal — nothing is lost
+        (a test checks it). False solves the full LP anyway.
+    max_memory_gb : float
+        Refuse (:class:`~optmech.exceptions.ProblemTooLargeError`) LPs whose estimated memory
+        exceeds this many GB, in (0, inf).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A bad value, or a combination that cannot be feasible (a (0, δ) support too short).
+
+    Examples
+    --------
+    >>> from optmech.privacy import PureDP
+    >>> spec = AdditiveSpec(PureDP(15.0), sensitivity=1.0, cost="abs")
+    >>> spec.grid, spec.periods, spec.reduced
+    (<GridKind.GRADED: 'graded'>, 1, True)
+    >>> AdditiveSpec(PureDP(1.0), sensitivity=1.0, cost="abs", resolution=8).grid
+    <GridKind.UNIFORM: 'uniform'>
+    """
+
+    privacy: PureDP | ApproxDP
+    sensitivity: float
+    cost: Cost
+    resolution: int | None = None
+    periods: int | None = None
+    integer: bool = False
+    symmetric: bool = False
+    monotone: bool = False
+    grid: GridKind = GridKind.AUTO
+    window: WindowForm = "auto"
+    atom: bool | None = None
+    reduce_symmetric: bool = True
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB
+
+    def __post_init__(self) -> None:
+        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        privacy = check_privacy(self.privacy)
+        put("privacy", privacy)
+        for name in ("integer", "symmetric", "monotone", "reduce_symmetric"):
+            put(name, check_flag(name, getattr(self, name)))
+        put("cost", as_cost(self.cost))
+        put("window", _check_choice("window", self.window, ("auto", *WINDOW_METHODS)))
+        put(
+            "max_memory_gb", check_real("max_memory_gb", self.max_memory_gb, low=0.0, low_open=True)
+        )
+        grid = GridKind(_check_choice("grid", str(self.grid), ("auto", "uniform", "graded")))
+        pure = isinstance(privacy, PureDP)
+        if self.integer:
+            self._resolve_integer(grid)
+        else:
+            sens = check_real("sensitivity", self.sensitivity, low=0.0, low_open=True)
+            put("sensitivity", sens)
+            if self.resolution is not None:
+                put("resolution", check_int("resolution", self.resolution, low=1))
+            graded = grid == GridKind.GRADED or (
+                grid == GridKind.AUTO
+                and pure
+                and self.resolution is None
+                and _top_step_cells(privacy.epsilon) > GRADED_ABOVE_CELLS
+            )
+            if graded and not pure:
+                raise ValueError(
+                    "`grid` must be 'uniform' or 'auto' for (ε, δ) designs: the hockey-stick "
+                    "rows interpolate between whole-cell shifts only on a uniform grid; got "
+                    "'graded'."
+                )
+            put("grid", GridKind.GRADED if graded else GridKind.UNIFORM)
+            if self.resolution is None:
+                put("resolution", GRADED_COARSE if graded else default_resolution(privacy))
+        periods = self.periods
+        graded = self.grid == GridKind.GRADED
+        put(
+            "periods",
+            default_periods(privacy, graded=graded)
+            if periods is None
+            else check_int("periods", periods, low=1),
+        )
+        self._resolve_atom(pure)
+        if not pure and privacy.epsilon == 0.0:
+            self._check_zero_delta_support()
+
+    def _resolve_integer(self, grid: GridKind) -> None:
+        if grid == GridKind.GRADED:
+            raise ValueError(
+                "`grid` must be 'auto' or 'uniform' for integer noise: the integers need no "
+                "grading; got 'graded'."
+            )
+        delta = check_int(
+            "sensitivity",
+            self.sensitivity,
+            low=1,
+            hint="integer noise needs an integer sensitivity",
+        )
+        if self.resolution is not None and check_int("resolution", self.resolution, low=1) != delta:
+            raise ValueError(
+                f"`resolution` must be None or equal to `sensitivity` ({delta}) for integer "
+                f"noise (one point per integer); got {self.resolution!r}."
+            )
+        object.__setattr__(self, "sensitivity", float(delta))
+        object.__setattr__(self, "resolution", delta)
+        object.__setattr__(self, "grid", GridKind.INTEGER)
+
+    def _resolve_atom(self, pure: bool) -> None:
+        if self.atom is None:
+            object.__setattr__(self, "atom", not pure and not self.integer)
+            return
+        atom = check_flag("atom", self.atom)
+        if atom and (pure or self.integer):
+            raise ValueError(
+                "`atom=True` needs (ε, δ) privacy and a density: an atom is never ε-DP, and "
+                "integer noise has its mass at 0 in the pmf already."
+            )
+        object.__setattr__(self, "atom", atom)
+
+    def _check_zero_delta_support(self) -> None:
+        assert self.periods is not None
+        points = 2 * self.periods + (1 if self.integer else 0)
+        delta = self.privacy.delta
+        if 1.0 / points > delta:
+            need = math.ceil((1.0 / delta - (1 if self.integer else 0)) / 2.0)
+            raise ValueError(
+                f"`periods` must be at least {need} for (0, {delta:g})-DP: shifting a support of "
+                f"{points} sensitivities by its length {points} times gives disjoint copies, so "
+                f"δ ≥ 1/{points} = {1.0 / points:.3g}; got periods={self.periods}."
+            )
+
+    # -- derived ----------------------------------------------------------------------------
+    @property
+    def pure(self) -> bool:
+        """Whether the guarantee is pure ε-DP."""
+        return isinstance(self.privacy, PureDP)
+
+    @property
+    def reduced(self) -> bool:
+        """Whether the LP is solved on half the variables (symmetric, or a symmetric cost)."""
+        return bool(self.symmetric or (self.reduce_symmetric and self.cost.symmetric))
+
+    @property
+    def tail_ratio(self) -> float:
+        """Ratio per period of the ε-DP tails: ``e^−ε`` rounded *up* (two ulps, and until
+        ``fl(e^ε)·ratio ≥ 1`` exactly), so that a tail is exactly ε-DP and a tail row holds for
+        a constant last period; 0 (finite support) for (ε, δ). The LP is the ideal one up to
+        these ulps."""
+        if not self.pure:
+            return 0.0
+        eps = self.privacy.epsilon
+        ratio = math.nextafter(math.nextafter(math.exp(-eps), 1.0), 1.0)
+        factor = Fraction(math.exp(eps))
+        while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
+            ratio = math.nextafter(ratio, 1.0)
+        return ratio
+
+    def replace(self, **changes: Any) -> AdditiveSpec:
+        """A copy with some fields changed, validated again (defaults are *not* re-derived:
+        pass ``resolution=None`` / ``periods=None`` / ``grid="auto"`` to re-derive them)."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        fields.update(changes)
+        return AdditiveSpec(**fields)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        """The keyword options besides ``privacy``, ``sensitivity`` and ``cost``."""
+        skip = {"privacy", "sensitivity", "cost"}
+        return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip)
+
+    def size(self, cells: int) -> dict[str, int | float]:
+        """The LP's estimated size (:func:`estimate_additive_size`) for ``cells`` per period."""
+        grid_n = 2 * self.periods * cells + (1 if self.integer else 0)  # type: ignore[operator]
+        return estimate_additive_size(
+            self.privacy,
+            grid_n=grid_n,
+            period=cells,
+            symmetric=self.reduced,
+            monotone=self.monotone,
+            window=self.window_form(grid_n, cells),
+            atom=bool(self.atom),
+            virtual=self._virtual,
+        )
+
+    def window_form(self, grid_n: int, cells: int) -> str:
+        """The window form "auto" resolves to for this grid (``"blocks"`` when unknown)."""
+        if not self.pure or self.monotone or self.window != "auto":
+            return self.window if self.window != "auto" else "blocks"
+        seq = (grid_n // 2 + 2 * cells) if self.reduced else grid_n + 2 * cells
+        if not self._virtual:
+            seq = (grid_n // 2 + cells + grid_n % 2) if self.reduced else grid_n
+        return choose_window_method(seq, cells)
+
+    @property
+    def _virtual(self) -> bool:
+        """Whether the ε-DP window runs over virtual periods (``rows.virtual_rows``)."""
+        return self.grid != GridKind.GRADED and (
+            math.exp(-self.privacy.epsilon) >= VIRTUAL_ROWS_ABOVE
+        )
+
+    def check_size(self, cells: int) -> None:
+        """Refuse an LP whose estimated memory exceeds :attr:`max_memory_gb` (before building)."""
+        size = self.size(cells)
+        if size["bytes"] > self.max_memory_gb * 1e9:
+            raise ProblemTooLargeError(
+                f"the LP would need about {size['bytes'] / 1e9:.3g} GB ({size['variables']:,} "
+                f"variables, {size['rows']:,} rows, {size['nonzeros']:,} nonzeros; {cells} cells "
+                f"per Δ, periods={self.periods}), above max_memory_gb={self.max_memory_gb:g}. "
+                "Lower the resolution or the periods, use symmetric=True / monotone=True, or "
+                "raise max_memory_gb."
+            )
