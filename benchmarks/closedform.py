@@ -23,8 +23,8 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     """Rows of the closed-form section."""
     import optmech
     from optmech.lp.additive import design_noise
-    from optmech.lp.count import bayesian_mechanism
     from optmech.lp.remap import geometric_bayes
+    from optmech.lp.user import bayesian_mechanism
     from optmech.mechanisms.staircase import Staircase
 
     rows: list[dict[str, Any]] = []

@@ -34,24 +34,25 @@ def instance(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     """The full pipeline, with its phases (runs in a child process)."""
-    import optmech.lp.count as count_lp
+    import optmech.lp.user as user_lp
     from optmech.lp.remap import geometric_bayes
 
     prior, loss = instance(n)
     weights = prior[:, None] * loss
     start = time.perf_counter()
-    res = count_lp.bayesian_mechanism(prior, loss, eps, solver=solver)
+    res = user_lp.bayesian_mechanism(prior, loss, eps, solver=solver)
     total = time.perf_counter() - start
     # The build phase alone (the same vectorised construction, timed on its own).
-    setting = count_lp.resolve_setting(
-        loss, graph=None, outputs=None, num_inputs=n + 1, max_variables=count_lp.MAX_VARIABLES
-    )
-    bounds = "first" if solver == "CLARABEL" else "all"
+    setting = user_lp.resolve_setting(loss, graph=None, outputs=None, num_inputs=n + 1)
+    bounds = user_lp.Bounds.FIRST_ROW if solver == "CLARABEL" else user_lp.Bounds.ALL
+    data = user_lp.LPData(weights.shape, weights=weights)
     t0 = time.perf_counter()
     if res.symmetry_reduced:  # the orbit LP of the mirror symmetry (half the variables)
-        count_lp.build_mirror_problem(weights, eps, bounds=bounds)
+        user_lp.MirrorReduction(setting.graph).apply(
+            data, eps, bounds=bounds, scaling=user_lp.RowScaling.PLAIN
+        )
     else:
-        count_lp.build_user_problem(weights, eps, setting.graph, bounds=bounds)
+        user_lp.build_user_lp(data, eps, setting.graph, bounds=bounds)
     build = time.perf_counter() - t0
     info = res.info
     assert info is not None

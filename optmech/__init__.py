@@ -17,13 +17,6 @@ from optmech.exceptions import (
     SolverError,
 )
 from optmech.lp.additive import design_noise
-from optmech.lp.count import (
-    UserMechanism,
-    bayesian_mechanism,
-    common_mechanism,
-    make_private,
-    minimax_mechanism,
-)
 from optmech.lp.dependent import dependent_noise_lp
 from optmech.lp.designed import DesignedLatticeNoise, DesignedNoise, DesignedPiecewiseNoise
 from optmech.lp.remap import (
@@ -39,6 +32,13 @@ from optmech.lp.remap import (
     remap_of_geometric,
 )
 from optmech.lp.solve import SolveInfo, available_solvers
+from optmech.lp.user import (
+    UserMechanism,
+    bayesian_mechanism,
+    common_mechanism,
+    make_private,
+    minimax_mechanism,
+)
 from optmech.mechanisms import (
     DiscreteStaircase,
     Gaussian,
@@ -53,6 +53,7 @@ from optmech.mechanisms import (
     truncated_geometric,
 )
 from optmech.privacy import ApproxDP, PureDP
+from optmech.provenance import Provenance
 
 __version__ = "0.1.0"
 
@@ -69,6 +70,7 @@ __all__ = [
     "OptmechError",
     "PrivacyViolationError",
     "ProblemTooLargeError",
+    "Provenance",
     "PureDP",
     "RemapResult",
     "SolveInfo",

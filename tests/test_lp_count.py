@@ -1,7 +1,8 @@
-"""User LPs (optmech.lp.count) against independent truth.
+"""User LPs (optmech.lp.user) against independent truth.
 
 * GRS Thm. 3.1: for monotone losses the optimum equals the geometric mechanism ``G`` (written
-  here from THEORY.md §2) followed by the Bayes remap (an explicit argmin written here).
+  here from the formula of Ghosh, Roughgarden & Sundararajan (2012), §2) followed by the Bayes
+  remap (an explicit argmin written here).
 * Any graph, any loss: the same LP written element by element for ``scipy.optimize.linprog``
   (a different modelling path and interface than optmech's vectorised cvxpy build).
 * Privacy: ratios of the returned matrix recomputed here.
@@ -23,7 +24,7 @@ from scipy.optimize import linprog
 from optmech.costs import Absolute, Asymmetric, Power, Squared, ZeroOne
 from optmech.exceptions import ProblemTooLargeError
 from optmech.graphs import grid_graph, hypercube_graph, node_values, path_graph
-from optmech.lp.count import (
+from optmech.lp.user import (
     bayesian_mechanism,
     check_prior,
     common_mechanism,
@@ -116,13 +117,14 @@ LOSSES = [Absolute(), Squared(), ZeroOne(), ZeroOne(2.0), Asymmetric(over=3, und
 
 
 @pytest.mark.parametrize("k", range(6))
-def test_bayesian_lp_equals_geometric_plus_bayes_remap(k: int) -> None:
+def test_bayesian_lp_equals_geometric_plus_bayes_remap(k: int, lp_solver: str) -> None:
     rng = np.random.default_rng(100 + k)
     n = int(rng.integers(2, 13))
     eps = float(np.exp(rng.uniform(math.log(0.05), math.log(5))))
     prior = rng.dirichlet(np.full(n + 1, 0.7))
     cost = LOSSES[k]
-    res = bayesian_mechanism(prior, cost, eps)
+    res = bayesian_mechanism(prior, cost, eps, solver=lp_solver)
+    assert res.solver in (lp_solver, "none")  # "none": a known mechanism was better
     loss = cost.loss_matrix(np.arange(n + 1), np.arange(n + 1))
     ref = g_plus_bayes_remap(prior, loss, eps)
     assert_optimal(res.value, ref)
@@ -179,12 +181,12 @@ def test_cost_on_vector_queries_sums_coordinates() -> None:
     assert np.array_equal(res.loss, expected_loss)
 
 
-def test_minimax_matches_linprog_for_any_loss() -> None:
+def test_minimax_matches_linprog_for_any_loss(lp_solver: str) -> None:
     rng = np.random.default_rng(5)
     n, eps = 6, 0.7
     loss = rng.uniform(0, 3, size=(n + 1, n + 1))
     side = [1, 2, 5]
-    res = minimax_mechanism(loss, eps, side_information=side)
+    res = minimax_mechanism(loss, eps, side_information=side, solver=lp_solver)
     ref = linprog_user(loss, eps, [(i, i + 1) for i in range(n)], rows=side)
     assert_optimal(res.value, ref, scale=3.0)
     assert res.lower_bound <= ref * (1 + 1e-12)  # rigorous whatever the duals' quality
@@ -251,10 +253,10 @@ def test_make_private_mixes_far_from_private_points() -> None:
     assert 0 < lam < 1
 
 
-def test_common_mechanism_ratio_one_for_identical_users() -> None:
+def test_common_mechanism_ratio_one_for_identical_users(lp_solver: str) -> None:
     prior = np.array([0.1, 0.2, 0.3, 0.4])
     loss = Absolute().loss_matrix(np.arange(4), np.arange(4))
-    res = common_mechanism([prior, prior], [loss, loss], 1.0)
+    res = common_mechanism([prior, prior], [loss, loss], 1.0, solver=lp_solver)
     assert res.ratio == pytest.approx(1.0, abs=1e-7)
     assert res.lp_ratio == pytest.approx(1.0, abs=1e-7)
     assert res.lower_bound <= 1.0 + 1e-12

@@ -1,10 +1,10 @@
-"""Mirror-symmetry reduction of the Bayesian user LP (optmech.lp.count, ``reduce_symmetric``).
+"""Mirror-symmetry reduction of the Bayesian user LP (optmech.lp.user, ``reduce_symmetric``).
 
 Independent truth:
 
-* the same instance solved without the reduction (the full LP of ``build_user_problem``);
+* the same instance solved without the reduction (the full LP of ``build_user_lp``);
 * GRS Thm. 3.1: for losses monotone in ``|i − r|`` the optimum is the geometric mechanism
-  ``G`` (written here from THEORY.md §2) followed by the Bayes remap (an explicit argmin);
+  ``G`` (written here from GRS (2012), §2) followed by the Bayes remap (an explicit argmin);
 * privacy: the ratios of adjacent rows recomputed here.
 
 Tolerances: both solves use HiGHS (n ≤ 30: under ``SOLVER_POLICY["count"]``) at 1e-10
@@ -22,16 +22,20 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from optmech.lp.count import (
+from optmech.graphs import path_graph
+from optmech.lp.user import (
+    Bounds,
+    LPData,
+    MirrorReduction,
+    RowScaling,
     bayesian_mechanism,
-    build_mirror_problem,
     is_mirror_symmetric,
     minimax_mechanism,
 )
 
 
 def geometric_from_theory(n: int, eps: float) -> np.ndarray:
-    """THEORY.md §2: ``G[i, j] = α^|i−j| (1−α)/(1+α)``; columns 0, n: ``α^i, α^(n−i)`` /(1+α)."""
+    """GRS (2012), §2: ``G[i, j] = α^|i−j| (1−α)/(1+α)``; columns 0, n: ``α^i, α^(n−i)`` /(1+α)."""
     a = math.exp(-eps)
     idx = np.arange(n + 1)
     g = a ** np.abs(idx[:, None] - idx[None, :]) * (1 - a) / (1 + a)
@@ -189,9 +193,16 @@ def test_mirror_problem_has_one_row_per_orbit(n: int) -> None:
     """Sizes of the orbit LP, and no two constraint rows alike (nor mirrors of each other)."""
     size = (n + 1) ** 2
     eps = 0.7
-    problem, y, expand = build_mirror_problem(np.ones((n + 1, n + 1)), eps)
+    lp, inverse = MirrorReduction(path_graph(n)).apply(
+        LPData((n + 1, n + 1), weights=np.ones((n + 1, n + 1))),
+        eps,
+        bounds=Bounds.ALL,
+        scaling=RowScaling.PLAIN,
+    )
+    y, expand = lp.variable, inverse.expand_point
     assert y.size == (size + 1) // 2
-    eq, dp = problem.constraints
+    eq, dp = lp.simplex, lp.forward
+    assert [c.id for c in lp.problem.constraints] == [eq.id, dp.id]
     assert eq.size == n // 2 + 1 and dp.size == n * (n + 1)
     # Read the constraint rows back as coefficients on y (evaluate on unit vectors).
     basis = np.eye(y.size)

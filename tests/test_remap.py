@@ -2,7 +2,7 @@
 
 * Bayes remap: brute force over every deterministic remap.
 * Minimax remap: the same LP written entry by entry for scipy's linprog.
-* ``G⁻¹M``: a dense solve with ``G`` written from THEORY.md §2.
+* ``G⁻¹M``: a dense solve with ``G`` written from GRS (2012), §2.
 * Constraint matrix: the definitions of GRS §5 evaluated in exact rational arithmetic.
 """
 
@@ -169,7 +169,7 @@ def test_tolerance_accepts_accuracy_of_entries_and_no_more() -> None:
 
 
 def test_constraint_matrix_follows_the_definitions_exactly() -> None:
-    """Fig. 2 of seed 003 in rational arithmetic, classified from the definitions of GRS §5."""
+    """Fig. 2 of GRS (2012) in rational arithmetic, classified from the definitions of GRS §5."""
     n, half = 5, Fraction(1, 2)
     g = [
         [

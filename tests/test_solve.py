@@ -8,7 +8,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from optmech.exceptions import InaccurateSolutionWarning, SolverError
+from optmech.exceptions import SolverError
 from optmech.lp.solve import (
     KNOWN_SOLVERS,
     SolveInfo,
@@ -124,7 +124,13 @@ def test_interior_point_does_not_give_a_vertex() -> None:
     assert np.sum(np.abs(x.value) > 1e-9) > 1
 
 
-def test_inaccurate_status_warns_and_keeps_the_point() -> None:
+def test_inaccurate_status_is_recorded_without_a_warning() -> None:
+    """``optimal_inaccurate`` is data: recorded in the SolveInfo, the point kept, no warning.
+
+    (Callers certify the point and warn only when the certified interval is wide; pytest runs
+    with ``filterwarnings = error``, so a warning here would fail the test.) The point is
+    checked to 1e-3, the "reduced" tolerances Clarabel was allowed to stop at.
+    """
     problem, x, _ = two_variable_lp()
     # Unreachable tolerances with lenient "reduced" ones: Clarabel stops AlmostSolved.
     options = {
@@ -138,9 +144,9 @@ def test_inaccurate_status_warns_and_keeps_the_point() -> None:
         "reduced_tol_feas": 1e-2,
         "reduced_tol_ktratio": 1e-1,
     }
-    with pytest.warns(InaccurateSolutionWarning, match="solver CLARABEL reported an inaccurate"):
-        info = solve(problem, solver="CLARABEL", options=options)
+    info = solve(problem, solver="CLARABEL", options=options)
     assert info.status == "optimal_inaccurate"
+    assert [a.status for a in info.attempts] == ["optimal_inaccurate"]
     assert info.options["max_iter"] == 10  # user options override the defaults
     np.testing.assert_allclose(x.value, [0.75, 0.25], atol=1e-3)
 

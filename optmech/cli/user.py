@@ -26,8 +26,8 @@ from scipy import stats
 from optmech.cli._output import fmt, print_json, print_table
 from optmech.costs import parse_cost
 from optmech.graphs import is_path_graph, node_values, parse_graph
-from optmech.lp.count import UserMechanism, bayesian_mechanism, minimax_mechanism
 from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
+from optmech.lp.user import UserMechanism, bayesian_mechanism, minimax_mechanism
 
 __all__ = ["compute", "register", "run"]
 

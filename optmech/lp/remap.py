@@ -1,9 +1,10 @@
-"""Remaps of a mechanism, and remaps of the geometric mechanism (GRS seed 003 §2.2, §5).
+"""Remaps of a mechanism, and remaps of the geometric mechanism.
 
-A **remap** ``T`` (row-stochastic, ``T[z, r] = P(report r | mechanism said z)``) turns a
-mechanism ``M`` into ``M T``, which is as private as ``M`` (post-processing). GRS prove that
-the range-restricted geometric mechanism ``G`` (THEORY.md §2) followed by a user's remap is
-optimal for every user with a monotone loss:
+Ghosh, Roughgarden & Sundararajan (2012) ("GRS" below), §2.2 and §5. A **remap** ``T``
+(row-stochastic, ``T[z, r] = P(report r | mechanism said z)``) turns a mechanism ``M`` into
+``M T``, which is as private as ``M`` (post-processing). GRS prove that the range-restricted
+geometric mechanism ``G`` (GRS §2) followed by a user's remap is optimal for every user with a
+monotone loss:
 
 * **Bayes remap** (Bayesian users, GRS §2.2): for each output ``z`` answer
   ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` — deterministic, :func:`bayes_remap`.
@@ -28,7 +29,7 @@ And in reverse, deciding whether a given mechanism *is* a remap of ``G``:
 
 Examples
 --------
-The worked example of GRS (seed 003, Fig. 2): ``G`` for n = 5, ε = ln 2, with output 1 sent to 2.
+The worked example of GRS (Fig. 2): ``G`` for n = 5, ε = ln 2, with output 1 sent to 2.
 
 >>> import math
 >>> import numpy as np
@@ -49,25 +50,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_real, check_real_array
-from optmech.exceptions import ProblemTooLargeError
-from optmech.lp.count import (
+from optmech._validation import check_prior, check_real, check_real_array
+from optmech.lp.user.remap_lp import (
+    BYTES_PER_COEFFICIENT,
+    DEFAULT_REMAP_MEMORY_GB,
+    solve_minimax_remap,
+)
+from optmech.lp.user.setting import (
+    check_budget,
     check_epsilon,
-    check_prior,
+    check_lp_size,
     resolve_setting,
     side_information_rows,
 )
-from optmech.lp.solve import choose_solver, solve
 from optmech.mechanisms.geometric import truncated_geometric
+from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
 
 __all__ = [
     "GeometricRemapTest",
+    "RemapKind",
     "RemapResult",
     "apply_remap",
     "bayes_remap",
@@ -89,8 +96,6 @@ IntArray = npt.NDArray[np.int64]
 #: vertex is feasible to about 1e-10 (HiGHS, tolerances 1e-10), so 1e-9 leaves a factor 10.
 REMAP_ATOL = 1e-9
 _U = 2.0**-53
-#: Cap on the dense constraint coefficients of the minimax remap LP (n = 200, S = all: 8e6).
-MAX_REMAP_COEFFICIENTS = 20_000_000
 
 
 def _check_mechanism(mechanism: Any, name: str = "mechanism") -> FloatArray:
@@ -105,7 +110,7 @@ def _check_mechanism(mechanism: Any, name: str = "mechanism") -> FloatArray:
 
 def _loss_for(loss: Any, n_in: int, outputs: Any) -> FloatArray:
     """Loss matrix for inputs ``0..n_in−1`` (a count query) from a cost or a matrix."""
-    return resolve_setting(loss, outputs=outputs, num_inputs=n_in, max_variables=10**12).loss
+    return resolve_setting(loss, outputs=outputs, num_inputs=n_in, max_memory_gb=math.inf).loss
 
 
 def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
@@ -133,7 +138,21 @@ def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
     return m @ t
 
 
-@dataclass(frozen=True)
+class RemapKind(StrEnum):
+    """Which remap a :class:`RemapResult` holds."""
+
+    #: The Bayes-optimal deterministic remap (GRS §2.2).
+    BAYES = "bayes"
+    #: The best randomized remap of a minimax user (an LP; Gupte & Sundararajan (2010)).
+    MINIMAX = "minimax"
+
+
+def _exact(value: float) -> Provenance:
+    """The provenance of a remap computed exactly, without an LP: ``value == lower_bound``."""
+    return Provenance(solver="none", status="exact", attempts=(), value=value, lower_bound=value)
+
+
+@dataclass(frozen=True, repr=False)
 class RemapResult:
     """A remap and what it does for the user.
 
@@ -143,31 +162,53 @@ class RemapResult:
         Row-stochastic ``T``.
     mechanism : ndarray, shape (N, k)
         ``M T``.
-    value : float
-        The user's objective at ``M T`` (expected loss, or worst case over S), evaluated
-        exactly at the returned ``T``.
     assignment : ndarray of int or None
         Deterministic remaps: the answer ``r(z)`` for each output ``z``.
-    kind : str
+    kind : RemapKind
         ``"bayes"`` or ``"minimax"``.
-    solver, status : str or None
-        The LP's solver and status (minimax remaps).
-    lower_bound : float
-        A rigorous lower bound on the best value over *all* remaps of this mechanism: the value
-        itself for the (exact) Bayes remap; for the minimax LP, Lagrangian duality with the
-        solver's multipliers ``μ`` of the rows of S (normalised to the simplex):
-        ``min_T max_i … ≥ Σ_z min_r (M[S]ᵀ (μ ⊙ L[S]))[z, r]``, the Bayes-remap value for the
-        "prior" μ. So the best remap's value lies in ``[lower_bound, value]``.
+    provenance : Provenance
+        The interval ``[lower_bound, value]`` containing the best value over *all* remaps of
+        this mechanism, and how it was obtained. Bayes remaps are exact (no LP): solver
+        ``"none"``, status ``"exact"``, ``value == lower_bound`` — the argmin remap is optimal
+        among randomized remaps too, the objective being linear and separable in the rows of
+        ``T`` (the value is one floating-point sum, exact to about 1e-16 relative). Minimax
+        remaps solve an LP (:mod:`optmech.lp.user.remap_lp`): the value is evaluated at the
+        returned ``T`` on the true coefficients and rounded up; the lower bound is Lagrangian,
+        rounded down.
     """
 
     remap: FloatArray
     mechanism: FloatArray
-    value: float
     assignment: IntArray | None
-    kind: str
-    solver: str | None = None
-    status: str | None = None
-    lower_bound: float = -math.inf
+    kind: RemapKind
+    provenance: Provenance
+
+    @property
+    def value(self) -> float:
+        """The user's objective at ``M T`` (expected loss, or worst case over S)."""
+        return self.provenance.value
+
+    @property
+    def lower_bound(self) -> float:
+        """A rigorous lower bound on the best value over all remaps of the mechanism."""
+        return self.provenance.lower_bound
+
+    @property
+    def solver(self) -> str:
+        """The LP's solver (``"none"`` for a Bayes remap)."""
+        return self.provenance.solver
+
+    @property
+    def status(self) -> str:
+        """The LP's status (``"exact"`` for a Bayes remap)."""
+        return self.provenance.status
+
+    def __repr__(self) -> str:
+        return (
+            f"RemapResult({self.kind}, {self.remap.shape[0]}x{self.remap.shape[1]}, "
+            f"value={self.value:.10g}, lower_bound={self.lower_bound:.10g}, "
+            f"solver={self.solver}, status={self.status})"
+        )
 
 
 def bayes_remap(
@@ -200,6 +241,8 @@ def bayes_remap(
     >>> res = bayes_remap(np.full((3, 3), 1 / 3), [0.1, 0.3, 0.6], "abs")  # posterior = prior
     >>> res.assignment.tolist(), round(res.value, 12)  # the posterior median, always
     ([2, 2, 2], 0.5)
+    >>> res
+    RemapResult(bayes, 3x3, value=0.5, lower_bound=0.5, solver=none, status=exact)
     """
     m = _check_mechanism(mechanism)
     p = check_prior(prior, m.shape[0], normalize=normalize)
@@ -211,7 +254,7 @@ def bayes_remap(
     mech = m @ t
     value = float(np.sum(p[:, None] * loss_m * mech))
     return RemapResult(
-        remap=t, mechanism=mech, value=value, assignment=choice, kind="bayes", lower_bound=value
+        remap=t, mechanism=mech, assignment=choice, kind=RemapKind.BAYES, provenance=_exact(value)
     )
 
 
@@ -222,13 +265,17 @@ def minimax_remap(
     *,
     outputs: Any = None,
     solver: str | None = None,
+    accuracy: float = DEFAULT_ACCURACY,
+    max_memory_gb: float = DEFAULT_REMAP_MEMORY_GB,
 ) -> RemapResult:
     """The best randomized remap for a minimax user: an LP over row-stochastic ``T``.
 
-    Minimises ``max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)`` (Gupte & Sundararajan). The value is
-    re-evaluated exactly at the returned ``T`` (clipped to ``≥ 0``, rows normalised). With
-    HiGHS, coefficients down to 1e-12 are kept (its default drops those below 1e-9, and
-    ``M`` may hold entries like e^-45; THEORY.md §5).
+    Minimises ``max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)`` (Gupte & Sundararajan (2010)). Solved
+    robustly (rescaled and the other solver on failure) with coefficients below 1e-12 of their
+    row's largest left out (``M`` may hold entries like e^-90), and certified on the true LP:
+    the value is evaluated at the returned ``T`` (clipped to ``≥ 0``, rows normalised) and
+    rounded up, the lower bound is Lagrangian and rounded down
+    (:mod:`optmech.lp.user.remap_lp`).
 
     Parameters
     ----------
@@ -241,7 +288,12 @@ def minimax_remap(
     outputs : array_like, optional
         The answers (default ``0..N−1`` / ``0..k−1``).
     solver : str, optional
-        cvxpy solver.
+        LP solver (default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["remap"]``).
+    accuracy : float, default 1e-6
+        Warn when ``[lower_bound, value]`` is wider than this (relative to ``max(value, 1)``).
+    max_memory_gb : float, default 5.0
+        Refuse LPs whose estimated memory (|S| × m × k dense coefficients, 250 bytes each)
+        exceeds this.
 
     Examples
     --------
@@ -251,62 +303,24 @@ def minimax_remap(
     1.0
     """
     m = _check_mechanism(mechanism)
-    setting = resolve_setting(loss, outputs=outputs, num_inputs=m.shape[0], max_variables=10**12)
+    acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
+    budget, _ = check_budget(max_memory_gb)
+    setting = resolve_setting(loss, outputs=outputs, num_inputs=m.shape[0], max_memory_gb=math.inf)
     loss_m = setting.loss
     rows = side_information_rows(side_information, setting.graph)
-    k = loss_m.shape[1]
-    coefficients = rows.size * m.shape[1] * k  # the constraint rows are dense in T
-    if coefficients > MAX_REMAP_COEFFICIENTS:
-        raise ProblemTooLargeError(
-            f"the minimax remap LP would have {coefficients} constraint coefficients "
-            f"(|S| x outputs x answers), more than {MAX_REMAP_COEFFICIENTS}; refused before "
-            "building. Use fewer side-information inputs or a smaller n."
-        )
-
-    # Scale: the worst case of a few feasible remaps (the best constant answer, the Bayes remap
-    # for a uniform prior on S, the identity when square), so the optimum is O(1): scaled by
-    # the constant answer alone, an optimum of 3e-3 came out 1.2e-6 too high (HiGHS).
-    def worst(t_try: FloatArray) -> float:
-        return float(np.max(np.sum(loss_m[rows] * (m[rows] @ t_try), axis=1)))
-
-    candidates = [float(np.min(np.max(loss_m[rows], axis=0)))]
-    choice = np.argmin(m[rows].T @ loss_m[rows], axis=1)
-    candidates.append(worst(np.eye(k)[choice]))
-    if k == m.shape[1]:
-        candidates.append(worst(np.eye(k)))
-    positive = [c for c in candidates if c > 0]
-    scale = min(positive) if positive else 1.0
-    t = cp.Variable((m.shape[1], k), nonneg=True, name="remap")
-    worst = cp.Variable(name="worst_case")
-    coef = loss_m[rows] / scale
-    problem = cp.Problem(
-        cp.Minimize(worst),
-        [cp.sum(t, axis=1) == 1, cp.sum(cp.multiply(coef, m[rows] @ t), axis=1) <= worst],
+    coefficients = rows.size * m.shape[1] * loss_m.shape[1]  # the constraint rows are dense
+    check_lp_size(
+        f"the minimax remap LP would have {coefficients} constraint coefficients "
+        "(|S| x outputs x answers)",
+        coefficients,
+        max_memory_gb=budget,
+        bytes_per_variable=BYTES_PER_COEFFICIENT,
+        hint="Use fewer side-information inputs or a smaller n. ",
     )
-    name = solver or choose_solver(t.size + 1, kind="count")
-    options = {"small_matrix_value": 1e-12} if name.upper() == "HIGHS" else None
-    info = solve(problem, solver=name, options=options, kind="count")
-    tv = np.clip(t.value, 0.0, None)
-    tv /= tv.sum(axis=1, keepdims=True)
-    mech = m @ tv
-    value = float(np.max(np.sum(loss_m[rows] * mech[rows], axis=1)))
-    bound = -math.inf
-    mu = problem.constraints[1].dual_value
-    if mu is not None:
-        mu = np.clip(np.asarray(mu, dtype=np.float64).reshape(-1), 0.0, None)
-        if mu.sum() > 0:
-            mu /= mu.sum()
-            posterior = m[rows].T @ (mu[:, None] * loss_m[rows])  # (m, k)
-            bound = float(np.sum(posterior.min(axis=1))) * (1.0 - 1e-14)
+    t, provenance = solve_minimax_remap(m[rows], loss_m[rows], solver=solver, accuracy=acc)
+    warn_if_uncertified(provenance)
     return RemapResult(
-        remap=tv,
-        mechanism=mech,
-        value=value,
-        assignment=None,
-        kind="minimax",
-        solver=info.solver,
-        status=info.status,
-        lower_bound=min(bound, value),
+        remap=t, mechanism=m @ t, assignment=None, kind=RemapKind.MINIMAX, provenance=provenance
     )
 
 
@@ -336,7 +350,8 @@ def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -
         how = "decreases" if step[row, col] < 0 else "increases"
         raise ValueError(
             f"`loss` must be non-decreasing in |i − r| on each side of i for {context} "
-            f"(GRS seed 003); row {row} {how} from r = {col} to r = {col + 1}."
+            f"(Ghosh, Roughgarden & Sundararajan (2012)); row {row} {how} from r = {col} to "
+            f"r = {col + 1}."
         )
     return lm
 
@@ -386,6 +401,7 @@ def geometric_minimax(
     side_information: Any = None,
     require_monotone: bool = True,
     solver: str | None = None,
+    accuracy: float = DEFAULT_ACCURACY,
 ) -> RemapResult:
     """``G`` followed by the best randomized remap: the minimax optimum (Gupte & Sundararajan).
 
@@ -403,10 +419,18 @@ def geometric_minimax(
         Raise :class:`ValueError` for a loss the theorem does not cover.
     solver : str, optional
         For the remap LP.
+    accuracy : float, default 1e-6
+        As for :func:`minimax_remap`.
+
+    Examples
+    --------
+    >>> res = geometric_minimax("abs", 3.0, n=30, side_information=[0, 30])
+    >>> res.lower_bound <= res.value < 1e-9
+    True
     """
     eps = check_epsilon(epsilon)
     setting = resolve_setting(
-        loss, num_inputs=None if n is None else int(n) + 1, max_variables=10**12
+        loss, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
     )
     loss_m = setting.loss
     if loss_m.shape[0] != loss_m.shape[1]:
@@ -414,7 +438,7 @@ def geometric_minimax(
     if require_monotone:
         check_monotone_loss(loss_m, context="the minimax optimality of G")
     g = truncated_geometric(loss_m.shape[0] - 1, eps)
-    return minimax_remap(g, loss_m, side_information, solver=solver)
+    return minimax_remap(g, loss_m, side_information, solver=solver, accuracy=accuracy)
 
 
 # --------------------------------------------------------------------------------------------
@@ -570,7 +594,7 @@ def constraint_matrix(
     rtol: float = 1e-6,
     atol: float = 1e-9,
 ) -> npt.NDArray[np.str_]:
-    """The GRS constraint matrix (seed 003 §5, Fig. 3) of a count-query mechanism.
+    """The GRS constraint matrix (GRS §5, Fig. 3) of a count-query mechanism.
 
     Entry ``[i, r]`` describes rows ``i, i + 1`` at output ``r``: ``"Z"`` if column ``r`` is zero,
     ``"L"`` if ``x[i, r] = e^ε x[i+1, r]``, ``"H"`` if ``x[i+1, r] = e^ε x[i, r]``, ``"S"``

@@ -1,0 +1,97 @@
+"""User-specific optimal mechanisms over a neighbour graph: the Bayesian and minimax LPs.
+
+A **user** of a query with results (inputs) ``i`` has a loss ``l(i, r)`` for answer ``r``, and
+either a prior ``p`` over the inputs (Bayesian; Ghosh, Roughgarden & Sundararajan (2012), §2.2)
+or side information ``S ⊆ inputs`` (minimax; Gupte & Sundararajan (2010)). Over all oblivious
+ε-DP mechanisms ``x[i, r] = P(r | i)``:
+
+Bayesian user LP (GRS (2)–(6))::
+
+    minimise   Σ_i p_i Σ_r x[i, r] l(i, r)
+    subject to Σ_r x[i, r] = 1,  x ≥ 0,
+               x[i, r] ≤ e^ε x[i', r]   for every edge i ~ i' (both directions), every r.
+
+Minimax user LP: ``minimise max_{i ∈ S} Σ_r x[i, r] l(i, r)`` (an epigraph variable ``t``).
+:func:`common_mechanism` asks whether one mechanism serves several users at once (Brenner &
+Nissim (2014)).
+
+The package, along the seams of the computation:
+
+* :mod:`~optmech.lp.user.setting` — inputs, outputs, graph, loss; size limits.
+* :mod:`~optmech.lp.user.build` — the vectorised cvxpy LP with *named* constraints.
+* :mod:`~optmech.lp.user.reductions` — the mirror reduction (``apply`` / ``invert``).
+* :mod:`~optmech.lp.user.objectives` — what differs between the LPs.
+* :mod:`~optmech.lp.user.bounds` — rigorous Lagrangian lower bounds.
+* :mod:`~optmech.lp.user.repair` — from a solver's point to a certified ε-DP mechanism.
+* :mod:`~optmech.lp.user.engine` — the one solve path.
+* :mod:`~optmech.lp.user.result`, :mod:`~optmech.lp.user.api` — results and entry points.
+
+What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent
+certifier of :mod:`optmech.certify.matrix` proves ``certified ε ≤ ε``), its value rounded up,
+and a rigorous lower bound rounded down, so the LP's optimum lies in ``[lower_bound, value]``
+whatever the solver's tolerances (:class:`~optmech.provenance.Provenance`).
+
+Examples
+--------
+>>> import numpy as np
+>>> res = bayesian_mechanism(np.full(4, 0.25), "abs", 1.0)
+>>> res.mechanism.shape, res.certified_epsilon <= 1.0, res.lower_bound <= res.value
+((4, 4), True, True)
+"""
+
+from optmech._validation import check_prior
+from optmech.lp.user.api import bayesian_mechanism, common_mechanism, minimax_mechanism
+from optmech.lp.user.build import (
+    Bounds,
+    Duals,
+    LPData,
+    RowScaling,
+    UserLP,
+    build_user_lp,
+    build_user_problem,
+    privacy_matrix,
+    row_forms,
+)
+from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
+from optmech.lp.user.reductions import MirrorReduction, NoReduction, is_mirror_symmetric
+from optmech.lp.user.repair import make_private
+from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
+from optmech.lp.user.setting import (
+    DEFAULT_MAX_MEMORY_GB,
+    EPSILON_MAX,
+    UserSetting,
+    check_epsilon,
+    resolve_setting,
+    side_information_rows,
+)
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY_GB",
+    "EPSILON_MAX",
+    "Bounds",
+    "CommonMechanismResult",
+    "Duals",
+    "EpigraphObjective",
+    "LPData",
+    "LinearObjective",
+    "MirrorReduction",
+    "NoReduction",
+    "RowScaling",
+    "UserLP",
+    "UserMechanism",
+    "UserObjective",
+    "UserSetting",
+    "bayesian_mechanism",
+    "build_user_lp",
+    "build_user_problem",
+    "check_epsilon",
+    "check_prior",
+    "common_mechanism",
+    "is_mirror_symmetric",
+    "make_private",
+    "minimax_mechanism",
+    "privacy_matrix",
+    "resolve_setting",
+    "row_forms",
+    "side_information_rows",
+]

@@ -1,0 +1,391 @@
+"""Public entry points: thin functions over the one engine (:mod:`optmech.lp.user.engine`).
+
+Each validates its arguments once, picks an objective object and hands over; the result is
+certified (an exactly ε-DP mechanism, its value rounded up, a rigorous lower bound) and warns
+(:class:`~optmech.exceptions.InaccurateSolutionWarning`) only when the certified interval is
+wider than the requested ``accuracy`` — a solver's "inaccurate" status alone is recorded in
+the provenance, not reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
+from optmech.lp.user.build import row_forms
+from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
+from optmech.lp.user.reductions import is_mirror_symmetric
+from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
+from optmech.lp.user.setting import (
+    DEFAULT_MAX_MEMORY_GB,
+    UserSetting,
+    check_budget,
+    check_epsilon,
+    check_lp_size,
+    resolve_setting,
+    side_information_rows,
+)
+from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
+
+__all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _check_accuracy(accuracy: Any) -> float:
+    return check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
+
+
+def _user_result(
+    solved: Solved,
+    setting: UserSetting,
+    epsilon: float,
+    objective: UserObjective,
+    **extra: Any,
+) -> UserMechanism:
+    return UserMechanism(
+        mechanism=solved.mechanism,
+        certified_epsilon=solved.certified_epsilon,
+        epsilon=epsilon,
+        objective=objective,
+        raw_mechanism=solved.raw_mechanism,
+        raw_value=solved.raw_value,
+        setting=setting,
+        provenance=solved.provenance,
+        info=solved.info,
+        **extra,
+    )
+
+
+def bayesian_mechanism(
+    prior: npt.ArrayLike,
+    loss: Any,
+    epsilon: float,
+    *,
+    graph: nx.Graph | None = None,
+    outputs: npt.ArrayLike | None = None,
+    solver: str | None = None,
+    vertex: bool = False,
+    normalize: bool = False,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_variables: int | None = None,
+    reduce_symmetric: bool = True,
+    accuracy: float = DEFAULT_ACCURACY,
+) -> UserMechanism:
+    """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
+
+    Minimises ``Σ_i p_i Σ_r x[i, r] l(i, r)`` over all ε-DP mechanisms on the neighbour graph
+    (GRS LP (2)–(6)). For a count query and a loss monotone in ``|i − r|`` the optimum equals
+    the geometric mechanism followed by the user's Bayes remap (GRS Thm. 3.1; compare
+    :func:`optmech.lp.remap.geometric_bayes`).
+
+    Parameters
+    ----------
+    prior : array_like, shape (N,)
+        Prior over the inputs (graph node order; ``{0..n}`` for a count query): finite,
+        non-negative, summing to 1 within 1e-9 (or set ``normalize=True``).
+    loss : Cost, str, callable or array_like
+        A cost of ``output − input`` from :mod:`optmech.costs` (``"abs"``, ``"squared"``, …),
+        or a loss matrix ``L[i, r] ≥ 0`` of shape (N, number of outputs).
+    epsilon : float
+        Privacy level, in (0, 50].
+    graph : networkx.Graph, optional
+        Neighbour graph over the inputs (:mod:`optmech.graphs`); default the path ``i ~ i + 1``
+        on ``{0..N−1}`` (a count query with n = N − 1).
+    outputs : array_like, optional
+        Output set; default ``{0..n}`` (the graph's default outputs), or ``0..m−1`` for a loss
+        matrix with m columns.
+    solver : str, optional
+        LP solver; default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with a
+        fallback to the other main solver (:func:`optmech.lp.solve.solve_robust`).
+    vertex : bool, default False
+        Ask for a vertex (simplex): needed to read a constraint matrix off the optimum.
+    normalize : bool, default False
+        Rescale a prior that does not sum to 1.
+    max_memory_gb : float, default 2.4
+        Refuse LPs whose estimated solver memory exceeds this, before building them.
+    max_variables : int, optional
+        Also refuse LPs with more variables than this (backward compatibility).
+    reduce_symmetric : bool, default True
+        When the instance is mirror-symmetric (:func:`~optmech.lp.user.is_mirror_symmetric`)
+        solve over the orbits of ``(i, r) → (n−i, m−1−r)`` — half the variables, the same
+        optimum (:class:`~optmech.lp.user.MirrorReduction`) — and expand point and multipliers
+        to the full LP before the repair and certification. Never with ``vertex=True`` (a
+        vertex of the restricted LP need not be a vertex of the full one).
+    accuracy : float, default 1e-6
+        Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
+        to ``max(value, 1)``); in (0, 1].
+
+    Returns
+    -------
+    UserMechanism
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad prior, loss, graph, outputs, ε or flags.
+    ProblemTooLargeError
+        Estimated memory above ``max_memory_gb`` (or more than ``max_variables`` variables).
+    SolverError
+        Every solver attempt failed (each is named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = bayesian_mechanism(np.full(3, 1 / 3), "zero-one", 1.0)
+    >>> round(res.value, 6)  # = 1 − mean diagonal of the geometric mechanism G
+    0.358589
+    >>> res.lower_bound <= res.value and res.certified_epsilon <= 1.0
+    True
+    """
+    eps = check_epsilon(epsilon)
+    reduce_symmetric = check_flag("reduce_symmetric", reduce_symmetric)
+    vertex = check_flag("vertex", vertex)
+    acc = _check_accuracy(accuracy)
+    p_arr = check_real_array("prior", prior, ndim=1)
+    setting = resolve_setting(
+        loss,
+        graph=graph,
+        outputs=outputs,
+        num_inputs=p_arr.size,
+        max_memory_gb=max_memory_gb,
+        max_variables=max_variables,
+    )
+    p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
+    weights = p[:, None] * setting.loss
+    reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
+    solved = solve_user_lp(
+        setting,
+        eps,
+        LinearObjective(weights),
+        solver=solver,
+        vertex=vertex,
+        reduce=reduced,
+        accuracy=acc,
+    )
+    result = _user_result(
+        solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
+    )
+    warn_if_uncertified(result.provenance)
+    return result
+
+
+def minimax_mechanism(
+    loss: Any,
+    epsilon: float,
+    *,
+    n: int | None = None,
+    side_information: Sequence[Any] | None = None,
+    graph: nx.Graph | None = None,
+    outputs: npt.ArrayLike | None = None,
+    solver: str | None = None,
+    vertex: bool = False,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_variables: int | None = None,
+    accuracy: float = DEFAULT_ACCURACY,
+) -> UserMechanism:
+    """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
+
+    Minimises ``max_{i ∈ S} Σ_r x[i, r] l(i, r)`` over ε-DP mechanisms on the neighbour graph.
+    For a count query and a monotone loss the optimum equals the geometric mechanism followed
+    by the best *randomized* remap (compare :func:`optmech.lp.remap.geometric_minimax`).
+
+    Parameters
+    ----------
+    loss : Cost, str, callable or array_like
+        A cost of ``output − input``, or a loss matrix ``L[i, r]`` (then ``n`` is its number of
+        rows minus one).
+    epsilon : float
+        Privacy level, in (0, 50].
+    n : int, optional
+        Largest query result of a count query (inputs ``{0..n}``); needed when ``loss`` is a
+        cost and no graph is given.
+    side_information : collection of inputs, optional
+        The set S of inputs the user considers possible (node labels: integers for a count
+        query); default all inputs.
+    graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy
+        As for :func:`bayesian_mechanism`.
+
+    Returns
+    -------
+    UserMechanism
+
+    Examples
+    --------
+    >>> res = minimax_mechanism("abs", 1.0, n=3, side_information=[1, 2])
+    >>> res.side_information.tolist(), res.certified_epsilon <= 1.0
+    ([1, 2], True)
+    """
+    eps = check_epsilon(epsilon)
+    vertex = check_flag("vertex", vertex)
+    acc = _check_accuracy(accuracy)
+    num_inputs = None
+    if n is not None:
+        num_inputs = check_int("n", n, low=1) + 1
+        if graph is not None and graph.number_of_nodes() != num_inputs:
+            raise ValueError(
+                f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
+                f"({graph.number_of_nodes()})."
+            )
+    setting = resolve_setting(
+        loss,
+        graph=graph,
+        outputs=outputs,
+        num_inputs=num_inputs,
+        max_memory_gb=max_memory_gb,
+        max_variables=max_variables,
+    )
+    rows = side_information_rows(side_information, setting.graph)
+    shape = (setting.num_inputs, setting.num_outputs)
+    objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
+    solved = solve_user_lp(
+        setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
+    )
+    result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
+    warn_if_uncertified(result.provenance)
+    return result
+
+
+def _users(
+    priors: Sequence[npt.ArrayLike],
+    losses: Sequence[Any],
+    outputs: Sequence[npt.ArrayLike | None] | None,
+    graph: nx.Graph | None,
+    budget: dict[str, Any],
+) -> tuple[list[UserSetting], list[FloatArray]]:
+    """Validate the users of :func:`common_mechanism`: settings and priors."""
+    k = len(priors)
+    if k < 2 or len(losses) != k:
+        raise ValueError(
+            f"`priors` and `losses` must describe at least 2 users each, equally "
+            f"many; got {len(priors)} priors and {len(losses)} losses."
+        )
+    outs = list(outputs) if outputs is not None else [None] * k
+    if len(outs) != k:
+        raise ValueError(f"`outputs` must have one entry per user ({k}); got {len(outs)}.")
+    settings, checked = [], []
+    for prior, loss, out in zip(priors, losses, outs, strict=True):
+        p_arr = check_real_array("prior", prior, ndim=1)
+        s = resolve_setting(loss, graph=graph, outputs=out, num_inputs=p_arr.size, **budget)
+        checked.append(check_prior(p_arr, s.num_inputs))
+        settings.append(s)
+    if len({s.num_inputs for s in settings}) != 1:
+        raise ValueError(
+            "every user's prior must be over the same inputs; got lengths "
+            f"{[s.num_inputs for s in settings]}."
+        )
+    return settings, checked
+
+
+def _joint_forms(weights: list[FloatArray], optima: FloatArray) -> tuple[list[FloatArray], int]:
+    """Each user's objective over the joint outputs, divided by the user's optimum.
+
+    ``value_u(X P_u) = Σ (W_u P_uᵀ) ⊙ X`` with ``P_u`` the projection of the joint columns
+    ``(r_1, …, r_k)`` (C order) onto user u's output.
+    """
+    sizes = [w.shape[1] for w in weights]
+    n_joint = int(np.prod(sizes))
+    grid = np.indices(sizes).reshape(len(sizes), -1)  # grid[u, c]: user u's output in column c
+    return [w[:, grid[u]] / optima[u] for u, w in enumerate(weights)], n_joint
+
+
+def common_mechanism(
+    priors: Sequence[npt.ArrayLike],
+    losses: Sequence[Any],
+    epsilon: float,
+    *,
+    graph: nx.Graph | None = None,
+    outputs: Sequence[npt.ArrayLike | None] | None = None,
+    optima: Sequence[float] | None = None,
+    solver: str | None = None,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_variables: int | None = None,
+    accuracy: float = DEFAULT_ACCURACY,
+) -> CommonMechanismResult:
+    """How close one ε-DP mechanism can come to being optimal for several Bayesian users.
+
+    A mechanism ``M`` serves user u through u's Bayes remap (deterministic, GRS §2.2), so the
+    pair of remapped mechanisms is a projection of the ε-DP mechanism ``M (T_1 ⊗ … ⊗ T_k)``
+    whose outputs are tuples ``(r_1, …, r_k)``; conversely every mechanism on tuples serves each
+    user through its projection. Hence the LP over mechanisms on the product of the output sets,
+
+        minimise t   subject to   value_u(projection_u(X)) ≤ t · optimum_u  for every u,
+
+    has optimum 1 iff a common mechanism exists (Brenner & Nissim (2014)); a certified lower
+    bound above 1 proves that no single mechanism is simultaneously optimal for these users.
+
+    Parameters
+    ----------
+    priors, losses : sequences
+        One prior and one loss per user (as for :func:`bayesian_mechanism`).
+    epsilon : float
+        Privacy level, in (0, 50].
+    graph : networkx.Graph, optional
+        Shared neighbour graph (default: the count-query path).
+    outputs : sequence, optional
+        Each user's output set (``None`` entries: the default).
+    optima : sequence of float, optional
+        Each user's own optimum; computed by :func:`bayesian_mechanism` when omitted.
+    solver, max_memory_gb, max_variables, accuracy
+        As for :func:`bayesian_mechanism`.
+
+    Returns
+    -------
+    CommonMechanismResult
+    """
+    eps = check_epsilon(epsilon)
+    acc = _check_accuracy(accuracy)
+    budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
+    settings, priors_ok = _users(priors, losses, outputs, graph, budget)
+    weights = [p[:, None] * s.loss for p, s in zip(priors_ok, settings, strict=True)]
+    if optima is None:
+        optima_arr = np.asarray(
+            [
+                bayesian_mechanism(
+                    p, s.loss, eps, graph=s.graph, outputs=s.outputs, solver=solver, accuracy=acc
+                ).value
+                for p, s in zip(priors_ok, settings, strict=True)
+            ]
+        )
+    else:
+        optima_arr = check_real_array("optima", optima, ndim=1, shape=(len(settings),))
+    if np.any(optima_arr <= 0):
+        raise ValueError(
+            f"every user's optimum must be positive for a ratio; got {optima_arr.tolist()}."
+        )
+    joint, n_joint = _joint_forms(weights, optima_arr)
+    n_in = settings[0].num_inputs
+    memory, cap = check_budget(max_memory_gb, max_variables)
+    check_lp_size(
+        f"the joint LP would have {n_in} x {n_joint} = {n_in * n_joint} variables",
+        n_in * n_joint,
+        max_memory_gb=memory,
+        max_variables=cap,
+    )
+    forms = sp.csr_matrix(np.stack([w.ravel() for w in joint]))
+    setting = settings[0]
+    objective = EpigraphObjective(forms, (n_in, n_joint), UserObjective.COMMON)
+    solved = solve_user_lp(
+        setting, eps, objective, solver=solver, vertex=False, reduce=False, accuracy=acc
+    )
+    mech = solved.mechanism
+    values = np.asarray(
+        [float(np.sum(w * mech)) * o for w, o in zip(joint, optima_arr, strict=True)]
+    )
+    result = CommonMechanismResult(
+        lp_ratio=solved.raw_value,
+        values=values,
+        optima=optima_arr,
+        mechanism=mech,
+        certified_epsilon=solved.certified_epsilon,
+        provenance=solved.provenance,
+    )
+    warn_if_uncertified(result.provenance)
+    return result

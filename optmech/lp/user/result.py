@@ -1,0 +1,206 @@
+"""Results of the user LPs: a mechanism with its :class:`~optmech.provenance.Provenance`.
+
+Each result holds one frozen provenance record (solver, status, every attempt, timings, the
+repair and the certified interval ``[lower_bound, value]`` that contains the LP's optimum);
+the flat attributes users read (``value``, ``lower_bound``, ``solver``, ``status``,
+``solve_time``, ``repair_lambda``, ...) are read-only views of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech.lp.solve import SolveInfo
+from optmech.lp.user.setting import UserSetting
+from optmech.provenance import Provenance, Repair
+
+__all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class UserObjective(StrEnum):
+    """Which user LP a result solves."""
+
+    #: ``min Σ_i p_i Σ_r x[i, r] l(i, r)`` (Ghosh, Roughgarden & Sundararajan (2012)).
+    BAYESIAN = "bayesian"
+    #: ``min max_{i ∈ S} Σ_r x[i, r] l(i, r)`` (Gupte & Sundararajan (2010)).
+    MINIMAX = "minimax"
+    #: ``min max_u value_u / optimum_u`` over several users (Brenner & Nissim (2014)).
+    COMMON = "common"
+
+
+class _Provenanced:
+    """Read-only views of ``self.provenance`` shared by the results."""
+
+    provenance: Provenance
+
+    @property
+    def value(self) -> float:
+        """The objective at the returned mechanism, rounded up: ≥ the LP's optimum."""
+        return self.provenance.value
+
+    @property
+    def lower_bound(self) -> float:
+        """A rigorous lower bound on the optimum over all ε-DP mechanisms (rounded down)."""
+        return self.provenance.lower_bound
+
+    @property
+    def optimality_gap(self) -> float:
+        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
+        return self.provenance.gap
+
+    @property
+    def solver(self) -> str:
+        """The solver whose point was used."""
+        return self.provenance.solver
+
+    @property
+    def status(self) -> str:
+        """Its status (``optimal`` or ``optimal_inaccurate``)."""
+        return self.provenance.status
+
+    @property
+    def solve_time(self) -> float:
+        """Seconds inside the solver (of the successful attempt)."""
+        return self.provenance.solve_time
+
+    @property
+    def repair(self) -> Repair:
+        """How the solver's point was made exactly private."""
+        return self.provenance.repair
+
+    @property
+    def repair_lambda(self) -> float:
+        """Weight of the uniform mechanism mixed in (0 if none)."""
+        return self.provenance.repair.weight
+
+    @property
+    def repair_cost(self) -> float:
+        """``value − raw_value``: what exact privacy cost."""
+        return self.provenance.repair.cost
+
+    @property
+    def max_violation(self) -> float:
+        """Largest violation of any LP constraint by the solver's point (absolute)."""
+        return self.provenance.violation_before
+
+
+@dataclass(frozen=True, repr=False)
+class UserMechanism(_Provenanced):
+    """An optimal mechanism for one user, with its provenance.
+
+    Attributes
+    ----------
+    mechanism : ndarray, shape (N, m)
+        Certified ε-DP mechanism, rows = inputs (graph node order), columns = outputs.
+    certified_epsilon : float
+        Achieved ε of :attr:`mechanism`, computed independently (≤ :attr:`epsilon`).
+    epsilon : float
+        Requested ε.
+    objective : UserObjective
+        ``"bayesian"`` or ``"minimax"``.
+    raw_mechanism : ndarray
+        The solver's point clipped to ``x ≥ 0`` and row-normalised, before the privacy repair
+        (a vertex when solved with ``vertex=True``): for constraint matrices and remap tests.
+    raw_value : float
+        The objective at :attr:`raw_mechanism`.
+    setting : UserSetting
+        Graph, outputs and loss matrix.
+    provenance : Provenance
+        Solver, status, attempts, timings, repair and the certified interval
+        ``[lower_bound, value]``; :attr:`value`, :attr:`lower_bound`, :attr:`solver`,
+        :attr:`status`, :attr:`solve_time`, :attr:`repair_lambda`, :attr:`repair_cost`,
+        :attr:`max_violation` and :attr:`optimality_gap` read it.
+    info : SolveInfo
+        The successful solve (sizes of the LP actually solved: the orbit LP when
+        :attr:`symmetry_reduced`).
+    prior : ndarray or None
+        Bayesian prior.
+    side_information : ndarray of int or None
+        Minimax: rows of S.
+    symmetry_reduced : bool
+        Whether the LP was solved over the orbits of the mirror symmetry; the mechanism is the
+        full matrix either way.
+    """
+
+    mechanism: FloatArray
+    certified_epsilon: float
+    epsilon: float
+    objective: UserObjective
+    raw_mechanism: FloatArray
+    raw_value: float
+    setting: UserSetting
+    provenance: Provenance
+    info: SolveInfo
+    prior: FloatArray | None = None
+    side_information: IntArray | None = None
+    symmetry_reduced: bool = False
+
+    @property
+    def loss(self) -> FloatArray:
+        """The loss matrix ``L[i, r]``."""
+        return self.setting.loss
+
+    @property
+    def outputs(self) -> FloatArray:
+        """Labels of the columns."""
+        return self.setting.outputs
+
+    def __repr__(self) -> str:
+        n_in, n_out = self.mechanism.shape
+        return (
+            f"UserMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
+            f"lower_bound={self.lower_bound:.10g}, epsilon={self.epsilon:g}, "
+            f"certified_epsilon={self.certified_epsilon:.10g}, solver={self.solver}, "
+            f"status={self.status}, solve_time={self.solve_time:.3g}s"
+            f"{', symmetry_reduced' if self.symmetry_reduced else ''})"
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class CommonMechanismResult(_Provenanced):
+    """The best single mechanism for several users at once (Brenner & Nissim (2014)).
+
+    Attributes
+    ----------
+    lp_ratio : float
+        The ratio at the solver's point (clipped, normalised), before the privacy repair.
+    values : ndarray
+        Each user's expected loss from the joint mechanism (through its projection).
+    optima : ndarray
+        Each user's own optimum.
+    mechanism : ndarray, shape (N, Π m_u)
+        Joint mechanism; column ``(r_1, …, r_k)`` in C order over the users' output sets.
+    certified_epsilon : float
+        Achieved ε of the joint mechanism.
+    provenance : Provenance
+        Its :attr:`value` is :attr:`ratio`; its lower bound is *rigorous*: no mechanism does
+        better than ``lower_bound`` for all users at once (with the users' optima as given,
+        which can only overestimate them), so ``lower_bound > 1`` proves that no single
+        mechanism is optimal for every user.
+    """
+
+    lp_ratio: float
+    values: FloatArray
+    optima: FloatArray
+    mechanism: FloatArray = field(repr=False)
+    certified_epsilon: float
+    provenance: Provenance
+
+    @property
+    def ratio(self) -> float:
+        """``max_u value_u(M_u)/optimum_u`` at the certified joint mechanism (rounded up)."""
+        return self.provenance.value
+
+    def __repr__(self) -> str:
+        return (
+            f"CommonMechanismResult(ratio={self.ratio:.10g}, lower_bound="
+            f"{self.lower_bound:.10g}, users={self.optima.size}, "
+            f"{self.mechanism.shape[0]}x{self.mechanism.shape[1]}, solver={self.solver})"
+        )

@@ -1,0 +1,348 @@
+"""The setting of a user LP: inputs, outputs, neighbour graph and loss matrix, validated once.
+
+A **user** of a query with results (inputs) ``i`` has a loss ``l(i, r)`` for answer ``r``
+(Ghosh, Roughgarden & Sundararajan (2012), §2.2). :func:`resolve_setting` turns what a caller
+gives (a cost of ``output − input`` or a loss matrix, a neighbour graph or a count-query size,
+an output set) into a :class:`UserSetting`, and refuses an LP whose estimated solver memory
+exceeds the caller's budget *before* any loss matrix or graph is built.
+
+Size limits follow one convention throughout :mod:`optmech.lp.user`: the estimated peak memory
+of the solve (:func:`memory_estimate_gb`) against ``max_memory_gb``; every refusal quotes the
+estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import numpy.typing as npt
+
+from optmech._validation import check_epsilon as _check_epsilon
+from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech.costs import Cost, as_cost
+from optmech.exceptions import ProblemTooLargeError
+from optmech.graphs import (
+    check_graph,
+    default_outputs,
+    edge_pairs,
+    is_path_graph,
+    node_values,
+    path_graph,
+)
+
+__all__ = [
+    "BYTES_PER_VARIABLE",
+    "DEFAULT_MAX_MEMORY_GB",
+    "EPSILON_MAX",
+    "UserSetting",
+    "check_budget",
+    "check_epsilon",
+    "check_lp_size",
+    "memory_estimate_gb",
+    "resolve_setting",
+    "side_information_rows",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Largest ε accepted: beyond it ``e^ε`` exceeds 1e21 and the LP's coefficients are meaningless.
+EPSILON_MAX = 50.0
+#: Peak resident memory per LP variable, measured on the path-graph user LP with Clarabel
+#: (1.5 GB at n = 800, 641,601 variables; docs/performance.md): the basis of the estimate
+#: quoted when a problem is refused.
+BYTES_PER_VARIABLE = 2_400
+#: Default memory budget of a user LP: one million variables (the n = 400 count LP has
+#: 160,801; n = 800 needs about 1.5 GB).
+DEFAULT_MAX_MEMORY_GB = 1_000_000 * BYTES_PER_VARIABLE / 1e9
+
+
+def check_epsilon(epsilon: Any) -> float:
+    """``epsilon`` as a float in (0, 50] (:data:`EPSILON_MAX`)."""
+    return _check_epsilon(
+        epsilon, high=EPSILON_MAX, hint="larger ε makes e^ε exceed 1e21 and the LP meaningless"
+    )
+
+
+def memory_estimate_gb(num_variables: int, bytes_per_variable: float = BYTES_PER_VARIABLE) -> float:
+    """Estimated peak solver memory, in GB, of an LP with ``num_variables`` variables."""
+    return num_variables * bytes_per_variable / 1e9
+
+
+def _gb(value: float) -> str:
+    return f"{value:.1f}" if value >= 0.1 else f"{value:.2g}"
+
+
+def check_lp_size(
+    what: str,
+    num_variables: int,
+    *,
+    max_memory_gb: float,
+    max_variables: int | None = None,
+    bytes_per_variable: float = BYTES_PER_VARIABLE,
+    hint: str = "",
+) -> None:
+    """Refuse an LP whose estimated memory exceeds ``max_memory_gb`` (or ``max_variables``).
+
+    Raises
+    ------
+    ProblemTooLargeError
+        Naming the LP, its size, the memory estimate and the limit that refused it.
+    """
+    need = memory_estimate_gb(num_variables, bytes_per_variable)
+    estimate = f"about {_gb(need)} GB of solver memory"
+    if max_variables is not None and num_variables > max_variables:
+        limit = f"more than max_variables = {max_variables}"
+    elif need > max_memory_gb:
+        limit = f"more than max_memory_gb = {_gb(max_memory_gb)}"
+    else:
+        return
+    raise ProblemTooLargeError(
+        f"{what} ({estimate}), {limit}; refused before building anything. "
+        f"{hint}Raise `max_memory_gb` if the machine has the memory."
+    )
+
+
+def check_budget(max_memory_gb: Any, max_variables: Any = None) -> tuple[float, int | None]:
+    """``max_memory_gb`` as a float in (0, inf] and ``max_variables`` as an int ≥ 1 or None."""
+    if isinstance(max_memory_gb, float | int) and max_memory_gb == math.inf:
+        budget = math.inf
+    else:
+        budget = check_real(
+            "max_memory_gb", max_memory_gb, low=0.0, low_open=True, hint="or math.inf"
+        )
+    cap = None if max_variables is None else check_int("max_variables", max_variables, low=1)
+    return budget, cap
+
+
+@dataclass(frozen=True)
+class UserSetting:
+    """Inputs, outputs, neighbour graph and loss matrix of a user LP, resolved and validated.
+
+    Attributes
+    ----------
+    graph : networkx.Graph
+        The neighbour graph; its node order is the row order.
+    values : ndarray
+        Query result of each input (node values).
+    outputs : ndarray
+        The output set (labels of the mechanism's columns).
+    loss : ndarray, shape (N, m)
+        ``loss[i, r]``: the loss of answering output ``r`` on input ``i``.
+    cost : Cost or None
+        The cost the loss was built from (``None`` for a loss matrix given directly).
+    src, dst : ndarray of int
+        Edges as row-index pairs.
+    """
+
+    graph: nx.Graph
+    values: FloatArray
+    outputs: FloatArray
+    loss: FloatArray
+    cost: Cost | None
+    src: IntArray
+    dst: IntArray
+
+    @property
+    def num_inputs(self) -> int:
+        """``N``, the number of rows."""
+        return int(self.loss.shape[0])
+
+    @property
+    def num_outputs(self) -> int:
+        """``m``, the number of columns."""
+        return int(self.loss.shape[1])
+
+    @property
+    def is_path(self) -> bool:
+        """Whether the graph is the path ``0 ~ 1 ~ … ~ n`` in node order."""
+        return is_path_graph(self.graph)
+
+    @property
+    def is_count_query(self) -> bool:
+        """The GRS setting: the path graph on ``{0..n}`` with outputs ``{0..n}``."""
+        n1 = self.num_inputs
+        return (
+            self.is_path
+            and self.outputs.ndim == 1
+            and self.outputs.size == n1
+            and bool(np.array_equal(self.outputs, np.arange(n1)))
+            and bool(np.array_equal(self.values, np.arange(n1)))
+        )
+
+    @property
+    def pairs(self) -> IntArray:
+        """Edges as an ``(|E|, 2)`` array of row indices (for the certifier)."""
+        return np.stack([self.src, self.dst], axis=1)
+
+
+def _is_matrix(loss: Any) -> bool:
+    return isinstance(loss, np.ndarray | list | tuple) and np.ndim(loss) == 2
+
+
+def _cost_loss(cost: Cost, values: FloatArray, outputs: FloatArray) -> FloatArray:
+    """``L[i, r] = Σ_k c(outputs[r, k] − values[i, k])`` (one term for a single query)."""
+    if values.ndim == 1 and outputs.ndim == 1:
+        return cost.loss_matrix(values, outputs)
+    v = values.reshape(values.shape[0], -1)
+    o = outputs.reshape(outputs.shape[0], -1)
+    if v.shape[1] != o.shape[1]:
+        raise ValueError(
+            f"`outputs` must have the dimension of the query results ({v.shape[1]}); got "
+            f"{o.shape[1]}."
+        )
+    out = np.zeros((v.shape[0], o.shape[0]))
+    for k in range(v.shape[1]):  # one term per query (a handful), vectorised over the matrix
+        out += cost.loss_matrix(v[:, k], o[:, k])
+    return out
+
+
+def _num_inputs(graph: nx.Graph | None, num_inputs: int | None, matrix: Any) -> int:
+    if graph is not None:
+        return graph.number_of_nodes()
+    if num_inputs is not None:
+        return num_inputs
+    if matrix is not None:
+        return int(matrix.shape[0])
+    raise ValueError("the number of inputs is unknown: give `n`, a `graph` or a loss matrix.")
+
+
+def _outputs(outputs: Any, matrix: Any, graph: nx.Graph | None) -> FloatArray | None:
+    if outputs is not None:
+        out_arr = check_real_array("outputs", outputs)
+        if out_arr.ndim not in (1, 2):
+            raise ValueError(f"`outputs` must be 1- or 2-dimensional; got shape {out_arr.shape}.")
+        return out_arr
+    if matrix is not None:
+        return np.arange(matrix.shape[1], dtype=np.float64)
+    if graph is not None:
+        return default_outputs(graph)
+    return None
+
+
+def _loss_matrix(
+    matrix: FloatArray | None, cost: Cost | None, graph: nx.Graph, outputs: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The loss matrix and the node values (validated non-negative and finite)."""
+    if matrix is None:
+        values = node_values(graph)
+        loss = _cost_loss(cost, values, outputs)  # type: ignore[arg-type]
+        if not np.all(np.isfinite(loss)) or np.any(loss < 0):
+            raise ValueError(f"the loss {cost!r} must be finite and non-negative on the outputs.")
+        return loss, values
+    if np.any(matrix < 0):
+        raise ValueError(f"`loss` must be non-negative; smallest entry {float(matrix.min())!r}.")
+    try:
+        values = node_values(graph)
+    except TypeError:  # nodes without numeric values: a loss matrix needs none
+        values = np.arange(matrix.shape[0], dtype=np.float64)
+    return matrix, values
+
+
+def resolve_setting(
+    loss: Any,
+    *,
+    graph: nx.Graph | None = None,
+    outputs: Any = None,
+    num_inputs: int | None = None,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_variables: int | None = None,
+) -> UserSetting:
+    """Resolve a user's loss, graph and outputs into a :class:`UserSetting`, validating sizes.
+
+    The number of inputs comes from ``graph``, else ``num_inputs``, else the rows of a loss
+    matrix; the LP's estimated memory (inputs × outputs variables) is checked against
+    ``max_memory_gb`` *before* any loss matrix or graph is built
+    (:class:`~optmech.exceptions.ProblemTooLargeError`, quoting the estimate).
+
+    Parameters
+    ----------
+    loss : Cost, str, callable or array_like
+        A cost of ``output − input`` (:func:`optmech.costs.as_cost`), or a loss matrix
+        ``L[i, r]`` of shape (inputs, outputs).
+    graph : networkx.Graph, optional
+        Neighbour graph; default the count-query path on ``{0..N−1}``.
+    outputs : array_like, optional
+        Output set (numbers, or rows of numbers for several queries); default the graph's
+        (:func:`optmech.graphs.default_outputs`), or ``0..m−1`` for a loss matrix with m columns.
+    num_inputs : int, optional
+        Number of inputs when no graph is given.
+    max_memory_gb : float
+        Refuse LPs whose estimated solver memory exceeds this many GB, in (0, inf].
+    max_variables : int, optional
+        Also refuse LPs with more variables than this (kept for backward compatibility).
+    """
+    budget, cap = check_budget(max_memory_gb, max_variables)
+    matrix = None
+    if _is_matrix(loss) or isinstance(loss, np.ndarray):
+        matrix = check_real_array("loss", loss, ndim=2)
+    cost = None if matrix is not None else as_cost(loss)
+    if graph is not None:
+        graph = check_graph(graph)
+    n_in = _num_inputs(graph, num_inputs, matrix)
+    if n_in < 2:
+        raise ValueError(f"a mechanism needs at least 2 inputs (n ≥ 1); got {n_in}.")
+    if matrix is not None and matrix.shape[0] != n_in:
+        raise ValueError(
+            f"`loss` matrix must have one row per input ({n_in}); got shape {matrix.shape}."
+        )
+    out_arr = _outputs(outputs, matrix, graph)
+    n_out = n_in if out_arr is None else out_arr.shape[0]
+    check_lp_size(
+        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
+        n_in * n_out,
+        max_memory_gb=budget,
+        max_variables=cap,
+        hint="(n = 800 takes about 25 s and 1.5 GB.) ",
+    )
+    if matrix is not None and matrix.shape[1] != n_out:
+        raise ValueError(
+            f"`loss` matrix must have one column per output ({n_out}); got shape {matrix.shape}."
+        )
+    if graph is None:
+        graph = path_graph(n_in - 1)
+    if out_arr is None:
+        out_arr = default_outputs(graph)
+    loss_m, values = _loss_matrix(matrix, cost, graph, out_arr)
+    src, dst = edge_pairs(graph)
+    return UserSetting(
+        graph=graph, values=values, outputs=out_arr, loss=loss_m, cost=cost, src=src, dst=dst
+    )
+
+
+def side_information_rows(side_information: Any, graph: nx.Graph) -> IntArray:
+    """Row indices of the side-information set S (node labels of ``graph``); all rows if None.
+
+    Examples
+    --------
+    >>> side_information_rows([3, 1, 3], path_graph(4)).tolist()
+    [1, 3]
+    """
+    nodes = list(graph.nodes)
+    if side_information is None:
+        return np.arange(len(nodes), dtype=np.int64)
+    if isinstance(side_information, str | bytes) or not hasattr(side_information, "__iter__"):
+        raise TypeError(
+            f"`side_information` must be a collection of inputs such as [0, 3, 5]; got "
+            f"{describe(side_information)}."
+        )
+    index = {v: k for k, v in enumerate(nodes)}
+    items = list(side_information)
+    if not items:
+        raise ValueError("`side_information` must contain at least one input; got an empty set.")
+    rows = []
+    for item in items:
+        key = tuple(item) if isinstance(item, list | np.ndarray) else item
+        if isinstance(key, np.integer):
+            key = int(key)
+        if key not in index:
+            raise ValueError(
+                f"`side_information` must contain inputs of the graph ({nodes[0]!r} … "
+                f"{nodes[-1]!r}); got {describe(item)}."
+            )
+        rows.append(index[key])
+    return np.unique(np.asarray(rows, dtype=np.int64))
