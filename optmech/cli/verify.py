@@ -1,7 +1,10 @@
 """``optmech verify``: run the theorem catalogue and print one row per instance.
 
-Columns: check, instance, value (what optmech computed), reference (the independent closed
-form), gap, tolerance, certified ε/δ, seconds, PASS/FAIL. Exit status 1 if any row fails.
+Columns: check, instance, value (what optmech computed: an LP's certified upper end), reference
+(the independent closed form, rounded outward), the certified interval ``[lower, upper]``, the
+allowance (a derived discretisation bound, 0 where none), the pass rule, certified ε/δ,
+seconds, PASS/FAIL. ``--exact`` runs the exact mode instead (rows reproduced in rational and
+ball arithmetic). Exit status 1 if any row fails.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from optmech.cli._output import fmt, print_json, print_table
 from optmech.theorems.catalogue import (
@@ -28,7 +32,8 @@ HEADERS = (
     "instance",
     "value",
     "reference",
-    "gap",
+    "certified interval",
+    "allowance",
     "pass if",
     "cert. eps",
     "cert. delta",
@@ -62,6 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="NAME",
         help="run only the check with this name (repeatable)",
     )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="run the exact mode: small rows reproduced in rational and ball arithmetic",
+    )
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
@@ -80,7 +90,8 @@ def _row(r: CheckResult) -> list[object]:
         r.instance,
         r.value,
         r.reference,
-        r.gap,
+        r.interval,
+        r.allowance if r.allowance else None,
         r.pass_rule,
         r.certified_epsilon,
         r.certified_delta,
@@ -99,27 +110,34 @@ def _validate_selection(args: argparse.Namespace) -> None:
     for name in args.check or []:
         if name not in checks:
             raise ValueError(f"`--check` must name a registered check (see --list); got {name!r}.")
+        if checks[name].exact != bool(args.exact):
+            hint = "add --exact" if checks[name].exact else "drop --exact"
+            raise ValueError(
+                f"`--check` {name!r} is {'' if checks[name].exact else 'not '}a check of the "
+                f"exact mode: {hint}."
+            )
 
 
-def _plot_gaps(rows: list[CheckResult], path: Path) -> bool:
-    """Gap / tolerance of every ``gap ≤ tol`` row, by group, on a log scale; False if none.
-
-    Rows with another pass rule (one-sided bounds, negative results) are left out: their
-    tolerance is not a bound on the gap.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    points = [
+def _plot_points(
+    rows: list[CheckResult],
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """``(group, gap/tolerance)`` of the tolerance rows and ``(group, relative width)`` of the
+    certified intervals (rows of other kinds have neither)."""
+    tolerance = [
         (r.group, max(r.gap / r.tolerance, 1e-18))
         for r in rows
-        if not r.rule and r.tolerance > 0 and math.isfinite(r.gap)
+        if r.kind == "tolerance" and r.tolerance > 0 and math.isfinite(r.gap)
     ]
-    if not points:
-        return False
-    fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    widths = []
+    for r in rows:
+        if r.kind == "certificate" and r.lower_bound is not None and r.upper_bound is not None:
+            width = (r.upper_bound - r.lower_bound) / max(abs(r.upper_bound), 1.0)
+            if math.isfinite(width):
+                widths.append((r.group, max(width, 1e-18)))
+    return tolerance, widths
+
+
+def _scatter(ax: Any, points: list[tuple[str, float]]) -> None:
     for i, group in enumerate(sorted({g for g, _ in points})):
         ys = [y for g, y in points if g == group]
         ax.scatter(
@@ -128,13 +146,32 @@ def _plot_gaps(rows: list[CheckResult], path: Path) -> bool:
             s=12,
             label=f"{group} ({len(ys)} rows)",
         )
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="tolerance")
     ax.set_yscale("log")
     ax.set_xticks([])
-    ax.set_xlabel("rows, grouped by catalogue section")
-    ax.set_ylabel("gap / tolerance (pass below 1)")
-    ax.set_title("optmech verify: how close each check comes to its tolerance")
     ax.legend(fontsize=8, loc="lower right")
+
+
+def _plot_gaps(rows: list[CheckResult], path: Path) -> bool:
+    """Left: gap / tolerance of every tolerance row; right: relative width of every certified
+    interval (the LP rows' decisiveness); both by group on a log scale. False if neither."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tolerance, widths = _plot_points(rows)
+    if not tolerance and not widths:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+    if tolerance:
+        _scatter(left, tolerance)
+        left.axhline(1.0, color="black", linestyle="--", linewidth=1, label="tolerance")
+    left.set_ylabel("gap / derived tolerance (pass below 1)")
+    left.set_title("rows decided by a derived tolerance")
+    if widths:
+        _scatter(right, widths)
+    right.set_ylabel("(upper − lower) / max(|upper|, 1)")
+    right.set_title("rows decided by a certified interval")
     tmp = path.with_name(path.stem + ".partial" + path.suffix)
     fig.savefig(tmp, dpi=120)
     plt.close(fig)
@@ -148,7 +185,7 @@ def _write_report(report: Path, rows: list[CheckResult], seconds: float) -> None
     text = _markdown(rows, seconds)
     figure = report.with_name(report.stem + "-gaps.png")
     if _plot_gaps(rows, figure):
-        text = text.replace("\n\n|", f"\n\n![gap / tolerance]({figure.name})\n\n|", 1)
+        text = text.replace("\n\n|", f"\n\n![gaps and certified widths]({figure.name})\n\n|", 1)
     tmp = report.with_suffix(report.suffix + ".partial")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(report)
@@ -158,7 +195,12 @@ def _markdown(rows: list[CheckResult], seconds: float) -> str:
     lines = [
         "# optmech verify",
         "",
-        f"{sum(r.passed for r in rows)} of {len(rows)} rows pass ({seconds:.1f} s).",
+        f"{sum(r.passed for r in rows)} of {len(rows)} rows pass ({seconds:.1f} s)"
+        + (
+            f"; {sum(r.exact for r in rows)} reproduced exactly."
+            if any(r.exact for r in rows)
+            else "."
+        ),
         "",
         "| " + " | ".join(HEADERS) + " |",
         "|" + "---|" * len(HEADERS),
@@ -177,20 +219,26 @@ def run(args: argparse.Namespace) -> int:
     _validate_selection(args)
     if args.list:
         print_table(
-            ("check", "group", "quick"),
-            [(c.name, c.group, "yes" if c.quick else "no") for c in registered_checks().values()],
+            ("check", "group", "quick", "exact mode"),
+            [
+                (c.name, c.group, "yes" if c.quick else "no", "yes" if c.exact else "no")
+                for c in registered_checks().values()
+            ],
         )
         return 0
     rows: list[CheckResult] = []
     start = time.perf_counter()
-    selected = select_checks(quick=args.quick, groups=args.group, names=args.check)
+    selected = select_checks(
+        quick=args.quick, groups=args.group, names=args.check, exact=args.exact
+    )
     bar = None
     if sys.stderr.isatty():  # a live bar with ETA on a terminal; plain lines in logs
         from tqdm import tqdm
 
         bar = tqdm(total=len(selected), unit="check", file=sys.stderr, leave=False)
     for done, (chk, chk_rows, secs) in enumerate(
-        run_checks(quick=args.quick, groups=args.group, names=args.check), start=1
+        run_checks(quick=args.quick, groups=args.group, names=args.check, exact=args.exact),
+        start=1,
     ):
         rows.extend(chk_rows)
         status = "ok" if all(r.passed for r in chk_rows) else "FAIL"
@@ -210,12 +258,19 @@ def run(args: argparse.Namespace) -> int:
     n_failed = sum(not r.passed for r in rows)
     if args.json:
         print_json(
-            {"passed": n_failed == 0, "rows": [r.to_dict() for r in rows], "seconds": seconds}
+            {
+                "passed": n_failed == 0,
+                "exact": bool(args.exact),
+                "rows": [r.to_dict() for r in rows],
+                "seconds": seconds,
+            }
         )
     else:
         print_table(HEADERS, [_row(r) for r in rows])
+        exact = sum(r.exact for r in rows)
         print(
             f"\n{len(rows) - n_failed} of {len(rows)} rows pass in {seconds:.1f} s"
+            + (f"; {exact} reproduced exactly" if exact else "")
             + ("" if n_failed == 0 else f"; {n_failed} FAILED")
         )
         for r in rows:

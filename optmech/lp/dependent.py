@@ -1,71 +1,127 @@
-"""Query-output-dependent noise: the worst-case LP of the staircase paper (seed 000, Thm. 2/10).
+"""Query-output-dependent noise: the worst-case LP of Geng & Viswanath (2016), Thm. 10.
 
 For an integer query ``t`` with integer sensitivity Δ, let the noise law depend on the query
-value, ``K(t) = t + X_t``, periodic in ``t`` with period ``P`` (THEORY.md §1, "query-output
-dependent noise"). ε-DP requires, for every ``t``, every shift ``|d| ≤ Δ`` and every output
-``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``::
+value, ``K(t) = t + X_t``, periodic in ``t`` with period ``P`` (Geng & Viswanath (2016), §VI,
+"query-output dependent noise"). ε-DP requires, for every ``t``, every shift ``|d| ≤ Δ`` and
+every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``::
 
     p_t(k) ≤ e^ε p_{(t + d) mod P}(k − d)        for all k ∈ ℤ, 0 < |d| ≤ Δ, t = 0..P−1.
 
-The objective is the worst case over ``t`` of ``E c(X_t)``. Geng & Viswanath show that
-dependence on ``t`` cannot beat the best query-independent noise, which in the integer setting
-is the discrete staircase (THEORY.md §1): the LP optimum must equal ``min_r E c(staircase_r)``.
+The objective is the worst case over ``t`` of ``E c(X_t)``. Geng & Viswanath (2016), Thm. 10,
+show that dependence on ``t`` cannot beat the best query-independent noise, which in the
+integer setting is the discrete staircase (Geng & Viswanath (2016), §V): the LP optimum must
+equal ``min_r E c(staircase_r)``.
 
-**The LP.** Variables ``q_t(k)`` for ``k ∈ [−K, K]`` (``K ≥ Δ``), tails *closed exactly*
-(THEORY.md §4) by continuing the outermost period of Δ cells geometrically with factor
-``b = e^(−ε)`` per period: ``p_t(k) = b p_t(k − Δ)`` for ``k > K`` and ``p_t(k) = b p_t(k + Δ)``
-for ``k < −K``. Then
+**The LP.** Noise on the grid ``k ∈ [−K, K]`` (``K ≥ Δ``), tails *closed exactly* by
+continuing the outermost period of Δ cells geometrically with factor ``b = e^(−ε)`` per period:
+``p_t(k) = b p_t(k − Δ)`` for ``k > K`` and ``p_t(k) = b p_t(k + Δ)`` for ``k < −K``. The
+variables are *masses*: ``y_t(k)`` is the probability of ``k`` on the grid's inner cells, and
+of the whole geometric class ``{k, k ± Δ, k ± 2Δ, …}`` on the outermost period (``y = q m``
+with ``m_k = 1/(1 − b)`` there, 1 inside, ``q`` the pmf value). In these units
 
-* mass ``Σ_{grid} q + b/(1 − b) · (outermost period on each side) = 1``;
-* cost ``Σ_{grid} q c(k) + Σ_{outer period} q(k) · b · Σ_{j≥0} b^j c(k ± (j + 1)Δ)``, exact via
-  :meth:`optmech.costs.Cost.periodic_sum`;
-* privacy: it suffices to impose the constraints for ``k`` and ``k − d`` on the grid extended
-  by one period on each side ``[−K − Δ, K + Δ]`` (entries there are ``b`` times the outermost
-  period): a pair further out is a ``b``-multiple of one ``Δ`` further in, because both of its
-  entries lie in the geometric region.
+* each phase is a probability simplex, ``Σ_k y_t(k) = 1`` (exact block weights 1, which the
+  Lagrangian bound of :mod:`optmech.lp.bounds` uses as they are);
+* the cost of phase ``t`` is ``Σ_k y_t(k) c̄_k`` with ``c̄_k`` the mean cost of cell ``k``'s
+  class, ``c̄_k = (1 − b) Σ_{j≥0} b^j c(k ± jΔ)`` on the outermost period
+  (:meth:`optmech.costs.Cost.periodic_sum`), so coefficients stay O(1) after one division by
+  the cost of a known feasible point, even at ε = 0.05 where 86% of the mass sits in the tails
+  (as pmf values those variables carried weights ``1/(1 − b) ≈ 20`` in the normalisation and
+  costs 10⁴ times the inner ones);
+* privacy: the constraints for ``k`` and ``k − d`` on the grid extended by one period on each
+  side ``[−K − Δ, K + Δ]`` (entries there are ``b`` times the outermost period) suffice: a pair
+  further out is a ``b``-multiple of one ``Δ`` further in, because both of its entries lie in
+  the geometric region.
 
 Every LP-feasible point is therefore a genuine ε-DP family on ℤ, so the LP value is an upper
 bound on the optimum over *all* dependent noise; and the discrete staircase is feasible (its pmf
-satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP value equals the
+satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP optimum equals the
 staircase optimum if the theorem holds.
 
-The solver's point is clipped, each phase renormalised, certified on the extended grid (which
-covers every distinct ratio), and if needed mixed with the ``ε/2``-geometric noise
-``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0`` everywhere and a slower
-tail than ``b``, so a mixture that is private on the extended grid is private everywhere.
+**Certified, not trusted.** The LP is solved by :func:`optmech.lp.solve.solve_robust`. The
+solver's point is clipped, each phase renormalised, certified on the extended grid (which
+covers every distinct ratio), and if the certified ε exceeds ε it is mixed with the
+``ε/2``-geometric noise ``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0``
+everywhere and a slower tail than ``b``, so a mixture that is private on the extended grid is
+private everywhere. The returned family's certified ε is at most ε with no slack (the
+certificate adds the rounding of the tail products, the mixture and the normalisation). Its
+worst-case cost, rounded up, is :attr:`Provenance.value`; the solver's multipliers, read by
+name from the record of the LP's constraints, give a Lagrangian lower bound
+(:func:`optmech.lp.bounds.lagrangian_bound`, rounded down, every constraint coefficient allowed
+the rounding error of its computation), so the LP's optimum lies in
+``[provenance.lower_bound, provenance.value]`` whatever the solver's tolerances.
 
 Examples
 --------
 >>> res = dependent_noise_lp(1.0, sensitivity=1, cost="abs", period=2)
 >>> round(res.value, 8)  # two-sided geometric: E|X| = 1/sinh(1)
 0.85091813
+>>> res.lower_bound <= 1 / math.sinh(1.0) <= res.value
+True
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import cvxpy as cp
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech._validation import check_int
+from optmech._validation import check_epsilon, check_int
 from optmech.certify.matrix import log_ratio_bound
 from optmech.costs import Cost, as_cost
-from optmech.exceptions import PrivacyViolationError, ProblemTooLargeError, SolverError
-from optmech.lp.count import check_epsilon
-from optmech.lp.solve import SolveInfo, solve
+from optmech.exceptions import PrivacyViolationError, ProblemTooLargeError
+from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
+from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
 
-__all__ = ["DependentNoiseResult", "dependent_noise_lp"]
+__all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: Cap on LP variables (phases × grid points).
 MAX_VARIABLES = 200_000
-_ROUNDING_RTOL = 1e-12
+#: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
+EPSILON_MAX = 50.0
+#: Unit roundoff of float64.
+_U = 2.0**-53
+
+
+@dataclass(frozen=True)
+class Multipliers:
+    """The solver's multipliers of the LP it solved, by constraint name, and that LP's scaling.
+
+    Enough to recompute the Lagrangian bound of the module docstring in other arithmetic (the
+    exact mode of ``optmech verify`` does, in ball arithmetic): the privacy rows are those of
+    the extended grid, shift by shift (``d = −Δ … Δ``, ``d ≠ 0``), phase by phase, column by
+    column, divided by ``e^(ε/2)`` when :attr:`balanced`.
+
+    Attributes
+    ----------
+    cost : ndarray, shape (P,)
+        Multipliers of ``y_t·c̄/unit − w ≤ 0``.
+    privacy : ndarray
+        Multipliers of the privacy rows, in the order above.
+    objective_unit : float
+        The LP's ``w`` times this is a cost.
+    coefficients : ndarray, shape (2K + 1,)
+        The cost coefficients ``c̄_k/unit`` of the epigraph rows as solved.
+    balanced : bool
+        Whether the privacy rows were divided by ``e^(ε/2)``.
+    w_box : tuple of float
+        The box on ``w`` used by the bound.
+    """
+
+    cost: FloatArray = field(repr=False)
+    privacy: FloatArray = field(repr=False)
+    objective_unit: float
+    coefficients: FloatArray = field(repr=False)
+    balanced: bool
+    w_box: tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -83,22 +139,27 @@ class DependentNoiseResult:
     support : ndarray of int
         The grid ``−K..K``.
     value : float
-        ``max_t E c(X_t)``, exact (tails included).
+        ``max_t E c(X_t)``, tails included, rounded up (:attr:`Provenance.value`).
     phase_costs : ndarray, shape (P,)
-        ``E c(X_t)`` for each phase.
+        ``E c(X_t)`` for each phase (nearest rounding).
     certified_epsilon : float
-        Achieved ε of the family (pessimistic, independent of the LP).
+        Achieved ε of the family, pessimistic and independent of the LP; at most ``epsilon``.
     epsilon, sensitivity, period, half_width
         The instance.
     repair_lambda : float
         Weight of the ``ε/2``-geometric mixed in to make the point exactly private.
     status, solver : str
     solve_time : float
+    provenance : Provenance
+        Solver attempts, repair and the certified interval ``[lower_bound, value]`` that
+        contains the LP's optimum.
+    multipliers : Multipliers or None
+        The solver's multipliers (``None`` when it returned none).
     info : SolveInfo
     """
 
     probabilities: FloatArray = field(repr=False)
-    support: npt.NDArray[np.int64] = field(repr=False)
+    support: IntArray = field(repr=False)
     value: float
     phase_costs: FloatArray
     certified_epsilon: float
@@ -110,7 +171,19 @@ class DependentNoiseResult:
     status: str
     solver: str
     solve_time: float
+    provenance: Provenance = field(repr=False)
+    multipliers: Multipliers | None = field(repr=False, default=None)
     info: SolveInfo | None = field(repr=False, default=None)
+
+    @property
+    def lower_bound(self) -> float:
+        """Rigorous lower bound on the LP's optimum (:attr:`Provenance.lower_bound`)."""
+        return self.provenance.lower_bound
+
+    @property
+    def optimality_gap(self) -> float:
+        """``value − lower_bound``: how far, at most, :attr:`value` is above the LP optimum."""
+        return self.provenance.gap
 
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""
@@ -126,15 +199,38 @@ class DependentNoiseResult:
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
 
 
-def _geometric_half(eps: float, delta: int, k: npt.NDArray[np.int64]) -> FloatArray:
+# --------------------------------------------------------------------------------------------
+# The instance: grid, tails, coefficients
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Instance:
+    """Grid, tail factor and the coefficients of the LP in mass units (module docstring)."""
+
+    eps: float
+    delta: int
+    period: int
+    half: int
+    b: float
+    mass: FloatArray  # m_k: 1 inside, 1/(1 − b) on the outermost period
+    costs: FloatArray  # Σ_j b^j c(k ± jΔ) per pmf unit (c(k) inside)
+    mean_cost: FloatArray  # c̄_k = costs / mass
+    extension: FloatArray  # E: (q E)[k] = q[k] on the grid, b q[k ∓ Δ] one period beyond
+    pairs: tuple[tuple[int, IntArray, slice, slice], ...]
+    scale: float  # cost of the ε/Δ-geometric noise (feasible): brings the objective to O(1)
+    coefficient_rtol: float  # relative error bound of every float coefficient
+
+    @property
+    def n_grid(self) -> int:
+        return 2 * self.half + 1
+
+
+def _geometric_half(eps: float, delta: int, k: IntArray) -> FloatArray:
     """The ε/2-geometric pmf ``u(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/(2Δ))``."""
     # (1 − β)/(1 + β) = tanh(ε/(4Δ))
     return math.tanh(eps / (4.0 * delta)) * np.exp(-eps / (2.0 * delta) * np.abs(k))
 
 
-def _with_tails(
-    q: FloatArray, half: int, delta: int, eps: float, k: npt.NDArray[np.int64]
-) -> FloatArray:
+def _with_tails(q: FloatArray, half: int, delta: int, eps: float, k: IntArray) -> FloatArray:
     """Grid values ``q`` on ``−K..K`` continued by their geometric tails, at integers ``k``."""
     b = math.exp(-eps)
     out = np.zeros(k.shape)
@@ -149,18 +245,17 @@ def _with_tails(
     return out
 
 
-def _extension(half: int, delta: int, b: float) -> sp.csr_matrix:
+def _extension(half: int, delta: int, b: float) -> FloatArray:
     """``E`` with ``(q E)[k] = q[k]`` on the grid and ``b q[k ∓ Δ]`` one period beyond it."""
     n_grid = 2 * half + 1
     ks = np.arange(-half - delta, half + delta + 1)
     src = np.where(ks > half, ks - delta, np.where(ks < -half, ks + delta, ks))
-    val = np.where(np.abs(ks) > half, b, 1.0)
-    return sp.csr_matrix((val, (src + half, np.arange(ks.size))), shape=(n_grid, ks.size))
+    out = np.zeros((n_grid, ks.size))
+    out[src + half, np.arange(ks.size)] = np.where(np.abs(ks) > half, b, 1.0)
+    return out
 
 
-def _pairs(
-    period: int, n_ext: int, delta: int
-) -> list[tuple[int, npt.NDArray[np.int64], slice, slice]]:
+def _pairs(period: int, n_ext: int, delta: int) -> tuple[tuple[int, IntArray, slice, slice], ...]:
     """Per shift d: (d, partner phases, columns of k, columns of k − d) on the extended grid."""
     out = []
     for d in range(-delta, delta + 1):  # 2Δ shifts, each a whole-matrix constraint
@@ -168,14 +263,308 @@ def _pairs(
             continue
         lo, hi = max(d, 0), n_ext + min(d, 0)
         out.append((d, (np.arange(period) + d) % period, slice(lo, hi), slice(lo - d, hi - d)))
-    return out
+    return tuple(out)
 
 
-def _certify(ext: FloatArray, pairs: list[Any]) -> float:
+def _coefficient_rtol(eps: float) -> float:
+    """Relative error bound of the float coefficients (costs, masses, ``e^ε``, ``b``).
+
+    ``math.exp`` is within one ulp; ``c(k)`` at integers is exact or correctly rounded for the
+    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of :meth:`Cost.periodic_sum` has at most
+    ``J ≈ 40/ε + 64`` positive terms before its remainder is below 1e-17 relative, each weight
+    ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so
+    Higham's bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the
+    integer powers take fewer roundings. Doubled for the division by the mass and the products
+    with ``b`` and ``e^ε`` in the constraint rows.
+    """
+    terms = 40.0 / eps + 64.0
+    return 2.0 * (terms + 48.0) * _U
+
+
+def _instance(
+    eps: float, delta: int, c: Cost, period: int, half: int
+) -> tuple[_Instance, IntArray]:
+    b = math.exp(-eps)
+    ks = np.arange(-half, half + 1)
+    outer_right = ks > half - delta
+    outer_left = ks < -half + delta
+    outer = outer_right | outer_left
+    mass = np.where(outer, 1.0 / (1.0 - b), 1.0)
+    costs = np.asarray(c(ks.astype(np.float64)), dtype=np.float64).copy()
+    k_r = ks[outer_right].astype(np.float64)
+    k_l = ks[outer_left].astype(np.float64)
+    costs[outer_right] += b * np.asarray(c.periodic_sum(k_r + delta, period=delta, ratio=b))
+    costs[outer_left] += b * np.asarray(c.periodic_sum(k_l - delta, period=-delta, ratio=b))
+    if not np.all(np.isfinite(costs)):
+        raise ValueError(f"the expected cost of {c!r} diverges on the geometric tails.")
+    ext = _extension(half, delta, b)
+    # Scale: the cost of the ε/Δ-geometric noise (its tail is b per Δ: feasible here).
+    lap = np.exp(-eps / delta * np.abs(ks)) * mass
+    scale = float(lap @ (costs / mass) / lap.sum())
+    inst = _Instance(
+        eps=eps,
+        delta=delta,
+        period=period,
+        half=half,
+        b=b,
+        mass=mass,
+        costs=costs,
+        mean_cost=costs / mass,
+        extension=ext,
+        pairs=_pairs(period, ext.shape[1], delta),
+        scale=scale if scale > 0 else 1.0,
+        coefficient_rtol=_coefficient_rtol(eps),
+    )
+    return inst, ks
+
+
+# --------------------------------------------------------------------------------------------
+# The LP and its record of named constraints
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Record:
+    """The LP of one attempt: variables and constraints by name, with their matrices.
+
+    The variable is ``x = [vec(y), w]`` (``y`` row-major, phase by phase; ``w`` the worst-case
+    cost in units of :attr:`objective_unit`). The multipliers of the Lagrangian bound are read
+    from these constraints by name (``record.cost.dual_value``), never by position.
+    """
+
+    x: cp.Variable
+    mass: cp.Constraint  # Σ_k y_t(k) = 1: the simplex blocks
+    cost: cp.Constraint  # A_cost x ≤ 0: y_t·c̄/unit − w ≤ 0
+    privacy: cp.Constraint  # A_dp x ≤ 0
+    a_cost: sp.csr_matrix = field(repr=False)
+    a_dp: sp.csr_matrix = field(repr=False)
+    objective_unit: float  # the LP's w times this is a cost
+    w_box: tuple[float, float]  # bounds on w implied by the LP (for the Lagrangian bound)
+    coefficients: FloatArray = field(repr=False)  # c̄/unit as solved
+    balanced: bool = False
+
+
+def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
+    """Rows ``(q E)[t, k] − e^ε (q E)[t + d, k − d] ≤ 0`` in mass units, all shifts stacked.
+
+    ``balanced`` divides each row by ``e^(ε/2)`` (``e^(−ε/2) a ≤ e^(ε/2) b``), the form
+    :class:`optmech.lp.solve.Strategy` asks for on a retry.
+    """
+    e = math.exp(inst.eps)
+    e_y = inst.extension / inst.mass[:, None]  # (q E) = y (diag(1/m) E)
+    left, right = 1.0, e
+    if balanced:
+        left, right = math.exp(-inst.eps / 2.0), math.exp(inst.eps / 2.0)
+    eye = sp.identity(inst.period, format="csr")
+    blocks = []
+    for _d, partner, cols, cols_d in inst.pairs:
+        perm = sp.csr_matrix(
+            (np.ones(inst.period), (np.arange(inst.period), partner)),
+            shape=(inst.period, inst.period),
+        )
+        a = sp.kron(eye, sp.csr_matrix(e_y[:, cols].T)) * left
+        bb = sp.kron(perm, sp.csr_matrix(e_y[:, cols_d].T)) * right
+        blocks.append((a - bb).tocsr())
+    body = sp.vstack(blocks, format="csr")
+    body.eliminate_zeros()
+    return sp.hstack([body, sp.csr_matrix((body.shape[0], 1))], format="csr")
+
+
+def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
+    """The LP for one attempt of :func:`solve_robust` (rescaled: coefficients ≤ 1, balanced)."""
+    n = inst.period * inst.n_grid
+    coef = inst.mean_cost / inst.scale
+    unit = inst.scale
+    if strategy.rescaled:
+        top = float(np.max(np.abs(coef)))
+        if top > 0:
+            coef, unit = coef / top, inst.scale * top
+    a_cost = sp.hstack(
+        [
+            sp.kron(sp.identity(inst.period), sp.csr_matrix(coef[None, :])),
+            -np.ones((inst.period, 1)),
+        ],
+        format="csr",
+    )
+    a_dp = _privacy_matrix(inst, strategy.rescaled)
+    a_mass = sp.hstack(
+        [sp.kron(sp.identity(inst.period), np.ones((1, inst.n_grid))), np.zeros((inst.period, 1))],
+        format="csr",
+    )
+    x = cp.Variable(n + 1, name="noise_and_worst_case")
+    mass = a_mass @ x == 1
+    cost = a_cost @ x <= 0
+    privacy = a_dp @ x <= 0
+    positive = x[:n] >= 0
+    # w lies between the cheapest cell and twice the cost of the ε/Δ-geometric (feasible, cost
+    # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
+    w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
+    problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
+    record = _Record(x, mass, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
+    return problem, record
+
+
+def _lower_bound(inst: _Instance, record: _Record) -> float:
+    """Lagrangian bound on the LP's optimum (in cost units), from the record's multipliers."""
+    y_cost, y_dp = record.cost.dual_value, record.privacy.dual_value
+    if y_cost is None or y_dp is None:
+        return -math.inf
+    n = inst.period * inst.n_grid
+    c = np.zeros(n + 1)
+    c[n] = 1.0
+    block = np.concatenate([np.repeat(np.arange(inst.period), inst.n_grid), [-1]])
+    blocks = SimplexBlocks(block.astype(np.int64), np.ones(n + 1), np.ones(inst.period))
+    lower = np.zeros(n + 1)
+    upper = np.full(n + 1, np.inf)
+    lower[n], upper[n] = record.w_box
+    bound = lagrangian_bound(
+        c,
+        a_ub=sp.vstack([record.a_cost, record.a_dp], format="csr"),
+        b_ub=np.zeros(record.a_cost.shape[0] + record.a_dp.shape[0]),
+        y_ub=np.concatenate([np.ravel(y_cost), np.ravel(y_dp)]),
+        blocks=blocks,
+        lower=lower,
+        upper=upper,
+        coefficient_rtol=inst.coefficient_rtol,
+    )
+    if not math.isfinite(bound):
+        return -math.inf
+    return math.nextafter(bound * record.objective_unit, -math.inf)
+
+
+def _multipliers(record: _Record) -> Multipliers | None:
+    y_cost, y_dp = record.cost.dual_value, record.privacy.dual_value
+    if y_cost is None or y_dp is None:
+        return None
+    return Multipliers(
+        cost=np.asarray(y_cost, dtype=np.float64).ravel(),
+        privacy=np.asarray(y_dp, dtype=np.float64).ravel(),
+        objective_unit=record.objective_unit,
+        coefficients=record.coefficients,
+        balanced=record.balanced,
+        w_box=record.w_box,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# From the solver's point to a certified family
+# --------------------------------------------------------------------------------------------
+def _certify(ext: FloatArray, pairs: tuple[tuple[int, IntArray, slice, slice], ...]) -> float:
     worst = 0.0
     for _d, partner, cols, cols_d in pairs:
         worst = max(worst, float(np.max(log_ratio_bound(ext[:, cols], ext[partner][:, cols_d]))))
     return worst
+
+
+def _normalisation(inst: _Instance, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Enclosures ``[Z_lo, Z_hi]`` of each phase's total mass ``Σ_k q_t(k) m_k`` (exact m)."""
+    rtol = inst.coefficient_rtol
+    hi = np.array([upper_dot(inst.mass, row) for row in q]) * (1.0 + rtol)
+    lo = -np.array([upper_dot(-inst.mass, row) for row in q]) * (1.0 - rtol)
+    return lo, hi
+
+
+def _family_epsilon(inst: _Instance, ext: FloatArray, q: FloatArray) -> float:
+    """Certified ε of the exactly normalised family: the float certificate of the extended grid,
+    plus the rounding of its entries (the tail products and the mixture: 8 ulps of a log) and
+    the largest ratio between two phases' normalisations."""
+    z_lo, z_hi = _normalisation(inst, q)
+    spread = math.log(float(np.max(z_hi)) / float(np.min(z_lo))) * (1.0 + 4.0 * _U)
+    return math.nextafter(_certify(ext, inst.pairs) + 8.0 * _U + spread, math.inf)
+
+
+def _repair(inst: _Instance, q: FloatArray) -> tuple[FloatArray, float, float]:
+    """Mix with the ε/2-geometric until the family certifies at ε; return (ext, λ, ε certified)."""
+    ext = q @ inst.extension
+    cert = _family_epsilon(inst, ext, q)
+    if cert <= inst.eps:
+        return ext, 0.0, cert
+    n_ext = inst.extension.shape[1]
+    u_ext = _geometric_half(inst.eps, inst.delta, np.arange(n_ext) - inst.half - inst.delta)
+    # Aim inside ε by what the certificate adds to an exactly tight pair: the ulps of the logs,
+    # the entries' rounding and the normalisations' spread (twice, for safety).
+    positive = ext[ext > 0]
+    logs = float(np.max(np.abs(np.log(positive)))) if positive.size else 0.0
+    slack = cert - _certify(ext, inst.pairs)  # rounding + spread added by _family_epsilon
+    margin = 2.0 * (8.0 * float(np.spacing(logs)) + slack)
+    et = math.exp(inst.eps - margin if margin < inst.eps / 2 else inst.eps * (1.0 - 1e-10))
+    need = 0.0
+    for _d, partner, cols, cols_d in inst.pairs:
+        a, bb = ext[:, cols], ext[partner][:, cols_d]
+        ua, ub = u_ext[cols][None, :], u_ext[cols_d][None, :]
+        need = max(need, float(np.max((a - et * bb) / (et * ub - ua))))
+    lam = max(need / (1.0 + need), 1e-16)
+    for _ in range(80):
+        mixed = (1.0 - lam) * ext + lam * u_ext[None, :]
+        cert = _family_epsilon(inst, mixed, q)
+        if cert <= inst.eps:
+            return mixed, lam, cert
+        lam = min(1.0, 2.0 * lam)
+    raise PrivacyViolationError(  # pragma: no cover - λ = 1 is the ε/2-geometric, private
+        "the dependent-noise repair failed; this is a bug"
+    )
+
+
+def _geometric_cost(c: Cost, eps: float, delta: int) -> float:
+    """Exact ``E c(U)`` for the ε/2-geometric ``u(k) ∝ β^|k|``, ``β = e^(−ε/(2Δ))``."""
+    beta = math.exp(-eps / (2.0 * delta))
+    norm = math.tanh(eps / (4.0 * delta))
+    up = float(c.periodic_sum(0.0, period=1.0, ratio=beta))
+    down = float(c.periodic_sum(0.0, period=-1.0, ratio=beta))
+    return norm * (up + down - float(c(0.0)))
+
+
+def _phase_costs_upper(inst: _Instance, q: FloatArray, lam: float, u_cost: float) -> FloatArray:
+    """Upper bounds of ``E c(X_t)`` for the exactly normalised, mixed family, per phase."""
+    rtol = inst.coefficient_rtol
+    num = np.array([upper_dot(inst.costs, row) for row in q]) * (1.0 + rtol)
+    z_lo, _ = _normalisation(inst, q)
+    own = num / z_lo * (1.0 + 2.0 * _U)
+    mixed = (1.0 - lam) * own + lam * u_cost * (1.0 + rtol)
+    return np.nextafter(mixed * (1.0 + 4.0 * _U), np.inf)
+
+
+def _finish(
+    inst: _Instance, point: FloatArray, info: SolveInfo, record: _Record, c: Cost, build: float
+) -> tuple[FloatArray, FloatArray, float, float, float, Provenance]:
+    """Certified family (q, phase costs, λ, ε) and its provenance from the solver's point."""
+    y = np.clip(point[:-1].reshape(inst.period, inst.n_grid), 0.0, None)
+    raw_violation = max(
+        float(np.max(record.a_dp @ point, initial=0.0)),
+        float(np.max(np.abs(y.sum(axis=1) - 1.0))),
+        float(max(0.0, -np.min(point[:-1]))),
+    )
+    y /= y.sum(axis=1, keepdims=True)
+    q = y / inst.mass[None, :]
+    q /= (q @ inst.mass)[:, None]
+    _ext, lam, cert = _repair(inst, q)
+    u_cost = _geometric_cost(c, inst.eps, inst.delta) if lam > 0 else 0.0
+    upper = _phase_costs_upper(inst, q, lam, u_cost)
+    value = float(np.max(upper))
+    phase = (1.0 - lam) * (q @ inst.costs) / (q @ inst.mass) + lam * u_cost
+    raw_value = float(np.max((q @ inst.costs) / (q @ inst.mass)))
+    lower = min(_lower_bound(inst, record), value)
+    provenance = Provenance(
+        solver=info.solver,
+        status=info.status,
+        attempts=info.attempts,
+        value=value,
+        lower_bound=lower,
+        violation_before=raw_violation,
+        violation_after=0.0,
+        repair=Repair(
+            kind=RepairKind.MIXTURE if lam > 0 else RepairKind.NONE,
+            weight=lam,
+            cost=value - raw_value if lam > 0 else 0.0,
+        ),
+        build_time=build,
+        compile_time=info.compile_time,
+        solve_time=info.solve_time,
+        total_time=sum(a.seconds for a in info.attempts),
+        iterations=info.iterations,
+        num_variables=info.num_variables,
+        num_constraints=info.num_constraints,
+        options=info.options,
+    )
+    return q, phase, lam, cert, value, provenance
 
 
 def dependent_noise_lp(
@@ -187,7 +576,10 @@ def dependent_noise_lp(
     half_width: int | None = None,
     solver: str | None = None,
 ) -> DependentNoiseResult:
-    """Optimal worst-case noise when the noise may depend on the query value (seed 000, Thm. 10).
+    """Optimal worst-case noise when the noise may depend on the query value.
+
+    Geng & Viswanath (2016), Thm. 10: the optimum equals that of the best query-independent
+    noise, the discrete staircase.
 
     Parameters
     ----------
@@ -204,13 +596,23 @@ def dependent_noise_lp(
     half_width : int, optional
         Grid ``−K..K`` with ``K ≥ Δ``; default ``3Δ``.
     solver : str, optional
-        cvxpy solver.
+        cvxpy solver; default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
+        retries of :func:`optmech.lp.solve.solve_robust`.
 
     Returns
     -------
     DependentNoiseResult
+        With ``.provenance``: the LP's optimum lies in ``[lower_bound, value]``.
+
+    Warns
+    -----
+    InaccurateSolutionWarning
+        When the certified interval is wider than :data:`optmech.provenance.DEFAULT_ACCURACY`.
     """
-    eps = check_epsilon(epsilon)
+    start = time.perf_counter()
+    eps = check_epsilon(
+        epsilon, high=EPSILON_MAX, hint="larger ε makes e^ε exceed 1e21 and the LP meaningless"
+    )
     delta = check_int("sensitivity", sensitivity, low=1, high=1000)
     c = as_cost(cost)
     period = 2 * delta if period is None else check_int("period", period, low=1)
@@ -227,67 +629,21 @@ def dependent_noise_lp(
             f"the dependent-noise LP would have {period} x {n_grid} variables, more than "
             f"{MAX_VARIABLES}; refused before building."
         )
-    b = math.exp(-eps)
-    ks = np.arange(-half, half + 1)
-    outer_right = ks > half - delta
-    outer_left = ks < -half + delta
-    mass = 1.0 + (b / (1.0 - b)) * (outer_right.astype(float) + outer_left.astype(float))
-    costs = np.asarray(c(ks.astype(np.float64)), dtype=np.float64).copy()
-    k_r = ks[outer_right].astype(np.float64)
-    k_l = ks[outer_left].astype(np.float64)
-    costs[outer_right] += b * np.asarray(c.periodic_sum(k_r + delta, period=delta, ratio=b))
-    costs[outer_left] += b * np.asarray(c.periodic_sum(k_l - delta, period=-delta, ratio=b))
-    if not np.all(np.isfinite(costs)):
-        raise ValueError(f"the expected cost of {c!r} diverges on the geometric tails.")
-    ext_map = _extension(half, delta, b)
-    pairs = _pairs(period, ext_map.shape[1], delta)
-    # Scale: the cost of the ε/Δ-geometric noise (feasible, exactly representable here).
-    lap = np.exp(-eps / delta * np.abs(ks))
-    scale = float(lap @ costs / (lap @ mass))
-    scale = scale if scale > 0 else 1.0
-
-    q = cp.Variable((period, n_grid), nonneg=True, name="noise")
-    worst = cp.Variable(name="worst_case")
-    qe = q @ ext_map
-    e = math.exp(eps)
-    constraints = [q @ mass == 1, q @ (costs / scale) <= worst]
-    constraints += [
-        qe[:, cols] <= e * qe[partner, :][:, cols_d] for _d, partner, cols, cols_d in pairs
-    ]
-    problem = cp.Problem(cp.Minimize(worst), constraints)
-    info = solve(problem, solver=solver, kind="count")
-    if q.value is None:
-        raise SolverError(info.solver, "no_solution", "the solver returned no point")
-    raw = np.clip(q.value, 0.0, None)
-    raw /= (raw @ mass)[:, None]
-    ext = raw @ ext_map.toarray()
-    lam = 0.0
-    if _certify(ext, pairs) > eps * (1.0 + _ROUNDING_RTOL):
-        u_ext = _geometric_half(eps, delta, np.arange(-half - delta, half + delta + 1))
-        target = eps * (1.0 - 1e-10)
-        et = math.exp(target)
-        need = 0.0
-        for _d, partner, cols, cols_d in pairs:
-            a, bb = ext[:, cols], ext[partner][:, cols_d]
-            ua, ub = u_ext[cols][None, :], u_ext[cols_d][None, :]
-            need = max(need, float(np.max((a - et * bb) / (et * ub - ua))))
-        lam = need / (1.0 + need)
-        for _ in range(60):
-            mixed = (1.0 - lam) * ext + lam * u_ext[None, :]
-            if _certify(mixed, pairs) <= eps * (1.0 + _ROUNDING_RTOL):
-                break
-            lam = min(1.0, max(2.0 * lam, 1e-15))
-        else:  # pragma: no cover - λ = 1 is the ε/2-geometric, private
-            raise PrivacyViolationError("the dependent-noise repair failed; this is a bug")
-        ext = mixed
-    cert = _certify(ext, pairs)
-    # The ε/2-geometric's tails decay by e^(−ε/2) per period, not b: its own exact series.
-    u_cost = _geometric_cost(c, eps, delta) if lam > 0 else 0.0
-    phase = (1.0 - lam) * (raw @ costs) + lam * u_cost
+    inst, ks = _instance(eps, delta, c, period, half)
+    build = time.perf_counter() - start
+    record, info = solve_robust(
+        lambda strategy: _build(inst, strategy),
+        num_variables=period * n_grid + 1,
+        solver=solver,
+        kind="count",
+    )
+    point = np.asarray(record.x.value, dtype=np.float64)
+    q, phase, lam, cert, value, provenance = _finish(inst, point, info, record, c, build)
+    warn_if_uncertified(provenance)
     return DependentNoiseResult(
-        probabilities=raw,
+        probabilities=q,
         support=ks,
-        value=float(np.max(phase)),
+        value=value,
         phase_costs=phase,
         certified_epsilon=cert,
         epsilon=eps,
@@ -298,14 +654,7 @@ def dependent_noise_lp(
         status=info.status,
         solver=info.solver,
         solve_time=info.solve_time,
+        provenance=provenance,
+        multipliers=_multipliers(record),
         info=info,
     )
-
-
-def _geometric_cost(c: Cost, eps: float, delta: int) -> float:
-    """Exact ``E c(U)`` for the ε/2-geometric ``u(k) ∝ β^|k|``, ``β = e^(−ε/(2Δ))``."""
-    beta = math.exp(-eps / (2.0 * delta))
-    norm = math.tanh(eps / (4.0 * delta))
-    up = float(c.periodic_sum(0.0, period=1.0, ratio=beta))
-    down = float(c.periodic_sum(0.0, period=-1.0, ratio=beta))
-    return norm * (up + down - float(c(0.0)))

@@ -6,6 +6,22 @@ closed form from the papers) and returns one row per instance. Checks register t
 :func:`check`; :func:`run_checks` runs them for ``optmech verify``. Modules of
 :mod:`optmech.theorems` are imported by :func:`load_all`, so a new module of checks needs no
 edit anywhere else.
+
+**Certificates decide, not tolerances.** A row built on an LP passes when the theorem's value
+lies in the LP's certified interval ``[lower_bound, upper_bound]`` (a Lagrangian bound rounded
+down, the objective at an exactly private point rounded up: :class:`optmech.provenance.
+Provenance`), widened only by a discretisation ``allowance`` derived in the row
+(:func:`certificate_row`); two LP optima that a theorem equates must have intersecting
+intervals (:func:`agreement_row`); a strict inequality is decided between certified ends
+(:func:`bound_row`). References are enclosed by outward rounding (ball arithmetic), so no
+tolerance enters these rules. Rows without an LP behind them (a closed form against a
+quadrature or a 1-D minimiser) keep a tolerance only where it is derived, and say how
+(:func:`compare`); integer and rational facts are compared exactly (:func:`exact_row`).
+
+The only number a certificate row requires beyond containment is that its interval be
+*decisive*: at most ``accuracy`` wide (relative to ``max(|upper|, 1)``; the library's requested
+accuracy :data:`optmech.provenance.DEFAULT_ACCURACY`), so that an uninformative interval
+(a missing multiplier gives ``-inf``) cannot pass a row vacuously.
 """
 
 from __future__ import annotations
@@ -18,17 +34,27 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from optmech.provenance import DEFAULT_ACCURACY
+
 __all__ = [
     "Check",
     "CheckResult",
+    "agreement_row",
+    "bound_row",
+    "certificate_row",
     "check",
     "compare",
+    "exact_row",
+    "guarded",
     "load_all",
     "registered_checks",
     "relative_gap",
     "run_checks",
     "select_checks",
 ]
+
+#: The kinds of pass rule a row can have (:attr:`CheckResult.kind`).
+KINDS = ("certificate", "agreement", "bound", "tolerance", "exact")
 
 
 @dataclass(frozen=True)
@@ -42,14 +68,16 @@ class CheckResult:
     instance : str
         Its parameters, e.g. ``"eps=1, D=1"``.
     value : float
-        What optmech computed (LP optimum, numerical minimiser, quadrature, ...).
+        What optmech computed (the certified upper end of an LP, a minimiser, a quadrature).
     reference : float
-        The independent reference (closed form from the paper, another method).
+        The independent reference (closed form from the paper, another method), rounded to
+        nearest; its enclosure is :attr:`reference_low`, :attr:`reference_high`.
     gap : float
-        ``|value − reference| / max(|reference|, 1e-300)``, or the absolute gap when the
-        reference is 0 (then :attr:`gap_kind` is ``"abs"``).
+        ``|value − reference| / |reference|``, or the absolute gap when the reference is 0
+        (then :attr:`gap_kind` is ``"abs"``). Informative only for certificate rows.
     tolerance : float
-        The largest gap accepted, and why is in :attr:`detail`.
+        The largest relative gap accepted by a ``tolerance`` row (derived, see :attr:`detail`);
+        0 for the other kinds, whose rule does not use it.
     passed : bool
         Whether the check holds.
     certified_epsilon, certified_delta : float or None
@@ -57,15 +85,24 @@ class CheckResult:
     seconds : float
         Wall time of the row.
     detail : str
-        Free text: tolerance justification, counter-examples, notes.
+        Free text: derivations, intervals, counter-examples.
     group : str
         Catalogue section (``"closed-form"``, ``"additive-lp"``, ``"count-lp"``).
     gap_kind : str
         ``"rel"`` or ``"abs"``.
     rule : str
-        The pass rule when it is not ``gap ≤ tolerance``: one-sided bounds (``"value ≥ ref"``),
-        negative results that must *exceed* the reference (``"value > ref"``), or several
-        conditions (``"see detail"``). Empty for the default rule.
+        Exactly what was tested, e.g. ``"lower ≤ ref ≤ upper; width ≤ 1e-06·max(|upper|, 1)"``.
+    lower_bound, upper_bound : float or None
+        The certified interval of an LP-backed value (``None`` for rows without one).
+    allowance : float
+        The discretisation bound the rule widens the reference by (derived in the row;
+        0 where none).
+    reference_low, reference_high : float or None
+        Outward-rounded enclosure of the reference (``None``: the reference is a float).
+    kind : str
+        One of :data:`KINDS`: how the row decides.
+    exact : bool
+        Whether the row was reproduced in exact (rational or ball) arithmetic.
     """
 
     check: str
@@ -82,11 +119,25 @@ class CheckResult:
     group: str = ""
     gap_kind: str = "rel"
     rule: str = ""
+    lower_bound: float | None = None
+    upper_bound: float | None = None
+    allowance: float = 0.0
+    reference_low: float | None = None
+    reference_high: float | None = None
+    kind: str = "tolerance"
+    exact: bool = False
 
     @property
     def pass_rule(self) -> str:
-        """When the row passes: ``gap ≤ tol`` unless the check states another rule."""
+        """When the row passes (:attr:`rule`, or ``gap ≤ tol`` for a bare tolerance row)."""
         return self.rule or f"gap ≤ {self.tolerance:.3g}"
+
+    @property
+    def interval(self) -> str:
+        """The certified interval as text (``-`` for rows without one)."""
+        if self.lower_bound is None or self.upper_bound is None:
+            return "-"
+        return f"[{self.lower_bound:.10g}, {self.upper_bound:.10g}]"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for JSON (non-finite floats become strings)."""
@@ -105,6 +156,246 @@ def relative_gap(value: float, reference: float) -> float:
     return abs(value - reference) / abs(reference)
 
 
+def _enclosure(reference: float | tuple[float, float]) -> tuple[float, float, float]:
+    """``(nearest, low, high)`` of a reference given as a float or an enclosure."""
+    if isinstance(reference, tuple):
+        low, high = (float(v) for v in reference)
+        mid = 0.5 * (low + high) if math.isfinite(low + high) else low
+        return mid, low, high
+    ref = float(reference)
+    return ref, ref, ref
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+def _decisive(lower: float, upper: float, accuracy: float) -> bool:
+    return upper - lower <= accuracy * max(abs(upper), 1.0)
+
+
+def certificate_row(
+    check: str,
+    instance: str,
+    *,
+    lower: float,
+    upper: float,
+    reference: float | tuple[float, float],
+    allowance: float = 0.0,
+    accuracy: float = DEFAULT_ACCURACY,
+    group: str = "",
+    detail: str = "",
+    extra_ok: bool = True,
+    extra_rule: str = "",
+    **extra: Any,
+) -> CheckResult:
+    """A row deciding a theorem by an LP's certified interval.
+
+    The theorem says the LP's optimum lies in ``[ref, ref + allowance]`` (``allowance`` = 0:
+    it *is* ``ref``; an additive grid: between the continuous optimum and the cost of a
+    staircase the grid can represent). The optimum also lies in ``[lower, upper]``, so the
+    two are consistent iff ``lower ≤ ref_high + allowance`` and ``ref_low ≤ upper`` (the LP
+    cannot beat the theorem). The interval must be decisive (module docstring).
+    ``extra_ok``/``extra_rule`` add a further condition (e.g. a certified ε).
+    """
+    ref, ref_low, ref_high = _enclosure(reference)
+    finite = all(math.isfinite(v) for v in (lower, upper, ref_low, ref_high, allowance))
+    top = _up(ref_high + allowance) if allowance else ref_high
+    contains = finite and lower <= top and ref_low <= upper
+    decisive = finite and _decisive(lower, upper, accuracy)
+    widen = " + allowance" if allowance else ""
+    rule = f"lower ≤ ref{widen}, ref ≤ upper; width ≤ {accuracy:.0e}·max(|upper|, 1)"
+    if extra_rule:
+        rule += f"; {extra_rule}"
+    why = []
+    if not finite:
+        why.append("no finite certificate")
+    elif not contains:
+        why.append("the reference lies outside the certified interval")
+    elif not decisive:
+        why.append("the interval is too wide to decide")
+    if not extra_ok:
+        why.append(f"failed: {extra_rule}")
+    text = f"certified [{lower:.12g}, {upper:.12g}]; reference in [{ref_low:.12g}, {ref_high:.12g}]"
+    if allowance:
+        text += f"; allowance {allowance:.3g}"
+    return CheckResult(
+        check=check,
+        instance=instance,
+        value=float(upper),
+        reference=ref,
+        gap=relative_gap(upper, ref),
+        tolerance=0.0,
+        passed=bool(contains and decisive and extra_ok),
+        group=group,
+        detail="; ".join(filter(None, [detail, text, *why])),
+        gap_kind="abs" if ref == 0 else "rel",
+        rule=rule,
+        lower_bound=float(lower),
+        upper_bound=float(upper),
+        allowance=float(allowance),
+        reference_low=ref_low,
+        reference_high=ref_high,
+        kind="certificate",
+        **extra,
+    )
+
+
+def agreement_row(
+    check: str,
+    instance: str,
+    *,
+    first: tuple[float, float],
+    second: tuple[float, float],
+    accuracy: float = DEFAULT_ACCURACY,
+    group: str = "",
+    detail: str = "",
+    **extra: Any,
+) -> CheckResult:
+    """Two LP optima that a theorem says are equal: their certified intervals must intersect.
+
+    ``first`` is the row's own interval (``[lower_bound, upper_bound]``), ``second`` the
+    reference's (``[reference_low, reference_high]``); both must be decisive.
+    """
+    (lo1, hi1), (lo2, hi2) = first, second
+    finite = all(math.isfinite(v) for v in (lo1, hi1, lo2, hi2))
+    meet = finite and lo1 <= hi2 and lo2 <= hi1
+    decisive = finite and _decisive(lo1, hi1, accuracy) and _decisive(lo2, hi2, accuracy)
+    why = (
+        "no finite certificate"
+        if not finite
+        else ("the intervals are disjoint" if not meet else "" if decisive else "too wide")
+    )
+    text = f"certified [{lo1:.12g}, {hi1:.12g}] and [{lo2:.12g}, {hi2:.12g}]"
+    return CheckResult(
+        check=check,
+        instance=instance,
+        value=float(hi1),
+        reference=float(hi2),
+        gap=relative_gap(hi1, hi2),
+        tolerance=0.0,
+        passed=bool(meet and decisive),
+        group=group,
+        detail="; ".join(filter(None, [detail, text, why])),
+        gap_kind="abs" if hi2 == 0 else "rel",
+        rule=f"intervals intersect; each width ≤ {accuracy:.0e}·max(|upper|, 1)",
+        lower_bound=float(lo1),
+        upper_bound=float(hi1),
+        reference_low=float(lo2),
+        reference_high=float(hi2),
+        kind="agreement",
+        **extra,
+    )
+
+
+def bound_row(
+    check: str,
+    instance: str,
+    *,
+    value: tuple[float, float],
+    reference: tuple[float, float],
+    relation: str,
+    group: str = "",
+    detail: str = "",
+    extra_ok: bool = True,
+    extra_rule: str = "",
+    **extra: Any,
+) -> CheckResult:
+    """A strict inequality between certified quantities, decided between their ends.
+
+    ``relation="<"``: the value's upper end lies below the reference's lower end (e.g. an LP
+    without a theorem's class beats the class optimum); ``">"``: the value's lower end lies
+    above the reference's upper end (e.g. a rigorous dual bound exceeds 1). ``extra_ok`` and
+    ``extra_rule`` add a further condition.
+    """
+    (lo, hi), (ref_lo, ref_hi) = value, reference
+    if relation == "<":
+        ok, rule, shown = hi < ref_lo, "upper < ref_low", hi
+    elif relation == ">":
+        ok, rule, shown = lo > ref_hi, "lower > ref_high", lo
+    else:
+        raise ValueError(f"`relation` must be '<' or '>'; got {relation!r}.")
+    ref = ref_lo if relation == "<" else ref_hi
+    if extra_rule:
+        rule += f"; {extra_rule}"
+    if not extra_ok:
+        detail = "; ".join(filter(None, [detail, f"failed: {extra_rule}"]))
+    return CheckResult(
+        check=check,
+        instance=instance,
+        value=float(shown),
+        reference=float(ref),
+        gap=relative_gap(shown, ref),
+        tolerance=0.0,
+        passed=bool(ok and math.isfinite(shown) and extra_ok),
+        group=group,
+        detail=detail,
+        gap_kind="abs" if ref == 0 else "rel",
+        rule=rule,
+        lower_bound=float(lo),
+        upper_bound=float(hi),
+        reference_low=float(ref_lo),
+        reference_high=float(ref_hi),
+        kind="bound",
+        **extra,
+    )
+
+
+def guarded(
+    check: str, instance: str, make: Callable[[], CheckResult], *, group: str = ""
+) -> CheckResult:
+    """``make()``, or a failed row naming the exception it raised (one instance of a check
+    failing must not hide the others)."""
+    start = time.perf_counter()
+    try:
+        return make()
+    except Exception as exc:  # reported as a failing row, never swallowed
+        return CheckResult(
+            check=check,
+            instance=instance,
+            value=math.nan,
+            reference=math.nan,
+            gap=math.inf,
+            tolerance=0.0,
+            passed=False,
+            group=group,
+            detail=f"raised {type(exc).__name__}: {exc}",
+            rule="the check runs to completion",
+            kind="exact",
+            seconds=time.perf_counter() - start,
+        )
+
+
+def exact_row(
+    check: str,
+    instance: str,
+    value: float,
+    reference: float,
+    ok: bool,
+    *,
+    rule: str,
+    group: str = "",
+    detail: str = "",
+    **extra: Any,
+) -> CheckResult:
+    """A fact decided exactly (integers, rationals, a ball comparison): ``ok`` is the verdict."""
+    return CheckResult(
+        check=check,
+        instance=instance,
+        value=float(value),
+        reference=float(reference),
+        gap=relative_gap(float(value), float(reference)),
+        tolerance=0.0,
+        passed=bool(ok),
+        group=group,
+        detail=detail,
+        gap_kind="abs" if reference == 0 else "rel",
+        rule=rule,
+        kind="exact",
+        **extra,
+    )
+
+
 def compare(
     check: str,
     instance: str,
@@ -117,17 +408,23 @@ def compare(
     one_sided: bool = False,
     **extra: Any,
 ) -> CheckResult:
-    """Build a :class:`CheckResult` from a value, a reference and a relative tolerance.
+    """A ``tolerance`` row: ``|value − reference| ≤ tolerance·|reference|`` (absolute at 0).
 
-    With ``one_sided=True`` the check passes when ``value ≥ reference·(1 − tolerance)``
-    (an upper bound that must not undercut the reference), whatever the gap above.
+    The tolerance must be *derived* (a quadrature's error estimate, a minimiser's ``xatol``
+    through the curvature, the rounding of a printed reference) and the derivation stated in
+    ``detail``. With ``one_sided=True`` the row passes when ``value ≥ reference·(1 −
+    tolerance)``.
     """
     gap = relative_gap(value, reference)
     ok = math.isfinite(value) and (
         value >= reference - tolerance * abs(reference) if one_sided else gap <= tolerance
     )
     if one_sided:
-        extra.setdefault("rule", "value ≥ ref")
+        extra.setdefault("rule", f"value ≥ ref·(1 − {tolerance:.3g})")
+    else:
+        extra.setdefault(
+            "rule", f"|value − ref| ≤ {tolerance:.3g}" + ("" if reference == 0 else "·|ref|")
+        )
     return CheckResult(
         check=check,
         instance=instance,
@@ -145,21 +442,25 @@ def compare(
 
 @dataclass(frozen=True)
 class Check:
-    """A registered check: name, catalogue section, whether ``--quick`` runs it, the function."""
+    """A registered check: name, section, whether ``--quick`` runs it, exact mode, function."""
 
     name: str
     group: str
     quick: bool
     run: Callable[[], list[CheckResult]] = field(repr=False)
+    exact: bool = False
 
 
 _REGISTRY: dict[str, Check] = {}
 
 
 def check(
-    name: str, *, group: str, quick: bool = True
+    name: str, *, group: str, quick: bool = True, exact: bool = False
 ) -> Callable[[Callable[[], list[CheckResult]]], Callable[[], list[CheckResult]]]:
     """Decorator registering a check function under ``name``.
+
+    ``exact=True`` registers a check of the exact mode (``optmech verify --exact``), which
+    reproduces rows in rational and ball arithmetic; the default run leaves those out.
 
     Examples
     --------
@@ -174,7 +475,7 @@ def check(
     def wrap(fn: Callable[[], list[CheckResult]]) -> Callable[[], list[CheckResult]]:
         if name in _REGISTRY and _REGISTRY[name].run is not fn:
             raise ValueError(f"a check named {name!r} is already registered")
-        _REGISTRY[name] = Check(name=name, group=group, quick=quick, run=fn)
+        _REGISTRY[name] = Check(name=name, group=group, quick=quick, run=fn, exact=exact)
         return fn
 
     return wrap
@@ -199,16 +500,38 @@ def select_checks(
     quick: bool = True,
     groups: list[str] | None = None,
     names: list[str] | None = None,
+    exact: bool = False,
 ) -> list[Check]:
-    """The registered checks a run would execute, in registration order."""
+    """The registered checks a run would execute, in registration order.
+
+    ``exact`` selects the exact mode's checks instead of the floating-point catalogue.
+    """
     load_all()
     return [
         chk
         for chk in _REGISTRY.values()
         if (not quick or chk.quick)
+        and chk.exact == exact
         and (not groups or chk.group in groups)
         and (not names or chk.name in names)
     ]
+
+
+def _failed_row(chk: Check, exc: Exception) -> CheckResult:
+    return CheckResult(
+        check=chk.name,
+        instance="-",
+        value=math.nan,
+        reference=math.nan,
+        gap=math.inf,
+        tolerance=0.0,
+        passed=False,
+        group=chk.group,
+        detail=f"raised {type(exc).__name__}: {exc}",
+        rule="the check runs to completion",
+        kind="exact",
+        exact=chk.exact,
+    )
 
 
 def run_checks(
@@ -216,28 +539,17 @@ def run_checks(
     quick: bool = True,
     groups: list[str] | None = None,
     names: list[str] | None = None,
+    exact: bool = False,
 ) -> Iterator[tuple[Check, list[CheckResult], float]]:
     """Run the catalogue, yielding ``(check, rows, seconds)`` as each check finishes.
 
     An exception inside a check becomes a failed row naming the exception: a broken check
     must fail loudly, not vanish from the table.
     """
-    for chk in select_checks(quick=quick, groups=groups, names=names):
+    for chk in select_checks(quick=quick, groups=groups, names=names, exact=exact):
         start = time.perf_counter()
         try:
             rows = chk.run()
         except Exception as exc:  # reported as a failing row, never swallowed
-            rows = [
-                CheckResult(
-                    check=chk.name,
-                    instance="-",
-                    value=math.nan,
-                    reference=math.nan,
-                    gap=math.inf,
-                    tolerance=0.0,
-                    passed=False,
-                    group=chk.group,
-                    detail=f"raised {type(exc).__name__}: {exc}",
-                )
-            ]
+            rows = [_failed_row(chk, exc)]
         yield chk, rows, time.perf_counter() - start
