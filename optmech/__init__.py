@@ -4,7 +4,11 @@ Closed-form optimal noise (:class:`Staircase`, :class:`DiscreteStaircase`, :clas
 + remap, :class:`UniformAtom`) and baselines (:class:`Laplace`, :class:`TruncatedLaplace`,
 :class:`Gaussian`); the additive-noise LP designer :func:`design_noise`; the user-specific
 count-query LPs :func:`bayesian_mechanism` and :func:`minimax_mechanism` with remaps; and
-independent certification of what any mechanism achieves (:mod:`optmech.certify`).
+independent certification of what any mechanism achieves (:mod:`optmech.certify`). Every
+LP-backed result carries a :class:`Provenance` with a certified interval ``[lower_bound, value]``
+for the optimum. Guarantees beyond (ε, δ) (:class:`ZCDP`, :class:`RenyiDP`,
+:class:`GaussianDP`, :class:`PrivacyProfile`) are certified by :mod:`optmech.certify.profiles`
+and composed by :mod:`optmech.accounting`; :class:`StaircaseND` is the staircase in ℝ^d.
 """
 
 from optmech import certify, costs, graphs
@@ -16,9 +20,14 @@ from optmech.exceptions import (
     ProblemTooLargeError,
     SolverError,
 )
-from optmech.lp.additive import design_noise
+from optmech.lp.additive import AdditiveSpec, CoarseGridWarning, design_noise
 from optmech.lp.dependent import dependent_noise_lp
-from optmech.lp.designed import DesignedLatticeNoise, DesignedNoise, DesignedPiecewiseNoise
+from optmech.lp.designed import (
+    DesignedGradedNoise,
+    DesignedLatticeNoise,
+    DesignedNoise,
+    DesignedPiecewiseNoise,
+)
 from optmech.lp.remap import (
     RemapResult,
     apply_remap,
@@ -45,6 +54,7 @@ from optmech.mechanisms import (
     Geometric,
     Laplace,
     Staircase,
+    StaircaseND,
     TruncatedLaplace,
     UniformAtom,
     heuristic_gamma,
@@ -52,30 +62,38 @@ from optmech.mechanisms import (
     staircase_gamma_star,
     truncated_geometric,
 )
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 from optmech.provenance import Provenance
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ZCDP",
+    "AdditiveSpec",
     "ApproxDP",
+    "CoarseGridWarning",
+    "DesignedGradedNoise",
     "DesignedLatticeNoise",
     "DesignedNoise",
     "DesignedPiecewiseNoise",
     "DiscreteStaircase",
     "Gaussian",
+    "GaussianDP",
     "Geometric",
     "InaccurateSolutionWarning",
     "Laplace",
     "OptmechError",
+    "PrivacyProfile",
     "PrivacyViolationError",
     "ProblemTooLargeError",
     "Provenance",
     "PureDP",
     "RemapResult",
+    "RenyiDP",
     "SolveInfo",
     "SolverError",
     "Staircase",
+    "StaircaseND",
     "TruncatedLaplace",
     "UniformAtom",
     "UserMechanism",

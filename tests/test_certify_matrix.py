@@ -13,6 +13,7 @@ from decimal import Decimal, getcontext
 import networkx as nx
 import numpy as np
 import pytest
+from _reference import geometric_from_theory
 
 from optmech.certify.matrix import (
     certified_epsilon,
@@ -21,21 +22,6 @@ from optmech.certify.matrix import (
     log_ratio_bound,
 )
 from optmech.graphs import grid_graph
-
-
-def geometric_from_theory(n: int, eps: float) -> np.ndarray:
-    """``G`` of THEORY.md §2, entry by entry (an independent construction)."""
-    a = math.exp(-eps)
-    g = np.empty((n + 1, n + 1))
-    for i in range(n + 1):
-        for j in range(n + 1):
-            if j == 0:
-                g[i, j] = a**i / (1 + a)
-            elif j == n:
-                g[i, j] = a ** (n - i) / (1 + a)
-            else:
-                g[i, j] = a ** abs(i - j) * (1 - a) / (1 + a)
-    return g
 
 
 @pytest.mark.parametrize(("n", "eps"), [(1, 0.05), (5, math.log(2)), (30, 5.0)])

@@ -9,18 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reference import FIG2_STRINGS as FIG2
 
 from optmech.cli import main
-
-#: Fig. 2 of seed 003 (THEORY.md §2): optimal for the prior uniform on {0, 2, 3, 4, 5}, |e|.
-FIG2 = [
-    ["2/3", "0", "1/4", "1/24", "1/48", "1/48"],
-    ["1/3", "0", "1/2", "1/12", "1/24", "1/24"],
-    ["1/6", "0", "1/2", "1/6", "1/12", "1/12"],
-    ["1/12", "0", "1/4", "1/3", "1/6", "1/6"],
-    ["1/24", "0", "1/8", "1/6", "1/3", "1/3"],
-    ["1/48", "0", "1/16", "1/12", "1/6", "2/3"],
-]
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:

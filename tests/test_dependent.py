@@ -137,5 +137,7 @@ def test_bad_input() -> None:
         dependent_noise_lp(1.0, period=0)
     with pytest.raises(ValueError, match="cost"):
         dependent_noise_lp(1.0, cost="nonsense")
-    with pytest.raises(ProblemTooLargeError):
+    with pytest.raises(ProblemTooLargeError, match=r"GB of solver memory.*max_memory_gb"):
         dependent_noise_lp(1.0, sensitivity=1, period=1000, half_width=1000)
+    with pytest.raises(ValueError, match="`max_memory_gb`"):
+        dependent_noise_lp(1.0, max_memory_gb=0)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reference import FIG2_STRINGS
 
 from optmech.costs import Absolute, Asymmetric, Custom, Power, Squared, ZeroOne
 from optmech.mechanisms.geometric import Geometric, truncated_geometric
@@ -158,14 +159,7 @@ def test_truncated_geometric_formula_rows_and_privacy(n: int, eps: float) -> Non
 
 def test_truncated_geometric_reproduces_seed_003_figure_2() -> None:
     """n = 5, ε = ln 2, G remapped by 1 → 2 (all else fixed): the matrix of THEORY.md §2."""
-    figure = [
-        ["2/3", "0", "1/4", "1/24", "1/48", "1/48"],
-        ["1/3", "0", "1/2", "1/12", "1/24", "1/24"],
-        ["1/6", "0", "1/2", "1/6", "1/12", "1/12"],
-        ["1/12", "0", "1/4", "1/3", "1/6", "1/6"],
-        ["1/24", "0", "1/8", "1/6", "1/3", "1/3"],
-        ["1/48", "0", "1/16", "1/12", "1/6", "2/3"],
-    ]
+    figure = FIG2_STRINGS
     expected = np.array([[float(Fraction(v)) for v in row] for row in figure])
     g = truncated_geometric(5, math.log(2))
     remapped = g.copy()

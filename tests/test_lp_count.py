@@ -19,6 +19,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from _reference import g_plus_bayes_remap, geometric_from_theory
 from scipy.optimize import linprog
 
 from optmech.costs import Absolute, Asymmetric, Power, Squared, ZeroOne
@@ -31,24 +32,6 @@ from optmech.lp.user import (
     make_private,
     minimax_mechanism,
 )
-
-
-def geometric_from_theory(n: int, eps: float) -> np.ndarray:
-    a = math.exp(-eps)
-    idx = np.arange(n + 1)
-    g = a ** np.abs(idx[:, None] - idx[None, :]) * (1 - a) / (1 + a)
-    g[:, 0] = a**idx / (1 + a)
-    g[:, n] = a ** (n - idx) / (1 + a)
-    return g
-
-
-def g_plus_bayes_remap(prior: np.ndarray, loss: np.ndarray, eps: float) -> float:
-    """Σ_z min_r Σ_i p_i G[i, z] L[i, r] (GRS §2.2), written out."""
-    g = geometric_from_theory(len(prior) - 1, eps)
-    total = 0.0
-    for z in range(g.shape[1]):
-        total += min(float(np.sum(prior * g[:, z] * loss[:, r])) for r in range(loss.shape[1]))
-    return total
 
 
 def max_log_ratio(m: np.ndarray, edges: list[tuple[int, int]]) -> float:

@@ -21,6 +21,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from _reference import g_plus_bayes_remap
 
 from optmech.graphs import path_graph
 from optmech.lp.user import (
@@ -32,23 +33,6 @@ from optmech.lp.user import (
     is_mirror_symmetric,
     minimax_mechanism,
 )
-
-
-def geometric_from_theory(n: int, eps: float) -> np.ndarray:
-    """GRS (2012), §2: ``G[i, j] = α^|i−j| (1−α)/(1+α)``; columns 0, n: ``α^i, α^(n−i)`` /(1+α)."""
-    a = math.exp(-eps)
-    idx = np.arange(n + 1)
-    g = a ** np.abs(idx[:, None] - idx[None, :]) * (1 - a) / (1 + a)
-    g[:, 0] = a**idx / (1 + a)
-    g[:, n] = a ** (n - idx) / (1 + a)
-    return g
-
-
-def g_plus_bayes_remap(prior: np.ndarray, loss: np.ndarray, eps: float) -> float:
-    """``Σ_z min_r Σ_i p_i G[i, z] L[i, r]`` (GRS §2.2)."""
-    g = geometric_from_theory(len(prior) - 1, eps)
-    posterior_loss = (prior[:, None] * g).T @ loss  # (z, r)
-    return float(posterior_loss.min(axis=1).sum())
 
 
 def max_log_ratio_path(m: np.ndarray) -> float:

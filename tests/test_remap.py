@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _reference import geometric_from_theory
 from scipy.optimize import linprog
 
 from optmech.lp.remap import (
@@ -29,15 +30,6 @@ from optmech.lp.remap import (
     remap_from_constraint_matrix,
     remap_of_geometric,
 )
-
-
-def geometric_from_theory(n: int, eps: float) -> np.ndarray:
-    a = math.exp(-eps)
-    idx = np.arange(n + 1)
-    g = a ** np.abs(idx[:, None] - idx[None, :]) * (1 - a) / (1 + a)
-    g[:, 0] = a**idx / (1 + a)
-    g[:, n] = a ** (n - idx) / (1 + a)
-    return g
 
 
 def random_stochastic(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:

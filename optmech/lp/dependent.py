@@ -73,9 +73,10 @@ import scipy.sparse as sp
 from optmech._validation import check_epsilon, check_int
 from optmech.certify.matrix import log_ratio_bound
 from optmech.costs import Cost, as_cost
-from optmech.exceptions import PrivacyViolationError, ProblemTooLargeError
+from optmech.exceptions import PrivacyViolationError
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
 from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
@@ -83,8 +84,9 @@ __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Cap on LP variables (phases × grid points).
-MAX_VARIABLES = 200_000
+#: Default memory budget of the LP, in GB: 200,000 variables (phases × grid points) at the user
+#: LPs' measured :data:`optmech.lp.user.setting.BYTES_PER_VARIABLE`.
+DEFAULT_MAX_MEMORY_GB = 200_000 * BYTES_PER_VARIABLE / 1e9
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
 #: Unit roundoff of float64.
@@ -575,6 +577,7 @@ def dependent_noise_lp(
     period: int | None = None,
     half_width: int | None = None,
     solver: str | None = None,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
 ) -> DependentNoiseResult:
     """Optimal worst-case noise when the noise may depend on the query value.
 
@@ -598,6 +601,9 @@ def dependent_noise_lp(
     solver : str, optional
         cvxpy solver; default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
         retries of :func:`optmech.lp.solve.solve_robust`.
+    max_memory_gb : float, default 0.48
+        Refuse (:class:`~optmech.exceptions.ProblemTooLargeError`, with the estimate) an LP
+        whose estimated solver memory is larger; ``math.inf`` for no limit.
 
     Returns
     -------
@@ -624,11 +630,12 @@ def dependent_noise_lp(
         )
     )
     n_grid = 2 * half + 1
-    if period * n_grid > MAX_VARIABLES:
-        raise ProblemTooLargeError(
-            f"the dependent-noise LP would have {period} x {n_grid} variables, more than "
-            f"{MAX_VARIABLES}; refused before building."
-        )
+    budget, _ = check_budget(max_memory_gb)
+    check_lp_size(
+        f"the dependent-noise LP would have {period} x {n_grid} variables",
+        period * n_grid,
+        max_memory_gb=budget,
+    )
     inst, ks = _instance(eps, delta, c, period, half)
     build = time.perf_counter() - start
     record, info = solve_robust(

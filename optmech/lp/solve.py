@@ -171,7 +171,7 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
     # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
     "additive": (15_000, "HIGHS", "CLARABEL"),
-    # Count/user LPs (optmech.lp.count, measured on 2 shared cores, benchmarks/grs.py):
+    # Count/user LPs (optmech.lp.user, measured on 2 shared cores, benchmarks/grs.py):
     # HiGHS simplex returns exact vertices (gap to the GRS optimum ~1e-16) but slows sharply
     # with n and at small ε (n = 70, ε = 0.1: 2.5 s vs Clarabel 0.5 s; n = 150: 34 s vs 3.5 s);
     # Clarabel's points, after the lower-closure repair, are within ~1e-8 of the optimum.
