@@ -176,6 +176,8 @@ class GradedNoise(ContinuousNoise):
     privacy : PureDP or ApproxDP
         The guarantee claimed (certify it from :meth:`density_description`).
 
+    Notes
+    -----
     The total mass must be 1 to within :data:`MASS_TOLERANCE`.
     """
 
