@@ -29,6 +29,7 @@ __all__ = [
     "ProblemKind",
     "SolveInfo",
     "Strategy",
+    "alternative_solvers",
     "attempt_plan",
     "available_solvers",
     "choose_solver",
@@ -354,6 +355,16 @@ def attempt_plan(
         pool = _SIMPLEX if vertex else MAIN_SOLVERS
         names += [s for s in pool if s != first and s in available_solvers()]
     return [Strategy(name, rescaled) for name in names for rescaled in (False, True)]
+
+
+def alternative_solvers(used: str) -> list[str]:
+    """The other installed solvers of :data:`MAIN_SOLVERS`, to cross-check ``used``'s answer.
+
+    An interior-point solver's multipliers are centred (strictly complementary) where a
+    simplex vertex's are one extreme dual solution among many, so re-solving with the other
+    method is what tightens a Lagrangian bound that one solver left loose.
+    """
+    return [s for s in MAIN_SOLVERS if s != used.upper() and s in available_solvers()]
 
 
 def _point_is_finite(problem: cp.Problem) -> bool:
