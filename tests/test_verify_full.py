@@ -7,8 +7,6 @@ on the solver's tolerances, its build, or the BLAS underneath. About 40 s on two
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from optmech.theorems.catalogue import run_checks
@@ -16,10 +14,7 @@ from optmech.theorems.catalogue import run_checks
 
 @pytest.mark.slow
 def test_full_catalogue_passes() -> None:
-    start = time.perf_counter()
     rows = [row for _chk, found, _s in run_checks(quick=False) for row in found]
-    seconds = time.perf_counter() - start
     failed = [f"{r.check} ({r.instance}): {r.detail}" for r in rows if not r.passed]
     assert not failed, f"{len(failed)} of {len(rows)} rows fail:\n" + "\n".join(failed)
     assert len(rows) >= 440
-    assert seconds < 90, f"the full catalogue took {seconds:.0f} s"
