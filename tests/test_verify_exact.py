@@ -8,7 +8,6 @@ mechanisms doctored here to violate ε-DP by amounts a float certificate cannot 
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -100,12 +99,9 @@ def test_exact_dependent_row_nests_in_the_float_certificate() -> None:
     assert row.lower_bound <= row.reference_low <= row.reference_high <= row.upper_bound
 
 
-def test_exact_catalogue_passes_quickly() -> None:
-    """The whole exact mode (27 rows) in well under 10 s on two shared cores (measured ~1 s)."""
-    start = time.perf_counter()
+def test_exact_catalogue_passes() -> None:
+    """The whole exact mode (27 rows; about 1 s on two shared cores) passes, every row exact."""
     rows = [row for _c, found, _s in run_checks(quick=False, exact=True) for row in found]
-    seconds = time.perf_counter() - start
     failed = [f"{r.check} ({r.instance}): {r.detail}" for r in rows if not r.passed]
     assert not failed, "\n".join(failed)
     assert len(rows) >= 27 and all(r.exact for r in rows)
-    assert seconds < 10
