@@ -31,6 +31,8 @@ __all__ = [
     "DEFAULT_ACCURACY",
     "Attempt",
     "Provenance",
+    "ProvenanceBounds",
+    "ProvenanceFields",
     "Repair",
     "RepairKind",
     "warn_if_uncertified",
@@ -202,6 +204,58 @@ class Provenance:
             + (f" (cost {self.repair.cost:.3g})" if self.repair.kind != RepairKind.NONE else "")
             + (f"; after {tried}" if tried else "")
         )
+
+
+class ProvenanceBounds:
+    """The certified interval of ``self.provenance`` as read-only attributes (a mixin)."""
+
+    provenance: Provenance
+
+    @property
+    def lower_bound(self) -> float:
+        """A rigorous lower bound on the LP's optimum (rounded down): it lies in
+        ``[lower_bound, value]``."""
+        return self.provenance.lower_bound
+
+    @property
+    def optimality_gap(self) -> float:
+        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
+        return self.provenance.gap
+
+
+class ProvenanceFields(ProvenanceBounds):
+    """The flat attributes of an LP-backed result, read-only views of ``self.provenance``.
+
+    The one mixin behind ``value``, ``lower_bound``, ``optimality_gap``, ``solver``,
+    ``status``, ``solve_time`` and ``max_violation`` of the designed noise, the user LPs'
+    results and the remaps.
+    """
+
+    @property
+    def value(self) -> float:
+        """The objective at the returned (exactly feasible) point, rounded up: an upper bound
+        on the optimum (for a designed noise, its exact expected cost)."""
+        return self.provenance.value
+
+    @property
+    def solver(self) -> str:
+        """The solver whose point was used (``"none"`` for a result computed exactly)."""
+        return self.provenance.solver
+
+    @property
+    def status(self) -> str:
+        """Its status (``optimal`` or ``optimal_inaccurate``; ``exact`` without an LP)."""
+        return self.provenance.status
+
+    @property
+    def solve_time(self) -> float:
+        """Seconds inside the solver (of the successful attempt)."""
+        return self.provenance.solve_time
+
+    @property
+    def max_violation(self) -> float:
+        """Largest constraint violation of the solver's raw point (absolute, the LP's units)."""
+        return self.provenance.violation_before
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:

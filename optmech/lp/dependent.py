@@ -77,7 +77,13 @@ from optmech.exceptions import PrivacyViolationError
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.solve import SolveInfo, Strategy, solve_robust
 from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
-from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
+from optmech.provenance import (
+    Provenance,
+    ProvenanceBounds,
+    Repair,
+    RepairKind,
+    warn_if_uncertified,
+)
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 
@@ -127,7 +133,7 @@ class Multipliers:
 
 
 @dataclass(frozen=True)
-class DependentNoiseResult:
+class DependentNoiseResult(ProvenanceBounds):
     """The optimal query-value-dependent noise family and its worst-case cost.
 
     The noise at query value ``t`` has pmf ``(1 − λ) q_{t mod P}(k) + λ u(k)`` where ``q`` is
@@ -176,16 +182,6 @@ class DependentNoiseResult:
     provenance: Provenance = field(repr=False)
     multipliers: Multipliers | None = field(repr=False, default=None)
     info: SolveInfo | None = field(repr=False, default=None)
-
-    @property
-    def lower_bound(self) -> float:
-        """Rigorous lower bound on the LP's optimum (:attr:`Provenance.lower_bound`)."""
-        return self.provenance.lower_bound
-
-    @property
-    def optimality_gap(self) -> float:
-        """``value − lower_bound``: how far, at most, :attr:`value` is above the LP optimum."""
-        return self.provenance.gap
 
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""

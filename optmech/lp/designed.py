@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech.costs import Cost
+from optmech.lp.additive.spec import SpecViews
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.privacy import ApproxDP, PureDP
-from optmech.provenance import Provenance, RepairKind
+from optmech.provenance import Provenance, ProvenanceFields, RepairKind
 
 if TYPE_CHECKING:
     from optmech.lp.additive.spec import AdditiveSpec
@@ -44,7 +43,7 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
-class DesignRecord:
+class DesignRecord(SpecViews, ProvenanceFields):
     """What was designed, how it was solved, and what is certified about it.
 
     Attributes
@@ -87,16 +86,6 @@ class DesignRecord:
 
     # -- the specification --------------------------------------------------------------------
     @property
-    def privacy(self) -> PureDP | ApproxDP:
-        """The guarantee."""
-        return self.spec.privacy
-
-    @property
-    def cost(self) -> Cost:
-        """The cost."""
-        return self.spec.cost
-
-    @property
     def sensitivity(self) -> float:
         """Δ."""
         return self.spec.sensitivity
@@ -118,41 +107,11 @@ class DesignRecord:
         return self.spec.integer
 
     @property
-    def symmetric(self) -> bool:
-        """Restricted to symmetric noise."""
-        return self.spec.symmetric
-
-    @property
-    def monotone(self) -> bool:
-        """Restricted to noise non-increasing in ``|x|``."""
-        return self.spec.monotone
-
-    @property
-    def reduced(self) -> bool:
-        """Solved on half the variables (exactly equivalent, or asked for)."""
-        return self.spec.reduced
-
-    @property
     def grid(self) -> str:
         """``"uniform"``, ``"graded"`` or ``"integer"``."""
         return str(self.spec.grid)
 
     # -- the solve ------------------------------------------------------------------------------
-    @property
-    def solver(self) -> str:
-        """The solver whose point was used."""
-        return self.provenance.solver
-
-    @property
-    def status(self) -> str:
-        """Its status."""
-        return self.provenance.status
-
-    @property
-    def solve_time(self) -> float:
-        """Seconds inside the solver."""
-        return self.provenance.solve_time
-
     @property
     def compile_time(self) -> float:
         """Seconds in cvxpy's canonicalisation."""
@@ -182,21 +141,6 @@ class DesignRecord:
     def num_constraints(self) -> int:
         """Scalar constraints of the LP."""
         return self.provenance.num_constraints
-
-    @property
-    def value(self) -> float:
-        """Exact expected cost of the returned noise, rounded up."""
-        return self.provenance.value
-
-    @property
-    def lower_bound(self) -> float:
-        """Rigorous lower bound on the LP's optimum."""
-        return self.provenance.lower_bound
-
-    @property
-    def max_violation(self) -> float:
-        """Largest constraint violation of the solver's raw point (LP units)."""
-        return self.provenance.violation_before
 
     @property
     def repair(self) -> RepairKind:
@@ -247,7 +191,7 @@ class DesignRecord:
         return out
 
 
-class DesignedNoise:
+class DesignedNoise(ProvenanceFields):
     """Mixin of the designed families: the design record on top of a tabulated noise."""
 
     _record: DesignRecord
@@ -273,16 +217,6 @@ class DesignedNoise:
         return self._record.provenance
 
     @property
-    def value(self) -> float:
-        """Exact expected cost of this noise under the design's cost, rounded up."""
-        return self._record.provenance.value
-
-    @property
-    def lower_bound(self) -> float:
-        """A rigorous lower bound on the LP's optimum (which lies in ``[lower_bound, value]``)."""
-        return self._record.provenance.lower_bound
-
-    @property
     def certified_epsilon(self) -> float:
         """Certified pure ε (``inf`` for finite support or an atom)."""
         return self._record.certified_epsilon
@@ -291,26 +225,6 @@ class DesignedNoise:
     def certified_delta(self) -> float:
         """Certified δ at the requested ε."""
         return self._record.certified_delta
-
-    @property
-    def status(self) -> str:
-        """Solver status."""
-        return self._record.provenance.status
-
-    @property
-    def solver(self) -> str:
-        """Solver name."""
-        return self._record.provenance.solver
-
-    @property
-    def solve_time(self) -> float:
-        """Seconds in the solver."""
-        return self._record.provenance.solve_time
-
-    @property
-    def max_violation(self) -> float:
-        """Largest constraint violation of the solver's point."""
-        return self._record.provenance.violation_before
 
     @property
     def grid(self) -> FloatArray:

@@ -70,7 +70,12 @@ from optmech.lp.user.setting import (
     side_information_rows,
 )
 from optmech.mechanisms.geometric import truncated_geometric
-from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.provenance import (
+    DEFAULT_ACCURACY,
+    Provenance,
+    ProvenanceFields,
+    warn_if_uncertified,
+)
 
 __all__ = [
     "GeometricRemapTest",
@@ -153,7 +158,7 @@ def _exact(value: float) -> Provenance:
 
 
 @dataclass(frozen=True, repr=False)
-class RemapResult:
+class RemapResult(ProvenanceFields):
     """A remap and what it does for the user.
 
     Attributes
@@ -182,26 +187,6 @@ class RemapResult:
     assignment: IntArray | None
     kind: RemapKind
     provenance: Provenance
-
-    @property
-    def value(self) -> float:
-        """The user's objective at ``M T`` (expected loss, or worst case over S)."""
-        return self.provenance.value
-
-    @property
-    def lower_bound(self) -> float:
-        """A rigorous lower bound on the best value over all remaps of the mechanism."""
-        return self.provenance.lower_bound
-
-    @property
-    def solver(self) -> str:
-        """The LP's solver (``"none"`` for a Bayes remap)."""
-        return self.provenance.solver
-
-    @property
-    def status(self) -> str:
-        """The LP's status (``"exact"`` for a Bayes remap)."""
-        return self.provenance.status
 
     def __repr__(self) -> str:
         return (

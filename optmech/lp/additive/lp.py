@@ -40,15 +40,13 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech.costs import Cost
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, make_grid
 from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, balance, pure_rows
-from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.additive.spec import AdditiveSpec, SpecViews
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["AdditiveLP", "GridNoise", "build_additive_lp"]
 
@@ -66,7 +64,7 @@ MAX_LIFT = 1e10
 
 
 @dataclass(frozen=True)
-class AdditiveLP:
+class AdditiveLP(SpecViews):
     """A built additive-noise LP and what is needed to read a noise off its solution.
 
     Attributes
@@ -139,31 +137,6 @@ class AdditiveLP:
     strategy: Strategy | None = None
 
     # -- views ----------------------------------------------------------------------------
-    @property
-    def privacy(self) -> PureDP | ApproxDP:
-        """The guarantee."""
-        return self.spec.privacy
-
-    @property
-    def cost(self) -> Cost:
-        """The cost."""
-        return self.spec.cost
-
-    @property
-    def symmetric(self) -> bool:
-        """Restricted to symmetric noise (as asked)."""
-        return self.spec.symmetric
-
-    @property
-    def monotone(self) -> bool:
-        """Restricted to noise non-increasing in ``|x|``."""
-        return self.spec.monotone
-
-    @property
-    def reduced(self) -> bool:
-        """Solved on half the variables (``symmetric``, or exactly equivalent for this cost)."""
-        return self.spec.reduced
-
     @property
     def tail_ratio(self) -> float:
         """Ratio per period of the ε-DP tails (:attr:`AdditiveSpec.tail_ratio`), or 0."""

@@ -148,6 +148,38 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return value
 
 
+class SpecViews:
+    """Read-only views of ``self.spec`` (an :class:`AdditiveSpec`) shared by the LP and the
+    design record."""
+
+    spec: AdditiveSpec
+
+    @property
+    def privacy(self) -> PureDP | ApproxDP:
+        """The guarantee."""
+        return self.spec.privacy
+
+    @property
+    def cost(self) -> Cost:
+        """The cost."""
+        return self.spec.cost
+
+    @property
+    def symmetric(self) -> bool:
+        """Restricted to symmetric noise (as asked)."""
+        return self.spec.symmetric
+
+    @property
+    def monotone(self) -> bool:
+        """Restricted to noise non-increasing in ``|x|``."""
+        return self.spec.monotone
+
+    @property
+    def reduced(self) -> bool:
+        """Solved on half the variables (``symmetric``, or exactly equivalent for this cost)."""
+        return self.spec.reduced
+
+
 @dataclass(frozen=True)
 class AdditiveSpec:
     """An additive-noise design, validated: ``K(D) = q(D) + X`` with ``X`` found by LP.

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
-from optmech.provenance import Provenance, Repair
+from optmech.provenance import Provenance, ProvenanceFields, Repair
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
 
@@ -35,40 +35,9 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
-class _Provenanced:
-    """Read-only views of ``self.provenance`` shared by the results."""
-
-    provenance: Provenance
-
-    @property
-    def value(self) -> float:
-        """The objective at the returned mechanism, rounded up: ≥ the LP's optimum."""
-        return self.provenance.value
-
-    @property
-    def lower_bound(self) -> float:
-        """A rigorous lower bound on the optimum over all ε-DP mechanisms (rounded down)."""
-        return self.provenance.lower_bound
-
-    @property
-    def optimality_gap(self) -> float:
-        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
-        return self.provenance.gap
-
-    @property
-    def solver(self) -> str:
-        """The solver whose point was used."""
-        return self.provenance.solver
-
-    @property
-    def status(self) -> str:
-        """Its status (``optimal`` or ``optimal_inaccurate``)."""
-        return self.provenance.status
-
-    @property
-    def solve_time(self) -> float:
-        """Seconds inside the solver (of the successful attempt)."""
-        return self.provenance.solve_time
+class _Provenanced(ProvenanceFields):
+    """Read-only views of ``self.provenance`` shared by the results (the repair's besides
+    those of :class:`~optmech.provenance.ProvenanceFields`)."""
 
     @property
     def repair(self) -> Repair:
@@ -84,11 +53,6 @@ class _Provenanced:
     def repair_cost(self) -> float:
         """``value − raw_value``: what exact privacy cost."""
         return self.provenance.repair.cost
-
-    @property
-    def max_violation(self) -> float:
-        """Largest violation of any LP constraint by the solver's point (absolute)."""
-        return self.provenance.violation_before
 
 
 @dataclass(frozen=True, repr=False)
