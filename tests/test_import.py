@@ -1,0 +1,70 @@
+"""The closed-form path is light: ``import optmech`` and the staircase's formulas, costs and
+sampler load no LP modelling, solver, graph or plotting library (they are imported on first use
+of an LP entry point). Checked in a fresh interpreter, where nothing else has loaded them."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import optmech
+
+HEAVY = ("cvxpy", "networkx", "matplotlib", "clarabel", "highspy")
+
+CLOSED_FORM_PATH = """
+import sys
+import optmech
+s = optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost=optmech.costs.Absolute())
+s.expected_cost("abs")
+s.rvs(10, rng=0)
+optmech.Geometric(epsilon=1.0).pmf([0, 1])
+optmech.PureDP(1.0)
+print(",".join(sorted(m for m in {heavy!r} if m in sys.modules)))
+"""
+
+
+def test_closed_form_path_loads_no_lp_graph_or_plot_library() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", CLOSED_FORM_PATH.format(heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_every_public_name_resolves_and_is_listed_in_dir() -> None:
+    for name in optmech.__all__:
+        assert getattr(optmech, name) is not None
+        assert name in dir(optmech)
+
+
+def test_unknown_name_raises_attribute_error() -> None:
+    try:
+        optmech.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("expected AttributeError")
+
+
+def test_type_checking_imports_match_the_lazy_table() -> None:
+    """The ``TYPE_CHECKING`` block (for type checkers) names exactly the lazy exports."""
+    tree = ast.parse(Path(optmech.__file__).read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    imported = {
+        (alias.name, node.module)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    expected = {
+        (name, module or "optmech") for module, names in optmech._EXPORTS.items() for name in names
+    }
+    assert imported == expected
