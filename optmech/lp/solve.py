@@ -10,9 +10,14 @@ can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
+import os
+import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
@@ -223,6 +228,44 @@ def _normalise_solver(
     return name
 
 
+@contextlib.contextmanager
+def _stdout_to_devnull() -> Iterator[None]:
+    """Send file descriptor 1 to /dev/null, flushing Python's and C's buffers on both sides."""
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    libc.fflush(None)
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+@functools.cache
+def _quiet_highs_banner() -> None:
+    """Let HiGHS print its licence banner once, to /dev/null.
+
+    highspy prints two lines to C's stdout the first time a ``Highs`` object is built in a
+    process, whatever its output options; that corrupts machine-readable output such as
+    ``optmech verify --json``. The banner is printed once per process, so building one object
+    with stdout silenced spends it.
+    """
+    try:
+        import highspy
+    except ImportError:  # HiGHS not installed: nothing to silence
+        return
+    try:
+        with _stdout_to_devnull():
+            highspy.Highs()
+    except OSError:  # no file descriptor 1 to redirect (an embedding host): leave it
+        return
+
+
 def solve(
     problem: cp.Problem,
     *,
@@ -270,6 +313,8 @@ def solve(
         opts["highs_options"] = {"solver": "simplex"}
     if options:
         opts.update(options)
+    if name == "HIGHS" and not verbose:
+        _quiet_highs_banner()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():

@@ -43,6 +43,7 @@ import numpy.typing as npt
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
+from optmech.lp.additive.crosscheck import cross_check, relatively_wide
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
@@ -63,6 +64,7 @@ __all__ = [
     "design_noise",
     "finish_design",
     "lp_interval",
+    "warn_about",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -187,7 +189,20 @@ def design_noise(
             "raise `periods`",
             attempts=exc.attempts,
         ) from exc
-    return finish_design(solved, info, repair=repair, accuracy=accuracy, stacklevel=3)
+    noise = finish_design(solved, info, repair=repair, accuracy=accuracy, warn=False)
+    if relatively_wide(noise):
+        noise = cross_check(
+            noise,
+            lp,
+            finish_design,
+            keep_point=solver is not None,
+            repair=repair,
+            accuracy=accuracy,
+            options=solver_options,
+            verbose=verbose,
+        )
+    warn_about(noise, lp, stacklevel=3)
+    return noise
 
 
 # -- certification ------------------------------------------------------------------------------
@@ -520,6 +535,7 @@ def finish_design(
     *,
     repair: bool = True,
     accuracy: float = DEFAULT_ACCURACY,
+    warn: bool = True,
     stacklevel: int = 2,
 ) -> DesignedNoise:
     """Read, certify, repair if needed, bound and wrap the solution of a solved LP.
@@ -532,6 +548,9 @@ def finish_design(
         The solve's provenance (:func:`optmech.lp.solve.solve` or ``solve_robust``).
     repair, accuracy
         As in :func:`design_noise`.
+    warn : bool
+        Issue the warnings of :func:`warn_about` (:func:`design_noise` issues them itself,
+        after its cross-check).
     stacklevel : int
         Of the warnings issued.
     """
@@ -594,21 +613,32 @@ def finish_design(
         source=source,
     )
     noise = designed_class(family)(record=record, **kwargs)
-    _warn_wide(prov, lp, raw_eps, raw_delta, stacklevel + 1)
-    # The grid's own optimum is what a coarse grid costs: the value when the interval is
-    # narrow, else only what the lower bound proves.
-    _warn_coarse(lp, value if prov.certified else lower, stacklevel + 1)
+    if warn:
+        warn_about(noise, lp, stacklevel=stacklevel + 1)
     return noise
 
 
-def _warn_wide(
-    prov: Provenance, lp: AdditiveLP, raw_eps: float, raw_delta: float | None, stacklevel: int
-) -> None:
+def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> None:
+    """The warnings a design deserves: a wide certified interval, a grid too coarse."""
+    prov = noise.provenance
+    _warn_wide(noise, lp, stacklevel + 1)
+    # The grid's own optimum is what a coarse grid costs: the value when the interval is
+    # narrow, else only what the lower bound proves.
+    _warn_coarse(lp, prov.value if prov.certified else prov.lower_bound, stacklevel + 1)
+
+
+def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
     """One :class:`InaccurateSolutionWarning` when the certified interval is too wide."""
+    prov = noise.provenance
     if prov.certified:
         return
     rep = prov.repair
-    was = f"ε = {raw_eps:.6g}" if lp.spec.pure else f"δ = {raw_delta:.6g}"
+    record = noise.record
+    was = (
+        f"ε = {record.raw_certified_epsilon:.6g}"
+        if lp.spec.pure
+        else f"δ = {record.raw_certified_delta:.6g}"
+    )
     cause = (
         f"the solver's point was not {lp.privacy} (certified {was}); repaired by {rep.kind} at "
         f"a cost of {rep.cost:.3g} ({rep.cost / max(abs(prov.value), 1e-300):.2%} of the "
