@@ -43,14 +43,14 @@ import numpy.typing as npt
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
-from optmech.lp.additive.crosscheck import cross_check, relatively_wide
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
+from optmech.lp.additive.solving import cross_check, relatively_wide, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
-from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
@@ -160,22 +160,9 @@ def design_noise(
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
     lp = build_additive_lp(spec)
-    fresh = [lp]
-
-    def build(strategy: Strategy) -> tuple[Any, AdditiveLP]:
-        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
-        fresh.clear()
-        return variant.problem, variant
-
     try:
-        solved, info = solve_robust(
-            build,
-            num_variables=lp.num_variables,
-            solver=solver,
-            kind="additive",
-            options=solver_options,
-            verbose=verbose,
-            feasible=spec.pure,
+        solved, info = solve_additive(
+            lp, solver=solver, options=solver_options, verbose=verbose, fresh=True
         )
     except SolverError as exc:
         if exc.status != "infeasible" or spec.pure:

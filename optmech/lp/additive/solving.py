@@ -1,5 +1,9 @@
-"""Tighten a design's certified interval with the other solver's multipliers.
+"""Solving an additive LP: one robust solve path, and a cross-check that tightens the interval.
 
+:func:`solve_additive` runs :func:`optmech.lp.solve.solve_robust` on an
+:class:`~optmech.lp.additive.lp.AdditiveLP` (as built, rescaled, then the other solver).
+
+:func:`cross_check` tightens a design's certified interval with the other solver's multipliers.
 A simplex vertex's multipliers are one extreme dual solution among many; at large ε (values of
 1e-9 and below, cells of mass 1e-14 on a graded grid) HiGHS's can leave reduced costs that are
 negative by its absolute tolerance on hundreds of tiny cells, and the Lagrangian bound of the
@@ -27,7 +31,7 @@ from optmech.lp.designed import DesignedNoise
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, solve_robust
 from optmech.provenance import Attempt
 
-__all__ = ["cross_check", "relatively_wide"]
+__all__ = ["cross_check", "relatively_wide", "solve_additive"]
 
 #: ``finish_design(lp, info, *, repair, accuracy, warn)`` (passed in: this module sits below it).
 Finish = Callable[..., DesignedNoise]
@@ -45,17 +49,31 @@ def _label(attempt: Attempt) -> Attempt:
     return dataclasses.replace(attempt, variant=f"cross-check, {attempt.variant}")
 
 
-def _solve_with(
-    lp: AdditiveLP, name: str, options: dict[str, Any] | None, verbose: bool
+def solve_additive(
+    lp: AdditiveLP,
+    *,
+    solver: str | None,
+    options: dict[str, Any] | None = None,
+    verbose: bool = False,
+    fresh: bool = False,
 ) -> tuple[AdditiveLP, SolveInfo]:
+    """Solve ``lp`` by :func:`~optmech.lp.solve.solve_robust`; returns the variant solved.
+
+    ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt may use
+    it rather than a new build. An ε-DP LP is feasible by construction (a grid Laplace density
+    satisfies every row), so "infeasible" there is numerical trouble and is retried.
+    """
+    unused = [lp] if fresh else []
+
     def build(strategy: Strategy) -> tuple[Any, AdditiveLP]:
-        variant = lp.for_strategy(strategy)
+        variant = unused.pop() if unused and not strategy.rescaled else lp.for_strategy(strategy)
+        unused.clear()
         return variant.problem, variant
 
     return solve_robust(
         build,
         num_variables=lp.num_variables,
-        solver=name,
+        solver=solver,
         kind="additive",
         options=options,
         verbose=verbose,
@@ -101,7 +119,7 @@ def cross_check(
     attempts = list(noise.provenance.attempts)
     for name in alternative_solvers(noise.provenance.solver):
         try:
-            solved, info = _solve_with(lp, name, options, verbose)
+            solved, info = solve_additive(lp, solver=name, options=options, verbose=verbose)
             other = finish(solved, info, repair=repair, accuracy=accuracy, warn=False)
         except SolverError as exc:
             attempts += [_label(a) for a in exc.attempts if isinstance(a, Attempt)]
