@@ -14,6 +14,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from benchmarks._common import load
@@ -44,6 +45,22 @@ def _fmt(val: Any, fmt: str = ".3g") -> str:
     return str(val)
 
 
+def _cells(row: dict[str, Any], *keys: str) -> list[str]:
+    return [_fmt(row.get(key)) for key in keys]
+
+
+def _table(
+    title: str, header: str, rows: list[dict[str, Any]], cells: Callable[[dict[str, Any]], list]
+) -> list[str]:
+    """A markdown table (nothing when there are no rows): ``header`` is ``"a | b | …"``."""
+    if not rows:
+        return []
+    columns = header.count("|") + 1
+    out = [f"### {title}", "", f"| {header} |", "|" + "---|" * columns]
+    out += ["| " + " | ".join(str(c) for c in cells(r)) + " |" for r in rows]
+    return [*out, ""]
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The report as markdown tables (one per section)."""
     rows = report["rows"]
@@ -54,92 +71,79 @@ def markdown(report: dict[str, Any]) -> str:
         "",
     ]
     grs = [r for r in rows if r["section"] == "grs"]
-    if grs:
-        lines += [
-            "### GRS user LP (uniform prior, |e|, ε = 0.5)",
-            "",
-            "| n | solver | status | total s | build | compile | solve | certify | "
-            "gap to G+remap | pipeline / direct | pipeline / qif | peak RSS MB | load |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for r in grs:
-            qif = (
-                _fmt(r.get("pipeline_over_qif"), ".2g")
-                if "pipeline_over_qif" in r
-                else (r.get("qif_status", "–"))
-            )
-            lines.append(
-                f"| {r['n']} | {r['solver']} | {r['status']} | {_fmt(r.get('total'))} | "
-                f"{_fmt(r.get('build'))} | {_fmt(r.get('compile'))} | {_fmt(r.get('solve'))} | "
-                f"{_fmt(r.get('certify'))} | {_fmt(r.get('gap_to_closed_form'), '+.1e')} | "
-                f"{_fmt(r.get('pipeline_over_direct'))} | {qif} | "
-                f"{_fmt(r.get('peak_rss_mb'), '.0f')} | {_fmt(r.get('load'), '.2f')} |"
-            )
-        lines.append("")
+    lines += _table(
+        "GRS user LP (uniform prior, |e|, ε = 0.5)",
+        "n | solver | status | total s | build | compile | solve | certify | gap to G+remap | "
+        "pipeline / direct | pipeline / qif | peak RSS MB | load",
+        grs,
+        lambda r: [
+            r["n"],
+            r["solver"],
+            r["status"],
+            *_cells(r, "total", "build", "compile", "solve", "certify"),
+            _fmt(r.get("gap_to_closed_form"), "+.1e"),
+            _fmt(r.get("pipeline_over_direct")),
+            _fmt(r.get("pipeline_over_qif"), ".2g")
+            if "pipeline_over_qif" in r
+            else r.get("qif_status", "–"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _fmt(r.get("load"), ".2f"),
+        ],
+    )
     add = [r for r in rows if r["section"] == "additive" and r.get("kind") != "scaling"]
-    if add:
-        lines += [
-            "### Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",
-            "",
-            "| m | periods | class | solver | status | cells | variables | total s | build | "
-            "compile | solve | certify | gap to staircase | pipeline / direct | "
-            "peak RSS MB | load |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for r in add:
-            lines.append(
-                f"| {r['m']} | {r['periods']} | {'monotone' if r['monotone'] else 'all'} | "
-                f"{r['solver']} | {r['status']} | {_fmt(r.get('cells'))} | "
-                f"{_fmt(r.get('variables'))} | {_fmt(r.get('total'))} | {_fmt(r.get('build'))} | "
-                f"{_fmt(r.get('compile'))} | {_fmt(r.get('solve'))} | {_fmt(r.get('certify'))} | "
-                f"{_fmt(r.get('gap_to_closed_form'), '+.1e')} | "
-                f"{_fmt(r.get('pipeline_over_direct'))} | {_fmt(r.get('peak_rss_mb'), '.0f')} | "
-                f"{_fmt(r.get('load'), '.2f')} |"
-            )
-        lines.append("")
-        for r in rows:
-            if r["section"] == "additive" and r.get("kind") == "scaling":
-                lines.append(
-                    f"Scaling, {r['solver']}: solve time ∝ cells^"
-                    f"{_fmt(r['solve_exponent'], '.2f')}, total ∝ cells^"
-                    f"{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
-                )
-        lines.append("")
-    smp = [r for r in rows if r["section"] == "samplers"]
-    if smp:
-        lines += [
-            "### Samplers (samples/s)",
-            "",
-            "| sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for r in smp:
-            peer = (
-                f"{r['ours_over_peer_rate']:.0f}x faster"
-                if "ours_over_peer_rate" in r
-                else r.get("peer_status", "–")
-            )
-            lines.append(
-                f"| {r['sampler']} | {r['epsilon']:g} | {r['samples_per_s']:.3g} | "
-                f"{r['limit']} | {r['ours_over_limit_time']:.2f} | {peer} | "
-                f"{r['load']:.2f} |"
-            )
-        lines.append("")
-    cf = [r for r in rows if r["section"] == "closedform"]
-    if cf:
-        lines += [
-            "### Closed form vs LP",
-            "",
-            "| case | closed form ms | LP s | LP / closed form | value gap | load |",
-            "|---|---|---|---|---|---|",
-        ]
-        for r in cf:
-            lines.append(
-                f"| {r['case']} | {r['closed_form_s'] * 1e3:.3g} | {r['lp_s']:.3g} | "
-                f"{r['lp_over_closed_form']:.3g} | {r['relative_gap']:+.1e} | "
-                f"{r['load']:.2f} |"
-            )
-        lines.append("")
+    lines += _table(
+        "Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",
+        "m | periods | class | solver | status | cells | variables | total s | build | compile | "
+        "solve | certify | gap to staircase | pipeline / direct | peak RSS MB | load",
+        add,
+        lambda r: [
+            r["m"],
+            r["periods"],
+            "monotone" if r["monotone"] else "all",
+            r["solver"],
+            r["status"],
+            *_cells(r, "cells", "variables", "total", "build", "compile", "solve", "certify"),
+            _fmt(r.get("gap_to_closed_form"), "+.1e"),
+            _fmt(r.get("pipeline_over_direct")),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _fmt(r.get("load"), ".2f"),
+        ],
+    )
+    scaling = [r for r in rows if r["section"] == "additive" and r.get("kind") == "scaling"]
+    lines += [
+        f"Scaling, {r['solver']}: solve time ∝ cells^{_fmt(r['solve_exponent'], '.2f')}, "
+        f"total ∝ cells^{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
+        for r in scaling
+    ] + ([""] if scaling and add else [])
+    lines += _table(
+        "Samplers (samples/s)",
+        "sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load",
+        [r for r in rows if r["section"] == "samplers"],
+        lambda r: [
+            r["sampler"],
+            f"{r['epsilon']:g}",
+            f"{r['samples_per_s']:.3g}",
+            r["limit"],
+            f"{r['ours_over_limit_time']:.2f}",
+            f"{r['ours_over_peer_rate']:.0f}x faster"
+            if "ours_over_peer_rate" in r
+            else r.get("peer_status", "–"),
+            f"{r['load']:.2f}",
+        ],
+    )
+    lines += _table(
+        "Closed form vs LP",
+        "case | closed form ms | LP s | LP / closed form | value gap | load",
+        [r for r in rows if r["section"] == "closedform"],
+        lambda r: [
+            r["case"],
+            f"{r['closed_form_s'] * 1e3:.3g}",
+            f"{r['lp_s']:.3g}",
+            f"{r['lp_over_closed_form']:.3g}",
+            f"{r['relative_gap']:+.1e}",
+            f"{r['load']:.2f}",
+        ],
+    )
     return "\n".join(lines)
 
 

@@ -70,6 +70,12 @@ def median_seconds(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def fmt_field(row: dict[str, Any], key: str, fmt: str = ".2f") -> str:
+    """``row[key]`` formatted, or ``"-"`` when missing."""
+    val = row.get(key)
+    return "-" if val is None else format(val, fmt)
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory of this process, MB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -13,13 +13,14 @@ measured as a separate row because it restricts the class.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import run_case, solve_direct
+from benchmarks._common import fmt_field, run_case, solve_direct
 
 MODULE = "benchmarks.additive"
 V_STAR_ABS_EPS1 = math.exp(0.5) / (math.e - 1.0)  # staircase optimum for |e|, ε = 1, Δ = 1
@@ -151,9 +152,7 @@ def _one(m: int, k: int, solver: str, monotone: bool, timeout: float) -> dict[st
             row["pipeline_over_direct"] = pipe["total"] / direct["total"]
             row["compile_share"] = pipe["compile"] / pipe["total"]
 
-    def f(key: str, fmt: str = ".2f") -> str:
-        val = row.get(key)
-        return "-" if val is None else format(val, fmt)
+    f = functools.partial(fmt_field, row)
 
     print(
         f"[additive] m={m} k={k} {solver}{' monotone' if monotone else ''}: {row['status']} "

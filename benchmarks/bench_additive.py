@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
 
 import optmech
 from optmech.lp.additive import (
@@ -38,6 +39,7 @@ from optmech.lp.additive import (
 )
 from optmech.lp.solve import solve
 
+WINDOWS = ("pairs", "sparse-table", "blocks")
 V_STAR_ABS_EPS1 = math.exp(0.5) / (math.e - 1.0)  # staircase optimum, Geng & Viswanath 2016
 
 
@@ -73,76 +75,71 @@ def design(
     return lp, noise, t1 - t0, t2 - t1
 
 
+def _by_solver(
+    cases: list[tuple[object, dict[str, object]]],
+    cells: Callable[[object, object, float], tuple[object, ...]],
+) -> None:
+    """One row per case and solver: the case's label, the solver, then ``cells(lp, noise,
+    certify seconds)``; a failure is reported and the sweep goes on."""
+    for label, kwargs in cases:
+        for solver in ("HIGHS", "CLARABEL"):
+            try:
+                lp, noise, _, t_cert = design(solver=solver, **kwargs)  # type: ignore[arg-type]
+            except Exception as exc:  # report and go on
+                _row(label, solver, "FAIL", type(exc).__name__)
+                continue
+            _row(label, solver, *cells(lp, noise, t_cert))
+
+
 def bench_solvers(ms: list[int], k: int) -> None:
     print(f"\n[solvers] eps=1, |e|, periods={k} (mirror-reduced: |e| is symmetric)")
     _row(
         "m", "solver", "vars", "build", "compile", "solve", "certify", "gap", "repair", "repair_rel"
     )
-    for m in ms:
-        for solver in ("HIGHS", "CLARABEL"):
-            try:
-                lp, noise, _, t_cert = design(m, k, solver)
-            except Exception as exc:  # report and go on
-                _row(m, solver, "FAIL", type(exc).__name__)
-                continue
-            i = noise.info
-            _row(
-                m,
-                solver,
-                i.num_variables,
-                lp.build_time,
-                i.compile_time,
-                i.solve_time,
-                t_cert,
-                noise.value / V_STAR_ABS_EPS1 - 1,
-                i.repair,
-                i.repair_cost / i.value,
-            )
+    _by_solver(
+        [(m, {"m": m, "k": k}) for m in ms],
+        lambda lp, noise, t_cert: (
+            noise.info.num_variables,
+            lp.build_time,
+            noise.info.compile_time,
+            noise.info.solve_time,
+            t_cert,
+            noise.value / V_STAR_ABS_EPS1 - 1,
+            noise.info.repair,
+            noise.info.repair_cost / noise.info.value,
+        ),
+    )
 
 
 def bench_windows(m: int, k: int) -> None:
     print(f"\n[windows] eps=1, asymmetric cost asym:3,1 (full LP), m={m}, periods={k}")
     _row("window", "solver", "vars", "rows", "build", "compile", "solve", "value")
-    for window in ("pairs", "sparse-table", "blocks"):
-        for solver in ("HIGHS", "CLARABEL"):
-            try:
-                lp, noise, _, _ = design(m, k, solver, cost="asym:3,1", window=window)
-            except Exception as exc:
-                _row(window, solver, "FAIL", type(exc).__name__)
-                continue
-            i = noise.info
-            _row(
-                window,
-                solver,
-                i.num_variables,
-                lp.a_ub.shape[0],
-                lp.build_time,
-                i.compile_time,
-                i.solve_time,
-                noise.value,
-            )
+    _by_solver(
+        [(w, {"m": m, "k": k, "cost": "asym:3,1", "window": w}) for w in WINDOWS],
+        lambda lp, noise, _: (
+            noise.info.num_variables,
+            lp.a_ub.shape[0],
+            lp.build_time,
+            noise.info.compile_time,
+            noise.info.solve_time,
+            noise.value,
+        ),
+    )
 
 
 def bench_full(ms: list[int], k: int) -> None:
     print(f"\n[full] unrestricted LP (asymmetric cost asym:3,1, no reduction), periods={k}")
     _row("m", "solver", "vars", "compile", "solve", "value", "cert_eps")
-    for m in ms:
-        for solver in ("HIGHS", "CLARABEL"):
-            try:
-                _, noise, _, _ = design(m, k, solver, cost="asym:3,1")
-            except Exception as exc:
-                _row(m, solver, "FAIL", type(exc).__name__)
-                continue
-            i = noise.info
-            _row(
-                m,
-                solver,
-                i.num_variables,
-                i.compile_time,
-                i.solve_time,
-                noise.value,
-                noise.certified_epsilon,
-            )
+    _by_solver(
+        [(m, {"m": m, "k": k, "cost": "asym:3,1"}) for m in ms],
+        lambda _, noise, __: (
+            noise.info.num_variables,
+            noise.info.compile_time,
+            noise.info.solve_time,
+            noise.value,
+            noise.certified_epsilon,
+        ),
+    )
 
 
 def bench_approx() -> None:

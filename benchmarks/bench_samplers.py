@@ -1,6 +1,6 @@
 """Timings of the ε-DP closed-form families: samplers, exact costs, optimal parameters.
 
-Run ``python benchmarks/bench_samplers.py [--size N] [--repeat R]``. Reports medians over
+Run ``python -m benchmarks.bench_samplers [--size N] [--repeat R]``. Reports medians over
 ``R`` runs:
 
 * ``Staircase.rvs(N)`` against ``numpy.random.Generator.laplace(size=N)`` (target: within 3x);
@@ -13,26 +13,15 @@ Timings are wall-clock on whatever machine runs this; on a shared machine they a
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
 
 import numpy as np
 
+from benchmarks._common import median_seconds
 from optmech.costs import Absolute, Power, Squared, ZeroOne
 from optmech.mechanisms.discrete_staircase import DiscreteStaircase
 from optmech.mechanisms.geometric import Geometric
 from optmech.mechanisms.laplace import Laplace
 from optmech.mechanisms.staircase import Staircase
-
-
-def median_seconds(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def bench_samplers(size: int, repeat: int) -> None:

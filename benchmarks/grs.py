@@ -12,6 +12,7 @@ symmetric instance, so the ratio includes the reduction's gain), and pipeline / 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import subprocess
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from benchmarks._common import run_case, solve_direct
+from benchmarks._common import fmt_field, run_case, solve_direct
 
 MODULE = "benchmarks.grs"
 
@@ -201,9 +202,7 @@ def run(quick: bool, timeout: float, eps: float = 0.5) -> list[dict[str, Any]]:
 
 
 def _line(row: dict[str, Any]) -> str:
-    def f(key: str, fmt: str = ".2f") -> str:
-        val = row.get(key)
-        return "-" if val is None else format(val, fmt)
+    f = functools.partial(fmt_field, row)
 
     return (
         f"[grs] n={row['n']} {row['solver']}"
