@@ -7,36 +7,6 @@ not by a tolerance; ``optmech verify --exact`` reproduces the small rows in exac
 (:mod:`optmech.theorems.exact`).
 """
 
-from optmech.theorems.catalogue import (
-    Check,
-    CheckResult,
-    agreement_row,
-    bound_row,
-    certificate_row,
-    check,
-    compare,
-    exact_row,
-    guarded,
-    load_all,
-    registered_checks,
-    relative_gap,
-    run_checks,
-    select_checks,
-)
-
-__all__ = [
-    "Check",
-    "CheckResult",
-    "agreement_row",
-    "bound_row",
-    "certificate_row",
-    "check",
-    "compare",
-    "exact_row",
-    "guarded",
-    "load_all",
-    "registered_checks",
-    "relative_gap",
-    "run_checks",
-    "select_checks",
-]
+# The package's API is the catalogue's (its ``__all__`` included).
+from optmech.theorems.catalogue import *  # noqa: F403
+from optmech.theorems.catalogue import __all__ as __all__

@@ -74,6 +74,38 @@ def _delta_ok(noise: Any, delta: float) -> bool:
     return bool(noise.certified_delta <= delta * (1.0 + DEFAULT_RTOL))
 
 
+def _design_row(
+    build: Any,
+    check_name: str,
+    instance: str,
+    noise: Any,
+    start: float,
+    privacy: PureDP | ApproxDP,
+    *,
+    extra_ok: bool = True,
+    extra_rule: str = "",
+    **row: Any,
+) -> CheckResult:
+    """A row of ``build`` (``certificate_row`` or ``bound_row``) about ``noise`` designed for
+    ``privacy``, with optmech's privacy contract (certified ε for ε-DP, δ otherwise) added to
+    the row's own condition."""
+    pure = isinstance(privacy, PureDP)
+    ok = _eps_ok(noise, privacy.epsilon) if pure else _delta_ok(noise, privacy.delta)
+    certified = {"certified_epsilon": float(noise.certified_epsilon)}
+    if not pure:
+        certified["certified_delta"] = float(noise.certified_delta)
+    return build(  # type: ignore[no-any-return]
+        check_name,
+        instance,
+        group=GROUP,
+        extra_ok=extra_ok and ok,
+        extra_rule="; ".join(filter(None, [extra_rule, EPS_RULE if pure else DELTA_RULE])),
+        seconds=time.perf_counter() - start,
+        **certified,
+        **row,
+    )
+
+
 def grid_allowance(eps: float, cost: str, m: int, sensitivity: float = 1.0) -> dict[str, Any]:
     """V*, ``V*_grid`` (γ rounded to a grid edge ``k/m``) and ``V*_grid − V*``, outward.
 
@@ -109,21 +141,19 @@ def _staircase_row(name: str, eps: float, cost: str, m: int, **design: Any) -> C
         warnings.simplefilter("ignore", CoarseGridWarning)
         noise = design_noise(PureDP(eps), sensitivity=1.0, cost=cost, resolution=m, **design)
     lower, upper = interval_of(noise)
-    return certificate_row(
+    return _design_row(
+        certificate_row,
         name,
         f"eps={eps:g}, cost={cost}, m={m}",
+        noise,
+        start,
+        PureDP(eps),
         lower=lower,
         upper=upper,
         reference=ref["v_star"],
         allowance=ref["allowance"],
-        group=GROUP,
         detail=f"V* ≤ LP optimum ≤ V*_grid = cost of the staircase with γ = {ref['gamma']} "
         f"(≤ {ref['v_grid'][1]:.12g}); allowance V*_grid − V*",
-        extra_ok=_eps_ok(noise, eps),
-        extra_rule=EPS_RULE,
-        certified_epsilon=float(noise.certified_epsilon),
-        certified_delta=float(noise.certified_delta),
-        seconds=time.perf_counter() - start,
     )
 
 
@@ -172,18 +202,17 @@ def _discrete_rows(name: str, cases: list[tuple[float, int]]) -> list[CheckResul
             noise = design_noise(PureDP(eps), sensitivity=delta, cost=cost, integer=True, periods=2)
             lower, upper = interval_of(noise)
             rows.append(
-                certificate_row(
+                _design_row(
+                    certificate_row,
                     name,
                     f"eps={eps:g}, D={delta}, cost={cost}",
+                    noise,
+                    start,
+                    PureDP(eps),
                     lower=lower,
                     upper=upper,
                     reference=reference,
-                    group=GROUP,
                     detail=f"best discrete staircase r*={r_star} (ball arithmetic); no allowance",
-                    extra_ok=_eps_ok(noise, eps),
-                    extra_rule=EPS_RULE,
-                    certified_epsilon=float(noise.certified_epsilon),
-                    seconds=time.perf_counter() - start,
                 )
             )
     return rows
@@ -220,22 +249,22 @@ def _uniform_atom_rows(name: str, deltas: tuple[float, ...], m: int) -> list[Che
             lower, upper = interval_of(noise)
             atom_ok = noise.atom >= alpha_star / 2 if alpha_star > 0 else noise.atom < 1e-6
             rows.append(
-                certificate_row(
+                _design_row(
+                    certificate_row,
                     name,
                     f"delta={delta:g}, cost={cost}",
+                    noise,
+                    start,
+                    ApproxDP(0.0, delta),
                     lower=lower,
                     upper=upper,
                     reference=reference,
-                    group=GROUP,
                     detail=f"uniform+atom optimum (ball arithmetic), support on the grid: no "
                     f"allowance; atom {noise.atom:.6g} vs α* {alpha_star:.6g}, threshold "
                     f"p/(p+1) = {p / (p + 1):.4g}",
-                    extra_ok=atom_ok and _delta_ok(noise, delta),
+                    extra_ok=atom_ok,
                     extra_rule="atom ≥ α*/2 if α* > 0, else < 1e-6 (presence, not a "
-                    "tolerance on the value); " + DELTA_RULE,
-                    certified_epsilon=float(noise.certified_epsilon),
-                    certified_delta=float(noise.certified_delta),
-                    seconds=time.perf_counter() - start,
+                    "tolerance on the value)",
                 )
             )
     return rows
@@ -263,19 +292,18 @@ def _zero_delta_free() -> list[CheckResult]:
             v_class = enc.bounds(enc.uniform_atom_cost(delta, 1.0, 2.0, alpha))
         noise = design_noise(ApproxDP(0.0, delta), sensitivity=1.0, cost="squared", resolution=12)
         rows.append(
-            bound_row(
+            _design_row(
+                bound_row,
                 "(0, δ) LP without the class",
                 f"delta={delta:g}, cost=squared",
+                noise,
+                start,
+                ApproxDP(0.0, delta),
                 value=interval_of(noise),
                 reference=v_class,
                 relation="<",
-                group=GROUP,
                 detail="the unrestricted LP's certified value is below the symmetric "
                 "non-increasing class optimum: Geng et al. (2019)'s theorem needs its class",
-                extra_ok=_delta_ok(noise, delta),
-                extra_rule=DELTA_RULE,
-                certified_delta=float(noise.certified_delta),
-                seconds=time.perf_counter() - start,
             )
         )
     return rows
@@ -292,19 +320,20 @@ def _asymmetric() -> list[CheckResult]:
             PureDP(eps), sensitivity=1.0, cost=Asymmetric(over=3, under=1), resolution=12, periods=3
         )
         rows.append(
-            bound_row(
+            _design_row(
+                bound_row,
                 "asymmetric cost LP",
                 f"eps={eps:g}, over=3, under=1",
+                noise,
+                start,
+                PureDP(eps),
                 value=interval_of(noise),
                 reference=sym,
                 relation="<",
-                group=GROUP,
                 detail=f"below the best symmetric staircase (2 V*); P(X ≤ 0) = "
                 f"{noise.cdf(0.0):.3f}",
-                extra_ok=(not noise.is_symmetric) and _eps_ok(noise, eps),
-                extra_rule="asymmetric; " + EPS_RULE,
-                certified_epsilon=float(noise.certified_epsilon),
-                seconds=time.perf_counter() - start,
+                extra_ok=not noise.is_symmetric,
+                extra_rule="asymmetric",
             )
         )
     return rows
@@ -337,20 +366,19 @@ def _approx_baselines() -> list[CheckResult]:
                 best = enc.bounds(tl.min(gauss))
             noise = design_noise(ApproxDP(eps, delta), sensitivity=1.0, cost=cost, resolution=8)
             rows.append(
-                bound_row(
+                _design_row(
+                    bound_row,
                     "(ε, δ) LP vs baselines",
                     f"eps={eps:g}, delta={delta:g}, cost={cost}",
+                    noise,
+                    start,
+                    ApproxDP(eps, delta),
                     value=interval_of(noise),
                     reference=best,
                     relation="<",
-                    group=GROUP,
                     detail=f"below truncated Laplace ({float(tl.mid()):.6g}) and the analytic "
                     f"Gaussian at optmech's σ = {sigma:.6g} ({float(gauss.mid()):.6g}), both in "
                     "ball arithmetic",
-                    extra_ok=_delta_ok(noise, delta),
-                    extra_rule=DELTA_RULE,
-                    certified_delta=float(noise.certified_delta),
-                    seconds=time.perf_counter() - start,
                 )
             )
     return rows

@@ -31,6 +31,7 @@ All are quick (well under 2 s together).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import replace
@@ -85,83 +86,72 @@ def gamma_tolerance(eps: float, delta: float, name: str) -> tuple[float, float, 
     return tau, gamma, v_star
 
 
+def _gamma_row(eps: float, name: str, cost: Cost, closed: Any, label: str) -> CheckResult:
+    tau, gamma, _ = gamma_tolerance(eps, 1.0, name)
+    numeric = _numeric_gamma(cost, eps, 1.0, closed_form=False)
+    library = float(closed(eps))
+    ok_closed = abs(library - gamma) <= 16.0 * U * gamma
+    res = compare(
+        f"staircase γ* ({label})",
+        f"eps={eps:g}, D=1",
+        numeric,
+        gamma,
+        tau / gamma,
+        group=GROUP,
+        detail=f"numerical argmin of the period-summed exact cost vs γ* in ball "
+        f"arithmetic; derived tolerance τ = {tau:.2e} absolute (root xtol, "
+        f"evaluation error / slope); optmech's closed form {library!r}",
+        rule=f"|γ_num − γ*| ≤ τ = {tau:.2e}; |γ_closed − γ*| ≤ 16u·γ*",
+    )
+    return replace(res, passed=res.passed and ok_closed)
+
+
 @check("staircase γ* closed form", group=GROUP, quick=True)
 def gamma_star_rows() -> list[CheckResult]:
     """γ* (Geng & Viswanath (2016)) against the numerical minimiser of the exact cost."""
-    rows = []
-    for name, label, cost, closed in (
-        ("abs", "|e|", Absolute(), _gamma_star_abs),
-        ("squared", "e²", Squared(), _gamma_star_squared),
-    ):
-        for eps in EPSILONS:
+    return [
+        timed(functools.partial(_gamma_row, eps, name, cost, closed, label))
+        for name, label, cost, closed in (
+            ("abs", "|e|", Absolute(), _gamma_star_abs),
+            ("squared", "e²", Squared(), _gamma_star_squared),
+        )
+        for eps in EPSILONS
+    ]
 
-            def row(
-                eps: float = eps,
-                name: str = name,
-                cost: Cost = cost,
-                closed: Any = closed,
-                label: str = label,
-            ) -> CheckResult:
-                tau, gamma, _ = gamma_tolerance(eps, 1.0, name)
-                numeric = _numeric_gamma(cost, eps, 1.0, closed_form=False)
-                library = float(closed(eps))
-                ok_closed = abs(library - gamma) <= 16.0 * U * gamma
-                res = compare(
-                    f"staircase γ* ({label})",
-                    f"eps={eps:g}, D=1",
-                    numeric,
-                    gamma,
-                    tau / gamma,
-                    group=GROUP,
-                    detail=f"numerical argmin of the period-summed exact cost vs γ* in ball "
-                    f"arithmetic; derived tolerance τ = {tau:.2e} absolute (root xtol, "
-                    f"evaluation error / slope); optmech's closed form {library!r}",
-                    rule=f"|γ_num − γ*| ≤ τ = {tau:.2e}; |γ_closed − γ*| ≤ 16u·γ*",
-                )
-                return replace(res, passed=res.passed and ok_closed)
 
-            rows.append(timed(row))
-    return rows
+def _optimal_cost_row(
+    eps: float, name: str, cost: Cost, closed: Any, label: str, gamma: Any
+) -> CheckResult:
+    with enc.precision():
+        v_star = float(enc.staircase_optimum(eps, 1.0, name).mid())
+    summed = float(_cost_vector(cost, eps, 1.0, float(gamma(eps)), closed_form=False))
+    library = float(closed(eps, 1.0))
+    rtol = evaluation_rtol(eps)
+    res = compare(
+        f"staircase V* ({label})",
+        f"eps={eps:g}, D=1",
+        summed,
+        v_star,
+        rtol,
+        group=GROUP,
+        detail=f"Σ over periods of exact step integrals (and optmech's closed form "
+        f"{library!r}) vs V* in ball arithmetic; η_rel = {rtol:.2e}",
+        rule=f"|value − V*| ≤ η_rel·V* for both (η_rel = {rtol:.2e})",
+    )
+    return replace(res, passed=res.passed and abs(library - v_star) <= rtol * v_star)
 
 
 @check("staircase V* closed form", group=GROUP, quick=True)
 def optimal_cost_rows() -> list[CheckResult]:
     """Period-summed exact cost at γ* and the library's closed form against V*."""
-    rows = []
-    for name, label, cost, gamma, closed in (
-        ("abs", "|e|", Absolute(), _gamma_star_abs, _abs_optimal_cost),
-        ("squared", "e²", Squared(), _gamma_star_squared, _squared_optimal_cost),
-    ):
-        for eps in EPSILONS:
-
-            def row(
-                eps: float = eps,
-                name: str = name,
-                cost: Cost = cost,
-                closed: Any = closed,
-                label: str = label,
-                gamma: Any = gamma,
-            ) -> CheckResult:
-                with enc.precision():
-                    v_star = float(enc.staircase_optimum(eps, 1.0, name).mid())
-                summed = float(_cost_vector(cost, eps, 1.0, float(gamma(eps)), closed_form=False))
-                library = float(closed(eps, 1.0))
-                rtol = evaluation_rtol(eps)
-                res = compare(
-                    f"staircase V* ({label})",
-                    f"eps={eps:g}, D=1",
-                    summed,
-                    v_star,
-                    rtol,
-                    group=GROUP,
-                    detail=f"Σ over periods of exact step integrals (and optmech's closed form "
-                    f"{library!r}) vs V* in ball arithmetic; η_rel = {rtol:.2e}",
-                    rule=f"|value − V*| ≤ η_rel·V* for both (η_rel = {rtol:.2e})",
-                )
-                return replace(res, passed=res.passed and abs(library - v_star) <= rtol * v_star)
-
-            rows.append(timed(row))
-    return rows
+    return [
+        timed(functools.partial(_optimal_cost_row, eps, name, cost, closed, label, gamma))
+        for name, label, cost, gamma, closed in (
+            ("abs", "|e|", Absolute(), _gamma_star_abs, _abs_optimal_cost),
+            ("squared", "e²", Squared(), _gamma_star_squared, _squared_optimal_cost),
+        )
+        for eps in EPSILONS
+    ]
 
 
 @check("Laplace/staircase ratio", group=GROUP, quick=True)
