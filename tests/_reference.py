@@ -43,19 +43,14 @@ def geometric_from_theory(n: int, eps: float) -> np.ndarray:
 
 
 def geometric_exact(n: int, alpha: Fraction) -> list[list[Fraction]]:
-    """The same mechanism in exact rationals, for a rational ``α = e^(−ε)`` (e.g. 1/2)."""
-    out = []
-    for i in range(n + 1):
-        row = []
-        for j in range(n + 1):
-            if j == 0:
-                row.append(alpha**i / (1 + alpha))
-            elif j == n:
-                row.append(alpha ** (n - i) / (1 + alpha))
-            else:
-                row.append(alpha ** abs(i - j) * (1 - alpha) / (1 + alpha))
-        out.append(row)
-    return out
+    """The same mechanism in exact rationals, for a rational ``α = e^(−ε)`` (e.g. 1/2): the
+    end columns collect the mass beyond the range, ``α^|i−j| / (1 + α)``."""
+
+    def entry(i: int, j: int) -> Fraction:
+        inner = 1 if j in (0, n) else 1 - alpha
+        return alpha ** abs(i - j) * inner / (1 + alpha)
+
+    return [[entry(i, j) for j in range(n + 1)] for i in range(n + 1)]
 
 
 def g_plus_bayes_remap(prior: np.ndarray, loss: np.ndarray, eps: float) -> float:

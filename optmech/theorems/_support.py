@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -77,6 +77,29 @@ def random_monotone_loss(rng: np.random.Generator, n: int, *, strict: bool = Fal
     return np.where(r >= i, right, left)
 
 
+def random_asymmetric(rng: np.random.Generator) -> tuple[str, Asymmetric]:
+    """An asymmetric power loss ``over·e₊^p + under·e₋^p`` with a short label."""
+    over, under = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
+    p = float(rng.choice([0.5, 1.0, 2.0]))
+    return f"asymmetric {over:.3g}·e₊^{p:g} + {under:.3g}·e₋^{p:g}", Asymmetric(
+        over=over, under=under, p=p
+    )
+
+
+def random_users(
+    rng: np.random.Generator, count: int, n_range: tuple[int, int], *, prior: bool = True
+) -> Iterator[tuple[int, int, float, np.ndarray | None, str, Any]]:
+    """``(k, n, ε, prior or None, label, loss)`` for ``count`` random users, drawn in that
+    order from ``rng`` (``n`` uniform in ``n_range``; :func:`random_epsilon`,
+    :func:`random_prior` and :func:`random_loss` of kind ``k``)."""
+    for k in range(count):
+        n = int(rng.integers(n_range[0], n_range[1] + 1))
+        eps = random_epsilon(rng)
+        p = random_prior(rng, n) if prior else None
+        label, loss = random_loss(rng, n, k)
+        yield k, n, eps, p, label, loss
+
+
 def random_loss(rng: np.random.Generator, n: int, kind: int) -> tuple[str, Any]:
     """A monotone loss of kind ``kind`` (cycling): |e|, e², 0-1, threshold, asymmetric, √|e|,
     random monotone matrix (with ties). Returns a short label and the cost or matrix."""
@@ -91,12 +114,7 @@ def random_loss(rng: np.random.Generator, n: int, kind: int) -> tuple[str, Any]:
         t = float(rng.integers(1, 4))
         return f"threshold |e|>{t:g}", ZeroOne(t)
     if choice == 4:
-        over, under = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
-        p = float(rng.choice([0.5, 1.0, 2.0]))
-        return (
-            f"asymmetric {over:.3g}·e₊^{p:g} + {under:.3g}·e₋^{p:g}",
-            Asymmetric(over=over, under=under, p=p),
-        )
+        return random_asymmetric(rng)
     if choice == 5:
         return "√|e|", Power(0.5)
     return "random monotone matrix", random_monotone_loss(rng, n)

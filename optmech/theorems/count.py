@@ -45,9 +45,7 @@ from optmech.theorems._support import (
     interval_of,
     loss_matrix,
     privacy_ok,
-    random_epsilon,
-    random_loss,
-    random_prior,
+    random_users,
 )
 from optmech.theorems.catalogue import CheckResult, certificate_row, check, exact_row
 from optmech.theorems.minimax import minimax_optimality_check
@@ -125,22 +123,16 @@ def grs_universal_rows(
     solvers: list[str | None] = [None]
     if alternate:
         solvers = [s for s in MAIN_SOLVERS if s in available_solvers()] or [None]
-    rows = []
-    for k in range(count):
-        n = int(rng.integers(n_range[0], n_range[1] + 1))
-        eps = random_epsilon(rng)
-        p = random_prior(rng, n)
-        label, loss = random_loss(rng, n, k)
-        rows.append(
-            universal_optimality_check(
-                p,
-                loss_matrix(loss, n),
-                eps,
-                solver=solvers[k % len(solvers)],
-                label=f"n={n}, eps={eps:.4g}, {label}, seed={seed}#{k}",
-            )
+    return [
+        universal_optimality_check(
+            p,
+            loss_matrix(loss, n),
+            eps,
+            solver=solvers[k % len(solvers)],
+            label=f"n={n}, eps={eps:.4g}, {label}, seed={seed}#{k}",
         )
-    return rows
+        for k, n, eps, p, label, loss in random_users(rng, count, n_range)
+    ]
 
 
 @check("GRS universal optimality", group=GROUP, quick=True)

@@ -27,13 +27,14 @@ from optmech import (
     remap_from_constraint_matrix,
     remap_of_geometric,
 )
-from optmech.costs import Absolute, Asymmetric, Power, Squared, ZeroOne
+from optmech.costs import Absolute, Power, Squared, ZeroOne
 from optmech.theorems import _enclose as enc
 from optmech.theorems._support import (
     PRIVACY_RULE,
     interval_of,
     loss_matrix,
     privacy_ok,
+    random_asymmetric,
     random_epsilon,
     random_monotone_loss,
 )
@@ -147,13 +148,7 @@ def _strict_user(rng: np.random.Generator, n: int, kind: int) -> tuple[np.ndarra
     p = 0.8 * rng.dirichlet(np.ones(n + 1)) + 0.2 / (n + 1)
     choice = kind % 5
     if choice == 2:
-        over, under = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
-        power = float(rng.choice([0.5, 1.0, 2.0]))
-        return (
-            p,
-            f"asymmetric {over:.3g}·e₊^{power:g} + {under:.3g}·e₋^{power:g}",
-            Asymmetric(over=over, under=under, p=power),
-        )
+        return p, *random_asymmetric(rng)
     if choice == 4:
         return p, "random strictly monotone matrix", random_monotone_loss(rng, n, strict=True)
     label, cost = [("|e|", Absolute()), ("e²", Squared()), ("", None), ("√|e|", Power(0.5))][choice]

@@ -54,7 +54,7 @@ from optmech.theorems._support import (
     loss_matrix,
     random_epsilon,
     random_loss,
-    random_prior,
+    random_users,
 )
 from optmech.theorems.catalogue import (
     CheckResult,
@@ -231,22 +231,16 @@ def exact_count_row(
 @check("exact: GRS universal optimality (n ≤ 10)", group=GROUP, quick=True, exact=True)
 def _exact_universal() -> list[CheckResult]:
     rng = np.random.default_rng(20)
-    rows = []
-    for k in range(10):
-        n = int(rng.integers(3, 11))
-        eps = random_epsilon(rng)
-        p = random_prior(rng, n)
-        label, loss = random_loss(rng, n, k)
-        rows.append(
-            exact_count_row(
-                p,
-                loss_matrix(loss, n),
-                eps,
-                name="exact: GRS universal optimality",
-                label=f"n={n}, eps={eps:.4g}, {label}, exact seed 20#{k}",
-            )
+    return [
+        exact_count_row(
+            p,
+            loss_matrix(loss, n),
+            eps,
+            name="exact: GRS universal optimality",
+            label=f"n={n}, eps={eps:.4g}, {label}, exact seed 20#{k}",
         )
-    return rows
+        for k, n, eps, p, label, loss in random_users(rng, 10, (3, 10))
+    ]
 
 
 @check("exact: GRS worked example (Fig. 2)", group=GROUP, quick=True, exact=True)

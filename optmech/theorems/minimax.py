@@ -35,8 +35,7 @@ from optmech.theorems import _enclose as enc
 from optmech.theorems._support import (
     interval_of,
     loss_matrix,
-    random_epsilon,
-    random_loss,
+    random_users,
 )
 from optmech.theorems.catalogue import CheckResult, agreement_row, bound_row, check
 
@@ -92,10 +91,7 @@ def minimax_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> list[Che
     """:func:`minimax_optimality_check` for random losses and side-information sets."""
     rng = np.random.default_rng(seed)
     rows = []
-    for k in range(count):
-        n = int(rng.integers(n_range[0], n_range[1] + 1))
-        eps = random_epsilon(rng)
-        label, loss = random_loss(rng, n, k)
+    for k, n, eps, _, label, loss in random_users(rng, count, n_range, prior=False):
         size = int(rng.integers(1, n + 2))
         side = np.sort(rng.choice(n + 1, size=size, replace=False)).tolist()
         shown = side if len(side) <= 6 else f"{len(side)} inputs"
