@@ -156,6 +156,24 @@ def relative_gap(value: float, reference: float) -> float:
     return abs(value - reference) / abs(reference)
 
 
+def _result(
+    check: str, instance: str, value: float, reference: float, passed: bool, **fields: Any
+) -> CheckResult:
+    """A row comparing ``value`` with ``reference``: the gap and its kind follow from them
+    (relative, absolute at a zero reference); ``tolerance`` is 0 unless given."""
+    fields.setdefault("tolerance", 0.0)
+    return CheckResult(
+        check=check,
+        instance=instance,
+        value=float(value),
+        reference=float(reference),
+        gap=relative_gap(float(value), float(reference)),
+        passed=bool(passed),
+        gap_kind="abs" if reference == 0 else "rel",
+        **fields,
+    )
+
+
 def _enclosure(reference: float | tuple[float, float]) -> tuple[float, float, float]:
     """``(nearest, low, high)`` of a reference given as a float or an enclosure."""
     if isinstance(reference, tuple):
@@ -219,17 +237,14 @@ def certificate_row(
     text = f"certified [{lower:.12g}, {upper:.12g}]; reference in [{ref_low:.12g}, {ref_high:.12g}]"
     if allowance:
         text += f"; allowance {allowance:.3g}"
-    return CheckResult(
-        check=check,
-        instance=instance,
-        value=float(upper),
-        reference=ref,
-        gap=relative_gap(upper, ref),
-        tolerance=0.0,
-        passed=bool(contains and decisive and extra_ok),
+    return _result(
+        check,
+        instance,
+        upper,
+        ref,
+        contains and decisive and extra_ok,
         group=group,
         detail="; ".join(filter(None, [detail, text, *why])),
-        gap_kind="abs" if ref == 0 else "rel",
         rule=rule,
         lower_bound=float(lower),
         upper_bound=float(upper),
@@ -267,17 +282,14 @@ def agreement_row(
         else ("the intervals are disjoint" if not meet else "" if decisive else "too wide")
     )
     text = f"certified [{lo1:.12g}, {hi1:.12g}] and [{lo2:.12g}, {hi2:.12g}]"
-    return CheckResult(
-        check=check,
-        instance=instance,
-        value=float(hi1),
-        reference=float(hi2),
-        gap=relative_gap(hi1, hi2),
-        tolerance=0.0,
-        passed=bool(meet and decisive),
+    return _result(
+        check,
+        instance,
+        hi1,
+        hi2,
+        meet and decisive,
         group=group,
         detail="; ".join(filter(None, [detail, text, why])),
-        gap_kind="abs" if hi2 == 0 else "rel",
         rule=f"intervals intersect; each width ≤ {accuracy:.0e}·max(|upper|, 1)",
         lower_bound=float(lo1),
         upper_bound=float(hi1),
@@ -320,17 +332,14 @@ def bound_row(
         rule += f"; {extra_rule}"
     if not extra_ok:
         detail = "; ".join(filter(None, [detail, f"failed: {extra_rule}"]))
-    return CheckResult(
-        check=check,
-        instance=instance,
-        value=float(shown),
-        reference=float(ref),
-        gap=relative_gap(shown, ref),
-        tolerance=0.0,
-        passed=bool(ok and math.isfinite(shown) and extra_ok),
+    return _result(
+        check,
+        instance,
+        shown,
+        ref,
+        ok and math.isfinite(shown) and extra_ok,
         group=group,
         detail=detail,
-        gap_kind="abs" if ref == 0 else "rel",
         rule=rule,
         lower_bound=float(lo),
         upper_bound=float(hi),
@@ -379,17 +388,14 @@ def exact_row(
     **extra: Any,
 ) -> CheckResult:
     """A fact decided exactly (integers, rationals, a ball comparison): ``ok`` is the verdict."""
-    return CheckResult(
-        check=check,
-        instance=instance,
-        value=float(value),
-        reference=float(reference),
-        gap=relative_gap(float(value), float(reference)),
-        tolerance=0.0,
-        passed=bool(ok),
+    return _result(
+        check,
+        instance,
+        value,
+        reference,
+        ok,
         group=group,
         detail=detail,
-        gap_kind="abs" if reference == 0 else "rel",
         rule=rule,
         kind="exact",
         **extra,
@@ -425,17 +431,15 @@ def compare(
         extra.setdefault(
             "rule", f"|value − ref| ≤ {tolerance:.3g}" + ("" if reference == 0 else "·|ref|")
         )
-    return CheckResult(
-        check=check,
-        instance=instance,
-        value=float(value),
-        reference=float(reference),
-        gap=gap,
+    return _result(
+        check,
+        instance,
+        value,
+        reference,
+        ok,
         tolerance=tolerance,
-        passed=bool(ok),
         group=group,
         detail=detail,
-        gap_kind="abs" if reference == 0 else "rel",
         **extra,
     )
 
