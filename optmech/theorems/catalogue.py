@@ -157,11 +157,25 @@ def relative_gap(value: float, reference: float) -> float:
 
 
 def _result(
-    check: str, instance: str, value: float, reference: float, passed: bool, **fields: Any
+    check: str,
+    instance: str,
+    value: float,
+    reference: float,
+    passed: bool,
+    *,
+    interval: tuple[float, float] | None = None,
+    reference_interval: tuple[float, float] | None = None,
+    **fields: Any,
 ) -> CheckResult:
     """A row comparing ``value`` with ``reference``: the gap and its kind follow from them
-    (relative, absolute at a zero reference); ``tolerance`` is 0 unless given."""
+    (relative, absolute at a zero reference); ``tolerance`` is 0 unless given. ``interval``
+    and ``reference_interval`` fill ``lower_bound, upper_bound`` and ``reference_low,
+    reference_high``."""
     fields.setdefault("tolerance", 0.0)
+    if interval is not None:
+        fields["lower_bound"], fields["upper_bound"] = (float(v) for v in interval)
+    if reference_interval is not None:
+        fields["reference_low"], fields["reference_high"] = (float(v) for v in reference_interval)
     return CheckResult(
         check=check,
         instance=instance,
@@ -246,11 +260,9 @@ def certificate_row(
         group=group,
         detail="; ".join(filter(None, [detail, text, *why])),
         rule=rule,
-        lower_bound=float(lower),
-        upper_bound=float(upper),
+        interval=(lower, upper),
+        reference_interval=(ref_low, ref_high),
         allowance=float(allowance),
-        reference_low=ref_low,
-        reference_high=ref_high,
         kind="certificate",
         **extra,
     )
@@ -291,10 +303,8 @@ def agreement_row(
         group=group,
         detail="; ".join(filter(None, [detail, text, why])),
         rule=f"intervals intersect; each width ≤ {accuracy:.0e}·max(|upper|, 1)",
-        lower_bound=float(lo1),
-        upper_bound=float(hi1),
-        reference_low=float(lo2),
-        reference_high=float(hi2),
+        interval=first,
+        reference_interval=second,
         kind="agreement",
         **extra,
     )
@@ -341,10 +351,8 @@ def bound_row(
         group=group,
         detail=detail,
         rule=rule,
-        lower_bound=float(lo),
-        upper_bound=float(hi),
-        reference_low=float(ref_lo),
-        reference_high=float(ref_hi),
+        interval=value,
+        reference_interval=reference,
         kind="bound",
         **extra,
     )
