@@ -28,6 +28,7 @@ __all__ = [
     "check_real_array",
     "check_rng",
     "check_size",
+    "check_tail",
     "describe",
 ]
 
@@ -189,6 +190,36 @@ def check_real_array(
     if nonnegative and np.any(arr < 0):
         raise ValueError(f"`{name}` must be non-negative; smallest entry is {float(arr.min())!r}.")
     return arr
+
+
+def check_tail(
+    name: str, tail: Any, period: int | None = None
+) -> tuple[npt.NDArray[np.float64], float]:
+    """A geometric tail ``(base, ratio)``: the values of one period beyond a grid, each further
+    period ``ratio`` times the one before; ``None`` is the zero tail.
+
+    ``base`` is non-negative with ``period`` entries when ``period`` is given; ``ratio`` is in
+    [0, 1).
+
+    Examples
+    --------
+    >>> check_tail("right_tail", ([0.5, 0.25], 0.5), period=2)
+    (array([0.5 , 0.25]), 0.5)
+    """
+    if tail is None:
+        return np.zeros(period or 1), 0.0
+    try:
+        base, ratio = tail
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`{name}` must be None or a pair (base values, ratio); got {describe(tail)}."
+        ) from exc
+    arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
+    if period is not None and arr.size != period:
+        raise ValueError(
+            f"`{name}` base must have {period} entries (one per cell of a period); got {arr.size}."
+        )
+    return arr, check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
 
 
 def check_size(size: Any) -> tuple[int, ...] | None:

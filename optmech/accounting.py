@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
 from optmech.certify.profiles import privacy_profile, profile_breakpoints, renyi_divergence
 
@@ -81,8 +82,6 @@ __all__ = ["compose", "privacy_loss_distribution", "renyi_curve"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Unit roundoff of float64.
-_U = 2.0**-53
 
 _SUPPORTED = (
     "a pmf description (mapping with 'masses' and tails), LatticeNoise (or any object with "

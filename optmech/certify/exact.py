@@ -60,6 +60,8 @@ import numpy as np
 import numpy.typing as npt
 from flint import arb, ctx, fmpq
 
+from optmech._floats import TINY as _TINY
+
 __all__ = [
     "PRECISION",
     "delta_exact",
@@ -77,8 +79,6 @@ ObjectArray = npt.NDArray[np.object_]
 #: Bits of the Arb balls enclosing ``log`` and ``exp`` (their radius is about ``2^-PRECISION``
 #: relative, far below one float ulp).
 PRECISION = 128
-#: Smallest positive normal float64.
-_TINY = float(np.finfo(np.float64).tiny)
 #: Relative slack of the float pre-selection of candidate pairs (correct rounding needs 2^-52).
 _SELECT = 2.0**-40
 

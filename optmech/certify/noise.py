@@ -81,7 +81,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
-from optmech._validation import check_flag, check_real, check_real_array, describe
+from optmech._floats import TINY as _TINY
+from optmech._floats import U as _U
+from optmech._validation import check_flag, check_real, check_real_array, check_tail, describe
 
 __all__ = [
     "DeltaReport",
@@ -95,11 +97,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-
-#: Unit roundoff of float64.
-_U = 2.0**-53
-#: Smallest positive normal float64 (below it relative rounding errors grow).
-_TINY = float(np.finfo(np.float64).tiny)
 
 
 @dataclass(frozen=True)
@@ -247,21 +244,6 @@ def _exact_reach(reach: Any, sensitivity: Any, width: Any) -> Fraction:
     return Fraction(d) / Fraction(h)
 
 
-def _tail(name: str, tail: Any) -> tuple[FloatArray, float]:
-    """Validate a ``(base, ratio)`` tail; ``None`` is the zero tail."""
-    if tail is None:
-        return np.zeros(1), 0.0
-    try:
-        base, ratio = tail
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`{name}` must be None or a pair (base masses, ratio); got {describe(tail)}."
-        ) from exc
-    base_arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
-    ratio_f = check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
-    return base_arr, ratio_f
-
-
 def _prepare(
     masses: Any,
     reach: Any,
@@ -274,8 +256,8 @@ def _prepare(
     p = check_real_array("masses", masses, ndim=1, nonnegative=True)
     r = _exact_reach(reach, sensitivity, width)
     a = check_real("atom", atom, low=0.0)
-    lb, lr = _tail("left_tail", left_tail)
-    rb, rr = _tail("right_tail", right_tail)
+    lb, lr = check_tail("left_tail", left_tail)
+    rb, rr = check_tail("right_tail", right_tail)
     if left_tail is None and right_tail is not None:
         lb = np.zeros(rb.size)
     if right_tail is None and left_tail is not None:

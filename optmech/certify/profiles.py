@@ -65,7 +65,15 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
+from optmech._floats import U as _U
+from optmech._validation import (
+    check_flag,
+    check_int,
+    check_real,
+    check_real_array,
+    check_tail,
+    describe,
+)
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -83,7 +91,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-_U = 2.0**-53
 #: Assumed accuracy of scipy's ``log_ndtr`` / ``ndtri_exp``, relative to ``1 + |value|``.
 _TAU = 16.0 * _U
 
@@ -142,17 +149,6 @@ def _logs(x: Any) -> tuple[FloatArray, FloatArray]:
     return out, np.where(np.isfinite(out), 4.0 * _U * (1.0 + np.abs(out)), 0.0)
 
 
-def _tail(name: str, tail: Any, size: int) -> tuple[FloatArray, float]:
-    if tail is None:
-        return np.zeros(size), 0.0
-    try:
-        base, ratio = tail
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` must be None or (base, ratio); got {describe(tail)}.") from exc
-    arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
-    return arr, check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
-
-
 def _periods(base: FloatArray, ratio: float, count: int) -> tuple[FloatArray, FloatArray]:
     """Logs and errors of ``count`` tail periods, nearest first: ``log base + m log ratio``."""
     (lb, eb), (lr, _) = _logs(base), _logs(ratio)
@@ -166,9 +162,9 @@ def _periods(base: FloatArray, ratio: float, count: int) -> tuple[FloatArray, Fl
 def _lattice(desc: Mapping[str, Any], reach: int) -> _Lattice:
     p = check_real_array("masses", desc["masses"], ndim=1, nonnegative=True)
     left, right = desc.get("left_tail"), desc.get("right_tail")
-    sizes = [np.size(t[0]) for t in (left, right) if isinstance(t, tuple | list) and len(t) == 2]
-    size = max(sizes, default=1)
-    (lb, lr), (rb, rr) = _tail("left_tail", left, size), _tail("right_tail", right, size)
+    (lb, lr), (rb, rr) = check_tail("left_tail", left), check_tail("right_tail", right)
+    lb = np.zeros(rb.size) if left is None else lb  # a zero tail of the other one's period
+    rb = np.zeros(lb.size) if right is None else rb
     if lb.size != rb.size:
         raise ValueError(f"the tails' base periods differ in length: {lb.size} and {rb.size}.")
     atom = check_real("atom", desc.get("atom", 0.0), low=0.0)

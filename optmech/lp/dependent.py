@@ -70,6 +70,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import U as _U
 from optmech._validation import check_epsilon, check_int
 from optmech.certify.matrix import log_ratio_bound
 from optmech.costs import Cost, as_cost
@@ -95,8 +96,6 @@ IntArray = npt.NDArray[np.int64]
 DEFAULT_MAX_MEMORY_GB = 200_000 * BYTES_PER_VARIABLE / 1e9
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
-#: Unit roundoff of float64.
-_U = 2.0**-53
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import U as _U
 from optmech._validation import check_prior, check_real, check_real_array
 from optmech.lp.user.remap_lp import (
     BYTES_PER_COEFFICIENT,
@@ -100,7 +101,6 @@ IntArray = npt.NDArray[np.int64]
 #: Default absolute accuracy assumed of a mechanism's entries in the remap-of-G test: a solver's
 #: vertex is feasible to about 1e-10 (HiGHS, tolerances 1e-10), so 1e-9 leaves a factor 10.
 REMAP_ATOL = 1e-9
-_U = 2.0**-53
 
 
 def _check_mechanism(mechanism: Any, name: str = "mechanism") -> FloatArray:

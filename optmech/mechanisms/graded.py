@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech._validation import check_int, check_real, check_real_array, check_tail, describe
 from optmech.costs import Cost
 from optmech.mechanisms.base import ContinuousNoise
 from optmech.privacy import ApproxDP, PureDP
@@ -121,24 +121,6 @@ def anchored_integrals(
             vals = np.asarray(cost(nodes), dtype=np.float64)
         out[narrow] = half * (vals @ _GL_WEIGHTS)
     return out
-
-
-def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
-    if tail is None:
-        return np.zeros(period), 0.0
-    try:
-        base, ratio = tail
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`{name}` must be None or a pair (base densities, ratio); got {describe(tail)}."
-        ) from exc
-    arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
-    if arr.size != period:
-        raise ValueError(
-            f"`{name}` base must have one entry per cell of a period ({period}); got {arr.size}."
-        )
-    rho = check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
-    return arr, rho
 
 
 def _powers(ratio: float, k: IntArray) -> FloatArray:
@@ -211,8 +193,8 @@ class GradedNoise(ContinuousNoise):
         self._w = w / w.sum()
         self._m, self._periods = m, values.size // m
         self._dens = values
-        self._left = _check_tail("left_tail", left_tail, m)
-        self._right = _check_tail("right_tail", right_tail, m)
+        self._left = check_tail("left_tail", left_tail, m)
+        self._right = check_tail("right_tail", right_tail, m)
         self._setup()
         if not abs(self._total - 1.0) <= MASS_TOLERANCE:
             raise ValueError(

@@ -44,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import integrate, special
 
+from optmech._floats import TINY as _TINY
 from optmech._validation import check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import ContinuousNoise
@@ -57,7 +58,6 @@ FloatArray = npt.NDArray[np.float64]
 QUAD_RTOL = 1e-10
 
 # Smallest positive normal double: scales below it lose precision.
-_TINY = float(np.finfo(np.float64).tiny)
 # Largest scale: samples and quantiles (up to ~745 scales out) must stay finite.
 _HUGE = 1e300
 

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech._validation import check_int, check_real, check_real_array, check_tail, describe
 from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
@@ -72,22 +72,6 @@ def _check_privacy(privacy: Any) -> PureDP | ApproxDP:
             f"`privacy` must be optmech.PureDP or optmech.ApproxDP; got {describe(privacy)}."
         )
     return privacy
-
-
-def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
-    if tail is None:
-        return np.zeros(period), 0.0
-    try:
-        base, ratio = tail
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`{name}` must be None or a pair (base values, ratio); got {describe(tail)}."
-        ) from exc
-    arr = check_real_array(f"{name} base", base, ndim=1, nonnegative=True)
-    if arr.size != period:
-        raise ValueError(f"`{name}` base must have `period` = {period} entries; got {arr.size}.")
-    rho = check_real(f"{name} ratio", ratio, low=0.0, high=1.0, high_open=True)
-    return arr, rho
 
 
 class _TabulatedMixin:
@@ -200,8 +184,8 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
             h,
             values,
             p,
-            _check_tail("left_tail", left_tail, p),
-            _check_tail("right_tail", right_tail, p),
+            check_tail("left_tail", left_tail, p),
+            check_tail("right_tail", right_tail, p),
         )
         total = self._law.total + self._atom
         if not abs(total - 1.0) <= MASS_TOLERANCE:
@@ -359,8 +343,8 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
             1.0,
             values,
             p,
-            _check_tail("left_tail", left_tail, p),
-            _check_tail("right_tail", right_tail, p),
+            check_tail("left_tail", left_tail, p),
+            check_tail("right_tail", right_tail, p),
         )
         if not abs(self._law.total - 1.0) <= MASS_TOLERANCE:
             raise ValueError(

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from scipy import integrate
 
+from optmech._floats import U
 from optmech.costs import Absolute, Asymmetric, Cost, Power, Squared, ZeroOne
 from optmech.mechanisms.discrete_staircase import DiscreteStaircase
 from optmech.mechanisms.geometric import Geometric
@@ -63,8 +64,6 @@ __all__: list[str] = []
 
 GROUP = "closed-form"
 EPSILONS = (0.01, 0.1, 1.0, 2.0, 5.0, 10.0, 20.0)
-#: Unit roundoff of float64.
-U = 2.0**-53
 #: brentq's ``xtol`` in the library's γ minimiser.
 ROOT_XTOL = 1e-15
 

@@ -33,6 +33,7 @@ from dataclasses import replace
 import numpy as np
 from scipy import integrate, optimize, stats
 
+from optmech._floats import U
 from optmech.costs import Power
 from optmech.mechanisms.gaussian import Gaussian
 from optmech.mechanisms.truncated_laplace import TruncatedLaplace
@@ -61,7 +62,6 @@ def _instance(p: float, delta: float, sens: float) -> str:
     return f"p={p:g}, delta={delta:.4g}, D={sens:g}"
 
 
-U = 2.0**-53
 #: scipy's ``bounded`` Brent: ``sqrt`` of the machine epsilon in its stopping rule.
 SQRT_EPS = math.sqrt(2.0**-52)
 XATOL = 1e-12

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import U as _U
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
@@ -69,8 +70,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Unit roundoff of float64.
-_U = 2.0**-53
 #: A designed ε-DP noise is certified to ε(1 + PRIVACY_RTOL): its window is strictly inside ε
 #: by construction, its tails exactly at ε, and the certificate is pessimistic by a few ulps.
 #: (ε, δ) designs are certified to δ itself.

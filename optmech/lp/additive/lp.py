@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import U as _U
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, make_grid
 from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, balance, pure_rows
@@ -55,8 +56,6 @@ FloatArray = npt.NDArray[np.float64]
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
 #: Name of the normalisation constraint (a simplex block, not a row of :class:`RowRecord`).
 NORMALISATION = "normalisation"
-#: Unit roundoff of float64.
-_U = 2.0**-53
 #: Smallest mass of a cell in the solver's units on a graded grid (:meth:`AdditiveLP.solver_scale`).
 MASS_FLOOR = 1e-3
 #: ... but no column is lifted by more than this factor above the reference staircase.

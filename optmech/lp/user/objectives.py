@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import U as _U
 from optmech.lp.bounds import upper_dot
 from optmech.lp.user.bounds import epigraph_bound, linear_bound
 from optmech.lp.user.build import Duals, LPData
@@ -59,7 +60,6 @@ class Reference:
 #: exactly (``γ_m`` of slack, ~1e-13 at n = 800) instead of one ``fsum`` over every term
 #: (0.05 s per evaluation at n = 800).
 BLOCKED_TERMS = 100_000
-_U = 2.0**-53
 
 
 def _gamma(k: int) -> float:

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.solve import Strategy, solve_robust
 from optmech.lp.user.bounds import simplex_weights
@@ -57,7 +58,6 @@ BYTES_PER_COEFFICIENT = 250
 #: Default memory budget of the remap LP: 20 million coefficients (n = 270 with S = all), the
 #: cap it had before memory became the convention, at the measured bytes per coefficient.
 DEFAULT_REMAP_MEMORY_GB = 20_000_000 * BYTES_PER_COEFFICIENT / 1e9
-_U = 2.0**-53
 
 
 def _gamma(k: int) -> float:
