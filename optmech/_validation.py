@@ -29,6 +29,7 @@ __all__ = [
     "check_rng",
     "check_size",
     "check_tail",
+    "check_vectors",
     "describe",
 ]
 
@@ -151,6 +152,19 @@ def check_int(
     return n
 
 
+def _real_array(name: str, value: Any, what: str) -> npt.NDArray[np.float64]:
+    """``value`` as a new float64 array if its dtype is real (not bool), else TypeError."""
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"`{name}` must be an array of {what}; got {describe(value)}.") from exc
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise TypeError(
+            f"`{name}` must be an array of {what}; got dtype {arr.dtype} from {describe(value)}."
+        )
+    return arr.astype(np.float64, copy=True)
+
+
 def check_real_array(
     name: str,
     value: Any,
@@ -167,18 +181,7 @@ def check_real_array(
     >>> check_real_array("prior", [0.5, 0.5], ndim=1)
     array([0.5, 0.5])
     """
-    try:
-        arr = np.asarray(value)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(
-            f"`{name}` must be an array of real numbers; got {describe(value)}."
-        ) from exc
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(
-            f"`{name}` must be an array of real numbers; got dtype {arr.dtype} "
-            f"from {describe(value)}."
-        )
-    arr = arr.astype(np.float64, copy=True)
+    arr = _real_array(name, value, "real numbers")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
     if shape is not None and arr.shape != shape:
@@ -189,6 +192,26 @@ def check_real_array(
         raise ValueError(f"`{name}` must contain only finite numbers; got NaN or inf.")
     if nonnegative and np.any(arr < 0):
         raise ValueError(f"`{name}` must be non-negative; smallest entry is {float(arr.min())!r}.")
+    return arr
+
+
+def check_vectors(name: str, value: Any, dimension: int | None = None) -> npt.NDArray[np.float64]:
+    """``value`` as a float array of shape ``(..., d)``: vectors along the last axis, ``d`` the
+    given ``dimension`` (any ``d ≥ 1`` when None); infinities allowed, NaN not.
+
+    Examples
+    --------
+    >>> check_vectors("points", [[0, 1], [2, 3]], dimension=2).shape
+    (2, 2)
+    """
+    arr = _real_array(name, value, "real vectors")
+    if arr.ndim == 0 or arr.shape[-1] == 0 or dimension not in (None, arr.shape[-1]):
+        shape = "(..., d) with d ≥ 1" if dimension is None else f"(..., {dimension})"
+        raise ValueError(
+            f"`{name}` must have shape {shape} (one vector per row); got shape {arr.shape}."
+        )
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"`{name}` must not contain NaN; got {describe(value)}.")
     return arr
 
 

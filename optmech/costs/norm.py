@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_flag, check_real, describe
+from optmech._validation import check_flag, check_real, check_vectors, describe
 
 __all__ = ["Norm"]
 
@@ -98,30 +98,6 @@ def _check_order(order: Any) -> float:
     raise ValueError(
         f"`order` must be one of 1, 2, inf (or 'l1', 'l2', 'linf'); got {describe(order)}."
     )
-
-
-def _as_vectors(name: str, value: Any) -> FloatArray:
-    """``value`` as a float array of at least one axis (the last axis is the dimension)."""
-    try:
-        arr = np.asarray(value)
-    except ValueError as exc:  # ragged nested lists
-        raise TypeError(
-            f"`{name}` must be an array of real vectors; got {describe(value)}."
-        ) from exc
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(
-            f"`{name}` must be an array of real vectors; got dtype {arr.dtype} "
-            f"from {describe(value)}."
-        )
-    if arr.ndim == 0 or arr.shape[-1] == 0:
-        raise ValueError(
-            f"`{name}` must have shape (..., d) with d ≥ 1 (one vector per row); "
-            f"got shape {arr.shape}."
-        )
-    arr = arr.astype(np.float64)
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"`{name}` must not contain NaN; got {describe(value)}.")
-    return arr
 
 
 def _out(x: FloatArray) -> FloatArray | float:
@@ -375,7 +351,7 @@ class Norm:
         float or ndarray, shape (...)
             A float for a single vector of shape (d,).
         """
-        x = _as_vectors("points", points)
+        x = check_vectors("points", points)
         with np.errstate(over="ignore"):
             return _out(np.asarray(self._value(x), dtype=np.float64))
 
@@ -443,7 +419,7 @@ class Norm:
 
     @staticmethod
     def _boxes(lower: npt.ArrayLike, upper: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
-        lo, hi = _as_vectors("lower", lower), _as_vectors("upper", upper)
+        lo, hi = check_vectors("lower", lower), check_vectors("upper", upper)
         if lo.shape[-1] != hi.shape[-1]:
             raise ValueError(
                 "`lower` and `upper` must have the same last axis (the dimension d); "

@@ -76,7 +76,7 @@ from optmech.certify.matrix import log_ratio_bound
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
-from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
 from optmech.provenance import (
     Provenance,
@@ -539,27 +539,17 @@ def _finish(
     phase = (1.0 - lam) * (q @ inst.costs) / (q @ inst.mass) + lam * u_cost
     raw_value = float(np.max((q @ inst.costs) / (q @ inst.mass)))
     lower = min(_lower_bound(inst, record), value)
-    provenance = Provenance(
-        solver=info.solver,
-        status=info.status,
-        attempts=info.attempts,
+    provenance = provenance_of(
+        info,
         value=value,
         lower_bound=lower,
+        build_time=build,
         violation_before=raw_violation,
-        violation_after=0.0,
         repair=Repair(
             kind=RepairKind.MIXTURE if lam > 0 else RepairKind.NONE,
             weight=lam,
             cost=value - raw_value if lam > 0 else 0.0,
         ),
-        build_time=build,
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(a.seconds for a in info.attempts),
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=info.options,
     )
     return q, phase, lam, cert, value, provenance
 

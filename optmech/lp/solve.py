@@ -26,7 +26,7 @@ import numpy as np
 
 from optmech._validation import describe
 from optmech.exceptions import SolverError
-from optmech.provenance import Attempt
+from optmech.provenance import Attempt, Provenance
 
 __all__ = [
     "MAIN_SOLVERS",
@@ -39,6 +39,7 @@ __all__ = [
     "available_solvers",
     "choose_solver",
     "default_options",
+    "provenance_of",
     "solve",
     "solve_robust",
 ]
@@ -145,6 +146,43 @@ class SolveInfo:
     num_constraints: int
     options: dict[str, Any] = field(default_factory=dict)
     attempts: tuple[Attempt, ...] = ()
+
+
+def provenance_of(
+    info: SolveInfo,
+    *,
+    value: float,
+    lower_bound: float,
+    build_time: float,
+    attempts: tuple[Attempt, ...] | list[Attempt] | None = None,
+    source: tuple[str, str] | None = None,
+    **fields: Any,
+) -> Provenance:
+    """The :class:`~optmech.provenance.Provenance` of a result computed from the solve ``info``.
+
+    The solve gives the solver and status (unless ``source`` names another point's, e.g. a
+    known mechanism that won), the attempts (``info.attempts`` unless given), timings, sizes
+    and options; the caller gives the certified interval and the build time, and any further
+    field (``accuracy``, ``violation_before``, ``violation_after``, ``repair``).
+    """
+    tried = tuple(info.attempts if attempts is None else attempts)
+    solver, status = source if source is not None else (info.solver, info.status)
+    return Provenance(
+        solver=solver,
+        status=status,
+        attempts=tried,
+        value=value,
+        lower_bound=lower_bound,
+        build_time=build_time,
+        compile_time=info.compile_time,
+        solve_time=info.solve_time,
+        total_time=sum(a.seconds for a in tried) or info.total_time,
+        iterations=info.iterations,
+        num_variables=info.num_variables,
+        num_constraints=info.num_constraints,
+        options=dict(info.options),
+        **fields,
+    )
 
 
 def available_solvers() -> list[str]:

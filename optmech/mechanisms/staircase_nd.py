@@ -66,7 +66,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize, special
 
-from optmech._validation import check_int, check_real, check_rng, check_size, describe
+from optmech._validation import (
+    check_int,
+    check_real,
+    check_rng,
+    check_size,
+    check_vectors,
+    describe,
+)
 from optmech.costs.norm import Norm
 from optmech.privacy import PureDP
 
@@ -353,30 +360,6 @@ def _ball_index_log_weights(d: int, eps: float, gamma: float) -> FloatArray:
     return log_c - eps * i - (i + 1.0) * log_omb
 
 
-def _as_points(points: Any, d: int) -> FloatArray:
-    """``points`` as a float array of shape (..., d), or raise."""
-    try:
-        arr = np.asarray(points)
-    except ValueError as exc:  # ragged nested lists
-        raise TypeError(
-            f"`points` must be an array of real vectors; got {describe(points)}."
-        ) from exc
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(
-            f"`points` must be an array of real vectors; got dtype {arr.dtype} "
-            f"from {describe(points)}."
-        )
-    if arr.ndim == 0 or arr.shape[-1] != d:
-        raise ValueError(
-            f"`points` must have shape (..., {d}) (one point of ℝ^{d} per row); "
-            f"got shape {arr.shape}."
-        )
-    arr = arr.astype(np.float64)
-    if np.any(np.isnan(arr)):
-        raise ValueError("`points` must not contain NaN.")
-    return arr
-
-
 # -- the family -----------------------------------------------------------------------------------
 class StaircaseND:
     """The d-dimensional staircase noise for shifts in a norm ball (module docstring).
@@ -529,7 +512,7 @@ class StaircaseND:
 
     def logpdf(self, points: npt.ArrayLike) -> FloatArray | float:
         """``log f`` at points of shape (..., d) (a float for one point of shape (d,))."""
-        x = _as_points(points, self.dimension)
+        x = check_vectors("points", points, self.dimension)
         with np.errstate(over="ignore", invalid="ignore"):
             t = self._norm_of(x) / self.sensitivity
             finite = np.isfinite(t)

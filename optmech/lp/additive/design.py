@@ -51,7 +51,7 @@ from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_peri
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
-from optmech.lp.solve import SolveInfo
+from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
@@ -494,24 +494,15 @@ def _provenance(
 ) -> Provenance:
     """The solve's record: attempts, timings, violations, the repair and the interval."""
     lower, value = interval
-    return Provenance(
-        solver=info.solver,
-        status=info.status,
-        attempts=info.attempts,
+    return provenance_of(
+        info,
         value=value,
         lower_bound=lower,
+        build_time=lp.build_time,
         accuracy=accuracy,
         violation_before=violations[0],
         violation_after=violations[1],
         repair=fix,
-        build_time=lp.build_time,
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(a.seconds for a in info.attempts) or info.total_time,
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=info.options,
     )
 
 

@@ -57,7 +57,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech.exceptions import SolverError
-from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, solve_robust
+from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
 from optmech.lp.user.build import Bounds, RowScaling, UserLP
 from optmech.lp.user.objectives import Objective, Reference, reference_scale
 from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
@@ -319,23 +319,14 @@ def solve_user_lp(
 def _provenance(
     used: _Solve, best: _Candidate, lower: float, attempts: list[Attempt], accuracy: float
 ) -> Provenance:
-    info = used.info
-    return Provenance(
-        solver=best.source[0],
-        status=best.source[1],
-        attempts=tuple(attempts),
+    return provenance_of(
+        used.info,
         value=best.value,
         lower_bound=min(lower, best.value),
+        build_time=used.build_time,
+        attempts=attempts,
+        source=best.source,
         accuracy=accuracy,
         violation_before=used.violation,
-        violation_after=0.0,
         repair=Repair(best.kind, best.weight, best.value - best.unrepaired_value),
-        build_time=used.build_time,
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(a.seconds for a in attempts),
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=dict(info.options),
     )

@@ -33,9 +33,9 @@ import scipy.sparse as sp
 
 from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
-from optmech.lp.solve import Strategy, solve_robust
+from optmech.lp.solve import Strategy, provenance_of, solve_robust
 from optmech.lp.user.bounds import simplex_weights
-from optmech.provenance import Attempt, Provenance, Repair
+from optmech.provenance import Attempt, Provenance
 
 __all__ = [
     "BYTES_PER_COEFFICIENT",
@@ -238,22 +238,14 @@ def solve_minimax_remap(
                     *info.attempts,
                     Attempt("none", f"known remap: {name}", "exact", seconds),
                 )
-    provenance = Provenance(
-        solver=source[0],
-        status=source[1],
-        attempts=attempts,
+    provenance = provenance_of(
+        info,
         value=certified,
         lower_bound=min(lower, certified),
+        build_time=build_time[0],
+        attempts=attempts,
+        source=source,
         accuracy=accuracy,
         violation_before=violation,
-        repair=Repair(),
-        build_time=build_time[0],
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(a.seconds for a in attempts),
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=dict(info.options),
     )
     return t, provenance
