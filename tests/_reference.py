@@ -16,10 +16,13 @@ themselves (exact rational identities the papers state).
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+from scipy import integrate
 
 __all__ = [
     "FIG2",
@@ -93,3 +96,47 @@ FIG2: tuple[tuple[Fraction, ...], ...] = tuple(
 def fig2_matrix() -> np.ndarray:
     """GRS Fig. 2 as a float matrix."""
     return np.array([[float(v) for v in row] for row in FIG2])
+
+
+def expected_cost_by_quadrature(
+    noise: Any, cost: Any, breaks: list[float], *, limit: int = 200
+) -> float:
+    """``E c(X)`` of a continuous noise by adaptive quadrature of ``c·pdf`` (scipy's QUADPACK),
+    piece by piece between sorted ``breaks`` (every kink of the integrand, the support's ends):
+    independent of the families' closed-form costs."""
+    return sum(
+        integrate.quad(
+            lambda x: float(cost(x)) * float(noise.pdf(x)),
+            lo,
+            hi,
+            epsabs=0,
+            epsrel=1e-13,
+            limit=limit,
+        )[0]
+        for lo, hi in itertools.pairwise(sorted(breaks))
+    )
+
+
+def laplace_like(
+    width: float, sensitivity: float, per_cell: float, *, cells: int, claimed_epsilon: float
+) -> Any:
+    """Piecewise-constant density ∝ ``b^|j + 1/2|`` (``b = e^(−per_cell)``) on ``2·cells``
+    cells of ``width`` centred at 0, continued geometrically (period one cell): its true ε is
+    ``per_cell`` times the number of cells a shift of ``sensitivity`` can cross, whatever
+    ``claimed_epsilon`` (the declared guarantee, which certifiers must not trust)."""
+    from optmech.mechanisms.piecewise import PiecewiseConstantNoise
+    from optmech.privacy import PureDP
+
+    b = math.exp(-per_cell)
+    dens = b ** np.abs(np.arange(-cells, cells) + 0.5)
+    dens = dens / (width * (dens.sum() + 2 * dens[0] * b / (1 - b)))
+    return PiecewiseConstantNoise(
+        start=-cells * width,
+        width=width,
+        densities=dens,
+        period=1,
+        left_tail=([dens[0] * b], b),
+        right_tail=([dens[-1] * b], b),
+        sensitivity=sensitivity,
+        privacy=PureDP(claimed_epsilon),
+    )

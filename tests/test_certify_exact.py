@@ -15,10 +15,12 @@ import subprocess
 import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import pytest
+from _reference import laplace_like
 
 import optmech
 from optmech.certify import (
@@ -31,7 +33,7 @@ from optmech.certify import (
     noise_epsilon,
 )
 from optmech.certify.exact import exp_lower, fraction_up, log_upper
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
 
 
@@ -163,23 +165,10 @@ def test_geometric_pmf_delta_with_infinite_tails() -> None:
     assert check_noise(noise, eps, exact=True) is True
 
 
-def _laplace_like(width: float, sensitivity: float, eps: float, cells: int = 8):
+def _laplace_like(width: float, sensitivity: float, eps: float) -> Any:
     """Density ∝ e^(−ε|x|/Δ) averaged per cell, geometric tails continuing it."""
     reach = round(sensitivity / width)
-    b = math.exp(-eps / reach)
-    dens = b ** np.abs(np.arange(-cells, cells) + 0.5)
-    total = width * (dens.sum() + 2 * dens[0] * b / (1 - b))
-    dens = dens / total
-    return PiecewiseConstantNoise(
-        start=-cells * width,
-        width=width,
-        densities=dens,
-        period=1,
-        left_tail=([dens[0] * b], b),
-        right_tail=([dens[-1] * b], b),
-        sensitivity=sensitivity,
-        privacy=PureDP(eps),
-    )
+    return laplace_like(width, sensitivity, eps / reach, cells=8, claimed_epsilon=eps)
 
 
 @pytest.mark.parametrize(("width", "sensitivity"), [(0.25, 1.0), (0.1, 0.3), (0.3, 0.6000000001)])

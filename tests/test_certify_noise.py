@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
+from _reference import laplace_like
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -280,22 +282,9 @@ def test_bad_epsilon_for_delta() -> None:
 
 
 # -- the reach is exact: a shift reaching past a cell edge by any amount counts ------------------
-def _laplace_like(width: float, sensitivity: float, per_cell: float) -> PiecewiseConstantNoise:
+def _laplace_like(width: float, sensitivity: float, per_cell: float) -> Any:
     """Density ∝ e^(−per_cell·|j|) on cells of ``width``, geometric tails (period one cell)."""
-    b = math.exp(-per_cell)
-    dens = b ** np.abs(np.arange(-6, 6) + 0.5)
-    total = width * (dens.sum() + 2 * dens[0] * b / (1 - b))
-    dens = dens / total
-    return PiecewiseConstantNoise(
-        start=-6 * width,
-        width=width,
-        densities=dens,
-        period=1,
-        left_tail=([dens[0] * b], b),
-        right_tail=([dens[-1] * b], b),
-        sensitivity=sensitivity,
-        privacy=PureDP(1.0),
-    )
+    return laplace_like(width, sensitivity, per_cell, cells=6, claimed_epsilon=1.0)
 
 
 def test_reach_just_past_an_integer_counts_the_next_cell() -> None:

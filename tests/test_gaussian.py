@@ -6,11 +6,11 @@ quadrature, independently of the Φ-formula the analytic calibration solves.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
+from _reference import expected_cost_by_quadrature
 from scipy import integrate, stats
 
 from optmech.costs import Absolute, Asymmetric, Custom, Power, Squared, ZeroOne
@@ -162,17 +162,7 @@ def test_expected_cost_matches_quadrature(cost, calibration: str) -> None:
     if isinstance(cost, Custom):
         breaks += [-2.0, 2.0]
     breaks = sorted(breaks)
-    expected = sum(
-        integrate.quad(
-            lambda x: float(cost(x)) * float(noise.pdf(x)),
-            lo,
-            hi,
-            epsabs=0,
-            epsrel=1e-13,
-            limit=400,
-        )[0]
-        for lo, hi in itertools.pairwise(breaks)
-    )
+    expected = expected_cost_by_quadrature(noise, cost, breaks, limit=400)
     assert noise.expected_cost(cost) == pytest.approx(expected, rel=1e-9)
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from _reference import expected_cost_by_quadrature
 from scipy import integrate, stats
 
 from optmech.costs import Absolute, Asymmetric, Custom, Power, Squared, ZeroOne
@@ -130,17 +131,7 @@ def test_expected_cost_matches_quadrature(cost, eps: float, delta: float, sens: 
     if isinstance(cost, ZeroOne):
         breaks += [-cost.tolerance, cost.tolerance]
     breaks = sorted({b for b in breaks if -a <= b <= a})
-    expected = sum(
-        integrate.quad(
-            lambda x: float(cost(x)) * float(noise.pdf(x)),
-            lo,
-            hi,
-            epsabs=0,
-            epsrel=1e-13,
-            limit=200,
-        )[0]
-        for lo, hi in itertools.pairwise(breaks)
-    )
+    expected = expected_cost_by_quadrature(noise, cost, breaks)
     assert noise.expected_cost(cost) == pytest.approx(expected, rel=1e-10)
 
 
