@@ -195,6 +195,25 @@ class Provenance:
                 out[key] = str(val)
         return out
 
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(
+            "Provenance",
+            [
+                ("certified interval", f"[{self.lower_bound:.10g}, {self.value:.10g}]"),
+                ("gap", self.gap),
+                ("solver, status", f"{self.solver}, {self.status}"),
+                ("attempts", " → ".join(str(a) for a in self.attempts) or "none"),
+                ("repair", f"{self.repair.kind} (cost {self.repair.cost:.3g})"),
+                ("violation before repair", self.violation_before),
+                (
+                    "seconds (build, compile, solve)",
+                    f"{self.build_time:.3g}, {self.compile_time:.3g}, {self.solve_time:.3g}",
+                ),
+            ],
+        )
+
     def summary(self) -> str:
         """One line: solver, status, interval and repair."""
         tried = " -> ".join(str(a) for a in self.attempts[:-1])
@@ -256,6 +275,21 @@ class ProvenanceFields(ProvenanceBounds):
     def max_violation(self) -> float:
         """Largest constraint violation of the solver's raw point (absolute, the LP's units)."""
         return self.provenance.violation_before
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        """Rows of the notebook summary (:meth:`_repr_html_`); results add their own."""
+        prov = self.provenance
+        return [
+            ("value (upper bound)", prov.value),
+            ("lower bound", prov.lower_bound),
+            ("solver, status", f"{prov.solver}, {prov.status}"),
+            ("repair", f"{prov.repair.kind} (cost {prov.repair.cost:.3g})"),
+        ]
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(type(self).__name__, self._summary_rows())
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:

@@ -40,7 +40,7 @@ def test_pure_dp_table_compares_with_the_staircase(capsys: pytest.CaptureFixture
         == 0
     )
     out = capsys.readouterr().out
-    for word in ("lp_value", "staircase optimum", "relative_gap", "certified_epsilon", "solver"):
+    for word in ("lp_value", "staircase optimum", "relative_gap", "certified ε", "solver"):
         assert word in out
 
 

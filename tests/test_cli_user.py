@@ -114,15 +114,18 @@ def test_loss_matrix_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--n", "3", "--epsilon", "0"], "`epsilon`"),
+        (["--n", "3", "--epsilon", "0"], "`--epsilon`"),
         (["--n", "3", "--epsilon", "1", "--side-info", "1"], "--minimax"),
         (["--n", "3", "--epsilon", "1", "--prior", "missing.json"], "cannot be read"),
-        (["--n", "3", "--epsilon", "1", "--prior", "beta:2"], "`prior`"),
+        (["--n", "3", "--epsilon", "1", "--prior", "beta:2"], "`--prior`"),
         (["--n", "3", "--epsilon", "1", "--prior", "binomial:2"], "p in [0, 1]"),
-        (["--n", "3", "--epsilon", "1", "--loss", "cubic"], "`cost` spec"),
+        (["--n", "3", "--epsilon", "1", "--loss", "cubic"], "`--cost` spec"),
+        (["--n", "3", "--epsilon", "1", "--cost", "cubic"], "`--cost` spec"),
         (["--epsilon", "1"], "`--n` is needed"),
-        (["--n", "3", "--epsilon", "1", "--graph", "star"], "`graph` spec"),
+        (["--n", "0", "--epsilon", "1"], "`--n` must be an integer in [1, inf); got 0"),
+        (["--n", "3", "--epsilon", "1", "--graph", "star"], "`--graph` spec"),
         (["--n", "3", "--epsilon", "1", "--minimax", "--side-info", "a,b"], "comma-separated"),
+        (["--n", "300", "--epsilon", "1", "--max-memory-gb", "0.01"], "--max-memory-gb"),
     ],
 )
 def test_bad_arguments_exit_2(

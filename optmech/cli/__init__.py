@@ -3,18 +3,22 @@
 Each subcommand lives in its own module of this package with two functions,
 ``register(subparsers)`` adding its parser and ``run(args) -> int`` doing the work; the modules
 named in :data:`COMMANDS` are wired up here. Bad arguments exit with status 2 and a one-line
-message (never a traceback); a failed check or solver exits with status 1.
+message in the command's own terms (its flags, never a traceback): that includes a problem
+too large for the memory allowed; a failed check or solver exits with status 1. Every option's
+default is shown in ``--help``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from optmech.exceptions import OptmechError
+from optmech.cli._args import HelpFormatter, in_cli_terms
+from optmech.exceptions import OptmechError, ProblemTooLargeError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -44,23 +48,39 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"optmech {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        parser_class=functools.partial(argparse.ArgumentParser, formatter_class=HelpFormatter),
+    )
     for module in _loaded_commands():
         module.register(sub)  # type: ignore[attr-defined]
     return parser
+
+
+def _one_line(exc: BaseException, flags: dict[str, str]) -> str:
+    """The exception's message on one line, in the command's terms (its flags)."""
+    return " ".join(in_cli_terms(str(exc), flags).split())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``optmech`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    flags = getattr(sys.modules[args.run.__module__], "FLAGS", {})
     try:
         return int(args.run(args))
-    except (ValueError, TypeError) as exc:
-        print(f"optmech {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, ProblemTooLargeError) as exc:
+        # Bad input, including a problem too large for the memory allowed: exit status 2.
+        kind = "error" if isinstance(exc, ValueError | TypeError) else type(exc).__name__
+        print(f"optmech {args.command}: {kind}: {_one_line(exc, flags)}", file=sys.stderr)
         return 2
     except OptmechError as exc:
-        print(f"optmech {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"optmech {args.command}: {type(exc).__name__}: {_one_line(exc, flags)}",
+            file=sys.stderr,
+        )
         return 1
     except BrokenPipeError:
         # The reader went away (``optmech verify | head``): stop quietly, as Unix tools do.

@@ -18,18 +18,38 @@ Example::
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
-import numpy as np
-
+from optmech.cli._args import (
+    add_cost,
+    add_json,
+    add_max_memory,
+    add_plot,
+    add_solver,
+    check_output_path,
+)
 from optmech.cli._output import print_json, print_table
-from optmech.costs import Cost, parse_cost
-from optmech.lp.additive import design_noise
-from optmech.lp.designed import DesignedNoise
-from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
-__all__ = ["compute", "register", "run"]
+__all__ = ["FLAGS", "compute", "register", "run"]
+
+#: The library's parameter names as this command spells them (for error messages).
+FLAGS = {
+    "max_memory_gb": "--max-memory-gb",
+    "resolution": "--resolution",
+    "periods": "--periods",
+    "sensitivity": "--sensitivity",
+    "privacy": "--privacy",
+    "cost": "--cost",
+    "solver": "--solver",
+    "grid": "--grid",
+    "symmetric": "--symmetric",
+    "monotone": "--monotone",
+    "integer": "--integer",
+}
+
+#: ``AdditiveSpec``'s default memory limit, repeated here so ``--help`` loads no LP module
+#: (a test keeps the two equal).
+DEFAULT_MAX_MEMORY_GB = 4.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,27 +59,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="design optimal additive noise by LP (any cost), certify it, compare closed forms",
         description="Design additive noise for ε-DP, (0, δ) or (ε, δ) by linear programming over "
         "piecewise-constant densities (or pmfs on ℤ), certify its privacy independently and "
-        "compare its cost with the closed-form optimum where a theorem gives one.",
+        "compare its cost with the closed-form optimum where a theorem gives one. ε may be any "
+        "positive number: above about 6 the grid is graded to resolve the staircase's top step.",
     )
     parser.add_argument(
         "--privacy",
         required=True,
         metavar="SPEC",
-        help="eps=E (pure), delta=D ((0, δ)) or eps=E,delta=D",
+        help="eps=E (pure ε-DP), delta=D ((0, δ)) or eps=E,delta=D",
     )
     parser.add_argument(
         "--sensitivity",
         type=float,
         default=1.0,
         metavar="D",
-        help="query sensitivity, > 0 (an integer with --integer; default 1)",
+        help="query sensitivity, > 0 (an integer with --integer)",
     )
-    parser.add_argument(
-        "--cost",
-        default="abs",
-        metavar="SPEC",
-        help="abs (default), squared, power:P, zero-one:T, asym:OVER,UNDER[,P]",
-    )
+    add_cost(parser)
     parser.add_argument("--integer", action="store_true", help="noise on the integers")
     parser.add_argument(
         "--resolution",
@@ -74,7 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=int,
         default=None,
         metavar="K",
-        help="sensitivity periods on each side of 0",
+        help="sensitivity periods on each side of 0 (default: by ε and δ, enough for the "
+        "geometric tails to carry the rest)",
     )
     parser.add_argument(
         "--grid",
@@ -82,78 +99,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         choices=("auto", "uniform", "graded"),
         help="how a period is cut: graded (a geometric ladder near the staircase's step, for "
         "large ε), uniform, or auto (graded for ε-DP when no --resolution is given and a "
-        "uniform grid cannot resolve the top step; default)",
+        "uniform grid cannot resolve the top step)",
     )
     parser.add_argument("--symmetric", action="store_true", help="restrict to symmetric noise")
     parser.add_argument(
         "--monotone", action="store_true", help="restrict to noise non-increasing in |x|"
     )
-    parser.add_argument("--solver", default=None, metavar="S", help="cvxpy solver name")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument(
-        "--plot",
-        default=None,
-        metavar="OUT.png",
-        help="draw the designed density next to the reference (matplotlib)",
-    )
+    add_solver(parser)
+    add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    add_json(parser)
+    add_plot(parser, "the designed density beside the closed-form reference")
     parser.set_defaults(run=run)
-
-
-def _reference(
-    privacy: PureDP | ApproxDP, sensitivity: float, cost: Cost, integer: bool
-) -> tuple[str, Any, list[tuple[str, Any]]]:
-    """(description, optimal reference noise or None, [(baseline name, noise)])."""
-    theorem_cost = cost.is_symmetric_nondecreasing
-    if isinstance(privacy, PureDP):
-        if not theorem_cost:
-            return "none (cost outside the staircase theorem)", None, []
-        if integer:
-            from optmech.mechanisms.discrete_staircase import DiscreteStaircase
-
-            ref = DiscreteStaircase.optimal(
-                epsilon=privacy.epsilon, sensitivity=int(sensitivity), cost=cost
-            )
-            return "discrete staircase optimum (Geng & Viswanath 2016)", ref, []
-        from optmech.mechanisms.staircase import Staircase
-
-        ref = Staircase.optimal(epsilon=privacy.epsilon, sensitivity=sensitivity, cost=cost)
-        return "staircase optimum (Geng & Viswanath 2016)", ref, []
-    baselines: list[tuple[str, Any]] = []
-    if privacy.epsilon > 0:
-        from optmech.mechanisms.gaussian import Gaussian
-        from optmech.mechanisms.truncated_laplace import TruncatedLaplace
-
-        baselines.append(
-            (
-                "truncated Laplace",
-                TruncatedLaplace(
-                    epsilon=privacy.epsilon, delta=privacy.delta, sensitivity=sensitivity
-                ),
-            )
-        )
-        baselines.append(
-            (
-                "Gaussian (analytic)",
-                Gaussian(
-                    epsilon=privacy.epsilon,
-                    delta=privacy.delta,
-                    sensitivity=sensitivity,
-                    calibration="analytic",
-                ),
-            )
-        )
-        return "none ((ε, δ): baselines only)", None, baselines
-    if theorem_cost and not integer:
-        from optmech.mechanisms.uniform_atom import UniformAtom
-
-        ref = UniformAtom.optimal(delta=privacy.delta, sensitivity=sensitivity, cost=cost)
-        return (
-            "uniform+atom optimum within symmetric non-increasing noise "
-            "(Geng, Ding, Guo & Kumar 2019)",
-            ref,
-            baselines,
-        )
-    return "none", None, baselines
 
 
 def compute(
@@ -168,8 +124,14 @@ def compute(
     monotone: bool = False,
     solver: str | None = None,
     grid: str = "auto",
-) -> tuple[dict[str, Any], DesignedNoise, Any, list[tuple[str, Any]]]:
-    """Design and compare; returns (printed numbers, designed noise, reference, baselines)."""
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+) -> tuple[dict[str, Any], Any, Any]:
+    """Design and compare; returns (printed numbers, designed noise, closed-form reference)."""
+    from optmech.costs import parse_cost
+    from optmech.lp.additive import design_noise
+    from optmech.mechanisms.references import closed_form_reference
+    from optmech.privacy import parse_privacy
+
     privacy = parse_privacy(privacy_spec)
     cost = parse_cost(cost_spec)
     noise = design_noise(
@@ -185,11 +147,14 @@ def compute(
         monotone=monotone,
         solver=solver,
         grid=grid,
+        max_memory_gb=max_memory_gb,
     )
     info = noise.info
-    label, ref, baselines = _reference(privacy, sensitivity, cost, integer)
+    ref = closed_form_reference(privacy, sensitivity, cost, integer=integer)
     out: dict[str, Any] = {
         "privacy": str(privacy),
+        # The headline guarantee first: the certified δ at the requested ε for (ε, δ).
+        **{key: value for key, _, value in noise.certified_guarantee()},
         "sensitivity": info.sensitivity,
         "cost": cost.name,
         "integer": integer,
@@ -200,10 +165,8 @@ def compute(
         "monotone": monotone,
         "lp_value": noise.value,
         "lower_bound": noise.lower_bound,
-        "reference": label,
-        "reference_value": None if ref is None else ref.expected_cost(cost),
-        "certified_epsilon": noise.certified_epsilon,
-        "certified_delta": noise.certified_delta,
+        "reference": ref.label,
+        "reference_value": None if ref.optimum is None else ref.optimum.expected_cost(cost),
         "atom": float(getattr(noise, "atom", 0.0)),
         "solver": info.solver,
         "status": info.status,
@@ -219,53 +182,15 @@ def compute(
     }
     if out["reference_value"] is not None:
         out["relative_gap"] = (noise.value - out["reference_value"]) / out["reference_value"]
-    for name, base in baselines:
+    for name, base in ref.baselines:
         out[f"{name} cost"] = base.expected_cost(cost)
-    return out, noise, ref, baselines
-
-
-def _plot(
-    path: str,
-    noise: DesignedNoise,
-    ref: Any,
-    baselines: list[tuple[str, Any]],
-    result: dict[str, Any],
-) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    delta = float(result["sensitivity"])
-    span = min(float(result["periods"]), 4.0) * delta
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    if noise.discrete:
-        k = np.arange(-math.floor(span), math.floor(span) + 1, dtype=float)
-        ax.stem(k, noise.pmf(k), linefmt="C0-", markerfmt="C0o", basefmt=" ", label="designed (LP)")
-        if ref is not None:
-            ax.plot(k, ref.pmf(k), "C1x", label=result["reference"])
-        ax.set_ylabel("pmf")
-    else:
-        x = np.linspace(-span, span, 4001)
-        ax.plot(x, noise.pdf(x), "C0-", lw=1.5, label="designed (LP)")
-        others = ([(result["reference"], ref)] if ref is not None else []) + baselines
-        for i, (name, other) in enumerate(others, start=1):
-            ax.plot(x, other.pdf(x), f"C{i}--", lw=1.0, label=name)
-        atom = float(getattr(noise, "atom", 0.0))
-        if atom > 0:
-            ax.annotate(f"atom {atom:.3g}", (0.0, float(np.max(noise.pdf(x)))), ha="center")
-        ax.set_ylabel("density")
-    ax.set_xlabel("noise x")
-    ax.set_title(f"{result['privacy']}, cost {result['cost']}, LP value {result['lp_value']:.6g}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return out, noise, ref
 
 
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
-    result, noise, ref, baselines = compute(
+    plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    result, noise, _ = compute(
         args.privacy,
         sensitivity=args.sensitivity,
         cost_spec=args.cost,
@@ -276,13 +201,23 @@ def run(args: argparse.Namespace) -> int:
         monotone=args.monotone,
         solver=args.solver,
         grid=args.grid,
+        max_memory_gb=args.max_memory_gb,
     )
-    if args.plot:
-        _plot(args.plot, noise, ref, baselines, result)
-        result["plot"] = args.plot
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from optmech.plotting import save_figure
+
+        save_figure(noise.plot(), plot)
+        result["plot"] = str(plot)
     if args.json:
         print_json(result)
         return 0
-    rows = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in result.items()]
+    labels = {key: label for key, label, _ in noise.certified_guarantee()}
+    rows = [
+        (labels.get(k, k), ("yes" if v else "no") if isinstance(v, bool) else v)
+        for k, v in result.items()
+    ]
     print_table(("quantity", "value"), rows)
     return 0

@@ -21,15 +21,36 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from optmech.cli._args import (
+    add_cost,
+    add_json,
+    add_max_memory,
+    add_plot,
+    add_solver,
+    check_output_path,
+)
 from optmech.cli._output import fmt, print_json, print_table
-from optmech.costs import parse_cost
-from optmech.graphs import is_path_graph, node_values, parse_graph
-from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
-from optmech.lp.user import UserMechanism, bayesian_mechanism, minimax_mechanism
 
-__all__ = ["compute", "register", "run"]
+__all__ = ["FLAGS", "compute", "register", "run"]
+
+#: The library's parameter names as this command spells them (for error messages).
+FLAGS = {
+    "max_memory_gb": "--max-memory-gb",
+    "max_variables": "--max-memory-gb",
+    "normalize": "--normalize-prior",
+    "prior": "--prior",
+    "loss": "--cost",
+    "cost": "--cost",
+    "epsilon": "--epsilon",
+    "side_information": "--side-info",
+    "graph": "--graph",
+    "solver": "--solver",
+}
+
+#: The user LPs' default memory limit, repeated here so ``--help`` loads no LP module (a test
+#: keeps the two equal).
+DEFAULT_MAX_MEMORY_GB = 2.4
 
 #: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
 MAX_PRINTED_COLUMNS = 25
@@ -52,22 +73,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="largest query result (inputs 0..N); needed for the path graph",
     )
     parser.add_argument(
-        "--epsilon", type=float, required=True, metavar="E", help="privacy parameter, in (0, 50]"
+        "--epsilon",
+        type=float,
+        required=True,
+        metavar="E",
+        help="privacy parameter, in (0, 50] (above 50, e^ε exceeds 1e21 and the LP loses meaning)",
     )
     parser.add_argument(
         "--prior",
         default="uniform",
         metavar="PRIOR",
-        help="uniform (default), binomial:p, or a JSON file with a list of "
-        "probabilities (Bayesian users)",
+        help="uniform, binomial:p, or a JSON file holding a list of probabilities (Bayesian users)",
     )
     parser.add_argument(
-        "--loss",
-        default="abs",
-        metavar="SPEC",
-        help="cost of answer − truth: abs (default), squared, power:P, "
-        "zero-one[:T], asym:OVER,UNDER[,P]; or a JSON file with a loss matrix",
+        "--normalize-prior",
+        action="store_true",
+        help="divide the prior by its sum instead of requiring it to sum to 1",
     )
+    add_cost(parser, matrix=True)
     parser.add_argument(
         "--minimax",
         action="store_true",
@@ -83,21 +106,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--graph",
         default="path",
         metavar="GRAPH",
-        help="path (default), sensitivity:D, grid:AxB, king:AxB, hypercube:R",
+        help="neighbour graph: path, sensitivity:D, grid:AxB, king:AxB, hypercube:R",
     )
-    parser.add_argument(
-        "--solver",
-        default=None,
-        metavar="NAME",
-        help="LP solver (HIGHS, CLARABEL, ...); default by problem size",
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    parser.add_argument(
-        "--plot",
-        default=None,
-        metavar="OUT.png",
-        help="save a heat map of the mechanism to this PNG file",
-    )
+    add_solver(parser)
+    add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    add_json(parser)
+    add_plot(parser, "a heat map of the mechanism")
     parser.set_defaults(run=run)
 
 
@@ -110,8 +124,23 @@ def _read_json(path: str, what: str) -> Any:
         raise ValueError(f"`{what}` file {path!r} is not valid JSON: {exc}.") from exc
 
 
+def _json_prior(spec: str) -> np.ndarray:
+    """The list of probabilities in the JSON file ``spec``, or a ValueError naming --prior."""
+    data = _read_json(spec, "--prior")
+    if not isinstance(data, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in data
+    ):
+        raise ValueError(
+            f"`--prior` file {spec!r} must hold a JSON list of probabilities such as "
+            f"[0.5, 0.25, 0.25]; got {type(data).__name__} {str(data)[:60]}."
+        )
+    return np.asarray(data, dtype=np.float64)
+
+
 def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
     """The prior over the graph's nodes from a CLI spec."""
+    from scipy import stats
+
     name, _, arg = spec.strip().partition(":")
     if name.lower() == "uniform" and not arg:
         return np.full(values.shape[0], 1.0 / values.shape[0])
@@ -119,9 +148,9 @@ def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
         try:
             prob = float(arg)
         except ValueError as exc:
-            raise ValueError(f"`prior` binomial:p needs a number p; got {spec!r}.") from exc
+            raise ValueError(f"`--prior` binomial:p needs a number p; got {spec!r}.") from exc
         if not 0.0 <= prob <= 1.0:
-            raise ValueError(f"`prior` binomial:p needs p in [0, 1]; got {prob!r}.")
+            raise ValueError(f"`--prior` binomial:p needs p in [0, 1]; got {prob!r}.")
         if graph_kind == "hypercube":  # every row ~ Bernoulli(p): P(D) = p^k (1 − p)^(R − k)
             rows = int(values.max())
             pmf = prob**values * (1.0 - prob) ** (rows - values)
@@ -129,17 +158,19 @@ def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
             vals = values.reshape(values.shape[0], -1)
             pmf = stats.binom.pmf(vals, vals.max(axis=0)[None, :], prob).prod(axis=1)
         return pmf / pmf.sum()
-    path = Path(spec)
-    if path.suffix.lower() == ".json":
-        return np.asarray(_read_json(spec, "prior"), dtype=np.float64)
+    if Path(spec).suffix.lower() == ".json":
+        return _json_prior(spec)
     raise ValueError(
-        f"`prior` must be 'uniform', 'binomial:p' or a .json file with probabilities; got {spec!r}."
+        "`--prior` must be 'uniform', 'binomial:p' or a .json file with probabilities; got "
+        f"{spec!r}."
     )
 
 
 def _loss(spec: str) -> Any:
+    from optmech.costs import parse_cost
+
     if spec.strip().lower().endswith(".json"):
-        return np.asarray(_read_json(spec, "loss"), dtype=np.float64)
+        return np.asarray(_read_json(spec, "--cost"), dtype=np.float64)
     return parse_cost(spec)
 
 
@@ -164,22 +195,29 @@ def compute(
     side_info: str | None = None,
     graph: str = "path",
     solver: str | None = None,
-) -> tuple[dict[str, Any], UserMechanism]:
+    normalize_prior: bool = False,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+) -> tuple[dict[str, Any], Any]:
     """Solve and assemble everything the command prints (also used by the tests)."""
+    from optmech._validation import check_int
+    from optmech.graphs import node_values, parse_graph
+    from optmech.lp.user import bayesian_mechanism, minimax_mechanism
+
     loss_arg = _loss(loss)
-    n_eff = n
+    n_eff = None if n is None else check_int("--n", n, low=1)
     if n_eff is None and isinstance(loss_arg, np.ndarray) and loss_arg.ndim == 2:
         n_eff = loss_arg.shape[0] - 1
     if n_eff is None and not graph.startswith(("grid", "king", "hypercube")):
         if prior.lower().endswith(".json"):
-            n_eff = len(_read_json(prior, "prior")) - 1
+            n_eff = len(_json_prior(prior)) - 1
         else:
             raise ValueError("`--n` is needed for the path and sensitivity graphs.")
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
+    limits = {"solver": solver, "max_memory_gb": max_memory_gb}
     if minimax:
-        result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, solver=solver)
+        result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
     else:
         if side is not None:
             raise ValueError("`--side-info` is for minimax users: add --minimax.")
@@ -188,7 +226,8 @@ def compute(
             loss_arg,
             epsilon,
             graph=g,
-            solver=solver,
+            normalize=normalize_prior,
+            **limits,
         )
     out: dict[str, Any] = {
         "objective": result.objective,
@@ -210,6 +249,9 @@ def compute(
         "remap": None,
         "geometric_note": "",
     }
+    from optmech.graphs import is_path_graph
+    from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
+
     count_query = is_path_graph(g) and result.setting.is_count_query
     if not count_query:
         out["geometric_note"] = (
@@ -238,23 +280,6 @@ def compute(
     return out, result
 
 
-def _plot(result: UserMechanism, path: str, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.0, 5.0))
-    image = ax.imshow(result.mechanism, cmap="viridis", aspect="auto", interpolation="nearest")
-    ax.set_xlabel("output r")
-    ax.set_ylabel("input i")
-    ax.set_title(title, fontsize=10)
-    fig.colorbar(image, ax=ax, label="P(r | i)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def _label(v: Any) -> str:
     if isinstance(v, list):
         return "(" + ",".join(fmt(float(x), 3) for x in v) + ")"
@@ -263,28 +288,32 @@ def _label(v: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
+    plot = check_output_path("--plot", args.plot)  # before the solve, not after
     out, result = compute(
         n=args.n,
         epsilon=args.epsilon,
         prior=args.prior,
-        loss=args.loss,
+        loss=args.cost,
         minimax=args.minimax,
         side_info=args.side_info,
         graph=args.graph,
         solver=args.solver,
+        normalize_prior=args.normalize_prior,
+        max_memory_gb=args.max_memory_gb,
     )
-    title = (
-        f"{out['objective']} user, {out['graph']}, eps={args.epsilon:g}, loss {args.loss}: "
-        f"value {out['value']:.6g}"
-    )
-    if args.plot:
-        _plot(result, args.plot, title)
-        out["plot"] = args.plot
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from optmech.plotting import save_figure
+
+        save_figure(result.plot(), plot)
+        out["plot"] = str(plot)
     if args.json:
         print_json(out)
         return 0
     summary = [
-        ("user", f"{out['objective']}, loss {args.loss}"),
+        ("user", f"{out['objective']}, cost {args.cost}"),
         ("graph", out["graph"]),
         ("epsilon", out["epsilon"]),
         ("optimal value (LP, certified)", out["value"]),

@@ -238,6 +238,56 @@ class DesignedNoise(ProvenanceFields):
         """The record as a plain dict (see :class:`DesignRecord`)."""
         return self._record.to_dict()
 
+    def certified_guarantee(self) -> list[tuple[str, str, float]]:
+        """``(attribute, label, value)`` of the certified guarantee, headline first: for
+        (ε, δ) the certified δ at the requested ε, then the pure-ε bound (δ = 0) labelled as
+        what it is (often ``inf``: a δ > 0 design need not be ε-DP for any ε)."""
+        rec = self._record
+        if rec.spec.pure:
+            return [("certified_epsilon", "certified ε", rec.certified_epsilon)]
+        return [
+            (
+                "certified_delta",
+                f"certified δ at ε = {rec.privacy.epsilon:g}",
+                rec.certified_delta,
+            ),
+            ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
+        ]
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        rec = self._record
+        return [
+            ("guarantee", rec.privacy),
+            ("cost", rec.cost.name),
+            *((label, value) for _, label, value in self.certified_guarantee()),
+            *super()._summary_rows(),
+            ("grid", f"{rec.grid}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
+        ]
+
+    def plot(  # type: ignore[override]
+        self, ax: Any = None, *, reference: bool = True, span: float | None = None
+    ) -> Any:
+        """Draw the designed density (or pmf) beside the closed-form optimum or baselines
+        (:func:`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
+        False; returns the Axes."""
+        from optmech.mechanisms.references import closed_form_reference
+        from optmech.plotting import plot_noise
+
+        refs: list[tuple[str, Any]] = []
+        if reference:
+            rec = self._record
+            found = closed_form_reference(
+                rec.privacy, rec.sensitivity, rec.cost, integer=rec.integer
+            )
+            refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
+                found.baselines
+            )
+        ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
+        ax.set_title(
+            f"{self._record.privacy}, cost {self._record.cost.name}, value {self.value:.6g}"
+        )
+        return ax
+
     def _describe(self) -> str:
         rec = self._record
         return (

@@ -188,6 +188,18 @@ class RemapResult(ProvenanceFields):
     kind: RemapKind
     provenance: Provenance
 
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of :attr:`mechanism` (``M T``, rows: inputs); returns the Axes."""
+        from optmech.plotting import plot_mechanism
+
+        return plot_mechanism(
+            self.mechanism, ax, title=f"{self.kind} remap, value {self.value:.6g}"
+        )
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"
+        return [("remap", f"{self.kind}, {shape}"), *super()._summary_rows()]
+
     def __repr__(self) -> str:
         return (
             f"RemapResult({self.kind}, {self.remap.shape[0]}x{self.remap.shape[1]}, "

@@ -166,6 +166,25 @@ class NoiseDistribution(ABC):
             raise ValueError(f"the expected cost of {self!r} under {c!r} is not finite.")
         return value
 
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        references: Any = (),
+        span: float | None = None,
+        label: str | None = None,
+    ) -> Any:
+        """Draw the density (or pmf) with optional named ``references``; returns the Axes
+        (:func:`optmech.plotting.plot_noise`)."""
+        from optmech.plotting import plot_noise
+
+        return plot_noise(self, ax, references=references, span=span, label=label)
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(repr(self), [("guarantee", self.privacy)])
+
     @property
     def epsilon(self) -> float:
         """ε of :attr:`privacy`."""

@@ -13,18 +13,22 @@ import os
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from optmech._validation import check_int
 from optmech.sweep.spec import SweepSpec
 from optmech.sweep.store import ResultStore
-from optmech.sweep.tasks import resolve_task, run_task
+from optmech.sweep.tasks import check_task_parameters, run_task
 
-__all__ = ["SweepSummary", "run_sweep"]
+__all__ = ["CONNECT_TIMEOUT", "SweepSummary", "run_sweep"]
+
+#: How long to wait for a Dask scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT = "5s"
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class SweepSummary:
     failed: int
     seconds: float
     store: str
+    #: Each distinct failure reason of this call (the exception's first line) and its count.
+    failures: dict[str, int] = field(default_factory=dict)
+    #: The sweep's task keys in grid order (the order of :meth:`SweepSpec.tasks`).
+    keys: tuple[str, ...] = ()
 
 
 def _timed(name: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None, float]:
@@ -76,7 +84,7 @@ def _dask(
             "`scheduler` needs dask.distributed: pip install 'optmech[dask]'."
         ) from exc
     own = not isinstance(scheduler, Client)
-    client = Client(scheduler, timeout="30s") if own else scheduler
+    client = _connect(Client, scheduler) if own else scheduler
     try:
         futures = {}
         for key, params in todo:
@@ -88,6 +96,23 @@ def _dask(
     finally:
         if own:
             client.close()
+
+
+def _connect(client_class: Any, address: Any) -> Any:
+    """A client of the scheduler at ``address``, or a one-line ValueError naming it."""
+    try:
+        return client_class(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(
+            f"`scheduler`: no Dask scheduler answered at {address!r} within "
+            f"{CONNECT_TIMEOUT} ({reason}); start one (dask scheduler) or fix the address."
+        ) from None
+
+
+def _reason(error: str) -> str:
+    """The first line of a stored error (``Type: message``)."""
+    return error.splitlines()[0] if error else "unknown error"
 
 
 def run_sweep(
@@ -120,7 +145,8 @@ def run_sweep(
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"`spec` must be a SweepSpec (see load_spec); got {type(spec).__name__}.")
-    resolve_task(spec.task)  # unknown task: a clear error before anything runs
+    # An unknown task or a misspelt parameter: a clear error before anything runs.
+    check_task_parameters(spec.task, {*spec.grid, *spec.fixed})
     n_workers = (os.cpu_count() or 1) if workers is None else check_int("workers", workers, low=1)
     path = Path(store or spec.store or f"{spec.name}.sqlite")
     start = time.perf_counter()
@@ -138,7 +164,8 @@ def run_sweep(
             from tqdm import tqdm
 
             bar = tqdm(total=len(todo), desc=spec.name, unit="task", file=sys.stderr)
-        completed = failed = 0
+        completed = 0
+        reasons: Counter[str] = Counter()
         try:
             for key, params, (result, error, seconds) in stream:
                 db.record(
@@ -153,7 +180,7 @@ def run_sweep(
                 if error is None:
                     completed += 1
                 else:
-                    failed += 1
+                    reasons[_reason(error)] += 1
                 if bar is not None:
                     bar.update(1)
         finally:
@@ -163,7 +190,9 @@ def run_sweep(
         total=len(tasks),
         skipped=len(tasks) - len(todo),
         completed=completed,
-        failed=failed,
+        failed=sum(reasons.values()),
         seconds=time.perf_counter() - start,
         store=str(path),
+        failures=dict(reasons.most_common()),
+        keys=tuple(k for k, _ in tasks),
     )

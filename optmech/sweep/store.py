@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -141,11 +142,21 @@ class ResultStore:
             )
         return out
 
-    def to_csv(self, path: str | Path, *, sweep: str | None = None) -> int:
-        """Write a tidy CSV (one column per parameter and result field); returns the row count."""
+    def to_csv(
+        self, path: str | Path, *, sweep: str | None = None, order: Sequence[str] | None = None
+    ) -> int:
+        """Write a tidy CSV (one column per parameter and result field, then ``status``,
+        ``error`` — the failure's first line — and ``seconds``); returns the row count.
+
+        ``order``: task keys in the order the rows should appear (a sweep's grid order); rows
+        not listed follow in completion order. Default: completion order.
+        """
         import csv
 
-        rows = [r for r in self.rows(sweep=sweep) if r["status"] == "ok"]
+        rows = self.rows(sweep=sweep)
+        if order is not None:
+            rank = {key: i for i, key in enumerate(order)}
+            rows.sort(key=lambda r: rank.get(r["key"], len(rank)))
         param_cols = sorted({k for r in rows for k in r["params"]})
         result_cols = sorted({k for r in rows for k in (r["result"] or {})})
         target = Path(path)
@@ -153,8 +164,9 @@ class ResultStore:
         tmp = target.with_suffix(target.suffix + ".partial")
         with tmp.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["key", *param_cols, *result_cols, "seconds"])
+            writer.writerow(["key", *param_cols, *result_cols, "status", "error", "seconds"])
             for r in rows:
+                error = (r["error"] or "").splitlines()
                 writer.writerow(
                     [r["key"][:12]]
                     + [
@@ -164,7 +176,7 @@ class ResultStore:
                         for c in param_cols
                     ]
                     + [(r["result"] or {}).get(c) for c in result_cols]
-                    + [r["seconds"]]
+                    + [r["status"], error[0] if error else "", r["seconds"]]
                 )
         tmp.replace(target)
         return len(rows)

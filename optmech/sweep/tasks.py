@@ -9,13 +9,14 @@ than return NaN: the runner records the exception as an ``error`` row, retried n
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["available_tasks", "resolve_task", "sweep_task"]
+__all__ = ["available_tasks", "check_task_parameters", "resolve_task", "sweep_task"]
 
 TaskFn = Callable[..., dict[str, Any]]
 _TASKS: dict[str, TaskFn] = {}
@@ -54,6 +55,38 @@ def resolve_task(name: str) -> TaskFn:
     if not callable(fn):
         raise ValueError(f"sweep spec: {module_name!r} has no function {attr!r}.")
     return fn
+
+
+def check_task_parameters(name: str, keys: Any) -> None:
+    """Raise ValueError unless the task ``name`` accepts every parameter in ``keys`` and gets
+    every parameter it requires (a misspelt grid key fails before anything runs)."""
+    try:
+        sig = inspect.signature(resolve_task(name))
+    except (TypeError, ValueError):  # no signature to read (a builtin): the tasks will say
+        return
+    params = sig.parameters.values()
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    accepted = [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    unknown = sorted(set(keys) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"sweep spec: task {name!r} has no parameter {', '.join(map(repr, unknown))}; its "
+            f"parameters are {', '.join(accepted)}."
+        )
+    missing = [
+        p.name
+        for p in params
+        if p.default is inspect.Parameter.empty and p.name in accepted and p.name not in keys
+    ]
+    if missing:
+        raise ValueError(
+            f"sweep spec: task {name!r} needs {', '.join(map(repr, missing))} in `grid` or `fixed`."
+        )
 
 
 def run_task(name: str, params: dict[str, Any]) -> dict[str, Any]:

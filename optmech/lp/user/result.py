@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -115,6 +116,25 @@ class UserMechanism(_Provenanced):
     def outputs(self) -> FloatArray:
         """Labels of the columns."""
         return self.setting.outputs
+
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of :attr:`mechanism` (rows: inputs); returns the Axes."""
+        from optmech.plotting import plot_mechanism
+
+        return plot_mechanism(
+            self.mechanism,
+            ax,
+            outputs=self.outputs,
+            title=f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}",
+        )
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        n_in, n_out = self.mechanism.shape
+        return [
+            ("user", f"{self.objective}, {n_in} inputs × {n_out} outputs"),
+            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
+            *super()._summary_rows(),
+        ]
 
     def __repr__(self) -> str:
         n_in, n_out = self.mechanism.shape

@@ -1,0 +1,119 @@
+"""Figures of noise and mechanisms, for notebooks and the command line (matplotlib).
+
+Every function draws into ``ax`` (a new figure's axes if ``None``) and returns the Axes; the
+``plot`` methods of the noise families, the designed noise and the count mechanisms call these,
+and ``optmech design|user --plot`` saves what they draw. matplotlib is imported on first use.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["plot_mechanism", "plot_noise", "save_figure"]
+
+
+def _axes(ax: Any) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(8, 4.5))[1]
+
+
+def _span(noise: Any) -> float:
+    """Half-width to draw: four sensitivities, or the 99.9% central interval if wider apart."""
+    sens = float(getattr(noise, "sensitivity", 1.0) or 1.0)
+    try:
+        q = float(noise.ppf(0.9995))
+    except (NotImplementedError, ValueError, AttributeError):
+        q = 0.0
+    span = max(4.0 * sens, q if math.isfinite(q) else 0.0)
+    return min(span, 40.0 * sens)
+
+
+def plot_noise(
+    noise: Any,
+    ax: Any = None,
+    *,
+    references: Sequence[tuple[str, Any]] = (),
+    span: float | None = None,
+    label: str | None = None,
+) -> Any:
+    """The density (or pmf on ℤ) of ``noise`` on ``[−span, span]``, with named ``references``.
+
+    Parameters
+    ----------
+    noise : NoiseDistribution
+        Any continuous or lattice noise of :mod:`optmech.mechanisms` (designed ones included).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw.
+    references : sequence of (str, NoiseDistribution)
+        Further noises drawn dashed (or as crosses on ℤ), e.g. the theorem's optimum.
+    span : float, optional
+        Half-width of the window (default: four sensitivities, wider for heavy noise).
+    label : str, optional
+        Legend entry of ``noise`` (default: its class name).
+    """
+    ax = _axes(ax)
+    half = _span(noise) if span is None else float(span)
+    name = label or type(noise).__name__
+    if hasattr(noise, "pmf"):
+        k = np.arange(-math.floor(half), math.floor(half) + 1, dtype=float)
+        ax.stem(k, noise.pmf(k), linefmt="C0-", markerfmt="C0o", basefmt=" ", label=name)
+        for i, (ref_name, ref) in enumerate(references, start=1):
+            ax.plot(k, ref.pmf(k), f"C{i}x", label=ref_name)
+        ax.set_ylabel("pmf")
+    else:
+        x = np.linspace(-half, half, 4001)
+        ax.plot(x, noise.pdf(x), "C0-", lw=1.5, label=name)
+        for i, (ref_name, ref) in enumerate(references, start=1):
+            ax.plot(x, ref.pdf(x), f"C{i}--", lw=1.0, label=ref_name)
+        atom = float(getattr(noise, "atom", 0.0) or 0.0)
+        if atom > 0:
+            ax.annotate(f"atom {atom:.3g} at 0", (0.0, float(np.max(noise.pdf(x)))), ha="center")
+        ax.set_ylabel("density")
+    ax.set_xlabel("noise x")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_mechanism(
+    mechanism: Any,
+    ax: Any = None,
+    *,
+    inputs: Sequence[Any] | None = None,
+    outputs: Sequence[Any] | None = None,
+    title: str | None = None,
+) -> Any:
+    """Heat map of a mechanism matrix ``M[i, r] = P(output r | input i)`` (rows: inputs)."""
+    ax = _axes(ax)
+    m = np.asarray(mechanism, dtype=np.float64)
+    image = ax.imshow(m, aspect="auto", cmap="viridis", interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, label="P(output | input)")
+    ax.set_xlabel("output")
+    ax.set_ylabel("input")
+    for setter, labels, size in (
+        (ax.set_xticks, outputs, m.shape[1]),
+        (ax.set_yticks, inputs, m.shape[0]),
+    ):
+        if labels is not None and size <= 30:
+            setter(range(size), [str(v) for v in labels])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def save_figure(ax: Any, path: str | Path) -> Path:
+    """Save the figure of ``ax`` to ``path`` (PNG) and close it; returns the path."""
+    import matplotlib.pyplot as plt
+
+    fig = ax.figure
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
