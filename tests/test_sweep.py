@@ -226,7 +226,8 @@ def test_cli_csv_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     summary = json.loads(capsys.readouterr().out)
     assert summary["completed"] == 3
     lines = out.read_text().splitlines()
-    assert lines[0].split(",") == ["key", "x", "square", "seconds"] and len(lines) == 4
+    header = ["key", "x", "square", "status", "error", "seconds"]
+    assert lines[0].split(",") == header and len(lines) == 4
 
 
 def test_builtin_lp_tasks_agree_with_the_theorems() -> None:
@@ -257,3 +258,69 @@ def test_unknown_prior_spec_is_a_clear_error() -> None:
 
     with pytest.raises(ValueError, match="`prior` must be 'uniform'"):
         run_task("bayesian", {"n": 3, "epsilon": 1.0, "prior": "zipf"})
+
+
+# -- what the command says when tasks fail ------------------------------------------------------
+def _write(path: Path, spec: dict) -> Path:
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def test_a_misspelt_grid_key_is_named_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _write(
+        tmp_path / "s.json", {"task": "staircase", "grid": {"epsilom": [1, 2]}, "name": "typo"}
+    )
+    store = tmp_path / "typo.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "'epsilom'" in err and "epsilon, cost, sensitivity" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not store.exists()
+
+
+def test_failures_are_summarised_and_exported_in_grid_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _write(
+        tmp_path / "s.json",
+        {"task": "_sweep_helpers:fails_on_three", "grid": {"x": [3, 1, 3.0, 2]}, "name": "f"},
+    )
+    out = tmp_path / "f.csv"
+    argv = ["sweep", str(spec), "--store", str(tmp_path / "f.sqlite"), "--workers", "2"]
+    assert main([*argv, "--csv", str(out), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "failed ×2: RuntimeError: three is unlucky" in err
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "key,x,x,status,error,seconds"  # the parameter x, the result x
+    xs = [line.split(",")[1] for line in lines[1:]]
+    assert xs == ["3", "1", "3.0", "2"]  # grid order, not completion order
+    status = [line.split(",")[-3] for line in lines[1:]]
+    assert status == ["error", "ok", "error", "ok"]
+    assert all("three is unlucky" in line for line in lines[1:] if ",error," in line)
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_the_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import optmech.sweep.runner as runner
+
+    monkeypatch.setattr(runner, "CONNECT_TIMEOUT", "1s")
+    spec = _write(tmp_path / "s.json", {"task": "staircase", "grid": {"epsilon": [1]}, "name": "d"})
+    argv = ["sweep", str(spec), "--store", str(tmp_path / "d.sqlite"), "--no-progress"]
+    assert main([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "tcp://127.0.0.1:9" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_csv_path_is_checked_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _write(tmp_path / "s.json", {"task": "staircase", "grid": {"epsilon": [1]}, "name": "c"})
+    store = tmp_path / "c.sqlite"
+    argv = ["sweep", str(spec), "--store", str(store), "--no-progress"]
+    assert main([*argv, "--csv", str(tmp_path / "missing" / "out.csv")]) == 2
+    assert "`--csv`" in capsys.readouterr().err
+    assert not store.exists()

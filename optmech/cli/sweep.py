@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from optmech.cli._args import add_json, check_output_path
 from optmech.cli._output import print_json, print_table
-from optmech.sweep import ResultStore, load_spec, run_sweep
 
-__all__ = ["register", "run"]
+__all__ = ["FLAGS", "register", "run"]
+
+#: The library's parameter names as this command spells them (for error messages).
+FLAGS = {"scheduler": "--scheduler", "workers": "--workers", "store": "--store"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,13 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--store",
         type=Path,
         default=None,
-        help="SQLite file (default: the spec's `store`, else NAME.sqlite)",
+        help="SQLite file (default: the spec's `store`, else NAME.sqlite in this folder)",
     )
     parser.add_argument(
         "--scheduler",
         default=None,
         metavar="ADDRESS",
-        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: local)",
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: local processes)",
     )
     parser.add_argument(
         "--workers",
@@ -43,15 +47,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=Path,
         default=None,
         metavar="OUT.csv",
-        help="export the sweep's finished rows as a tidy CSV",
+        help="export the sweep's rows as a tidy CSV in grid order (failed rows with their error)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_json(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the sweep; print a summary; exit 1 if any task failed."""
+    """Run the sweep; print a summary and each distinct failure; exit 1 if any task failed."""
+    from optmech.sweep import ResultStore, load_spec, run_sweep
+
+    csv_path = check_output_path("--csv", args.csv)
     spec = load_spec(args.spec)
     summary = run_sweep(
         spec,
@@ -60,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=not args.no_progress,
     )
-    if args.csv is not None:
+    if csv_path is not None:
         with ResultStore(summary.store) as db:
-            db.to_csv(args.csv, sweep=spec.name)
+            db.to_csv(csv_path, sweep=spec.name, order=summary.keys)
     payload = {
         "sweep": spec.name,
         "tasks": summary.total,
@@ -73,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
         "store": summary.store,
     }
     if args.json:
-        print_json(payload)
+        print_json({**payload, "failures": summary.failures})
     else:
         print_table(("field", "value"), list(payload.items()))
+    for reason, count in summary.failures.items():
+        print(f"failed ×{count}: {reason}", file=sys.stderr)
     return 0 if summary.failed == 0 else 1

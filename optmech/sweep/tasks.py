@@ -60,8 +60,9 @@ def resolve_task(name: str) -> TaskFn:
 def check_task_parameters(name: str, keys: Any) -> None:
     """Raise ValueError unless the task ``name`` accepts every parameter in ``keys`` and gets
     every parameter it requires (a misspelt grid key fails before anything runs)."""
+    fn = resolve_task(name)  # an unknown task: a clear error
     try:
-        sig = inspect.signature(resolve_task(name))
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):  # no signature to read (a builtin): the tasks will say
         return
     params = sig.parameters.values()
