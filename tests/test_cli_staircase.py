@@ -53,11 +53,11 @@ def test_power_cost_and_table(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--epsilon", "-1"], "`epsilon`"),
-        (["--epsilon", "nan"], "`epsilon`"),
-        (["--epsilon", "1", "--sensitivity", "0"], "`sensitivity`"),
+        (["--epsilon", "-1"], "`--epsilon`"),
+        (["--epsilon", "nan"], "`--epsilon`"),
+        (["--epsilon", "1", "--sensitivity", "0"], "`--sensitivity`"),
         (["--epsilon", "1", "--cost", "asym:3,1"], "symmetric"),
-        (["--epsilon", "1", "--cost", "cubic"], "`cost` spec"),
+        (["--epsilon", "1", "--cost", "cubic"], "`--cost` spec"),
     ],
 )
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], args, message) -> None:

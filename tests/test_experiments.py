@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import csv
 import math
+import os
+import stat
+from pathlib import Path
 
 import matplotlib.image
 import numpy as np
@@ -182,7 +185,9 @@ def test_seed_reproducible(tmp_path: object, results: dict[str, object]) -> None
 
 def test_cli(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["experiment", "--list"]) == 0
-    assert capsys.readouterr().out.split() == list(EXPERIMENTS)
+    lines = capsys.readouterr().out.splitlines()[2:]  # under the header and its rule
+    assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
+    assert all(line.rstrip().endswith(" s") for line in lines)  # a typical run time each
     assert main(["experiment", "no-such-thing"]) == 2
     err = capsys.readouterr().err
     assert "no-such-thing" in err and "staircase-gain" in err and "Traceback" not in err
@@ -197,3 +202,24 @@ def test_bad_arguments(tmp_path: object) -> None:
         run_experiment("nope", tmp_path)
     with pytest.raises(ValueError, match="`seed` must be"):
         run_experiment("gamma-star", tmp_path, seed=-1)
+
+
+def test_outputs_are_written_with_the_usual_permissions(tmp_path: Path) -> None:
+    """Not 0600 (what a temporary file gets): 0666 less the process's umask."""
+    mask = os.umask(0o022)
+    try:
+        result = run_experiment("gamma-star", tmp_path / "perm", quick=True)
+    finally:
+        os.umask(mask)
+    for path in (result.csv, result.figure, result.summary):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_an_unwritable_out_folder_is_refused_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    assert main(["experiment", "gamma-star", "--quick", "--out", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert "`--out`" in err and "Traceback" not in err

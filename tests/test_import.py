@@ -68,3 +68,31 @@ def test_type_checking_imports_match_the_lazy_table() -> None:
         (name, module or "optmech") for module, names in optmech._EXPORTS.items() for name in names
     }
     assert imported == expected
+
+
+CLI_PATH = """
+import sys
+from optmech.cli import main
+for argv in {argvs!r}:
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+print(",".join(sorted(m for m in {heavy!r} if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def test_the_cli_help_and_closed_forms_load_no_lp_graph_or_plot_library() -> None:
+    argvs = [
+        ["--help"],
+        ["staircase", "--epsilon", "1", "--cost", "abs"],
+        *([name, "--help"] for name in ("staircase", "design", "user", "verify", "sweep")),
+        ["experiment", "--list"],
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", CLI_PATH.format(argvs=argvs, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stderr.splitlines()[-1] == ""  # the names of the heavy modules loaded: none

@@ -86,17 +86,24 @@ def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--plot", default=None, metavar="OUT.png", help=f"save {what} (PNG)")
 
 
-def check_output_path(flag: str, path: str | os.PathLike[str] | None) -> Path | None:
+def check_output_path(
+    flag: str, path: str | os.PathLike[str] | None, *, create: bool = False
+) -> Path | None:
     """``path`` as a Path if a file can be written there, else ValueError naming ``flag``.
 
-    Checked before any work is done, so a long solve never ends in an unwritable path.
+    Checked before any work is done, so a long solve never ends in an unwritable path. With
+    ``create`` the missing folders will be made when the file is written: the nearest existing
+    one must be writable; otherwise the folder must exist.
     """
     if path is None:
         return None
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise ValueError(f"`{flag}` must be a file path; got the folder {str(target)!r}.")
+    folder = target.parent
+    if create:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
     if not folder.is_dir():
         raise ValueError(f"`{flag}`: the folder {str(folder)!r} does not exist; got {str(path)!r}.")
     if not os.access(folder, os.W_OK):

@@ -12,7 +12,9 @@ Example::
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from optmech.cli._args import check_output_path
 from optmech.cli._output import print_table
 
 __all__ = ["register", "run"]
@@ -32,26 +34,35 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment to run")
     parser.add_argument(
-        "--out", metavar="DIR", default=None, help="output folder (default ./results/NAME)"
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="output folder, created if missing (default: ./results/NAME)",
     )
-    parser.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="random seed, ≥ 0 (default 0)"
-    )
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed, ≥ 0")
     parser.add_argument("--quick", action="store_true", help="run a small version")
-    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the experiments, what each shows and its typical run time, and exit",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the experiment; an unknown or missing name raises ValueError (exit status 2)."""
-    from optmech.experiments import EXPERIMENTS, run_experiment
+    from optmech.experiments import ABOUT, EXPERIMENTS, run_experiment
 
     if args.list:
-        for name in EXPERIMENTS:
-            print(name)
+        print_table(
+            ("experiment", "what it shows", "--quick", "full"),
+            [(name, *ABOUT[name]) for name in EXPERIMENTS],
+        )
         return 0
     if args.name is None:
         raise ValueError(f"an experiment NAME is required, one of {', '.join(EXPERIMENTS)}.")
+    if args.out is not None:
+        check_output_path("--out", Path(args.out) / "summary.md", create=True)
     result = run_experiment(args.name, args.out, seed=args.seed, quick=args.quick)
     rows = [
         ("csv", str(result.csv)),

@@ -1,7 +1,7 @@
 """``optmech staircase``: the optimal staircase for one ε, and how much it gains over Laplace.
 
 Prints γ* (closed form for ``abs`` and ``squared``, a 1-D minimisation of the exact cost
-otherwise; seed 000, THEORY.md §1), the staircase's exact expected cost, the Laplace cost
+otherwise; Geng & Viswanath 2016, Thm. 4), the staircase's exact expected cost, the Laplace cost
 ``E c(Lap(Δ/ε))`` and their ratio.
 
 Example::
@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from optmech.cli._args import add_cost, add_json
 from optmech.cli._output import print_json, print_table
-from optmech.costs import parse_cost
-from optmech.mechanisms.laplace import Laplace
-from optmech.mechanisms.staircase import Staircase, heuristic_gamma
 
-__all__ = ["register", "run"]
+__all__ = ["FLAGS", "register", "run"]
+
+#: The library's parameter names as this command spells them (for error messages).
+FLAGS = {"epsilon": "--epsilon", "sensitivity": "--sensitivity", "cost": "--cost"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,27 +37,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=float,
         required=True,
         metavar="E",
-        help="privacy parameter, in [1e-6, 700]",
+        help="privacy parameter, in [1e-6, 700] (the closed forms' series lose accuracy below "
+        "and e^(−ε) underflows above)",
     )
     parser.add_argument(
         "--sensitivity",
         type=float,
         default=1.0,
         metavar="D",
-        help="query sensitivity, > 0 (default 1)",
+        help="query sensitivity, > 0",
     )
-    parser.add_argument(
-        "--cost",
-        default="abs",
-        metavar="COST",
-        help="cost of the error: abs (default), squared, power:P, zero-one:T",
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_cost(parser)
+    add_json(parser)
     parser.set_defaults(run=run)
 
 
 def compute(epsilon: float, sensitivity: float, cost_spec: str) -> dict[str, Any]:
     """The numbers the command prints, as a dict (also used by the tests)."""
+    from optmech.costs import parse_cost
+    from optmech.mechanisms.laplace import Laplace
+    from optmech.mechanisms.staircase import Staircase, heuristic_gamma
+
     cost = parse_cost(cost_spec)
     best = Staircase.optimal(epsilon=epsilon, sensitivity=sensitivity, cost=cost)
     staircase_cost = best.expected_cost(cost)

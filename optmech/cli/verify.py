@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
+from optmech.cli._args import add_json, check_output_path
 from optmech.cli._output import fmt, print_json, print_table
 from optmech.theorems.catalogue import (
     CheckResult,
@@ -35,11 +38,16 @@ HEADERS = (
     "certified interval",
     "allowance",
     "pass if",
-    "cert. eps",
-    "cert. delta",
-    "s",
+    "cert. ε",
+    "cert. δ",
+    "time/s",
     "result",
 )
+#: Columns shortened, in this order, when the table is wider than the terminal; "pass if"
+#: shows a key (R1, R2, …) to a legend printed under the table.
+_SHRINKABLE = ("check", "instance", "certified interval")
+#: The narrowest a shrunk column gets.
+_MIN_WIDTH = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run the exact mode: small rows reproduced in rational and ball arithmetic",
     )
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(parser)
     parser.add_argument(
         "--report",
         type=Path,
@@ -84,7 +92,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(run=run)
 
 
-def _row(r: CheckResult) -> list[object]:
+def _row(r: CheckResult, rule: str | None = None) -> list[object]:
+    """The row's cells; ``rule`` replaces the pass rule (a legend key in the terminal table).
+    Rows about pure ε-DP carry no δ, and show none."""
     return [
         r.check,
         r.instance,
@@ -92,12 +102,54 @@ def _row(r: CheckResult) -> list[object]:
         r.reference,
         r.interval,
         r.allowance if r.allowance else None,
-        r.pass_rule,
+        r.pass_rule if rule is None else rule,
         r.certified_epsilon,
         r.certified_delta,
         round(r.seconds, 3),
         r.passed,
     ]
+
+
+def _fit(cells: list[list[str]], width: int) -> list[list[str]]:
+    """Drop the columns no row fills (all "-"), then shorten the :data:`_SHRINKABLE` ones
+    (with "…") until the table fits ``width``."""
+    keep = [j for j in range(len(HEADERS)) if any(row[j] != "-" for row in cells[1:])]
+    if not cells[1:]:
+        keep = list(range(len(HEADERS)))
+    cells = [[row[j] for j in keep] for row in cells]
+    names = [HEADERS[j] for j in keep]
+    widths = [max(len(c) for c in col) for col in zip(*cells, strict=True)]
+    over = sum(widths) + 2 * (len(widths) - 1) - width
+    for name in _SHRINKABLE:
+        if over <= 0 or name not in names:
+            continue
+        j = names.index(name)
+        cut = min(over, max(widths[j] - _MIN_WIDTH, 0))
+        widths[j] -= cut
+        over -= cut
+        for row in cells:
+            if len(row[j]) > widths[j]:
+                row[j] = row[j][: widths[j] - 1] + "…"
+    return cells
+
+
+def _print_rows(rows: list[CheckResult]) -> None:
+    """The table, fitted to the terminal, with the pass rules as a numbered legend."""
+    rules: dict[str, str] = {}
+    for r in rows:
+        rules.setdefault(r.pass_rule, f"R{len(rules) + 1}")
+    cells = [list(HEADERS)] + [[fmt(c) for c in _row(r, rules[r.pass_rule])] for r in rows]
+    width = shutil.get_terminal_size((160, 24)).columns
+    fitted = _fit(cells, width)
+    print_table(fitted[0], fitted[1:])
+    if rules:
+        print("\npass if:")
+        for rule, key in rules.items():
+            print(
+                textwrap.fill(
+                    f"{key}: {rule}", width, initial_indent="  ", subsequent_indent="      "
+                )
+            )
 
 
 def _validate_selection(args: argparse.Namespace) -> None:
@@ -216,6 +268,7 @@ def _markdown(rows: list[CheckResult], seconds: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the selected checks; print the table (or JSON); return 1 if any row fails."""
+    check_output_path("--report", args.report, create=True)  # before the checks run
     _validate_selection(args)
     if args.list:
         print_table(
@@ -266,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print_table(HEADERS, [_row(r) for r in rows])
+        _print_rows(rows)
         exact = sum(r.exact for r in rows)
         print(
             f"\n{len(rows) - n_failed} of {len(rows)} rows pass in {seconds:.1f} s"

@@ -1,0 +1,125 @@
+"""What the command line says, across commands: bad input exits 2 with one line in the
+command's own terms (its flags, no traceback), output paths are checked before any solve,
+every default is in ``--help``, and the tables fit the terminal."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from optmech.cli import build_parser, main
+from optmech.cli import design as design_cli
+from optmech.cli import user as user_cli
+
+
+def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_a_bad_plot_path_is_refused_before_the_lp_is_solved(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import optmech.lp.additive as additive
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the LP was solved before the output path was checked")
+
+    monkeypatch.setattr(additive, "design_noise", boom)
+    err = _fails(["design", "--privacy", "eps=1", "--plot", "/nonexistent/dir/x.png"], capsys)
+    assert "`--plot`" in err and "/nonexistent/dir" in err
+
+
+def test_too_large_a_problem_is_bad_input_naming_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["design", "--privacy", "eps=1", "--resolution", "100000", "--periods", "100"]
+    err = _fails(argv, capsys)
+    assert "ProblemTooLargeError" in err and "--max-memory-gb" in err
+    assert "max_memory_gb" not in err and "symmetric=True" not in err
+
+
+def test_remedies_name_flags_not_keyword_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prior = tmp_path / "p.json"
+    prior.write_text("[0.3, 0.3, 0.3, 0.3]", encoding="utf-8")
+    err = _fails(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior)], capsys)
+    assert "--normalize-prior" in err and "normalize=True" not in err
+    assert (
+        main(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior), "--normalize-prior"])
+        == 0
+    )
+
+
+def test_a_prior_file_holding_an_object_names_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prior = tmp_path / "p.json"
+    prior.write_text('{"a": 1}', encoding="utf-8")
+    err = _fails(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior)], capsys)
+    assert "`--prior`" in err and "list of probabilities" in err
+
+
+def test_cost_and_loss_are_one_option(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (
+        ["design", "--privacy", "eps=1", "--resolution", "6"],
+        ["user", "--n", "3", "--epsilon", "1"],
+    ):
+        for flag in ("--cost", "--loss"):
+            assert main([*command, flag, "squared", "--json"]) == 0
+            out = capsys.readouterr().out
+            assert '"squared"' in out
+
+
+def test_approximate_designs_lead_with_the_certified_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["design", "--privacy", "eps=1,delta=1e-3", "--resolution", "8"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3].startswith("certified δ at ε = 1")
+    assert lines[4].startswith("pure-ε bound (δ = 0)")
+    assert main(["design", "--privacy", "eps=1", "--resolution", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "certified ε" in out and "δ" not in out.split("sensitivity")[0]
+
+
+def _options(parser: object) -> list[object]:
+    return [a for a in parser._actions if a.option_strings and a.dest != "help"]  # type: ignore[attr-defined]
+
+
+def test_every_default_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, parser in sub.choices.items():  # type: ignore[attr-defined]
+        text = " ".join(parser.format_help().split())
+        for action in _options(parser):
+            if action.default in (None, False) or isinstance(action.default, bool):
+                continue
+            shown = str(action.default)
+            assert f"default: {shown}" in text or f"default {shown}" in text, (name, action.dest)
+
+
+def test_memory_defaults_match_the_library() -> None:
+    from optmech.lp.additive.spec import DEFAULT_MAX_MEMORY_GB
+    from optmech.lp.user.setting import DEFAULT_MAX_MEMORY_GB as USER_DEFAULT
+
+    assert design_cli.DEFAULT_MAX_MEMORY_GB == DEFAULT_MAX_MEMORY_GB
+    assert user_cli.DEFAULT_MAX_MEMORY_GB == USER_DEFAULT
+
+
+def test_the_verify_table_fits_the_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["verify", "--group", "closed-form", "--quick"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n")[0].splitlines()
+    assert table[0].split()[-2:] == ["time/s", "result"]
+    assert max(len(line.rstrip()) for line in table) <= 100
+    legend = out.split("pass if:")[1]
+    assert re.search(r"^  R1: ", legend, re.M)
