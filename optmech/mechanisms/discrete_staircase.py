@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,14 @@ import numpy.typing as npt
 from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import DiscreteNoise
+from optmech.mechanisms.exact import (
+    bernoulli,
+    bernoulli_exp,
+    draw_many,
+    geometric_exp,
+    two_sided,
+    uniform_below,
+)
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
 from optmech.mechanisms.staircase import check_staircase_epsilon
 from optmech.privacy import PureDP
@@ -248,6 +257,46 @@ class DiscreteStaircase(DiscreteNoise):
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)`` for integer queries of sensitivity Δ."""
         return PureDP(self._epsilon)
+
+    def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
+        """Draws by integer and rational arithmetic alone (:mod:`optmech.mechanisms.exact`).
+
+        On ``i ≥ 0`` the pmf is a product: ``i = GΔ + M`` with ``P(G = k) ∝ b^k`` (``b =
+        e^(−ε)``, drawn exactly by :func:`~optmech.mechanisms.exact.geometric_exp`) and ``P(M =
+        m) ∝ 1`` for ``m < r``, ``∝ b`` otherwise. ``M`` is low with probability
+        ``r/(r + (Δ − r)b)``: repeat "low with probability r/Δ, else high with probability b"
+        until one answers (at most ``Δ/r`` rounds on average). A fair sign with ``(−, 0)``
+        rejected makes it two-sided. ε is the exact value of the float given: the law sampled
+        is exactly the family's, ε-DP with no rounding.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Number (shape) of draws; None for one.
+        rng : object with ``getrandbits``, optional
+            ``random.Random(seed)`` for reproducible draws; default
+            ``secrets.SystemRandom()``.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            A Python int for ``size=None``.
+        """
+        eps, delta, r = Fraction(self._epsilon), self.sensitivity, self.r
+        low = Fraction(r, delta)
+
+        def position(bits: Any) -> int:
+            while r < delta:
+                if bernoulli(low, bits):
+                    break
+                if bernoulli_exp(eps, bits):
+                    return r + uniform_below(delta - r, bits)
+            return uniform_below(r, bits)
+
+        def magnitude(bits: Any) -> int:
+            return geometric_exp(eps, bits) * delta + position(bits)
+
+        return draw_many(two_sided(magnitude), size, rng)
 
     def __repr__(self) -> str:
         return (

@@ -29,7 +29,10 @@ array([1., 1., 1.])
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +41,7 @@ from scipy import linalg
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import DiscreteNoise
+from optmech.mechanisms.exact import draw_many, geometric_exp, two_sided
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
 from optmech.mechanisms.staircase import EPSILON_MAX, EPSILON_MIN
 from optmech.privacy import PureDP
@@ -103,6 +107,28 @@ class Geometric(DiscreteNoise):
 
     def __repr__(self) -> str:
         return f"Geometric(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r})"
+
+    def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
+        """Draws by integer and rational arithmetic alone (:mod:`optmech.mechanisms.exact`).
+
+        The law is exactly ``P(k) ∝ e^(−ε|k|/Δ)`` with ε the exact value of the float given
+        (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Number (shape) of draws; None for one.
+        rng : object with ``getrandbits``, optional
+            ``random.Random(seed)`` for reproducible draws; default
+            ``secrets.SystemRandom()``.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            A Python int for ``size=None``.
+        """
+        rate = Fraction(self._epsilon) / self.sensitivity
+        return draw_many(two_sided(functools.partial(geometric_exp, rate)), size, rng)
 
     # -- formulas ---------------------------------------------------------------------------
     def _tail(self, m: FloatArray) -> FloatArray:

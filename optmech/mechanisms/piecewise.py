@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,7 @@ from optmech._validation import check_int, check_real, check_real_array, check_t
 from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
+from optmech.mechanisms.exact import draw_many, lattice_draw
 from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
@@ -377,6 +379,51 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
             "right_tail": right,
             "atom": 0.0,
         }
+
+    def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
+        """Draws of the pmf exactly as stored, by integer and rational arithmetic alone.
+
+        The table and the tails' base values are floats, hence dyadic rationals; the tails'
+        ratio too. :func:`optmech.mechanisms.exact.lattice_draw` picks the table point or a
+        tail exactly, then the tail's period (geometric of the stored ratio) and the point in
+        it. The law sampled is the stored one divided by its exact total
+        (:attr:`exact_total`, 1 up to float rounding): its pure ε is exactly the one certified
+        from the stored numbers (:mod:`optmech.certify`), which reads the same ratios; a δ
+        certified from them holds within the factor ``1/exact_total``.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Number (shape) of draws; None for one.
+        rng : object with ``getrandbits``, optional
+            ``random.Random(seed)`` for reproducible draws; default
+            ``secrets.SystemRandom()``.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            A Python int for ``size=None``.
+        """
+        return draw_many(self._exact_draw()[0], size, rng)
+
+    @property
+    def exact_total(self) -> Fraction:
+        """The exact sum of the stored probabilities (tails included), as a fraction."""
+        return self._exact_draw()[1]
+
+    def _exact_draw(self) -> tuple[Any, Fraction]:
+        cached = getattr(self, "_exact", None)
+        if cached is None:
+            law = self._law
+            cached = lattice_draw(
+                int(law.start),
+                law.values,
+                law.period,
+                (law.left_base, law.left_ratio),
+                (law.right_base, law.right_ratio),
+            )
+            self._exact = cached
+        return cached
 
     def __repr__(self) -> str:
         return (

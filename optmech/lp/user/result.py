@@ -117,6 +117,46 @@ class UserMechanism(_Provenanced):
         """Labels of the columns."""
         return self.setting.outputs
 
+    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release answers for the input ``true_value``: draws of the output labels from its
+        row of :attr:`mechanism`, exactly as stored (integer arithmetic on the floats'
+        dyadic values: :class:`~optmech.mechanisms.exact.RationalTable`).
+
+        The row sampled is the stored one divided by its exact sum (1 up to float rounding),
+        so the sampled mechanism's ε exceeds :attr:`certified_epsilon` by at most
+        ``max |log(T_i / T_j)|`` over neighbouring rows' exact sums — about 1e-16.
+
+        Parameters
+        ----------
+        true_value : int, float or array_like
+            The true query answer: one of the inputs (the graph's node values).
+        size : int or tuple of int, optional
+            Number (shape) of releases; None for one.
+        rng : object with ``getrandbits``, optional
+            ``random.Random(seed)`` for reproducible draws; default
+            ``secrets.SystemRandom()``.
+
+        Returns
+        -------
+        scalar or numpy.ndarray
+            Output labels (ints for a count query).
+        """
+        from optmech.mechanisms.exact import RationalTable, draw_many
+
+        values = np.asarray(self.setting.values, dtype=np.float64)
+        target = np.asarray(true_value, dtype=np.float64)
+        match = np.all(values.reshape(values.shape[0], -1) == target.reshape(1, -1), axis=1)
+        if target.size != values[0].size or not np.any(match):
+            shown = values.tolist() if values.shape[0] <= 12 else f"{values.shape[0]} inputs"
+            raise ValueError(f"`true_value` must be one of the inputs {shown}; got {true_value!r}.")
+        row = self.mechanism[int(np.argmax(match))]
+        index = np.asarray(draw_many(RationalTable(row).draw, size, rng))
+        labels = np.asarray(self.outputs)
+        if np.all(labels == np.round(labels)):
+            labels = labels.astype(np.int64)
+        out = labels[index]
+        return out.item() if size is None and out.ndim == 0 else out
+
     def plot(self, ax: Any = None) -> Any:
         """Heat map of :attr:`mechanism` (rows: inputs); returns the Axes."""
         from optmech.plotting import plot_mechanism
