@@ -31,7 +31,9 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     assert (tmp_path / "api" / "index.html").exists()
 
 
-@pytest.mark.parametrize("page", ["docs/howto/custom-loss.md", "README.md"])
+@pytest.mark.parametrize(
+    "page", ["docs/howto/custom-loss.md", "docs/howto/exact-sampling.md", "README.md"]
+)
 def test_code_blocks_run(page: str) -> None:
     blocks = _python_blocks(ROOT / page)
     assert blocks, f"{page} has no python blocks"

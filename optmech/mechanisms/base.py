@@ -185,6 +185,14 @@ class NoiseDistribution(ABC):
 
         return html_summary(repr(self), [("guarantee", self.privacy)])
 
+    def to_opendp(self, *, float_sampling: bool = False) -> Any:
+        """This noise as an OpenDP measurement releasing ``x + noise``, its privacy map the
+        certified guarantee (:func:`optmech.interop.opendp.to_opendp`; lattice noise is drawn
+        by its exact sampler)."""
+        from optmech.interop.opendp import to_opendp
+
+        return to_opendp(self, float_sampling=float_sampling)
+
     @property
     def epsilon(self) -> float:
         """ε of :attr:`privacy`."""

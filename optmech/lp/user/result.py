@@ -157,6 +157,13 @@ class UserMechanism(_Provenanced):
         out = labels[index]
         return out.item() if size is None and out.ndim == 0 else out
 
+    def to_opendp(self) -> Any:
+        """This count mechanism as an OpenDP measurement (:func:`optmech.interop.opendp.to_opendp`:
+        exact sampling of the rows, privacy map the certified ε)."""
+        from optmech.interop.opendp import to_opendp
+
+        return to_opendp(self)
+
     def plot(self, ax: Any = None) -> Any:
         """Heat map of :attr:`mechanism` (rows: inputs); returns the Axes."""
         from optmech.plotting import plot_mechanism

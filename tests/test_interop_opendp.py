@@ -1,0 +1,58 @@
+"""OpenDP interop: measurements that run, and whose privacy map is the certified guarantee
+(the design's record, the certifier's or the closed form's, computed by optmech), with group
+privacy ``ε·⌈d/Δ⌉`` beyond the sensitivity for pure ε-DP."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optmech
+
+
+def test_geometric_noise_runs_and_maps_its_epsilon() -> None:
+    m = optmech.Geometric(epsilon=0.8, sensitivity=2).to_opendp()
+    assert isinstance(m(10), int)
+    assert m.map(2) == 0.8 and m.map(3) == 1.6 and m.map(0) == 0.0
+
+
+def test_designed_lattice_noise_maps_its_certified_epsilon() -> None:
+    noise = optmech.design_noise(optmech.PureDP(0.7), sensitivity=3, cost="abs", integer=True)
+    m = noise.to_opendp()
+    assert isinstance(m(100), int)
+    assert m.map(3) == noise.certified_epsilon
+    assert m.map(4) == 2 * noise.certified_epsilon
+
+
+def test_approximate_designs_map_epsilon_and_the_certified_delta() -> None:
+    noise = optmech.design_noise(
+        optmech.ApproxDP(1.0, 1e-3), sensitivity=2, cost="abs", integer=True
+    )
+    m = noise.to_opendp()
+    assert m.map(2) == (1.0, noise.certified_delta)
+    with pytest.raises(Exception, match="certified for shifts up to the sensitivity"):
+        m.map(3)
+
+
+def test_count_mechanism_releases_a_count() -> None:
+    user = optmech.bayesian_mechanism(np.full(6, 1 / 6), "abs", 0.5)
+    m = user.to_opendp()
+    assert m(3) in range(6)
+    assert m.map(1) == user.certified_epsilon
+
+
+def test_continuous_noise_needs_float_sampling_to_be_asked_for() -> None:
+    s = optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost="abs")
+    with pytest.raises(ValueError, match="Mironov"):
+        s.to_opendp()
+    m = s.to_opendp(float_sampling=True)
+    assert isinstance(m(1.0), float) and m.map(1.0) == 1.0
+
+
+def test_bad_objects_are_refused() -> None:
+    from optmech.interop.opendp import to_opendp
+
+    with pytest.raises(TypeError, match="`obj` must be an optmech noise"):
+        to_opendp(42)
+    with pytest.raises(TypeError, match="`float_sampling`"):
+        optmech.Geometric(epsilon=1.0).to_opendp(float_sampling="yes")  # type: ignore[arg-type]
