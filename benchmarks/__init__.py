@@ -2,9 +2,11 @@
 
 Four sections, each a module with ``run(quick, timeout) -> list[dict]`` (rows of the report):
 
-``grs``        GRS user LP (uniform prior, |e| loss; THEORY.md §2): phases of the pipeline per
+``grs``        GRS user LP (uniform prior, |e| loss; Ghosh, Roughgarden & Sundararajan 2012): phases
+of the pipeline per
                solver, pipeline / the same solver on hand-built sparse matrices, pipeline / qif.
-``additive``   Additive ε-DP noise LP (THEORY.md §1, §4): phases per solver, pipeline / direct
+``additive``   Additive ε-DP noise LP (Geng & Viswanath 2016; exact discretisation, see the theory
+pages): phases per solver, pipeline / direct
                solver, and the scaling exponent of solver time against the number of cells.
 ``samplers``   ``Staircase``, ``DiscreteStaircase``, ``UniformAtom`` sampling throughput against
                numpy's Laplace / geometric samplers and diffprivlib's Staircase.

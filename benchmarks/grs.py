@@ -1,4 +1,4 @@
-"""GRS user LP (uniform prior on {0..n}, |e| loss; THEORY.md §2, GRS (2)–(6)).
+"""GRS user LP (uniform prior on {0..n}, |e| loss; GRS (2)–(6)).
 
 Per n and solver: phases of :func:`optmech.bayesian_mechanism` — ``build`` (weights, scaling
 and the vectorised cvxpy problem), ``compile`` (cvxpy canonicalisation), ``solve`` (inside the

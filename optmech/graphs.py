@@ -1,9 +1,10 @@
-"""Neighbour graphs: which inputs of a mechanism must be indistinguishable (THEORY.md §2).
+"""Neighbour graphs: which inputs of a mechanism must be indistinguishable (Ghosh, Roughgarden &
+Sundararajan 2012).
 
 A mechanism matrix ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour graph when
 ``M[i, r] ≤ e^ε M[i', r]`` for every edge ``i ~ i'`` (both directions) and every output ``r``
-(GRS, seed 003, §2.1). The inputs are the graph's nodes, in the order of ``list(graph.nodes)``:
-that order is the row order of every mechanism built over the graph.
+(Ghosh, Roughgarden & Sundararajan 2012, §2.1). The inputs are the graph's nodes, in the order of
+``list(graph.nodes)``: that order is the row order of every mechanism built over the graph.
 
 Each node carries the query result it stands for in the node attribute ``"value"`` (a number,
 or a tuple for several queries); losses built from a :class:`~optmech.costs.Cost` are applied to
@@ -346,7 +347,8 @@ def edge_incidence(graph: nx.Graph) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Sparse edge selections ``S_src, S_dst``, shape ``(|E|, N)``: ``(S_src X)[e] = X[src(e)]``.
 
     The DP constraints of a mechanism ``X`` over the graph are then the two whole-matrix
-    inequalities ``S_src X ≤ e^ε S_dst X`` and ``S_dst X ≤ e^ε S_src X`` (THEORY.md §2).
+    inequalities ``S_src X ≤ e^ε S_dst X`` and ``S_dst X ≤ e^ε S_src X`` (Ghosh, Roughgarden &
+    Sundararajan 2012).
 
     Examples
     --------

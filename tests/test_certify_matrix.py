@@ -1,8 +1,9 @@
 """Certification of mechanism matrices (optmech.certify.matrix).
 
-Independent truth: the range-restricted geometric mechanism written from THEORY.md §2 (its
-neighbouring ratios are exactly e^ε), randomized response (ratio e^ε on the diagonal), and exact
-logarithms of the float entries in 50-digit decimal arithmetic for the pessimism check.
+Independent truth: the range-restricted geometric mechanism written from Ghosh, Roughgarden &
+Sundararajan 2012, §2 (its neighbouring ratios are exactly e^ε), randomized response (ratio e^ε on
+the diagonal), and exact logarithms of the float entries in 50-digit decimal arithmetic for the
+pessimism check.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Independent truths: explicit expansion of the geometric tails over many periods with all pairs
 / all hockey-stick terms summed directly; exact integration of ``(f(x) − e^ε f(x + d))_+`` over
 the merged breakpoints for fractional shifts; the geometric pmf and the uniform+atom law, whose
-privacy is known in closed form (THEORY.md §1, §3).
+privacy is known in closed form (Geng & Viswanath 2016; Geng, Ding, Guo & Kumar 2019).
 """
 
 from __future__ import annotations
@@ -192,7 +192,8 @@ def test_worst_pair_and_shift_are_reported() -> None:
 
 
 def test_uniform_plus_atom_has_delta_exactly() -> None:
-    """P_α of seed 004 is (0, δ) with equality at the shift Δ (THEORY.md §3)."""
+    """P_α of Geng, Ding, Guo & Kumar 2019 is (0, δ) with equality at the shift Δ (Geng, Ding, Guo &
+    Kumar 2019)."""
     delta, alpha, m = 0.8, 0.6, 8  # L = (1 − α)Δ/(2(δ − α)) = 1: on the grid
     half_width = (1 - alpha) / (2 * (delta - alpha))
     cells = round(2 * half_width * m)

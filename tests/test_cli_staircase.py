@@ -1,7 +1,7 @@
 """Tests of ``optmech staircase`` (the CLI layer over the staircase and Laplace families).
 
-Expected numbers come from THEORY.md §1 (closed forms, the ε = 10 reference ratios), computed
-here, not from the command's own code.
+Expected numbers come from Geng & Viswanath 2016 (closed forms, the ε = 10 reference ratios),
+computed here, not from the command's own code.
 """
 
 from __future__ import annotations

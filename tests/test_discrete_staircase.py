@@ -1,7 +1,7 @@
-"""Tests of the discrete staircase (seed 000, discrete setting; THEORY.md §1).
+"""Tests of the discrete staircase (Geng & Viswanath 2016, discrete setting).
 
-References are computed here by brute force: the pmf from THEORY.md written out, summed over
-a range far beyond where it underflows; the optimum by evaluating every r. Statistical tests:
+References are computed here by brute force: the pmf of Geng & Viswanath 2016 written out, summed
+over a range far beyond where it underflows; the optimum by evaluating every r. Statistical tests:
 fixed seeds, false-failure rate ``ALPHA = 1e-6`` each.
 """
 
@@ -37,7 +37,7 @@ PARAMS = [  # (epsilon, sensitivity, r)
 
 
 def theory_pmf(i: np.ndarray, eps: float, delta: int, r: int) -> np.ndarray:
-    """THEORY.md §1, discrete setting, written out."""
+    """Geng & Viswanath 2016, discrete setting, written out."""
     b = math.exp(-eps)
     a = (1 - b) / (2 * r + 2 * b * (delta - r) - (1 - b))
     m = np.abs(i)

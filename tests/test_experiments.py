@@ -2,7 +2,7 @@
 
 Each quick run writes a CSV with the documented columns, a valid PNG and a summary stating the
 paper's numbers; the key numbers are checked against truth computed here independently
-(closed forms of THEORY.md §1/§3 written out in this file, the theorems' equalities).
+(closed forms of Geng & Viswanath (2016)/§3 written out in this file, the theorems' equalities).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _rows(path: object) -> list[dict[str, str]]:
 
 
 def _abs_ratio(eps: float) -> float:
-    # Laplace Δ/ε over V* = e^(ε/2)/(e^ε − 1) (THEORY.md §1).
+    # Laplace Δ/ε over V* = e^(ε/2)/(e^ε − 1) (Geng & Viswanath 2016).
     return (1.0 / eps) / (math.exp(eps / 2) / math.expm1(eps))
 
 
@@ -143,7 +143,8 @@ def test_grs_users(results: dict[str, object]) -> None:
         assert float(row["lp_value"]) == pytest.approx(
             float(row["geometric_remap_value"]), rel=1e-6, abs=1e-9
         )
-    # Seed 003 worked example: outputs 0..5, 1 is answered as 2.
+    # Ghosh, Roughgarden & Sundararajan 2012, Fig. 2 worked example: outputs 0..5, 1 is answered as
+    # 2.
     assert res.headline["worked_example_remap"] == "[0, 2, 2, 3, 4, 5]"  # type: ignore[attr-defined]
 
 

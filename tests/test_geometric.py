@@ -2,8 +2,8 @@
 
 References: the pmf ``(1 − β)/(1 + β) β^|k|`` written out and summed by brute force, the
 moment formulas ``E|X| = 2β/(1 − β²)``, ``E X² = 2β/(1 − β)²``, and the worked example of
-seed 003 (Fig. 2, THEORY.md §2) for the range-restricted mechanism. Statistical tests: fixed
-seeds, false-failure rate ``ALPHA = 1e-6`` each.
+Ghosh, Roughgarden & Sundararajan 2012 (Fig. 2) for the range-restricted mechanism. Statistical
+tests: fixed seeds, false-failure rate ``ALPHA = 1e-6`` each.
 """
 
 from __future__ import annotations
@@ -158,7 +158,8 @@ def test_truncated_geometric_formula_rows_and_privacy(n: int, eps: float) -> Non
 
 
 def test_truncated_geometric_reproduces_seed_003_figure_2() -> None:
-    """n = 5, ε = ln 2, G remapped by 1 → 2 (all else fixed): the matrix of THEORY.md §2."""
+    """n = 5, ε = ln 2, G remapped by 1 → 2 (all else fixed): the matrix of Ghosh, Roughgarden &
+    Sundararajan 2012, Fig. 2."""
     figure = FIG2_STRINGS
     expected = np.array([[float(Fraction(v)) for v in row] for row in figure])
     g = truncated_geometric(5, math.log(2))

@@ -1,4 +1,5 @@
-"""Tests of the Laplace mechanism (seed 002; THEORY.md §1 baseline).
+"""Tests of the Laplace mechanism (Dwork, McSherry, Nissim & Smith 2006; the baseline of Geng &
+Viswanath 2016).
 
 References are computed here: the density ``(ε/2Δ) e^(−ε|x|/Δ)`` written out, costs by
 :func:`scipy.integrate.quad` of that density, and the classical moments ``Γ(p + 1)(Δ/ε)^p``.

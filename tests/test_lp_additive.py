@@ -162,8 +162,9 @@ def test_integer_reference_points_and_geometric() -> None:
     ],
 )
 def test_zero_delta_class_equals_uniform_plus_atom(cost: str, p: int, delta: float) -> None:
-    """Seed 004's theorem lives in symmetric noise non-increasing in |x|: the LP restricted to
-    that class attains the uniform+atom optimum; the atom appears iff δ > p/(p + 1)."""
+    """The theorem of Geng, Ding, Guo & Kumar (2019) lives in symmetric noise non-increasing in |x|:
+    the LP restricted to that class attains the uniform+atom optimum; the atom appears iff δ > p/(p
+    + 1)."""
     alpha, v = uniform_atom_optimum(delta, p)
     noise = design_noise(
         optmech.ApproxDP(0.0, delta),

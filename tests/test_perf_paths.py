@@ -2,7 +2,7 @@
 
 Independent truths: the GRS optimum for a count query (geometric mechanism + Bayes remap, GRS
 Thm. 3.1, computed by optmech.lp.remap without an LP), the staircase optimum e^(ε/2)/(e^ε − 1)
-for |e| (THEORY.md §1), and the same LP solved with Clarabel's previous settings (the faer
+for |e| (Geng & Viswanath 2016), and the same LP solved with Clarabel's previous settings (the faer
 factorisation, feasibility tolerance 1e-10) or with HiGHS simplex.
 """
 

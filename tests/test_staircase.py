@@ -1,9 +1,9 @@
-"""Tests of the staircase mechanism (seed 000; THEORY.md §1).
+"""Tests of the staircase mechanism (Geng & Viswanath 2016; Geng & Viswanath 2016).
 
 References are computed here, independently of :mod:`optmech.mechanisms.staircase`: the density
-straight from THEORY.md §1, costs as sums of exact step integrals over the periods (numpy), as
-quadrature of the density step by step (scipy), and in 50-digit decimal arithmetic for the
-closed forms at extreme ε. Statistical tests use fixed seeds and false-failure rate
+straight from Geng & Viswanath 2016, costs as sums of exact step integrals over the periods (numpy),
+as quadrature of the density step by step (scipy), and in 50-digit decimal arithmetic for the closed
+forms at extreme ε. Statistical tests use fixed seeds and false-failure rate
 ``ALPHA = 1e-6`` each (critical values derived from it).
 """
 
@@ -50,7 +50,7 @@ PARAMS = [  # (epsilon, sensitivity, gamma)
 
 # -- independent references -------------------------------------------------------------------
 def theory_pdf(x: float, eps: float, delta: float, gamma: float) -> float:
-    """THEORY.md §1, written out literally."""
+    """Geng & Viswanath 2016, the staircase density, written out literally."""
     b = math.exp(-eps)
     a = (1 - b) / (2 * delta * (gamma + (1 - gamma) * b))
     ax = abs(x)
@@ -88,7 +88,8 @@ def step_sum_at_steps(eps: float, delta: float, gamma: float, p: float) -> float
 
 
 def quad_by_steps(noise: Staircase, cost, *, eps: float, delta: float, gamma: float) -> float:
-    """``∫ f c`` by scipy quad on each step of each period, both sides; f from THEORY.md."""
+    """``∫ f c`` by scipy quad on each step of each period, both sides; f from Geng & Viswanath
+    2016."""
     periods = periods_needed(eps, 3.0)
     total = []
     for k in range(periods):
@@ -107,7 +108,7 @@ def quad_by_steps(noise: Staircase, cost, *, eps: float, delta: float, gamma: fl
 
 
 def decimal_closed_forms(eps: float, gamma: float) -> tuple[float, float]:
-    """THEORY.md §1 ``E|X|`` and ``E X²`` (Δ = 1) in 50-digit arithmetic."""
+    """Geng & Viswanath 2016: ``E|X|`` and ``E X²`` (Δ = 1) in 50-digit arithmetic."""
     getcontext().prec = 50
     e = Decimal(eps)
     g = Decimal(gamma)
@@ -292,7 +293,8 @@ def test_numerical_optimum_for_other_costs_beats_a_fine_grid(eps: float) -> None
 
 
 def test_ratio_reference_points() -> None:
-    # THEORY.md §1: 14.84 (|e|) and 23.61 (e²) at ε = 10, given to 4 significant digits.
+    # Geng & Viswanath 2016, Fig. 2: 14.84 (|e|) and 23.61 (e²) at ε = 10, given to 4 significant
+    # digits.
     assert round(float(laplace_staircase_ratio(10.0, "abs")), 2) == 14.84
     assert round(float(laplace_staircase_ratio(10.0, "squared")), 2) == 23.61
     # the ratio is Laplace cost over the optimal staircase cost, each computed separately
@@ -332,7 +334,7 @@ def test_helpers_are_vectorised() -> None:
 
 
 def test_heuristic_gamma_concentrates_mass() -> None:
-    # P(|X| < γ̃Δ) → 1 as ε → ∞ (seed 000 §V-B)
+    # P(|X| < γ̃Δ) → 1 as ε → ∞ (Geng & Viswanath (2016), §V-B)
     mass = [
         2 * Staircase(epsilon=e, gamma=heuristic_gamma(e)).cdf(heuristic_gamma(e)) - 1
         for e in (5.0, 10.0, 20.0)
@@ -420,7 +422,7 @@ def test_sampler_goodness_of_fit(eps: float, delta: float, gamma: float) -> None
 
 
 def algorithm_1(eps: float, delta: float, gamma: float, n: int, rng) -> np.ndarray:
-    """Seed 001, Algorithm 1, literally: S, G, U and B drawn separately."""
+    """Geng, Kairouz, Oh & Viswanath (2015), Algorithm 1, literally: S, G, U, B drawn apart."""
     b = math.exp(-eps)
     s = rng.choice([-1.0, 1.0], size=n)
     g = rng.geometric(1 - b, size=n) - 1

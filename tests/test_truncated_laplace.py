@@ -1,4 +1,4 @@
-"""Tests of the truncated Laplace (ε, δ) noise (Geng et al. 2018, THEORY.md §3).
+"""Tests of the truncated Laplace (ε, δ) noise (Geng, Ding, Guo & Kumar 2020).
 
 References are computed here: the support from THEORY's formula, moments from hand-derived
 antiderivatives, everything else by quadrature of the density.
@@ -32,7 +32,7 @@ PARAMS = [  # (epsilon, delta, sensitivity)
 
 
 def theory_half_width(eps: float, delta: float, sens: float) -> float:
-    """THEORY.md §3: A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ))."""
+    """Geng, Ding, Guo & Kumar (2020): A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ))."""
     return sens / eps * math.log(1 + (math.exp(eps) - 1) / (2 * delta))
 
 

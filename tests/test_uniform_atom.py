@@ -1,4 +1,4 @@
-"""Tests of the uniform-plus-atom (0, δ) noise (seed 004, THEORY.md §3).
+"""Tests of the uniform-plus-atom (0, δ) noise (Geng, Ding, Guo & Kumar 2019).
 
 Every expected value is computed here from the seed's definitions, by quadrature, or from
 first principles, never read back from the class under test.
@@ -30,7 +30,7 @@ PARAMS = [  # (delta, sensitivity, alpha)
 
 
 def seed_support(delta: float, sensitivity: float, alpha: float) -> tuple[float, float]:
-    """Seed 004, Fig. 1: half-width (1 − α)Δ/(2(δ − α)) and density (δ − α)/Δ."""
+    """Geng et al. (2019), Fig. 1: half-width (1 − α)Δ/(2(δ − α)) and density (δ − α)/Δ."""
     return (1 - alpha) / (delta - alpha) * sensitivity / 2, (delta - alpha) / sensitivity
 
 
@@ -179,13 +179,13 @@ def test_atom_must_be_lighter_than_delta() -> None:
         UniformAtom(delta=0.3, alpha=0.3)
 
 
-# -- the optimum (seed 004, Theorem 3) -----------------------------------------------------
+# -- the optimum (Geng, Ding, Guo & Kumar 2019, Thm. 3) --------------------------------------------
 def seed_alpha_star(delta: float, p: float) -> float:
     return 0.0 if delta <= p / (p + 1) else (p + 1) * delta - p
 
 
 def seed_min_cost(delta: float, p: float, sens: float) -> float:
-    """Seed 004, Theorem 3, typed from the seed."""
+    """Geng, Ding, Guo & Kumar 2019, Thm. 3, typed from the seed."""
     if delta <= p / (p + 1):
         return sens**p / (2**p * (p + 1) * delta**p)
     return (p + 1) ** p / (2**p * p**p) * (1 - delta) * sens**p
@@ -226,7 +226,8 @@ def test_min_cost_formula_matches_exact_cost(p: float) -> None:
 
 
 def test_seed_corollaries() -> None:
-    """Noise magnitude Δ/(4δ) | (1 − δ)Δ and power Δ²/(12δ²) | (9/16)(1 − δ)Δ² (seed 004)."""
+    """Noise magnitude Δ/(4δ) | (1 − δ)Δ and power Δ²/(12δ²) | (9/16)(1 − δ)Δ² (Geng, Ding, Guo &
+    Kumar 2019)."""
     sens = 2.0
     for d in (0.2, 0.5, 0.7, 0.9):
         mag = sens / (4 * d) if d <= 0.5 else (1 - d) * sens

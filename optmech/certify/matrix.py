@@ -1,8 +1,9 @@
-"""Independent certification of a mechanism matrix over a neighbour graph (THEORY.md §2, §5).
+"""Independent certification of a mechanism matrix over a neighbour graph (Ghosh, Roughgarden &
+Sundararajan 2012; the measured pitfalls of the performance page).
 
 A mechanism ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour graph iff
 ``M[i, r] ≤ e^ε M[i', r]`` for every edge ``i ~ i'`` (both directions) and every output ``r``
-(GRS, seed 003, constraints (3)–(4)). The **achieved ε** is therefore
+(Ghosh, Roughgarden & Sundararajan 2012, constraints (3)–(4)). The **achieved ε** is therefore
 
     ε(M) = max over edges {i, i'} and outputs r of |log M[i, r] − log M[i', r]|,
 
@@ -20,7 +21,8 @@ the next float (:mod:`optmech.certify.exact`).
 
 Examples
 --------
-The range-restricted geometric mechanism for n = 2, ε = ln 2 (seed 003):
+The range-restricted geometric mechanism for n = 2, ε = ln 2 (Ghosh, Roughgarden & Sundararajan
+2012):
 
 >>> import numpy as np
 >>> G = np.array([[4, 1, 1], [2, 2, 2], [1, 1, 4]]) / 6

@@ -1,9 +1,9 @@
 """``optmech user``: the optimal mechanism for one user, and what the geometric mechanism gives.
 
-Solves the user-specific LP (Bayesian, GRS seed 003; or minimax, Gupte & Sundararajan) over a
-neighbour graph, prints the certified optimal mechanism, its value, and — for a count query —
-the value of the geometric mechanism followed by the user's remap, with the remap itself
-(THEORY.md §2). ``--plot`` draws the mechanism as a heat map.
+Solves the user-specific LP (Bayesian, GRS: Ghosh, Roughgarden & Sundararajan 2012; or minimax,
+Gupte & Sundararajan) over a neighbour graph, prints the certified optimal mechanism, its value, and
+— for a count query — the value of the geometric mechanism followed by the user's remap, with the
+remap itself (Ghosh, Roughgarden & Sundararajan 2012). ``--plot`` draws the mechanism as a heat map.
 
 Examples::
 

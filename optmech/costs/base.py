@@ -153,7 +153,8 @@ class Cost(ABC):
         return _scalar_or_array(_no_nan(out, "the integral"))
 
     def cell_average(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
-        """``(1/(b − a)) ∫_a^b c``: the cost of a uniform density on ``[a, b]`` (THEORY.md §4)."""
+        """``(1/(b − a)) ∫_a^b c``: the cost of a uniform density on ``[a, b]`` (the exact
+        discretisation of the theory pages)."""
         a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
         if np.any(b_arr <= a_arr):
             raise ValueError("cell_average needs b > a for every cell.")

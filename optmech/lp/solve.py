@@ -4,8 +4,8 @@ Builders elsewhere in :mod:`optmech.lp` return cvxpy problems and stay solver-ag
 pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
 ``optimal_inaccurate`` is kept with an :class:`~optmech.exceptions.InaccurateSolutionWarning`,
 anything else raises :class:`~optmech.exceptions.SolverError` naming the solver, the status and a
-remedy. Default tolerances are tighter than the solvers' own (THEORY.md §5: optimal values here
-can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
+remedy. Default tolerances are tighter than the solvers' own (measured, see the performance page:
+optimal values here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ _SIMPLEX = ("HIGHS",)
 #: family, docs/performance.md); others are used only when named.
 MAIN_SOLVERS = ("HIGHS", "CLARABEL")
 
-#: Tight tolerances for each solver (THEORY.md §5).
+#: Tight tolerances for each solver (measured: the performance page).
 _OPTIONS: dict[str, dict[str, Any]] = {
     "HIGHS": {
         "primal_feasibility_tolerance": 1e-10,
@@ -233,7 +233,8 @@ def choose_solver(
 
     Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
     Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise :data:`SOLVER_POLICY` decides by the
-    number of variables (interior point scales better on the large dense-ish LPs, THEORY.md §5).
+    number of variables (interior point scales better on the large dense-ish LPs; measured on the
+    performance page).
     """
     solvers = available_solvers()
     if not solvers:

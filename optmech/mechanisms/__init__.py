@@ -1,11 +1,11 @@
 """Closed-form additive noise families, one module each, on one base class (:mod:`.base`).
 
-ε-DP: :class:`Laplace`, :class:`Staircase` (optimal on ℝ, seed 000), :class:`DiscreteStaircase`
-(optimal on ℤ), :class:`Geometric`, and the GRS range-restricted matrix
+ε-DP: :class:`Laplace`, :class:`Staircase` (optimal on ℝ, Geng & Viswanath 2016),
+:class:`DiscreteStaircase` (optimal on ℤ), :class:`Geometric`, and the GRS range-restricted matrix
 :func:`truncated_geometric`. (0, δ): :class:`UniformAtom` (optimal within symmetric
-non-increasing noise, seed 004). (ε, δ) baselines: :class:`TruncatedLaplace`, :class:`Gaussian`.
-LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`. Noise in ℝ^d
-for a sensitivity measured in a norm: :class:`StaircaseND`.
+non-increasing noise, Geng, Ding, Guo & Kumar 2019). (ε, δ) baselines: :class:`TruncatedLaplace`,
+:class:`Gaussian`. LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`.
+Noise in ℝ^d for a sensitivity measured in a norm: :class:`StaircaseND`.
 """
 
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution

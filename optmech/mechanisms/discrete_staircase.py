@@ -1,13 +1,15 @@
-"""The discrete staircase: the optimal ε-DP integer noise for integer queries (seed 000).
+"""The discrete staircase: the optimal ε-DP integer noise for integer queries (Geng & Viswanath
+2016).
 
-THEORY.md §1, discrete setting. For an integer query of integer sensitivity Δ, noise on ℤ, and
+Geng & Viswanath (2016), discrete setting. For an integer query of integer sensitivity Δ, noise on
+ℤ, and
 ``r ∈ {1, …, Δ}``, the pmf is symmetric and, for ``i ≥ 0`` with ``k = floor(i/Δ)``,
 
     p_r(i) = a(r) b^k        if i − kΔ < r
            = a(r) b^(k+1)    otherwise,          a(r) = (1 − b) / (2r + 2b(Δ − r) − (1 − b)),
 
 with ``b = e^(−ε)``. The optimum over all ε-DP pmfs on ℤ for a symmetric cost non-decreasing in
-``|i|`` is ``min_r`` over this family (seed 000, discrete setting);
+``|i|`` is ``min_r`` over this family (Geng & Viswanath 2016, discrete setting);
 :meth:`DiscreteStaircase.optimal` evaluates the exact cost of every ``r`` at once. ``Δ = 1``
 gives the two-sided geometric ``P(i) = (1 − b)/(1 + b) b^|i|``
 (:class:`~optmech.mechanisms.geometric.Geometric`).
@@ -177,7 +179,7 @@ def _costs_over_r(cost: Cost, eps: float, delta: int, r: npt.ArrayLike) -> Float
 
 
 class DiscreteStaircase(DiscreteNoise):
-    """Discrete staircase noise on ℤ (seed 000, discrete setting; THEORY.md §1).
+    """Discrete staircase noise on ℤ (Geng & Viswanath 2016, discrete setting).
 
     ε-DP for integer queries of sensitivity Δ: ``p(i) ≤ e^ε p(i + d)`` for ``|d| ≤ Δ``.
 
@@ -244,7 +246,7 @@ class DiscreteStaircase(DiscreteNoise):
         eps = check_staircase_epsilon(epsilon)
         delta = check_int("sensitivity", sensitivity, low=1, high=SENSITIVITY_MAX)
         c = as_cost(cost)
-        c.require_symmetric_nondecreasing("DiscreteStaircase.optimal (seed 000)")
+        c.require_symmetric_nondecreasing("DiscreteStaircase.optimal (Geng & Viswanath 2016)")
         values = _costs_over_r(c, eps, delta, np.arange(1, delta + 1))
         if not np.all(np.isfinite(values)):
             raise ValueError(

@@ -1,7 +1,8 @@
 """Gaussian noise for (ε, δ)-DP, with the classic or the analytic calibration.
 
-Seed 002 (encyclopedia page on the Laplace, geometric and Gaussian mechanisms), THEORY.md §3.
-Two ways to pick the standard deviation σ for queries of sensitivity Δ:
+Dwork & Roth (2014), *The Algorithmic Foundations of Differential Privacy*, Thm. A.1 (the classic
+calibration); Balle & Wang (2018) (the analytic one). Two ways to pick the standard deviation σ for
+queries of sensitivity Δ:
 
 ``"classic"``
     ``σ = Δ √(2 ln(1.25/δ)) / ε``, Dwork & Roth, *The Algorithmic Foundations of Differential
@@ -141,7 +142,7 @@ def _analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
 
 
 class Gaussian(ContinuousNoise):
-    """Gaussian noise ``N(0, σ²)`` calibrated for (ε, δ)-DP (THEORY.md §3, seed 002).
+    """Gaussian noise ``N(0, σ²)`` calibrated for (ε, δ)-DP (Dwork & Roth 2014; Balle & Wang 2018).
 
     Parameters
     ----------

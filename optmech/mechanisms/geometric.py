@@ -1,7 +1,7 @@
 """The geometric mechanisms: two-sided geometric noise on ℤ, and its range-restricted matrix.
 
-Two-sided geometric (seed 002, the geometric mechanism; THEORY.md §1 for Δ = 1). For an integer
-query of integer sensitivity Δ the noise
+Two-sided geometric (Ghosh, Roughgarden & Sundararajan 2012, the geometric mechanism; the discrete
+staircase with Δ = 1). For an integer query of integer sensitivity Δ the noise
 
     P(X = k) = (1 − β)/(1 + β) · β^|k|,        β = e^(−ε/Δ),
 
@@ -13,7 +13,7 @@ two coincide.) Closed forms: ``P(X ≥ m) = β^m/(1 + β)`` for ``m ≥ 0``,
 Tails: ``sf(k) = P(X ≥ k + 1) = cdf(−k − 1)`` by symmetry; ``log P(X ≥ m) = −mε/Δ − log1p(β)``
 and ``log P(X = k) = log tanh(ε/2Δ) − |k|ε/Δ`` never underflow.
 
-Range-restricted geometric (seed 003, GRS; THEORY.md §2): for a count query with results
+Range-restricted geometric (Ghosh, Roughgarden & Sundararajan 2012): for a count query with results
 ``{0..n}`` and ``α = e^(−ε)``, the mechanism :func:`truncated_geometric` folds the tails of the
 geometric onto the end points 0 and n. GRS prove it universally utility-maximising: every
 Bayesian user with a monotone loss does best by remapping its output.
@@ -59,7 +59,8 @@ SENSITIVITY_MAX = 2**53
 
 
 class Geometric(DiscreteNoise):
-    """Two-sided geometric noise ``P(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/Δ)`` (seed 002).
+    """Two-sided geometric noise ``P(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/Δ)`` (Ghosh,
+    Roughgarden & Sundararajan 2012).
 
     ε-DP for integer queries of integer sensitivity Δ.
 
@@ -218,7 +219,8 @@ class Geometric(DiscreteNoise):
 
 
 def truncated_geometric(n: int, epsilon: float) -> FloatArray:
-    """The range-restricted geometric mechanism ``G`` of GRS (seed 003; THEORY.md §2).
+    """The range-restricted geometric mechanism ``G`` of GRS (Ghosh, Roughgarden & Sundararajan
+    2012).
 
     ``G[i, j] = P(output j | input i)`` on ``{0..n}`` with ``α = e^(−ε)``:
     ``α^|i−j| (1 − α)/(1 + α)`` for ``0 < j < n``, ``α^i/(1 + α)`` for ``j = 0`` and
@@ -239,7 +241,7 @@ def truncated_geometric(n: int, epsilon: float) -> FloatArray:
     Examples
     --------
     >>> import math
-    >>> G = truncated_geometric(5, math.log(2))  # seed 003, Fig. 2 before the remap
+    >>> G = truncated_geometric(5, math.log(2))  # GRS (2012), Fig. 2 before the remap
     >>> [round(float(v), 6) for v in G[0]]
     [0.666667, 0.166667, 0.083333, 0.041667, 0.020833, 0.020833]
     """

@@ -1,9 +1,9 @@
 """The Laplace mechanism: ``X ~ Lap(Δ/ε)``, density ``(ε/2Δ) exp(−ε|x|/Δ)``.
 
-The classical ε-DP additive noise (seed 002, the Laplace mechanism; THEORY.md §1 gives its
-costs ``Δ/ε`` for ``|x|`` and ``2Δ²/ε²`` for ``x²``). It is the baseline the staircase
-mechanism (:mod:`optmech.mechanisms.staircase`) improves on: the ratio of their costs grows
-like ``e^(ε/2)/ε`` for ``|x|`` as ε grows.
+The classical ε-DP additive noise (Dwork, McSherry, Nissim & Smith 2006, the Laplace mechanism; Geng
+& Viswanath 2016 give its costs ``Δ/ε`` for ``|x|`` and ``2Δ²/ε²`` for ``x²``). It is the baseline
+the staircase mechanism (:mod:`optmech.mechanisms.staircase`) improves on: the ratio of their costs
+grows like ``e^(ε/2)/ε`` for ``|x|`` as ε grows.
 
 Expected costs are exact:
 
@@ -145,7 +145,7 @@ def _laplace_quadrature(cost: Cost, scale: float) -> float:
 class Laplace(ContinuousNoise):
     """Laplace noise ``Lap(Δ/ε)``: density ``f(x) = (ε/2Δ) exp(−ε|x|/Δ)``, ε-DP for sensitivity Δ.
 
-    Seed 002 (the Laplace mechanism); THEORY.md §1 (baseline of the staircase).
+    Dwork, McSherry, Nissim & Smith (2006); the baseline of the staircase (Geng & Viswanath 2016).
 
     Parameters
     ----------

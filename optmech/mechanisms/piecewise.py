@@ -1,11 +1,12 @@
 """Tabulated noise on a uniform grid with geometric tails: what the LP designer returns.
 
-Two families share one description (THEORY.md §4):
+Two families share one description (the exact discretisation of the theory pages):
 
 * :class:`PiecewiseConstantNoise` — a density on ℝ, constant on cells ``[s + jh, s + (j+1)h)``
-  of a finite grid, optionally with an atom at the origin (the (0, δ) optimum has one, seed 004);
+  of a finite grid, optionally with an atom at the origin (the (0, δ) optimum has one, Geng, Ding,
+  Guo & Kumar 2019);
 * :class:`LatticeNoise` — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
-  queries, seed 000's discrete setting).
+  queries, the discrete setting of Geng & Viswanath 2016).
 
 Beyond the grid each side carries a **geometric tail**: one base period of ``P`` cells, repeated
 outwards and multiplied by ``ratio`` per period (``P = m`` cells per Δ and ``ratio = e^−ε``

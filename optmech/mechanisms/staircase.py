@@ -1,13 +1,13 @@
-"""The staircase mechanism: the optimal ε-DP additive noise on ℝ (Geng & Viswanath, seed 000).
+"""The staircase mechanism: the optimal ε-DP additive noise on ℝ (Geng & Viswanath 2016).
 
-THEORY.md §1. With ``b = e^(−ε)`` and ``γ ∈ [0, 1]`` the staircase density is symmetric and,
-for ``x ≥ 0`` with ``k = floor(x/Δ)``,
+From Geng & Viswanath (2016): with ``b = e^(−ε)`` and ``γ ∈ [0, 1]`` the staircase density is
+symmetric and, for ``x ≥ 0`` with ``k = floor(x/Δ)``,
 
     f_γ(x) = a(γ) b^k        if x − kΔ <  γΔ
            = a(γ) b^(k+1)    if x − kΔ >= γΔ,       a(γ) = (1 − b) / (2Δ(γ + (1 − γ)b)).
 
-Seed 000 (Thm. 4) proves that for every cost that is symmetric and non-decreasing in ``|x|``
-the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; :meth:`Staircase.optimal` finds that γ.
+Geng & Viswanath (2016, Thm. 4) proves that for every cost that is symmetric and non-decreasing in
+``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; :meth:`Staircase.optimal` finds that γ.
 
 Everything here is exact (closed form or a convergent geometric series):
 
@@ -15,7 +15,7 @@ Everything here is exact (closed form or a convergent geometric series):
   for ``x ≥ 0`` with ``x/Δ = k + y``, ``P(X > x) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁(γ − y)₊)``
   (``a₁ = Δa(γ)``), positive terms only; ``logsf`` is ``−εk`` plus the log of the bracket, so it
   stays finite where ``b^k`` underflows; ``sf(x) = cdf(−x)`` by symmetry;
-* ``E|X|`` and ``E X²`` by the closed forms of THEORY.md §1 (with ``u = b + (1 − b)γ``)::
+* ``E|X|`` and ``E X²`` by the closed forms of Geng & Viswanath (2016) (with ``u = b + (1 − b)γ``)::
 
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
       E X² = Δ² (u³ + 3bu + b + b²) / (3u(1 − b)²)
@@ -27,7 +27,7 @@ Everything here is exact (closed form or a convergent geometric series):
   double, which limits them to about ``1e-16/ε`` relative (1e-14 at ε = 0.01; the reason for
   :data:`EPSILON_MIN`).
 
-Optimal γ (THEORY.md §1): ``γ* = 1/(1 + e^(ε/2))`` for ``|x|``; for ``x²``,
+Optimal γ (Geng & Viswanath 2016): ``γ* = 1/(1 + e^(ε/2))`` for ``|x|``; for ``x²``,
 ``u* = (b(1 + b)/2)^(1/3)`` and ``γ* = (u* − b)/(1 − b)``; for other costs a 1-D minimisation
 of the exact cost. Differentiating the exact cost gives the stationarity condition used to
 polish that minimisation,
@@ -161,7 +161,8 @@ def _logsf_unit(z: FloatArray, eps: float, gamma: Any) -> FloatArray:
 
 
 def _isf_unit(t: FloatArray, eps: float, gamma: float) -> FloatArray:
-    """The ``z ≥ 0`` with ``P(Y > z) = t``, for ``0 < t ≤ 1/2`` (closed form, THEORY.md §1)."""
+    """The ``z ≥ 0`` with ``P(Y > z) = t``, for ``0 < t ≤ 1/2`` (closed form, Geng & Viswanath
+    2016)."""
     b, _, _, a1 = _constants(eps, gamma)
     a1 = float(a1)
     # Period: b^k/2 ≥ t > b^(k+1)/2, first from logs, then corrected by one step either way.
@@ -177,7 +178,7 @@ def _isf_unit(t: FloatArray, eps: float, gamma: float) -> FloatArray:
 
 
 def _abs_cost(eps: Any, gamma: Any, delta: float) -> Any:
-    """``E|X|`` (THEORY.md §1), vectorised over ε and γ."""
+    """``E|X|`` (Geng & Viswanath 2016), vectorised over ε and γ."""
     b = np.exp(-np.asarray(eps, dtype=np.float64))
     omb = -np.expm1(-np.asarray(eps, dtype=np.float64))
     u = b + gamma * omb
@@ -185,7 +186,7 @@ def _abs_cost(eps: Any, gamma: Any, delta: float) -> Any:
 
 
 def _squared_cost(eps: Any, gamma: Any, delta: float) -> Any:
-    """``E X² = Δ²(u³ + 3bu + b + b²)/(3u(1 − b)²)`` (THEORY.md §1), vectorised."""
+    """``E X² = Δ²(u³ + 3bu + b + b²)/(3u(1 − b)²)`` (Geng & Viswanath 2016), vectorised."""
     b = np.exp(-np.asarray(eps, dtype=np.float64))
     omb = -np.expm1(-np.asarray(eps, dtype=np.float64))
     u = b + gamma * omb
@@ -342,7 +343,7 @@ def _require_theorem_cost(cost: Any, context: str) -> Cost:
 
 # -- the family -----------------------------------------------------------------------------------
 class Staircase(ContinuousNoise):
-    """Staircase noise ``f_γ`` (seed 000, THEORY.md §1): ε-DP for queries of sensitivity Δ.
+    """Staircase noise ``f_γ`` (Geng & Viswanath 2016): ε-DP for queries of sensitivity Δ.
 
     Parameters
     ----------
@@ -362,9 +363,9 @@ class Staircase(ContinuousNoise):
 
     Notes
     -----
-    Sampling is Algorithm 1 of seed 001: ``X = S·(G + Y)Δ`` with a fair sign ``S``, a geometric
-    period ``G`` (``P(G = i) = (1 − b)b^i``) and the within-period offset ``Y`` obtained from
-    one uniform ``V`` by inverting its piecewise-uniform cdf,
+    Sampling is Algorithm 1 of Geng, Kairouz, Oh & Viswanath (2015): ``X = S·(G + Y)Δ`` with a fair
+    sign ``S``, a geometric period ``G`` (``P(G = i) = (1 − b)b^i``) and the within-period offset
+    ``Y`` obtained from one uniform ``V`` by inverting its piecewise-uniform cdf,
     ``Y = max(uV, (uV − γ(1 − b))/b)`` — the same law as Algorithm 1's ``B`` and ``U`` drawn
     separately. The steps are classified after rounding ``x/Δ``, which is exact when Δ is a
     power of two.
@@ -402,7 +403,7 @@ class Staircase(ContinuousNoise):
 
     @classmethod
     def optimal(cls, *, epsilon: float, sensitivity: float = 1.0, cost: Cost | str) -> Staircase:
-        """The staircase with the γ minimising ``E c(X)`` (seed 000, Thm. 4; THEORY.md §1).
+        """The staircase with the γ minimising ``E c(X)`` (Geng & Viswanath 2016, Thm. 4).
 
         Parameters
         ----------
@@ -423,14 +424,15 @@ class Staircase(ContinuousNoise):
         """
         eps = check_staircase_epsilon(epsilon)
         delta = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-        c = _require_theorem_cost(cost, "Staircase.optimal (seed 000, Thm. 4)")
+        c = _require_theorem_cost(cost, "Staircase.optimal (Geng & Viswanath 2016, Thm. 4)")
         # Validate the (ε, Δ) pair before any numerics: γ = 1/2 is a representative staircase.
         cls(epsilon=eps, sensitivity=delta, gamma=0.5)
         return cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))
 
     @property
     def privacy(self) -> PureDP:
-        """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ`` (THEORY.md §1)."""
+        """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ`` (Geng & Viswanath
+        2016)."""
         return PureDP(self._epsilon)
 
     def __repr__(self) -> str:
@@ -513,7 +515,7 @@ class Staircase(ContinuousNoise):
 def staircase_gamma_star(
     epsilon: npt.ArrayLike, cost: Cost | str = "abs", sensitivity: float = 1.0
 ) -> FloatArray | float:
-    """The optimal staircase parameter γ*(ε), vectorised over ``epsilon`` (THEORY.md §1).
+    """The optimal staircase parameter γ*(ε), vectorised over ``epsilon`` (Geng & Viswanath 2016).
 
     Parameters
     ----------
@@ -550,7 +552,7 @@ def staircase_gamma_star(
 def laplace_staircase_ratio(
     epsilon: npt.ArrayLike, cost: Cost | str = "abs", sensitivity: float = 1.0
 ) -> FloatArray | float:
-    """Laplace cost / optimal staircase cost, vectorised over ``epsilon`` (THEORY.md §1).
+    """Laplace cost / optimal staircase cost, vectorised over ``epsilon`` (Geng & Viswanath 2016).
 
     Tends to 1 as ε → 0; at ε = 10 it is about 14.84 for ``|e|`` and 23.61 for ``e²``.
 
@@ -595,7 +597,8 @@ def laplace_staircase_ratio(
 
 
 def heuristic_gamma(epsilon: npt.ArrayLike) -> FloatArray | float:
-    """The heuristic ``γ̃ = 1/(1 + e^(ε/2))`` of seed 000 §V-B, vectorised over ``epsilon``.
+    """The heuristic ``γ̃ = 1/(1 + e^(ε/2))`` of Geng & Viswanath (2016), §V-B, vectorised over
+    ``epsilon``.
 
     ``P(|X| < γ̃Δ) → 1`` as ε → ∞; it equals γ* for the cost ``|e|``.
 

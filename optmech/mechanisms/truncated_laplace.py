@@ -1,6 +1,7 @@
 """Truncated Laplace noise for (ε, δ)-DP.
 
-Geng, Ding, Guo & Kumar (2018), cited in THEORY.md §3: the density is proportional to
+Geng, Ding, Guo & Kumar (2020), *Tight analysis of privacy and utility tradeoff in approximate
+differential privacy*: the density is proportional to
 ``e^(−ε|x|/Δ)`` on ``[−A, A]`` and zero outside, with
 
     A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ)).
@@ -14,7 +15,7 @@ a product of positive factors (``expm1`` for the second), so ``sf`` keeps its re
 up to the end of the support and ``logsf`` (the sum of the factors' logs) stays finite where
 ``e^(−y/λ)`` underflows (tiny δ).
 
-Privacy, derived here (THEORY.md §3): for a shift ``0 < d ≤ Δ`` the hockey-stick divergence
+Privacy, derived here: for a shift ``0 < d ≤ Δ`` the hockey-stick divergence
 ``∫ (f(x) − e^ε f(x − d))_+ dx`` is the mass of ``[−A, −A + d)``, which the shifted copy does not
 cover, plus nothing elsewhere (``|x| ≥ |x − d| − Δ``) as long as ``A ≥ Δ``; at ``d = Δ`` that mass
 is ``(e^ε − 1) u / (2(1 − u)) = δ`` exactly. When ``A < Δ`` (which happens iff ``δ > 1/2``) the
@@ -80,7 +81,7 @@ def _log_lower_gamma(a: float, x: float) -> float:
 
 
 class TruncatedLaplace(ContinuousNoise):
-    """Laplace noise truncated to ``[−A, A]`` (Geng et al. 2018; THEORY.md §3).
+    """Laplace noise truncated to ``[−A, A]`` (Geng, Ding, Guo & Kumar 2020).
 
     Parameters
     ----------

@@ -1,16 +1,16 @@
 """Uniform noise with an atom at zero: the optimal (0, δ)-DP additive noise.
 
-Geng, Ding, Guo & Kumar, *The optimal mechanism in additive differential privacy* (seed 004;
-THEORY.md §3). The family ``P_α`` (``0 ≤ α < δ``) puts mass ``α`` at the origin and spreads the
+Geng, Ding, Guo & Kumar, *Optimal noise-adding mechanism in additive differential privacy*
+(AISTATS 2019). The family ``P_α`` (``0 ≤ α < δ``) puts mass ``α`` at the origin and spreads the
 rest uniformly, with density ``(δ − α)/Δ``, over ``[−L, L] \\ {0}``,
 
     L = (1 − α) Δ / (2 (δ − α)).
 
 Every ``P_α`` is (0, δ)-DP for queries of sensitivity Δ: a shift by ``0 < d ≤ Δ`` moves the atom
 off the origin and the uniform block by ``d``, so ``sup_S P(S) − P(S + d) = α + (δ − α) d / Δ ≤ δ``
-(equality at ``d = Δ``). Seed 004's main theorem: within symmetric noise whose density is
+(equality at ``d = Δ``). Their main theorem: within symmetric noise whose density is
 non-increasing in ``|x|``, the least expected cost for a symmetric cost non-decreasing in
-``|x|`` is ``inf_α E_{P_α} c(X)``; for ``c = |x|^p`` (seed 004, Theorem 3)
+``|x|`` is ``inf_α E_{P_α} c(X)``; for ``c = |x|^p`` (Geng, Ding, Guo & Kumar 2019, Thm. 3)
 
     α* = 0                 if δ ≤ p/(p + 1),
     α* = (p + 1) δ − p     otherwise,
@@ -29,7 +29,7 @@ Examples
 >>> noise = UniformAtom.optimal(delta=0.75, cost="abs")
 >>> noise
 UniformAtom(delta=0.75, sensitivity=1.0, alpha=0.5)
->>> noise.expected_cost("abs")   # (1 − δ) Δ, seed 004 corollary
+>>> noise.expected_cost("abs")   # (1 − δ) Δ, Geng et al. 2019
 0.25
 """
 
@@ -75,7 +75,8 @@ def _support(delta: float, sensitivity: float, alpha: float) -> tuple[float, flo
 
 
 class UniformAtom(ContinuousNoise):
-    """Mass ``α`` at 0 plus a uniform density ``(δ − α)/Δ`` on ``[−L, L] \\ {0}`` (seed 004).
+    """Mass ``α`` at 0 plus a uniform density ``(δ − α)/Δ`` on ``[−L, L] \\ {0}`` (Geng, Ding, Guo &
+    Kumar 2019).
 
     Parameters
     ----------
@@ -100,7 +101,7 @@ class UniformAtom(ContinuousNoise):
     -----
     Privacy: ``sup_S P(S) − P(S + d) = α + (δ − α) min(d, 2L)/Δ ≤ δ`` for ``0 < d ≤ Δ`` (the atom
     moves off 0, a slab of width ``d`` of the block is uncovered), so :attr:`privacy` is
-    ``ApproxDP(0, δ)``; THEORY.md §3.
+    ``ApproxDP(0, δ)``; Geng, Ding, Guo & Kumar 2019.
 
     Examples
     --------
@@ -204,12 +205,13 @@ class UniformAtom(ContinuousNoise):
             )
             return self.alpha * float(cost(0.0)) + self.density * inner
 
-    # -- the optimum of seed 004 --------------------------------------------------------
+    # -- the optimum of Geng, Ding, Guo & Kumar 2019 -----------------------------------------------
     @classmethod
     def optimal(
         cls, *, delta: float, sensitivity: float = 1.0, cost: Cost | str | Any
     ) -> UniformAtom:
-        """The ``P_α*`` of least expected cost (seed 004, main theorem and Theorem 3).
+        """The ``P_α*`` of least expected cost (Geng, Ding, Guo & Kumar 2019, main theorem and Thm.
+        3).
 
         Parameters
         ----------
@@ -251,14 +253,14 @@ class UniformAtom(ContinuousNoise):
         d = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         sens = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
         c = as_cost(cost)
-        c.require_symmetric_nondecreasing("UniformAtom.optimal (seed 004)")
+        c.require_symmetric_nondecreasing("UniformAtom.optimal (Geng, Ding, Guo & Kumar 2019)")
         if isinstance(c, Power):
             return cls(delta=d, sensitivity=sens, alpha=_alpha_star_power(d, c.p))
         return cls(delta=d, sensitivity=sens, alpha=_alpha_star_numeric(d, sens, c))
 
 
 def _alpha_star_power(delta: float, p: float) -> float:
-    """Seed 004, Theorem 3: ``α* = max(0, (p + 1)δ − p)``, kept strictly below δ."""
+    """Geng et al. (2019), Thm. 3: ``α* = max(0, (p + 1)δ − p)``, kept strictly below δ."""
     if delta <= p / (p + 1.0):
         return 0.0
     alpha = max((p + 1.0) * delta - p, 0.0)
@@ -330,7 +332,8 @@ def _alpha_star_numeric(delta: float, sensitivity: float, cost: Cost) -> float:
 def uniform_atom_min_cost(
     delta: npt.ArrayLike, p: npt.ArrayLike, sensitivity: npt.ArrayLike = 1.0
 ) -> FloatArray | float:
-    """Least ``E|X|^p`` over (0, δ)-DP symmetric monotone noise: seed 004, Theorem 3.
+    """Least ``E|X|^p`` over (0, δ)-DP symmetric monotone noise: Geng, Ding, Guo & Kumar 2019, Thm.
+    3.
 
     ``Δ^p / (2^p (p + 1) δ^p)`` for ``δ ≤ p/(p + 1)``, else ``((p + 1)/(2p))^p (1 − δ) Δ^p``,
     evaluated in log space and broadcast over the arguments.

@@ -117,7 +117,8 @@ def run_task(name: str, params: dict[str, Any]) -> dict[str, Any]:
 def staircase_task(
     *, epsilon: float, cost: str = "abs", sensitivity: float = 1.0
 ) -> dict[str, Any]:
-    """Optimal staircase vs Laplace for one ε (seed 000, Fig. 2): γ*, both costs, their ratio."""
+    """Optimal staircase vs Laplace for one ε (Geng & Viswanath 2016, Fig. 2): γ*, both costs, their
+    ratio."""
     import optmech
     from optmech.costs import parse_cost
 
@@ -132,7 +133,8 @@ def staircase_task(
 def uniform_atom_task(
     *, delta: float, cost: str = "abs", sensitivity: float = 1.0
 ) -> dict[str, Any]:
-    """Optimal (0, δ) noise within symmetric non-increasing noise (seed 004): α*, its cost."""
+    """Optimal (0, δ) noise within symmetric non-increasing noise (Geng, Ding, Guo & Kumar 2019):
+    α*, its cost."""
     import optmech
     from optmech.costs import parse_cost
 
