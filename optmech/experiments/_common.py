@@ -166,14 +166,15 @@ class OutputFolder:
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 6) -> str:
-    """A GitHub-markdown table; floats with ``digits`` significant digits."""
+    """A GitHub-markdown table; floats with ``digits`` significant digits, and ``|`` escaped in
+    every cell, the header's included (``|e|`` would otherwise split a column)."""
 
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return f"{v:.{digits}g}"
         return str(v).replace("|", "\\|")
 
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(fmt(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
