@@ -1,14 +1,16 @@
 """optmech: design and verify optimal differential-privacy mechanisms by linear programming.
 
-Closed-form optimal noise (:class:`Staircase`, :class:`DiscreteStaircase`, :class:`Geometric`
-+ remap, :class:`UniformAtom`) and baselines (:class:`Laplace`, :class:`TruncatedLaplace`,
-:class:`Gaussian`); the additive-noise LP designer :func:`design_noise`; the user-specific
-count-query LPs :func:`bayesian_mechanism` and :func:`minimax_mechanism` with remaps; and
-independent certification of what any mechanism achieves (:mod:`optmech.certify`). Every
-LP-backed result carries a :class:`Provenance` with a certified interval ``[lower_bound, value]``
-for the optimum. Guarantees beyond (ε, δ) (:class:`ZCDP`, :class:`RenyiDP`,
-:class:`GaussianDP`, :class:`PrivacyProfile`) are certified by :mod:`optmech.certify.profiles`
-and composed by :mod:`optmech.accounting`; :class:`StaircaseND` is the staircase in ℝ^d.
+Closed-form optimal noise ([`Staircase`][Staircase], [`DiscreteStaircase`][DiscreteStaircase],
+[`Geometric`][Geometric] + remap, [`UniformAtom`][UniformAtom]) and baselines ([`Laplace`][Laplace],
+[`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]); the additive-noise LP designer
+[`design_noise`][design_noise]; the user-specific count-query LPs
+[`bayesian_mechanism`][bayesian_mechanism] and [`minimax_mechanism`][minimax_mechanism] with remaps;
+and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]).
+Every LP-backed result carries a [`Provenance`][Provenance] with a certified interval
+``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) ([`ZCDP`][ZCDP],
+[`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP], [`PrivacyProfile`][PrivacyProfile]) are certified
+by [`optmech.certify.profiles`][optmech.certify.profiles] and composed by
+[`optmech.accounting`][optmech.accounting]; [`StaircaseND`][StaircaseND] is the staircase in ℝ^d.
 """
 
 from __future__ import annotations

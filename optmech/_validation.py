@@ -1,7 +1,7 @@
 """Argument checks shared by every public entry point.
 
 Each check either returns the value in canonical form (a Python ``float``/``int`` or a numpy
-array) or raises :class:`TypeError` / :class:`ValueError` with a message of the form
+array) or raises [`TypeError`][TypeError] / [`ValueError`][ValueError] with a message of the form
 ```` `epsilon` must be a finite real number in (0, inf); got -1.0. ````
 that names the parameter, the valid range and the value received. Validation happens once,
 at the public boundary; private formula code trusts its inputs.
@@ -254,7 +254,8 @@ def check_size(size: Any) -> tuple[int, ...] | None:
 
 
 def check_rng(rng: Any) -> np.random.Generator:
-    """Normalise ``rng`` through :func:`numpy.random.default_rng` (SPEC 7), with a clear error."""
+    """Normalise ``rng`` through [`numpy.random.default_rng`][numpy.random.default_rng] (SPEC 7),
+    with a clear error."""
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
@@ -265,7 +266,7 @@ def check_rng(rng: Any) -> np.random.Generator:
 
 
 def check_callable(name: str, value: Any) -> Callable[..., Any]:
-    """Return ``value`` if callable, else raise :class:`TypeError`."""
+    """Return ``value`` if callable, else raise [`TypeError`][TypeError]."""
     if not callable(value):
         raise TypeError(f"`{name}` must be callable; got {describe(value)}.")
     return value
@@ -292,7 +293,8 @@ def check_epsilon(epsilon: Any, *, high: float = math.inf, hint: str | None = No
 
 
 def check_privacy(privacy: Any) -> Any:
-    """``privacy`` if it is an :class:`optmech.PureDP` or :class:`optmech.ApproxDP` guarantee."""
+    """``privacy`` if it is an [`optmech.PureDP`][optmech.PureDP] or
+    [`optmech.ApproxDP`][optmech.ApproxDP] guarantee."""
     from optmech.privacy import ApproxDP, PureDP  # privacy.py imports this module
 
     if not isinstance(privacy, PureDP | ApproxDP):

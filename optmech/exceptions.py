@@ -1,9 +1,9 @@
 """Exceptions and warnings raised by optmech.
 
-Bad arguments raise the built-in :class:`ValueError` / :class:`TypeError` with a message that
+Bad arguments raise the built-in `ValueError` / `TypeError` with a message that
 names the parameter, the valid range and the value received. Everything that goes wrong
 *after* the arguments were accepted (a solver failing, a mechanism that is not private, a
-problem too large to build) raises a subclass of :class:`OptmechError`.
+problem too large to build) raises a subclass of [`OptmechError`][OptmechError].
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ class SolverError(OptmechError):
     hint : str, optional
         What the user can do about it.
     attempts : tuple, optional
-        Every solver attempt made before giving up (:class:`optmech.provenance.Attempt`).
+        Every solver attempt made before giving up
+        ([`optmech.provenance.Attempt`][optmech.provenance.Attempt]).
     """
 
     def __init__(

@@ -7,21 +7,21 @@ A mechanism matrix ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour
 ``list(graph.nodes)``: that order is the row order of every mechanism built over the graph.
 
 Each node carries the query result it stands for in the node attribute ``"value"`` (a number,
-or a tuple for several queries); losses built from a :class:`~optmech.costs.Cost` are applied to
+or a tuple for several queries); losses built from a [`Cost`][optmech.costs.Cost] are applied to
 ``output − value``. The graph attribute ``graph.graph["outputs"]`` holds the default output
 set: the possible query results (``{0..n}`` for a count query, the grid for a histogram).
 
 Builders
 --------
-:func:`path_graph`
+[`path_graph`][path_graph]
     A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
-:func:`sensitivity_graph`
+[`sensitivity_graph`][sensitivity_graph]
     An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
-:func:`grid_graph`
+[`grid_graph`][grid_graph]
     A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row moves
     one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for
     several count queries over the same rows). Brenner & Nissim's setting.
-:func:`hypercube_graph`
+[`hypercube_graph`][hypercube_graph]
     Databases of ``rows`` binary rows, neighbours differing in one row, with the count query as
     node value: the database-level graph on which non-oblivious mechanisms live (GRS §6.2).
 
@@ -103,7 +103,7 @@ def path_graph(n: int) -> nx.Graph:
 def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
     """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
 
-    With Δ = 1 this is :func:`path_graph`.
+    With Δ = 1 this is [`path_graph`][path_graph].
 
     Parameters
     ----------

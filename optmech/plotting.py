@@ -49,7 +49,7 @@ def plot_noise(
     Parameters
     ----------
     noise : NoiseDistribution
-        Any continuous or lattice noise of :mod:`optmech.mechanisms` (designed ones included).
+        Any continuous or lattice noise of `optmech.mechanisms` (designed ones included).
     ax : matplotlib.axes.Axes, optional
         Where to draw.
     references : sequence of (str, NoiseDistribution)

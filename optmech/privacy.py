@@ -4,17 +4,18 @@ Every guarantee is a frozen dataclass that validates on construction, so a guara
 exists is a valid one. ``ApproxDP(0, delta)`` is the (0, δ) guarantee of Geng, Ding, Guo &
 Kumar. Beyond (ε, δ):
 
-* :class:`RenyiDP` — ``D_α(M(D) ‖ M(D')) ≤ ε(α)`` at one or several orders α > 1 (Mironov,
+* [`RenyiDP`][RenyiDP] — ``D_α(M(D) ‖ M(D')) ≤ ε(α)`` at one or several orders α > 1 (Mironov,
   2017, Definition 4);
-* :class:`ZCDP` — ρ-zero-concentrated DP, ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke, 2016,
+* [`ZCDP`][ZCDP] — ρ-zero-concentrated DP, ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke, 2016,
   Definition 1.1);
-* :class:`GaussianDP` — μ-GDP, the trade-off of ``N(0, 1)`` against ``N(μ, 1)``, equivalently
+* [`GaussianDP`][GaussianDP] — μ-GDP, the trade-off of ``N(0, 1)`` against ``N(μ, 1)``, equivalently
   ``δ(ε) ≤ Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` for every ε (Dong, Roth & Su, 2022,
   Corollary 2.13);
-* :class:`PrivacyProfile` — ``δ(ε_j) ≤ δ_j`` at finitely many points of the privacy profile.
+* [`PrivacyProfile`][PrivacyProfile] — ``δ(ε_j) ≤ δ_j`` at finitely many points of the privacy
+profile.
 
-:mod:`optmech.certify.profiles` certifies these for noise on ℤ; :mod:`optmech.accounting`
-composes them.
+[`optmech.certify.profiles`][optmech.certify.profiles] certifies these for noise on ℤ;
+[`optmech.accounting`][optmech.accounting] composes them.
 
 References
 ----------
@@ -91,7 +92,7 @@ class ApproxDP:
     epsilon : float
         Privacy-loss bound, in [0, inf); 0 gives the (0, δ) guarantee.
     delta : float
-        Additive slack, in (0, 1). For δ = 0 use :class:`PureDP`.
+        Additive slack, in (0, 1). For δ = 0 use [`PureDP`][PureDP].
 
     Examples
     --------
@@ -254,7 +255,7 @@ class RenyiDP:
 
     @property
     def epsilons(self) -> tuple[float, ...]:
-        """The bounds ε(α) as a tuple, in the order of :attr:`orders`."""
+        """The bounds ε(α) as a tuple, in the order of [`orders`][orders]."""
         return _as_tuple(self.epsilon)
 
     def to_approx(self, delta: float) -> ApproxDP:
@@ -283,7 +284,7 @@ def gaussian_dp_delta(mu: float, epsilon: npt.ArrayLike) -> float | npt.NDArray[
     """``δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)``, in log space (no cancellation to 0).
 
     Computed as ``Φ(a)·(−expm1(ε + log Φ(b) − log Φ(a)))`` with ``log Φ`` from
-    :func:`scipy.special.log_ndtr`, so it keeps its relative precision where both terms are far
+    `scipy.special.log_ndtr`, so it keeps its relative precision where both terms are far
     below the smallest float. Private formula: ``mu`` and ``epsilon`` are trusted.
     """
     eps = np.asarray(epsilon, dtype=np.float64)
@@ -368,7 +369,7 @@ class PrivacyProfile:
 
     ``δ(ε) = sup_S P(M(D) ∈ S) − e^ε P(M(D') ∈ S)`` over neighbours is non-increasing in ε, so
     a valid profile has strictly increasing ``epsilons`` and non-increasing ``deltas``; by the
-    same monotonicity ``δ(ε) ≤ δ_j`` for every ε ≥ ε_j (:meth:`delta`).
+    same monotonicity ``δ(ε) ≤ δ_j`` for every ε ≥ ε_j ([`delta`][delta]).
 
     Parameters
     ----------
@@ -474,10 +475,12 @@ def _parse_beyond(spec: str, kind: str, value: str) -> Privacy:
 def parse_privacy(spec: str) -> Privacy:
     """Parse a privacy specification string.
 
-    Forms: ``eps=E`` (:class:`PureDP`), ``delta=D`` (``ApproxDP(0, D)``), ``eps=E,delta=D``
-    (:class:`ApproxDP`), ``zcdp=RHO`` (:class:`ZCDP`), ``gdp=MU`` (:class:`GaussianDP`),
-    ``rdp=ALPHA:EPS`` with several orders separated by ``;`` (:class:`RenyiDP`), and
-    ``profile=EPS:DELTA`` with several points separated by ``,`` (:class:`PrivacyProfile`).
+    Forms: ``eps=E`` ([`PureDP`][PureDP]), ``delta=D`` (``ApproxDP(0, D)``), ``eps=E,delta=D``
+    ([`ApproxDP`][ApproxDP]), ``zcdp=RHO`` ([`ZCDP`][ZCDP]), ``gdp=MU``
+    ([`GaussianDP`][GaussianDP]),
+    ``rdp=ALPHA:EPS`` with several orders separated by ``;`` ([`RenyiDP`][RenyiDP]), and
+    ``profile=EPS:DELTA`` with several points separated by ``,``
+    ([`PrivacyProfile`][PrivacyProfile]).
 
     Examples
     --------

@@ -1,19 +1,19 @@
 """Provenance of every LP-backed result: what was solved, how, and how far it can be trusted.
 
 Every result optmech builds from an LP (designed noise, a user's mechanism, a remap, the
-query-dependent noise, a common mechanism) holds one frozen :class:`Provenance` as
+query-dependent noise, a common mechanism) holds one frozen [`Provenance`][Provenance] as
 ``.provenance``. It records the solver and its status, the timings, every solver attempt (a
 failed attempt is retried with rescaled data or another solver, see
-:func:`optmech.lp.solve.solve_robust`), the largest constraint violation of the solver's point
-before and of the returned point after the privacy repair, the repair itself
-(:class:`Repair`), and the certified interval ``[lower_bound, value]`` that contains the LP's
-optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded
-up), ``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the
-interval holds whatever the solver's tolerances were.
+[`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]), the largest constraint violation
+of the solver's point before and of the returned point after the privacy repair, the repair itself
+([`Repair`][Repair]), and the certified interval ``[lower_bound, value]`` that contains the LP's
+optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded up),
+``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the interval
+holds whatever the solver's tolerances were.
 
-A result is *certified* when that interval is at most :attr:`Provenance.accuracy` wide
+A result is *certified* when that interval is at most `Provenance.accuracy` wide
 (relative to the value); only then is a solver's "inaccurate" status harmless, and only
-otherwise does optmech warn (:func:`warn_if_uncertified`).
+otherwise does optmech warn ([`warn_if_uncertified`][warn_if_uncertified]).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class Provenance:
         A rigorous lower bound on the LP's optimum (Lagrangian, from the solver's multipliers,
         rounded down); ``-inf`` when the solver gave none.
     accuracy : float
-        The requested relative accuracy of the interval (see :attr:`certified`).
+        The requested relative accuracy of the interval (see [`certified`][certified]).
     violation_before : float
         Largest constraint violation of the solver's raw point (absolute, the LP's units).
     violation_after : float
@@ -161,26 +161,26 @@ class Provenance:
 
     @property
     def solvers_tried(self) -> tuple[str, ...]:
-        """The solvers of :attr:`attempts`, in order (repeated when retried)."""
+        """The solvers of `attempts`, in order (repeated when retried)."""
         return tuple(a.solver for a in self.attempts)
 
     @property
     def gap(self) -> float:
-        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
+        """``value − lower_bound``: how far, at most, `value` is above the optimum."""
         return self.value - self.lower_bound
 
     @property
     def relative_gap(self) -> float:
-        """:attr:`gap` relative to ``max(|value|, 1)`` (absolute for values below 1)."""
+        """[`gap`][gap] relative to ``max(|value|, 1)`` (absolute for values below 1)."""
         return self.gap / max(abs(self.value), 1.0)
 
     @property
     def certified(self) -> bool:
-        """Whether the certified interval is at most :attr:`accuracy` wide (relative)."""
+        """Whether the certified interval is at most `accuracy` wide (relative)."""
         return bool(self.relative_gap <= self.accuracy)
 
     def replace(self, **changes: Any) -> Provenance:
-        """A copy with some fields changed (:func:`dataclasses.replace`)."""
+        """A copy with some fields changed (`dataclasses.replace`)."""
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -238,7 +238,7 @@ class ProvenanceBounds:
 
     @property
     def optimality_gap(self) -> float:
-        """``value − lower_bound``: how far, at most, :attr:`value` is above the optimum."""
+        """``value − lower_bound``: how far, at most, `value` is above the optimum."""
         return self.provenance.gap
 
 
@@ -277,7 +277,7 @@ class ProvenanceFields(ProvenanceBounds):
         return self.provenance.violation_before
 
     def _summary_rows(self) -> list[tuple[str, object]]:
-        """Rows of the notebook summary (:meth:`_repr_html_`); results add their own."""
+        """Rows of the notebook summary ([`_repr_html_`][_repr_html_]); results add their own."""
         prov = self.provenance
         return [
             ("value (upper bound)", prov.value),
@@ -293,7 +293,8 @@ class ProvenanceFields(ProvenanceBounds):
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
-    """Warn (:class:`~optmech.exceptions.InaccurateSolutionWarning`) when the interval is wide.
+    """Warn ([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) when the
+    interval is wide.
 
     A solver's ``optimal_inaccurate`` status alone is no reason to warn: the interval
     ``[lower_bound, value]`` is certified independently of the solver, and when it is within

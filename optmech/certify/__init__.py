@@ -4,13 +4,16 @@ Nothing here trusts the LP that produced a mechanism. Achieved ε and δ are rec
 numpy from the densities, pmfs or matrices, rounded towards more privacy loss (an entry of
 1e-20 beside an exact zero is an infinite ε).
 
-- :mod:`optmech.certify.noise`: additive noise (piecewise-constant densities or pmfs on ℤ with
+- [`optmech.certify.noise`][optmech.certify.noise]: additive noise (piecewise-constant densities or
+pmfs on ℤ with
   geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ (hockey-stick).
-- :mod:`optmech.certify.matrix`: mechanism matrices over a neighbour graph.
-- :mod:`optmech.certify.profiles`: lattice noise under the guarantees beyond (ε, δ): privacy
+- [`optmech.certify.matrix`][optmech.certify.matrix]: mechanism matrices over a neighbour graph.
+- [`optmech.certify.profiles`][optmech.certify.profiles]: lattice noise under the guarantees beyond
+(ε, δ): privacy
   profiles δ(ε), Rényi divergences, and ρ (zCDP) and μ (GDP) certified over the whole continuum
   of orders / ε.
-- :mod:`optmech.certify.exact`: the same certificates in exact rational arithmetic with interval
+- [`optmech.certify.exact`][optmech.certify.exact]: the same certificates in exact rational
+arithmetic with interval
   enclosures of ``log`` and ``exp`` (``exact=True`` of every certifier; needs python-flint and
   is imported only on first use).
 """

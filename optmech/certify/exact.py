@@ -1,11 +1,12 @@
 """Exact certification: rational arithmetic plus rigorous enclosures of ``log`` and ``exp``.
 
-The float certifiers of :mod:`optmech.certify.noise` and :mod:`optmech.certify.matrix` bound
-their rounding errors and add them; this module removes the rounding instead. Every float is a
-dyadic rational, so the masses, the tail masses ``base · ratio^k`` and the matrix entries are
-held exactly (Python integers over a common power of two, or :class:`fractions.Fraction`), and
-the only transcendental quantities — one logarithm for ε, one exponential for δ — are enclosed
-in Arb balls (Johansson, 2017; through python-flint) at :data:`PRECISION` bits:
+The float certifiers of [`optmech.certify.noise`][optmech.certify.noise] and
+[`optmech.certify.matrix`][optmech.certify.matrix] bound their rounding errors and add them; this
+module removes the rounding instead. Every float is a dyadic rational, so the masses, the tail
+masses ``base · ratio^k`` and the matrix entries are held exactly (Python integers over a common
+power of two, or `fractions.Fraction`), and the only transcendental quantities — one logarithm for
+ε, one exponential for δ — are enclosed in Arb balls (Johansson, 2017; through python-flint) at
+`PRECISION` bits:
 
 * **ε** is ``log`` of the exact largest ratio (log is increasing, so one enclosure suffices);
   the upper end of the ball is rounded up to a float. The result is the exact ε rounded up:

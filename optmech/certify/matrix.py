@@ -17,7 +17,7 @@ never below the exact one for the given floats. (Four ulps of a log of size 700 
 5e-13: far below the ``1e-9`` relative slack optmech allows between requested and certified ε.)
 With ``exact=True`` the largest ratio is found in exact rational arithmetic and its logarithm
 enclosed in an Arb interval (Johansson, 2017): the certified ε is the exact one rounded up to
-the next float (:mod:`optmech.certify.exact`).
+the next float ([`optmech.certify.exact`][optmech.certify.exact]).
 
 Examples
 --------
@@ -65,7 +65,7 @@ IntArray = npt.NDArray[np.int64]
 
 #: Largest deviation of a row sum from 1 accepted as a probability distribution.
 ROW_SUM_TOL = 1e-9
-#: Default relative slack of :func:`check_dp`: certified ε ≤ ε·(1 + 1e-9), for the rounding
+#: Default relative slack of ``check_dp``: certified ε ≤ ε·(1 + 1e-9), for the rounding
 #: of mechanisms that are exactly private in exact arithmetic.
 DEFAULT_RTOL = 1e-9
 #: Entries compared per block (memory bound of the vectorised comparison).
@@ -234,9 +234,10 @@ def certify_mechanism(
         or ``None`` for the count-query path ``i ~ i + 1``.
     exact : bool, default False
         Find the largest ratio in exact rational arithmetic and enclose its logarithm in an
-        interval (:func:`optmech.certify.exact.matrix_epsilon_exact`): ε is then the exact value
-        rounded up to the next float. Costs about one more pass over the entries; meant for
-        matrices up to a few thousand rows.
+        interval
+        ([`optmech.certify.exact.matrix_epsilon_exact`][optmech.certify.exact.matrix_epsilon_exact]):
+        ε is then the exact value rounded up to the next float. Costs about one more pass over the
+        entries; meant for matrices up to a few thousand rows.
 
     Returns
     -------
@@ -276,7 +277,8 @@ def certify_mechanism(
 def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None, *, exact: bool = False) -> float:
     """Certified (pessimistic) achieved ε of ``mechanism`` over ``graph``.
 
-    See :func:`certify_mechanism` (also for ``exact``), which also names the worst pair.
+    See [`certify_mechanism`][certify_mechanism] (also for ``exact``), which also names the worst
+    pair.
     """
     return certify_mechanism(mechanism, graph, exact=exact).epsilon
 
@@ -307,7 +309,7 @@ def check_dp(
         Relative slack for the floating-point rounding of a mechanism that is exactly private
         in exact arithmetic; in [0, 1e-3]. ``0`` demands certified ε ≤ ε.
     exact : bool, default False
-        Certify in exact rational arithmetic (:func:`certify_mechanism`).
+        Certify in exact rational arithmetic ([`certify_mechanism`][certify_mechanism]).
 
     Returns
     -------

@@ -12,13 +12,13 @@ Privacy of ``K(D) = q(D) + X`` for ``|q(D1) − q(D2)| ≤ Δ``, with ``R = Δ/h
 * **reach.** A shift by ``0 < d ≤ Δ`` moves a point by ``d/h ≤ R`` cells, so it can land
   ``ceil(R)`` cells away as soon as ``R`` exceeds an integer by *any* positive amount. ``R`` is
   taken exactly: given ``sensitivity`` and ``width`` (floats, so ``Δ/h`` is a rational number)
-  it is the exact quotient, and :func:`cells_within_reach` decides ``ceil(R)`` in rational
-  arithmetic; given ``reach`` it is that float's exact value. Nothing is snapped to a nearby
-  integer: ``Δ = 0.6000000001`` on cells of ``h = 0.3`` reaches three cells, not two.
+  it is the exact quotient, and [`cells_within_reach`][cells_within_reach] decides ``ceil(R)`` in
+  rational arithmetic; given ``reach`` it is that float's exact value. Nothing is snapped to a
+  nearby integer: ``Δ = 0.6000000001`` on cells of ``h = 0.3`` reaches three cells, not two.
 * **pure ε** (Geng & Viswanath, 2016, for the staircase family): a piecewise-constant density
   is ε-DP on ℝ iff ``p_i ≤ e^ε p_j`` for all cells with ``|i − j| ≤ ceil(R)``.
-  :func:`noise_epsilon` returns ``max log(p_i / p_j)`` over those pairs, ``inf`` when a positive
-  cell faces a zero cell within reach (or an atom is present).
+  [`noise_epsilon`][noise_epsilon] returns ``max log(p_i / p_j)`` over those pairs, ``inf`` when a
+  positive cell faces a zero cell within reach (or an atom is present).
 * **δ at a given ε** (the hockey-stick divergence of the shifted noise, Balle & Wang, 2018,
   Theorem 5): at a shift of ``s`` cells it is ``H(s) = Σ_j (p_j − e^ε p_{j+s})_+`` (plus the
   atom, which leaves the origin under any shift). For a piecewise-constant density ``H`` is
@@ -27,7 +27,7 @@ Privacy of ``K(D) = q(D) + X`` for ``|q(D1) − q(D2)| ≤ Δ``, with ``R = Δ/h
   supremum over ``0 < |d| ≤ Δ`` is the maximum over integer shifts ``1..floor(R)``, both
   directions, and (for a fractional ``R``) the interpolated value at ``R``. The interpolation
   weight ``t = R − floor(R)`` is bracketed by two floats and the larger end value is kept.
-  :func:`noise_delta` returns it.
+  [`noise_delta`][noise_delta] returns it.
 
 Tails are exact, not truncated. Far enough out, a pair of cells (or a hockey-stick term) is a
 ``ratio``-scaled copy of the pair one period inwards, so extending the grid by
@@ -40,9 +40,9 @@ largest ``|log mass|`` (four for each of numpy's logarithms, two for their diffe
 twenty unit roundoffs ``u = 2^-53`` (tail masses ``base·ratio^k`` within nine), rounded up.
 δ: ``e^ε`` rounded down, ``(10 + 10e^ε)·u`` times the mass plus ``(n + 8)·u`` times the largest
 divergence (a sum of ``n`` terms in any order). ``exact=True`` computes in rational arithmetic
-with interval enclosures of ``log`` and ``exp`` instead (:mod:`optmech.certify.exact`, for
-grids up to about 10^4 cells). ``debug=True`` returns a report naming the worst pair (ε) or the
-worst shift (δ).
+with interval enclosures of ``log`` and ``exp`` instead
+([`optmech.certify.exact`][optmech.certify.exact], for grids up to about 10^4 cells). ``debug=True``
+returns a report naming the worst pair (ε) or the worst shift (δ).
 
 Sources: Geng & Viswanath (2016), "The optimal noise-adding mechanism in differential privacy",
 IEEE Trans. Inf. Theory 62(2); Balle & Wang (2018), "Improving the Gaussian mechanism for
@@ -153,14 +153,14 @@ class DeltaReport:
 
 @dataclass(frozen=True)
 class NoiseCertificate:
-    """Both certified numbers of a noise, as :func:`certify_noise` returns them.
+    """Both certified numbers of a noise, as [`certify_noise`][certify_noise] returns them.
 
     Attributes
     ----------
     epsilon : float
         Achieved pure ε (``inf`` when the noise is not pure-DP, e.g. finite support or an atom).
     delta : float
-        Achieved δ at :attr:`delta_epsilon`.
+        Achieved δ at `delta_epsilon`.
     delta_epsilon : float
         The ε at which δ was computed.
     epsilon_report, delta_report : EpsilonReport, DeltaReport
@@ -271,7 +271,8 @@ def _prepare(
 
 
 def _exact_module() -> Any:
-    """:mod:`optmech.certify.exact`, imported on first use (it needs python-flint)."""
+    """[`optmech.certify.exact`][optmech.certify.exact], imported on first use (it needs
+    python-flint)."""
     try:
         from optmech.certify import exact
     except ImportError as exc:  # pragma: no cover - python-flint is a dependency
@@ -364,17 +365,17 @@ def noise_epsilon(
         ``sensitivity`` and ``width``.
     sensitivity, width : float, optional
         ``Δ`` and the cell width ``h``, each in (0, inf); the reach is then the exact rational
-        ``Δ/h`` (see :func:`cells_within_reach`).
+        ``Δ/h`` (see [`cells_within_reach`][cells_within_reach]).
     left_tail, right_tail : (array_like, float) or None
         ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
     atom : float
         Mass of an atom at the origin (continuous noise); any positive atom gives ``inf``.
     debug : bool
-        Return an :class:`EpsilonReport` instead of the float.
+        Return an [`EpsilonReport`][EpsilonReport] instead of the float.
     exact : bool
         Compute in rational arithmetic with an interval enclosure of the logarithm
-        (:func:`optmech.certify.exact.epsilon_exact`): the result is the exact ε rounded up to
-        the next float. For grids up to a few thousand cells.
+        ([`optmech.certify.exact.epsilon_exact`][optmech.certify.exact.epsilon_exact]): the result
+        is the exact ε rounded up to the next float. For grids up to a few thousand cells.
 
     Returns
     -------
@@ -514,16 +515,16 @@ def noise_delta(
     Parameters
     ----------
     masses, reach, sensitivity, width, left_tail, right_tail, atom
-        As in :func:`noise_epsilon`; the atom adds its mass to every shift's divergence.
+        As in [`noise_epsilon`][noise_epsilon]; the atom adds its mass to every shift's divergence.
     epsilon : float
         The ε at which δ is computed, in [0, inf).
     debug : bool
-        Return a :class:`DeltaReport` instead of the float.
+        Return a [`DeltaReport`][DeltaReport] instead of the float.
     exact : bool
         Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
-        ``e^ε`` (:func:`optmech.certify.exact.delta_exact`): the result is an upper bound of the
-        exact δ within about ``1e-38`` of it, rounded up to the next float. For grids up to a
-        few thousand cells times reach.
+        ``e^ε`` ([`optmech.certify.exact.delta_exact`][optmech.certify.exact.delta_exact]): the
+        result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to the next
+        float. For grids up to a few thousand cells times reach.
 
     Returns
     -------
@@ -580,13 +581,13 @@ def certify_noise(
     noise : PiecewiseConstantNoise or LatticeNoise
         Any object with a ``grid_description()`` method returning a dict with keys ``masses``,
         ``left_tail``, ``right_tail``, ``atom``, and attributes ``sensitivity`` and ``width``
-        (the piecewise families of :mod:`optmech.mechanisms.piecewise`); nothing else about it
-        is trusted. The reach is the exact ``sensitivity / width`` (:func:`cells_within_reach`),
-        not the rounded ``reach`` of the description.
+        (the piecewise families of `optmech.mechanisms.piecewise`); nothing else about it
+        is trusted. The reach is the exact ``sensitivity / width``
+        ([`cells_within_reach`][cells_within_reach]), not the rounded ``reach`` of the description.
     epsilon : float, optional
         The ε at which δ is certified, in [0, inf); default the ε of ``noise.privacy``.
     exact : bool, default False
-        Rational arithmetic with interval enclosures (:func:`noise_epsilon`).
+        Rational arithmetic with interval enclosures ([`noise_epsilon`][noise_epsilon]).
 
     Returns
     -------
@@ -615,7 +616,7 @@ def check_noise(
     Parameters
     ----------
     noise : PiecewiseConstantNoise or LatticeNoise
-        Grid noise, as for :func:`certify_noise`.
+        Grid noise, as for [`certify_noise`][certify_noise].
     epsilon : float
         Claimed ε, in [0, inf).
     delta : float, default 0
@@ -623,9 +624,10 @@ def check_noise(
     rtol : float, default 1e-9
         Relative slack for rounding, in [0, inf).
     debug : bool, default False
-        Return the :class:`NoiseCertificate` (whose reports name the worst pair / shift).
+        Return the [`NoiseCertificate`][NoiseCertificate] (whose reports name the worst pair /
+        shift).
     exact : bool, default False
-        Certify in rational arithmetic (:func:`certify_noise`).
+        Certify in rational arithmetic ([`certify_noise`][certify_noise]).
 
     Returns
     -------

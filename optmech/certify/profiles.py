@@ -1,10 +1,11 @@
 """Certified privacy beyond (ε, δ) of additive noise on ℤ: profiles, Rényi, zCDP and GDP.
 
-The noise is given by its numbers: the description of :mod:`optmech.certify.noise` (masses on
-consecutive integers; each side a geometric tail repeating a base period of ``P`` points, times
+The noise is given by its numbers: the description of
+[`optmech.certify.noise`][optmech.certify.noise] (masses on consecutive integers; each side a
+geometric tail repeating a base period of ``P`` points, times
 ``ratio`` per period), an object with ``grid_description()`` (``LatticeNoise``), ``Geometric``,
-``DiscreteStaircase``, or (Rényi and zCDP only) :func:`discrete_gaussian`. Masses are normalised
-by their total, tails included. All is a supremum over the shifts ``P_s(k) = P(k + s)``,
+``DiscreteStaircase``, or (Rényi and zCDP only) [`discrete_gaussian`][discrete_gaussian]. Masses are
+normalised by their total, tails included. All is a supremum over the shifts ``P_s(k) = P(k + s)``,
 ``0 < |s| ≤ Δ``, both directions (Δ an integer).
 
 * **Profile** ``δ(ε) = max_s Σ_k (P(k) − e^ε P_s(k))₊``: per shift convex, piecewise linear in
@@ -107,7 +108,7 @@ class Certificate:
 
 @dataclass(frozen=True)
 class GuaranteeReport:
-    """:func:`check_guarantee`: whether it holds, what was certified, and why."""
+    """[`check_guarantee`][check_guarantee]: whether it holds, what was certified, and why."""
 
     holds: bool
     guarantee: Any
@@ -335,8 +336,9 @@ def privacy_profile(
     ----------
     noise : mapping or noise object
         A pmf description (``masses``, ``left_tail``, ``right_tail``, optional ``atom``; see
-        :mod:`optmech.certify.noise`), an object with ``grid_description()``, ``Geometric`` or
-        ``DiscreteStaircase``. (Rényi and zCDP also take :func:`discrete_gaussian`.)
+        [`optmech.certify.noise`][optmech.certify.noise]), an object with ``grid_description()``,
+        ``Geometric`` or
+        ``DiscreteStaircase``. (Rényi and zCDP also take [`discrete_gaussian`][discrete_gaussian].)
     epsilons : array_like
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
     sensitivity : int, optional
@@ -431,7 +433,7 @@ def renyi_divergence(
     Parameters
     ----------
     noise, sensitivity
-        As in :func:`privacy_profile`.
+        As in [`privacy_profile`][privacy_profile].
     alpha : float or array_like
         Orders, each in (1, inf).
 
@@ -512,13 +514,13 @@ def certified_rho(
     Parameters
     ----------
     noise, sensitivity
-        As in :func:`privacy_profile`.
+        As in [`privacy_profile`][privacy_profile].
     rtol : float, default 1e-6
         Target relative gap between the certified bound and the best grid value, in (0, 1).
     max_orders : int, default 20000
         Largest grid; the bound stays valid if it is reached (the reason says so).
     debug : bool
-        Return a :class:`Certificate` instead of the float.
+        Return a [`Certificate`][Certificate] instead of the float.
 
     Notes
     -----
@@ -607,11 +609,11 @@ def certified_mu(
     Parameters
     ----------
     noise, sensitivity
-        As in :func:`privacy_profile`, lattice noise only (not the discrete Gaussian).
+        As in [`privacy_profile`][privacy_profile], lattice noise only (not the discrete Gaussian).
     rtol : float, default 1e-6
         Relative width of the final bisection bracket, in (0, 1).
     debug : bool
-        Return a :class:`Certificate` (``value`` passes the check, ``lower`` fails it).
+        Return a [`Certificate`][Certificate] (``value`` passes the check, ``lower`` fails it).
 
     Returns
     -------
@@ -654,14 +656,14 @@ def check_guarantee(
     Parameters
     ----------
     noise, sensitivity
-        As in :func:`privacy_profile`.
+        As in [`privacy_profile`][privacy_profile].
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
         The claim. GaussianDP needs lattice noise with geometric tails.
     rtol : float, default 1e-6
         Relative slack on the claim, in [0, 1) (it covers the continuum certificates'
         accuracy; every certified number is already pessimistic).
     debug : bool
-        Return a :class:`GuaranteeReport` naming what was certified.
+        Return a [`GuaranteeReport`][GuaranteeReport] naming what was certified.
     """
     tol = check_real("rtol", rtol, low=0.0, high=1.0, high_open=True)
     g, kw = guarantee, {"sensitivity": sensitivity}

@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module of this package with two functions,
 ``register(subparsers)`` adding its parser and ``run(args) -> int`` doing the work; the modules
-named in :data:`COMMANDS` are wired up here. Bad arguments exit with status 2 and a one-line
+named in [`COMMANDS`][COMMANDS] are wired up here. Bad arguments exit with status 2 and a one-line
 message in the command's own terms (its flags, never a traceback): that includes a problem
 too large for the memory allowed; a failed check or solver exits with status 1. Every option's
 default is shown in ``--help``.

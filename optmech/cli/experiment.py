@@ -1,4 +1,5 @@
-"""``optmech experiment``: run one of the research experiments (:mod:`optmech.experiments`).
+"""``optmech experiment``: run one of the research experiments
+([`optmech.experiments`][optmech.experiments]).
 
 Writes ``results.csv``, ``figure.png`` and ``summary.md`` into ``--out`` (default
 ``./results/NAME``) and prints the paths and the headline numbers.

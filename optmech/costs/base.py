@@ -1,5 +1,6 @@
-"""The :class:`Cost` base class: values, exact interval integrals, geometric tail sums, and
-the quadrature fallback for costs without an antiderivative (see :mod:`optmech.costs`)."""
+"""The [`Cost`][Cost] base class: values, exact interval integrals, geometric tail sums, and
+the quadrature fallback for costs without an antiderivative (see [`optmech.costs`][optmech.costs]).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ __all__ = ["Cost"]
 ArrayLike = npt.ArrayLike
 FloatArray = npt.NDArray[np.float64]
 
-#: Relative accuracy promised by the quadrature fallback of :meth:`Cost.integral`.
+#: Relative accuracy promised by the quadrature fallback of ``Cost.integral``.
 QUADRATURE_RTOL = 1e-10
 
 _GL_NODES_LO, _GL_WEIGHTS_LO = np.polynomial.legendre.leggauss(24)
@@ -48,7 +49,7 @@ def _as_errors(name: str, x: ArrayLike) -> FloatArray:
 
 
 def _num(x: float) -> str:
-    """Shortest text that :func:`parse_cost` reads back as exactly ``x``."""
+    """Shortest text that [`parse_cost`][parse_cost] reads back as exactly ``x``."""
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
@@ -82,7 +83,7 @@ def _eulerian_polylog(order: int, ratio: float) -> float:
 class Cost(ABC):
     """A vectorised cost of the error ``e = released − true``.
 
-    Subclasses implement :meth:`_value`, and :meth:`_antiderivative` when one exists in closed
+    Subclasses implement `_value`, and `_antiderivative` when one exists in closed
     form; the public methods broadcast, validate and fall back to quadrature.
     """
 
@@ -106,7 +107,7 @@ class Cost(ABC):
     # -- public API -----------------------------------------------------------------------
     @property
     def name(self) -> str:
-        """Short name, as accepted by :func:`parse_cost`."""
+        """Short name, as accepted by [`parse_cost`][parse_cost]."""
         return type(self).__name__.lower()
 
     @property
@@ -120,7 +121,7 @@ class Cost(ABC):
 
     @property
     def has_exact_integral(self) -> bool:
-        """Whether :meth:`integral` uses a closed-form antiderivative (no quadrature)."""
+        """Whether [`integral`][integral] uses a closed-form antiderivative (no quadrature)."""
         return self._antiderivative(np.zeros(1)) is not None
 
     @property
@@ -137,9 +138,9 @@ class Cost(ABC):
     def integral(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
         """``∫_a^b c(e) de``, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
 
-        Exact when :attr:`has_exact_integral`; otherwise Gauss–Legendre quadrature checked
-        against a rule of twice the order, with adaptive :func:`scipy.integrate.quad` for
-        intervals where the two disagree by more than :data:`QUADRATURE_RTOL` (relative).
+        Exact when [`has_exact_integral`][has_exact_integral]; otherwise Gauss–Legendre quadrature
+        checked against a rule of twice the order, with adaptive `scipy.integrate.quad` for
+        intervals where the two disagree by more than `QUADRATURE_RTOL` (relative).
         """
         a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
         if not (np.all(np.isfinite(a_arr)) and np.all(np.isfinite(b_arr))):
@@ -167,7 +168,7 @@ class Cost(ABC):
 
         ``period > 0`` walks the cells towards +∞, ``period < 0`` towards −∞; ``0 ≤ ratio < 1``.
         This is the exact cost of a density that repeats a block geometrically (a staircase
-        tail, or the tail that closes a finite LP grid). Raises :class:`ValueError` when the
+        tail, or the tail that closes a finite LP grid). Raises `ValueError` when the
         series does not converge (a cost growing faster than ``ratio^(−k)``).
         """
         period = check_real("period", period)
@@ -195,7 +196,8 @@ class Cost(ABC):
         )
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
-        """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of :meth:`periodic_integral`."""
+        """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of
+        [`periodic_integral`][periodic_integral]."""
         period = check_real("period", period)
         ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
         if period == 0:
@@ -222,7 +224,7 @@ class Cost(ABC):
             return _no_nan(np.asarray(self._value(r - i), dtype=np.float64), "the loss matrix")
 
     def require_symmetric_nondecreasing(self, context: str) -> None:
-        """Raise :class:`ValueError` unless the cost meets the theorems' hypotheses."""
+        """Raise `ValueError` unless the cost meets the theorems' hypotheses."""
         if not self.is_symmetric_nondecreasing:
             missing = [
                 w

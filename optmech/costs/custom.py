@@ -1,4 +1,4 @@
-"""A user's own cost (:class:`Custom`) and the mirror image of any cost."""
+"""A user's own cost ([`Custom`][Custom]) and the mirror image of any cost."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class Custom(Cost):
     """A user cost from a vectorised callable, possibly asymmetric.
 
     The shape flags are inferred by probing ``fn`` at ±10⁻⁶ … ±10⁶ unless given; a flag given as
-    ``True`` that the probe contradicts raises :class:`ValueError`.
+    ``True`` that the probe contradicts raises `ValueError`.
 
     Parameters
     ----------
@@ -26,7 +26,7 @@ class Custom(Cost):
     symmetric, nondecreasing : bool, optional
         The cost's shape; inferred when omitted.
     antiderivative : callable, optional
-        ``F`` with ``F' = fn``; makes :meth:`integral` exact instead of quadrature.
+        ``F`` with ``F' = fn``; makes `integral` exact instead of quadrature.
     growth : float, optional
         Polynomial degree of growth, for documentation of tail convergence.
     name : str, optional

@@ -85,7 +85,8 @@ def _umask() -> int:
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write through a temporary file renamed into place, with the permissions of an ordinary
-    new file (``0o666`` less the umask; :func:`tempfile.mkstemp` alone would leave 0600)."""
+    new file (``0o666`` less the umask; [`tempfile.mkstemp`][tempfile.mkstemp] alone would leave
+    0600)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -152,7 +153,7 @@ class OutputFolder:
         return path
 
     def result(self, headline: dict[str, Any], *, seed: int, quick: bool) -> ExperimentResult:
-        """The :class:`ExperimentResult` of a finished run."""
+        """The [`ExperimentResult`][ExperimentResult] of a finished run."""
         return ExperimentResult(
             name=self.name,
             out_dir=self.path,
@@ -265,7 +266,7 @@ def finish(
     fig : matplotlib.figure.Figure
         The figure; closed once saved.
     title : str
-        Title of ``summary.md``, followed by the run line of :func:`header_lines`.
+        Title of ``summary.md``, followed by the run line of [`header_lines`][header_lines].
     body : sequence of str
         The rest of ``summary.md``, one item per line.
     headline : dict

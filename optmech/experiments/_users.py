@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 LOSS_KINDS = ("|e|", "e²", "0-1", "threshold 1", "asymmetric 2:1", "random monotone")
-#: The first CSV columns of a random user's row (:func:`user_rows`).
+#: The first CSV columns of a random user's row (``user_rows``).
 USER_COLUMNS = ["user", "loss", "n", "epsilon"]
 
 
@@ -83,7 +83,7 @@ def user_rows(
     count : int
         Number of users.
     n_max : int
-        Largest ``n`` of a user (:func:`random_setting`).
+        Largest ``n`` of a user ([`random_setting`][random_setting]).
     measure : callable
         ``measure(rng, kind, n, epsilon)`` draws the rest of the user from ``rng`` and returns
         the rest of its row.
@@ -92,7 +92,8 @@ def user_rows(
     -------
     list of list
         Row ``k`` is ``[k, kind, n, epsilon, *measure(rng, kind, n, epsilon)]`` (columns
-        :data:`USER_COLUMNS` first), with ``kind, n, epsilon`` from :func:`random_setting`.
+        [`USER_COLUMNS`][USER_COLUMNS] first), with ``kind, n, epsilon`` from
+        [`random_setting`][random_setting].
     """
     rng = np.random.default_rng(seed)
     rows = []

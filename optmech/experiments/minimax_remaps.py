@@ -2,10 +2,11 @@
 
 A minimax user knows the true count lies in a side-information set S ⊆ {0..n} and minimises the
 worst expected loss over S. For random monotone losses, random S (|S| ≥ 2) and random ε: the
-user's optimal ε-DP mechanism (:func:`optmech.minimax_mechanism`, an LP) against the geometric
-mechanism G followed by the best *randomized* remap (:func:`optmech.geometric_minimax`, another
-LP). The theorem says they are equal; a deterministic remap is not enough in general, which the
-Bayes remap for a uniform prior on S (:func:`optmech.bayes_remap`) shows as a gap.
+user's optimal ε-DP mechanism ([`optmech.minimax_mechanism`][optmech.minimax_mechanism], an LP)
+against the geometric mechanism G followed by the best *randomized* remap
+([`optmech.geometric_minimax`][optmech.geometric_minimax], another LP). The theorem says they are
+equal; a deterministic remap is not enough in general, which the Bayes remap for a uniform prior on
+S ([`optmech.bayes_remap`][optmech.bayes_remap]) shows as a gap.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from optmech.experiments._users import USER_COLUMNS, random_loss, user_rows
 __all__ = ["run"]
 
 NAME = "minimax-remaps"
-#: Columns of results.csv: the user's setting, then its measurements (:func:`_measure_user`).
+#: Columns of results.csv: the user's setting, then its measurements (``_measure_user``).
 HEADER = (
     USER_COLUMNS
     + (

@@ -1,22 +1,22 @@
 """optmech noise and count mechanisms as OpenDP measurements.
 
 OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts their privacy.
-:func:`to_opendp` wraps an optmech result as a ``Measurement`` built by OpenDP's
+[`to_opendp`][to_opendp] wraps an optmech result as a ``Measurement`` built by OpenDP's
 ``make_user_measurement``:
 
 * **function** — releases ``x + noise`` (additive noise) or a row of the mechanism (a count
   mechanism). Lattice noise and count mechanisms use optmech's exact samplers
-  (:mod:`optmech.mechanisms.exact`: integer arithmetic, no floating point). Continuous noise
-  can only be sampled in floating point, which leaks through its rounding (Mironov 2012); it
-  is wrapped only when asked with ``float_sampling=True``.
+  ([`optmech.mechanisms.exact`][optmech.mechanisms.exact]: integer arithmetic, no floating point).
+  Continuous noise can only be sampled in floating point, which leaks through its rounding (Mironov
+  2012); it is wrapped only when asked with ``float_sampling=True``.
 * **privacy map** — the *certified* guarantee, never the requested one: for pure ε-DP,
   ``d_in ↦ ε·⌈d_in/Δ⌉`` (a shift of ``d_in ≤ kΔ`` is ``k`` shifts within the certified
   sensitivity ``Δ``; group privacy); for (ε, δ), ``(ε, δ)`` for ``d_in ≤ Δ`` and an error
   beyond (no group-privacy bound is claimed).
 
 OpenDP asks for its ``contrib`` and ``honest-but-curious`` features to build a measurement from
-Python callbacks: :func:`to_opendp` enables both (the map is optmech's certificate, the function
-has no side effects).
+Python callbacks: [`to_opendp`][to_opendp] enables both (the map is optmech's certificate, the
+function has no side effects).
 
 Examples
 --------
@@ -50,9 +50,10 @@ def _opendp() -> Any:
 
 def _certified(noise: Any) -> tuple[float, float]:
     """``(ε, δ)`` certified for the noise at its sensitivity: a design's record; for other
-    tabulated noise the independent certifier (:func:`optmech.certify.certify_noise`); for a
-    closed-form family the guarantee its theorem gives (``noise.privacy``: exact, and for
-    lattice families exactly what their exact sampler draws)."""
+    tabulated noise the independent certifier
+    ([`optmech.certify.certify_noise`][optmech.certify.certify_noise]); for a closed-form family the
+    guarantee its theorem gives (``noise.privacy``: exact, and for lattice families exactly what
+    their exact sampler draws)."""
     record = getattr(noise, "record", None)
     if record is not None:
         if record.spec.pure:

@@ -22,8 +22,8 @@ Every floating-point step is rounded *downward* by an a-priori error bound (High
 *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1: a sum of ``k`` products carries a
 relative error of at most ``γ_k = k u/(1 − k u)`` of the sum of absolute values), so the
 returned number is a lower bound of the exact bound for the given floats. Coefficients that are
-themselves rounded (``e^ε`` computed by :func:`math.exp`) are covered by ``coefficient_rtol``.
-:func:`upper_dot` rounds a primal objective upward the same way.
+themselves rounded (``e^ε`` computed by `math.exp`) are covered by ``coefficient_rtol``.
+[`upper_dot`][upper_dot] rounds a primal objective upward the same way.
 """
 
 from __future__ import annotations

@@ -20,13 +20,13 @@ of the whole geometric class ``{k, k ± Δ, k ± 2Δ, …}`` on the outermost pe
 with ``m_k = 1/(1 − b)`` there, 1 inside, ``q`` the pmf value). In these units
 
 * each phase is a probability simplex, ``Σ_k y_t(k) = 1`` (exact block weights 1, which the
-  Lagrangian bound of :mod:`optmech.lp.bounds` uses as they are);
+  Lagrangian bound of [`optmech.lp.bounds`][optmech.lp.bounds] uses as they are);
 * the cost of phase ``t`` is ``Σ_k y_t(k) c̄_k`` with ``c̄_k`` the mean cost of cell ``k``'s
   class, ``c̄_k = (1 − b) Σ_{j≥0} b^j c(k ± jΔ)`` on the outermost period
-  (:meth:`optmech.costs.Cost.periodic_sum`), so coefficients stay O(1) after one division by
-  the cost of a known feasible point, even at ε = 0.05 where 86% of the mass sits in the tails
-  (as pmf values those variables carried weights ``1/(1 − b) ≈ 20`` in the normalisation and
-  costs 10⁴ times the inner ones);
+  ([`optmech.costs.Cost.periodic_sum`][optmech.costs.Cost.periodic_sum]), so coefficients stay O(1)
+  after one division by the cost of a known feasible point, even at ε = 0.05 where 86% of the mass
+  sits in the tails (as pmf values those variables carried weights ``1/(1 − b) ≈ 20`` in the
+  normalisation and costs 10⁴ times the inner ones);
 * privacy: the constraints for ``k`` and ``k − d`` on the grid extended by one period on each
   side ``[−K − Δ, K + Δ]`` (entries there are ``b`` times the outermost period) suffice: a pair
   further out is a ``b``-multiple of one ``Δ`` further in, because both of its entries lie in
@@ -37,17 +37,18 @@ bound on the optimum over *all* dependent noise; and the discrete staircase is f
 satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP optimum equals the
 staircase optimum if the theorem holds.
 
-**Certified, not trusted.** The LP is solved by :func:`optmech.lp.solve.solve_robust`. The
-solver's point is clipped, each phase renormalised, certified on the extended grid (which
-covers every distinct ratio), and if the certified ε exceeds ε it is mixed with the
+**Certified, not trusted.** The LP is solved by
+[`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]. The solver's point is clipped,
+each phase renormalised, certified on the extended grid (which covers every distinct ratio), and if
+the certified ε exceeds ε it is mixed with the
 ``ε/2``-geometric noise ``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0``
 everywhere and a slower tail than ``b``, so a mixture that is private on the extended grid is
 private everywhere. The returned family's certified ε is at most ε with no slack (the
 certificate adds the rounding of the tail products, the mixture and the normalisation). Its
-worst-case cost, rounded up, is :attr:`Provenance.value`; the solver's multipliers, read by
+worst-case cost, rounded up, is `Provenance.value`; the solver's multipliers, read by
 name from the record of the LP's constraints, give a Lagrangian lower bound
-(:func:`optmech.lp.bounds.lagrangian_bound`, rounded down, every constraint coefficient allowed
-the rounding error of its computation), so the LP's optimum lies in
+([`optmech.lp.bounds.lagrangian_bound`][optmech.lp.bounds.lagrangian_bound], rounded down, every
+constraint coefficient allowed the rounding error of its computation), so the LP's optimum lies in
 ``[provenance.lower_bound, provenance.value]`` whatever the solver's tolerances.
 
 Examples
@@ -92,7 +93,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 #: Default memory budget of the LP, in GB: 200,000 variables (phases × grid points) at the user
-#: LPs' measured :data:`optmech.lp.user.setting.BYTES_PER_VARIABLE`.
+#: LPs' measured ``optmech.lp.user.setting.BYTES_PER_VARIABLE``.
 DEFAULT_MAX_MEMORY_GB = 200_000 * BYTES_PER_VARIABLE / 1e9
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
@@ -105,7 +106,7 @@ class Multipliers:
     Enough to recompute the Lagrangian bound of the module docstring in other arithmetic (the
     exact mode of ``optmech verify`` does, in ball arithmetic): the privacy rows are those of
     the extended grid, shift by shift (``d = −Δ … Δ``, ``d ≠ 0``), phase by phase, column by
-    column, divided by ``e^(ε/2)`` when :attr:`balanced`.
+    column, divided by ``e^(ε/2)`` when `balanced`.
 
     Attributes
     ----------
@@ -136,8 +137,8 @@ class DependentNoiseResult(ProvenanceBounds):
     """The optimal query-value-dependent noise family and its worst-case cost.
 
     The noise at query value ``t`` has pmf ``(1 − λ) q_{t mod P}(k) + λ u(k)`` where ``q`` is
-    :attr:`probabilities` on :attr:`support` with the geometric tails of the module docstring,
-    and ``u`` the ``ε/2``-geometric noise (``λ`` = :attr:`repair_lambda`, usually 0).
+    `probabilities` on `support` with the geometric tails of the module docstring,
+    and ``u`` the ``ε/2``-geometric noise (``λ`` = `repair_lambda`, usually 0).
 
     Attributes
     ----------
@@ -146,7 +147,7 @@ class DependentNoiseResult(ProvenanceBounds):
     support : ndarray of int
         The grid ``−K..K``.
     value : float
-        ``max_t E c(X_t)``, tails included, rounded up (:attr:`Provenance.value`).
+        ``max_t E c(X_t)``, tails included, rounded up (`Provenance.value`).
     phase_costs : ndarray, shape (P,)
         ``E c(X_t)`` for each phase (nearest rounding).
     certified_epsilon : float
@@ -267,7 +268,8 @@ def _coefficient_rtol(eps: float) -> float:
     """Relative error bound of the float coefficients (costs, masses, ``e^ε``, ``b``).
 
     ``math.exp`` is within one ulp; ``c(k)`` at integers is exact or correctly rounded for the
-    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of :meth:`Cost.periodic_sum` has at most
+    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of [`Cost.periodic_sum`][Cost.periodic_sum] has
+    at most
     ``J ≈ 40/ε + 64`` positive terms before its remainder is below 1e-17 relative, each weight
     ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so
     Higham's bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the
@@ -323,8 +325,8 @@ class _Record:
     """The LP of one attempt: variables and constraints by name, with their matrices.
 
     The variable is ``x = [vec(y), w]`` (``y`` row-major, phase by phase; ``w`` the worst-case
-    cost in units of :attr:`objective_unit`). The multipliers of the Lagrangian bound are read
-    from these constraints by name (``record.cost.dual_value``), never by position.
+    cost in units of [`objective_unit`][objective_unit]). The multipliers of the Lagrangian bound
+    are read from these constraints by name (``record.cost.dual_value``), never by position.
     """
 
     x: cp.Variable
@@ -343,7 +345,7 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
     """Rows ``(q E)[t, k] − e^ε (q E)[t + d, k − d] ≤ 0`` in mass units, all shifts stacked.
 
     ``balanced`` divides each row by ``e^(ε/2)`` (``e^(−ε/2) a ≤ e^(ε/2) b``), the form
-    :class:`optmech.lp.solve.Strategy` asks for on a retry.
+    [`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy] asks for on a retry.
     """
     e = math.exp(inst.eps)
     e_y = inst.extension / inst.mass[:, None]  # (q E) = y (diag(1/m) E)
@@ -366,7 +368,8 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
 
 
 def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """The LP for one attempt of :func:`solve_robust` (rescaled: coefficients ≤ 1, balanced)."""
+    """The LP for one attempt of [`solve_robust`][solve_robust] (rescaled: coefficients ≤ 1,
+    balanced)."""
     n = inst.period * inst.n_grid
     coef = inst.mean_cost / inst.scale
     unit = inst.scale
@@ -584,11 +587,11 @@ def dependent_noise_lp(
     half_width : int, optional
         Grid ``−K..K`` with ``K ≥ Δ``; default ``3Δ``.
     solver : str, optional
-        cvxpy solver; default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
-        retries of :func:`optmech.lp.solve.solve_robust`.
+        cvxpy solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
+        retries of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].
     max_memory_gb : float, default 0.48
-        Refuse (:class:`~optmech.exceptions.ProblemTooLargeError`, with the estimate) an LP
-        whose estimated solver memory is larger; ``math.inf`` for no limit.
+        Refuse ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], with the
+        estimate) an LP whose estimated solver memory is larger; ``math.inf`` for no limit.
 
     Returns
     -------
@@ -598,7 +601,7 @@ def dependent_noise_lp(
     Warns
     -----
     InaccurateSolutionWarning
-        When the certified interval is wider than :data:`optmech.provenance.DEFAULT_ACCURACY`.
+        When the certified interval is wider than `optmech.provenance.DEFAULT_ACCURACY`.
     """
     start = time.perf_counter()
     eps = check_epsilon(

@@ -1,15 +1,16 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-:func:`optmech.lp.additive.design_noise` returns a :class:`DesignedNoise`: a
-:class:`~optmech.mechanisms.piecewise.PiecewiseConstantNoise` (density on a uniform grid),
-:class:`~optmech.mechanisms.graded.GradedNoise` (density on a graded Δ-periodic grid) or
-:class:`~optmech.mechanisms.piecewise.LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
+[`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] returns a
+[`DesignedNoise`][DesignedNoise]: a `PiecewiseConstantNoise` (density on a uniform grid),
+[`GradedNoise`][optmech.mechanisms.graded.GradedNoise] (density on a graded Δ-periodic grid) or
+`LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
 ``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — built by its own
-constructor, that also holds a frozen :class:`DesignRecord`: the validated
-:class:`~optmech.lp.additive.spec.AdditiveSpec`, the :class:`~optmech.provenance.Provenance`
-of the solve (solver, status, every attempt, timings, the violation of the solver's point, the
-repair, and the certified interval ``[lower_bound, value]`` that contains the LP's optimum), and
-the certified ε and δ. The attributes users read (``value``, ``lower_bound``,
+constructor, that also holds a frozen [`DesignRecord`][DesignRecord]: the validated
+[`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec], the
+[`Provenance`][optmech.provenance.Provenance] of the solve (solver, status, every attempt, timings,
+the violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
+that contains the LP's optimum), and the certified ε and δ. The attributes users read (``value``,
+``lower_bound``,
 ``certified_epsilon``, ``status``, ``solver``, ...) are read-only properties over that record.
 """
 
@@ -235,7 +236,7 @@ class DesignedNoise(ProvenanceFields):
         return self.edges
 
     def summary(self) -> dict[str, Any]:
-        """The record as a plain dict (see :class:`DesignRecord`)."""
+        """The record as a plain dict (see [`DesignRecord`][DesignRecord])."""
         return self._record.to_dict()
 
     def certified_guarantee(self) -> list[tuple[str, str, float]]:
@@ -268,7 +269,7 @@ class DesignedNoise(ProvenanceFields):
         self, ax: Any = None, *, reference: bool = True, span: float | None = None
     ) -> Any:
         """Draw the designed density (or pmf) beside the closed-form optimum or baselines
-        (:func:`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
+        (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
         False; returns the Axes."""
         from optmech.mechanisms.references import closed_form_reference
         from optmech.plotting import plot_noise
@@ -301,14 +302,14 @@ class DesignedNoise(ProvenanceFields):
 
 
 class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
-    """A designed density on a uniform grid (:class:`PiecewiseConstantNoise` + a record).
+    """A designed density on a uniform grid (`PiecewiseConstantNoise` + a record).
 
     Parameters
     ----------
     record : DesignRecord
         The design record.
     **noise
-        The keywords of :class:`PiecewiseConstantNoise`.
+        The keywords of `PiecewiseConstantNoise`.
     """
 
     def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
@@ -320,14 +321,14 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
 
 
 class DesignedGradedNoise(DesignedNoise, GradedNoise):
-    """A designed density on a graded Δ-periodic grid (:class:`GradedNoise` + a record).
+    """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
 
     Parameters
     ----------
     record : DesignRecord
         The design record.
     **noise
-        The keywords of :class:`GradedNoise`.
+        The keywords of [`GradedNoise`][GradedNoise].
     """
 
     def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
@@ -339,14 +340,14 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):
 
 
 class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
-    """A designed pmf on ℤ (:class:`LatticeNoise` + a record).
+    """A designed pmf on ℤ (`LatticeNoise` + a record).
 
     Parameters
     ----------
     record : DesignRecord
         The design record.
     **noise
-        The keywords of :class:`LatticeNoise`.
+        The keywords of `LatticeNoise`.
     """
 
     def __init__(self, *, record: DesignRecord, **noise: Any) -> None:

@@ -7,25 +7,26 @@ geometric mechanism ``G`` (GRS §2) followed by a user's remap is optimal for ev
 monotone loss:
 
 * **Bayes remap** (Bayesian users, GRS §2.2): for each output ``z`` answer
-  ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` — deterministic, :func:`bayes_remap`.
+  ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` — deterministic, [`bayes_remap`][bayes_remap].
 * **Minimax remap** (Gupte & Sundararajan): the best *randomized* ``T`` for
   ``min_T max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)`` — an LP over row-stochastic ``T``,
-  :func:`minimax_remap`.
+  [`minimax_remap`][minimax_remap].
 
 And in reverse, deciding whether a given mechanism *is* a remap of ``G``:
 
 * ``G⁻¹`` is tridiagonal (``G = K D`` with ``K[i, j] = α^|i−j|``, whose inverse is
   ``(1 − α²)⁻¹ tridiag(−α, (1, 1 + α², …, 1 + α², 1), −α)``, and ``D`` the diagonal of column
   factors), so ``M = G T`` with ``T`` row-stochastic iff ``G⁻¹ M ≥ 0`` entrywise (rows of
-  ``G⁻¹M`` sum to 1 because ``G 1 = 1``): :func:`remap_of_geometric` /
-  :func:`is_remap_of_geometric`, in O(nm) without forming any inverse.
+  ``G⁻¹M`` sum to 1 because ``G 1 = 1``): [`remap_of_geometric`][remap_of_geometric] /
+  [`is_remap_of_geometric`][is_remap_of_geometric], in O(nm) without forming any inverse.
 * The **constraint matrix** of a mechanism (GRS §5, Fig. 3): for each pair of neighbouring
   rows ``(i, i + 1)`` and output ``r``: ``Z`` (zero column), ``L`` (``x[i, r] = e^ε x[i+1, r]``),
-  ``H`` (``x[i+1, r] = e^ε x[i, r]``), ``S`` (slack): :func:`constraint_matrix`.
+  ``H`` (``x[i+1, r] = e^ε x[i, r]``), ``S`` (slack): [`constraint_matrix`][constraint_matrix].
 * For an optimal vertex, GRS Lemmas 5.9–5.11 read the remap of ``G`` off that matrix: the k-th
   non-Z column has ``h`` H's, then ``s`` S's, then L's, and ``G``'s outputs ``h … h + s`` are
   mapped to it (Lemma 5.10: mapping the outputs ``a … b`` of ``G`` to one column gives H's in
-  rows ``0 … a−1``, S's in ``a … b−1``, L's below): :func:`remap_from_constraint_matrix`.
+  rows ``0 … a−1``, S's in ``a … b−1``, L's below):
+  [`remap_from_constraint_matrix`][remap_from_constraint_matrix].
 
 Examples
 --------
@@ -144,7 +145,7 @@ def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
 
 
 class RemapKind(StrEnum):
-    """Which remap a :class:`RemapResult` holds."""
+    """Which remap a [`RemapResult`][RemapResult] holds."""
 
     #: The Bayes-optimal deterministic remap (GRS §2.2).
     BAYES = "bayes"
@@ -177,7 +178,7 @@ class RemapResult(ProvenanceFields):
         ``"none"``, status ``"exact"``, ``value == lower_bound`` — the argmin remap is optimal
         among randomized remaps too, the objective being linear and separable in the rows of
         ``T`` (the value is one floating-point sum, exact to about 1e-16 relative). Minimax
-        remaps solve an LP (:mod:`optmech.lp.user.remap_lp`): the value is evaluated at the
+        remaps solve an LP (`optmech.lp.user.remap_lp`): the value is evaluated at the
         returned ``T`` on the true coefficients and rounded up; the lower bound is Lagrangian,
         rounded down.
     """
@@ -189,7 +190,7 @@ class RemapResult(ProvenanceFields):
     provenance: Provenance
 
     def plot(self, ax: Any = None) -> Any:
-        """Heat map of :attr:`mechanism` (``M T``, rows: inputs); returns the Axes."""
+        """Heat map of `mechanism` (``M T``, rows: inputs); returns the Axes."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
@@ -272,7 +273,7 @@ def minimax_remap(
     row's largest left out (``M`` may hold entries like e^-90), and certified on the true LP:
     the value is evaluated at the returned ``T`` (clipped to ``≥ 0``, rows normalised) and
     rounded up, the lower bound is Lagrangian and rounded down
-    (:mod:`optmech.lp.user.remap_lp`).
+    (`optmech.lp.user.remap_lp`).
 
     Parameters
     ----------
@@ -285,7 +286,7 @@ def minimax_remap(
     outputs : array_like, optional
         The answers (default ``0..N−1`` / ``0..k−1``).
     solver : str, optional
-        LP solver (default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["remap"]``).
+        LP solver (default by `optmech.lp.solve.SOLVER_POLICY` ``["remap"]``).
     accuracy : float, default 1e-6
         Warn when ``[lower_bound, value]`` is wider than this (relative to ``max(value, 1)``).
     max_memory_gb : float, default 5.0
@@ -372,7 +373,7 @@ def geometric_bayes(
     epsilon : float
         In (0, 50].
     require_monotone : bool, default True
-        Raise :class:`ValueError` for a loss the theorem does not cover.
+        Raise `ValueError` for a loss the theorem does not cover.
 
     Examples
     --------
@@ -413,11 +414,11 @@ def geometric_minimax(
     side_information : collection of int, optional
         The inputs S (default all).
     require_monotone : bool, default True
-        Raise :class:`ValueError` for a loss the theorem does not cover.
+        Raise `ValueError` for a loss the theorem does not cover.
     solver : str, optional
         For the remap LP.
     accuracy : float, default 1e-6
-        As for :func:`minimax_remap`.
+        As for [`minimax_remap`][minimax_remap].
 
     Examples
     --------
@@ -564,8 +565,8 @@ def is_remap_of_geometric(
 ) -> tuple[bool, FloatArray]:
     """Whether ``M = G T`` for a row-stochastic ``T`` (within ``atol``); returns ``(ok, T)``.
 
-    See :func:`remap_of_geometric` for the test and its tolerance; ``T`` is ``G⁻¹M`` clipped
-    at 0 and row-normalised.
+    See [`remap_of_geometric`][remap_of_geometric] for the test and its tolerance; ``T`` is ``G⁻¹M``
+    clipped at 0 and row-normalised.
 
     Examples
     --------
@@ -647,7 +648,7 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     Parameters
     ----------
     matrix : array_like of str, shape (n, m)
-        From :func:`constraint_matrix`.
+        From [`constraint_matrix`][constraint_matrix].
 
     Returns
     -------

@@ -1,11 +1,12 @@
 """The one place optmech calls an LP solver: solver choice, options, status, timings.
 
-Builders elsewhere in :mod:`optmech.lp` return cvxpy problems and stay solver-agnostic; they
+Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they
 pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
-``optimal_inaccurate`` is kept with an :class:`~optmech.exceptions.InaccurateSolutionWarning`,
-anything else raises :class:`~optmech.exceptions.SolverError` naming the solver, the status and a
-remedy. Default tolerances are tighter than the solvers' own (measured, see the performance page:
-optimal values here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
+``optimal_inaccurate`` is kept with an
+[`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning], anything else raises
+[`SolverError`][optmech.exceptions.SolverError] naming the solver, the status and a remedy. Default
+tolerances are tighter than the solvers' own (measured, see the performance page: optimal values
+here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: The LP families of :data:`SOLVER_POLICY`.
+#: The LP families of `SOLVER_POLICY`.
 ProblemKind = Literal["generic", "additive", "count", "remap"]
 
 #: Solvers optmech knows how to tune, in order of preference.
@@ -82,7 +83,7 @@ _OPTIONS: dict[str, dict[str, Any]] = {
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
 }
 
-#: Per-kind adjustments of :data:`_OPTIONS` (applied before the caller's ``options``); none at
+#: Per-kind adjustments of ``_OPTIONS`` (applied before the caller's ``options``); none at
 #: present. Measured and rejected: ``tol_feas = 1e-9`` for Clarabel on the GRS LP (its primal
 #: residual stalls near 1e-10 at n = 200, so half the iterations are spent there) saves 20-40%
 #: (n = 800: 62 s against 76 s) but the certified value's gap to the GRS optimum grows from
@@ -131,8 +132,8 @@ class SolveInfo:
     options : dict
         The options passed to the solver.
     attempts : tuple of optmech.provenance.Attempt
-        Every attempt of :func:`solve_robust`, the successful one last (just this one for
-        :func:`solve`).
+        Every attempt of [`solve_robust`][solve_robust], the successful one last (just this one for
+        [`solve`][solve]).
     """
 
     solver: str
@@ -158,7 +159,8 @@ def provenance_of(
     source: tuple[str, str] | None = None,
     **fields: Any,
 ) -> Provenance:
-    """The :class:`~optmech.provenance.Provenance` of a result computed from the solve ``info``.
+    """The [`Provenance`][optmech.provenance.Provenance] of a result computed from the solve
+    ``info``.
 
     The solve gives the solver and status (unless ``source`` names another point's, e.g. a
     known mechanism that won), the attempts (``info.attempts`` unless given), timings, sizes
@@ -194,7 +196,7 @@ def available_solvers() -> list[str]:
 def default_options(solver: str, kind: ProblemKind = "generic") -> dict[str, Any]:
     """optmech's default options for ``solver`` (a copy; empty for solvers it does not tune).
 
-    ``kind`` (a key of :data:`SOLVER_POLICY`) adds that family's adjustments, as :func:`solve`
+    ``kind`` (a key of `SOLVER_POLICY`) adds that family's adjustments, as [`solve`][solve]
     does; the default ``"generic"`` has none.
     """
     opts = dict(_OPTIONS.get(solver.upper(), {}))
@@ -232,7 +234,7 @@ def choose_solver(
     """Pick a solver for an LP of the given size and kind.
 
     Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
-    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise :data:`SOLVER_POLICY` decides by the
+    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise `SOLVER_POLICY` decides by the
     number of variables (interior point scales better on the large dense-ish LPs; measured on the
     performance page).
     """
@@ -321,7 +323,7 @@ def solve(
     problem : cvxpy.Problem
         A built LP.
     solver : str, optional
-        cvxpy solver name; chosen by :func:`choose_solver` when omitted.
+        cvxpy solver name; chosen by [`choose_solver`][choose_solver] when omitted.
     vertex : bool
         Whether a vertex (basic) solution is needed; steers the default to simplex.
     options : dict, optional
@@ -329,14 +331,14 @@ def solve(
     verbose : bool
         Pass through to the solver's log.
     kind : str
-        Problem family for the default solver choice (a key of :data:`SOLVER_POLICY`).
+        Problem family for the default solver choice (a key of `SOLVER_POLICY`).
 
     Returns
     -------
     SolveInfo
         ``optimal_inaccurate`` is kept without a warning: callers certify the point
         independently and warn only when the certified interval is too wide
-        (:func:`optmech.provenance.warn_if_uncertified`).
+        ([`optmech.provenance.warn_if_uncertified`][optmech.provenance.warn_if_uncertified]).
 
     Raises
     ------
@@ -397,10 +399,10 @@ def solve(
 # -- the robust solve path ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Strategy:
-    """How one attempt of :func:`solve_robust` builds its LP and which solver solves it.
+    """How one attempt of [`solve_robust`][solve_robust] builds its LP and which solver solves it.
 
-    Builders stay solver-agnostic: they read :attr:`interior_point` (drop bounds the other rows
-    imply: an interior-point solver pays for each) and :attr:`rescaled` (build the
+    Builders stay solver-agnostic: they read [`interior_point`][interior_point] (drop bounds the
+    other rows imply: an interior-point solver pays for each) and `rescaled` (build the
     better-conditioned form: objective coefficients at most 1, privacy rows balanced as
     ``e^(−ε/2) x_a ≤ e^(ε/2) x_b``), never the solver's name.
     """
@@ -426,11 +428,11 @@ def attempt_plan(
     vertex: bool = False,
     kind: ProblemKind = "generic",
 ) -> list[Strategy]:
-    """The ordered attempts of :func:`solve_robust`.
+    """The ordered attempts of [`solve_robust`][solve_robust].
 
     A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
-    policy's choice (:func:`choose_solver`) as built and rescaled, then every other installed
-    solver of :data:`MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
+    policy's choice ([`choose_solver`][choose_solver]) as built and rescaled, then every other
+    installed solver of `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
     solvers (a vertex is what was asked for).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
@@ -442,7 +444,7 @@ def attempt_plan(
 
 
 def alternative_solvers(used: str) -> list[str]:
-    """The other installed solvers of :data:`MAIN_SOLVERS`, to cross-check ``used``'s answer.
+    """The other installed solvers of `MAIN_SOLVERS`, to cross-check ``used``'s answer.
 
     An interior-point solver's multipliers are centred (strictly complementary) where a
     simplex vertex's are one extreme dual solution among many, so re-solving with the other
@@ -473,7 +475,7 @@ def solve_robust(
 
     This is optmech's one solver path (cvxpy's ``Problem._solve_solver_path`` in spirit): every
     LP family passes a builder, and the status handling, the retries and the final diagnosis
-    live here. Each attempt of :func:`attempt_plan` calls ``build(strategy)`` for a fresh
+    live here. Each attempt of [`attempt_plan`][attempt_plan] calls ``build(strategy)`` for a fresh
     problem; the first that ends optimal (or optimal-inaccurate) with a finite point wins.
 
     Parameters
@@ -484,7 +486,7 @@ def solve_robust(
     num_variables : int
         Size of the full LP, for the default solver choice.
     solver, vertex, kind, options, verbose
-        As for :func:`solve`.
+        As for [`solve`][solve].
     feasible : bool
         Whether the LP is feasible and bounded by construction (a known feasible point and a
         non-negative objective, say). Then "infeasible" and "unbounded" are numerical trouble,

@@ -1,11 +1,12 @@
-"""Closed-form additive noise families, one module each, on one base class (:mod:`.base`).
+"""Closed-form additive noise families, one module each, on one base class ([`base`][base]).
 
-ε-DP: :class:`Laplace`, :class:`Staircase` (optimal on ℝ, Geng & Viswanath 2016),
-:class:`DiscreteStaircase` (optimal on ℤ), :class:`Geometric`, and the GRS range-restricted matrix
-:func:`truncated_geometric`. (0, δ): :class:`UniformAtom` (optimal within symmetric
-non-increasing noise, Geng, Ding, Guo & Kumar 2019). (ε, δ) baselines: :class:`TruncatedLaplace`,
-:class:`Gaussian`. LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`.
-Noise in ℝ^d for a sensitivity measured in a norm: :class:`StaircaseND`.
+ε-DP: [`Laplace`][Laplace], [`Staircase`][Staircase] (optimal on ℝ, Geng & Viswanath 2016),
+[`DiscreteStaircase`][DiscreteStaircase] (optimal on ℤ), [`Geometric`][Geometric], and the GRS
+range-restricted matrix [`truncated_geometric`][truncated_geometric]. (0, δ):
+[`UniformAtom`][UniformAtom] (optimal within symmetric non-increasing noise, Geng, Ding, Guo & Kumar
+2019). (ε, δ) baselines: [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]. LP-designed
+noise: [`PiecewiseConstantNoise`][PiecewiseConstantNoise] and [`LatticeNoise`][LatticeNoise]. Noise
+in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND].
 """
 
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution

@@ -1,7 +1,7 @@
 """Quadrature of a cost against a symmetric noise density, for costs with no closed form.
 
-Shared by the (ε, δ) families (:mod:`~optmech.mechanisms.truncated_laplace`,
-:mod:`~optmech.mechanisms.gaussian`): their ``expected_cost`` uses closed forms for
+Shared by the (ε, δ) families ([`truncated_laplace`][optmech.mechanisms.truncated_laplace],
+[`gaussian`][optmech.mechanisms.gaussian]): their ``expected_cost`` uses closed forms for
 ``Power`` and ``ZeroOne`` costs and this stated-accuracy quadrature otherwise.
 """
 
@@ -21,7 +21,7 @@ __all__ = ["QUADRATURE_ACCEPT", "QUADRATURE_RTOL", "integrate_symmetric"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Relative accuracy requested from :func:`scipy.integrate.quad`.
+#: Relative accuracy requested from ``scipy.integrate.quad``.
 QUADRATURE_RTOL = 1e-10
 #: A result whose error estimate exceeds this (relative) raises instead of being returned.
 QUADRATURE_ACCEPT = 1e-8
@@ -34,9 +34,9 @@ def integrate_symmetric(
 
     Used for costs with no closed form against a symmetric noise density (``weight`` is the
     density in units of ``scale``, folded onto ``y ≥ 0``; ``upper`` may be ``inf``).
-    :func:`scipy.integrate.quad` is asked for :data:`QUADRATURE_RTOL` relative accuracy; when
-    its own error estimate exceeds :data:`QUADRATURE_ACCEPT` relative the call raises
-    :class:`ValueError` rather than return an inexact "exact" cost.
+    [`scipy.integrate.quad`][scipy.integrate.quad] is asked for [`QUADRATURE_RTOL`][QUADRATURE_RTOL]
+    relative accuracy; when its own error estimate exceeds [`QUADRATURE_ACCEPT`][QUADRATURE_ACCEPT]
+    relative the call raises [`ValueError`][ValueError] rather than return an inexact "exact" cost.
     """
 
     def integrand(y: float) -> float:

@@ -76,7 +76,7 @@ class NoiseDistribution(ABC):
     @property
     @abstractmethod
     def privacy(self) -> PureDP | ApproxDP:
-        """The privacy guarantee for queries of sensitivity :attr:`sensitivity`."""
+        """The privacy guarantee for queries of sensitivity `sensitivity`."""
 
     @abstractmethod
     def _cdf(self, x: FloatArray) -> FloatArray: ...
@@ -124,11 +124,11 @@ class NoiseDistribution(ABC):
         return _out(self._sf(_as_points("x", x)))
 
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``, finite far beyond the point where :meth:`cdf` underflows to 0."""
+        """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0."""
         return _out(self._logcdf(_as_points("x", x)))
 
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X > x)``, finite far beyond the point where :meth:`sf` underflows to 0."""
+        """``log P(X > x)``, finite far beyond the point where [`sf`][sf] underflows to 0."""
         return _out(self._logsf(_as_points("x", x)))
 
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
@@ -146,7 +146,7 @@ class NoiseDistribution(ABC):
         size : int or tuple of ints, optional
             Output shape; ``None`` draws a single float.
         rng : None, int, SeedSequence, BitGenerator or Generator
-            Source of randomness, normalised by :func:`numpy.random.default_rng`.
+            Source of randomness, normalised by `numpy.random.default_rng`.
         """
         shape = check_size(size)
         if shape is not None and math.prod(shape) > MAX_SAMPLES:
@@ -175,7 +175,7 @@ class NoiseDistribution(ABC):
         label: str | None = None,
     ) -> Any:
         """Draw the density (or pmf) with optional named ``references``; returns the Axes
-        (:func:`optmech.plotting.plot_noise`)."""
+        ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise])."""
         from optmech.plotting import plot_noise
 
         return plot_noise(self, ax, references=references, span=span, label=label)
@@ -187,20 +187,20 @@ class NoiseDistribution(ABC):
 
     def to_opendp(self, *, float_sampling: bool = False) -> Any:
         """This noise as an OpenDP measurement releasing ``x + noise``, its privacy map the
-        certified guarantee (:func:`optmech.interop.opendp.to_opendp`; lattice noise is drawn
-        by its exact sampler)."""
+        certified guarantee ([`optmech.interop.opendp.to_opendp`][optmech.interop.opendp.to_opendp];
+        lattice noise is drawn by its exact sampler)."""
         from optmech.interop.opendp import to_opendp
 
         return to_opendp(self, float_sampling=float_sampling)
 
     @property
     def epsilon(self) -> float:
-        """ε of :attr:`privacy`."""
+        """ε of [`privacy`][privacy]."""
         return self.privacy.epsilon
 
     @property
     def delta(self) -> float:
-        """δ of :attr:`privacy` (0 for pure DP)."""
+        """δ of [`privacy`][privacy] (0 for pure DP)."""
         return self.privacy.delta
 
 
@@ -261,9 +261,9 @@ class DiscreteNoise(NoiseDistribution):
         return _out(self._sf(np.floor(_as_points("x", x))))
 
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``; a step function of ``x``, finite where :meth:`cdf` underflows."""
+        """``log P(X ≤ x)``; a step function of ``x``, finite where [`cdf`][cdf] underflows."""
         return _out(self._logcdf(np.floor(_as_points("x", x))))
 
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X > x)``; a step function of ``x``, finite where :meth:`sf` underflows."""
+        """``log P(X > x)``; a step function of ``x``, finite where [`sf`][sf] underflows."""
         return _out(self._logsf(np.floor(_as_points("x", x))))

@@ -10,9 +10,9 @@ Geng & Viswanath (2016), discrete setting. For an integer query of integer sensi
 
 with ``b = e^(−ε)``. The optimum over all ε-DP pmfs on ℤ for a symmetric cost non-decreasing in
 ``|i|`` is ``min_r`` over this family (Geng & Viswanath 2016, discrete setting);
-:meth:`DiscreteStaircase.optimal` evaluates the exact cost of every ``r`` at once. ``Δ = 1``
-gives the two-sided geometric ``P(i) = (1 − b)/(1 + b) b^|i|``
-(:class:`~optmech.mechanisms.geometric.Geometric`).
+[`DiscreteStaircase.optimal`][DiscreteStaircase.optimal] evaluates the exact cost of every ``r`` at
+once. ``Δ = 1`` gives the two-sided geometric ``P(i) = (1 − b)/(1 + b) b^|i|``
+([`Geometric`][optmech.mechanisms.geometric.Geometric]).
 
 Exact formulas used:
 
@@ -21,9 +21,9 @@ Exact formulas used:
   only, so tails keep their relative precision; ``cdf`` and ``ppf`` follow from it;
 * ``E c(X) = Σ_{i≥0} p(i) c(i) + Σ_{i≥0} p(i) c(−i) − p(0)c(0)`` with
   ``Σ_{i≥0} p(i) c(±i) = a (Σ_{j<r} W±_j + b Σ_{j≥r} W±_j)``,
-  ``W±_j = Σ_k b^k c(±(kΔ + j))`` from :meth:`~optmech.costs.Cost.periodic_sum` (closed form for
-  integer powers, a geometric series summed to 1e-17 relative otherwise);
-* ``P(|X| > t) = 2 T(floor(t) + 1)`` for :class:`~optmech.costs.ZeroOne`;
+  ``W±_j = Σ_k b^k c(±(kΔ + j))`` from [`periodic_sum`][optmech.costs.Cost.periodic_sum] (closed
+  form for integer powers, a geometric series summed to 1e-17 relative otherwise);
+* ``P(|X| > t) = 2 T(floor(t) + 1)`` for [`ZeroOne`][optmech.costs.ZeroOne];
 * ``sf(k) = T(k + 1) = cdf(−k − 1)`` by symmetry, ``log T(m) = −εk + log(…)`` (the bracket
   above), finite where ``b^k`` underflows; ``log p(i) = log a − ε(k + [i − kΔ ≥ r])``.
 
@@ -236,7 +236,7 @@ class DiscreteStaircase(DiscreteNoise):
             Integer sensitivity Δ, in [1, 10**6].
         cost : Cost or str
             Symmetric and non-decreasing in ``|e|`` (the theorem's hypotheses; otherwise
-            :class:`ValueError`). Ties go to the smallest ``r``.
+            `ValueError`). Ties go to the smallest ``r``.
 
         Examples
         --------
@@ -261,10 +261,10 @@ class DiscreteStaircase(DiscreteNoise):
         return PureDP(self._epsilon)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
-        """Draws by integer and rational arithmetic alone (:mod:`optmech.mechanisms.exact`).
+        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact`).
 
         On ``i ≥ 0`` the pmf is a product: ``i = GΔ + M`` with ``P(G = k) ∝ b^k`` (``b =
-        e^(−ε)``, drawn exactly by :func:`~optmech.mechanisms.exact.geometric_exp`) and ``P(M =
+        e^(−ε)``, drawn exactly by `geometric_exp`) and ``P(M =
         m) ∝ 1`` for ``m < r``, ``∝ b`` otherwise. ``M`` is low with probability
         ``r/(r + (Δ − r)b)``: repeat "low with probability r/Δ, else high with probability b"
         until one answers (at most ``Δ/r`` rounds on average). A fair sign with ``(−, 0)``

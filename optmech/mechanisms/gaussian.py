@@ -13,13 +13,14 @@ queries of sensitivity Δ:
         Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) ≤ δ,
 
     the hockey-stick divergence at shift Δ (smaller shifts diverge less). The left side falls
-    as σ grows; the smallest admissible σ is found by :func:`scipy.optimize.brentq` on
+    as σ grows; the smallest admissible σ is found by
+    [`scipy.optimize.brentq`][scipy.optimize.brentq] on
     ``ln σ`` and then nudged up until the inequality holds as evaluated, so the calibration is
     pessimistic (never below the exact σ by more than the evaluation error of the left side).
 
-Tails: ``sf(x) = Φ(−x/σ)`` (:func:`scipy.special.ndtr`, full relative precision down to the
+Tails: ``sf(x) = Φ(−x/σ)`` (`scipy.special.ndtr`, full relative precision down to the
 smallest doubles) and ``logsf(x) = log Φ(−x/σ)``, ``logcdf(x) = log Φ(x/σ)`` by
-:func:`scipy.special.log_ndtr`, finite for every finite ``x``.
+`scipy.special.log_ndtr`, finite for every finite ``x``.
 
 Examples
 --------
@@ -59,7 +60,7 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 def _log_delta(sigma: float, epsilon: float, sensitivity: float) -> float:
     """``ln[Φ(a) − e^ε Φ(b)]`` with ``a = Δ/(2σ) − εσ/Δ``, ``b = a − Δ/σ`` (Balle & Wang, Thm 8).
 
-    Computed as ``ln Φ(a) + ln(−expm1(ε + ln Φ(b) − ln Φ(a)))`` with :func:`scipy.special.log_ndtr`,
+    Computed as ``ln Φ(a) + ln(−expm1(ε + ln Φ(b) − ln Φ(a)))`` with `scipy.special.log_ndtr`,
     which keeps relative accuracy deep in the tails; ``−inf`` when the difference underflows.
     """
     with np.errstate(all="ignore"):
@@ -208,7 +209,7 @@ class Gaussian(ContinuousNoise):
 
     @property
     def privacy(self) -> ApproxDP:
-        """``ApproxDP(ε, δ)`` for queries of sensitivity :attr:`sensitivity`."""
+        """``ApproxDP(ε, δ)`` for queries of sensitivity `sensitivity`."""
         return ApproxDP(self._epsilon, self._delta)
 
     def __repr__(self) -> str:

@@ -7,16 +7,16 @@ staircase with Δ = 1). For an integer query of integer sensitivity Δ the noise
 
 is ε-DP: a shift by ``|d| ≤ Δ`` changes ``|k|`` by at most Δ, hence the probability by at most
 ``β^(−Δ) = e^ε``. (So the ratio per unit step is ``e^(ε/Δ)``; for ``Δ > 1`` the discrete
-staircase of :mod:`optmech.mechanisms.discrete_staircase` does better, and for ``Δ = 1`` the
-two coincide.) Closed forms: ``P(X ≥ m) = β^m/(1 + β)`` for ``m ≥ 0``,
+staircase of [`optmech.mechanisms.discrete_staircase`][optmech.mechanisms.discrete_staircase] does
+better, and for ``Δ = 1`` the two coincide.) Closed forms: ``P(X ≥ m) = β^m/(1 + β)`` for ``m ≥ 0``,
 ``E|X| = 1/sinh(ε/Δ)``, ``E X² = 1/(2 sinh²(ε/2Δ))``, ``P(|X| > t) = 2β^(floor(t)+1)/(1 + β)``.
 Tails: ``sf(k) = P(X ≥ k + 1) = cdf(−k − 1)`` by symmetry; ``log P(X ≥ m) = −mε/Δ − log1p(β)``
 and ``log P(X = k) = log tanh(ε/2Δ) − |k|ε/Δ`` never underflow.
 
 Range-restricted geometric (Ghosh, Roughgarden & Sundararajan 2012): for a count query with results
-``{0..n}`` and ``α = e^(−ε)``, the mechanism :func:`truncated_geometric` folds the tails of the
-geometric onto the end points 0 and n. GRS prove it universally utility-maximising: every
-Bayesian user with a monotone loss does best by remapping its output.
+``{0..n}`` and ``α = e^(−ε)``, the mechanism [`truncated_geometric`][truncated_geometric] folds the
+tails of the geometric onto the end points 0 and n. GRS prove it universally utility-maximising:
+every Bayesian user with a monotone loss does best by remapping its output.
 
 Examples
 --------
@@ -50,11 +50,11 @@ __all__ = ["TRUNCATED_GEOMETRIC_MAX_N", "Geometric", "truncated_geometric"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Largest ``n`` for :func:`truncated_geometric`: the (n+1)×(n+1) float64 matrix stays below
+#: Largest ``n`` for ``truncated_geometric``: the (n+1)×(n+1) float64 matrix stays below
 #: about 200 MB.
 TRUNCATED_GEOMETRIC_MAX_N = 5000
 
-#: Largest sensitivity of :class:`Geometric`: integers up to 2**53 are exact doubles.
+#: Largest sensitivity of ``Geometric``: integers up to 2**53 are exact doubles.
 SENSITIVITY_MAX = 2**53
 
 
@@ -70,7 +70,7 @@ class Geometric(DiscreteNoise):
         Privacy parameter ε, in (0, inf).
     sensitivity : int, default 1
         Integer sensitivity Δ, in [1, 2**53]. The per-unit rate ``ε/Δ`` must lie in
-        [1e-6, 700] (see :data:`~optmech.mechanisms.staircase.EPSILON_MIN`).
+        [1e-6, 700] (see `EPSILON_MIN`).
 
     Attributes
     ----------
@@ -110,7 +110,7 @@ class Geometric(DiscreteNoise):
         return f"Geometric(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r})"
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
-        """Draws by integer and rational arithmetic alone (:mod:`optmech.mechanisms.exact`).
+        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact`).
 
         The law is exactly ``P(k) ∝ e^(−ε|k|/Δ)`` with ε the exact value of the float given
         (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.

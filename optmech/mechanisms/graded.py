@@ -1,6 +1,6 @@
 """A density constant on the cells of a Δ-periodic graded partition, with geometric tails.
 
-What the LP designer returns for ε-DP at large ε (:mod:`optmech.lp.additive`). Every period
+What the LP designer returns for ε-DP at large ε (`optmech.lp.additive`). Every period
 ``[kΔ, (k+1)Δ)`` is cut at the *same* relative edges ``0 = t_0 < t_1 < … < t_m = 1``; cell
 ``(k, i)`` is ``[(k + t_i)Δ, (k + t_{i+1})Δ)`` and carries a constant density. The edges may
 be graded — a geometric ladder near each period's start and end, where the staircase of Geng &
@@ -17,8 +17,9 @@ the cells in between lie within Δ of every point of cell ``j``). So the density
 sensitivity Δ iff ``f_j ≤ e^ε f_l`` for all ``|j − l| ≤ m`` — the same window as on a uniform
 grid with ``m`` cells per Δ, whatever the widths. Only *densities* enter (masses ``f_j w_j Δ``
 do not: on a graded grid their ratios are not the density ratios), and the cell reach is
-exactly ``m``, with no rounding of ``Δ/h``. :meth:`GradedNoise.density_description` hands those
-numbers to :func:`optmech.certify.noise.noise_epsilon`.
+exactly ``m``, with no rounding of ``Δ/h``.
+[`GradedNoise.density_description`][GradedNoise.density_description] hands those numbers to
+[`optmech.certify.noise.noise_epsilon`][optmech.certify.noise.noise_epsilon].
 
 **Exactness.** A cell is stored by its period and its offsets from the nearer period boundary
 (prefix sums of the widths from the left end, suffix sums from the right end), so cells of
@@ -26,9 +27,10 @@ relative width far below the float spacing near ``kΔ`` keep their exact widths.
 ``cdf``, ``sf`` and their logarithms sum the geometric tails in closed form (``sf`` and
 ``logsf`` from the right, ``cdf`` and ``logcdf`` from the left, so each keeps full relative
 precision in its own tail); ``expected_cost`` integrates the cost exactly over each cell
-(:meth:`optmech.costs.Cost.integral`, or 4-point Gauss–Legendre on cells narrower than 1% of
-their distance to 0, exact for polynomials of degree ≤ 7 and to ``(width/|x|)^8`` relative
-otherwise) and over each tail (:meth:`~optmech.costs.Cost.periodic_integral`).
+([`optmech.costs.Cost.integral`][optmech.costs.Cost.integral], or 4-point Gauss–Legendre on cells
+narrower than 1% of their distance to 0, exact for polynomials of degree ≤ 7 and to
+``(width/|x|)^8`` relative otherwise) and over each tail
+([`periodic_integral`][optmech.costs.Cost.periodic_integral]).
 
 Examples
 --------
@@ -87,7 +89,7 @@ def anchored_integrals(
 
     With ``ratio > 0`` each value is ``Σ_{k≥0} ratio^k ∫ c`` over the cell shifted by
     ``k·period`` (the cost of a geometric tail). Cells of relative width at least
-    :data:`NARROW` use :meth:`~optmech.costs.Cost.integral` / ``periodic_integral`` on the
+    `NARROW` use [`integral`][optmech.costs.Cost.integral] / ``periodic_integral`` on the
     absolute edges; narrower ones a 4-point Gauss–Legendre rule at ``anchor + node``, so that a
     cell narrower than the float spacing near ``anchor`` still gets its exact width ``hi − lo``.
 
@@ -156,11 +158,11 @@ class GradedNoise(ContinuousNoise):
         ``(base densities, ratio)``: the period just beyond the table has these ``m``
         densities, each further period ``ratio`` (in [0, 1)) times the previous; ``None``: zero.
     privacy : PureDP or ApproxDP
-        The guarantee claimed (certify it from :meth:`density_description`).
+        The guarantee claimed (certify it from [`density_description`][density_description]).
 
     Notes
     -----
-    The total mass must be 1 to within :data:`MASS_TOLERANCE`.
+    The total mass must be 1 to within `MASS_TOLERANCE`.
     """
 
     def __init__(

@@ -2,10 +2,11 @@
 
 Two families share one description (the exact discretisation of the theory pages):
 
-* :class:`PiecewiseConstantNoise` — a density on ℝ, constant on cells ``[s + jh, s + (j+1)h)``
+* [`PiecewiseConstantNoise`][PiecewiseConstantNoise] — a density on ℝ, constant on cells ``[s + jh,
+s + (j+1)h)``
   of a finite grid, optionally with an atom at the origin (the (0, δ) optimum has one, Geng, Ding,
   Guo & Kumar 2019);
-* :class:`LatticeNoise` — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
+* [`LatticeNoise`][LatticeNoise] — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
   queries, the discrete setting of Geng & Viswanath 2016).
 
 Beyond the grid each side carries a **geometric tail**: one base period of ``P`` cells, repeated
@@ -14,15 +15,17 @@ continue a staircase-like density exactly; ``ratio = 0`` is a finite support). E
 exact: ``cdf``, ``sf`` and ``ppf`` sum the geometric series in closed form (non-negative terms
 only, so the tails keep their relative precision; ``logcdf``/``logsf``/``logpdf``/``logpmf``
 add ``k log(ratio)`` for the ``k``-th period and stay finite where the values underflow; the
-engine is :mod:`optmech.mechanisms._grid_law`), ``expected_cost`` integrates
-the cost over each cell (:meth:`optmech.costs.Cost.integral`) and over each tail
-(:meth:`~optmech.costs.Cost.periodic_integral` / :meth:`~optmech.costs.Cost.periodic_sum`),
+engine is `optmech.mechanisms._grid_law`), ``expected_cost`` integrates
+the cost over each cell ([`optmech.costs.Cost.integral`][optmech.costs.Cost.integral]) and over each
+tail ([`periodic_integral`][optmech.costs.Cost.periodic_integral] /
+[`periodic_sum`][optmech.costs.Cost.periodic_sum]),
 ``rvs`` samples by composition (a cell by its mass, a geometric number of periods, a uniform
 position in the cell).
 
 The ``privacy`` given to the constructor is the guarantee *claimed*; it is not checked here.
-:func:`optmech.certify.noise.certify_noise` certifies it from the numbers alone (it reads
-:meth:`grid_description`), and :func:`optmech.design_noise` only hands out certified noise.
+[`optmech.certify.noise.certify_noise`][optmech.certify.noise.certify_noise] certifies it from the
+numbers alone (it reads `grid_description`), and [`optmech.design_noise`][optmech.design_noise] only
+hands out certified noise.
 
 Examples
 --------
@@ -86,7 +89,8 @@ class _TabulatedMixin:
 
     @property
     def privacy(self) -> PureDP | ApproxDP:
-        """The guarantee claimed at construction (certify it with :mod:`optmech.certify.noise`)."""
+        """The guarantee claimed at construction (certify it with
+        [`optmech.certify.noise`][optmech.certify.noise])."""
         return self._privacy
 
     @property
@@ -159,7 +163,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
 
     Notes
     -----
-    The total mass must be 1 to within :data:`MASS_TOLERANCE`.
+    The total mass must be 1 to within `MASS_TOLERANCE`.
     """
 
     def __init__(
@@ -213,7 +217,8 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         return self._law.values.copy()
 
     def grid_description(self) -> dict[str, Any]:
-        """Masses, reach (``Δ/h`` cells), tails, atom: the input of :mod:`optmech.certify.noise`."""
+        """Masses, reach (``Δ/h`` cells), tails, atom: the input of
+        [`optmech.certify.noise`][optmech.certify.noise]."""
         masses, left, right = self._law.masses()
         return {
             "masses": masses,
@@ -371,7 +376,8 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         return 0.0
 
     def grid_description(self) -> dict[str, Any]:
-        """Masses, reach (Δ points), tails: the input of :mod:`optmech.certify.noise`."""
+        """Masses, reach (Δ points), tails: the input of
+        [`optmech.certify.noise`][optmech.certify.noise]."""
         masses, left, right = self._law.masses()
         return {
             "masses": masses,
@@ -385,11 +391,11 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         """Draws of the pmf exactly as stored, by integer and rational arithmetic alone.
 
         The table and the tails' base values are floats, hence dyadic rationals; the tails'
-        ratio too. :func:`optmech.mechanisms.exact.lattice_draw` picks the table point or a
-        tail exactly, then the tail's period (geometric of the stored ratio) and the point in
-        it. The law sampled is the stored one divided by its exact total
-        (:attr:`exact_total`, 1 up to float rounding): its pure ε is exactly the one certified
-        from the stored numbers (:mod:`optmech.certify`), which reads the same ratios; a δ
+        ratio too. [`optmech.mechanisms.exact.lattice_draw`][optmech.mechanisms.exact.lattice_draw]
+        picks the table point or a tail exactly, then the tail's period (geometric of the stored
+        ratio) and the point in it. The law sampled is the stored one divided by its exact total
+        ([`exact_total`][exact_total], 1 up to float rounding): its pure ε is exactly the one
+        certified from the stored numbers (`optmech.certify`), which reads the same ratios; a δ
         certified from them holds within the factor ``1/exact_total``.
 
         Parameters

@@ -7,7 +7,8 @@ symmetric and, for ``x ≥ 0`` with ``k = floor(x/Δ)``,
            = a(γ) b^(k+1)    if x − kΔ >= γΔ,       a(γ) = (1 − b) / (2Δ(γ + (1 − γ)b)).
 
 Geng & Viswanath (2016, Thm. 4) proves that for every cost that is symmetric and non-decreasing in
-``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; :meth:`Staircase.optimal` finds that γ.
+``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; [`Staircase.optimal`][Staircase.optimal]
+finds that γ.
 
 Everything here is exact (closed form or a convergent geometric series):
 
@@ -20,12 +21,13 @@ Everything here is exact (closed form or a convergent geometric series):
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
       E X² = Δ² (u³ + 3bu + b + b²) / (3u(1 − b)²)
 
-* ``P(|X| > t)`` (:class:`~optmech.costs.ZeroOne`) as ``2·sf(t)``;
-* any other cost through :meth:`~optmech.costs.Cost.periodic_integral` over the two steps of
+* ``P(|X| > t)`` ([`ZeroOne`][optmech.costs.ZeroOne]) as ``2·sf(t)``;
+* any other cost through [`periodic_integral`][optmech.costs.Cost.periodic_integral] over the two
+steps of
   each period, on both sides (the mirrored cost on the negative side): exact for integer
   powers, a geometric series summed to 1e-17 relative otherwise. Both run in ``b`` held as a
   double, which limits them to about ``1e-16/ε`` relative (1e-14 at ε = 0.01; the reason for
-  :data:`EPSILON_MIN`).
+  `EPSILON_MIN`).
 
 Optimal γ (Geng & Viswanath 2016): ``γ* = 1/(1 + e^(ε/2))`` for ``|x|``; for ``x²``,
 ``u* = (b(1 + b)/2)^(1/3)`` and ``γ* = (u* − b)/(1 − b)``; for other costs a 1-D minimisation
@@ -290,7 +292,7 @@ def _numeric_gamma(cost: Cost, eps: float, delta: float, *, closed_form: bool = 
     are candidates too. The root is preferred among candidates whose cost ties with the best
     to 1e-13 relative: the cost is flat to second order at the optimum, so only the derivative
     locates the argmin beyond ``sqrt(machine epsilon)``. ``closed_form`` as in
-    :func:`_cost_vector`.
+    [`_cost_vector`][_cost_vector].
     """
     values = _cost_vector(cost, eps, delta, _GAMMA_GRID, closed_form=closed_form)
     if not np.all(np.isfinite(values)):
@@ -348,7 +350,7 @@ class Staircase(ContinuousNoise):
     Parameters
     ----------
     epsilon : float
-        Privacy parameter ε, in [1e-6, 700] (see :data:`EPSILON_MIN`, :data:`EPSILON_MAX`).
+        Privacy parameter ε, in [1e-6, 700] (see `EPSILON_MIN`, `EPSILON_MAX`).
     sensitivity : float, default 1
         Query sensitivity Δ, in (0, inf); the density's peak and its value ``a(γ)b`` on
         ``[γΔ, Δ)`` must be normal doubles below 1e300, and ``800Δ/ε`` below 1e300.
@@ -413,7 +415,7 @@ class Staircase(ContinuousNoise):
             Query sensitivity Δ, in (0, inf).
         cost : Cost or str
             Symmetric cost non-decreasing in ``|e|`` (the theorem's hypotheses; anything else
-            raises :class:`ValueError`). ``|e|`` and ``e²`` use the closed-form γ*; other costs
+            raises `ValueError`). ``|e|`` and ``e²`` use the closed-form γ*; other costs
             a 1-D minimisation of the exact expected cost over γ ∈ [0, 1].
 
         Examples

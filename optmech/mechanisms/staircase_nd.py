@@ -438,7 +438,7 @@ class StaircaseND:
         ``E ‖X‖_q^p = Δ^p (d/(d + p)) E_μ‖θ‖_q^p T_{d+p}(γ)/T_d(γ)`` (module docstring): γ*
         depends on the power ``p`` only, and is found by a 1-D minimisation of the exact
         ``log T_{d+p} − log T_d`` (bounded Brent, ``xatol`` 1e-12, polished by the root of its
-        derivative), as :meth:`optmech.Staircase.optimal` does for costs without a closed form.
+        derivative), as `optmech.Staircase.optimal` does for costs without a closed form.
 
         As ε → 0 the cost depends on γ only at relative order ``ε^(d+1)``: the expansion of the
         Lerch transcendent in powers of ε, ``T_s(γ) = Γ(s + 1)e^(εγ)ε^(−s−1)
@@ -483,7 +483,7 @@ class StaircaseND:
     # -- privacy ---------------------------------------------------------------------------------
     @property
     def certified_epsilon(self) -> float:
-        """ε: ``f(x) ≤ e^ε f(x + s)`` for every ``x`` and every ``‖s‖ ≤ Δ`` (in :attr:`norm`).
+        """ε: ``f(x) ≤ e^ε f(x + s)`` for every ``x`` and every ``‖s‖ ≤ Δ`` (in `norm`).
 
         Proof. With ``t = ‖x‖/Δ``, ``f(x) = a b^(n(t))`` where
         ``n(t) = #{m ≥ 0 : m + γ ≤ t}`` counts the step radii ``(m + γ)Δ`` inside the ball of
@@ -499,7 +499,7 @@ class StaircaseND:
 
     @property
     def privacy(self) -> PureDP:
-        """``PureDP(epsilon)`` for shifts in the ball of radius Δ of :attr:`norm`."""
+        """``PureDP(epsilon)`` for shifts in the ball of radius Δ of `norm`."""
         return PureDP(self.certified_epsilon)
 
     # -- density -----------------------------------------------------------------------------
@@ -534,7 +534,7 @@ class StaircaseND:
         A ball index ``K`` with ``P(K = m) ∝ b^m (m + γ)^d`` (a finite mixture of shifted
         negative binomials), then a uniform point of the ball of radius ``(K + γ)Δ``: radius
         ``(K + γ)Δ U^(1/d)``, direction from the cone measure (module docstring). Randomness
-        only through ``rng``, normalised by :func:`numpy.random.default_rng`.
+        only through ``rng``, normalised by `numpy.random.default_rng`.
 
         Parameters
         ----------
@@ -570,7 +570,7 @@ class StaircaseND:
         Raises
         ------
         TypeError
-            ``cost`` is not a :class:`~optmech.costs.norm.Norm`.
+            ``cost`` is not a [`Norm`][optmech.costs.norm.Norm].
         NotImplementedError
             Another norm than the family's in ``d ≥ 3``.
         """

@@ -22,7 +22,8 @@ is ``(e^ε − 1) u / (2(1 − u)) = δ`` exactly. When ``A < Δ`` (which happen
 divergence at ``d = Δ`` is ``1 − (e^(−ε)/u − u)/(2(1 − u))``, and
 ``δ − that = e^(−ε)(1/u − e^ε)² / (2(1/u − 1)) ≥ 0``; ``A > Δ/2`` always (since
 ``1/u > (1 + e^ε)/2 ≥ e^(ε/2)``), so the supports of the two copies overlap. Hence
-:attr:`TruncatedLaplace.privacy` is ``ApproxDP(ε, δ)`` for every δ in (0, 1), tight for
+[`TruncatedLaplace.privacy`][TruncatedLaplace.privacy] is ``ApproxDP(ε, δ)`` for every δ in (0, 1),
+tight for
 ``δ ≤ 1/2``.
 
 Examples
@@ -101,7 +102,7 @@ class TruncatedLaplace(ContinuousNoise):
 
     Notes
     -----
-    :attr:`privacy` is ``ApproxDP(ε, δ)``: see the module docstring for the derivation (tight
+    [`privacy`][privacy] is ``ApproxDP(ε, δ)``: see the module docstring for the derivation (tight
     at shift Δ for ``δ ≤ 1/2``, conservative above).
 
     Examples
@@ -137,7 +138,7 @@ class TruncatedLaplace(ContinuousNoise):
 
     @property
     def privacy(self) -> ApproxDP:
-        """``ApproxDP(ε, δ)`` for queries of sensitivity :attr:`sensitivity`."""
+        """``ApproxDP(ε, δ)`` for queries of sensitivity `sensitivity`."""
         return ApproxDP(self._epsilon, self._delta)
 
     def __repr__(self) -> str:
@@ -162,7 +163,8 @@ class TruncatedLaplace(ContinuousNoise):
             )
 
     def _log_lower_tail(self, y: FloatArray) -> FloatArray:
-        """``log P(X ≤ −y)`` for ``0 ≤ y ≤ A``, from the same product as :meth:`_lower_tail`.
+        """``log P(X ≤ −y)`` for ``0 ≤ y ≤ A``, from the same product as
+        [`_lower_tail`][_lower_tail].
 
         ``−y/λ + log(1 − e^(−(A − y)/λ)) − log(2(1 − u))``: finite wherever the tail is positive
         (even when ``e^(−y/λ)`` underflows), ``−inf`` at ``y = A``.

@@ -52,7 +52,7 @@ __all__ = ["UniformAtom", "uniform_atom_min_cost"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Grid used by :meth:`UniformAtom.optimal` for costs without a closed form: a linear grid on
+#: Grid used by ``UniformAtom.optimal`` for costs without a closed form: a linear grid on
 #: ``[0, δ)`` plus a geometric one towards δ (``δ − α`` from ``δ/256`` down to ``1e-12 δ``).
 _LINEAR_POINTS = 256
 _GEOMETRIC_POINTS = 128
@@ -94,13 +94,13 @@ class UniformAtom(ContinuousNoise):
     half_width : float
         ``L = (1 − α)Δ / (2(δ − α))``, the end of the uniform block.
     density : float
-        ``(δ − α)/Δ``, the density on ``[−L, L]``. :meth:`pdf` excludes the atom; :meth:`cdf`
+        ``(δ − α)/Δ``, the density on ``[−L, L]``. `pdf` excludes the atom; `cdf`
         includes its jump at 0.
 
     Notes
     -----
     Privacy: ``sup_S P(S) − P(S + d) = α + (δ − α) min(d, 2L)/Δ ≤ δ`` for ``0 < d ≤ Δ`` (the atom
-    moves off 0, a slab of width ``d`` of the block is uncovered), so :attr:`privacy` is
+    moves off 0, a slab of width ``d`` of the block is uncovered), so [`privacy`][privacy] is
     ``ApproxDP(0, δ)``; Geng, Ding, Guo & Kumar 2019.
 
     Examples
@@ -128,12 +128,12 @@ class UniformAtom(ContinuousNoise):
     # -- parameters ---------------------------------------------------------------------
     @property
     def atom(self) -> float:
-        """``P(X = 0)``, the atom at the origin (equal to :attr:`alpha`)."""
+        """``P(X = 0)``, the atom at the origin (equal to `alpha`)."""
         return self.alpha
 
     @property
     def privacy(self) -> ApproxDP:
-        """``ApproxDP(0, δ)`` for queries of sensitivity :attr:`sensitivity`."""
+        """``ApproxDP(0, δ)`` for queries of sensitivity `sensitivity`."""
         return ApproxDP(0.0, self._delta)
 
     def __repr__(self) -> str:
@@ -225,9 +225,9 @@ class UniformAtom(ContinuousNoise):
         Returns
         -------
         UniformAtom
-            For :class:`~optmech.costs.Power` costs (including ``Absolute`` and ``Squared``)
+            For [`Power`][optmech.costs.Power] costs (including ``Absolute`` and ``Squared``)
             ``α* = 0`` if ``δ ≤ p/(p+1)`` else ``(p+1)δ − p`` (closed form). For other costs
-            ``α*`` minimises the exact :meth:`expected_cost` over a grid of 384 points of
+            ``α*`` minimises the exact `expected_cost` over a grid of 384 points of
             ``[0, δ)`` (dense towards δ), refined by bounded Brent search to ``1e-13`` in α
             around the best grid point; the endpoint ``α = 0`` is a grid point.
 

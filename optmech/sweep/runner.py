@@ -2,7 +2,7 @@
 
 Workers only compute; the driving process is the single writer of the store, so rows are
 written one committed transaction at a time in completion order. Local runs use a
-:class:`concurrent.futures.ProcessPoolExecutor`; with ``scheduler=`` an address (or a
+`concurrent.futures.ProcessPoolExecutor`; with ``scheduler=`` an address (or a
 ``distributed.Client``), tasks go to a Dask distributed cluster through the same
 submit/as-completed protocol.
 """
@@ -33,7 +33,7 @@ CONNECT_TIMEOUT = "5s"
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a call to :func:`run_sweep` did."""
+    """What a call to [`run_sweep`][run_sweep] did."""
 
     total: int
     skipped: int
@@ -43,7 +43,7 @@ class SweepSummary:
     store: str
     #: Each distinct failure reason of this call (the exception's first line) and its count.
     failures: dict[str, int] = field(default_factory=dict)
-    #: The sweep's task keys in grid order (the order of :meth:`SweepSpec.tasks`).
+    #: The sweep's task keys in grid order (the order of ``SweepSpec.tasks``).
     keys: tuple[str, ...] = ()
 
 

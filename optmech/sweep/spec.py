@@ -69,7 +69,7 @@ class SweepSpec:
     Parameters
     ----------
     task : str
-        Built-in task name (see :func:`optmech.sweep.available_tasks`) or ``"module:function"``.
+        Built-in task name (see `optmech.sweep.available_tasks`) or ``"module:function"``.
     grid : dict of str to list
         Parameter name → non-empty list of values; the sweep is their cartesian product.
     fixed : dict, optional

@@ -154,9 +154,10 @@ def design_noise_task(
 ) -> dict[str, Any]:
     """Design optimal additive noise by LP (``privacy`` as ``eps=1``, ``delta=0.3``, ...).
 
-    ``options`` are the modelling options of :class:`optmech.lp.additive.AdditiveSpec`
-    (``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``, ...),
-    passed to :func:`optmech.design_noise` unchanged.
+    ``options`` are the modelling options of
+    [`optmech.lp.additive.AdditiveSpec`][optmech.lp.additive.AdditiveSpec] (``resolution``,
+    ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``, ...), passed to
+    [`optmech.design_noise`][optmech.design_noise] unchanged.
     """
     import optmech
     from optmech.costs import parse_cost

@@ -1,10 +1,12 @@
 """The theorem catalogue behind ``optmech verify``.
 
-Each module of this package registers checks with :func:`optmech.theorems.catalogue.check`;
-:func:`~optmech.theorems.catalogue.run_checks` imports them all and runs them. Rows backed by an
-LP are decided by its certified interval (:func:`~optmech.theorems.catalogue.certificate_row`),
-not by a tolerance; ``optmech verify --exact`` reproduces the small rows in exact arithmetic
-(:mod:`optmech.theorems.exact`).
+Each module of this package registers checks with
+[`optmech.theorems.catalogue.check`][optmech.theorems.catalogue.check];
+[`run_checks`][optmech.theorems.catalogue.run_checks] imports them all and runs them. Rows backed by
+an LP are decided by its certified interval
+([`certificate_row`][optmech.theorems.catalogue.certificate_row]), not by a tolerance; ``optmech
+verify --exact`` reproduces the small rows in exact arithmetic
+([`optmech.theorems.exact`][optmech.theorems.exact]).
 """
 
 # The package's API is the catalogue's (its ``__all__`` included).

@@ -1,27 +1,28 @@
-"""The theorem catalogue: named numerical checks, each returning :class:`CheckResult` rows.
+"""The theorem catalogue: named numerical checks, each returning [`CheckResult`][CheckResult] rows.
 
 A check is a function with no arguments that builds an instance, computes a value (an LP
 optimum, a numerical minimum, a quadrature), compares it with an independent reference (a
 closed form from the papers) and returns one row per instance. Checks register themselves with
-:func:`check`; :func:`run_checks` runs them for ``optmech verify``. Modules of
-:mod:`optmech.theorems` are imported by :func:`load_all`, so a new module of checks needs no
-edit anywhere else.
+[`check`][check]; [`run_checks`][run_checks] runs them for ``optmech verify``. Modules of
+[`optmech.theorems`][optmech.theorems] are imported by [`load_all`][load_all], so a new module of
+checks needs no edit anywhere else.
 
 **Certificates decide, not tolerances.** A row built on an LP passes when the theorem's value
 lies in the LP's certified interval ``[lower_bound, upper_bound]`` (a Lagrangian bound rounded
-down, the objective at an exactly private point rounded up: :class:`optmech.provenance.
-Provenance`), widened only by a discretisation ``allowance`` derived in the row
-(:func:`certificate_row`); two LP optima that a theorem equates must have intersecting
-intervals (:func:`agreement_row`); a strict inequality is decided between certified ends
-(:func:`bound_row`). References are enclosed by outward rounding (ball arithmetic), so no
+down, the objective at an exactly private point rounded up: [`optmech.provenance.
+Provenance`][optmech.provenance.
+Provenance]), widened only by a discretisation ``allowance`` derived in the row
+([`certificate_row`][certificate_row]); two LP optima that a theorem equates must have intersecting
+intervals ([`agreement_row`][agreement_row]); a strict inequality is decided between certified ends
+([`bound_row`][bound_row]). References are enclosed by outward rounding (ball arithmetic), so no
 tolerance enters these rules. Rows without an LP behind them (a closed form against a
 quadrature or a 1-D minimiser) keep a tolerance only where it is derived, and say how
-(:func:`compare`); integer and rational facts are compared exactly (:func:`exact_row`).
+([`compare`][compare]); integer and rational facts are compared exactly ([`exact_row`][exact_row]).
 
 The only number a certificate row requires beyond containment is that its interval be
 *decisive*: at most ``accuracy`` wide (relative to ``max(|upper|, 1)``; the library's requested
-accuracy :data:`optmech.provenance.DEFAULT_ACCURACY`), so that an uninformative interval
-(a missing multiplier gives ``-inf``) cannot pass a row vacuously.
+accuracy [`optmech.provenance.DEFAULT_ACCURACY`][optmech.provenance.DEFAULT_ACCURACY]), so that an
+uninformative interval (a missing multiplier gives ``-inf``) cannot pass a row vacuously.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ __all__ = [
     "select_checks",
 ]
 
-#: The kinds of pass rule a row can have (:attr:`CheckResult.kind`).
+#: The kinds of pass rule a row can have (``CheckResult.kind``).
 KINDS = ("certificate", "agreement", "bound", "tolerance", "exact")
 
 
@@ -71,12 +72,13 @@ class CheckResult:
         What optmech computed (the certified upper end of an LP, a minimiser, a quadrature).
     reference : float
         The independent reference (closed form from the paper, another method), rounded to
-        nearest; its enclosure is :attr:`reference_low`, :attr:`reference_high`.
+        nearest; its enclosure is [`reference_low`][reference_low],
+        [`reference_high`][reference_high].
     gap : float
         ``|value − reference| / |reference|``, or the absolute gap when the reference is 0
-        (then :attr:`gap_kind` is ``"abs"``). Informative only for certificate rows.
+        (then [`gap_kind`][gap_kind] is ``"abs"``). Informative only for certificate rows.
     tolerance : float
-        The largest relative gap accepted by a ``tolerance`` row (derived, see :attr:`detail`);
+        The largest relative gap accepted by a ``tolerance`` row (derived, see [`detail`][detail]);
         0 for the other kinds, whose rule does not use it.
     passed : bool
         Whether the check holds.
@@ -100,7 +102,7 @@ class CheckResult:
     reference_low, reference_high : float or None
         Outward-rounded enclosure of the reference (``None``: the reference is a float).
     kind : str
-        One of :data:`KINDS`: how the row decides.
+        One of [`KINDS`][KINDS]: how the row decides.
     exact : bool
         Whether the row was reproduced in exact (rational or ball) arithmetic.
     """
@@ -129,7 +131,7 @@ class CheckResult:
 
     @property
     def pass_rule(self) -> str:
-        """When the row passes (:attr:`rule`, or ``gap ≤ tol`` for a bare tolerance row)."""
+        """When the row passes ([`rule`][rule], or ``gap ≤ tol`` for a bare tolerance row)."""
         return self.rule or f"gap ≤ {self.tolerance:.3g}"
 
     @property
@@ -494,7 +496,7 @@ def check(
 
 
 def load_all() -> None:
-    """Import every module of :mod:`optmech.theorems`, registering their checks."""
+    """Import every module of [`optmech.theorems`][optmech.theorems], registering their checks."""
     import optmech.theorems as pkg
 
     for info in pkgutil.iter_modules(pkg.__path__):
@@ -503,7 +505,7 @@ def load_all() -> None:
 
 
 def registered_checks() -> dict[str, Check]:
-    """All registered checks by name (after :func:`load_all`)."""
+    """All registered checks by name (after [`load_all`][load_all])."""
     return dict(_REGISTRY)
 
 

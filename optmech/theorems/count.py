@@ -3,21 +3,23 @@ group ``count-lp``.
 
 1. **GRS universal optimality** (Thm. 3.1): for every prior and loss non-decreasing in
    ``|i − r|``, the user's LP optimum equals the value of the range-restricted geometric ``G``
-   followed by the Bayes remap — exactly. A row solves the LP (:func:`optmech.
-   bayesian_mechanism`, certified interval ``[lower_bound, value]`` in its provenance) and
+   followed by the Bayes remap — exactly. A row solves the LP ([`optmech.
+   bayesian_mechanism`][optmech.
+   bayesian_mechanism], certified interval ``[lower_bound, value]`` in its provenance) and
    passes when the reference lies in that interval; the reference ``Σ_z min_r (Gᵀ diag(p) L)``
-   is evaluated in ball arithmetic (:mod:`optmech.theorems._enclose`, ``e^(−ε)`` enclosed,
-   prior and loss taken exactly as the floats the LP saw) and rounded outward to floats. No
-   tolerance: a solver that stops early widens the interval, it cannot move it off the
+   is evaluated in ball arithmetic ([`optmech.theorems._enclose`][optmech.theorems._enclose],
+   ``e^(−ε)`` enclosed, prior and loss taken exactly as the floats the LP saw) and rounded outward
+   to floats. No tolerance: a solver that stops early widens the interval, it cannot move it off the
    optimum.
 2. **The worked example** (Fig. 2–3): ``G`` for n = 5, ε = ln 2 with output 1 sent to 2, in
    rational arithmetic, against the published matrix; the user (uniform on {0, 2, 3, 4, 5},
    ``|e|``) whose Bayes remap is exactly 1 → 2, in rationals; the LP optimum by its
    certificate; the constructive remap (Lemmas 5.9–5.11) read off the exact constraint matrix.
 
-Uniqueness and the structure of optimal vertices are in :mod:`optmech.theorems.count_structure`;
-minimax users and Brenner & Nissim in :mod:`optmech.theorems.minimax`; query-dependent noise in
-:mod:`optmech.theorems.query_dependent`.
+Uniqueness and the structure of optimal vertices are in
+[`optmech.theorems.count_structure`][optmech.theorems.count_structure]; minimax users and Brenner &
+Nissim in [`optmech.theorems.minimax`][optmech.theorems.minimax]; query-dependent noise in
+[`optmech.theorems.query_dependent`][optmech.theorems.query_dependent].
 """
 
 from __future__ import annotations
@@ -73,10 +75,10 @@ def universal_optimality_check(
     """One instance of GRS Thm. 3.1: the user LP's certified interval contains ``G`` + remap.
 
     ``loss`` is a cost of ``r − i`` or a square loss matrix over ``{0..n}``; it must be
-    non-decreasing in ``|i − r|`` on each side (:class:`ValueError` otherwise, raised by
-    :func:`optmech.geometric_bayes`). Passes when ``lower_bound ≤ ref ≤ value`` with ``ref``
-    enclosed in ball arithmetic, the interval is decisive and the mechanism meets the privacy
-    contract.
+    non-decreasing in ``|i − r|`` on each side ([`ValueError`][ValueError] otherwise, raised by
+    [`optmech.geometric_bayes`][optmech.geometric_bayes]). Passes when ``lower_bound ≤ ref ≤ value``
+    with ``ref`` enclosed in ball arithmetic, the interval is decisive and the mechanism meets the
+    privacy contract.
 
     Examples
     --------
@@ -115,7 +117,8 @@ def universal_optimality_check(
 def grs_universal_rows(
     *, seed: int, count: int, n_range: tuple[int, int], alternate: bool = False
 ) -> list[CheckResult]:
-    """:func:`universal_optimality_check` for ``count`` random users (GRS Thm. 3.1).
+    """[`universal_optimality_check`][universal_optimality_check] for ``count`` random users (GRS
+    Thm. 3.1).
 
     ``alternate`` solves them with optmech's main solvers in turn (else the default policy).
     """

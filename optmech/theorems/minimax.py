@@ -3,14 +3,15 @@
 1. **Minimax optimality** (Gupte & Sundararajan (2010), Thm. 1): for a minimax user (side
    information ``S``, loss monotone in ``|i − r|``) the optimum over all ε-DP mechanisms equals
    that of ``G`` followed by the best *randomized* remap. Both sides are LP optima, each with a
-   certified interval (:func:`optmech.minimax_mechanism`, :func:`optmech.geometric_minimax`);
-   the theorem equates them, so a row passes when the two intervals intersect. No tolerance.
+   certified interval ([`optmech.minimax_mechanism`][optmech.minimax_mechanism],
+   [`optmech.geometric_minimax`][optmech.geometric_minimax]); the theorem equates them, so a row
+   passes when the two intervals intersect. No tolerance.
 2. **Brenner & Nissim** (2014), Thm. 1: on the grid graph of two count queries, a user who
    wants the sum and a user who wants the first count have no common optimal mechanism. The
-   joint LP of :func:`optmech.common_mechanism` has a rigorous dual lower bound on the best
-   common loss ratio, and the row passes when that bound exceeds 1. And ``G ⊗ G`` with the
-   Bayes remap (the geometric mechanism's analogue, its value in ball arithmetic) is strictly
-   worse than the certified optimum for the sum.
+   joint LP of [`optmech.common_mechanism`][optmech.common_mechanism] has a rigorous dual lower
+   bound on the best common loss ratio, and the row passes when that bound exceeds 1. And ``G ⊗ G``
+   with the Bayes remap (the geometric mechanism's analogue, its value in ball arithmetic) is
+   strictly worse than the certified optimum for the sum.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def minimax_optimality_check(
     """One instance of Gupte & Sundararajan: minimax LP optimum vs ``G`` + best randomized remap.
 
     ``loss`` is a cost (then ``n`` is needed) or a square loss matrix, monotone in ``|i − r|``
-    (:class:`ValueError` otherwise). Both sides are LP optima with certified intervals; the
+    ([`ValueError`][ValueError] otherwise). Both sides are LP optima with certified intervals; the
     row passes when they intersect and both are decisive.
 
     Examples
@@ -88,7 +89,8 @@ def minimax_optimality_check(
 
 
 def minimax_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> list[CheckResult]:
-    """:func:`minimax_optimality_check` for random losses and side-information sets."""
+    """[`minimax_optimality_check`][minimax_optimality_check] for random losses and side-information
+    sets."""
     rng = np.random.default_rng(seed)
     rows = []
     for k, n, eps, _, label, loss in random_users(rng, count, n_range, prior=False):

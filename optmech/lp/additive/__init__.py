@@ -10,16 +10,17 @@ to it), the ε-DP tail beyond ``±KΔ`` continues the outermost period geometric
 
 The package, one idea per module:
 
-:mod:`~optmech.lp.additive.spec`
-    :class:`AdditiveSpec`: the validated specification and the size estimate.
-:mod:`~optmech.lp.additive.grid`
+[`spec`][optmech.lp.additive.spec]
+    [`AdditiveSpec`][AdditiveSpec]: the validated specification and the size estimate.
+[`grid`][optmech.lp.additive.grid]
     Uniform, graded and integer grids; masses and exact cell costs.
-:mod:`~optmech.lp.additive.rows`
+[`rows`][optmech.lp.additive.rows]
     The constraint rows as named blocks (window, monotone, hockey-stick).
-:mod:`~optmech.lp.additive.lp`
-    :func:`build_additive_lp` and :class:`AdditiveLP`.
-:mod:`~optmech.lp.additive.design`
-    :func:`design_noise` and :func:`finish_design`: solve, certify, repair, bound, record.
+[`lp`][optmech.lp.additive.lp]
+    [`build_additive_lp`][build_additive_lp] and [`AdditiveLP`][AdditiveLP].
+[`design`][optmech.lp.additive.design]
+    [`design_noise`][design_noise] and [`finish_design`][finish_design]: solve, certify, repair,
+    bound, record.
 
 Examples
 --------

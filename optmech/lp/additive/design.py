@@ -1,34 +1,37 @@
 """Design certified additive noise: solve, read, certify, repair, bound, record.
 
-:func:`design_noise` validates an :class:`~optmech.lp.additive.spec.AdditiveSpec`, builds its
-LP once (:func:`~optmech.lp.additive.lp.build_additive_lp`) and solves it through optmech's one
-solver path (:func:`optmech.lp.solve.solve_robust`: as built, rescaled, then the other solver).
-An ε-DP LP is feasible by construction — a grid Laplace density satisfies every row — so an
-"infeasible" or failed status there is numerical trouble and is retried; for (ε, δ) an
-infeasible LP is genuine (the support is too short) and is reported as such at once.
+[`design_noise`][design_noise] validates an [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec],
+builds its LP once ([`build_additive_lp`][optmech.lp.additive.lp.build_additive_lp]) and solves it
+through optmech's one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]:
+as built, rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace
+density satisfies every row — so an "infeasible" or failed status there is numerical trouble and is
+retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as such
+at once.
 
-:func:`finish_design` then reads the noise off the solver's point (clipped at 0, tails attached,
-renormalised), certifies its privacy from the numbers alone (:mod:`optmech.certify.noise`, on
-densities with the exact cell reach ``m``), repairs it when it falls short
-(:mod:`optmech.lp.noise_repair`: raising cells to a hair *inside* ε, or mixing for δ) and
-certifies again, so the returned point is exactly feasible for the LP. It returns the noise with
-a certified interval ``[lower_bound, value]`` containing the LP's optimum:
+[`finish_design`][finish_design] then reads the noise off the solver's point (clipped at 0, tails
+attached, renormalised), certifies its privacy from the numbers alone
+([`optmech.certify.noise`][optmech.certify.noise], on densities with the exact cell reach ``m``),
+repairs it when it falls short (`optmech.lp.noise_repair`: raising cells to a hair *inside* ε, or
+mixing for δ) and certifies again, so the returned point is exactly feasible for the LP. It returns
+the noise with a certified interval ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the exact expected cost of the returned noise (the LP objective at its point,
-  divided by its normalisation), rounded up (:func:`optmech.lp.bounds.upper_dot`);
+  divided by its normalisation), rounded up
+  ([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]);
 * ``lower_bound`` — weak duality with the solver's multipliers, read by name from the LP's row
-  record (:func:`optmech.lp.bounds.lagrangian_bound`): the normalisation row's variables form one
-  simplex block (``a_j`` = mass per unit, total 1); each auxiliary (window minimum or
-  hockey-stick term) a box ``[0, ū]`` with ``ū = max_j 1/a_j`` — valid because at an optimum the
-  auxiliaries can take their canonical values (block minima, ``max(0, x_j − e^ε x_{j+s})``),
-  which never exceed the largest value variable, itself at most ``1/a_j``; ``coefficient_rtol``
-  covers the rounded ``e^ε``, and the objective's scale is undone by scaling the multipliers.
+  record ([`optmech.lp.bounds.lagrangian_bound`][optmech.lp.bounds.lagrangian_bound]): the
+  normalisation row's variables form one simplex block (``a_j`` = mass per unit, total 1); each
+  auxiliary (window minimum or hockey-stick term) a box ``[0, ū]`` with ``ū = max_j 1/a_j`` — valid
+  because at an optimum the auxiliaries can take their canonical values (block minima, ``max(0, x_j
+  − e^ε x_{j+s})``), which never exceed the largest value variable, itself at most ``1/a_j``;
+  ``coefficient_rtol`` covers the rounded ``e^ε``, and the objective's scale is undone by scaling
+  the multipliers.
 
-It warns (:class:`~optmech.exceptions.InaccurateSolutionWarning`) only when that interval is
-wider than ``accuracy``; and, for pure ε-DP with a cost the staircase theorem covers (symmetric,
-non-decreasing in ``|x|``; Geng & Viswanath 2016, Thm. 4), with a :class:`CoarseGridWarning`
-when the grid leaves the design more than :data:`STAIRCASE_WARN_RATIO` above the staircase
-optimum V*.
+It warns ([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) only when
+that interval is wider than ``accuracy``; and, for pure ε-DP with a cost the staircase theorem
+covers (symmetric, non-decreasing in ``|x|``; Geng & Viswanath 2016, Thm. 4), with a
+[`CoarseGridWarning`][CoarseGridWarning] when the grid leaves the design more than
+`STAIRCASE_WARN_RATIO` above the staircase optimum V*.
 """
 
 from __future__ import annotations
@@ -116,17 +119,17 @@ def design_noise(
     Parameters
     ----------
     privacy : PureDP or ApproxDP
-        The guarantee (:class:`~optmech.lp.additive.spec.AdditiveSpec`).
+        The guarantee ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]).
     sensitivity : float
         Δ, in (0, inf).
     cost : Cost, str or callable
         Any cost of the error.
     solver : str, optional
-        cvxpy solver name; default by problem size (:data:`optmech.lp.solve.SOLVER_POLICY`),
+        cvxpy solver name; default by problem size (`optmech.lp.solve.SOLVER_POLICY`),
         retried rescaled and with the other solver on failure.
     repair : bool
         Repair a solver point that is not exactly private (module docstring) and record what it
-        cost; with ``repair=False`` raise :class:`PrivacyViolationError` instead.
+        cost; with ``repair=False`` raise [`PrivacyViolationError`][PrivacyViolationError] instead.
     accuracy : float
         Width of the certified interval ``[lower_bound, value]`` (relative to the value, or
         absolute below 1) above which a warning is issued; in [0, inf).
@@ -135,10 +138,10 @@ def design_noise(
     verbose : bool
         Show the solver log.
     **spec_options
-        The modelling options of :class:`~optmech.lp.additive.spec.AdditiveSpec`:
+        The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
         ``window``, ``atom``, ``reduce_symmetric``, ``max_memory_gb``. Anything else raises
-        :class:`TypeError`.
+        `TypeError`.
 
     Returns
     -------
@@ -195,9 +198,10 @@ def design_noise(
 def _described(noise: GridNoise) -> tuple[FloatArray, Any, Any, float]:
     """(values, left tail, right tail, atom) of a grid noise, as certification reads them.
 
-    A uniform grid or ℤ: masses (the numbers :func:`optmech.certify.noise.certify_noise`
-    reads); a graded grid: densities — on a partition with unequal widths only densities have
-    the ratios ε-DP constrains (:mod:`optmech.mechanisms.graded`).
+    A uniform grid or ℤ: masses (the numbers
+    [`optmech.certify.noise.certify_noise`][optmech.certify.noise.certify_noise] reads); a graded
+    grid: densities — on a partition with unequal widths only densities have the ratios ε-DP
+    constrains ([`optmech.mechanisms.graded`][optmech.mechanisms.graded]).
     """
     if isinstance(noise, GradedNoise):
         return noise.densities, noise.left_tail, noise.right_tail, 0.0
@@ -209,7 +213,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     """(pure ε, δ at the requested ε or None, whether ``lp.privacy`` holds exactly).
 
     The cell reach is the grid's ``m`` cells per Δ, exact: a shift by Δ moves a point at most
-    ``m`` cells on a Δ-periodic grid (:mod:`optmech.lp.additive.grid`).
+    ``m`` cells on a Δ-periodic grid ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
     """
     values, left, right, atom = _described(noise)
     reach = lp.grid.period
@@ -260,7 +264,7 @@ def slack(epsilon: float, values: FloatArray) -> float:
 
 
 def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], bool]:
-    """Raise the grid values to window ratios ``e^(ε − slack)`` (:func:`slack`), tails at the
+    """Raise the grid values to window ratios ``e^(ε − slack)`` ([`slack`][slack]), tails at the
     LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
     of the result, and whether anything was raised."""
     eps, m = lp.privacy.epsilon, lp.grid.period
@@ -338,9 +342,9 @@ def _value(lp: AdditiveLP, z: FloatArray) -> float:
 def _bound(lp: AdditiveLP, y: FloatArray, value: float, boxed: npt.NDArray[np.bool_]) -> float:
     """The Lagrangian bound with the values and atom in one simplex block, except ``boxed``.
 
-    Boxed value variables lie in ``[0, u_j]`` (:meth:`AdditiveLP.value_upper`); they hold at
-    most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` — and the
-    bound, linear in that total, is the smaller of its values at the two ends.
+    Boxed value variables lie in ``[0, u_j]`` ([`AdditiveLP.value_upper`][AdditiveLP.value_upper]);
+    they hold at most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` —
+    and the bound, linear in that total, is the smaller of its values at the two ends.
     """
     n = lp.num_variables
     k = n - lp.num_aux
@@ -415,10 +419,10 @@ def _lower_bound(lp: AdditiveLP, value: float, accuracy: float) -> float:
 
     ``value`` (at least the optimum) tightens the auxiliaries' boxes. When the plain bound is
     further than ``accuracy`` below ``value``, the auxiliaries' deficits are moved into value
-    variables (:func:`_push_aux_deficits`); when the culprits are a few value variables whose
-    reduced costs the solver left slightly infeasible (cells of tiny mass, whose dual
-    feasibility it sees only to its absolute tolerance), those are moved into boxes
-    (:func:`_bound`); the best bound found is returned.
+    variables ([`_push_aux_deficits`][_push_aux_deficits]); when the culprits are a few value
+    variables whose reduced costs the solver left slightly infeasible (cells of tiny mass, whose
+    dual feasibility it sees only to its absolute tolerance), those are moved into boxes
+    ([`_bound`][_bound]); the best bound found is returned.
     """
     trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     duals = lp.duals()
@@ -522,12 +526,13 @@ def finish_design(
     lp : AdditiveLP
         The LP whose ``problem`` was solved (its variable and constraints hold the solution).
     info : SolveInfo
-        The solve's provenance (:func:`optmech.lp.solve.solve` or ``solve_robust``).
+        The solve's provenance ([`optmech.lp.solve.solve`][optmech.lp.solve.solve] or
+        ``solve_robust``).
     repair, accuracy
-        As in :func:`design_noise`.
+        As in [`design_noise`][design_noise].
     warn : bool
-        Issue the warnings of :func:`warn_about` (:func:`design_noise` issues them itself,
-        after its cross-check).
+        Issue the warnings of [`warn_about`][warn_about] ([`design_noise`][design_noise] issues them
+        itself, after its cross-check).
     stacklevel : int
         Of the warnings issued.
     """
@@ -605,7 +610,8 @@ def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> 
 
 
 def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
-    """One :class:`InaccurateSolutionWarning` when the certified interval is too wide."""
+    """One [`InaccurateSolutionWarning`][InaccurateSolutionWarning] when the certified interval is
+    too wide."""
     prov = noise.provenance
     if prov.certified:
         return
@@ -634,8 +640,9 @@ def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
 
 
 def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
-    """A :class:`CoarseGridWarning` when the staircase theorem's V* shows the grid too coarse:
-    ``optimum`` (the LP's optimum, or a lower bound of it) above :data:`STAIRCASE_WARN_RATIO`
+    """A [`CoarseGridWarning`][CoarseGridWarning] when the staircase theorem's V* shows the grid too
+    coarse:
+    ``optimum`` (the LP's optimum, or a lower bound of it) above `STAIRCASE_WARN_RATIO`
     times V*."""
     spec = lp.spec
     coarse = lp.grid.kind == GridKind.GRADED or (

@@ -10,15 +10,15 @@ edges ``0 = t_0 < … < t_m = 1`` (``m`` cells per Δ), ``K`` periods on each si
   of them (so the partition of ℝ is symmetric about 0). The staircase's step ``γ*Δ`` lies
   between ``e^(−ε)Δ`` and ``Δ/2`` (``γ* ≈ e^(−ε/2)`` for ``|x|``, ``≈ (e^(−ε)/p)^(1/(p+1))`` for
   ``|x|^p``; Geng & Viswanath 2016, Thm. 4 and §V), so some edge is within a factor
-  :data:`LADDER_RATIO` of it at any ε, with a few hundred cells where a uniform grid would
+  `LADDER_RATIO` of it at any ε, with a few hundred cells where a uniform grid would
   need ``20(1 + e^(ε/2))``;
 * **integer** — the points of ℤ, ``Δ`` per period (the discrete setting of Geng & Viswanath
   2016, §V).
 
 Because the partition is Δ-periodic, a shift by ``|d| ≤ Δ`` moves every point at most ``m``
-cells (see :mod:`optmech.mechanisms.graded`): the ε-DP window is "index distance ≤ m" on every
-kind, so the LP's rows do not depend on the widths; only the masses (``x_j·w_j`` for the
-variable ``x_j = Δ·f_j``) and the cell-averaged costs do.
+cells (see [`optmech.mechanisms.graded`][optmech.mechanisms.graded]): the ε-DP window is "index
+distance ≤ m" on every kind, so the LP's rows do not depend on the widths; only the masses
+(``x_j·w_j`` for the variable ``x_j = Δ·f_j``) and the cell-averaged costs do.
 """
 
 from __future__ import annotations
@@ -151,7 +151,8 @@ class AdditiveGrid:
 
         Beyond the grid each side repeats its outermost period times ``ratio`` per period, so a
         unit of ``x_j`` there costs ``ratio·Σ_{k≥0} ratio^k ∫ c`` over the cell shifted outwards
-        by ``(k + 1)Δ`` (:meth:`~optmech.costs.Cost.periodic_integral` / ``periodic_sum``).
+        by ``(k + 1)Δ`` ([`periodic_integral`][optmech.costs.Cost.periodic_integral] /
+        ``periodic_sum``).
         """
         p, delta = self.period, self.sensitivity
         if self.integer:
@@ -182,7 +183,8 @@ class AdditiveGrid:
 
         A cell in the left half of its period is measured from the period's start (prefix sums
         of the widths), one in the right half from its end (suffix sums), so the narrow cells at
-        both ends keep their exact widths (:func:`optmech.mechanisms.graded.anchored_integrals`).
+        both ends keep their exact widths
+        ([`optmech.mechanisms.graded.anchored_integrals`][optmech.mechanisms.graded.anchored_integrals]).
         """
         w, delta = self.widths, self.sensitivity
         t = np.concatenate([[0.0], np.cumsum(w)])

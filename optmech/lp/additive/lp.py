@@ -1,13 +1,14 @@
-"""Build the additive-noise LP of an :class:`~optmech.lp.additive.spec.AdditiveSpec`.
+"""Build the additive-noise LP of an [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec].
 
 ``min c·z  s.t.  A z ≤ b (named row blocks),  Σ_j a_j z_j = 1,  z ≥ 0`` where ``z`` holds the
 grid values ``x_j = Δ·f_j`` (densities, not masses: with masses near ``1/(2m)`` an absolute
 solver tolerance of 1e-7 lets the solver cut the tail), the atom, then the auxiliaries.
 ``a_j`` is the mass of a unit of ``z_j`` (the cell's relative width, plus the geometric tail it
 carries for the outermost periods, doubled for a mirrored pair); ``c_j`` is its exact cost —
-the cell-*averaged* cost (Geng & Viswanath 2016, §IV; :meth:`optmech.costs.Cost.integral`) and
-the tail's closed-form series. The LP value is therefore the exact expected cost of the noise
-read off a feasible point: an upper bound for the continuous problem.
+the cell-*averaged* cost (Geng & Viswanath 2016, §IV;
+[`optmech.costs.Cost.integral`][optmech.costs.Cost.integral]) and the tail's closed-form series. The
+LP value is therefore the exact expected cost of the noise read off a feasible point: an upper bound
+for the continuous problem.
 
 **What the solver sees.** The objective is divided by the cost of a feasible reference density
 so that it is O(1). On a graded grid (large ε) the densities of an optimum span ``e^ε`` within
@@ -17,12 +18,13 @@ Viswanath 2016, Thm. 4: the optimum for the costs the theorem covers), found exa
 cumulative sums over the step's position — and each row by the geometric mean of its extreme
 coefficients. At the optimum the solver's variables are then O(1) and a binding privacy row
 reads ``y_a − y_b ≤ 0``. These scalings are the solver's business only: the matrices, the
-point (:meth:`AdditiveLP.point`) and the multipliers (:meth:`AdditiveLP.duals`) are mapped back
-to the LP's own units.
+point ([`AdditiveLP.point`][AdditiveLP.point]) and the multipliers
+([`AdditiveLP.duals`][AdditiveLP.duals]) are mapped back to the LP's own units.
 
-:func:`build_additive_lp` builds the matrices once; :meth:`AdditiveLP.for_strategy` wraps them
-in a cvxpy problem for one attempt of :func:`optmech.lp.solve.solve_robust`, keeping each row
-block's constraint under its name for reading the multipliers.
+[`build_additive_lp`][build_additive_lp] builds the matrices once;
+[`AdditiveLP.for_strategy`][AdditiveLP.for_strategy] wraps them in a cvxpy problem for one attempt
+of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust], keeping each row block's
+constraint under its name for reading the multipliers.
 """
 
 from __future__ import annotations
@@ -54,9 +56,9 @@ __all__ = ["AdditiveLP", "GridNoise", "build_additive_lp"]
 FloatArray = npt.NDArray[np.float64]
 #: The noise families an additive design is read into.
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
-#: Name of the normalisation constraint (a simplex block, not a row of :class:`RowRecord`).
+#: Name of the normalisation constraint (a simplex block, not a row of ``RowRecord``).
 NORMALISATION = "normalisation"
-#: Smallest mass of a cell in the solver's units on a graded grid (:meth:`AdditiveLP.solver_scale`).
+#: Smallest mass of a cell in the solver's units on a graded grid (``AdditiveLP.solver_scale``).
 MASS_FLOOR = 1e-3
 #: ... but no column is lifted by more than this factor above the reference staircase.
 MAX_LIFT = 1e10
@@ -102,9 +104,10 @@ class AdditiveLP(SpecViews):
         The solver's objective is ``weights / objective_factor`` (``scale``, or more when
         rescaled so its largest entry is 1).
     problem : cvxpy.Problem
-        The solver's problem (None until :meth:`for_strategy` or :func:`build_additive_lp`).
+        The solver's problem (None until [`for_strategy`][for_strategy] or
+        [`build_additive_lp`][build_additive_lp]).
     variable : cvxpy.Variable
-        The solver's variable ``z / col_scale`` (read ``z`` with :meth:`point`).
+        The solver's variable ``z / col_scale`` (read ``z`` with [`point`][point]).
     constraints : Mapping[str, cvxpy.Constraint]
         Each row block's constraint by name, and ``"normalisation"``.
     row_scale : Mapping[str, numpy.ndarray]
@@ -138,7 +141,8 @@ class AdditiveLP(SpecViews):
     # -- views ----------------------------------------------------------------------------
     @property
     def tail_ratio(self) -> float:
-        """Ratio per period of the ε-DP tails (:attr:`AdditiveSpec.tail_ratio`), or 0."""
+        """Ratio per period of the ε-DP tails
+        ([`AdditiveSpec.tail_ratio`][AdditiveSpec.tail_ratio]), or 0."""
         return self.spec.tail_ratio
 
     @property
@@ -148,7 +152,7 @@ class AdditiveLP(SpecViews):
 
     @property
     def c(self) -> FloatArray:
-        """The objective in the LP's units, divided by :attr:`scale`."""
+        """The objective in the LP's units, divided by `scale`."""
         return self.weights / self.scale
 
     @property
@@ -170,9 +174,9 @@ class AdditiveLP(SpecViews):
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP:
         """The same LP as a fresh cvxpy problem for one solver attempt (None: as built).
 
-        Rescaled: rows balanced (:func:`~optmech.lp.additive.rows.balance`) and the objective
+        Rescaled: rows balanced (`balance`) and the objective
         divided so that its largest entry is 1; on a graded grid the columns are then scaled by
-        the reference staircase alone (:meth:`solver_scale`).
+        the reference staircase alone ([`solver_scale`][solver_scale]).
         """
         rescaled = strategy is not None and strategy.rescaled
         col_scale = self.solver_scale(rescaled)
@@ -215,7 +219,7 @@ class AdditiveLP(SpecViews):
 
     def aux_upper(self, value: float) -> FloatArray:
         """Upper bounds of the auxiliaries at an optimum: their canonical values (block minima,
-        hockey-stick terms) at :meth:`value_upper` — monotone, so valid (:class:`AuxMap`)."""
+        hockey-stick terms) at [`value_upper`][value_upper] — monotone, so valid (`AuxMap`)."""
         upper = self.value_upper(value)
         return self.aux.canonical(upper[: self.num_values]) * (1.0 + 8.0 * _U)
 
@@ -223,7 +227,7 @@ class AdditiveLP(SpecViews):
         """The solver's column scale (module docstring).
 
         Uniform grids: 1. Graded grids: each value variable by the reference staircase's value,
-        raised so that no cell's mass falls below :data:`MASS_FLOOR` (a cell's dual feasibility
+        raised so that no cell's mass falls below `MASS_FLOOR` (a cell's dual feasibility
         is seen by the solver relative to that mass), and each auxiliary by its upper bound at
         an optimum; rescaled: the reference staircase alone (and its block minima).
         """
@@ -281,7 +285,8 @@ class AdditiveLP(SpecViews):
         return full, atom
 
     def variables_of(self, full: FloatArray, atom: float) -> FloatArray:
-        """The value and atom variables of a full grid (the inverse of :meth:`full_values`)."""
+        """The value and atom variables of a full grid (the inverse of
+        [`full_values`][full_values])."""
         values = full[self.grid.n - self.num_values :] if self.reduced else full
         out = np.concatenate([values, [atom] if self.atom_index is not None else []])
         return np.asarray(out, dtype=np.float64)
@@ -289,8 +294,8 @@ class AdditiveLP(SpecViews):
     def noise_parts(self, full: FloatArray, atom: float) -> tuple[type, dict[str, Any]]:
         """The family and constructor keywords of the noise with grid values ``full``.
 
-        Tails continue the outermost periods times :attr:`tail_ratio`; everything is divided by
-        the total mass so the noise is normalised (ratios, hence privacy, are unchanged).
+        Tails continue the outermost periods times [`tail_ratio`][tail_ratio]; everything is divided
+        by the total mass so the noise is normalised (ratios, hence privacy, are unchanged).
         """
         grid, ratio, p = self.grid, self.tail_ratio, self.grid.period
         z = self.variables_of(full, atom)
@@ -461,8 +466,8 @@ def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -
     spec : AdditiveSpec
         The validated design.
     strategy : Strategy, optional
-        Build the problem for this solver attempt (:meth:`AdditiveLP.for_strategy`); default
-        the LP as built.
+        Build the problem for this solver attempt
+        ([`AdditiveLP.for_strategy`][AdditiveLP.for_strategy]); default the LP as built.
 
     Raises
     ------

@@ -2,22 +2,24 @@
 
 Variables, in this order: the grid values ``x`` (densities × Δ; half of them when the LP is
 mirror-reduced), the atom ``α`` when allowed, then the auxiliaries (window minima for ε-DP,
-hockey-stick terms for (ε, δ)). Each family of rows is a :class:`RowBlock` with a name; the
-LP keeps them in a frozen :class:`RowRecord` and reads each one's multipliers by that name
+hockey-stick terms for (ε, δ)). Each family of rows is a [`RowBlock`][RowBlock] with a name; the
+LP keeps them in a frozen [`RowRecord`][RowRecord] and reads each one's multipliers by that name
 (cvxpy's ``dual_vars[constr.id]`` discipline), never by position.
 
 ``"monotone"``
     ``x_{k+1} ≤ x_k`` outwards (the class non-increasing in ``|x|``).
 ``"window"``
     ε-DP: ``x_i ≤ e^ε x_j`` for cells at most ``m`` apart (Geng & Viswanath 2016, §II; the
-    window on a Δ-periodic grid, :mod:`optmech.lp.additive.grid`). All pairs, or an auxiliary
-    form (:mod:`optmech.lp.windows`); in the monotone class, pairs exactly ``m`` apart.
+    window on a Δ-periodic grid, [`optmech.lp.additive.grid`][optmech.lp.additive.grid]). All pairs,
+    or an auxiliary form ([`optmech.lp.windows`][optmech.lp.windows]); in the monotone class, pairs
+    exactly ``m`` apart.
 ``"tail"``
     ε-DP across the ends of the grid, where the tails continue the outermost periods times the
     tail ratio ``ρ`` per period: the pairs between a real cell and a *virtual* one reduce to
     ``x_j ≤ e^ε ρ·x_o`` for ``o`` before ``j`` (outwards) in the outermost period; deeper pairs
-    are ``ρ``-scaled copies of real ones, so the noise is ε-DP on all of ℝ (:func:`pure_rows`).
-    Used when ``ρ`` is small; otherwise the window itself runs over one virtual period.
+    are ``ρ``-scaled copies of real ones, so the noise is ε-DP on all of ℝ
+    ([`pure_rows`][pure_rows]). Used when ``ρ`` is small; otherwise the window itself runs over one
+    virtual period.
 ``"hockey"``, ``"hockey-sum"``
     (ε, δ): ``x_j − e^ε x_{j±s} − t_sj ≤ 0`` and ``(1/m)Σ_j t_sj + α ≤ δ`` for every integer
     shift ``s = 1..m`` (the hockey-stick divergence of a piecewise-constant density is linear
@@ -111,7 +113,7 @@ def balance(a: sp.csr_matrix) -> FloatArray:
     """Row scales ``1/√(max|a_ij| · min|a_ij|)`` over each row's nonzeros (1 for empty rows).
 
     A privacy row ``x_a − e^ε x_b ≤ 0`` becomes ``e^(−ε/2) x_a − e^(ε/2) x_b ≤ 0``: the same
-    feasible set, better balanced (:class:`optmech.lp.solve.Strategy`).
+    feasible set, better balanced ([`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy]).
     """
     m = abs(a).tocsr()
     m.eliminate_zeros()
@@ -169,9 +171,9 @@ class AuxMap:
 
 
 def virtual_rows(grid: AdditiveGrid, tail_ratio: float) -> bool:
-    """Whether the ε-DP window runs over one virtual period each side (:func:`pure_rows`):
-    on uniform grids and ℤ while ``tail_ratio ≥`` :data:`VIRTUAL_ROWS_ABOVE`; never on a graded
-    grid (large ε, where its solver scaling is built around the tail rows)."""
+    """Whether the ε-DP window runs over one virtual period each side ([`pure_rows`][pure_rows]):
+    on uniform grids and ℤ while ``tail_ratio ≥`` [`VIRTUAL_ROWS_ABOVE`][VIRTUAL_ROWS_ABOVE]; never
+    on a graded grid (large ε, where its solver scaling is built around the tail rows)."""
     return grid.kind != GridKind.GRADED and tail_ratio >= VIRTUAL_ROWS_ABOVE
 
 
@@ -240,8 +242,9 @@ def pure_rows(
     """ε-DP rows (module docstring): ``(record, auxiliaries, window form used)``.
 
     The virtual periods beyond the grid are ``ratio = tail_ratio ≈ e^−ε`` times its outermost
-    ones. While ``ratio ≥`` :data:`VIRTUAL_ROWS_ABOVE` (uniform grids and ℤ, :func:`virtual_rows`)
-    the window simply runs on the grid extended by one virtual period each side (coefficients
+    ones. While ``ratio ≥`` [`VIRTUAL_ROWS_ABOVE`][VIRTUAL_ROWS_ABOVE] (uniform grids and ℤ,
+    [`virtual_rows`][virtual_rows]) the window simply runs on the grid extended by one virtual
+    period each side (coefficients
     ``ratio``). Otherwise those coefficients
     would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a dropped one forces
     window minima to 0 — "infeasible" from ε ≈ 20.7), so the window runs on the real cells and

@@ -1,18 +1,19 @@
 """Solving an additive LP: one robust solve path, and a cross-check that tightens the interval.
 
-:func:`solve_additive` runs :func:`optmech.lp.solve.solve_robust` on an
-:class:`~optmech.lp.additive.lp.AdditiveLP` (as built, rescaled, then the other solver).
+[`solve_additive`][solve_additive] runs
+[`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust] on an
+[`AdditiveLP`][optmech.lp.additive.lp.AdditiveLP] (as built, rescaled, then the other solver).
 
-:func:`cross_check` tightens a design's certified interval with the other solver's multipliers.
-A simplex vertex's multipliers are one extreme dual solution among many; at large ε (values of
-1e-9 and below, cells of mass 1e-14 on a graded grid) HiGHS's can leave reduced costs that are
-negative by its absolute tolerance on hundreds of tiny cells, and the Lagrangian bound of the
-design then collapses to the trivial 0 although the point is optimal to 4 digits. An
-interior-point solver's multipliers are centred, so re-solving the *same* LP with the other
-main solver (:func:`optmech.lp.solve.alternative_solvers`) and keeping the larger of the two
-rigorous bounds (each valid for the one LP, whatever solver produced it) restores a narrow
-interval; the better of the two certified points is kept unless the caller named a solver.
-This mirrors the cross-check of the user LPs (:mod:`optmech.lp.user.engine`).
+[`cross_check`][cross_check] tightens a design's certified interval with the other solver's
+multipliers. A simplex vertex's multipliers are one extreme dual solution among many; at large ε
+(values of 1e-9 and below, cells of mass 1e-14 on a graded grid) HiGHS's can leave reduced costs
+that are negative by its absolute tolerance on hundreds of tiny cells, and the Lagrangian bound of
+the design then collapses to the trivial 0 although the point is optimal to 4 digits. An
+interior-point solver's multipliers are centred, so re-solving the *same* LP with the other main
+solver ([`optmech.lp.solve.alternative_solvers`][optmech.lp.solve.alternative_solvers]) and keeping
+the larger of the two rigorous bounds (each valid for the one LP, whatever solver produced it)
+restores a narrow interval; the better of the two certified points is kept unless the caller named a
+solver. This mirrors the cross-check of the user LPs (`optmech.lp.user.engine`).
 
 Measured (``design_noise(PureDP(30), sensitivity=1, cost=Squared())``): HiGHS alone certifies
 ``[0, 1.000362 V*]``; with the cross-check ``[0.996865 V*, 1.000362 V*]``.
@@ -39,8 +40,8 @@ Finish = Callable[..., DesignedNoise]
 
 def relatively_wide(noise: DesignedNoise) -> bool:
     """Whether ``[lower_bound, value]`` is wider than ``accuracy`` relative to the value itself
-    (:attr:`Provenance.certified` is absolute below 1, so tiny values pass it whatever their
-    lower bound)."""
+    ([`Provenance.certified`][Provenance.certified] is absolute below 1, so tiny values pass it
+    whatever their lower bound)."""
     prov = noise.provenance
     return prov.value > 0 and prov.value - prov.lower_bound > prov.accuracy * prov.value
 
@@ -57,7 +58,7 @@ def solve_additive(
     verbose: bool = False,
     fresh: bool = False,
 ) -> tuple[AdditiveLP, SolveInfo]:
-    """Solve ``lp`` by :func:`~optmech.lp.solve.solve_robust`; returns the variant solved.
+    """Solve ``lp`` by [`solve_robust`][optmech.lp.solve.solve_robust]; returns the variant solved.
 
     ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt may use
     it rather than a new build. An ε-DP LP is feasible by construction (a grid Laplace density
@@ -97,15 +98,16 @@ def cross_check(
     Parameters
     ----------
     noise : DesignedNoise
-        The first solve's design (its interval relatively wide: :func:`relatively_wide`).
+        The first solve's design (its interval relatively wide:
+        [`relatively_wide`][relatively_wide]).
     lp : AdditiveLP
         The LP it solved.
     finish : callable
-        :func:`optmech.lp.additive.design.finish_design`.
+        [`optmech.lp.additive.design.finish_design`][optmech.lp.additive.design.finish_design].
     keep_point : bool
         Keep ``noise``'s point (the caller named its solver); only the bound is tightened.
     repair, accuracy, options, verbose
-        As in :func:`optmech.lp.additive.design.design_noise`.
+        As in [`optmech.lp.additive.design.design_noise`][optmech.lp.additive.design.design_noise].
 
     Returns
     -------

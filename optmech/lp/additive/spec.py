@@ -1,12 +1,12 @@
-"""What to design: :class:`AdditiveSpec`, validated once, and the size it will take.
+"""What to design: [`AdditiveSpec`][AdditiveSpec], validated once, and the size it will take.
 
 A spec holds every modelling choice of an additive-noise design — the guarantee, Δ, the cost,
 the grid (kind, cells per Δ, periods), the class restrictions, the form of the window rows, the
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
-name the parameter, its range and the value (the :mod:`dp_accounting` style). Defaults that
+name the parameter, its range and the value (the `dp_accounting` style). Defaults that
 depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. :func:`optmech.lp.additive.design_noise` takes the same keywords and
-passes them here.
+records what was built. [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] takes
+the same keywords and passes them here.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ __all__ = [
     "estimate_additive_size",
 ]
 
-#: The forms of the ε-DP window rows (:mod:`optmech.lp.windows`); "auto" picks by size.
+#: The forms of the ε-DP window rows (`optmech.lp.windows`); "auto" picks by size.
 WindowForm = Literal["auto", "pairs", "sparse-table", "blocks"]
 
 #: Default memory cap of a design, in GB (the one size limit: every refusal states it).
@@ -65,7 +65,7 @@ def _top_step_cells(epsilon: float) -> float:
 
 def default_resolution(privacy: PureDP | ApproxDP) -> int:
     """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
-    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at :data:`UNIFORM_MAX_CELLS`; 20 for
+    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; 20 for
     (ε, δ)."""
     if isinstance(privacy, PureDP):
         steps = math.ceil(min(_top_step_cells(privacy.epsilon), 1e9))
@@ -103,7 +103,7 @@ def estimate_additive_size(
     """Variables, rows, nonzeros and estimated bytes of the LP, before anything is built.
 
     ``virtual``: whether the ε-DP window runs over one virtual period each side
-    (:func:`optmech.lp.additive.rows.virtual_rows`); default as on a uniform grid.
+    (`optmech.lp.additive.rows.virtual_rows`); default as on a uniform grid.
     """
     n_z = (grid_n + 1) // 2 if symmetric else grid_n
     n_vars, rows, nnz = n_z + int(atom), 1, n_z + int(atom)  # normalisation row
@@ -149,7 +149,7 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
 
 class SpecViews:
-    """Read-only views of ``self.spec`` (an :class:`AdditiveSpec`) shared by the LP and the
+    """Read-only views of ``self.spec`` (an [`AdditiveSpec`][AdditiveSpec]) shared by the LP and the
     design record."""
 
     spec: AdditiveSpec
@@ -191,23 +191,24 @@ class AdditiveSpec:
     sensitivity : float
         Δ, in (0, inf); an integer ≥ 1 when ``integer``.
     cost : Cost, str or callable
-        Any cost of the error (:func:`optmech.costs.as_cost`), asymmetric ones included.
+        Any cost of the error ([`optmech.costs.as_cost`][optmech.costs.as_cost]), asymmetric ones
+        included.
     resolution : int, optional
-        Cells per Δ, ``m ≥ 1``: of a uniform grid (default :func:`default_resolution`), or of
-        the coarse part of a graded one (default 40). Integer noise has Δ points per Δ: give
-        None or Δ.
+        Cells per Δ, ``m ≥ 1``: of a uniform grid (default
+        [`default_resolution`][default_resolution]), or of the coarse part of a graded one (default
+        40). Integer noise has Δ points per Δ: give None or Δ.
     periods : int, optional
-        Periods of Δ each side, ``K ≥ 1`` (default :func:`default_periods`).
+        Periods of Δ each side, ``K ≥ 1`` (default [`default_periods`][default_periods]).
     integer : bool
         Noise on ℤ for integer queries.
     symmetric, monotone : bool
         Restrict to symmetric noise / noise non-increasing in ``|x|``.
     grid : {"auto", "uniform", "graded"}
-        How a period is cut (:mod:`optmech.lp.additive.grid`). "auto" grades it for ε-DP
-        densities when no ``resolution`` is given and a uniform grid would need more than
-        :data:`GRADED_ABOVE_CELLS` cells per Δ to resolve the staircase's top step.
+        How a period is cut ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]). "auto" grades
+        it for ε-DP densities when no ``resolution`` is given and a uniform grid would need more
+        than `GRADED_ABOVE_CELLS` cells per Δ to resolve the staircase's top step.
     window : {"auto", "pairs", "sparse-table", "blocks"}
-        Form of the ε-DP window rows (:mod:`optmech.lp.windows`).
+        Form of the ε-DP window rows (`optmech.lp.windows`).
     atom : bool, optional
         Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
     reduce_symmetric : bool
@@ -216,8 +217,8 @@ class AdditiveSpec:
         average of an optimum and its mirror image is feasible and optimal — nothing is lost
         (a test checks it). False solves the full LP anyway.
     max_memory_gb : float
-        Refuse (:class:`~optmech.exceptions.ProblemTooLargeError`) LPs whose estimated memory
-        exceeds this many GB, in (0, inf).
+        Refuse ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError]) LPs whose
+        estimated memory exceeds this many GB, in (0, inf).
 
     Raises
     ------
@@ -380,7 +381,8 @@ class AdditiveSpec:
         return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip)
 
     def size(self, cells: int) -> dict[str, int | float]:
-        """The LP's estimated size (:func:`estimate_additive_size`) for ``cells`` per period."""
+        """The LP's estimated size ([`estimate_additive_size`][estimate_additive_size]) for
+        ``cells`` per period."""
         grid_n = 2 * self.periods * cells + (1 if self.integer else 0)  # type: ignore[operator]
         return estimate_additive_size(
             self.privacy,
@@ -410,7 +412,7 @@ class AdditiveSpec:
         )
 
     def check_size(self, cells: int) -> None:
-        """Refuse an LP whose estimated memory exceeds :attr:`max_memory_gb` (before building)."""
+        """Refuse an LP whose estimated memory exceeds `max_memory_gb` (before building)."""
         size = self.size(cells)
         if size["bytes"] > self.max_memory_gb * 1e9:
             raise ProblemTooLargeError(

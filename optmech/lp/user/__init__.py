@@ -12,24 +12,25 @@ Bayesian user LP (GRS (2)–(6))::
                x[i, r] ≤ e^ε x[i', r]   for every edge i ~ i' (both directions), every r.
 
 Minimax user LP: ``minimise max_{i ∈ S} Σ_r x[i, r] l(i, r)`` (an epigraph variable ``t``).
-:func:`common_mechanism` asks whether one mechanism serves several users at once (Brenner &
-Nissim (2014)).
+[`common_mechanism`][common_mechanism] asks whether one mechanism serves several users at once
+(Brenner & Nissim (2014)).
 
 The package, along the seams of the computation:
 
-* :mod:`~optmech.lp.user.setting` — inputs, outputs, graph, loss; size limits.
-* :mod:`~optmech.lp.user.build` — the vectorised cvxpy LP with *named* constraints.
-* :mod:`~optmech.lp.user.reductions` — the mirror reduction (``apply`` / ``invert``).
-* :mod:`~optmech.lp.user.objectives` — what differs between the LPs.
-* :mod:`~optmech.lp.user.bounds` — rigorous Lagrangian lower bounds.
-* :mod:`~optmech.lp.user.repair` — from a solver's point to a certified ε-DP mechanism.
-* :mod:`~optmech.lp.user.engine` — the one solve path.
-* :mod:`~optmech.lp.user.result`, :mod:`~optmech.lp.user.api` — results and entry points.
+* [`setting`][optmech.lp.user.setting] — inputs, outputs, graph, loss; size limits.
+* [`build`][optmech.lp.user.build] — the vectorised cvxpy LP with *named* constraints.
+* [`reductions`][optmech.lp.user.reductions] — the mirror reduction (``apply`` / ``invert``).
+* [`objectives`][optmech.lp.user.objectives] — what differs between the LPs.
+* [`bounds`][optmech.lp.user.bounds] — rigorous Lagrangian lower bounds.
+* [`repair`][optmech.lp.user.repair] — from a solver's point to a certified ε-DP mechanism.
+* [`engine`][optmech.lp.user.engine] — the one solve path.
+* [`result`][optmech.lp.user.result], [`api`][optmech.lp.user.api] — results and entry points.
 
 What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent
-certifier of :mod:`optmech.certify.matrix` proves ``certified ε ≤ ε``), its value rounded up,
-and a rigorous lower bound rounded down, so the LP's optimum lies in ``[lower_bound, value]``
-whatever the solver's tolerances (:class:`~optmech.provenance.Provenance`).
+certifier of [`optmech.certify.matrix`][optmech.certify.matrix] proves ``certified ε ≤ ε``), its
+value rounded up, and a rigorous lower bound rounded down, so the LP's optimum lies in
+``[lower_bound, value]`` whatever the solver's tolerances
+([`Provenance`][optmech.provenance.Provenance]).
 
 Examples
 --------

@@ -1,10 +1,10 @@
-"""Public entry points: thin functions over the one engine (:mod:`optmech.lp.user.engine`).
+"""Public entry points: thin functions over the one engine (`optmech.lp.user.engine`).
 
 Each validates its arguments once, picks an objective object and hands over; the result is
 certified (an exactly ε-DP mechanism, its value rounded up, a rigorous lower bound) and warns
-(:class:`~optmech.exceptions.InaccurateSolutionWarning`) only when the certified interval is
-wider than the requested ``accuracy`` — a solver's "inaccurate" status alone is recorded in
-the provenance, not reported.
+([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) only when the
+certified interval is wider than the requested ``accuracy`` — a solver's "inaccurate" status alone
+is recorded in the provenance, not reported.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def bayesian_mechanism(
     Minimises ``Σ_i p_i Σ_r x[i, r] l(i, r)`` over all ε-DP mechanisms on the neighbour graph
     (GRS LP (2)–(6)). For a count query and a loss monotone in ``|i − r|`` the optimum equals
     the geometric mechanism followed by the user's Bayes remap (GRS Thm. 3.1; compare
-    :func:`optmech.lp.remap.geometric_bayes`).
+    [`optmech.lp.remap.geometric_bayes`][optmech.lp.remap.geometric_bayes]).
 
     Parameters
     ----------
@@ -92,19 +92,20 @@ def bayesian_mechanism(
         Prior over the inputs (graph node order; ``{0..n}`` for a count query): finite,
         non-negative, summing to 1 within 1e-9 (or set ``normalize=True``).
     loss : Cost, str, callable or array_like
-        A cost of ``output − input`` from :mod:`optmech.costs` (``"abs"``, ``"squared"``, …),
-        or a loss matrix ``L[i, r] ≥ 0`` of shape (N, number of outputs).
+        A cost of ``output − input`` from [`optmech.costs`][optmech.costs] (``"abs"``,
+        ``"squared"``, …), or a loss matrix ``L[i, r] ≥ 0`` of shape (N, number of outputs).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
-        Neighbour graph over the inputs (:mod:`optmech.graphs`); default the path ``i ~ i + 1``
-        on ``{0..N−1}`` (a count query with n = N − 1).
+        Neighbour graph over the inputs ([`optmech.graphs`][optmech.graphs]); default the path ``i ~
+        i + 1`` on ``{0..N−1}`` (a count query with n = N − 1).
     outputs : array_like, optional
         Output set; default ``{0..n}`` (the graph's default outputs), or ``0..m−1`` for a loss
         matrix with m columns.
     solver : str, optional
-        LP solver; default by :data:`optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with a
-        fallback to the other main solver (:func:`optmech.lp.solve.solve_robust`).
+        LP solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with a
+        fallback to the other main solver
+        ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]).
     vertex : bool, default False
         Ask for a vertex (simplex): needed to read a constraint matrix off the optimum.
     normalize : bool, default False
@@ -114,11 +115,12 @@ def bayesian_mechanism(
     max_variables : int, optional
         Also refuse LPs with more variables than this (backward compatibility).
     reduce_symmetric : bool, default True
-        When the instance is mirror-symmetric (:func:`~optmech.lp.user.is_mirror_symmetric`)
-        solve over the orbits of ``(i, r) → (n−i, m−1−r)`` — half the variables, the same
-        optimum (:class:`~optmech.lp.user.MirrorReduction`) — and expand point and multipliers
-        to the full LP before the repair and certification. Never with ``vertex=True`` (a
-        vertex of the restricted LP need not be a vertex of the full one).
+        When the instance is mirror-symmetric
+        ([`is_mirror_symmetric`][optmech.lp.user.is_mirror_symmetric]) solve over the orbits of
+        ``(i, r) → (n−i, m−1−r)`` — half the variables, the same optimum
+        ([`MirrorReduction`][optmech.lp.user.MirrorReduction]) — and expand point and multipliers to
+        the full LP before the repair and certification. Never with ``vertex=True`` (a vertex of the
+        restricted LP need not be a vertex of the full one).
     accuracy : float, default 1e-6
         Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
         to ``max(value, 1)``); in (0, 1].
@@ -195,7 +197,8 @@ def minimax_mechanism(
 
     Minimises ``max_{i ∈ S} Σ_r x[i, r] l(i, r)`` over ε-DP mechanisms on the neighbour graph.
     For a count query and a monotone loss the optimum equals the geometric mechanism followed
-    by the best *randomized* remap (compare :func:`optmech.lp.remap.geometric_minimax`).
+    by the best *randomized* remap (compare
+    [`optmech.lp.remap.geometric_minimax`][optmech.lp.remap.geometric_minimax]).
 
     Parameters
     ----------
@@ -211,7 +214,7 @@ def minimax_mechanism(
         The set S of inputs the user considers possible (node labels: integers for a count
         query); default all inputs.
     graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy
-        As for :func:`bayesian_mechanism`.
+        As for [`bayesian_mechanism`][bayesian_mechanism].
 
     Returns
     -------
@@ -260,7 +263,7 @@ def _users(
     graph: nx.Graph | None,
     budget: dict[str, Any],
 ) -> tuple[list[UserSetting], list[FloatArray]]:
-    """Validate the users of :func:`common_mechanism`: settings and priors."""
+    """Validate the users of [`common_mechanism`][common_mechanism]: settings and priors."""
     k = len(priors)
     if k < 2 or len(losses) != k:
         raise ValueError(
@@ -324,7 +327,7 @@ def common_mechanism(
     Parameters
     ----------
     priors, losses : sequences
-        One prior and one loss per user (as for :func:`bayesian_mechanism`).
+        One prior and one loss per user (as for [`bayesian_mechanism`][bayesian_mechanism]).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
@@ -332,9 +335,10 @@ def common_mechanism(
     outputs : sequence, optional
         Each user's output set (``None`` entries: the default).
     optima : sequence of float, optional
-        Each user's own optimum; computed by :func:`bayesian_mechanism` when omitted.
+        Each user's own optimum; computed by [`bayesian_mechanism`][bayesian_mechanism] when
+        omitted.
     solver, max_memory_gb, max_variables, accuracy
-        As for :func:`bayesian_mechanism`.
+        As for [`bayesian_mechanism`][bayesian_mechanism].
 
     Returns
     -------

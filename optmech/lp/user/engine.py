@@ -1,13 +1,16 @@
 """The one solve path of every user LP: build, solve robustly, invert, repair, certify.
 
-:func:`solve_user_lp` is the private engine behind :func:`~optmech.lp.user.bayesian_mechanism`,
-:func:`~optmech.lp.user.minimax_mechanism` and :func:`~optmech.lp.user.common_mechanism`; what
-differs between them is the objective object (:mod:`optmech.lp.user.objectives`).
+[`solve_user_lp`][solve_user_lp] is the private engine behind
+[`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism],
+[`minimax_mechanism`][optmech.lp.user.minimax_mechanism] and
+[`common_mechanism`][optmech.lp.user.common_mechanism]; what differs between them is the objective
+object ([`optmech.lp.user.objectives`][optmech.lp.user.objectives]).
 
 1. **Scale.** The objective is divided by its value at the best known ε-DP mechanism (the best
    constant answer; for a count query the geometric mechanism with the Bayes remap), so the
    optimum is O(1).
-2. **Solve** through :func:`optmech.lp.solve.solve_robust` (``feasible=True``: these LPs are
+2. **Solve** through [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]
+(``feasible=True``: these LPs are
    feasible — the constant mechanism — and bounded below by 0, so "infeasible"/"unbounded" are
    numerical trouble and are retried, never reported). The builder reads the strategy, never a
    solver's name: an interior-point solver gets ``X ≥ 0`` on the first row only; the rescaled
@@ -20,9 +23,10 @@ differs between them is the objective object (:mod:`optmech.lp.user.objectives`)
    attempt at ε = 50 (n ≤ 60, the three losses, both priors) in this form.
 3. **Invert** the reduction (mirror symmetry), mapping point and multipliers to the full LP.
 4. **Certify.** The point is clipped, normalised and repaired to a mechanism the independent
-   certifier proves ε-DP (:mod:`optmech.lp.user.repair`); the value is the objective at it,
-   rounded up; the lower bound is Lagrangian, rounded down (:mod:`optmech.lp.user.bounds`).
-   The LP's optimum lies in ``[lower_bound, value]`` whatever the solver's tolerances.
+   certifier proves ε-DP ([`optmech.lp.user.repair`][optmech.lp.user.repair]); the value is the
+   objective at it, rounded up; the lower bound is Lagrangian, rounded down
+   ([`optmech.lp.user.bounds`][optmech.lp.user.bounds]). The LP's optimum lies in ``[lower_bound,
+   value]`` whatever the solver's tolerances.
 5. **Refine** when that interval is wider than ``accuracy`` relative to the value: the known
    private mechanisms compete with the LP's point and the better certified one is kept. A zero
    optimum is then returned as exactly 0: it is attained only by mechanisms that never give an
@@ -35,12 +39,12 @@ differs between them is the objective object (:mod:`optmech.lp.user.objectives`)
    count LPs at ε = 15–20 this took Clarabel's values from 6e-6 to 4e-8 relative above the
    optimum; attempts of that solve are recorded as ``"refined, …"``.
 6. **Cross-check** when the interval is still wide: the other solver of
-   :data:`optmech.lp.solve.MAIN_SOLVERS` solves the same LP (scaled by the current value); the
-   larger lower bound is kept, and its certified point competes unless the caller named a
-   solver or asked for a vertex (then the caller's point is kept). A
-   simplex vertex's multipliers are one extreme dual solution, an interior-point solver's are
-   centred: on a GRS instance (n = 24, ε = 1.623, √|e|) HiGHS left the bound 3e-6 below the
-   optimum, and the cross-check closes it. Attempts are recorded as ``"cross-check, …"``.
+   [`optmech.lp.solve.MAIN_SOLVERS`][optmech.lp.solve.MAIN_SOLVERS] solves the same LP (scaled by
+   the current value); the larger lower bound is kept, and its certified point competes unless the
+   caller named a solver or asked for a vertex (then the caller's point is kept). A simplex vertex's
+   multipliers are one extreme dual solution, an interior-point solver's are centred: on a GRS
+   instance (n = 24, ε = 1.623, √|e|) HiGHS left the bound 3e-6 below the optimum, and the
+   cross-check closes it. Attempts are recorded as ``"cross-check, …"``.
 
 The certificate concerns the matrix as returned: the certifier proves ``certified ε ≤ ε`` for
 its entries, whose rows sum to 1 up to a few ulps of floating-point normalisation.

@@ -1,22 +1,23 @@
 """What differs between the user LPs: the objective, its extra rows and its dual bound.
 
-The engine (:mod:`optmech.lp.user.engine`) solves every user LP the same way; an objective
-object supplies the rest (the dp_accounting pattern of thin public functions over one private
-engine):
+The engine ([`optmech.lp.user.engine`][optmech.lp.user.engine]) solves every user LP the same way;
+an objective object supplies the rest (the dp_accounting pattern of thin public functions over one
+private engine):
 
-* :class:`LinearObjective` — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)`` (Ghosh,
+* [`LinearObjective`][LinearObjective] — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)``
+(Ghosh,
   Roughgarden & Sundararajan (2012), LP (2)–(6)).
-* :class:`EpigraphObjective` — ``min max_k F_k · vec(X)``: a minimax user with side
+* [`EpigraphObjective`][EpigraphObjective] — ``min max_k F_k · vec(X)``: a minimax user with side
   information S, one form per input of S (Gupte & Sundararajan (2010)); or several Bayesian
   users served by one mechanism, one form per user (Brenner & Nissim (2014)).
 
 Each gives the LP data for a scale, the objective value at a mechanism *rounded up*
-(:func:`optmech.lp.bounds.upper_dot`: an upper bound on the exact value for the given floats),
-the rigorous lower bound from the solver's multipliers (:mod:`optmech.lp.user.bounds`) and a
-few known ε-DP mechanisms: the best constant answer (0-DP) and, for a count query, the
-geometric mechanism with the Bayes remap (GRS Thm. 3.1). Those set the objective's scale (so
-the LP's optimum is O(1) whatever the loss's units) and compete with the LP's point when its
-certified interval is wide.
+([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]: an upper bound on the exact value for
+the given floats), the rigorous lower bound from the solver's multipliers
+([`optmech.lp.user.bounds`][optmech.lp.user.bounds]) and a few known ε-DP mechanisms: the best
+constant answer (0-DP) and, for a count query, the geometric mechanism with the Bayes remap (GRS
+Thm. 3.1). Those set the objective's scale (so the LP's optimum is O(1) whatever the loss's units)
+and compete with the LP's point when its certified interval is wide.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Reference:
     mechanism: FloatArray = field(repr=False)
 
 
-#: From this many terms on, :func:`exact_upper_dot` sums rows with numpy and the row sums
+#: From this many terms on, ``exact_upper_dot`` sums rows with numpy and the row sums
 #: exactly (``γ_m`` of slack, ~1e-13 at n = 800) instead of one ``fsum`` over every term
 #: (0.05 s per evaluation at n = 800).
 BLOCKED_TERMS = 100_000
@@ -71,9 +72,10 @@ def exact_upper_dot(c: npt.ArrayLike, x: npt.ArrayLike) -> float:
 
     Exactly 0 when ``c_j = 0`` or ``x_j = 0`` for every j (the exact sum is 0; a product that
     merely underflowed is not exactly zero and is rounded up as usual). Small sums go through
-    :func:`optmech.lp.bounds.upper_dot`; for a matrix with at least :data:`BLOCKED_TERMS`
-    entries each row is summed by numpy (error at most ``γ_m`` of the row's magnitude, any
-    summation order; Higham (2002), §3.1), the row sums by ``math.fsum``, and the bound adds
+    [`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]; for a matrix with at least
+    [`BLOCKED_TERMS`][BLOCKED_TERMS] entries each row is summed by numpy (error at most ``γ_m`` of
+    the row's magnitude, any summation order; Higham (2002), §3.1), the row sums by ``math.fsum``,
+    and the bound adds
     ``(γ_m + u)·Σ|c_j x_j|`` (sums and products), ``u·|total|`` and one subnormal per product.
     """
     ca = np.asarray(c, dtype=np.float64)
@@ -139,7 +141,8 @@ class LinearObjective:
     def lower_bound(
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
-        """Rigorous lower bound on the optimum (:func:`~optmech.lp.user.bounds.linear_bound`)."""
+        """Rigorous lower bound on the optimum
+        ([`linear_bound`][optmech.lp.user.bounds.linear_bound])."""
         return linear_bound(self.weights, duals, coefficients, factor, setting.graph)
 
     def references(self, setting: UserSetting, epsilon: float) -> list[Reference]:
@@ -198,7 +201,7 @@ class EpigraphObjective:
     def lower_bound(
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
-        """Rigorous lower bound (:func:`~optmech.lp.user.bounds.epigraph_bound`)."""
+        """Rigorous lower bound ([`epigraph_bound`][optmech.lp.user.bounds.epigraph_bound])."""
         return epigraph_bound(self.forms, self.shape, duals, coefficients, factor, setting.graph)
 
     def _column_values(self) -> FloatArray:

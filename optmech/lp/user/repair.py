@@ -2,9 +2,10 @@
 
 No solver's point is exactly private (interior-point points sit a hair outside the feasible
 set, simplex vertices leave zeros facing entries of 1e-20), so every mechanism optmech hands
-out goes through :func:`repair_point`, and the result is certified by the independent
-:func:`optmech.certify.matrix.certify_mechanism` to satisfy ``certified ε ≤ ε`` exactly — the
-certifier rounds every logarithm pessimistically, so that is a proof for the given floats.
+out goes through [`repair_point`][repair_point], and the result is certified by the independent
+[`optmech.certify.matrix.certify_mechanism`][optmech.certify.matrix.certify_mechanism] to satisfy
+``certified ε ≤ ε`` exactly — the certifier rounds every logarithm pessimistically, so that is a
+proof for the given floats.
 
 The repair raises entries to the *lower closure* ``max_j x[j, r] e^(−t d(i, j))`` along the
 neighbour graph (only violating entries move, by about the violation) and, should that not
@@ -67,7 +68,7 @@ class RepairOutcome:
     weight : float
         ``λ`` of the uniform mixture (0 otherwise).
     certified_epsilon : float
-        The certifier's ε of :attr:`mechanism`.
+        The certifier's ε of `mechanism`.
     """
 
     mechanism: FloatArray
@@ -206,7 +207,8 @@ def repair_point(
 
     1. Zero the columns whose largest entry is below 1e-9 (solver noise on an unused output;
        a zero column is private), renormalise; done if that certifies.
-    2. Lower closures (:func:`lower_closure`), first at ``t = ε``; normalising rows distorts
+    2. Lower closures ([`lower_closure`][lower_closure]), first at ``t = ε``; normalising rows
+    distorts
        ratios by the spread of the row sums, so ``t`` is lowered by twice the spread and the
        closure redone (a few times, keeping the attempt that needs the least mixing).
     3. Otherwise mix with the uniform (0-DP) mechanism with the closed-form ``λ`` of the
@@ -243,9 +245,10 @@ def make_private(
 ) -> tuple[FloatArray, float]:
     """Turn a nearly private mechanism into a certified ε-DP one; return it and the mixing λ.
 
-    Clips to ``x ≥ 0``, normalises rows and repairs (:func:`repair_point`: unused columns
+    Clips to ``x ≥ 0``, normalises rows and repairs ([`repair_point`][repair_point]: unused columns
     zeroed, lower closure, uniform mixture as a last resort). The result is certified by
-    :func:`optmech.certify.matrix.certify_mechanism`: ``certified ε ≤ ε``.
+    [`optmech.certify.matrix.certify_mechanism`][optmech.certify.matrix.certify_mechanism]:
+    ``certified ε ≤ ε``.
 
     Parameters
     ----------

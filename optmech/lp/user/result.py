@@ -1,4 +1,4 @@
-"""Results of the user LPs: a mechanism with its :class:`~optmech.provenance.Provenance`.
+"""Results of the user LPs: a mechanism with its [`Provenance`][optmech.provenance.Provenance].
 
 Each result holds one frozen provenance record (solver, status, every attempt, timings, the
 repair and the certified interval ``[lower_bound, value]`` that contains the LP's optimum);
@@ -38,7 +38,7 @@ class UserObjective(StrEnum):
 
 class _Provenanced(ProvenanceFields):
     """Read-only views of ``self.provenance`` shared by the results (the repair's besides
-    those of :class:`~optmech.provenance.ProvenanceFields`)."""
+    those of [`ProvenanceFields`][optmech.provenance.ProvenanceFields])."""
 
     @property
     def repair(self) -> Repair:
@@ -65,7 +65,7 @@ class UserMechanism(_Provenanced):
     mechanism : ndarray, shape (N, m)
         Certified ε-DP mechanism, rows = inputs (graph node order), columns = outputs.
     certified_epsilon : float
-        Achieved ε of :attr:`mechanism`, computed independently (≤ :attr:`epsilon`).
+        Achieved ε of `mechanism`, computed independently (≤ `epsilon`).
     epsilon : float
         Requested ε.
     objective : UserObjective
@@ -74,17 +74,17 @@ class UserMechanism(_Provenanced):
         The solver's point clipped to ``x ≥ 0`` and row-normalised, before the privacy repair
         (a vertex when solved with ``vertex=True``): for constraint matrices and remap tests.
     raw_value : float
-        The objective at :attr:`raw_mechanism`.
+        The objective at `raw_mechanism`.
     setting : UserSetting
         Graph, outputs and loss matrix.
     provenance : Provenance
         Solver, status, attempts, timings, repair and the certified interval
-        ``[lower_bound, value]``; :attr:`value`, :attr:`lower_bound`, :attr:`solver`,
-        :attr:`status`, :attr:`solve_time`, :attr:`repair_lambda`, :attr:`repair_cost`,
-        :attr:`max_violation` and :attr:`optimality_gap` read it.
+        ``[lower_bound, value]``; `value`, `lower_bound`, `solver`,
+        `status`, `solve_time`, `repair_lambda`, `repair_cost`,
+        `max_violation` and `optimality_gap` read it.
     info : SolveInfo
         The successful solve (sizes of the LP actually solved: the orbit LP when
-        :attr:`symmetry_reduced`).
+        `symmetry_reduced`).
     prior : ndarray or None
         Bayesian prior.
     side_information : ndarray of int or None
@@ -119,11 +119,11 @@ class UserMechanism(_Provenanced):
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release answers for the input ``true_value``: draws of the output labels from its
-        row of :attr:`mechanism`, exactly as stored (integer arithmetic on the floats'
-        dyadic values: :class:`~optmech.mechanisms.exact.RationalTable`).
+        row of `mechanism`, exactly as stored (integer arithmetic on the floats'
+        dyadic values: `RationalTable`).
 
         The row sampled is the stored one divided by its exact sum (1 up to float rounding),
-        so the sampled mechanism's ε exceeds :attr:`certified_epsilon` by at most
+        so the sampled mechanism's ε exceeds `certified_epsilon` by at most
         ``max |log(T_i / T_j)|`` over neighbouring rows' exact sums — about 1e-16.
 
         Parameters
@@ -158,14 +158,14 @@ class UserMechanism(_Provenanced):
         return out.item() if size is None and out.ndim == 0 else out
 
     def to_opendp(self) -> Any:
-        """This count mechanism as an OpenDP measurement (:func:`optmech.interop.opendp.to_opendp`:
+        """This count mechanism as an OpenDP measurement (`optmech.interop.opendp.to_opendp`:
         exact sampling of the rows, privacy map the certified ε)."""
         from optmech.interop.opendp import to_opendp
 
         return to_opendp(self)
 
     def plot(self, ax: Any = None) -> Any:
-        """Heat map of :attr:`mechanism` (rows: inputs); returns the Axes."""
+        """Heat map of `mechanism` (rows: inputs); returns the Axes."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
@@ -211,7 +211,7 @@ class CommonMechanismResult(_Provenanced):
     certified_epsilon : float
         Achieved ε of the joint mechanism.
     provenance : Provenance
-        Its :attr:`value` is :attr:`ratio`; its lower bound is *rigorous*: no mechanism does
+        Its `value` is [`ratio`][ratio]; its lower bound is *rigorous*: no mechanism does
         better than ``lower_bound`` for all users at once (with the users' optima as given,
         which can only overestimate them), so ``lower_bound > 1`` proves that no single
         mechanism is optimal for every user.

@@ -1,14 +1,14 @@
 """The setting of a user LP: inputs, outputs, neighbour graph and loss matrix, validated once.
 
 A **user** of a query with results (inputs) ``i`` has a loss ``l(i, r)`` for answer ``r``
-(Ghosh, Roughgarden & Sundararajan (2012), §2.2). :func:`resolve_setting` turns what a caller
-gives (a cost of ``output − input`` or a loss matrix, a neighbour graph or a count-query size,
-an output set) into a :class:`UserSetting`, and refuses an LP whose estimated solver memory
-exceeds the caller's budget *before* any loss matrix or graph is built.
+(Ghosh, Roughgarden & Sundararajan (2012), §2.2). [`resolve_setting`][resolve_setting] turns what a
+caller gives (a cost of ``output − input`` or a loss matrix, a neighbour graph or a count-query
+size, an output set) into a [`UserSetting`][UserSetting], and refuses an LP whose estimated solver
+memory exceeds the caller's budget *before* any loss matrix or graph is built.
 
-Size limits follow one convention throughout :mod:`optmech.lp.user`: the estimated peak memory
-of the solve (:func:`memory_estimate_gb`) against ``max_memory_gb``; every refusal quotes the
-estimate.
+Size limits follow one convention throughout `optmech.lp.user`: the estimated peak memory
+of the solve ([`memory_estimate_gb`][memory_estimate_gb]) against ``max_memory_gb``; every refusal
+quotes the estimate.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ DEFAULT_MAX_MEMORY_GB = 1_000_000 * BYTES_PER_VARIABLE / 1e9
 
 
 def check_epsilon(epsilon: Any) -> float:
-    """``epsilon`` as a float in (0, 50] (:data:`EPSILON_MAX`)."""
+    """``epsilon`` as a float in (0, 50] (`EPSILON_MAX`)."""
     return _check_epsilon(
         epsilon, high=EPSILON_MAX, hint="larger ε makes e^ε exceed 1e21 and the LP meaningless"
     )
@@ -252,23 +252,26 @@ def resolve_setting(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
 ) -> UserSetting:
-    """Resolve a user's loss, graph and outputs into a :class:`UserSetting`, validating sizes.
+    """Resolve a user's loss, graph and outputs into a [`UserSetting`][UserSetting], validating
+    sizes.
 
     The number of inputs comes from ``graph``, else ``num_inputs``, else the rows of a loss
     matrix; the LP's estimated memory (inputs × outputs variables) is checked against
     ``max_memory_gb`` *before* any loss matrix or graph is built
-    (:class:`~optmech.exceptions.ProblemTooLargeError`, quoting the estimate).
+    ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], quoting the estimate).
 
     Parameters
     ----------
     loss : Cost, str, callable or array_like
-        A cost of ``output − input`` (:func:`optmech.costs.as_cost`), or a loss matrix
+        A cost of ``output − input`` ([`optmech.costs.as_cost`][optmech.costs.as_cost]), or a loss
+        matrix
         ``L[i, r]`` of shape (inputs, outputs).
     graph : networkx.Graph, optional
         Neighbour graph; default the count-query path on ``{0..N−1}``.
     outputs : array_like, optional
         Output set (numbers, or rows of numbers for several queries); default the graph's
-        (:func:`optmech.graphs.default_outputs`), or ``0..m−1`` for a loss matrix with m columns.
+        ([`optmech.graphs.default_outputs`][optmech.graphs.default_outputs]), or ``0..m−1`` for a
+        loss matrix with m columns.
     num_inputs : int, optional
         Number of inputs when no graph is given.
     max_memory_gb : float
