@@ -241,6 +241,21 @@ class ProvenanceBounds:
         """``value − lower_bound``: how far, at most, `value` is above the optimum."""
         return self.provenance.gap
 
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        """Rows of the notebook summary (``_repr_html_``); results add their own."""
+        prov = self.provenance
+        return [
+            ("value (upper bound)", prov.value),
+            ("lower bound", prov.lower_bound),
+            ("solver, status", f"{prov.solver}, {prov.status}"),
+            ("repair", f"{prov.repair.kind} (cost {prov.repair.cost:.3g})"),
+        ]
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(type(self).__name__, self._summary_rows())
+
 
 class ProvenanceFields(ProvenanceBounds):
     """The flat attributes of an LP-backed result, read-only views of ``self.provenance``.
@@ -275,21 +290,6 @@ class ProvenanceFields(ProvenanceBounds):
     def max_violation(self) -> float:
         """Largest constraint violation of the solver's raw point (absolute, the LP's units)."""
         return self.provenance.violation_before
-
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        """Rows of the notebook summary ([`_repr_html_`][_repr_html_]); results add their own."""
-        prov = self.provenance
-        return [
-            ("value (upper bound)", prov.value),
-            ("lower bound", prov.lower_bound),
-            ("solver, status", f"{prov.solver}, {prov.status}"),
-            ("repair", f"{prov.repair.kind} (cost {prov.repair.cost:.3g})"),
-        ]
-
-    def _repr_html_(self) -> str:
-        from optmech._display import html_summary
-
-        return html_summary(type(self).__name__, self._summary_rows())
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
