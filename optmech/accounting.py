@@ -8,31 +8,29 @@ The privacy loss distribution (PLD) of a mechanism pair ``(P, Q)`` is the law of
 Supported noise:
 
 * **lattice noise** — a pmf description (the mapping of
-[`optmech.certify.noise`][optmech.certify.noise]: masses and
-  geometric tails), an object with ``grid_description()`` and an integer reach
-  (`LatticeNoise`; a piecewise-constant density whose
-  sensitivity is a whole number of cells gives the same divergences at integer cell shifts,
-  and they are linear between them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
+  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), an object with
+  ``grid_description()`` and an integer reach (`LatticeNoise`; a piecewise-constant density whose
+  sensitivity is a whole number of cells gives the same divergences at integer cell shifts, and they
+  are linear between them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
   [`DiscreteStaircase`][optmech.mechanisms.discrete_staircase.DiscreteStaircase]. The PLD dominates
   *every* shift ``0 < |s| ≤ Δ`` in both directions at once: the largest of their hockey-stick curves
   ([`optmech.certify.profiles.privacy_profile`][optmech.certify.profiles.privacy_profile], exact
   tails, rounded up) is itself the hockey-stick curve of a pair of distributions, which dominates
   each shift, so its composition bounds any adaptive mix of shifts (Zhu, Dong & Wang, 2022,
-  dominating pairs). With
-  ``pessimistic=True`` that curve is evaluated at the multiples of ``discretization`` just
-  below and above each of its breakpoints (every shift's losses, and the points where two
-  shifts' curves cross, where the end segments' lines meet) and turned into a PLD by the pessimistic
-  connect-the-dots construction (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, 2022;
-  ``pld_pmf.create_pmf_pessimistic_connect_dots``): its curve is the chord interpolation of the
-  exact one, never below it. ``pessimistic=False`` rounds the exact losses down instead.
+  dominating pairs). With ``pessimistic=True`` that curve is evaluated at the multiples of
+  ``discretization`` just below and above each of its breakpoints (every shift's losses, and the
+  points where two shifts' curves cross, where the end segments' lines meet) and turned into a PLD
+  by the pessimistic connect-the-dots construction (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi,
+  2022; ``pld_pmf.create_pmf_pessimistic_connect_dots``): its curve is the chord interpolation of
+  the exact one, never below it. ``pessimistic=False`` rounds the exact losses down instead.
 * [`Laplace`][optmech.mechanisms.laplace.Laplace] and
-[`Gaussian`][optmech.mechanisms.gaussian.Gaussian]
-  — dp_accounting's own ``from_laplace_mechanism`` / ``from_gaussian_mechanism``, which are
-  exactly these densities; [`renyi_curve`][renyi_curve] uses its RDP accountant (Mironov, 2017,
-  Proposition 6 for Laplace; ``αΔ²/(2σ²)`` for Gaussian).
+  [`Gaussian`][optmech.mechanisms.gaussian.Gaussian] — dp_accounting's own
+  ``from_laplace_mechanism`` / ``from_gaussian_mechanism``, which are exactly these densities;
+  [`renyi_curve`][renyi_curve] uses its RDP accountant (Mironov, 2017, Proposition 6 for Laplace;
+  ``αΔ²/(2σ²)`` for Gaussian).
 * [`optmech.certify.profiles.discrete_gaussian`][optmech.certify.profiles.discrete_gaussian] —
-[`renyi_curve`][renyi_curve] only (its losses are
-  unbounded, so it has no finite PLD from the profile).
+  [`renyi_curve`][renyi_curve] only (its losses are unbounded, so it has no finite PLD from the
+  profile).
 
 Not supported (``TypeError``): [`Staircase`][optmech.mechanisms.staircase.Staircase],
 ``TruncatedLaplace``, ``UniformAtom`` and piecewise-constant densities with a fractional reach.

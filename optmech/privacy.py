@@ -12,7 +12,7 @@ Kumar. Beyond (ε, δ):
   ``δ(ε) ≤ Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` for every ε (Dong, Roth & Su, 2022,
   Corollary 2.13);
 * [`PrivacyProfile`][PrivacyProfile] — ``δ(ε_j) ≤ δ_j`` at finitely many points of the privacy
-profile.
+  profile.
 
 [`optmech.certify.profiles`][optmech.certify.profiles] certifies these for noise on ℤ;
 [`optmech.accounting`][optmech.accounting] composes them.

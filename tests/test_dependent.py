@@ -1,6 +1,6 @@
 """Query-output-dependent noise LP (optmech.lp.dependent), Geng & Viswanath (2016), Thm. 10.
 
-Independent truth: the discrete staircase pmf of Geng & Viswanath (2016), §V, summed term by
+Independent truth: the discrete staircase pmf of Geng & Viswanath (2016), §VI, summed term by
 term here; reference values printed to 5–6 digits (Δ=5, ε=1: 4.78628 and 48.0337; Δ=10, ε=5:
 0.66516); and a brute-force check of the privacy constraints of the returned family over many
 query values and outputs.
@@ -27,7 +27,7 @@ REFERENCE_RTOL = 1e-12
 
 
 def staircase_optimum(eps: float, delta: int, cost: str, span: int = 4000) -> float:
-    """``min_r Σ_i p_r(i) c(i)`` with ``p_r`` of Geng & Viswanath (2016), §V, over |i| ≤ span."""
+    """``min_r Σ_i p_r(i) c(i)`` with ``p_r`` of Geng & Viswanath (2016), §VI, over |i| ≤ span."""
     b = math.exp(-eps)
     i = np.arange(-span, span + 1)
     costs = np.abs(i) if cost == "abs" else i.astype(float) ** 2

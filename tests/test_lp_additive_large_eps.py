@@ -1,7 +1,7 @@
 """Designs at large ε: the graded grid reaches the staircase optimum where a uniform one cannot.
 
 Independent truth: V*, the expected cost of ``optmech.Staircase.optimal`` — the closed form of
-Geng & Viswanath (2016, Thm. 4 and §V) for |x| and x², computed by the staircase family's own
+Geng & Viswanath (2016, Thms. 3, 4 and 6) for |x| and x², computed by the staircase family's own
 code, which shares nothing with the LP. Tolerances: the LP's value is an upper bound of the
 continuous optimum V* (its grid densities are feasible for the continuous problem), so
 ``value ≥ V*`` up to the 1e-12 of evaluating two exact formulas; the graded ladder has an edge

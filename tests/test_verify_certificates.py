@@ -4,7 +4,7 @@ discretisation bounds, and the formerly failing query-dependent rows pass on the
 Independent truth: the staircase cost is recomputed here from the density of Geng & Viswanath
 (2016), eq. (22), summed period by period in floating point with :func:`math.fsum` (not from
 optmech's formulas nor from the ball-arithmetic references of the catalogue), and V* from the
-closed forms of Thm. 4 / §IV-B.
+closed forms of Thms. 4 and 6 (§IV).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``optmech staircase``: the optimal staircase for one ε, and how much it gains over Laplace.
 
-Prints γ* (closed form for ``abs`` and ``squared``, a 1-D minimisation of the exact cost
-otherwise; Geng & Viswanath 2016, Thm. 4), the staircase's exact expected cost, the Laplace cost
-``E c(Lap(Δ/ε))`` and their ratio.
+Prints γ* (closed form for ``abs`` and ``squared``, a 1-D minimisation of the exact
+cost otherwise; Geng & Viswanath 2016, Thms. 4 and 6), the staircase's exact expected
+cost, the Laplace cost ``E c(Lap(Δ/ε))`` and their ratio.
 
 Example::
 

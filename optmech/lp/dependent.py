@@ -9,7 +9,7 @@ every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pm
 
 The objective is the worst case over ``t`` of ``E c(X_t)``. Geng & Viswanath (2016), Thm. 10,
 show that dependence on ``t`` cannot beat the best query-independent noise, which in the
-integer setting is the discrete staircase (Geng & Viswanath (2016), §V): the LP optimum must
+integer setting is the discrete staircase (Geng & Viswanath (2016), §VI): the LP optimum must
 equal ``min_r E c(staircase_r)``.
 
 **The LP.** Noise on the grid ``k ∈ [−K, K]`` (``K ≥ Δ``), tails *closed exactly* by

@@ -70,7 +70,7 @@ class DesignRecord(SpecViews, ProvenanceFields):
         The solver's reported optimum, in cost units (not trusted: see ``value``).
     source : str
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
-        ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 4,
+        ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 3,
         when it costs less than the solver's point — it is a point of the same LP).
     """
 

@@ -12,17 +12,15 @@ or ``exp(−x)`` of a rational ``x``, decided exactly:
   for ``x ≤ 1`` draw Bernoulli(``x/k``) for ``k = 1, 2, …`` until one fails and answer whether
   the failure came at an odd ``k``; ``x > 1`` splits into ``⌊x⌋`` factors ``exp(−1)``);
 * [`geometric_exp`][geometric_exp] — ``P(k) = (1 − e^(−r)) e^(−r k)``, ``k ≥ 0``, for a rational
-rate
-  ``r = s/t`` (their Algorithm 2: ``X = U + tV`` with ``U`` uniform on ``0..t−1`` kept with
-  probability ``exp(−U/t)`` and ``V`` geometric of ratio ``e^(−1)``, so ``P(X = x) ∝
-  e^(−x/t)``, and ``⌊X/s⌋`` is geometric of ratio ``e^(−s/t)``);
+  rate ``r = s/t`` (their Algorithm 2: ``X = U + tV`` with ``U`` uniform on ``0..t−1`` kept with
+  probability ``exp(−U/t)`` and ``V`` geometric of ratio ``e^(−1)``, so ``P(X = x) ∝ e^(−x/t)``, and
+  ``⌊X/s⌋`` is geometric of ratio ``e^(−s/t)``);
 * [`geometric_ratio`][geometric_ratio] — ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ``;
 * [`RationalTable`][RationalTable] — a finite law with rational weights; floats are taken as the
-dyadic
-  rationals they are (every float is ``m·2^e``), so a stored pmf is sampled exactly as stored;
+  dyadic rationals they are (every float is ``m·2^e``), so a stored pmf is sampled exactly as
+  stored;
 * [`two_sided`][two_sided] and [`lattice_draw`][lattice_draw] — symmetric laws from their magnitude,
-and the
-  tabulated lattice noise (a table and geometric tails) of the LP designs.
+  and the tabulated lattice noise (a table and geometric tails) of the LP designs.
 
 A float parameter (``ε`` of [`Geometric`][optmech.mechanisms.geometric.Geometric]) is taken as the
 exact rational number the float is, so what is sampled is exactly the law with that parameter:

@@ -34,7 +34,7 @@ narrower than 1% of their distance to 0, exact for polynomials of degree ≤ 7 a
 
 Examples
 --------
-The staircase with γ = 1/4 (Geng & Viswanath 2016, Thm. 4) on the partition
+The staircase with γ = 1/4 (Geng & Viswanath 2016, Thm. 3) on the partition
 ``{0, 1/4, 3/4, 1}`` (symmetric, so that the steps at ``±Δ/4`` are both edges):
 
 >>> import math

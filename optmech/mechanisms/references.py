@@ -2,7 +2,7 @@
 and the standard baselines otherwise.
 
 * ε-DP, a cost symmetric and non-decreasing in ``|x|``: the staircase on ℝ, the discrete
-  staircase on ℤ (Geng & Viswanath 2016, Thm. 4 and §V);
+  staircase on ℤ (Geng & Viswanath 2016, Thm. 3 and, on ℤ, §VI, Thm. 12);
 * (0, δ), such a cost, on ℝ: uniform + atom, optimal *within symmetric noise non-increasing in
   |x|* (Geng, Ding, Guo & Kumar 2019, Thm. 3);
 * (ε, δ) with ε > 0: no optimum in closed form; the truncated Laplace (Geng et al. 2020) and

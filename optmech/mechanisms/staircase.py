@@ -6,7 +6,7 @@ symmetric and, for ``x ≥ 0`` with ``k = floor(x/Δ)``,
     f_γ(x) = a(γ) b^k        if x − kΔ <  γΔ
            = a(γ) b^(k+1)    if x − kΔ >= γΔ,       a(γ) = (1 − b) / (2Δ(γ + (1 − γ)b)).
 
-Geng & Viswanath (2016, Thm. 4) proves that for every cost that is symmetric and non-decreasing in
+Geng & Viswanath (2016, Thm. 3) proves that for every cost that is symmetric and non-decreasing in
 ``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; [`Staircase.optimal`][Staircase.optimal]
 finds that γ.
 
@@ -23,11 +23,9 @@ Everything here is exact (closed form or a convergent geometric series):
 
 * ``P(|X| > t)`` ([`ZeroOne`][optmech.costs.ZeroOne]) as ``2·sf(t)``;
 * any other cost through [`periodic_integral`][optmech.costs.Cost.periodic_integral] over the two
-steps of
-  each period, on both sides (the mirrored cost on the negative side): exact for integer
-  powers, a geometric series summed to 1e-17 relative otherwise. Both run in ``b`` held as a
-  double, which limits them to about ``1e-16/ε`` relative (1e-14 at ε = 0.01; the reason for
-  `EPSILON_MIN`).
+  steps of each period, on both sides (the mirrored cost on the negative side): exact for integer
+  powers, a geometric series summed to 1e-17 relative otherwise. Both run in ``b`` held as a double,
+  which limits them to about ``1e-16/ε`` relative (1e-14 at ε = 0.01; the reason for `EPSILON_MIN`).
 
 Optimal γ (Geng & Viswanath 2016): ``γ* = 1/(1 + e^(ε/2))`` for ``|x|``; for ``x²``,
 ``u* = (b(1 + b)/2)^(1/3)`` and ``γ* = (u* − b)/(1 − b)``; for other costs a 1-D minimisation
@@ -138,7 +136,7 @@ def _sf_parts(z: FloatArray, eps: float, gamma: Any) -> tuple[FloatArray, FloatA
     """``(k, inner, finite)`` with ``P(Y > z) = b^k · inner`` for finite ``z ≥ 0``, ``Y = X/Δ``.
 
     ``P(Y > k + y) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁ max(γ − y, 0))`` (Geng & Viswanath
-    (2016), Thm. 4's density summed over the periods beyond ``k + y``): a sum of positive terms
+    (2016), Thm. 3's density summed over the periods beyond ``k + y``): a sum of positive terms
     with ``inner ≥ b/2 > 0``, so the tail keeps full relative precision however small it gets.
     """
     b, _, _, a1 = _constants(eps, gamma)
@@ -405,7 +403,7 @@ class Staircase(ContinuousNoise):
 
     @classmethod
     def optimal(cls, *, epsilon: float, sensitivity: float = 1.0, cost: Cost | str) -> Staircase:
-        """The staircase with the γ minimising ``E c(X)`` (Geng & Viswanath 2016, Thm. 4).
+        """The staircase with the γ minimising ``E c(X)`` (Geng & Viswanath 2016, Thm. 3).
 
         Parameters
         ----------
@@ -426,7 +424,7 @@ class Staircase(ContinuousNoise):
         """
         eps = check_staircase_epsilon(epsilon)
         delta = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-        c = _require_theorem_cost(cost, "Staircase.optimal (Geng & Viswanath 2016, Thm. 4)")
+        c = _require_theorem_cost(cost, "Staircase.optimal (Geng & Viswanath 2016, Thm. 3)")
         # Validate the (ε, Δ) pair before any numerics: γ = 1/2 is a representative staircase.
         cls(epsilon=eps, sensitivity=delta, gamma=0.5)
         return cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))

@@ -10,12 +10,12 @@ optmech's own formulas, so a catalogue row comparing optmech with these can fail
 
 Closed forms:
 
-* continuous staircase (Geng & Viswanath (2016), Thm. 4 and §IV): the cost of ``f_γ`` for
-  ``|x|`` and ``x²`` summed period by period with ``Σ b^k = 1/(1 − b)``,
+* continuous staircase (Geng & Viswanath (2016), Thm. 3; Thms. 4 and 6 in §IV): the cost
+  of ``f_γ`` for ``|x|`` and ``x²`` summed period by period with ``Σ b^k = 1/(1 − b)``,
   ``Σ k b^k = b/(1 − b)²``, ``Σ k² b^k = b(1 + b)/(1 − b)³``, and the optima
   ``V*_{|x|} = Δ e^(ε/2)/(e^ε − 1)``, ``V*_{x²} = Δ²(u*² + b)/(1 − b)²`` with
   ``u* = (b(1 + b)/2)^(1/3)``;
-* discrete staircase (Geng & Viswanath (2016), §V): ``min_r Σ_i p_r(i) c(i)`` for
+* discrete staircase (Geng & Viswanath (2016), §VI, Thm. 12): ``min_r Σ_i p_r(i) c(i)`` for
   ``|x|^p`` (closed sums for p = 1, 2; otherwise a partial sum plus a rigorous geometric tail
   bound) and the 0-1 cost;
 * range-restricted geometric plus Bayes remap (Ghosh, Roughgarden & Sundararajan (2012),
@@ -128,7 +128,7 @@ def staircase_cost(eps: float, delta: float, gamma: Any, cost: str) -> flint.arb
 
 
 def staircase_gamma(eps: float, cost: str) -> flint.arb:
-    """The optimal γ* (Geng & Viswanath (2016), Thm. 4 (|x|) and §IV-B (x²))."""
+    """The optimal γ* (Geng & Viswanath (2016), Thm. 4 (|x|) and Thm. 6 (x²))."""
     b = _exp_neg(eps)
     if cost == "abs":
         return 1 / (1 + (arb(eps) / 2).exp())
@@ -183,7 +183,7 @@ def _weights(b: flint.arb, delta: int, r: int) -> list[flint.arb]:
 
 def discrete_staircase_costs(eps: float, delta: int, cost: Any) -> list[flint.arb]:
     """``Σ_i p_r(i) c(i)`` for ``r = 1..Δ``, the discrete staircase ``p_r`` of Geng &
-    Viswanath (2016), §V: ``p_r(i) = a b^k`` if ``|i| − kΔ < r`` else ``a b^(k+1)``
+    Viswanath (2016), §VI: ``p_r(i) = a b^k`` if ``|i| − kΔ < r`` else ``a b^(k+1)``
     (``k = ⌊|i|/Δ⌋``), ``a = (1 − b)/(2r + 2b(Δ − r) − (1 − b))``.
 
     ``cost`` is an optmech cost with a symmetric ``power_law`` (``|x|^p``) or a 0-1 cost

@@ -7,7 +7,7 @@ evaluated in ball arithmetic ([`optmech.theorems._enclose`][optmech.theorems._en
 outward.
 
 * ``staircase LP``: ε-DP on ℝ, |e| and e². The grid LP's optimum lies between the staircase
-  optimum V* (Geng & Viswanath (2016), Thm. 4: no ε-DP noise does better; the LP's points are
+  optimum V* (Geng & Viswanath (2016), Thm. 3: no ε-DP noise does better; the LP's points are
   ε-DP densities) and ``V*_grid``, the cost of the staircase whose γ is rounded to a grid edge
   ``k/m`` (that staircase is piecewise constant on the cells and satisfies the geometric tail
   closure, so the LP can represent it, with its cell-averaged cost equal to its exact cost).
@@ -17,7 +17,7 @@ outward.
   class); the allowance is second order in the distance of γ* to the grid, so the certified
   intervals close in on V* as O(1/m²);
 * ``discrete staircase LP``: integer noise — the LP's optimum *is* the best discrete staircase
-  (Geng & Viswanath (2016), §V; the staircase is representable, the LP's points are ε-DP
+  (Geng & Viswanath (2016), §VI, Thm. 12; the staircase is representable, the LP's points are ε-DP
   pmfs): no allowance;
 * ``uniform+atom LP (symmetric monotone class)``: (0, δ) within symmetric noise non-increasing
   in |x|, where Geng, Ding, Guo & Kumar (2019), Thm. 3 holds — the LP's optimum is the

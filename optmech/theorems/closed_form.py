@@ -6,7 +6,7 @@ independent reference, and the tolerance is *derived* in the row (``u = 2^-53``)
 
 * ``staircase γ*``: the library's numerical minimiser of the period-summed exact cost (the
   root of the stationarity condition, ``brentq`` with ``xtol`` 1e-15) against γ* of
-  Geng & Viswanath (2016), Thm. 4 / §IV-B, in ball arithmetic. Error: ``xtol + 4u|γ|`` plus
+  Geng & Viswanath (2016), Thms. 4 and 6 (§IV), in ball arithmetic. Error: ``xtol + 4u|γ|`` plus
   the evaluation error ``η`` of the stationarity function (two terms ≈ V*, each within
   ``η_rel = (64 + 3/(1 − b))u``: 64 roundings, and the relative error ``u/(1 − b)`` of
   ``1 − b`` raised to the third power of the period sums) divided by its slope at γ*,
@@ -16,10 +16,11 @@ independent reference, and the tolerance is *derived* in the row (``u = 2^-53``)
 * ``Laplace/staircase ratio``: against the 4 significant digits of the reference points
   (Geng & Viswanath (2016), Fig. 2): half a unit in the last digit;
 * ``exact cost vs quadrature``: ``expected_cost`` against
-[`scipy.integrate.quad`][scipy.integrate.quad] over
-  every step: within the sum of quad's own error estimates plus ``η_rel`` of the value;
+  [`scipy.integrate.quad`][scipy.integrate.quad] over every step: within the sum of quad's own error
+  estimates plus ``η_rel`` of the value;
 * ``discrete staircase reference``: ``r*`` exactly and the cost within half a unit of the
-  printed digits (Geng & Viswanath (2016), §V, Table I);
+  printed digits (the optimum over r of the discrete staircase of Geng & Viswanath (2016),
+  §VI, Thm. 12, computed independently to these digits);
 * ``discrete staircase Δ=1 = geometric``: three pmf formulas against ``tanh(ε/2) e^(−ε|i|)``
   in ball arithmetic, each within ``(ε|i| + |i| + 8 + 2/(1 − b))u`` (a rounded exponent
   ``ε|i|``, a power of a rounded ``b``, and ``1 − b``);

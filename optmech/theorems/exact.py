@@ -18,7 +18,7 @@ and the Lagrangian lower bound (rounded down). Here each is redone without round
 
 A row passes when the mechanism is exactly private and the exact interval ``[lower, upper]``
 contains the reference, itself a ball (Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1; the
-rational value of Fig. 2; the discrete staircase optimum of Geng & Viswanath (2016), §V, which
+rational value of Fig. 2; the discrete staircase optimum of Geng & Viswanath (2016), §VI, which
 by their Thm. 10 is also the query-dependent optimum). For minimax users (Gupte & Sundararajan
 (2010)) both the LP and ``G`` + best randomized remap are reproduced exactly and their exact
 intervals must intersect. Covered: count LPs with n ≤ 10 (random Bayesian and minimax users,

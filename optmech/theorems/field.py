@@ -4,14 +4,14 @@ Each is an LP result decided by its certificate:
 
 * **large-ε designs**: ``design_noise(PureDP(ε), sensitivity=1, cost=...)`` with its default
   grid for |x| and x² at ε ∈ {12, 15, 20, 25, 30}. The value must not undercut V*
-  (Geng & Viswanath (2016), Thm. 4) and must stay within the field's acceptance bound
+  (Geng & Viswanath (2016), Thm. 3) and must stay within the field's acceptance bound
   ``value ≤ 1.02·V*``; the design must certify at ``ε(1 + 1e-9)``. The 2% is the reported
   requirement, not a derived discretisation bound: the default (graded) grid's bound has no
   closed form, so the row states it as the acceptance bound it is;
 * **count LPs at ε ≥ 15**: GRS Thm. 3.1 by the certificate, where ``e^ε`` exceeds 3·10⁶ and
   the geometric mechanism's entries fall to ``e^(−ε n)``;
 * **minimax at n = 30, ε = 3, S = {0, 30}**:
-[`optmech.geometric_minimax`][optmech.geometric_minimax] against
+  [`optmech.geometric_minimax`][optmech.geometric_minimax] against
   [`optmech.minimax_mechanism`][optmech.minimax_mechanism] (Gupte & Sundararajan (2010));
 * **the zero optimum**: ``bayesian_mechanism([0, 1], Absolute(), 15)`` — the user knows the
   answer, the optimum is 0, and the certified interval must contain 0.

@@ -29,7 +29,7 @@ the noise with a certified interval ``[lower_bound, value]`` containing the LP's
 
 It warns ([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) only when
 that interval is wider than ``accuracy``; and, for pure ε-DP with a cost the staircase theorem
-covers (symmetric, non-decreasing in ``|x|``; Geng & Viswanath 2016, Thm. 4), with a
+covers (symmetric, non-decreasing in ``|x|``; Geng & Viswanath 2016, Thm. 3), with a
 [`CoarseGridWarning`][CoarseGridWarning] when the grid leaves the design more than
 `STAIRCASE_WARN_RATIO` above the staircase optimum V*.
 """
@@ -662,7 +662,7 @@ def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
     if optimum > STAIRCASE_WARN_RATIO * v_star:
         warnings.warn(
             f"the design costs {optimum / v_star:.4g}x the staircase optimum V* = {v_star:.6g} "
-            f"(Geng & Viswanath 2016, Thm. 4): its grid ({lp.grid.kind}, {lp.grid.period} cells "
+            f"(Geng & Viswanath 2016, Thm. 3): its grid ({lp.grid.kind}, {lp.grid.period} cells "
             f"per Δ) cannot resolve the optimum's top step γ*Δ = {best.gamma:.3g}Δ. Leave "
             "`resolution` unset (a graded grid) or raise it.",
             CoarseGridWarning,

@@ -9,11 +9,11 @@ edges ``0 = t_0 < … < t_m = 1`` (``m`` cells per Δ), ``K`` periods on each si
   coarse spacing ``1/c``, uniform steps of ``1/c`` above, and the mirror image ``1 − t`` of all
   of them (so the partition of ℝ is symmetric about 0). The staircase's step ``γ*Δ`` lies
   between ``e^(−ε)Δ`` and ``Δ/2`` (``γ* ≈ e^(−ε/2)`` for ``|x|``, ``≈ (e^(−ε)/p)^(1/(p+1))`` for
-  ``|x|^p``; Geng & Viswanath 2016, Thm. 4 and §V), so some edge is within a factor
+  ``|x|^p``; Geng & Viswanath 2016, Thms. 4 and 6 and §V), so some edge is within a factor
   `LADDER_RATIO` of it at any ε, with a few hundred cells where a uniform grid would
   need ``20(1 + e^(ε/2))``;
 * **integer** — the points of ℤ, ``Δ`` per period (the discrete setting of Geng & Viswanath
-  2016, §V).
+  2016, §VI).
 
 Because the partition is Δ-periodic, a shift by ``|d| ≤ Δ`` moves every point at most ``m``
 cells (see [`optmech.mechanisms.graded`][optmech.mechanisms.graded]): the ε-DP window is "index

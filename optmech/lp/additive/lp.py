@@ -14,7 +14,7 @@ for the continuous problem.
 so that it is O(1). On a graded grid (large ε) the densities of an optimum span ``e^ε`` within
 one period, far beyond what absolute solver tolerances resolve, so each variable is also
 divided by its value in the reference — the best *staircase on the grid itself* (Geng &
-Viswanath 2016, Thm. 4: the optimum for the costs the theorem covers), found exactly by
+Viswanath 2016, Thm. 3: the optimum for the costs the theorem covers), found exactly by
 cumulative sums over the step's position — and each row by the geometric mean of its extreme
 coefficients. At the optimum the solver's variables are then O(1) and a binding privacy row
 reads ``y_a − y_b ≤ 0``. These scalings are the solver's business only: the matrices, the
@@ -371,7 +371,7 @@ def _staircase_profile(
     """The best staircase on the grid (full-grid values and cost), or None off its scope.
 
     A symmetric staircase with its step at a cell edge ``t_g ≤ 1/2`` of each period
-    (Geng & Viswanath 2016, Thm. 4) is a feasible point of the ε-DP LP: top cells ``c^k``, the
+    (Geng & Viswanath 2016, Thm. 3) is a feasible point of the ε-DP LP: top cells ``c^k``, the
     rest ``c^(k+1)`` in period ``k`` from 0, with ``c = b·e^s`` a hair above the tail ratio
     ``b`` (``s = 2^-36·max(1, ε)``) so that every row holds with room to spare. Its cost and mass
     are linear in which cells are on top, so every ``g`` is evaluated at once by cumulative sums.

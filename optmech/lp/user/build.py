@@ -24,9 +24,9 @@ name:
   privacy rows imply the rest (``x[j, r] ≥ e^(−ε) x[i, r] ≥ 0`` along every edge), which spares
   an interior-point solver ``N·m`` cone constraints (about 15% of its time at n = 400).
 * [`RowScaling`][RowScaling]: the privacy rows as ``x_a ≤ e^ε x_b`` (as built) or divided by
-``e^ε``,
-  ``e^(−ε) x_a ≤ x_b`` (largest coefficient 1), which keeps interior-point solvers working up
-  to ε = 50 where ``e^ε ≈ 5e21`` (measured, see [`optmech.lp.user.engine`][optmech.lp.user.engine]).
+  ``e^ε``, ``e^(−ε) x_a ≤ x_b`` (largest coefficient 1), which keeps interior-point solvers working
+  up to ε = 50 where ``e^ε ≈ 5e21`` (measured, see
+  [`optmech.lp.user.engine`][optmech.lp.user.engine]).
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ an objective object supplies the rest (the dp_accounting pattern of thin public 
 private engine):
 
 * [`LinearObjective`][LinearObjective] — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)``
-(Ghosh,
-  Roughgarden & Sundararajan (2012), LP (2)–(6)).
+  (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6)).
 * [`EpigraphObjective`][EpigraphObjective] — ``min max_k F_k · vec(X)``: a minimax user with side
   information S, one form per input of S (Gupte & Sundararajan (2010)); or several Bayesian
   users served by one mechanism, one form per user (Brenner & Nissim (2014)).

@@ -7,8 +7,7 @@ computed exactly as for an unreduced solve.
 
 * [`NoReduction`][NoReduction]: the LP as it is.
 * [`MirrorReduction`][MirrorReduction]: a mirror-symmetric Bayesian instance on the path (``p_i L[i,
-r] =
-  p_{n−i} L[n−i, m−1−r]``, e.g. a uniform prior and a cost of ``|output − input|``) solved over
+  r] = p_{n−i} L[n−i, m−1−r]``, e.g. a uniform prior and a cost of ``|output − input|``) solved over
   the orbits of the reflection ``σ(i, r) = (n−i, m−1−r)``: half the variables, the same optimum.
 
 Why the mirror reduction is exact: ``σ`` maps the simplex rows to simplex rows (row ``i`` to
