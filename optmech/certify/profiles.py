@@ -66,6 +66,12 @@ import numpy.typing as npt
 from scipy import special
 
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
+from optmech.certify._moments import kl_bound, kl_moments
+from optmech.certify.discrete_gaussian import (
+    DiscreteGaussian,
+    discrete_gaussian,
+    renyi_discrete_gaussian,
+)
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -109,20 +115,6 @@ class GuaranteeReport:
 
 
 # -- input --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _DiscreteGaussian:
-    sigma: float
-
-
-def discrete_gaussian(sigma: float) -> Any:
-    """The discrete Gaussian ``N_ℤ(0, σ²)``, ``P(k) ∝ e^(−k²/(2σ²))``, σ in (0, 1e6].
-
-    A reference family for this module (Canonne, Kamath & Steinke, 2020), with
-    ``Σ_k P^α P_s^(1−α) = e^(α(α−1)s²/(2σ²)) θ((1−α)s)/θ(0)``, ``θ(c) = Σ_k e^(−(k−c)²/(2σ²))``.
-    """
-    return _DiscreteGaussian(check_real("sigma", sigma, low=0.0, high=1e6, low_open=True))
-
-
 class _Lattice(NamedTuple):
     """Log masses (and error bounds) on the grid plus ``V`` tail periods each side."""
 
@@ -183,8 +175,16 @@ def _lattice(desc: Mapping[str, Any], reach: int) -> _Lattice:
     errs = np.concatenate([el[::-1].ravel(), ep, er.ravel()])
     log_mass = math.log(mass)
     log_w = (-math.log1p(-lr), -math.log1p(-rr))
-    return _Lattice(logs, errs, lb.size, virtual, log_w, float(_logs(atom)[0]), log_mass,
-                    8.0 * _U * (2.0 + abs(log_mass)))  # fmt: skip
+    return _Lattice(
+        logs,
+        errs,
+        lb.size,
+        virtual,
+        log_w,
+        float(_logs(atom)[0]),
+        log_mass,
+        8.0 * _U * (2.0 + abs(log_mass)),
+    )
 
 
 def _reversed(g: _Lattice) -> _Lattice:
@@ -209,7 +209,7 @@ def _family(noise: Any) -> tuple[dict[str, Any], int] | None:
 
 def _source(noise: Any, sensitivity: Any, lattice: str = "") -> tuple[Any, int]:
     """The noise as a validated lattice (or the discrete Gaussian) and the integer Δ."""
-    if isinstance(noise, _DiscreteGaussian):
+    if isinstance(noise, DiscreteGaussian):
         if lattice:
             raise TypeError(f"{lattice} needs a pmf with geometric tails, not a discrete Gaussian.")
         if sensitivity is None:
@@ -231,8 +231,9 @@ def _source(noise: Any, sensitivity: Any, lattice: str = "") -> tuple[Any, int]:
     if "masses" not in desc:
         raise TypeError(f"a pmf description needs the key 'masses'; got keys {sorted(desc)}.")
     hint = "shifts on ℤ; for a fractional reach in cells use optmech.certify.noise"
-    reach = check_int("sensitivity", default if sensitivity is None else sensitivity, low=1,
-                      hint=hint)  # fmt: skip
+    reach = check_int(
+        "sensitivity", default if sensitivity is None else sensitivity, low=1, hint=hint
+    )
     return _lattice(desc, reach), reach
 
 
@@ -311,25 +312,6 @@ def _curve_delta(c: _Curve, eps: FloatArray) -> FloatArray:
     return out * (1.0 + 2.0 * _U)
 
 
-def _dg_log_theta(sigma: float, f: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``log θ(f) − log θ(0)``, ``θ(f) = Σ_k e^(−(k−f)²/(2σ²))``, ``|f| ≤ 1/2``, and an error bound.
-
-    For σ ≥ 1/2 by Poisson summation, ``θ(f) ∝ 1 + 2Σ_m e^(−2π²σ²m²) cos(2πmf)`` (terms beyond
-    ``m = 14`` are below e^(−900)): the ratio keeps its absolute precision ``~u·θ-deviation``.
-    """
-    if sigma >= 0.5:
-        m = np.arange(1, 15, dtype=float)
-        terms = np.exp(-2.0 * math.pi**2 * sigma**2 * m**2)
-        inner = 2.0 * np.sum(terms[None, :] * np.cos(2.0 * math.pi * m[None, :] * f[:, None]), 1)
-        val = np.log1p(inner) - math.log1p(2.0 * float(np.sum(terms)))
-        return val, 40.0 * _U * 2.0 * float(np.sum(terms)) + 4.0 * _U * np.abs(val) + 1e-300
-    half = math.ceil(40.0 * sigma) + 2  # |k| > J: below e^(−700) of the sum
-    k = np.arange(-half, half + 1, dtype=float)
-    val = special.logsumexp(-((k[None, :] - f[:, None]) ** 2) / (2.0 * sigma**2), axis=1)
-    val = val - special.logsumexp(-(k**2) / (2.0 * sigma**2))
-    return val, (4.0 * half + 16.0) * _U + 4.0 * _U * np.abs(val) + 1e-300
-
-
 def privacy_profile(
     noise: Any, epsilons: npt.ArrayLike, *, sensitivity: int | None = None
 ) -> float | FloatArray:
@@ -371,7 +353,7 @@ def profile_breakpoints(noise: Any, *, sensitivity: int | None = None) -> FloatA
 def pure_epsilon(noise: Any, *, sensitivity: int | None = None) -> float:
     """Certified pure ε, ``D_∞ = max_s max_k log P(k)/P(k+s)`` (``inf`` if a mass faces zero)."""
     src, reach = _source(noise, sensitivity)
-    if isinstance(src, _DiscreteGaussian):
+    if isinstance(src, DiscreteGaussian):
         return math.inf
     return _d_inf(_curves(src, reach))
 
@@ -405,24 +387,10 @@ def _renyi_atoms(g: _Lattice, at: tuple[FloatArray, ...], alphas: FloatArray) ->
     return _up(out / (alphas - 1.0), 4.0 * _U)
 
 
-def _renyi_dg(sigma: float, reach: int, alphas: FloatArray) -> FloatArray:
-    best = np.full(alphas.shape, -np.inf)
-    for s in range(1, reach + 1):
-        c = (1.0 - alphas) * s
-        f = c - np.round(c)
-        log_t, err_t = _dg_log_theta(sigma, f)
-        # f carries the rounding of c, u|c|, and |d log θ/df| ≤ (40σ + 3)/σ².
-        err = err_t + 2.0 * _U * np.abs(c) * (40.0 * sigma + 3.0) / sigma**2
-        quad = alphas * (s * s / (2.0 * sigma**2))
-        val = _up(quad, 4.0 * _U) + _up((log_t + err) / (alphas - 1.0), 4.0 * _U)
-        best = np.maximum(best, val)
-    return _up(best, 2.0 * _U)
-
-
-def _divergence(src: _Lattice | _DiscreteGaussian, reach: int) -> Callable[[FloatArray], Any]:
+def _divergence(src: _Lattice | DiscreteGaussian, reach: int) -> Callable[[FloatArray], Any]:
     """``α ↦`` upper bounds of ``max_s D_α``, vectorised over α."""
-    if isinstance(src, _DiscreteGaussian):
-        return lambda alphas: _renyi_dg(src.sigma, reach, alphas)
+    if isinstance(src, DiscreteGaussian):
+        return lambda alphas: renyi_discrete_gaussian(src.sigma, reach, alphas)
     pairs = [(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
     return lambda alphas: np.max([_renyi_atoms(o, at, alphas) for o, at in pairs], axis=0)
 
@@ -470,11 +438,17 @@ def _chord_max(a: FloatArray, b: FloatArray, ka: FloatArray, kb: FloatArray) -> 
 
 
 def _rho_search(
-    div: Callable[[FloatArray], Any], tail: Callable[[float], float], rtol: float, max_orders: int
+    div: Callable[[FloatArray], Any],
+    tail: Callable[[float], float],
+    rtol: float,
+    max_orders: int,
+    near_one: Callable[[float], float] | None = None,
 ) -> Certificate:
     alphas = 1.0 + np.geomspace(1e-4, 63.0, 48)
-    values = np.asarray(div(alphas), dtype=float)
+    computed = np.asarray(div(alphas), dtype=float)
     while True:
+        # D_α is non-decreasing: min over larger orders also bounds it (errors grow as α → 1).
+        values = np.minimum.accumulate(computed[::-1])[::-1]
         ratio = values / alphas
         best = int(np.argmax(ratio))
         lower = float(ratio[best])
@@ -485,10 +459,13 @@ def _rho_search(
         )
         inner = inner * (1.0 + 1e-12)  # rounding in the rational bound (a few ops, ≤ 16u)
         last = tail(float(alphas[-1]))
-        bound = max(float(np.max(inner)), float(values[0]), last)
+        first = float(values[0])
+        if near_one is not None:
+            first = min(first, near_one(float(alphas[0])))
+        bound = max(float(np.max(inner)), first, last)
         bad = np.flatnonzero(inner > target)
         new = list(1.0 + np.sqrt((alphas[bad] - 1.0) * (alphas[bad + 1] - 1.0)))
-        if values[0] > target:
+        if first > target:
             new.append(1.0 + (alphas[0] - 1.0) / 16.0)
         if last > target:
             new.append(1.0 + (alphas[-1] - 1.0) * 4.0)
@@ -498,9 +475,9 @@ def _rho_search(
             why = f"best grid value at α = {alphas[best]:.9g}, {alphas.size} orders"
             return Certificate(rho, lower, why + ("" if bound <= target else ", not converged"))
         alphas = np.concatenate([alphas, fresh])
-        values = np.concatenate([values, np.asarray(div(fresh), dtype=float)])
+        computed = np.concatenate([computed, np.asarray(div(fresh), dtype=float)])
         order = np.argsort(alphas)
-        alphas, values = alphas[order], values[order]
+        alphas, computed = alphas[order], computed[order]
 
 
 def certified_rho(
@@ -526,23 +503,27 @@ def certified_rho(
 
     Notes
     -----
-    Beyond the last order the bound is ``D_∞/α``. The discrete Gaussian has ``D_∞ = inf``; there
+    Near α = 1 the bound also uses the loss's mean (the Kullback–Leibler divergence) and second
+    moment (:func:`optmech.certify._moments.kl_bound`). Beyond the last order the bound is
+    ``D_∞/α``. The discrete Gaussian has ``D_∞ = inf``; there
     ``D_α ≤ αΔ²/(2σ²)`` (Canonne, Kamath & Steinke, 2020: ``θ(c) ≤ θ(0)``) serves, and its
     certificate is ``Δ²/(2σ²)`` within ``rtol`` (attained at every integer order).
     """
     src, reach = _source(noise, sensitivity)
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
     cap = check_int("max_orders", max_orders, low=64)
-    if isinstance(src, _DiscreteGaussian):
+    if isinstance(src, DiscreteGaussian):
         d_inf, rho_dg = 0.0, float(_up(np.asarray(reach**2 / (2.0 * src.sigma**2)), 4.0 * _U))
         tail: Callable[[float], float] = lambda a_hi: rho_dg  # noqa: E731
     else:
         d_inf = _d_inf(_curves(src, reach))
         tail = lambda a_hi: d_inf / a_hi  # noqa: E731
+        moments = [kl_moments(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
     if math.isinf(d_inf):
         cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
     else:
-        cert = _rho_search(_divergence(src, reach), tail, tol, cap)
+        near = None if isinstance(src, DiscreteGaussian) else kl_bound(moments)
+        cert = _rho_search(_divergence(src, reach), tail, tol, cap, near)
     return cert if check_flag("debug", debug) else cert.value
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from optmech.lp.additive.spec import AdditiveSpec
 
 __all__ = [
+    "BeyondCertificate",
     "DesignRecord",
     "DesignedGradedNoise",
     "DesignedLatticeNoise",
@@ -40,6 +41,38 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class BeyondCertificate:
+    """What is certified about a design under a guarantee beyond (ε, δ), from its numbers alone
+    (:mod:`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and both directions).
+
+    Attributes
+    ----------
+    rho : float or None
+        zCDP: the certified ρ, an upper bound of ``sup_(α>1) D_α/α`` over the continuum.
+    mu : float or None
+        GDP: a μ for which ``δ(ε) ≤ δ_μ(ε)`` is certified at every ε ≥ 0.
+    profile : tuple of (float, float)
+        Profile: the certified ``(ε_j, δ(ε_j))``; GDP: the profile at the cut ε.
+    renyi : tuple of (float, float)
+        Rényi DP: the certified ``(α, D_α)`` at the requested orders; zCDP: at the cut orders.
+    """
+
+    rho: float | None = None
+    mu: float | None = None
+    profile: tuple[tuple[float, float], ...] = ()
+    renyi: tuple[tuple[float, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return {
+            "certified_rho": self.rho,
+            "certified_mu": self.mu,
+            "certified_profile": [list(p) for p in self.profile],
+            "certified_renyi": [list(p) for p in self.renyi],
+        }
 
 
 @dataclass(frozen=True)
@@ -71,6 +104,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
         ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 4,
         when it costs less than the solver's point — it is a point of the same LP).
+    beyond : BeyondCertificate or None
+        The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
 
     spec: AdditiveSpec
@@ -83,6 +118,7 @@ class DesignRecord(SpecViews, ProvenanceFields):
     window: str
     lp_objective: float
     source: str = "solver"
+    beyond: BeyondCertificate | None = None
 
     # -- the specification --------------------------------------------------------------------
     @property
@@ -183,6 +219,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
             "repair_cost": self.repair_cost,
             "repair_detail": self.repair_detail,
         }
+        if self.beyond is not None:
+            out.update(self.beyond.to_dict())
         out.update(self.provenance.to_dict())
         out["repair"] = str(self.repair)
         for key, val in list(out.items()):
@@ -223,8 +261,28 @@ class DesignedNoise(ProvenanceFields):
 
     @property
     def certified_delta(self) -> float:
-        """Certified δ at the requested ε."""
+        """Certified δ at the requested ε (beyond (ε, δ): at :attr:`certified_epsilon`)."""
         return self._record.certified_delta
+
+    @property
+    def certified_rho(self) -> float | None:
+        """zCDP designs: the certified ρ over every order α > 1 (None otherwise)."""
+        return None if self._record.beyond is None else self._record.beyond.rho
+
+    @property
+    def certified_mu(self) -> float | None:
+        """GDP designs: the certified μ over every ε ≥ 0 (None otherwise)."""
+        return None if self._record.beyond is None else self._record.beyond.mu
+
+    @property
+    def certified_profile(self) -> tuple[tuple[float, float], ...]:
+        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points / cuts."""
+        return () if self._record.beyond is None else self._record.beyond.profile
+
+    @property
+    def certified_renyi(self) -> tuple[tuple[float, float], ...]:
+        """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
+        return () if self._record.beyond is None else self._record.beyond.renyi
 
     @property
     def grid(self) -> FloatArray:

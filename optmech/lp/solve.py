@@ -24,6 +24,7 @@ from optmech.exceptions import SolverError
 from optmech.provenance import Attempt
 
 __all__ = [
+    "CONIC_SOLVERS",
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "ProblemKind",
@@ -41,7 +42,7 @@ __all__ = [
 T = TypeVar("T")
 
 #: The LP families of :data:`SOLVER_POLICY`.
-ProblemKind = Literal["generic", "additive", "count", "remap"]
+ProblemKind = Literal["generic", "additive", "count", "remap", "conic"]
 
 #: Solvers optmech knows how to tune, in order of preference.
 KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
@@ -55,6 +56,10 @@ _SIMPLEX = ("HIGHS",)
 #: The solvers optmech's policy chooses from and falls back between (measured on every LP
 #: family, docs/performance.md); others are used only when named.
 MAIN_SOLVERS = ("HIGHS", "CLARABEL")
+
+#: Solvers of conic (power- and exponential-cone) problems, in order of preference: the LP-only
+#: solvers (HiGHS) cannot take them, so a conic problem falls back within this list.
+CONIC_SOLVERS = ("CLARABEL",)
 
 #: Tight tolerances for each solver (THEORY.md §5).
 _OPTIONS: dict[str, dict[str, Any]] = {
@@ -86,6 +91,15 @@ _KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {
     # geometric mechanism at large n ε). HiGHS drops coefficients below 1e-9 by default, which
     # changes the LP; keep them down to 1e-12.
     ("remap", "HIGHS"): {"small_matrix_value": 1e-12},
+    # Rényi / zCDP designs (optmech.lp.additive.renyi): power and exponential cones whose terms
+    # span many decades in the tails. Relative gaps of 1e-10 are not reached there (measured:
+    # Clarabel stalls near 1e-9 with "insufficient progress"); 1e-9 keeps the certified cost
+    # within 1e-8 and lets the solver finish.
+    ("conic", "CLARABEL"): {
+        "tol_gap_abs": 1e-9,
+        "tol_gap_rel": 1e-9,
+        "tol_feas": 1e-9,
+    },
 }
 
 _HINTS = {
@@ -180,6 +194,8 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     "count": (2_700, "HIGHS", "CLARABEL"),
     # The minimax remap LP (optmech.lp.remap): small, dense rows; the generic choice.
     "remap": (50_000, "HIGHS", "CLARABEL"),
+    # Rényi / zCDP designs: power and exponential cones, which only Clarabel takes.
+    "conic": (2**62, "CLARABEL", "CLARABEL"),
 }
 
 
@@ -347,12 +363,13 @@ def attempt_plan(
     A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
     policy's choice (:func:`choose_solver`) as built and rescaled, then every other installed
     solver of :data:`MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
-    solvers (a vertex is what was asked for).
+    solvers (a vertex is what was asked for), and for ``kind="conic"`` only
+    :data:`CONIC_SOLVERS` (LP solvers take no cones).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
     names = [first]
     if solver is None:
-        pool = _SIMPLEX if vertex else MAIN_SOLVERS
+        pool = CONIC_SOLVERS if kind == "conic" else _SIMPLEX if vertex else MAIN_SOLVERS
         names += [s for s in pool if s != first and s in available_solvers()]
     return [Strategy(name, rescaled) for name in names for rescaled in (False, True)]
 

@@ -52,11 +52,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_int, check_real, check_real_array, describe
+from optmech._validation import check_int, check_privacy, check_real, check_real_array, describe
 from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import Privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 
@@ -66,12 +66,10 @@ FloatArray = npt.NDArray[np.float64]
 MASS_TOLERANCE = 1e-9
 
 
-def _check_privacy(privacy: Any) -> PureDP | ApproxDP:
-    if not isinstance(privacy, PureDP | ApproxDP):
-        raise TypeError(
-            f"`privacy` must be optmech.PureDP or optmech.ApproxDP; got {describe(privacy)}."
-        )
-    return privacy
+def _check_privacy(privacy: Any) -> Privacy:
+    """The claimed guarantee: any of :mod:`optmech.privacy` (designs beyond (ε, δ) claim
+    theirs)."""
+    return check_privacy(privacy, beyond=True)  # type: ignore[no-any-return]
 
 
 def _check_tail(name: str, tail: Any, period: int) -> tuple[FloatArray, float]:
@@ -94,11 +92,11 @@ class _TabulatedMixin:
     """Shared attributes and repr of the two tabulated families."""
 
     _law: GridLaw
-    _privacy: PureDP | ApproxDP
+    _privacy: Privacy
     sensitivity: float
 
     @property
-    def privacy(self) -> PureDP | ApproxDP:
+    def privacy(self) -> Privacy:
         """The guarantee claimed at construction (certify it with :mod:`optmech.certify.noise`)."""
         return self._privacy
 
@@ -167,7 +165,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         Mass of a point mass at the origin, in [0, 1].
     sensitivity : float
         The Δ the noise is calibrated for, in (0, inf).
-    privacy : PureDP or ApproxDP
+    privacy : PureDP, ApproxDP or a guarantee beyond (ε, δ)
         The guarantee claimed for that Δ.
 
     Notes
@@ -186,7 +184,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         right_tail: Any = None,
         atom: float = 0.0,
         sensitivity: float,
-        privacy: PureDP | ApproxDP,
+        privacy: Privacy,
     ) -> None:
         s = check_real("start", start)
         h = check_real("width", width, low=0.0, low_open=True)
@@ -320,7 +318,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         probabilities, each further period ``ratio`` times the previous. ``None``: zero.
     sensitivity : int
         The Δ the noise is calibrated for, in [1, inf).
-    privacy : PureDP or ApproxDP
+    privacy : PureDP, ApproxDP or a guarantee beyond (ε, δ)
         The guarantee claimed for that Δ.
 
     Examples
@@ -347,7 +345,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         left_tail: Any = None,
         right_tail: Any = None,
         sensitivity: int,
-        privacy: PureDP | ApproxDP,
+        privacy: Privacy,
     ) -> None:
         s = check_int("start", start)
         values = check_real_array("pmf", pmf, ndim=1, nonnegative=True)

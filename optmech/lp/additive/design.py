@@ -49,7 +49,7 @@ from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_peri
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
-from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.solve import ProblemKind, SolveInfo, Strategy, solve_robust
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
@@ -63,6 +63,7 @@ __all__ = [
     "design_noise",
     "finish_design",
     "lp_interval",
+    "solve_lp",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -157,23 +158,21 @@ def design_noise(
     spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
-    lp = build_additive_lp(spec)
-    fresh = [lp]
+    if spec.beyond:
+        from optmech.lp.additive.beyond import design_beyond
 
-    def build(strategy: Strategy) -> tuple[Any, AdditiveLP]:
-        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
-        fresh.clear()
-        return variant.problem, variant
-
-    try:
-        solved, info = solve_robust(
-            build,
-            num_variables=lp.num_variables,
+        return design_beyond(
+            spec,
             solver=solver,
-            kind="additive",
+            repair=repair,
+            accuracy=accuracy,
             options=solver_options,
             verbose=verbose,
-            feasible=spec.pure,
+        )
+    lp = build_additive_lp(spec)
+    try:
+        solved, info = solve_lp(
+            lp, solver=solver, options=solver_options, verbose=verbose, feasible=spec.pure
         )
     except SolverError as exc:
         if exc.status != "infeasible" or spec.pure:
@@ -188,6 +187,35 @@ def design_noise(
             attempts=exc.attempts,
         ) from exc
     return finish_design(solved, info, repair=repair, accuracy=accuracy, stacklevel=3)
+
+
+def solve_lp(
+    lp: AdditiveLP,
+    *,
+    solver: str | None,
+    options: dict[str, Any] | None,
+    verbose: bool,
+    feasible: bool,
+    kind: ProblemKind = "additive",
+) -> tuple[AdditiveLP, SolveInfo]:
+    """Solve a built LP through :func:`optmech.lp.solve.solve_robust` (the problem as built
+    first, then fresh variants for the rescaled and other-solver attempts)."""
+    fresh = [lp]
+
+    def build(strategy: Strategy) -> tuple[Any, AdditiveLP]:
+        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
+        fresh.clear()
+        return variant.problem, variant
+
+    return solve_robust(
+        build,
+        num_variables=lp.num_variables,
+        solver=solver,
+        kind=kind,
+        options=options,
+        verbose=verbose,
+        feasible=feasible,
+    )
 
 
 # -- certification ------------------------------------------------------------------------------
