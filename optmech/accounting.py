@@ -30,8 +30,12 @@ Supported noise:
 * :func:`optmech.certify.profiles.discrete_gaussian` — :func:`renyi_curve` only (its losses are
   unbounded, so it has no finite PLD from the profile).
 
-Not supported (``TypeError``): :class:`~optmech.mechanisms.staircase.Staircase`,
-``TruncatedLaplace``, ``UniformAtom`` and piecewise-constant densities with a fractional reach.
+* :class:`~optmech.mechanisms.staircase.Staircase`,
+  :class:`~optmech.mechanisms.uniform_atom.UniformAtom` and
+  :class:`~optmech.mechanisms.piecewise.PiecewiseConstantNoise` (any reach: whole cells, rounded
+  up) — their exact profiles (:mod:`optmech.certify.continuous`), as for lattice noise.
+
+Not supported (``TypeError``): ``TruncatedLaplace`` and graded densities.
 
 References
 ----------
@@ -85,8 +89,9 @@ FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 
 _SUPPORTED = (
-    "a pmf description (mapping with 'masses' and tails), LatticeNoise (or any object with "
-    "grid_description() and an integer reach), Geometric, DiscreteStaircase, Laplace or Gaussian"
+    "a pmf description (mapping with 'masses' and tails), LatticeNoise, PiecewiseConstantNoise "
+    "(any object with grid_description()), Geometric, DiscreteStaircase, Laplace, Gaussian, "
+    "Staircase or UniformAtom"
 )
 
 
@@ -104,11 +109,14 @@ def _density(noise: Any, sensitivity: Any) -> tuple[str, float, float] | None:
 
 
 def _check_lattice(noise: Any) -> None:
-    """Densities other than Laplace and Gaussian have no exact lattice description here."""
+    """Densities need an exact profile: a grid (``grid_description()``) or a family of
+    :mod:`optmech.certify.continuous` (the staircase, the uniform + atom)."""
+    from optmech.certify.continuous import continuous_source
     from optmech.mechanisms.base import ContinuousNoise
 
     if isinstance(noise, ContinuousNoise) and not hasattr(noise, "grid_description"):
-        raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
+        if continuous_source(noise, None) is None:
+            raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
 
 
 def _connect_dots_masses(losses: FloatArray, deltas: FloatArray) -> FloatArray:
@@ -193,9 +201,13 @@ def privacy_loss_distribution(
         return build(scale, sensitivity=delta, pessimistic_estimate=pess,
                      value_discretization_interval=d)  # fmt: skip
     _check_lattice(noise)
-    kw = {
-        "sensitivity": None if sensitivity is None else check_int("sensitivity", sensitivity, low=1)
-    }
+    lattice = getattr(noise, "discrete", True)
+    if sensitivity is None:
+        kw: dict[str, Any] = {"sensitivity": None}
+    elif lattice:
+        kw = {"sensitivity": check_int("sensitivity", sensitivity, low=1)}
+    else:
+        kw = {"sensitivity": check_real("sensitivity", sensitivity, low=0.0, low_open=True)}
     losses = _kinks(lambda e: np.asarray(privacy_profile(noise, e, **kw)),
                     profile_breakpoints(noise, **kw))  # fmt: skip
     if pess:

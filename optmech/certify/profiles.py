@@ -66,12 +66,15 @@ import numpy.typing as npt
 from scipy import special
 
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
+from optmech.certify._gdp import curve_holds
 from optmech.certify._moments import kl_bound, kl_moments
+from optmech.certify.continuous import ContinuousSource, continuous_source
 from optmech.certify.discrete_gaussian import (
     DiscreteGaussian,
     discrete_gaussian,
     renyi_discrete_gaussian,
 )
+from optmech.certify.noise import cells_within_reach
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -215,18 +218,23 @@ def _source(noise: Any, sensitivity: Any, lattice: str = "") -> tuple[Any, int]:
         if sensitivity is None:
             raise TypeError("`sensitivity` is required for the discrete Gaussian; got None.")
         return noise, check_int("sensitivity", sensitivity, low=1)
+    if (cont := continuous_source(noise, sensitivity)) is not None:
+        return cont, 0
     if isinstance(noise, Mapping):
         desc, default = noise, noise.get("reach")
     elif hasattr(noise, "grid_description"):
         desc = noise.grid_description()
         default = desc.get("reach", getattr(noise, "sensitivity", None))
+        if not getattr(noise, "discrete", True):  # a density: whole cells reached, exactly
+            default = cells_within_reach(noise.sensitivity, noise.width)
     elif (found := _family(noise)) is not None:
         desc, default = found
     else:
         raise TypeError(
             "`noise` must be a pmf description (a mapping with 'masses' and optional "
             "'left_tail', 'right_tail', 'atom'), an object with grid_description(), Geometric, "
-            f"DiscreteStaircase or discrete_gaussian(sigma); got {describe(noise)}."
+            "DiscreteStaircase, discrete_gaussian(sigma), Laplace, Gaussian, Staircase or "
+            f"UniformAtom; got {describe(noise)}."
         )
     if "masses" not in desc:
         raise TypeError(f"a pmf description needs the key 'masses'; got keys {sorted(desc)}.")
@@ -334,9 +342,12 @@ def privacy_profile(
         Pessimistic δ at each ε (the piecewise-linear form in ``e^ε`` is exact between the
         breakpoints), at most 1.
     """
-    curves = _curves(*_source(noise, sensitivity, "privacy_profile"))
+    src, reach = _source(noise, sensitivity, "privacy_profile")
     eps = np.asarray(check_real_array("epsilons", np.atleast_1d(epsilons)), dtype=float)
-    top = np.max([_curve_delta(c, eps.ravel()) for c in curves], axis=0)
+    if isinstance(src, ContinuousSource):
+        top = src.profile(eps.ravel())
+    else:
+        top = np.max([_curve_delta(c, eps.ravel()) for c in _curves(src, reach)], axis=0)
     out = np.minimum(np.where(top > 0, np.nextafter(top, np.inf), 0.0), 1.0).reshape(eps.shape)
     return float(out[0]) if np.ndim(epsilons) == 0 else out
 
@@ -344,17 +355,19 @@ def privacy_profile(
 def profile_breakpoints(noise: Any, *, sensitivity: int | None = None) -> FloatArray:
     """The finite privacy losses ``log P(k)/P(k+s)`` (rounded up) of all shifts, sorted, unique.
 
-    ``δ(ε)`` of each shift is linear in ``e^ε`` between consecutive ones. Lattice noise only.
+    ``δ(ε)`` of each shift is linear in ``e^ε`` between consecutive ones.
     """
-    curves = _curves(*_source(noise, sensitivity, "profile_breakpoints"))
-    return np.unique(np.concatenate([c.loss for c in curves]))
+    src, reach = _source(noise, sensitivity, "profile_breakpoints")
+    if isinstance(src, ContinuousSource):
+        return np.unique(src.losses)
+    return np.unique(np.concatenate([c.loss for c in _curves(src, reach)]))
 
 
 def pure_epsilon(noise: Any, *, sensitivity: int | None = None) -> float:
     """Certified pure ε, ``D_∞ = max_s max_k log P(k)/P(k+s)`` (``inf`` if a mass faces zero)."""
     src, reach = _source(noise, sensitivity)
-    if isinstance(src, DiscreteGaussian):
-        return math.inf
+    if isinstance(src, DiscreteGaussian | ContinuousSource):
+        return math.inf if isinstance(src, DiscreteGaussian) else src.d_inf
     return _d_inf(_curves(src, reach))
 
 
@@ -391,6 +404,8 @@ def _divergence(src: _Lattice | DiscreteGaussian, reach: int) -> Callable[[Float
     """``α ↦`` upper bounds of ``max_s D_α``, vectorised over α."""
     if isinstance(src, DiscreteGaussian):
         return lambda alphas: renyi_discrete_gaussian(src.sigma, reach, alphas)
+    if isinstance(src, ContinuousSource):
+        return src.divergence
     pairs = [(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
     return lambda alphas: np.max([_renyi_atoms(o, at, alphas) for o, at in pairs], axis=0)
 
@@ -515,6 +530,9 @@ def certified_rho(
     if isinstance(src, DiscreteGaussian):
         d_inf, rho_dg = 0.0, float(_up(np.asarray(reach**2 / (2.0 * src.sigma**2)), 4.0 * _U))
         tail: Callable[[float], float] = lambda a_hi: rho_dg  # noqa: E731
+    elif isinstance(src, ContinuousSource):
+        d_inf, moments = (0.0, []) if src.rho is not None else (src.d_inf, [])
+        tail = lambda a_hi: src.rho or d_inf / a_hi  # noqa: E731
     else:
         d_inf = _d_inf(_curves(src, reach))
         tail = lambda a_hi: d_inf / a_hi  # noqa: E731
@@ -522,66 +540,20 @@ def certified_rho(
     if math.isinf(d_inf):
         cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
     else:
-        near = None if isinstance(src, DiscreteGaussian) else kl_bound(moments)
+        near = kl_bound(moments) if isinstance(src, _Lattice) else None
         cert = _rho_search(_divergence(src, reach), tail, tol, cap, near)
     return cert if check_flag("debug", debug) else cert.value
 
 
 # -- GDP over the continuum of ε ----------------------------------------------------------------
-def _log_phi(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``log Φ(x)`` and an error bound (library accuracy plus the rounding of ``x``)."""
-    val = special.log_ndtr(x)
-    return val, _TAU * (1.0 + np.abs(val)) + 4.0 * _U * (1.0 + np.abs(x)) ** 2
-
-
-def _gap_ok(mu: float, e1: FloatArray, e2: FloatArray, la: FloatArray, lb: FloatArray) -> Any:
-    """``δ_μ ≥ A − tB`` on ``[t1, t2]`` from the tangent of the gap at ``t1``, rigorously."""
-    lpa, ea = _log_phi(-e1 / mu + 0.5 * mu)
-    lpb, eb = _log_phi(-e1 / mu - 0.5 * mu)
-    x = e1 + lpb - lpa + ea + eb + 2.0 * _U * (np.abs(e1) + np.abs(lpb) + np.abs(lpa))
-    y = e1 + lb - la - 2.0 * _U * (1.0 + np.abs(e1) + np.abs(lb) + np.abs(la))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_dmu = lpa - ea + np.log(-np.expm1(np.minimum(x, 0.0)))
-        log_u = la + np.log(-np.expm1(np.minimum(y, 0.0)))
-        log_dt = e1 + np.log(np.expm1(e2 - e1))  # t2 − t1
-    slope = np.maximum(lb, lpb + eb)  # |g'(t1)| ≤ max(B, Φ(b1))
-    log_corr = slope + log_dt
-    rhs = np.logaddexp(log_u, log_corr)
-    slack = 8.0 * _U * (1.0 + np.abs(np.where(np.isfinite(rhs), rhs, 0.0)) + np.abs(slope))
-    return (rhs == -np.inf) | (log_dmu - 8.0 * _U * (1.0 + np.abs(log_dmu)) >= rhs + slack)
-
-
-def _slope_sign(mu: float, e: FloatArray, lb: FloatArray, sign: float) -> Any:
-    """Whether ``g' = B − Φ(−ε/μ − μ/2)`` certifiably has the given sign (or is 0) at ``e``."""
-    lp, err = _log_phi(-e / mu - 0.5 * mu)
-    return lb >= lp + err if sign > 0 else lb <= lp - err
-
-
-def _curve_holds(c: _Curve, mu: float) -> bool:
-    """Whether ``δ_s(ε) ≤ δ_μ(ε)`` for every ε ≥ 0 on every piece of the curve."""
-    if c.inf_mass > 0.0:
-        return False  # δ_s ≥ the infinite-loss mass > 0 while δ_μ → 0
-    hi = c.loss
-    lo = np.maximum(np.append(c.loss[1:], -np.inf), 0.0)
-    keep = hi >= lo
-    hi, lo, la, lb = hi[keep], lo[keep], c.log_a[keep], c.log_b[keep]
-    with np.errstate(over="ignore"):
-        star = -mu * (special.ndtri_exp(np.minimum(lb, -1e-300)) + 0.5 * mu)
-    mid = np.clip(star, lo, hi)
-    ok = np.zeros(hi.size, dtype=bool)
-    for rel in (1e-9, 1e-6, 1e-3, None):
-        todo = ~ok
-        if rel is None:  # the whole piece: the tangent at its left end bounds it everywhere
-            e1, e2, cond = lo[todo], hi[todo], np.ones(int(todo.sum()), dtype=bool)
-        else:
-            h = rel * (1.0 + np.abs(mid[todo]))
-            e1 = np.maximum(lo[todo], mid[todo] - h)
-            e2 = np.minimum(hi[todo], mid[todo] + h)
-            cond = ((e1 <= lo[todo]) | _slope_sign(mu, e1, lb[todo], -1.0)) & (
-                (e2 >= hi[todo]) | _slope_sign(mu, e2, lb[todo], 1.0)
-            )
-        ok[todo] = cond & _gap_ok(mu, e1, e2, la[todo], lb[todo])
-    return bool(np.all(ok))
+def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[_Curve] | float:
+    """The curves of lattice noise, or the closed-form μ of a continuous family that has one."""
+    src, reach = _source(noise, sensitivity, what)
+    if isinstance(src, ContinuousSource):
+        if src.mu is None:
+            raise TypeError(f"{what} needs lattice noise or a Gaussian; got {describe(noise)}.")
+        return src.mu
+    return _curves(src, reach)
 
 
 def certified_mu(
@@ -603,16 +575,18 @@ def certified_mu(
     float or Certificate
         A μ that passes the continuum check (``inf`` when a mass faces zero within reach).
     """
-    curves = _curves(*_source(noise, sensitivity, "certified_mu"))
+    curves = _gdp_curves(noise, sensitivity, "certified_mu")
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
     debug = check_flag("debug", debug)
+    if isinstance(curves, float):
+        return Certificate(curves, curves, "closed form") if debug else curves
     d_inf = _d_inf(curves)
     if math.isinf(d_inf):
         cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
         return cert if debug else cert.value
 
     def holds(mu: float) -> bool:
-        return all(_curve_holds(c, mu) for c in curves)
+        return all(curve_holds(c, mu) for c in curves)
 
     # ε-DP implies μ-GDP for μ = −2Φ^(−1)(1/(1 + e^ε)); a starting point, checked like any other.
     hi = max(-2.0 * float(special.ndtri(1.0 / (1.0 + math.exp(min(d_inf, 700.0))))), 1e-8)
@@ -663,8 +637,11 @@ def check_guarantee(
         got = tuple(np.atleast_1d(renyi_divergence(noise, list(g.orders), **kw)).tolist())
         pairs = list(zip(got, g.epsilons, strict=True))
     elif isinstance(g, GaussianDP):  # the exact continuum check at μ(1 + rtol)
-        curves = _curves(*_source(noise, sensitivity, "a GaussianDP check"))
-        got = all(_curve_holds(c, g.mu * (1 + tol)) for c in curves)
+        curves = _gdp_curves(noise, sensitivity, "a GaussianDP check")
+        if isinstance(curves, float):
+            got = curves <= g.mu * (1 + tol)
+        else:
+            got = all(curve_holds(c, g.mu * (1 + tol)) for c in curves)
         pairs = [(0.0 if got else 1.0, 0.0)]
     elif isinstance(g, PrivacyProfile):
         got = tuple(np.asarray(privacy_profile(noise, list(g.epsilons), **kw)).tolist())
