@@ -60,6 +60,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from scipy import special
 
 from optmech.certify.profiles import (
     certified_mu,
@@ -101,7 +102,11 @@ MAX_MARGIN = 1e-2
 #: First margin of GDP designs, on δ_μ(ε) itself: the profile of a grid noise bends between
 #: its breakpoints, so a relative 1e-4 below δ_μ at the cuts keeps the gaps between cuts inside
 #: it after a few rounds, at a cost of about 1e-5 relative.
-GDP_MARGIN = 1e-4
+GDP_MARGIN = 1e-6
+#: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows
+#: there): the profile is then 0 beyond, the LP's point has no zero facing a positive mass,
+#: and the cap binds only where the masses involved are below it.
+CAP_DELTA = 1e-12
 #: Relative accuracy of the certified ρ and μ reported.
 CERT_RTOL = 1e-7
 #: Largest mixing weight applied inside a round to a point with zero masses.
@@ -148,6 +153,7 @@ def constraints_for(
         return RowRecord(tuple(head)), AuxMap(), "cones", cones
     if isinstance(g, GaussianDP):
         points = [(e, float(gaussian_dp_delta(g.mu, e)) * keep) for e in cuts.points]
+        head.append(pure_block(pairs, g.to_approx(CAP_DELTA).epsilon))
     else:
         points = [(e, d * keep) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0 < d < 1]
         if spec.tail_epsilon is not None:  # δ = 0 from some point on: pure rows there
@@ -203,6 +209,7 @@ def _check_zcdp(g: ZCDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
 def _check_gdp(g: GaussianDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
     holds = bool(check_guarantee(desc, g, rtol=0.0))
     mu = float(certified_mu(desc, rtol=CERT_RTOL))
+    mu = min(mu, g.mu) if holds else mu  # the continuum check passed at μ itself
     eps = np.asarray(cuts.points, dtype=float)
     profile = tuple(
         zip(eps.tolist(), np.atleast_1d(privacy_profile(desc, eps)).tolist(), strict=True)
@@ -271,7 +278,7 @@ def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
     lp = build_additive_lp(spec, cuts=cuts)
     solved, info = solve(lp)
     full, atom = solved.full_values(solved.point())
-    raised = _reliable_envelope(solved, full) if solved.tail_ratio > 0 else full
+    raised = _reliable_envelope(solved, full) if solved.cones is not None else full
     family, kwargs = solved.noise_parts(raised, atom)
     fix = Repair(RepairKind.ENVELOPE if not np.array_equal(raised, full) else RepairKind.NONE)
     rnd = _Round(solved, info, kwargs, family, _check(spec, family(**kwargs), cuts), cuts, fix)
@@ -282,19 +289,6 @@ def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
             return rnd
         return rnd._replace(kwargs=kwargs, check=chk, fix=fix)
     return rnd
-
-
-def _active(rnd: _Round) -> tuple[float, ...]:
-    """The cut ε whose hockey-stick rows bind (a positive multiplier on some shift): the others
-    are dropped from the next round, which keeps the LP from growing with every round."""
-    duals = rnd.lp.duals()
-    points = rnd.cuts.points
-    if duals is None or "hockey-sum" not in duals or not points:
-        return points
-    y = np.asarray(duals["hockey-sum"]).reshape(len(points), -1)
-    top = float(np.max(y, initial=0.0))
-    keep = np.max(y, axis=1) > 1e-9 * max(top, 1e-300)
-    return tuple(p for p, k in zip(points, keep, strict=True) if k)
 
 
 def _rounds(spec: Any, solve: Callable[..., Any]) -> tuple[_Round, tuple[CutRound, ...]]:
@@ -310,8 +304,7 @@ def _rounds(spec: Any, solve: Callable[..., Any]) -> tuple[_Round, tuple[CutRoun
         if chk.holds or not cutting or len(log) >= MAX_ROUNDS:
             return rnd, tuple(log)
         if chk.new:
-            kept = _active(rnd) if isinstance(spec.privacy, GaussianDP) else cuts.points
-            cuts = Cuts(tuple(sorted(set(kept) | set(chk.new))), cuts.margin)
+            cuts = Cuts(tuple(sorted(set(cuts.points) | set(chk.new))), cuts.margin)
         elif cuts.margin < MAX_MARGIN and math.isfinite(chk.number):
             cuts = Cuts(cuts.points, min(cuts.margin * 10.0, MAX_MARGIN))
         else:
@@ -340,6 +333,37 @@ def _reference(lp: AdditiveLP) -> dict[str, Any]:
     return lp.noise_parts(full, 0.0)[1]
 
 
+def _gaussian_reference(spec: Any, rnd: _Round) -> dict[str, Any] | None:
+    """GDP: the Gaussian ``N(0, Δ²/μ²)`` on the grid — its mass in each cell, the tails of the
+    grid's ratio beyond — when it certifies (on ℤ it is the rounded Gaussian, μ-GDP by
+    post-processing, and on this grid within an allowance), else None. Nearly optimal there:
+    a mixing reference that costs little, and a candidate of its own."""
+    if not isinstance(spec.privacy, GaussianDP):
+        return None
+    lp = rnd.lp
+    grid, sigma = lp.grid, lp.grid.sensitivity / spec.privacy.mu
+    if grid.integer:
+        lo, hi = grid.index - 0.5, grid.index + 0.5
+    else:
+        lo = grid.index * grid.width
+        hi = lo + grid.width
+    a, b = np.minimum(np.abs(lo), np.abs(hi)), np.maximum(np.abs(lo), np.abs(hi))
+    inside = np.sign(lo) != np.sign(hi)
+    upper = special.log_ndtr(-np.where(inside, 0.0, a) / sigma)
+    lower = special.log_ndtr(-b / sigma)
+    logs = upper + np.log(-np.expm1(lower - upper))
+    logs = np.where(inside, np.log(special.ndtr(b / sigma) - special.ndtr(-a / sigma)), logs)
+    full = np.exp(logs - float(np.max(logs)))
+    kwargs = lp.noise_parts(full, 0.0)[1]
+    if _check(spec, rnd.family(**kwargs), rnd.cuts).holds:
+        return kwargs
+    try:  # it touches δ_μ (at ε = 0 on ℤ): a hair of the geometric noise moves it inside
+        geometric = _reference(lp)
+        return _repair(spec, rnd._replace(kwargs=kwargs), largest=1e-3, reference=geometric)[0]
+    except PrivacyViolationError:
+        return None
+
+
 def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
     out = dict(a)
     key = "pmf" if "pmf" in a else "densities"
@@ -352,9 +376,12 @@ def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
     return out
 
 
-def _repair(spec: Any, rnd: _Round, largest: float = 1.0) -> tuple[dict[str, Any], _Check, Repair]:
-    """Mix with the reference until the certificate holds (module docstring), with a weight of
-    at most ``largest``; raise :class:`PrivacyViolationError` if none certifies."""
+def _repair(
+    spec: Any, rnd: _Round, largest: float = 1.0, reference: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], _Check, Repair]:
+    """Mix with the reference (default: the Gaussian one for GDP if it certifies, else the
+    geometric one) until the certificate holds (module docstring), with a weight of at most
+    ``largest``; raise :class:`PrivacyViolationError` if none certifies."""
     lp, kwargs = rnd.lp, rnd.kwargs
     if spec.tail_epsilon is not None and isinstance(spec.privacy, PrivacyProfile):
         eps = spec.tail_epsilon
@@ -368,7 +395,8 @@ def _repair(spec: Any, rnd: _Round, largest: float = 1.0) -> tuple[dict[str, Any
             tail_log_ratio=min(-math.log(lp.tail_ratio), bound),
         )
         kwargs = lp.noise_parts(raised, float(kwargs.get("atom", 0.0)))[1]
-    reference = _reference(lp)
+    if reference is None:
+        reference = _gaussian_reference(spec, rnd) or _reference(lp)
 
     def attempt(lam: float) -> _Check:
         return _check(spec, rnd.family(**_mix(kwargs, reference, lam)), rnd.cuts)
@@ -481,9 +509,10 @@ def _interval(
     point = lp.variables_of(_values(lp, kwargs), float(kwargs.get("atom", 0.0)))
     if lp.cones is not None:
         return _cone_bound(lp, spec), lp_interval(lp, point, accuracy=math.inf)[1]
-    true = constraints_for(lp.grid, lp.expand, spec, Cuts(rnd.cuts.points, 0.0))[0]
+    # The sum rows read (terms)/(target δ) ≤ 1; at the requested δ = target/(1 − margin).
+    undo = 1.0 / (1.0 - rnd.cuts.margin)
     blocks = tuple(
-        dataclasses.replace(b, b=true[b.name].b) if b.name == "hockey-sum" else b for b in lp.rows
+        dataclasses.replace(b, b=b.b * undo) if b.name == "hockey-sum" else b for b in lp.rows
     )
     return lp_interval(dataclasses.replace(lp, rows=RowRecord(blocks)), point, accuracy=accuracy)
 
@@ -529,6 +558,11 @@ def design_beyond(
             )
         kwargs, chk, fix = _repair(spec, rnd)
     lower, value = _interval(spec, rnd, kwargs, accuracy)
+    source = "solver"
+    alone = _gaussian_reference(spec, rnd)
+    if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
+        kwargs, chk, source = alone, _check(spec, rnd.family(**alone), rnd.cuts), "reference"
+        lower, value = _interval(spec, rnd, kwargs, accuracy)
     raw = rnd.lp.noise_parts(*rnd.lp.full_values(rnd.lp.point()))[1]
     raw_value = _interval(spec, rnd, raw, math.inf)[1] if fix.weight else value
     desc = _description(rnd.family(**kwargs), spec.resolution)
@@ -565,6 +599,7 @@ def design_beyond(
         cells_per_period=rnd.lp.grid.period,
         window=rnd.lp.window,
         lp_objective=float(info.objective) * rnd.lp.objective_factor,
+        source=source,
         beyond=chk.beyond,
     )
     warn_if_uncertified(prov, stacklevel=4)

@@ -2,7 +2,7 @@
 
 **Hockey-stick rows** (privacy profiles, GDP at finitely many ε). For each point
 ``(ε_i, δ_i)``, each shift and direction: ``x_k − e^(ε_i) x_(k+s) − t_k ≤ 0`` and
-``Σ_k w_k t_k / m ≤ δ_i`` with auxiliaries ``t ≥ 0``; at an optimum ``t_k`` may take its
+``Σ_k w_k t_k / (m δ_i) ≤ 1`` with auxiliaries ``t ≥ 0``; at an optimum ``t_k`` may take its
 canonical value ``(x_k − e^ε x_(k+s))₊``, so the rows say exactly ``δ_s(ε_i) ≤ δ_i`` (Balle &
 Wang 2018, Theorem 5; the tails' pairs carry their weights, :mod:`.pairs`).
 
@@ -90,7 +90,10 @@ def hockey_rows(
     sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * n_points, format="csr")
     atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
     total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
+    # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
     bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
+    total = (sp.diags(1.0 / bounds) @ total).tocsr()
+    bounds = np.ones(bounds.size)
     width = n_values + int(atom) + n_aux
     blocks = [
         RowBlock(
