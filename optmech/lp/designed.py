@@ -55,7 +55,8 @@ class BeyondCertificate:
     mu : float or None
         GDP: a μ for which ``δ(ε) ≤ δ_μ(ε)`` is certified at every ε ≥ 0.
     profile : tuple of (float, float)
-        Profile: the certified ``(ε_j, δ(ε_j))``; GDP: the profile at the cut ε.
+        Profile: the certified ``(ε_j, δ(ε_j))``; GDP: the profile at eight ε from 0 to where
+        ``δ_μ`` is 1e-10 (a summary: μ itself is certified at every ε).
     renyi : tuple of (float, float)
         Rényi DP: the certified ``(α, D_α)`` at the requested orders; zCDP: at the cut orders.
     """
@@ -276,7 +277,8 @@ class DesignedNoise(ProvenanceFields):
 
     @property
     def certified_profile(self) -> tuple[tuple[float, float], ...]:
-        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points / cuts."""
+        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points (GDP:
+        eight ε from 0 to where ``δ_μ`` is 1e-10)."""
         return () if self._record.beyond is None else self._record.beyond.profile
 
     @property
