@@ -18,6 +18,12 @@ runs a small version. The registry maps the command-line names to the modules:
                           Sundararajan 2012)
 ``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
 ``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
+``zcdp-lattice``          optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian (Canonne, Kamath
+                          & Steinke 2020)
+``gdp-lattice``           optimal noise on ℤ under μ-GDP vs the rounded Gaussian (Dong, Roth & Su
+                          2022)
+``composition``           δ(ε) after k = 1, 10, 100 compositions: Laplace, staircase, Gaussian,
+                          designed noise (dp_accounting PLDs)
 ========================  ==========================================================================
 
 Examples
@@ -46,6 +52,9 @@ EXPERIMENTS: dict[str, str] = {
     "grs-users": "grs_users",
     "minimax-remaps": "minimax_remaps",
     "custom-loss-gallery": "custom_loss_gallery",
+    "zcdp-lattice": "zcdp_lattice",
+    "gdp-lattice": "gdp_lattice",
+    "composition": "composition",
 }
 
 
