@@ -98,6 +98,10 @@ def _figure(rows: list[list[Any]]) -> Any:
     return fig
 
 
+def _ratio(rows: list[list[Any]], cost: str, rho: float) -> float:
+    return next(float(r[5]) for r in rows if r[0] == cost and r[1] == rho)
+
+
 def _summary(rows: list[list[Any]], best: dict[str, float]) -> list[str]:
     table = _common.markdown_table(
         [
@@ -120,10 +124,14 @@ def _summary(rows: list[list[Any]], best: dict[str, float]) -> list[str]:
         "support with its geometric tails.\n",
         table,
         "",
-        "Measured: the design costs at most "
-        + ", ".join(
-            f"{best[c]:.4g} × the discrete Gaussian for {_common.COST_LABELS[c]}" for c in best
+        "Measured: "
+        + "; ".join(
+            f"for {_common.COST_LABELS[c]} the design saves {100 * (1 - _ratio(rows, c, lo)):.2g}% "
+            f"at ρ = {lo:g} and {100 * (1 - _ratio(rows, c, hi)):.2g}% at ρ = {hi:g}"
+            for c in best
+            for lo, hi in [(min(r[1] for r in rows), max(r[1] for r in rows))]
         )
-        + "; the gain is largest at large ρ for |e| (a few per cent) and nearly nil for e² at "
-        "small ρ, where the discrete Gaussian is close to optimal.",
+        + " over the discrete Gaussian (the largest saving: ratio "
+        + ", ".join(f"{best[c]:.4g} for {_common.COST_LABELS[c]}" for c in best)
+        + ").",
     ]

@@ -71,7 +71,7 @@ from optmech.certify.profiles import (
     pure_epsilon,
     renyi_divergence,
 )
-from optmech.exceptions import PrivacyViolationError
+from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.design import lp_interval, slack, solve_lp
 from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
 from optmech.lp.additive.grid import AdditiveGrid
@@ -111,8 +111,11 @@ CAP_DELTA = 1e-12
 CERT_RTOL = 1e-7
 #: Largest mixing weight applied inside a round to a point with zero masses.
 ZERO_REPAIR = 1e-6
+#: The accuracy asked of a design is at least this many times its last round's margin (the
+#: target was tightened by the margin, so the certified interval is about as wide).
+MARGIN_ACCURACY = 10.0
 #: Jacobi–Newton steps polishing the tangent point of the conic bound.
-TANGENT_STEPS = 100
+TANGENT_STEPS = 400
 #: Values below this fraction of the largest are taken as the solver's tolerance, not a shape.
 RELIABLE = 1e-9
 #: New cut points per round, at most.
@@ -533,7 +536,8 @@ def design_beyond(
     spec : AdditiveSpec
         A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
     solver, repair, accuracy, options, verbose
-        As in :func:`optmech.lp.additive.design_noise`.
+        As in :func:`optmech.lp.additive.design_noise`; ``accuracy`` is raised to
+        :data:`MARGIN_ACCURACY` times the last round's margin (recorded in the provenance).
     """
     conic = isinstance(spec.privacy, ZCDP | RenyiDP)
 
@@ -548,7 +552,18 @@ def design_beyond(
             kind=kind,
         )
 
-    rnd, log = _rounds(spec, solve)
+    try:
+        rnd, log = _rounds(spec, solve)
+    except SolverError as exc:
+        if exc.status != "infeasible" or spec.tail_ratio > 0:
+            raise
+        raise SolverError(
+            exc.solver,
+            exc.status,
+            f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the support is "
+            "too short for these δ; raise `periods`",
+            attempts=exc.attempts,
+        ) from exc
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
         if not repair:
@@ -557,6 +572,8 @@ def design_beyond(
                 "repair=True, tighten the solver tolerances or try another solver."
             )
         kwargs, chk, fix = _repair(spec, rnd)
+    # The target was tightened by the margin: the interval is about that wide by design.
+    accuracy = max(accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
     lower, value = _interval(spec, rnd, kwargs, accuracy)
     source = "solver"
     alone = _gaussian_reference(spec, rnd)
