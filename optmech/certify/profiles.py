@@ -537,7 +537,9 @@ def certified_rho(
         d_inf = _d_inf(_curves(src, reach))
         tail = lambda a_hi: d_inf / a_hi  # noqa: E731
         moments = [kl_moments(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
-    if math.isinf(d_inf):
+    if isinstance(src, ContinuousSource) and src.rho is not None:
+        cert = Certificate(src.rho, src.rho, "closed form")
+    elif math.isinf(d_inf):
         cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
     else:
         near = kl_bound(moments) if isinstance(src, _Lattice) else None
