@@ -135,6 +135,6 @@ def _summary(rows: list[list[Any]], gain: float) -> list[str]:
         table,
         "",
         f"Measured: no noise on these supports can gain more than {gain:.2e} (relative) over "
-        "the rounded Gaussian; the continuous Gaussian costs more than the rounded one for |e| "
-        "at small μ and less for e² (rounding adds variance 1/12).",
+        "the rounded Gaussian. The continuous Gaussian N(0, 1/μ²) is listed for reference: "
+        "rounding moves the cost either way.",
     ]
