@@ -25,20 +25,10 @@ NAME = "gdp-lattice"
 #: they return here, touches the GDP curve and stays a hair above the LP's lower bound.
 ACCURACY = 1e-4
 #: Columns of results.csv: one row per cost and μ.
-HEADER = [
-    "cost",
-    "mu",
-    "design_cost",
-    "lower_bound",
-    "rounded_gaussian_cost",
-    "gaussian_cost",
-    "ratio",
-    "bound_ratio",
-    "certified_mu",
-    "source",
-    "rounds",
-    "seconds",
-]
+HEADER = (
+    "cost mu design_cost lower_bound rounded_gaussian_cost gaussian_cost ratio bound_ratio "
+    "certified_mu source rounds seconds"
+).split()
 
 
 def _row(cost: str, mu: float) -> list[Any]:

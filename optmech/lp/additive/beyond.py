@@ -72,7 +72,7 @@ from optmech.certify.profiles import (
     renyi_divergence,
 )
 from optmech.exceptions import PrivacyViolationError, SolverError
-from optmech.lp.additive.design import lp_interval, slack, solve_lp
+from optmech.lp.additive.design import design_provenance, lp_interval, slack, solve_lp
 from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
 from optmech.lp.additive.grid import AdditiveGrid
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
@@ -83,7 +83,7 @@ from optmech.lp.designed import BeyondCertificate, DesignedNoise, DesignRecord, 
 from optmech.lp.noise_repair import envelope_raise
 from optmech.lp.solve import SolveInfo
 from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
-from optmech.provenance import CutRound, Provenance, Repair, RepairKind, warn_if_uncertified
+from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
 
@@ -587,25 +587,13 @@ def design_beyond(
     last = spec.privacy.epsilons[-1] if isinstance(spec.privacy, PrivacyProfile) else 0.0
     delta = 0.0 if math.isfinite(eps) else float(privacy_profile(desc, last))
     info = rnd.info
-    prov = Provenance(
-        solver=info.solver,
-        status=info.status,
-        attempts=info.attempts,
-        value=value,
-        lower_bound=min(lower, value),
-        accuracy=accuracy,
-        violation_before=rnd.lp.violation(rnd.lp.point()),
-        repair=dataclasses.replace(fix, cost=value - raw_value),
-        build_time=rnd.lp.build_time,
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(r.seconds for r in log),
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=info.options,
-        rounds=log if len(log) > 1 or isinstance(spec.privacy, ZCDP | GaussianDP) else (),
+    violation = rnd.lp.violation(rnd.lp.point())
+    fix = dataclasses.replace(fix, cost=value - raw_value)
+    prov = design_provenance(
+        rnd.lp, info, (min(lower, value), value), accuracy, (violation, 0.0), fix
     )
+    cutting = len(log) > 1 or isinstance(spec.privacy, ZCDP | GaussianDP)
+    prov = prov.replace(total_time=sum(r.seconds for r in log), rounds=log if cutting else ())
     record = DesignRecord(
         spec=spec,
         provenance=prov,

@@ -61,6 +61,7 @@ __all__ = [
     "STAIRCASE_WARN_RATIO",
     "CoarseGridWarning",
     "design_noise",
+    "design_provenance",
     "finish_design",
     "lp_interval",
     "solve_lp",
@@ -511,7 +512,7 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
-def _provenance(
+def design_provenance(
     lp: AdditiveLP,
     info: SolveInfo,
     interval: tuple[float, float],
@@ -601,7 +602,7 @@ def finish_design(
     if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
         value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
     cost = value - raw_value if fix.kind != RepairKind.NONE else 0.0
-    prov = _provenance(
+    prov = design_provenance(
         lp,
         info,
         (lower, value),
