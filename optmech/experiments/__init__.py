@@ -29,7 +29,7 @@ runs a small version. The registry maps the command-line names to the modules:
 Examples
 --------
 >>> sorted(EXPERIMENTS)[:2]
-['custom-loss-gallery', 'gamma-star']
+['composition', 'custom-loss-gallery']
 """
 
 from __future__ import annotations

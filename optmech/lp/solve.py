@@ -91,15 +91,6 @@ _KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {
     # geometric mechanism at large n ε). HiGHS drops coefficients below 1e-9 by default, which
     # changes the LP; keep them down to 1e-12.
     ("remap", "HIGHS"): {"small_matrix_value": 1e-12},
-    # Rényi / zCDP designs (optmech.lp.additive.renyi): power and exponential cones whose terms
-    # span many decades in the tails. Relative gaps of 1e-10 are not reached there (measured:
-    # Clarabel stalls near 1e-9 with "insufficient progress"); 1e-9 keeps the certified cost
-    # within 1e-8 and lets the solver finish.
-    ("conic", "CLARABEL"): {
-        "tol_gap_abs": 1e-9,
-        "tol_gap_rel": 1e-9,
-        "tol_feas": 1e-9,
-    },
 }
 
 _HINTS = {

@@ -42,8 +42,8 @@ def lattice_gaussian_cost(sigma: float, cost: Any, *, rounded: bool = False) -> 
 
     Examples
     --------
-    >>> round(lattice_gaussian_cost(1.0, "squared"), 6)  # a little below σ²
-    0.999997
+    >>> round(lattice_gaussian_cost(1.0, "squared"), 9)  # a little below σ²
+    0.999999789
     """
     s = check_real("sigma", sigma, low=0.0, high=1e6, low_open=True)
     c = as_cost(cost)

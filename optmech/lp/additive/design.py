@@ -116,8 +116,11 @@ def design_noise(
 
     Parameters
     ----------
-    privacy : PureDP or ApproxDP
-        The guarantee (:class:`~optmech.lp.additive.spec.AdditiveSpec`).
+    privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+        The guarantee (:class:`~optmech.lp.additive.spec.AdditiveSpec`); the last four are
+        designed by cutting planes and cones (:mod:`optmech.lp.additive.beyond`) and their
+        certificates (``certified_rho``, ``certified_mu``, ``certified_profile``,
+        ``certified_renyi``) cover every order / ε.
     sensitivity : float
         Δ, in (0, inf).
     cost : Cost, str or callable

@@ -302,9 +302,9 @@ class AdditiveSpec:
             )
             if graded and not pure:
                 raise ValueError(
-                    f"`grid` must be 'uniform' or 'auto' for {privacy} designs: the "
-                    "hockey-stick rows and Rényi divergences interpolate between whole-cell "
-                    "shifts only on a uniform grid; got 'graded'."
+                    "`grid` must be 'uniform' or 'auto' for (ε, δ) designs and those beyond "
+                    f"(here {privacy}): the hockey-stick rows and Rényi divergences interpolate "
+                    "between whole-cell shifts only on a uniform grid; got 'graded'."
                 )
             put("grid", GridKind.GRADED if graded else GridKind.UNIFORM)
             if self.resolution is None:
