@@ -305,8 +305,13 @@ class DesignedNoise(ProvenanceFields):
             f"lower_bound={self.lower_bound:.9g}, grid={rec.grid}, "
             f"resolution={rec.cells_per_period}, periods={rec.periods}, "
             f"certified_epsilon={self.certified_epsilon:.9g}, "
-            f"certified_delta={self.certified_delta:.3g}, solver={self.solver}, "
-            f"status={self.status}"
+            f"certified_delta={self.certified_delta:.3g}, "
+            + "".join(
+                f"certified_{name}={val:.9g}, "
+                for name, val in (("rho", self.certified_rho), ("mu", self.certified_mu))
+                if val is not None
+            )
+            + f"solver={self.solver}, status={self.status}"
         )
 
 
