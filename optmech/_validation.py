@@ -292,16 +292,29 @@ def check_epsilon(epsilon: Any, *, high: float = math.inf, hint: str | None = No
     return check_real("epsilon", epsilon, low=0.0, high=high, low_open=True, hint=hint)
 
 
-def check_privacy(privacy: Any) -> Any:
+def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:
     """``privacy`` if it is an [`optmech.PureDP`][optmech.PureDP] or
-    [`optmech.ApproxDP`][optmech.ApproxDP] guarantee."""
-    from optmech.privacy import ApproxDP, PureDP  # privacy.py imports this module
+    [`optmech.ApproxDP`][optmech.ApproxDP] guarantee; with ``beyond=True`` also
+    [`optmech.ZCDP`][optmech.ZCDP], [`optmech.RenyiDP`][optmech.RenyiDP],
+    [`optmech.GaussianDP`][optmech.GaussianDP] or
+    [`optmech.PrivacyProfile`][optmech.PrivacyProfile]."""
+    from optmech import privacy as guarantees  # privacy.py imports this module
 
-    if not isinstance(privacy, PureDP | ApproxDP):
-        raise TypeError(
-            "`privacy` must be optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta); "
-            f"got {describe(privacy)}."
+    kinds: tuple[type, ...] = (guarantees.PureDP, guarantees.ApproxDP)
+    names = "optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta)"
+    if beyond:
+        kinds += (
+            guarantees.ZCDP,
+            guarantees.RenyiDP,
+            guarantees.GaussianDP,
+            guarantees.PrivacyProfile,
         )
+        names = (
+            "optmech.PureDP(epsilon), ApproxDP(epsilon, delta), ZCDP(rho), RenyiDP(alpha, "
+            "epsilon), GaussianDP(mu) or PrivacyProfile(epsilons, deltas)"
+        )
+    if not isinstance(privacy, kinds):
+        raise TypeError(f"`privacy` must be {names}; got {describe(privacy)}.")
     return privacy
 
 

@@ -31,9 +31,13 @@ Supported noise:
 * [`optmech.certify.profiles.discrete_gaussian`][optmech.certify.profiles.discrete_gaussian] —
   [`renyi_curve`][renyi_curve] only (its losses are unbounded, so it has no finite PLD from the
   profile).
+* [`Staircase`][optmech.mechanisms.staircase.Staircase],
+  [`UniformAtom`][optmech.mechanisms.uniform_atom.UniformAtom] and
+  [`PiecewiseConstantNoise`][optmech.mechanisms.piecewise.PiecewiseConstantNoise] (any reach: whole
+  cells, rounded up) — their exact profiles
+  ([`optmech.certify.continuous`][optmech.certify.continuous]), as for lattice noise.
 
-Not supported (``TypeError``): [`Staircase`][optmech.mechanisms.staircase.Staircase],
-``TruncatedLaplace``, ``UniformAtom`` and piecewise-constant densities with a fractional reach.
+Not supported (``TypeError``): ``TruncatedLaplace`` and graded densities.
 
 References
 ----------
@@ -86,8 +90,9 @@ FloatArray = npt.NDArray[np.float64]
 
 
 _SUPPORTED = (
-    "a pmf description (mapping with 'masses' and tails), LatticeNoise (or any object with "
-    "grid_description() and an integer reach), Geometric, DiscreteStaircase, Laplace or Gaussian"
+    "a pmf description (mapping with 'masses' and tails), LatticeNoise, PiecewiseConstantNoise "
+    "(any object with grid_description()), Geometric, DiscreteStaircase, Laplace, Gaussian, "
+    "Staircase or UniformAtom"
 )
 
 
@@ -105,11 +110,15 @@ def _density(noise: Any, sensitivity: Any) -> tuple[str, float, float] | None:
 
 
 def _check_lattice(noise: Any) -> None:
-    """Densities other than Laplace and Gaussian have no exact lattice description here."""
+    """Densities need an exact profile: a grid (``grid_description()``) or a family of
+    [`optmech.certify.continuous`][optmech.certify.continuous] (the staircase, the uniform + atom).
+    """
+    from optmech.certify.continuous import continuous_source
     from optmech.mechanisms.base import ContinuousNoise
 
     if isinstance(noise, ContinuousNoise) and not hasattr(noise, "grid_description"):
-        raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
+        if continuous_source(noise, None) is None:
+            raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
 
 
 def _connect_dots_masses(losses: FloatArray, deltas: FloatArray) -> FloatArray:
@@ -194,9 +203,13 @@ def privacy_loss_distribution(
         return build(scale, sensitivity=delta, pessimistic_estimate=pess,
                      value_discretization_interval=d)  # fmt: skip
     _check_lattice(noise)
-    kw = {
-        "sensitivity": None if sensitivity is None else check_int("sensitivity", sensitivity, low=1)
-    }
+    lattice = getattr(noise, "discrete", True)
+    if sensitivity is None:
+        kw: dict[str, Any] = {"sensitivity": None}
+    elif lattice:
+        kw = {"sensitivity": check_int("sensitivity", sensitivity, low=1)}
+    else:
+        kw = {"sensitivity": check_real("sensitivity", sensitivity, low=0.0, low_open=True)}
     losses = _kinks(lambda e: np.asarray(privacy_profile(noise, e, **kw)),
                     profile_breakpoints(noise, **kw))  # fmt: skip
     if pess:

@@ -30,6 +30,7 @@ from optmech.exceptions import InaccurateSolutionWarning
 __all__ = [
     "DEFAULT_ACCURACY",
     "Attempt",
+    "CutRound",
     "Provenance",
     "ProvenanceBounds",
     "ProvenanceFields",
@@ -107,6 +108,28 @@ class Attempt:
 
 
 @dataclass(frozen=True)
+class CutRound:
+    """One round of a cutting-plane design (guarantees over a continuum: zCDP, GDP).
+
+    Attributes
+    ----------
+    points : tuple of float
+        The orders α (zCDP) or ε (GDP) constrained in this round's problem.
+    certified : float
+        The certified ρ or μ of the round's noise (over the whole continuum).
+    holds : bool
+        Whether the requested guarantee was certified after this round.
+    seconds : float
+        Wall time of the round: build, solve, certify.
+    """
+
+    points: tuple[float, ...]
+    certified: float
+    holds: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Provenance:
     """Where an LP-backed result comes from and the interval its optimum is certified in.
 
@@ -139,6 +162,9 @@ class Provenance:
         Scalar variables and constraints of the LP solved.
     options : Mapping
         The options the successful attempt passed to the solver.
+    rounds : tuple of CutRound
+        The rounds of a cutting-plane design, in order (empty for a single solve); the
+        solver fields and timings are those of the last round.
     """
 
     solver: str
@@ -158,6 +184,7 @@ class Provenance:
     num_variables: int = 0
     num_constraints: int = 0
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    rounds: tuple[CutRound, ...] = ()
 
     @property
     def solvers_tried(self) -> tuple[str, ...]:
@@ -190,6 +217,9 @@ class Provenance:
         out["options"] = {k: repr(v) for k, v in self.options.items()}
         out["gap"] = self.gap
         out["certified"] = self.certified
+        for row in out["rounds"]:
+            if not math.isfinite(row["certified"]):
+                row["certified"] = str(row["certified"])
         for key, val in list(out.items()):
             if isinstance(val, float) and not math.isfinite(val):
                 out[key] = str(val)

@@ -19,7 +19,13 @@ import pytest
 
 from optmech.accounting import compose, privacy_loss_distribution, renyi_curve
 from optmech.certify.profiles import discrete_gaussian, privacy_profile, renyi_divergence
-from optmech.mechanisms import DiscreteStaircase, Gaussian, Geometric, Laplace, Staircase
+from optmech.mechanisms import (
+    DiscreteStaircase,
+    Gaussian,
+    Geometric,
+    Laplace,
+    TruncatedLaplace,
+)
 
 
 def _binomial_delta(eps: float, k: int, targets: np.ndarray) -> np.ndarray:
@@ -127,9 +133,9 @@ def test_rdp_curve_feeds_dp_accountings_conversion() -> None:
     ("call", "exc", "match"),
     [
         (
-            lambda: compose(Staircase(epsilon=1.0, gamma=0.3), 1, 0.5),
+            lambda: compose(TruncatedLaplace(epsilon=1.0, delta=1e-3), 1, 0.5),
             TypeError,
-            "Laplace or Gaussian",
+            "Staircase or UniformAtom",
         ),
         (
             lambda: compose(discrete_gaussian(1.0), 1, 0.5, sensitivity=1),

@@ -41,7 +41,12 @@ from optmech.certify.profiles import (
     pure_epsilon,
     renyi_divergence,
 )
-from optmech.mechanisms import DiscreteStaircase, Geometric, LatticeNoise, Staircase
+from optmech.mechanisms import (
+    DiscreteStaircase,
+    Geometric,
+    LatticeNoise,
+    TruncatedLaplace,
+)
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
 U = 2.0**-53
@@ -366,7 +371,7 @@ def test_discrete_gaussian_guarantees() -> None:
     ("call", "exc", "match"),
     [
         (
-            lambda: privacy_profile(Staircase(epsilon=1.0, gamma=0.3), 0.1),
+            lambda: privacy_profile(TruncatedLaplace(epsilon=1.0, delta=1e-3), 0.1),
             TypeError,
             "pmf description",
         ),

@@ -163,3 +163,19 @@ def test_parse_privacy() -> None:
     assert parse_privacy("eps=2") == PureDP(2.0)
     assert parse_privacy("delta=0.3") == ApproxDP(0.0, 0.3)
     assert parse_privacy("epsilon=1, delta=1e-6") == ApproxDP(1.0, 1e-6)
+
+
+def test_beyond_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
+    """zCDP against the discrete Gaussian N_ℤ(0, 1/(2ρ)), summed here; a profile's points."""
+    out = _json(capsys, ["design", "--privacy", "zcdp=0.5", "--integer", "--json"])
+    k = range(-60, 61)
+    weights = [math.exp(-0.5 * i * i) for i in k]
+    dg = math.fsum(abs(i) * w for i, w in zip(k, weights, strict=True)) / math.fsum(weights)
+    assert out["privacy"] == "0.5-zCDP" and "discrete Gaussian" in out["reference"]
+    assert out["reference_value"] == pytest.approx(dg, rel=1e-12)
+    assert out["lp_value"] <= dg and out["certified_rho"] <= 0.5 and out["rounds"] >= 1
+    out = _json(capsys, ["design", "--privacy", "profile=0.5:1e-2,1:1e-3", "--integer", "--json"])
+    got = [d for _, d in out["certified_profile"]]
+    assert len(got) == 2 and all(d <= t for d, t in zip(got, (1e-2, 1e-3), strict=True))
+    assert main(["design", "--privacy", "rdp=1:0.5"]) == 2
+    assert "`alpha`" in capsys.readouterr().err

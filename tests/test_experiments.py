@@ -28,6 +28,9 @@ COLUMNS = {
     "grs-users": {"loss", "n", "epsilon", "lp_value", "geometric_remap_value"},
     "minimax-remaps": {"loss", "side_information", "lp_value", "geometric_randomized_remap_value"},
     "custom-loss-gallery": {"case", "mechanism", "expected_cost", "epsilon", "delta"},
+    "zcdp-lattice": {"cost", "rho", "design_cost", "lower_bound", "discrete_gaussian_cost"},
+    "gdp-lattice": {"cost", "mu", "design_cost", "lower_bound", "rounded_gaussian_cost"},
+    "composition": {"noise", "k", "epsilon", "delta"},
 }
 
 
@@ -175,6 +178,57 @@ def test_custom_loss_gallery(results: dict[str, object]) -> None:
         if r["case"] == "approx-dp" and r["mechanism"] == "LP design"
     ]
     assert certified and certified[0] <= 1e-2 * (1 + 1e-7)
+
+
+def _lattice_gaussian(sigma: float, cost: str, rounded: bool) -> float:
+    """E c(K) of N_ℤ(0, σ²) or round(N(0, σ²)), summed here over |k| ≤ 60σ."""
+    from scipy import stats
+
+    k = np.arange(-math.ceil(60 * sigma), math.ceil(60 * sigma) + 1, dtype=float)
+    if rounded:
+        p = stats.norm.cdf((k + 0.5) / sigma) - stats.norm.cdf((k - 0.5) / sigma)
+    else:
+        p = np.exp(-(k**2) / (2 * sigma**2))
+    c = np.abs(k) if cost == "abs" else k * k
+    return float(np.sum(p * c) / np.sum(p))
+
+
+def test_zcdp_lattice(results: dict[str, object]) -> None:
+    """The discrete Gaussian's cost recomputed here; the design never above it."""
+    for row in _rows(results["zcdp-lattice"].csv):  # type: ignore[attr-defined]
+        rho = float(row["rho"])
+        dg = _lattice_gaussian(1 / math.sqrt(2 * rho), row["cost"], rounded=False)
+        assert float(row["discrete_gaussian_cost"]) == pytest.approx(dg, rel=1e-12)
+        assert float(row["lower_bound"]) <= float(row["design_cost"]) <= dg
+        assert float(row["certified_rho"]) <= rho
+
+
+def test_gdp_lattice(results: dict[str, object]) -> None:
+    """The rounded Gaussian's cost recomputed here; the design within 1e-6 of it (the rounded
+    Gaussian touches the GDP curve, test_lp_additive_beyond explains) and the certified lower
+    bound below it."""
+    for row in _rows(results["gdp-lattice"].csv):  # type: ignore[attr-defined]
+        mu = float(row["mu"])
+        ref = _lattice_gaussian(1 / mu, row["cost"], rounded=True)
+        assert float(row["rounded_gaussian_cost"]) == pytest.approx(ref, rel=1e-12)
+        assert float(row["lower_bound"]) <= ref
+        assert float(row["design_cost"]) <= ref * (1 + 1e-6)
+        assert float(row["certified_mu"]) <= mu
+
+
+def test_composition(results: dict[str, object]) -> None:
+    """One use of Laplace(1): δ(ε) = 1 − e^((ε − 1)/2) below ε = 1, 0 above (closed form); the
+    quick run discretises losses by 1e-3, so δ may exceed it by that much, never fall below."""
+    rows = _rows(results["composition"].csv)  # type: ignore[attr-defined]
+    lap = [
+        (float(r["epsilon"]), float(r["delta"]))
+        for r in rows
+        if r["k"] == "1" and r["noise"].startswith("Laplace")
+    ]
+    assert len(lap) >= 5
+    for eps, delta in lap:
+        want = -math.expm1(min(eps - 1.0, 0.0) / 2)
+        assert want <= delta <= want + 1e-3
 
 
 def test_seed_reproducible(tmp_path: object, results: dict[str, object]) -> None:

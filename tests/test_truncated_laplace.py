@@ -1,6 +1,6 @@
 """Tests of the truncated Laplace (ε, δ) noise (Geng, Ding, Guo & Kumar 2020).
 
-References are computed here: the support from THEORY's formula, moments from hand-derived
+References are computed here: the support from the paper's formula, moments from hand-derived
 antiderivatives, everything else by quadrature of the density.
 """
 

@@ -18,12 +18,18 @@ runs a small version. The registry maps the command-line names to the modules:
                           Sundararajan 2012)
 ``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
 ``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
+``zcdp-lattice``          optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian (Canonne, Kamath
+                          & Steinke 2020)
+``gdp-lattice``           optimal noise on ℤ under μ-GDP vs the rounded Gaussian (Dong, Roth & Su
+                          2022)
+``composition``           δ(ε) after k = 1, 10, 100 compositions: Laplace, staircase, Gaussian,
+                          designed noise (dp_accounting PLDs)
 ========================  ==========================================================================
 
 Examples
 --------
 >>> sorted(EXPERIMENTS)[:2]
-['custom-loss-gallery', 'gamma-star']
+['composition', 'custom-loss-gallery']
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ EXPERIMENTS: dict[str, str] = {
     "grs-users": "grs_users",
     "minimax-remaps": "minimax_remaps",
     "custom-loss-gallery": "custom_loss_gallery",
+    "zcdp-lattice": "zcdp_lattice",
+    "gdp-lattice": "gdp_lattice",
+    "composition": "composition",
 }
 
 #: Command-line name → (one-line description, typical wall time of ``--quick`` and of the full
@@ -59,6 +68,9 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "grs-users": ("random Bayesian users: LP vs G + Bayes remap", "2 s", "3 s"),
     "minimax-remaps": ("minimax users: LP vs G + best randomized remap", "2 s", "3 s"),
     "custom-loss-gallery": ("asymmetric, threshold and (ε, δ) designs vs baselines", "2 s", "3 s"),
+    "zcdp-lattice": ("optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian", "3 s", "11 s"),
+    "gdp-lattice": ("optimal noise on ℤ under μ-GDP vs the rounded Gaussian", "6 s", "14 s"),
+    "composition": ("δ(ε) after k = 1, 10, 100 compositions, five noises", "3 s", "31 s"),
 }
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from optmech.lp.additive.spec import AdditiveSpec
 
 __all__ = [
+    "BeyondCertificate",
     "DesignRecord",
     "DesignedGradedNoise",
     "DesignedLatticeNoise",
@@ -41,6 +42,40 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class BeyondCertificate:
+    """What is certified about a design under a guarantee beyond (ε, δ), from its numbers alone
+    ([`optmech.certify.profiles`][optmech.certify.profiles], over every shift ``0 < |d| ≤ Δ`` and
+    both directions).
+
+    Attributes
+    ----------
+    rho : float or None
+        zCDP: the certified ρ, an upper bound of ``sup_(α>1) D_α/α`` over the continuum.
+    mu : float or None
+        GDP: a μ for which ``δ(ε) ≤ δ_μ(ε)`` is certified at every ε ≥ 0.
+    profile : tuple of (float, float)
+        Profile: the certified ``(ε_j, δ(ε_j))``; GDP: the profile at eight ε from 0 to where
+        ``δ_μ`` is 1e-10 (a summary: μ itself is certified at every ε).
+    renyi : tuple of (float, float)
+        Rényi DP: the certified ``(α, D_α)`` at the requested orders; zCDP: at the cut orders.
+    """
+
+    rho: float | None = None
+    mu: float | None = None
+    profile: tuple[tuple[float, float], ...] = ()
+    renyi: tuple[tuple[float, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return {
+            "certified_rho": self.rho,
+            "certified_mu": self.mu,
+            "certified_profile": [list(p) for p in self.profile],
+            "certified_renyi": [list(p) for p in self.renyi],
+        }
 
 
 @dataclass(frozen=True)
@@ -72,6 +107,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
         ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 3,
         when it costs less than the solver's point — it is a point of the same LP).
+    beyond : BeyondCertificate or None
+        The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
 
     spec: AdditiveSpec
@@ -84,6 +121,7 @@ class DesignRecord(SpecViews, ProvenanceFields):
     window: str
     lp_objective: float
     source: str = "solver"
+    beyond: BeyondCertificate | None = None
 
     # -- the specification --------------------------------------------------------------------
     @property
@@ -184,6 +222,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
             "repair_cost": self.repair_cost,
             "repair_detail": self.repair_detail,
         }
+        if self.beyond is not None:
+            out.update(self.beyond.to_dict())
         out.update(self.provenance.to_dict())
         out["repair"] = str(self.repair)
         for key, val in list(out.items()):
@@ -224,8 +264,30 @@ class DesignedNoise(ProvenanceFields):
 
     @property
     def certified_delta(self) -> float:
-        """Certified δ at the requested ε."""
+        """Certified δ at the requested ε (beyond (ε, δ): at
+        [`certified_epsilon`][certified_epsilon])."""
         return self._record.certified_delta
+
+    @property
+    def certified_rho(self) -> float | None:
+        """zCDP designs: the certified ρ over every order α > 1 (None otherwise)."""
+        return None if self._record.beyond is None else self._record.beyond.rho
+
+    @property
+    def certified_mu(self) -> float | None:
+        """GDP designs: the certified μ over every ε ≥ 0 (None otherwise)."""
+        return None if self._record.beyond is None else self._record.beyond.mu
+
+    @property
+    def certified_profile(self) -> tuple[tuple[float, float], ...]:
+        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points (GDP:
+        eight ε from 0 to where ``δ_μ`` is 1e-10)."""
+        return () if self._record.beyond is None else self._record.beyond.profile
+
+    @property
+    def certified_renyi(self) -> tuple[tuple[float, float], ...]:
+        """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
+        return () if self._record.beyond is None else self._record.beyond.renyi
 
     @property
     def grid(self) -> FloatArray:
@@ -242,8 +304,18 @@ class DesignedNoise(ProvenanceFields):
     def certified_guarantee(self) -> list[tuple[str, str, float]]:
         """``(attribute, label, value)`` of the certified guarantee, headline first: for
         (ε, δ) the certified δ at the requested ε, then the pure-ε bound (δ = 0) labelled as
-        what it is (often ``inf``: a δ > 0 design need not be ε-DP for any ε)."""
+        what it is (often ``inf``: a δ > 0 design need not be ε-DP for any ε); beyond (ε, δ)
+        the certified ρ, μ, profile or Rényi curve, then the pure-ε bound."""
         rec = self._record
+        if rec.beyond is not None:
+            found = [
+                ("certified_rho", "certified ρ (zCDP)", rec.beyond.rho),
+                ("certified_mu", "certified μ (GDP)", rec.beyond.mu),
+                ("certified_profile", "certified (ε, δ(ε))", rec.beyond.profile or None),
+                ("certified_renyi", "certified (α, D_α)", rec.beyond.renyi or None),
+            ]
+            headline = [row for row in found if row[2] is not None][:1]
+            return [*headline, ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon)]
         if rec.spec.pure:
             return [("certified_epsilon", "certified ε", rec.certified_epsilon)]
         return [
@@ -275,7 +347,7 @@ class DesignedNoise(ProvenanceFields):
         from optmech.plotting import plot_noise
 
         refs: list[tuple[str, Any]] = []
-        if reference:
+        if reference and self._record.beyond is None:
             rec = self._record
             found = closed_form_reference(
                 rec.privacy, rec.sensitivity, rec.cost, integer=rec.integer
@@ -296,8 +368,13 @@ class DesignedNoise(ProvenanceFields):
             f"lower_bound={self.lower_bound:.9g}, grid={rec.grid}, "
             f"resolution={rec.cells_per_period}, periods={rec.periods}, "
             f"certified_epsilon={self.certified_epsilon:.9g}, "
-            f"certified_delta={self.certified_delta:.3g}, solver={self.solver}, "
-            f"status={self.status}"
+            f"certified_delta={self.certified_delta:.3g}, "
+            + "".join(
+                f"certified_{name}={val:.9g}, "
+                for name, val in (("rho", self.certified_rho), ("mu", self.certified_mu))
+                if val is not None
+            )
+            + f"solver={self.solver}, status={self.status}"
         )
 
 

@@ -30,6 +30,7 @@ from optmech.exceptions import SolverError
 from optmech.provenance import Attempt, Provenance
 
 __all__ = [
+    "CONIC_SOLVERS",
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "ProblemKind",
@@ -47,8 +48,8 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: The LP families of `SOLVER_POLICY`.
-ProblemKind = Literal["generic", "additive", "count", "remap"]
+#: The LP families of [`SOLVER_POLICY`][SOLVER_POLICY].
+ProblemKind = Literal["generic", "additive", "count", "remap", "conic"]
 
 #: Solvers optmech knows how to tune, in order of preference.
 KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
@@ -62,6 +63,10 @@ _SIMPLEX = ("HIGHS",)
 #: The solvers optmech's policy chooses from and falls back between (measured on every LP
 #: family, docs/performance.md); others are used only when named.
 MAIN_SOLVERS = ("HIGHS", "CLARABEL")
+
+#: Solvers of conic (power- and exponential-cone) problems, in order of preference: the LP-only
+#: solvers (HiGHS) cannot take them, so a conic problem falls back within this list.
+CONIC_SOLVERS = ("CLARABEL",)
 
 #: Tight tolerances for each solver (measured: the performance page).
 _OPTIONS: dict[str, dict[str, Any]] = {
@@ -225,6 +230,8 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     "count": (2_700, "HIGHS", "CLARABEL"),
     # The minimax remap LP (optmech.lp.remap): small, dense rows; the generic choice.
     "remap": (50_000, "HIGHS", "CLARABEL"),
+    # Rényi / zCDP designs: power and exponential cones, which only Clarabel takes.
+    "conic": (2**62, "CLARABEL", "CLARABEL"),
 }
 
 
@@ -433,12 +440,13 @@ def attempt_plan(
     A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
     policy's choice ([`choose_solver`][choose_solver]) as built and rescaled, then every other
     installed solver of `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
-    solvers (a vertex is what was asked for).
+    solvers (a vertex is what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP
+    solvers take no cones).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
     names = [first]
     if solver is None:
-        pool = _SIMPLEX if vertex else MAIN_SOLVERS
+        pool = CONIC_SOLVERS if kind == "conic" else _SIMPLEX if vertex else MAIN_SOLVERS
         names += [s for s in pool if s != first and s in available_solvers()]
     return [Strategy(name, rescaled) for name in names for rescaled in (False, True)]
 

@@ -195,13 +195,22 @@ class NoiseDistribution(ABC):
 
     @property
     def epsilon(self) -> float:
-        """ε of [`privacy`][privacy]."""
-        return self.privacy.epsilon
+        """ε of [`privacy`][privacy] (an ``AttributeError`` for a guarantee beyond (ε, δ))."""
+        return self._approx().epsilon
 
     @property
     def delta(self) -> float:
-        """δ of [`privacy`][privacy] (0 for pure DP)."""
-        return self.privacy.delta
+        """δ of [`privacy`][privacy] (0 for pure DP; an ``AttributeError`` beyond (ε, δ))."""
+        return self._approx().delta
+
+    def _approx(self) -> PureDP | ApproxDP:
+        privacy = self.privacy
+        if not isinstance(privacy, PureDP | ApproxDP):
+            raise AttributeError(
+                f"the guarantee {privacy} has no single (ε, δ); read `.privacy`, or a design's "
+                "certified numbers (certified_epsilon, certified_rho, certified_mu, ...)"
+            )
+        return privacy
 
 
 class ContinuousNoise(NoiseDistribution):

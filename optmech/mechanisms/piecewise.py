@@ -2,10 +2,9 @@
 
 Two families share one description (the exact discretisation of the theory pages):
 
-* [`PiecewiseConstantNoise`][PiecewiseConstantNoise] — a density on ℝ, constant on cells ``[s + jh,
-s + (j+1)h)``
-  of a finite grid, optionally with an atom at the origin (the (0, δ) optimum has one, Geng, Ding,
-  Guo & Kumar 2019);
+* [`PiecewiseConstantNoise`][PiecewiseConstantNoise] — a density on ℝ, constant on cells
+  ``[s + jh, s + (j+1)h)`` of a finite grid, optionally with an atom at the origin (the (0, δ)
+  optimum has one, Geng, Ding, Guo & Kumar 2019);
 * [`LatticeNoise`][LatticeNoise] — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
   queries, the discrete setting of Geng & Viswanath 2016).
 
@@ -57,12 +56,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_int, check_real, check_real_array, check_tail, describe
+from optmech._validation import (
+    check_int,
+    check_privacy,
+    check_real,
+    check_real_array,
+    check_tail,
+)
 from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
 from optmech.mechanisms.exact import draw_many, lattice_draw
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import Privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 
@@ -72,23 +77,21 @@ FloatArray = npt.NDArray[np.float64]
 MASS_TOLERANCE = 1e-9
 
 
-def _check_privacy(privacy: Any) -> PureDP | ApproxDP:
-    if not isinstance(privacy, PureDP | ApproxDP):
-        raise TypeError(
-            f"`privacy` must be optmech.PureDP or optmech.ApproxDP; got {describe(privacy)}."
-        )
-    return privacy
+def _check_privacy(privacy: Any) -> Privacy:
+    """The claimed guarantee: any of [`optmech.privacy`][optmech.privacy] (designs beyond (ε, δ)
+    claim theirs)."""
+    return check_privacy(privacy, beyond=True)  # type: ignore[no-any-return]
 
 
 class _TabulatedMixin:
     """Shared attributes and repr of the two tabulated families."""
 
     _law: GridLaw
-    _privacy: PureDP | ApproxDP
+    _privacy: Privacy
     sensitivity: float
 
     @property
-    def privacy(self) -> PureDP | ApproxDP:
+    def privacy(self) -> Privacy:
         """The guarantee claimed at construction (certify it with
         [`optmech.certify.noise`][optmech.certify.noise])."""
         return self._privacy
@@ -158,7 +161,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         Mass of a point mass at the origin, in [0, 1].
     sensitivity : float
         The Δ the noise is calibrated for, in (0, inf).
-    privacy : PureDP or ApproxDP
+    privacy : PureDP, ApproxDP or a guarantee beyond (ε, δ)
         The guarantee claimed for that Δ.
 
     Notes
@@ -177,7 +180,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
         right_tail: Any = None,
         atom: float = 0.0,
         sensitivity: float,
-        privacy: PureDP | ApproxDP,
+        privacy: Privacy,
     ) -> None:
         s = check_real("start", start)
         h = check_real("width", width, low=0.0, low_open=True)
@@ -312,7 +315,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         probabilities, each further period ``ratio`` times the previous. ``None``: zero.
     sensitivity : int
         The Δ the noise is calibrated for, in [1, inf).
-    privacy : PureDP or ApproxDP
+    privacy : PureDP, ApproxDP or a guarantee beyond (ε, δ)
         The guarantee claimed for that Δ.
 
     Examples
@@ -339,7 +342,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         left_tail: Any = None,
         right_tail: Any = None,
         sensitivity: int,
-        privacy: PureDP | ApproxDP,
+        privacy: Privacy,
     ) -> None:
         s = check_int("start", start)
         values = check_real_array("pmf", pmf, ndim=1, nonnegative=True)

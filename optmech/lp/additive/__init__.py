@@ -1,4 +1,5 @@
-"""The LP designer of additive noise: optimal ε-DP, (0, δ) and (ε, δ) noise for any cost.
+"""The LP designer of additive noise: optimal ε-DP, (0, δ), (ε, δ) noise — and noise under
+zCDP, Rényi DP, Gaussian DP and privacy profiles — for any cost.
 
 Mechanism ``K(D) = q(D) + X`` (Geng & Viswanath 2016 for ε-DP; Geng, Ding, Guo & Kumar 2019
 for (0, δ)). The noise ``X`` is searched among densities constant on the cells of a Δ-periodic
@@ -21,6 +22,12 @@ The package, one idea per module:
 [`design`][optmech.lp.additive.design]
     [`design_noise`][design_noise] and [`finish_design`][finish_design]: solve, certify, repair,
     bound, record.
+[`pairs`][optmech.lp.additive.pairs], [`divergences`][optmech.lp.additive.divergences]
+    Beyond (ε, δ): the pairs of every shift over the tails; hockey-stick rows, Rényi and
+    Kullback–Leibler cones.
+[`beyond`][optmech.lp.additive.beyond]
+    Designs under zCDP, Rényi DP, GDP and privacy profiles: cutting planes over orders / ε,
+    certified over the continuum.
 
 Examples
 --------

@@ -66,6 +66,7 @@ __all__ = [
     "STAIRCASE_WARN_RATIO",
     "CoarseGridWarning",
     "design_noise",
+    "design_provenance",
     "finish_design",
     "lp_interval",
     "warn_about",
@@ -118,8 +119,12 @@ def design_noise(
 
     Parameters
     ----------
-    privacy : PureDP or ApproxDP
-        The guarantee ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]).
+    privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+        The guarantee ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]); the last four are
+        designed by cutting planes and cones
+        ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]) and their certificates
+        (``certified_rho``, ``certified_mu``, ``certified_profile``,
+        ``certified_renyi``) cover every order / ε.
     sensitivity : float
         Δ, in (0, inf).
     cost : Cost, str or callable
@@ -161,6 +166,17 @@ def design_noise(
     spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
+    if spec.beyond:
+        from optmech.lp.additive.beyond import design_beyond
+
+        return design_beyond(
+            spec,
+            solver=solver,
+            repair=repair,
+            accuracy=accuracy,
+            options=solver_options,
+            verbose=verbose,
+        )
     lp = build_additive_lp(spec)
     try:
         solved, info = solve_additive(
@@ -488,7 +504,7 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
-def _provenance(
+def design_provenance(
     lp: AdditiveLP,
     info: SolveInfo,
     interval: tuple[float, float],
@@ -574,7 +590,7 @@ def finish_design(
     if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
         value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
     cost = value - raw_value if fix.kind != RepairKind.NONE else 0.0
-    prov = _provenance(
+    prov = design_provenance(
         lp,
         info,
         (lower, value),

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 
 from optmech._floats import U as _U
 from optmech.exceptions import PrivacyViolationError
+from optmech.lp.additive.divergences import RenyiCones
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, make_grid
 from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, balance, pure_rows
 from optmech.lp.additive.spec import AdditiveSpec, SpecViews
@@ -114,6 +115,10 @@ class AdditiveLP(SpecViews):
         The factor each block's rows were multiplied by for the solver.
     strategy : Strategy or None
         The attempt this problem was built for (None: as built, no solver chosen).
+    cones : RenyiCones or None
+        Rényi / Kullback–Leibler cones added to the rows (zCDP and Rényi DP designs), whose
+        constraints ``constraints`` holds by name too
+        ([`optmech.lp.additive.divergences`][optmech.lp.additive.divergences]).
     """
 
     spec: AdditiveSpec
@@ -137,6 +142,7 @@ class AdditiveLP(SpecViews):
     constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
     strategy: Strategy | None = None
+    cones: RenyiCones | None = None
 
     # -- views ----------------------------------------------------------------------------
     @property
@@ -190,6 +196,7 @@ class AdditiveLP(SpecViews):
             self.rows,
             col_scale,
             balanced=self.profile is not None or rescaled,
+            cones=self.cones,
         )
         return dataclasses.replace(
             self,
@@ -341,9 +348,15 @@ class AdditiveLP(SpecViews):
 
 
 def _problem(
-    c: FloatArray, mass: FloatArray, rows: RowRecord, col_scale: FloatArray, balanced: bool
+    c: FloatArray,
+    mass: FloatArray,
+    rows: RowRecord,
+    col_scale: FloatArray,
+    balanced: bool,
+    cones: RenyiCones | None = None,
 ) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
-    """The cvxpy problem in the solver's variable ``y = z / col_scale``, rows scaled."""
+    """The cvxpy problem in the solver's variable ``y = z / col_scale``, rows scaled, cones
+    added."""
     y = cp.Variable(c.size, nonneg=True)
     d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
     named: dict[str, Any] = {}
@@ -359,6 +372,8 @@ def _problem(
         else:
             b = block.b
         named[block.name] = a @ y <= b
+    if cones is not None:
+        named.update(cones.constraints(y, col_scale))
     norm = mass * col_scale
     named[NORMALISATION] = sp.csr_matrix(norm.reshape(1, -1)) @ y == np.ones(1)
     problem = cp.Problem(cp.Minimize((c * col_scale) @ y), list(named.values()))
@@ -426,7 +441,7 @@ def _cells(grid: AdditiveGrid, spec: AdditiveSpec) -> tuple[FloatArray, FloatArr
     """Cost and mass of a unit of each full-grid value, the geometric tails included."""
     ratio, p = spec.tail_ratio, grid.period
     cell_w, cell_m = grid.cell_costs(spec.cost), grid.mass_per_unit()
-    if spec.pure:
+    if ratio > 0:
         tail_left, tail_right = grid.tail_costs(spec.cost, ratio)
         cell_w[:p] += tail_left
         cell_w[-p:] += tail_right
@@ -441,24 +456,35 @@ def _cells(grid: AdditiveGrid, spec: AdditiveSpec) -> tuple[FloatArray, FloatArr
 
 
 def _rows(
-    grid: AdditiveGrid, expand: sp.csr_matrix, spec: AdditiveSpec
-) -> tuple[RowRecord, AuxMap, str]:
-    """The row blocks, the auxiliaries and the window form (``"none"`` for (ε, δ))."""
+    grid: AdditiveGrid, expand: sp.csr_matrix, spec: AdditiveSpec, cuts: Any
+) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
+    """The row blocks, the auxiliaries, the window form (``"none"`` for (ε, δ)) and the cones
+    (guarantees beyond (ε, δ):
+    [`optmech.lp.additive.beyond.constraints_for`][optmech.lp.additive.beyond.constraints_for])."""
+    if spec.beyond:
+        from optmech.lp.additive.beyond import constraints_for
+
+        return constraints_for(grid, expand, spec, cuts)
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
     if spec.pure:
-        return pure_rows(
-            grid,
-            expand,
-            spec.privacy.epsilon,
-            tail_ratio=spec.tail_ratio,
-            window=spec.window,
-            **common,
+        return (
+            *pure_rows(
+                grid,
+                expand,
+                spec.privacy.epsilon,
+                tail_ratio=spec.tail_ratio,
+                window=spec.window,
+                **common,
+            ),
+            None,
         )
     rows, aux = approx_rows(grid, expand, spec.privacy.epsilon, spec.privacy.delta, **common)
-    return rows, aux, "none"
+    return rows, aux, "none", None
 
 
-def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -> AdditiveLP:
+def build_additive_lp(
+    spec: AdditiveSpec, *, strategy: Strategy | None = None, cuts: Any = None
+) -> AdditiveLP:
     """Build the additive-noise LP of ``spec`` (module docstring); nothing is solved.
 
     Parameters
@@ -468,6 +494,9 @@ def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -
     strategy : Strategy, optional
         Build the problem for this solver attempt
         ([`AdditiveLP.for_strategy`][AdditiveLP.for_strategy]); default the LP as built.
+    cuts : optional
+        Beyond (ε, δ): the round's orders (zCDP) or ε (GDP) and the targets
+        ([`optmech.lp.additive.beyond.Cuts`][optmech.lp.additive.beyond.Cuts]).
 
     Raises
     ------
@@ -483,12 +512,12 @@ def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -
         spec.sensitivity,
         spec.periods,
         cells=spec.resolution,
-        epsilon=spec.privacy.epsilon,
+        epsilon=spec.privacy.epsilon if spec.pure else 0.0,
     )
     spec.check_size(grid.period)
     expand, n_values = grid.expand(spec.reduced)
     cell_w, cell_m = _cells(grid, spec)
-    rows, aux, window = _rows(grid, expand, spec)
+    rows, aux, window, cones = _rows(grid, expand, spec, cuts)
     atom = bool(spec.atom)
     value_mass = np.asarray(expand.T @ cell_m, dtype=np.float64)
     n_aux = aux.canonical(np.zeros(n_values)).size
@@ -518,5 +547,6 @@ def build_additive_lp(spec: AdditiveSpec, *, strategy: Strategy | None = None) -
         profile=values,
         window=window,
         build_time=time.perf_counter() - start,
+        cones=cones,
     )
     return lp.for_strategy(strategy)

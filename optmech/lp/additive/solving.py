@@ -29,7 +29,13 @@ from typing import Any
 from optmech.exceptions import SolverError
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.designed import DesignedNoise
-from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, solve_robust
+from optmech.lp.solve import (
+    ProblemKind,
+    SolveInfo,
+    Strategy,
+    alternative_solvers,
+    solve_robust,
+)
 from optmech.provenance import Attempt
 
 __all__ = ["cross_check", "relatively_wide", "solve_additive"]
@@ -57,12 +63,16 @@ def solve_additive(
     options: dict[str, Any] | None = None,
     verbose: bool = False,
     fresh: bool = False,
+    kind: ProblemKind = "additive",
+    feasible: bool | None = None,
 ) -> tuple[AdditiveLP, SolveInfo]:
     """Solve ``lp`` by [`solve_robust`][optmech.lp.solve.solve_robust]; returns the variant solved.
 
     ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt may use
-    it rather than a new build. An ε-DP LP is feasible by construction (a grid Laplace density
-    satisfies every row), so "infeasible" there is numerical trouble and is retried.
+    it rather than a new build. ``feasible`` (default: the spec is ε-DP) says the problem is
+    feasible by construction (a grid Laplace density satisfies every ε-DP row), so
+    "infeasible" there is numerical trouble and is retried. ``kind="conic"`` for the
+    Rényi / zCDP problems (cone solvers only).
     """
     unused = [lp] if fresh else []
 
@@ -75,10 +85,10 @@ def solve_additive(
         build,
         num_variables=lp.num_variables,
         solver=solver,
-        kind="additive",
+        kind=kind,
         options=options,
         verbose=verbose,
-        feasible=lp.spec.pure,
+        feasible=lp.spec.pure if feasible is None else feasible,
     )
 
 

@@ -23,7 +23,7 @@ from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.windows import WINDOW_METHODS, choose_window_method, window_size
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
@@ -63,25 +63,50 @@ def _top_step_cells(epsilon: float) -> float:
     return 20.0 * (1.0 + math.exp(min(epsilon, 1400.0) / 2.0))
 
 
-def default_resolution(privacy: PureDP | ApproxDP) -> int:
+def default_resolution(privacy: Privacy) -> int:
     """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
     top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; 20 for
-    (ε, δ)."""
+    (ε, δ) and privacy profiles; 8 for Rényi DP, zCDP (cones per cell and shift) and GDP (a
+    hockey-stick block per cell, shift and cut ε, over several rounds)."""
     if isinstance(privacy, PureDP):
         steps = math.ceil(min(_top_step_cells(privacy.epsilon), 1e9))
         return min(UNIFORM_MAX_CELLS, max(8, steps))
-    return 20
+    return 8 if isinstance(privacy, ZCDP | RenyiDP | GaussianDP) else 20
 
 
-def default_periods(privacy: PureDP | ApproxDP, *, graded: bool = False) -> int:
+def gaussian_scale(privacy: Privacy) -> float | None:
+    """The noise scale, in units of Δ, of the Gaussian that meets a guarantee beyond (ε, δ):
+    ``1/√(2ρ)`` (zCDP, Bun & Steinke 2016), ``max_α √(α/(2ε(α)))`` (Rényi DP at the given
+    orders, Mironov 2017, Proposition 7), ``1/μ`` (GDP, Dong, Roth & Su 2022); None otherwise.
+    It sizes the default support of those designs."""
+    if isinstance(privacy, ZCDP):
+        return 1.0 / math.sqrt(2.0 * privacy.rho)
+    if isinstance(privacy, RenyiDP):
+        pairs = zip(privacy.orders, privacy.epsilons, strict=True)
+        return max(math.sqrt(a / (2.0 * max(e, 1e-300))) for a, e in pairs)
+    if isinstance(privacy, GaussianDP):
+        return 1.0 / privacy.mu
+    return None
+
+
+def default_periods(privacy: Privacy, *, graded: bool = False) -> int:
     """Periods each side: for ε-DP 3 on a uniform grid and 1 on a graded one (the tail closure
     carries the rest: the staircase of Geng & Viswanath 2016 is exactly one period continued
     geometrically, and at the large ε that grades a grid deeper periods hold densities below
     ``e^(−2ε)`` of the peak, which no solver resolves); for (ε, δ) one more than the truncated
     Laplace's support ``(1/ε) ln(1 + (e^ε − 1)/(2δ))`` (Geng, Ding, Guo & Kumar 2020); for
-    (0, δ) one more than the uniform block's ``1/(2δ)`` (Geng, Ding, Guo & Kumar 2019)."""
+    (0, δ) one more than the uniform block's ``1/(2δ)`` (Geng, Ding, Guo & Kumar 2019); for
+    zCDP, Rényi DP and GDP ten scales of the matching Gaussian ([`gaussian_scale`][gaussian_scale]:
+    there its mass is below e^(−50), and the slow geometric tail beyond costs nothing measurable);
+    for a privacy profile the longest of its points' (and 3 for a point with δ = 0)."""
     if isinstance(privacy, PureDP):
         return 1 if graded else 3
+    scale = gaussian_scale(privacy)
+    if scale is not None:
+        return max(3, math.ceil(7.0 * scale))
+    if isinstance(privacy, PrivacyProfile):
+        points = zip(privacy.epsilons, privacy.deltas, strict=True)
+        return max(default_periods(ApproxDP(e, d)) if 0 < d < 1 else 3 for e, d in points)
     eps, delta = privacy.epsilon, privacy.delta
     if eps == 0.0:
         return math.ceil(1.0 / (2.0 * delta)) + 1
@@ -90,7 +115,7 @@ def default_periods(privacy: PureDP | ApproxDP, *, graded: bool = False) -> int:
 
 
 def estimate_additive_size(
-    privacy: PureDP | ApproxDP,
+    privacy: Privacy,
     *,
     grid_n: int,
     period: int,
@@ -155,7 +180,7 @@ class SpecViews:
     spec: AdditiveSpec
 
     @property
-    def privacy(self) -> PureDP | ApproxDP:
+    def privacy(self) -> Privacy:
         """The guarantee."""
         return self.spec.privacy
 
@@ -186,8 +211,10 @@ class AdditiveSpec:
 
     Parameters
     ----------
-    privacy : PureDP or ApproxDP
-        The guarantee; ``ApproxDP(0, delta)`` is (0, δ).
+    privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+        The guarantee; ``ApproxDP(0, delta)`` is (0, δ). The guarantees beyond (ε, δ) are
+        designed by [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] on a uniform grid or
+        ℤ.
     sensitivity : float
         Δ, in (0, inf); an integer ≥ 1 when ``integer``.
     cost : Cost, str or callable
@@ -235,7 +262,7 @@ class AdditiveSpec:
     <GridKind.UNIFORM: 'uniform'>
     """
 
-    privacy: PureDP | ApproxDP
+    privacy: Privacy
     sensitivity: float
     cost: Cost
     resolution: int | None = None
@@ -251,7 +278,7 @@ class AdditiveSpec:
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        privacy = check_privacy(self.privacy)
+        privacy = check_privacy(self.privacy, beyond=True)
         put("privacy", privacy)
         for name in ("integer", "symmetric", "monotone", "reduce_symmetric"):
             put(name, check_flag(name, getattr(self, name)))
@@ -277,9 +304,9 @@ class AdditiveSpec:
             )
             if graded and not pure:
                 raise ValueError(
-                    "`grid` must be 'uniform' or 'auto' for (ε, δ) designs: the hockey-stick "
-                    "rows interpolate between whole-cell shifts only on a uniform grid; got "
-                    "'graded'."
+                    "`grid` must be 'uniform' or 'auto' for (ε, δ) designs and those beyond "
+                    f"(here {privacy}): the hockey-stick rows and Rényi divergences interpolate "
+                    "between whole-cell shifts only on a uniform grid; got 'graded'."
                 )
             put("grid", GridKind.GRADED if graded else GridKind.UNIFORM)
             if self.resolution is None:
@@ -293,7 +320,7 @@ class AdditiveSpec:
             else check_int("periods", periods, low=1),
         )
         self._resolve_atom(pure)
-        if not pure and privacy.epsilon == 0.0:
+        if isinstance(privacy, ApproxDP) and privacy.epsilon == 0.0:
             self._check_zero_delta_support()
 
     def _resolve_integer(self, grid: GridKind) -> None:
@@ -318,14 +345,19 @@ class AdditiveSpec:
         object.__setattr__(self, "grid", GridKind.INTEGER)
 
     def _resolve_atom(self, pure: bool) -> None:
+        # An atom faces zero density under every shift: δ(ε) ≥ its mass at every ε, and every
+        # Rényi divergence is infinite. Only (ε, δ) and profiles with δ > 0 everywhere allow it.
+        allowed = not pure and self.tail_epsilon is None
         if self.atom is None:
-            object.__setattr__(self, "atom", not pure and not self.integer)
+            object.__setattr__(self, "atom", allowed and not self.integer)
             return
         atom = check_flag("atom", self.atom)
-        if atom and (pure or self.integer):
+        if atom and (not allowed or self.integer):
             raise ValueError(
-                "`atom=True` needs (ε, δ) privacy and a density: an atom is never ε-DP, and "
-                "integer noise has its mass at 0 in the pmf already."
+                "`atom=True` needs (ε, δ) privacy (or a privacy profile with δ > 0 at every "
+                f"point) and a density; got {self.privacy}{' on ℤ' if self.integer else ''}: "
+                "an atom faces zero density under every shift, so it is never ε-DP, zCDP, "
+                "Rényi DP or GDP, and integer noise has its mass at 0 in the pmf already."
             )
         object.__setattr__(self, "atom", atom)
 
@@ -353,14 +385,50 @@ class AdditiveSpec:
         return bool(self.symmetric or (self.reduce_symmetric and self.cost.symmetric))
 
     @property
+    def beyond(self) -> bool:
+        """Whether the guarantee is beyond (ε, δ): zCDP, Rényi DP, GDP or a privacy profile."""
+        return not isinstance(self.privacy, PureDP | ApproxDP)
+
+    @property
+    def tail_epsilon(self) -> float | None:
+        """The pure ε of the geometric tails beyond the grid (their ratio per period is
+        ``e^−ε``), or None for a finite support.
+
+        ε-DP: ε. A profile with ``δ_j = 0`` from some point on: the first such ``ε_j`` (the
+        noise is then ``ε_j``-DP). zCDP, Rényi DP and
+        GDP: the ε at which ε-DP gives half the guarantee — ``√ρ`` (ε-DP is ``ε²/2``-zCDP; Bun
+        & Steinke 2016, Proposition 1.4); ``min_α max(ε(α)/2, √(ε(α)/α))`` (``D_α ≤
+        min(ε, αε²/2)``); ``log(Φ(μ/4)/Φ(−μ/4))`` (ε-DP is ``−2Φ⁻¹(1/(1 + e^ε))``-GDP; Dong,
+        Roth & Su 2022). Those need tails (a finite support faces zero mass: infinite Rényi
+        divergences, δ(ε) > 0 at every ε) whose own losses stay far inside the guarantee, and a
+        geometric noise of that ratio is a mixing reference that keeps the design's tails
+        geometric ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]).
+        """
+        g = self.privacy
+        if isinstance(g, PureDP):
+            return g.epsilon
+        if isinstance(g, ZCDP):
+            return math.sqrt(g.rho)
+        if isinstance(g, RenyiDP):
+            pairs = zip(g.orders, g.epsilons, strict=True)
+            return min(max(e / 2.0, math.sqrt(e / a)) for a, e in pairs)
+        if isinstance(g, GaussianDP):
+            from scipy import special
+
+            return float(special.log_ndtr(g.mu / 4.0) - special.log_ndtr(-g.mu / 4.0))
+        if isinstance(g, PrivacyProfile) and g.deltas[-1] == 0.0:
+            return g.epsilons[g.deltas.index(0.0)]
+        return None
+
+    @property
     def tail_ratio(self) -> float:
-        """Ratio per period of the ε-DP tails: ``e^−ε`` rounded *up* (two ulps, and until
-        ``fl(e^ε)·ratio ≥ 1`` exactly), so that a tail is exactly ε-DP and a tail row holds for
-        a constant last period; 0 (finite support) for (ε, δ). The LP is the ideal one up to
-        these ulps."""
-        if not self.pure:
+        """Ratio per period of the tails: ``e^−ε`` of [`tail_epsilon`][tail_epsilon] rounded *up*
+        (two ulps, and until ``fl(e^ε)·ratio ≥ 1`` exactly), so that a tail is exactly ε-DP and a
+        tail row holds for a constant last period; 0 (finite support) for (ε, δ) and profiles with δ
+        > 0 at every point. The LP is the ideal one up to these ulps."""
+        eps = self.tail_epsilon
+        if eps is None:
             return 0.0
-        eps = self.privacy.epsilon
         ratio = math.nextafter(math.nextafter(math.exp(-eps), 1.0), 1.0)
         factor = Fraction(math.exp(eps))
         while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
@@ -397,7 +465,7 @@ class AdditiveSpec:
 
     def window_form(self, grid_n: int, cells: int) -> str:
         """The window form "auto" resolves to for this grid (``"blocks"`` when unknown)."""
-        if not self.pure or self.monotone or self.window != "auto":
+        if self.tail_epsilon is None or self.monotone or self.window != "auto":
             return self.window if self.window != "auto" else "blocks"
         seq = (grid_n // 2 + 2 * cells) if self.reduced else grid_n + 2 * cells
         if not self._virtual:
@@ -407,9 +475,8 @@ class AdditiveSpec:
     @property
     def _virtual(self) -> bool:
         """Whether the ε-DP window runs over virtual periods (``rows.virtual_rows``)."""
-        return self.grid != GridKind.GRADED and (
-            math.exp(-self.privacy.epsilon) >= VIRTUAL_ROWS_ABOVE
-        )
+        eps = self.tail_epsilon
+        return self.grid != GridKind.GRADED and math.exp(-(eps or 0.0)) >= VIRTUAL_ROWS_ABOVE
 
     def check_size(self, cells: int) -> None:
         """Refuse an LP whose estimated memory exceeds `max_memory_gb` (before building)."""

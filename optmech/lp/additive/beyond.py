@@ -1,0 +1,615 @@
+"""Design certified additive noise under zCDP, Rényi DP, Gaussian DP and privacy profiles.
+
+The noise lives on a uniform grid or on ℤ (``m`` cells or points per Δ, ``K`` periods each
+side) and continues beyond it with geometric tails
+([`AdditiveSpec.tail_ratio`][AdditiveSpec.tail_ratio]); the constraints are sums over the pairs of
+every shift ``1..m`` and direction ([`pairs`][optmech.lp.additive.pairs]), exact for every real
+shift ``|d| ≤ Δ``:
+
+* **privacy profile** — an LP: hockey-stick rows at each ``(ε_j, δ_j)``; a finite support when
+  every ``δ_j > 0``, else the pure rows at the first ``ε_j`` with ``δ_j = 0`` and tails;
+* **Gaussian DP** — ``δ(ε) ≤ δ_μ(ε)`` for every ε ≥ 0 (Dong, Roth & Su 2022, Corollary 2.13),
+  by **cutting planes**: the LP at finitely many ε; the noise certified over the continuum
+  ([`optmech.certify.profiles.check_guarantee`][optmech.certify.profiles.check_guarantee], exact
+  tails); the ε where it is most violated (the local maxima of ``log δ(ε)/δ_μ(ε)`` on a fine grid
+  and at the profile's breakpoints) join the cuts, until the certificate holds;
+* **Rényi DP** — a conic problem (power cones, [`divergences`][optmech.lp.additive.divergences])
+  at the given orders (Mironov 2017);
+* **zCDP** — ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke 2016) by cutting planes over the
+  orders: the Kullback–Leibler bound (the limit α → 1, exponential cones) and the Rényi bound
+  at the cut orders; the noise certified over every α > 1
+  ([`optmech.certify.profiles.certified_rho`][optmech.certify.profiles.certified_rho]); the local
+  maxima of ``D_α/α`` above the target join the cuts.
+
+Each round solves with the target tightened by a relative ``margin`` (from 1e-5), so that the
+solver's tolerance and the gaps between cuts stay inside the request; a round without new
+violated points but without a certificate multiplies the margin by ten. After
+`MAX_ROUNDS` rounds — or at once for profiles and Rényi DP — a noise whose certificate
+still fails is **repaired** by mixing with a reference noise that meets the guarantee with room
+to spare and has the same tails (the geometric noise of the tails' ratio; the grid Laplace on
+a finite support), the least weight found by bisection on the certificate (every guarantee here
+is a jointly convex divergence, so mixing helps); never is an uncertified noise returned.
+
+**The interval.** ``value`` is the exact expected cost of the returned noise, rounded up.
+``lower_bound``: for the LPs, the Lagrangian bound of
+[`lp_interval`][optmech.lp.additive.design.lp_interval] on the LP at the *requested* guarantee (the
+cuts' right-hand sides undone: a relaxation of the continuum, so its bound holds for it); for
+the cones, a tangent-plane bound: the constraint
+functions ``g`` are convex and 1-homogeneous, so for multipliers ``λ ≥ 0`` and any point ``z̄``,
+``c·z + Σλ(g(z) − 1) ≥ (c + Σλ∇g(z̄))·z − Σλ`` (Euler's identity ``∇g(z̄)·z̄ = g(z̄)``), and
+its minimum over the normalised noises is read off the simplex — rounded down with the error
+of every gradient entry. Either bound is of the problem on this grid, support and tail ratio
+with the finitely many orders / ε solved, which the continuum only restricts further.
+
+References
+----------
+Mironov, I. (2017). Rényi differential privacy. IEEE CSF.
+Bun, M. & Steinke, T. (2016). Concentrated differential privacy. TCC.
+Dong, J., Roth, A. & Su, W. J. (2022). Gaussian differential privacy. JRSS B 84(1).
+Kelley, J. E. (1960). The cutting-plane method for solving convex programs. J. SIAM 8(4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy import special
+
+from optmech.certify.profiles import (
+    certified_mu,
+    certified_rho,
+    check_guarantee,
+    privacy_profile,
+    profile_breakpoints,
+    pure_epsilon,
+    renyi_divergence,
+)
+from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.additive.design import design_provenance, lp_interval, slack
+from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
+from optmech.lp.additive.grid import AdditiveGrid
+from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
+from optmech.lp.additive.pairs import pair_maps
+from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
+from optmech.lp.additive.solving import solve_additive
+from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
+from optmech.lp.designed import BeyondCertificate, DesignedNoise, DesignRecord, designed_class
+from optmech.lp.noise_repair import envelope_raise
+from optmech.lp.solve import SolveInfo
+from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
+from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
+
+__all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Orders of the first zCDP round (besides the Kullback–Leibler bound, always present).
+INITIAL_ORDERS = (2.0,)
+#: ε of the first GDP round: this many, evenly spaced from 0 to where ``δ_μ`` is 1e-10.
+INITIAL_CUTS = 24
+#: Largest number of rounds before the repair.
+MAX_ROUNDS = 12
+#: First relative tightening of the target; grows tenfold (up to [`MAX_MARGIN`][MAX_MARGIN]) when a
+#: round finds no new violated point yet fails its certificate.
+MARGIN = 1e-6
+MAX_MARGIN = 1e-2
+#: First margin of GDP designs, on δ_μ(ε) itself: the profile of a grid noise bends between
+#: its breakpoints, so a relative 1e-4 below δ_μ at the cuts keeps the gaps between cuts inside
+#: it after a few rounds, at a cost of about 1e-5 relative.
+GDP_MARGIN = 1e-6
+#: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows
+#: there): the profile is then 0 beyond, the LP's point has no zero facing a positive mass,
+#: and the cap binds only where the masses involved are below it.
+CAP_DELTA = 1e-12
+#: Relative accuracy of the certified ρ and μ reported.
+CERT_RTOL = 1e-7
+#: Largest mixing weight applied inside a round to a point with zero masses.
+ZERO_REPAIR = 1e-6
+#: The accuracy asked of a design is at least this many times its last round's margin (the
+#: target was tightened by the margin, so the certified interval is about as wide).
+MARGIN_ACCURACY = 10.0
+#: Jacobi–Newton steps polishing the tangent point of the conic bound.
+TANGENT_STEPS = 400
+#: Values below this fraction of the largest are taken as the solver's tolerance, not a shape.
+RELIABLE = 1e-9
+#: New cut points per round, at most.
+NEW_PER_ROUND = 12
+_U = 2.0**-53
+
+
+@dataclass(frozen=True)
+class Cuts:
+    """One round's problem: the cut points (orders for zCDP, ε for GDP) and the margin."""
+
+    points: tuple[float, ...] = ()
+    margin: float = 0.0
+
+
+# -- the constraints --------------------------------------------------------------------------
+def constraints_for(
+    grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any, cuts: Cuts | None
+) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
+    """Rows, auxiliaries, the form name and the cones of a design beyond (ε, δ).
+
+    With the target tightened by ``cuts.margin``: ρ, ε(α), δ_μ(ε) and δ_j times ``1 − margin``.
+    """
+    cuts = cuts or Cuts()
+    keep = 1.0 - cuts.margin
+    pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, expand, reduced=spec.reduced)
+    head: list[RowBlock] = []
+    if spec.monotone:
+        head.append(monotone_block(grid.index, grid.integer, spec.reduced, expand))
+    g = spec.privacy
+    if isinstance(g, ZCDP | RenyiDP):
+        if isinstance(g, ZCDP):
+            orders, rho = np.asarray(cuts.points, dtype=float), g.rho * keep
+            cones = RenyiCones(pairs, orders, (orders - 1.0) * rho * orders, kl=rho)
+        else:
+            orders = np.asarray(g.orders, dtype=float)
+            cones = RenyiCones(pairs, orders, (orders - 1.0) * np.asarray(g.epsilons) * keep)
+        return RowRecord(tuple(head)), AuxMap(), "cones", cones
+    if isinstance(g, GaussianDP):
+        points = [(e, float(gaussian_dp_delta(g.mu, e)) * keep) for e in cuts.points]
+        head.append(pure_block(pairs, g.to_approx(CAP_DELTA).epsilon))
+    else:
+        points = [(e, d * keep) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0 < d < 1]
+        if spec.tail_epsilon is not None:  # δ = 0 from some point on: pure rows there
+            eps = spec.tail_epsilon
+            head.append(pure_block(pairs, eps - slack(eps, np.ones(1))))
+    rows, aux = hockey_rows(
+        pairs, points, n_values=expand.shape[1], atom=bool(spec.atom), head=head
+    )
+    return rows, aux, "hockey", None
+
+
+# -- certification ----------------------------------------------------------------------------
+class _Check(NamedTuple):
+    holds: bool
+    number: float  # the certified ρ or μ (nan for profiles and Rényi DP)
+    new: tuple[float, ...]  # violated points to cut
+    beyond: BeyondCertificate
+
+
+def _description(noise: Any, period: int) -> dict[str, Any]:
+    """The noise's masses and tails with the reach ``m`` cells (exact on ℤ; on a uniform grid
+    ``Δ/h ≤ m`` and every divergence is linear between whole-cell shifts, so ``m`` is safe)."""
+    desc = dict(noise.grid_description())
+    desc["reach"] = period
+    return desc
+
+
+def _local_maxima(x: FloatArray, score: FloatArray, above: float) -> tuple[float, ...]:
+    """Up to [`NEW_PER_ROUND`][NEW_PER_ROUND] points of ``x`` where ``score`` has a local maximum
+    above
+    ``above``, the largest first."""
+    padded = np.concatenate([[-np.inf], score, [-np.inf]])
+    peak = (score >= padded[:-2]) & (score >= padded[2:]) & (score > above)
+    idx = np.flatnonzero(peak)
+    idx = idx[np.argsort(-score[idx])][:NEW_PER_ROUND]
+    return tuple(float(v) for v in x[idx])
+
+
+def _check_zcdp(g: ZCDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
+    cert = certified_rho(desc, rtol=CERT_RTOL, debug=True)
+    orders = list(cuts.points)
+    renyi = tuple(zip(orders, np.atleast_1d(renyi_divergence(desc, orders)).tolist(), strict=True))
+    holds = cert.value <= g.rho
+    new: tuple[float, ...] = ()
+    if not holds and math.isfinite(cert.value):
+        top = max(8.0, 2.0 * pure_epsilon(desc) / g.rho)
+        alphas = 1.0 + np.geomspace(2e-2, top, 240)
+        ratio = np.asarray(renyi_divergence(desc, alphas)) / alphas
+        new = _local_maxima(alphas, ratio, g.rho * (1.0 - cuts.margin))
+        new = tuple(a for a in new if all(abs(a / b - 1.0) > 1e-3 for b in orders))
+    return _Check(holds, cert.value, new, BeyondCertificate(rho=cert.value, renyi=renyi))
+
+
+def _check_gdp(g: GaussianDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
+    holds = bool(check_guarantee(desc, g, rtol=0.0))
+    mu = float(certified_mu(desc, rtol=CERT_RTOL))
+    mu = min(mu, g.mu) if holds else mu  # the continuum check passed at μ itself
+    eps = np.linspace(0.0, g.to_approx(1e-10).epsilon, 8)  # a summary; the check is above
+    profile = tuple(
+        zip(eps.tolist(), np.atleast_1d(privacy_profile(desc, eps)).tolist(), strict=True)
+    )
+    new: tuple[float, ...] = ()
+    if not holds and math.isfinite(mu):
+        top = pure_epsilon(desc)
+        grid = np.linspace(0.0, top, 512)
+        kinks = profile_breakpoints(desc)
+        grid = np.unique(np.concatenate([grid, kinks[(kinks >= 0) & (kinks <= top)]]))
+        d = np.asarray(privacy_profile(desc, grid))
+        bound = np.asarray(gaussian_dp_delta(g.mu, grid)) * (1.0 - cuts.margin)
+        with np.errstate(divide="ignore"):
+            score = np.where(d > 0, np.log(d) - np.log(np.maximum(bound, 1e-300)), -np.inf)
+        new = _local_maxima(grid, score, 0.0)
+        new = tuple(e for e in new if all(abs(e - c) > 1e-9 * (1 + c) for c in cuts.points))
+    return _Check(holds, mu, new, BeyondCertificate(mu=mu, profile=profile))
+
+
+def _check(spec: Any, noise: Any, cuts: Cuts) -> _Check:
+    """Certify a noise for the spec's guarantee (and find violated points to cut)."""
+    desc = _description(noise, spec.resolution)
+    g = spec.privacy
+    if isinstance(g, ZCDP):
+        return _check_zcdp(g, desc, cuts)
+    if isinstance(g, GaussianDP):
+        return _check_gdp(g, desc, cuts)
+    if isinstance(g, RenyiDP):
+        got = np.atleast_1d(renyi_divergence(desc, list(g.orders))).tolist()
+        holds = all(d <= e for d, e in zip(got, g.epsilons, strict=True))
+        beyond = BeyondCertificate(renyi=tuple(zip(g.orders, got, strict=True)))
+        return _Check(holds, math.nan, (), beyond)
+    got = np.atleast_1d(privacy_profile(desc, list(g.epsilons))).tolist()
+    holds = all(d <= t for d, t in zip(got, g.deltas, strict=True) if t > 0)
+    if spec.tail_epsilon is not None:  # δ = 0 points: the pure ε, to 1e-9 as for ε-DP designs
+        holds = holds and pure_epsilon(desc) <= spec.tail_epsilon * (1.0 + 1e-9)
+    beyond = BeyondCertificate(profile=tuple(zip(g.epsilons, got, strict=True)))
+    return _Check(holds, math.nan, (), beyond)
+
+
+# -- rounds -------------------------------------------------------------------------------------
+def _initial(spec: Any) -> tuple[float, ...]:
+    g = spec.privacy
+    if isinstance(g, ZCDP):
+        return INITIAL_ORDERS
+    if isinstance(g, GaussianDP):
+        top = g.to_approx(1e-10).epsilon
+        return tuple(np.linspace(0.0, top, INITIAL_CUTS).tolist())
+    return ()
+
+
+class _Round(NamedTuple):
+    lp: AdditiveLP
+    info: SolveInfo
+    kwargs: dict[str, Any]
+    family: type
+    check: _Check
+    cuts: Cuts
+    fix: Repair = Repair()
+
+
+def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
+    """Build, solve, read and certify one round. A point with zero masses facing positive ones
+    (the solver's tolerance in the deep tail: an infinite divergence) is mixed at once with the
+    reference, by at most [`ZERO_REPAIR`][ZERO_REPAIR] ([`_repair`][_repair])."""
+    lp = build_additive_lp(spec, cuts=cuts)
+    solved, info = solve(lp)
+    full, atom = solved.full_values(solved.point())
+    raised = _reliable_envelope(solved, full) if solved.cones is not None else full
+    family, kwargs = solved.noise_parts(raised, atom)
+    fix = Repair(RepairKind.ENVELOPE if not np.array_equal(raised, full) else RepairKind.NONE)
+    rnd = _Round(solved, info, kwargs, family, _check(spec, family(**kwargs), cuts), cuts, fix)
+    if not rnd.check.holds and not math.isfinite(rnd.check.number):
+        try:
+            kwargs, chk, fix = _repair(spec, rnd, largest=ZERO_REPAIR)
+        except PrivacyViolationError:
+            return rnd
+        return rnd._replace(kwargs=kwargs, check=chk, fix=fix)
+    return rnd
+
+
+def _rounds(spec: Any, solve: Callable[..., Any]) -> tuple[_Round, tuple[CutRound, ...]]:
+    """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`)."""
+    cutting = isinstance(spec.privacy, ZCDP | GaussianDP)
+    cuts = Cuts(_initial(spec), MARGIN if isinstance(spec.privacy, ZCDP) else GDP_MARGIN)
+    log: list[CutRound] = []
+    while True:
+        start = time.perf_counter()
+        rnd = _solve_round(spec, cuts, solve)
+        chk = rnd.check
+        log.append(CutRound(cuts.points, chk.number, chk.holds, time.perf_counter() - start))
+        if chk.holds or not cutting or len(log) >= MAX_ROUNDS:
+            return rnd, tuple(log)
+        if chk.new:
+            cuts = Cuts(tuple(sorted(set(cuts.points) | set(chk.new))), cuts.margin)
+        elif cuts.margin < MAX_MARGIN and math.isfinite(chk.number):
+            cuts = Cuts(cuts.points, min(cuts.margin * 10.0, MAX_MARGIN))
+        else:
+            return rnd, tuple(log)
+
+
+# -- repair -----------------------------------------------------------------------------------
+def _values(lp: AdditiveLP, kwargs: dict[str, Any]) -> FloatArray:
+    """The full grid values ``x`` (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
+    if "pmf" in kwargs:
+        return np.asarray(kwargs["pmf"], dtype=float) * lp.grid.period
+    return np.asarray(kwargs["densities"], dtype=float) * lp.grid.sensitivity
+
+
+def _reference(lp: AdditiveLP) -> dict[str, Any]:
+    """The mixing reference: the geometric noise of the tails' ratio per period (pure
+    ``tail_epsilon``-DP, so half the guarantee); on a finite support the grid Laplace at the
+    profile's smallest ε, with no tails."""
+    grid, ratio = lp.grid, lp.tail_ratio
+    pos = grid.index + (0.0 if grid.integer else 0.5)
+    if ratio > 0:
+        full = np.exp(math.log(ratio) * np.abs(pos) / grid.period)
+    else:
+        eps = max(min(lp.privacy.epsilons), 1e-3)
+        full = np.exp(-eps * np.abs(pos) / grid.period)
+    return lp.noise_parts(full, 0.0)[1]
+
+
+def _gaussian_reference(spec: Any, rnd: _Round) -> dict[str, Any] | None:
+    """GDP: the Gaussian ``N(0, Δ²/μ²)`` on the grid — its mass in each cell, the tails of the
+    grid's ratio beyond — when it certifies (on ℤ it is the rounded Gaussian, μ-GDP by
+    post-processing, and on this grid within an allowance), else None. Nearly optimal there:
+    a mixing reference that costs little, and a candidate of its own."""
+    if not isinstance(spec.privacy, GaussianDP):
+        return None
+    lp = rnd.lp
+    grid, sigma = lp.grid, lp.grid.sensitivity / spec.privacy.mu
+    if grid.integer:
+        lo, hi = grid.index - 0.5, grid.index + 0.5
+    else:
+        lo = grid.index * grid.width
+        hi = lo + grid.width
+    a, b = np.minimum(np.abs(lo), np.abs(hi)), np.maximum(np.abs(lo), np.abs(hi))
+    inside = np.sign(lo) != np.sign(hi)
+    upper = special.log_ndtr(-np.where(inside, 0.0, a) / sigma)
+    lower = special.log_ndtr(-b / sigma)
+    logs = upper + np.log(-np.expm1(lower - upper))
+    logs = np.where(inside, np.log(special.ndtr(b / sigma) - special.ndtr(-a / sigma)), logs)
+    full = np.exp(logs - float(np.max(logs)))
+    kwargs = lp.noise_parts(full, 0.0)[1]
+    if _check(spec, rnd.family(**kwargs), rnd.cuts).holds:
+        return kwargs
+    try:  # it touches δ_μ (at ε = 0 on ℤ): a hair of the geometric noise moves it inside
+        geometric = _reference(lp)
+        return _repair(spec, rnd._replace(kwargs=kwargs), largest=1e-3, reference=geometric)[0]
+    except PrivacyViolationError:
+        return None
+
+
+def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
+    out = dict(a)
+    key = "pmf" if "pmf" in a else "densities"
+    out[key] = (1.0 - lam) * np.asarray(a[key]) + lam * np.asarray(b[key])
+    for side in ("left_tail", "right_tail"):
+        (base_a, ratio), (base_b, _) = a[side], b[side]
+        out[side] = ((1.0 - lam) * np.asarray(base_a) + lam * np.asarray(base_b), ratio)
+    if "atom" in a:
+        out["atom"] = (1.0 - lam) * a["atom"]
+    return out
+
+
+def _repair(
+    spec: Any, rnd: _Round, largest: float = 1.0, reference: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], _Check, Repair]:
+    """Mix with the reference (default: the Gaussian one for GDP if it certifies, else the
+    geometric one) until the certificate holds (module docstring), with a weight of at most
+    ``largest``; raise [`PrivacyViolationError`][PrivacyViolationError] if none certifies."""
+    lp, kwargs = rnd.lp, rnd.kwargs
+    if spec.tail_epsilon is not None and isinstance(spec.privacy, PrivacyProfile):
+        eps = spec.tail_epsilon
+        full = _values(lp, kwargs)
+        bound = eps - slack(eps, full)
+        raised = envelope_raise(
+            full,
+            reach=lp.grid.period,
+            period=lp.grid.period,
+            bound=bound,
+            tail_log_ratio=min(-math.log(lp.tail_ratio), bound),
+        )
+        kwargs = lp.noise_parts(raised, float(kwargs.get("atom", 0.0)))[1]
+    if reference is None:
+        reference = _gaussian_reference(spec, rnd) or _reference(lp)
+
+    def attempt(lam: float) -> _Check:
+        return _check(spec, rnd.family(**_mix(kwargs, reference, lam)), rnd.cuts)
+
+    hi = min(1e-12, largest)
+    chk = attempt(hi)
+    while not chk.holds:
+        if hi >= largest:
+            raise PrivacyViolationError(
+                f"the designed noise is not {spec.privacy}, and mixing it with the reference "
+                f"noise (weight up to {largest:g}) did not certify either; try a finer grid, "
+                "more periods or another solver."
+            )
+        hi = min(largest, hi * 16.0)
+        chk = attempt(hi)
+    lo, best = 0.0, (hi, chk)
+    for _ in range(8):  # each step one certification
+        mid = math.sqrt(max(lo, hi / 16.0) * hi)
+        got = attempt(mid)
+        lo, hi = (lo, mid) if got.holds else (mid, hi)
+        if got.holds:
+            best = (mid, got)
+    return _mix(kwargs, reference, best[0]), best[1], Repair(RepairKind.MIXTURE, weight=best[0])
+
+
+# -- the interval -----------------------------------------------------------------------------
+def _reliable_envelope(lp: AdditiveLP, full: FloatArray) -> FloatArray:
+    """The grid values with their deep tail raised: the least envelope above them whose losses
+    within reach stay within the largest loss among values above [`RELIABLE`][RELIABLE] times the
+    peak (below that the solver's point is at its tolerance: zeros and steps there are
+    noise, and they would make every high-order divergence infinite or huge)."""
+    m = lp.grid.period
+    with np.errstate(divide="ignore"):
+        logs = np.log(full)
+    good = full > RELIABLE * float(np.max(full))
+    steps = [np.abs(logs[s:] - logs[:-s])[good[s:] & good[:-s]] for s in range(1, m + 1)]
+    bound = max((float(np.max(d)) for d in steps if d.size), default=1.0)
+    tail = -math.log(lp.tail_ratio)
+    if tail > bound:
+        return full
+    return envelope_raise(full, reach=m, period=m, bound=bound, tail_log_ratio=tail)
+
+
+def _tangent_point(
+    lp: AdditiveLP, cones: RenyiCones, lam: FloatArray, budgets: FloatArray, kl: float | None
+) -> FloatArray:
+    """A tangent point for [`_cone_bound`][_cone_bound]: the solver's point, its deep tail (left at
+    the solver's tolerance, zeros included) first raised to the envelope of the losses where the
+    point is reliable, then polished by damped Jacobi–Newton steps on ``c·z + λ·g(z)`` over the
+    normalised noises. Any point inside the domain gives a valid bound; a nearly stationary one
+    gives a tight one."""
+    k = lp.num_values
+    a, c = lp.mass[:k], lp.weights[:k]
+    full = np.asarray(lp.expand @ np.maximum(lp.point()[:k], 0.0), dtype=float)
+    z = lp.variables_of(_reliable_envelope(lp, full), 0.0)[:k]
+    for _ in range(TANGENT_STEPS):
+        _, grad, _, hess = cones.divergence_gradient(z, budgets, kl)
+        d = c + lam @ grad
+        if not np.all(np.isfinite(d)):
+            break
+        nu = float(z @ d) / float(a @ z)  # Euler: z·∇φ = φ(z)
+        h = np.maximum(lam @ hess, 1e-300)
+        step = np.clip(-(d - nu * a) / (h * z), -2.0, 2.0)  # Newton on log z, damped
+        if np.max(np.abs(step)) < 1e-12:
+            break
+        z = z * np.exp(0.7 * step)
+    return z
+
+
+def _cone_bound(lp: AdditiveLP, spec: Any) -> float:
+    """The tangent-plane Lagrangian bound of a conic design (module docstring), rounded down."""
+    cones = lp.cones
+    assert cones is not None
+    duals = [lp.constraints[k].dual_value for k in ("renyi", "kl") if k in lp.constraints]
+    if any(d is None for d in duals) or lp.col_scale is None:
+        return -math.inf
+    g = spec.privacy
+    if isinstance(g, ZCDP):
+        budgets, kl = (cones.orders - 1.0) * g.rho * cones.orders, g.rho
+    else:
+        budgets, kl = (cones.orders - 1.0) * np.asarray(g.epsilons), None
+    # The "renyi" rows are normalised (≤ 1); the "kl" rows bound KL by ρ: their multipliers
+    # times ρ are those of KL/ρ ≤ 1, the form divergence_gradient evaluates.
+    scale = [1.0, kl or 1.0][: len(duals)]
+    lam = np.concatenate([np.atleast_1d(d) * f for d, f in zip(duals, scale, strict=True)])
+    lam = np.clip(lam, 0.0, None) * lp.objective_factor
+    k = lp.num_values
+    z = _tangent_point(lp, cones, lam, budgets, kl)
+    _, grad, err, _ = cones.divergence_gradient(z, budgets, kl)
+    if not (np.all(np.isfinite(grad)) and np.all(np.isfinite(err))):
+        return -math.inf
+    c = lp.weights[:k] + lam @ grad
+    c_err = lam @ err + (grad.shape[0] + 8) * _U * (np.abs(lam) @ np.abs(grad))
+    rows = [b for b in lp.rows if b.rows]
+    y = [np.asarray(lp.duals()[b.name]) for b in rows] if rows else []  # type: ignore[index]
+    a_ub = sp.vstack([b.a[:, :k] for b in rows], format="csr") if rows else None
+    blocks = SimplexBlocks(np.zeros(k, dtype=np.int64), lp.mass[:k], np.ones(1))
+    b_ub = np.zeros(0 if a_ub is None else a_ub.shape[0])
+    y_ub = np.concatenate(y) if y else None
+    bound = lagrangian_bound(c - c_err, a_ub=a_ub, b_ub=b_ub, y_ub=y_ub, blocks=blocks)
+    total = math.fsum(lam.tolist())
+    return bound - total - 4.0 * _U * (abs(bound) + total)
+
+
+def _interval(
+    spec: Any, rnd: _Round, kwargs: dict[str, Any], accuracy: float
+) -> tuple[float, float]:
+    """``(lower_bound, value)`` of the returned noise (module docstring)."""
+    lp = rnd.lp
+    point = lp.variables_of(_values(lp, kwargs), float(kwargs.get("atom", 0.0)))
+    if lp.cones is not None:
+        return _cone_bound(lp, spec), lp_interval(lp, point, accuracy=math.inf)[1]
+    # The sum rows read (terms)/(target δ) ≤ 1; at the requested δ = target/(1 − margin).
+    undo = 1.0 / (1.0 - rnd.cuts.margin)
+    blocks = tuple(
+        dataclasses.replace(b, b=b.b * undo) if b.name == "hockey-sum" else b for b in lp.rows
+    )
+    return lp_interval(dataclasses.replace(lp, rows=RowRecord(blocks)), point, accuracy=accuracy)
+
+
+def design_beyond(
+    spec: Any,
+    *,
+    solver: str | None = None,
+    repair: bool = True,
+    accuracy: float = 1e-6,
+    options: dict[str, Any] | None = None,
+    verbose: bool = False,
+) -> DesignedNoise:
+    """Design certified noise for a guarantee beyond (ε, δ) (module docstring).
+
+    Parameters
+    ----------
+    spec : AdditiveSpec
+        A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
+    solver, repair, accuracy, options, verbose
+        As in [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise]; ``accuracy``
+        is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the provenance).
+    """
+    conic = isinstance(spec.privacy, ZCDP | RenyiDP)
+
+    def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
+        kind = "conic" if conic else "additive"
+        return solve_additive(
+            lp,
+            solver=solver,
+            options=options,
+            verbose=verbose,
+            fresh=True,
+            kind=kind,
+            feasible=spec.tail_ratio > 0,
+        )
+
+    try:
+        rnd, log = _rounds(spec, solve)
+    except SolverError as exc:
+        if exc.status != "infeasible" or spec.tail_ratio > 0:
+            raise
+        raise SolverError(
+            exc.solver,
+            exc.status,
+            f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the support is "
+            "too short for these δ; raise `periods`",
+            attempts=exc.attempts,
+        ) from exc
+    kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
+    if not chk.holds:
+        if not repair:
+            raise PrivacyViolationError(
+                f"the solver's point is not {spec.privacy} (certified {chk.beyond}); pass "
+                "repair=True, tighten the solver tolerances or try another solver."
+            )
+        kwargs, chk, fix = _repair(spec, rnd)
+    # The target was tightened by the margin: the interval is about that wide by design.
+    accuracy = max(accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
+    lower, value = _interval(spec, rnd, kwargs, accuracy)
+    source = "solver"
+    alone = _gaussian_reference(spec, rnd)
+    if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
+        kwargs, chk, source = alone, _check(spec, rnd.family(**alone), rnd.cuts), "reference"
+        lower, value = _interval(spec, rnd, kwargs, accuracy)
+    raw = rnd.lp.noise_parts(*rnd.lp.full_values(rnd.lp.point()))[1]
+    raw_value = _interval(spec, rnd, raw, math.inf)[1] if fix.weight else value
+    desc = _description(rnd.family(**kwargs), spec.resolution)
+    eps = pure_epsilon(desc)
+    last = spec.privacy.epsilons[-1] if isinstance(spec.privacy, PrivacyProfile) else 0.0
+    delta = 0.0 if math.isfinite(eps) else float(privacy_profile(desc, last))
+    info = rnd.info
+    violation = rnd.lp.violation(rnd.lp.point())
+    fix = dataclasses.replace(fix, cost=value - raw_value)
+    prov = design_provenance(
+        rnd.lp, info, (min(lower, value), value), accuracy, (violation, 0.0), fix
+    )
+    cutting = len(log) > 1 or isinstance(spec.privacy, ZCDP | GaussianDP)
+    prov = prov.replace(total_time=sum(r.seconds for r in log), rounds=log if cutting else ())
+    record = DesignRecord(
+        spec=spec,
+        provenance=prov,
+        certified_epsilon=eps,
+        certified_delta=delta,
+        raw_certified_epsilon=pure_epsilon(_description(rnd.family(**raw), spec.resolution)),
+        raw_certified_delta=None,
+        cells_per_period=rnd.lp.grid.period,
+        window=rnd.lp.window,
+        lp_objective=float(info.objective) * rnd.lp.objective_factor,
+        source=source,
+        beyond=chk.beyond,
+    )
+    warn_if_uncertified(prov, stacklevel=4)
+    return designed_class(rnd.family)(record=record, **kwargs)
