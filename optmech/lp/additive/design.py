@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from optmech._validation import check_flag, check_real
+from optmech._validation import check_flag, check_int, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
 from optmech.lp.additive.grid import GridKind
@@ -55,6 +55,9 @@ from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, Repair, RepairKind
 
+if TYPE_CHECKING:
+    from optmech.lp.additive2d.designed import DesignedNoise2D
+
 __all__ = [
     "COEFFICIENT_RTOL",
     "PRIVACY_RTOL",
@@ -63,6 +66,7 @@ __all__ = [
     "design_noise",
     "finish_design",
     "lp_interval",
+    "lp_value",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -108,8 +112,9 @@ def design_noise(
     accuracy: float = DEFAULT_ACCURACY,
     solver_options: dict[str, Any] | None = None,
     verbose: bool = False,
+    dimension: int = 1,
     **spec_options: Any,
-) -> DesignedNoise:
+) -> DesignedNoise | DesignedNoise2D:
     """Design optimal additive noise for ``privacy`` and ``cost`` by LP, certified.
 
     Parameters
@@ -133,6 +138,10 @@ def design_noise(
         Options passed to the solver (override optmech's defaults).
     verbose : bool
         Show the solver log.
+    dimension : {1, 2}
+        ``2`` designs noise in ℝ² for shifts in a norm ball
+        (:func:`optmech.lp.additive2d.design.design_noise_2d`: ``sensitivity_norm``,
+        ``resolution``, ``periods``, ... and a vector ``cost``).
     **spec_options
         The modelling options of :class:`~optmech.lp.additive.spec.AdditiveSpec`:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
@@ -153,6 +162,20 @@ def design_noise(
     PrivacyViolationError
         The solver's point is not private and ``repair=False`` (or the repair failed).
     """
+    if check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise") == 2:
+        from optmech.lp.additive2d.design import design_noise_2d
+
+        return design_noise_2d(
+            privacy,
+            sensitivity=sensitivity,
+            cost=cost,
+            solver=solver,
+            repair=repair,
+            accuracy=accuracy,
+            solver_options=solver_options,
+            verbose=verbose,
+            **spec_options,
+        )
     _check_spec_options(spec_options)
     spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
     repair = check_flag("repair", repair)
@@ -442,6 +465,13 @@ def _lower_bound(lp: AdditiveLP, value: float, accuracy: float) -> float:
         if np.any(boxed) and boxed.sum() <= max(k // 4, 1):
             best = max(best, _bound(lp, y, value, boxed))
     return best
+
+
+def lp_value(lp: Any, z: npt.ArrayLike) -> float:
+    """``c·z / a·z`` in cost units, rounded up, for the value (and atom) variables ``z`` of an
+    LP with ``weights`` and ``mass`` (the auxiliaries are ignored)."""
+    k = lp.num_variables - lp.num_aux
+    return _value(lp, np.asarray(z, dtype=np.float64)[:k])
 
 
 def lp_interval(

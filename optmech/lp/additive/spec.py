@@ -34,6 +34,7 @@ __all__ = [
     "default_periods",
     "default_resolution",
     "estimate_additive_size",
+    "tail_ratio_for",
 ]
 
 #: The forms of the ε-DP window rows (:mod:`optmech.lp.windows`); "auto" picks by size.
@@ -56,6 +57,23 @@ GRADED_ABOVE_CELLS = UNIFORM_MAX_CELLS
 #: about 730 bytes per nonzero all included; these constants give about 1.5x that.
 _BYTES_PER_NONZERO = 600
 _BYTES_PER_ROW = 900
+
+
+def tail_ratio_for(epsilon: float) -> float:
+    """``e^−ε`` rounded *up* (two ulps, and until ``fl(e^ε)·ratio ≥ 1`` exactly): a geometric
+    tail with this ratio per period is exactly ε-DP against the rounded ``e^ε`` of the rows.
+
+    Examples
+    --------
+    >>> r = tail_ratio_for(1.0)
+    >>> r > math.exp(-1.0) and Fraction(math.exp(1.0)) * Fraction(r) >= 1
+    True
+    """
+    ratio = math.nextafter(math.nextafter(math.exp(-epsilon), 1.0), 1.0)
+    factor = Fraction(math.exp(epsilon))
+    while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
+        ratio = math.nextafter(ratio, 1.0)
+    return ratio
 
 
 def _top_step_cells(epsilon: float) -> float:
@@ -357,14 +375,7 @@ class AdditiveSpec:
         ``fl(e^ε)·ratio ≥ 1`` exactly), so that a tail is exactly ε-DP and a tail row holds for
         a constant last period; 0 (finite support) for (ε, δ). The LP is the ideal one up to
         these ulps."""
-        if not self.pure:
-            return 0.0
-        eps = self.privacy.epsilon
-        ratio = math.nextafter(math.nextafter(math.exp(-eps), 1.0), 1.0)
-        factor = Fraction(math.exp(eps))
-        while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
-            ratio = math.nextafter(ratio, 1.0)
-        return ratio
+        return tail_ratio_for(self.privacy.epsilon) if self.pure else 0.0
 
     def replace(self, **changes: Any) -> AdditiveSpec:
         """A copy with some fields changed, validated again (defaults are *not* re-derived:
