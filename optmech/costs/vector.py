@@ -21,7 +21,7 @@ Examples
 >>> c = VectorCustom(lambda x: np.abs(x[..., 0]) + 2.0 * np.abs(x[..., 1]), growth=(3.0, 1.0))
 >>> c.symmetry
 'reflections'
->>> float(c.cell_average([0.0, 0.0], [1.0, 1.0]))
+>>> round(float(c.cell_average([0.0, 0.0], [1.0, 1.0])), 12)
 1.5
 """
 
