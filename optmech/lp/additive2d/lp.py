@@ -120,19 +120,30 @@ def _product_high(spec: AdditiveSpec2D) -> int:
     return int(np.argmin(costs)) + 1
 
 
+#: The balls whose gauge tails close a design, by the ball of shifts: that ball and every
+#: larger one (ℓ1 ⊂ ℓ2 ⊂ ℓ∞), so that the designs' classes are nested like the balls.
+TAIL_BALLS = {"l1": ("l1", "l2", "linf"), "l2": ("l2", "linf"), "linf": ("linf",)}
+
+
 def make_tails(spec: AdditiveSpec2D) -> tuple[Tail, ...]:
-    """The tail shapes of a spec (module docstring): gauge staircases of the footprint's hull
-    with their steps at each of ``γ = (2j + 1)/(2m)``, ``j = 0 … m − 1`` (or at ``spec.gamma``
-    alone), then the product of two 1-D staircases at ε/2 (``tails="gauge+product"``)."""
+    """The tail shapes of a spec (module docstring).
+
+    For the ball of shifts and every larger one among ℓ1 ⊂ ℓ2 ⊂ ℓ∞ (:data:`TAIL_BALLS`), the
+    gauge staircases of its footprint's hull with their steps at each of
+    ``γ = (2j + 1)/(2m)``, ``j = 0 … m − 1`` (or at ``spec.gamma`` alone): each is ε-DP for
+    the smaller footprint too. Then the product of two 1-D staircases at ε/2
+    (``tails="gauge+product"``).
+    """
     m = spec.resolution
-    normals, heights = gauge_polygon(footprint(spec.sensitivity_norm, m))
     ratio = tail_ratio_for(spec.epsilon)
     steps = [Fraction(2 * j + 1, 2 * m) for j in range(m)] if spec.gamma is None else [spec.gamma]
-    gauges = [GaugeTail(normals, heights, g, ratio) for g in steps]
-    if spec.tails == "gauge":
-        return tuple(gauges)
-    product = ProductTail(m, _product_high(spec), tail_ratio_for(spec.epsilon / 2.0))
-    return (*gauges, product)
+    shapes: list[Tail] = []
+    for ball in TAIL_BALLS[spec.sensitivity_norm]:
+        normals, heights = gauge_polygon(footprint(ball, m))
+        shapes += [GaugeTail(normals, heights, g, ratio) for g in steps]
+    if spec.tails == "gauge+product":
+        shapes.append(ProductTail(m, _product_high(spec), tail_ratio_for(spec.epsilon / 2.0)))
+    return tuple(shapes)
 
 
 def gauge_value(tail: GaugeTail, i: IntArray, j: IntArray) -> FloatArray:
@@ -321,10 +332,10 @@ def _band(
 ) -> sp.csr_matrix:
     """The ``"band"`` rows over (values, tails) (module docstring).
 
-    The gauge tails are all non-increasing functions of ``G(q)``, the product tail is its own
-    function: a neighbour ``q`` binds the first kind of row only if no other has a larger
-    ``G`` and a smaller product value (and the second kind the reverse), so only those pairs
-    are kept (:func:`_pareto` on these two keys).
+    The gauge tails of one polygon are all non-increasing functions of its gauge ``G(q)``, a
+    product tail is its own function: a neighbour ``q`` binds the first kind of row only if no
+    other has every gauge larger and every product value smaller (and the second kind the
+    reverse), so only those pairs are kept (:func:`_pareto` on these keys).
     """
     n0, n = spec.cells, 2 * spec.cells
     offsets = footprint(spec.sensitivity_norm, spec.resolution)
@@ -338,13 +349,14 @@ def _band(
     out = ~((qi >= -n0) & (qi < n0) & (qj >= -n0) & (qj < n0))
     owner = np.broadcast_to(orbit[p][:, None], qi.shape)[out]
     qi, qj = qi[out], qj[out]
-    gauge = gauge_value(tails[0], qi, qj)  # type: ignore[arg-type]
+    polygons = {id(t.heights): t for t in tails if isinstance(t, GaugeTail)}.values()
+    gauges = [gauge_value(t, qi, qj) for t in polygons]
     others = [t.values(qi, qj) for t in tails if isinstance(t, ProductTail)]
-    keys = np.column_stack([gauge, *others])
+    keys = np.column_stack([*gauges, *others])
     factor = math.exp(spec.epsilon)
     blocks = []
     for sign in (1.0, -1.0):  # minimal values (z ≤ e^ε Σ t V) and maximal ones (Σ t V ≤ e^ε z)
-        signs = np.array([-sign] + [sign] * len(others))
+        signs = np.array([-sign] * len(gauges) + [sign] * len(others))
         who, where = _pareto(owner, keys * signs)
         vals = np.stack([t.values(qi[where], qj[where]) for t in tails], axis=1)
         r = np.arange(who.size)
@@ -364,18 +376,13 @@ def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
     fresh = np.ones(own.size, dtype=bool)
     fresh[1:] = (own[1:] != own[:-1]) | np.any(vals[1:] != vals[:-1], axis=1)
     order, own, vals = order[fresh], own[fresh], vals[fresh]
-    start = np.concatenate([[True], own[1:] != own[:-1]])
-    if vals.shape[1] == 1:
-        return own[start], order[start]
-    # Sorted by the first key within each owner: a row is kept iff its second key is below
-    # every earlier one of its owner. Later owners are shifted below all earlier ones, so one
-    # running minimum over the whole array restarts at each owner.
-    group = np.cumsum(start) - 1
-    second = vals[:, 1]
-    span = float(np.max(second) - np.min(second)) + 1.0
-    shifted = second - span * 2.0 * group
-    earlier = np.concatenate([[np.inf], np.minimum.accumulate(shifted)[:-1]])
-    keep = start | (shifted < earlier)
+    start = np.flatnonzero(np.concatenate([[True], own[1:] != own[:-1]]))
+    keep = np.zeros(own.size, dtype=bool)
+    for lo, hi in zip(start.tolist(), [*start[1:].tolist(), own.size], strict=True):
+        block = vals[lo:hi]  # sorted lexicographically: only earlier rows can dominate
+        beaten = np.all(block[None, :, :] <= block[:, None, :], axis=2)
+        np.fill_diagonal(beaten, False)
+        keep[lo:hi] = ~np.any(beaten, axis=1)
     return own[keep], order[keep]
 
 

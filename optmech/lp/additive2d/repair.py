@@ -7,9 +7,8 @@ domain, on the box grown by the footprint's reach ``w`` (the cells outside hold 
 ``Σ_l t_l S_l``, fixed); and when a box cell is too large for a tail neighbour
 (``f(p) > e^ε' Σ t S(q)``), every tail scale is raised by the same factor. Each step only
 raises, so the iteration reaches the least fixed point above the point when one exists (the
-solver's point is close to feasible, so a few rounds suffice). ``ε' = ε − slack`` keeps every
-window and band row strictly inside ε: the returned point is exactly feasible for the LP; the
-pairs of two tail cells are ε-DP by the shapes' own construction.
+solver's point is close to feasible, so a few rounds suffice). The pairs of two tail cells are
+ε-DP by the shapes' own construction.
 """
 
 from __future__ import annotations

@@ -155,7 +155,9 @@ class AdditiveSpec2D:
         w_rows, w_aux, w_nnz = window_size_2d(n, widths, self.method, rows_at=reps)
         w = (widths.size - 1) // 2
         band = 4 * n * w // order + w * w
-        tails = (self.resolution if self.gamma is None else 1) + (self.tails == "gauge+product")
+        balls = {"l1": 3, "l2": 2, "linf": 1}[self.sensitivity_norm]
+        steps = self.resolution if self.gamma is None else 1
+        tails = balls * steps + (self.tails == "gauge+product")
         rows = 1 + w_rows + 2 * band * 3
         variables = reps + tails + w_aux
         nonzeros = reps + tails + w_nnz + 2 * band * 3 * (1 + tails)
