@@ -8,7 +8,8 @@ independent certification of what any mechanism achieves (:mod:`optmech.certify`
 LP-backed result carries a :class:`Provenance` with a certified interval ``[lower_bound, value]``
 for the optimum. Guarantees beyond (ε, δ) (:class:`ZCDP`, :class:`RenyiDP`,
 :class:`GaussianDP`, :class:`PrivacyProfile`) are certified by :mod:`optmech.certify.profiles`
-and composed by :mod:`optmech.accounting`; :class:`StaircaseND` is the staircase in ℝ^d.
+and composed by :mod:`optmech.accounting`; :class:`StaircaseND` is the staircase in ℝ^d, and
+``design_noise(..., dimension=2)`` designs noise in ℝ² for a ball of shifts by LP.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "AdditiveSpec",
         "CoarseGridWarning",
         "design_noise",
+    ),
+    "optmech.lp.additive2d": (
+        "AdditiveSpec2D",
+        "DesignedNoise2D",
     ),
     "optmech.lp.dependent": ("dependent_noise_lp",),
     "optmech.lp.designed": (
@@ -80,6 +85,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Geometric",
         "Laplace",
         "Staircase",
+        "PiecewiseConstantNoise2D",
         "StaircaseND",
         "TruncatedLaplace",
         "UniformAtom",
@@ -132,6 +138,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         SolverError,
     )
     from optmech.lp.additive import AdditiveSpec, CoarseGridWarning, design_noise
+    from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp
     from optmech.lp.designed import (
         DesignedGradedNoise,
@@ -164,6 +171,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         Gaussian,
         Geometric,
         Laplace,
+        PiecewiseConstantNoise2D,
         Staircase,
         StaircaseND,
         TruncatedLaplace,

@@ -6,6 +6,8 @@ numpy from the densities, pmfs or matrices, rounded towards more privacy loss (a
 
 - :mod:`optmech.certify.noise`: additive noise (piecewise-constant densities or pmfs on ℤ with
   geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ (hockey-stick).
+- :mod:`optmech.certify.noise2d`: additive noise in ℝ² on square cells with tail shapes:
+  achieved ε over all shifts in an ℓ1, ℓ2 or ℓ∞ ball.
 - :mod:`optmech.certify.matrix`: mechanism matrices over a neighbour graph.
 - :mod:`optmech.certify.profiles`: lattice noise under the guarantees beyond (ε, δ): privacy
   profiles δ(ε), Rényi divergences, and ρ (zCDP) and μ (GDP) certified over the whole continuum
@@ -32,6 +34,7 @@ from optmech.certify.noise import (
     noise_delta,
     noise_epsilon,
 )
+from optmech.certify.noise2d import noise2d_epsilon
 from optmech.certify.profiles import (
     certified_mu,
     certified_rho,
@@ -55,6 +58,7 @@ __all__ = [
     "check_guarantee",
     "check_noise",
     "log_ratio_bound",
+    "noise2d_epsilon",
     "noise_delta",
     "noise_epsilon",
     "privacy_profile",

@@ -5,7 +5,8 @@
 :func:`truncated_geometric`. (0, δ): :class:`UniformAtom` (optimal within symmetric
 non-increasing noise, seed 004). (ε, δ) baselines: :class:`TruncatedLaplace`, :class:`Gaussian`.
 LP-designed noise: :class:`PiecewiseConstantNoise` and :class:`LatticeNoise`. Noise in ℝ^d
-for a sensitivity measured in a norm: :class:`StaircaseND`.
+for a sensitivity measured in a norm: :class:`StaircaseND`; LP-designed noise in ℝ²:
+:class:`PiecewiseConstantNoise2D`.
 """
 
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution
@@ -14,6 +15,7 @@ from optmech.mechanisms.gaussian import Gaussian, analytic_gaussian_delta
 from optmech.mechanisms.geometric import Geometric, truncated_geometric
 from optmech.mechanisms.laplace import Laplace
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.mechanisms.staircase import (
     Staircase,
     heuristic_gamma,
@@ -34,6 +36,7 @@ __all__ = [
     "LatticeNoise",
     "NoiseDistribution",
     "PiecewiseConstantNoise",
+    "PiecewiseConstantNoise2D",
     "Staircase",
     "StaircaseND",
     "TruncatedLaplace",
