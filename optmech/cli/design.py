@@ -13,6 +13,7 @@ Example::
     $ optmech design --privacy delta=0.3 --cost squared --symmetric --monotone
     $ optmech design --privacy eps=1,delta=1e-6 --cost abs --json
     $ optmech design --privacy eps=20 --cost abs          # a graded grid: within 0.1% of V*
+    $ optmech design --dimension 2 --sensitivity-norm l2 --privacy eps=1 --cost l1 --plot d.png
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from optmech.lp.additive import design_noise
 from optmech.lp.designed import DesignedNoise
 from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
-__all__ = ["compute", "register", "run"]
+__all__ = ["compute", "compute_2d", "register", "run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -89,6 +90,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--monotone", action="store_true", help="restrict to noise non-increasing in |x|"
     )
     parser.add_argument("--solver", default=None, metavar="S", help="cvxpy solver name")
+    parser.add_argument(
+        "--dimension",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="1 (default) or 2: noise in the plane for a sensitivity measured in a norm "
+        "(--cost then names a norm of the error: l1, l2 or linf; abs means l1)",
+    )
+    parser.add_argument(
+        "--sensitivity-norm",
+        default=None,
+        choices=("l1", "l2", "linf"),
+        help="with --dimension 2: the norm of the sensitivity ball (required there)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--plot",
@@ -263,8 +278,110 @@ def _plot(
     plt.close(fig)
 
 
+def compute_2d(
+    privacy_spec: str,
+    *,
+    sensitivity: float = 1.0,
+    cost_spec: str = "l1",
+    sensitivity_norm: str | None = None,
+    resolution: int | None = None,
+    periods: int | None = None,
+    solver: str | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
+    (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
+    from optmech.costs.norm import Norm
+    from optmech.mechanisms.staircase import Staircase
+    from optmech.mechanisms.staircase_nd import StaircaseND
+
+    privacy = parse_privacy(privacy_spec)
+    cost = "l1" if cost_spec == "abs" else cost_spec
+    options = {"resolution": resolution} if resolution is not None else {}
+    noise = design_noise(
+        privacy,
+        sensitivity=sensitivity,
+        cost=cost,
+        dimension=2,
+        sensitivity_norm=sensitivity_norm,
+        periods=periods,
+        solver=solver,
+        **options,
+    )
+    spec, prov = noise.spec, noise.provenance
+    norm_cost = spec.cost if isinstance(spec.cost, Norm) else None
+    out: dict[str, Any] = {
+        "privacy": str(privacy),
+        "dimension": 2,
+        "sensitivity": spec.sensitivity,
+        "sensitivity_norm": spec.sensitivity_norm,
+        "cost": repr(spec.cost),
+        "resolution": spec.resolution,
+        "periods": spec.periods,
+        "lp_value": noise.value,
+        "lower_bound": noise.lower_bound,
+        "grid_staircase_value": noise.record.staircase_value,
+        "certified_epsilon": noise.certified_epsilon,
+        "solver": prov.solver,
+        "status": prov.status,
+        "solve_time": prov.solve_time,
+        "build_time": prov.build_time,
+        "num_variables": prov.num_variables,
+        "num_constraints": prov.num_constraints,
+    }
+    if norm_cost is not None:
+        best = StaircaseND.optimal(
+            spec.epsilon, sensitivity=spec.sensitivity, cost=norm_cost, norm=spec.sensitivity_norm
+        )
+        out["staircase_nd_value"] = best.expected_cost(norm_cost)
+        out["relative_gap"] = noise.value / out["staircase_nd_value"] - 1.0
+    if norm_cost == Norm(1):
+        half = Staircase.optimal(epsilon=spec.epsilon / 2, sensitivity=spec.sensitivity, cost="abs")
+        out["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
+    return out, noise
+
+
+def _run_2d(args: argparse.Namespace) -> int:
+    """``--dimension 2``: design, print, plot the heat map."""
+    if args.integer or args.symmetric or args.monotone or args.grid != "auto":
+        raise ValueError(
+            "--integer, --symmetric, --monotone and --grid are for --dimension 1; got one of "
+            "them with --dimension 2."
+        )
+    if args.sensitivity_norm is None:
+        raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
+    result, noise = compute_2d(
+        args.privacy,
+        sensitivity=args.sensitivity,
+        cost_spec=args.cost,
+        sensitivity_norm=args.sensitivity_norm,
+        resolution=args.resolution,
+        periods=args.periods,
+        solver=args.solver,
+    )
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = noise.plot()
+        ax.set_title(f"{result['privacy']}, {result['sensitivity_norm']} ball", fontsize=9)
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+        result["plot"] = args.plot
+    if args.json:
+        print_json(result)
+    else:
+        print_table(("quantity", "value"), list(result.items()))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
+    if args.dimension == 2:
+        return _run_2d(args)
+    if args.sensitivity_norm is not None:
+        raise ValueError("--sensitivity-norm needs --dimension 2.")
     result, noise, ref, baselines = compute(
         args.privacy,
         sensitivity=args.sensitivity,

@@ -18,6 +18,9 @@ runs a small version. The registry maps the command-line names to the modules:
                           Sundararajan 2012)
 ``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
 ``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
+``noise-2d``              noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dimensional staircase, two
+                          1-D staircases at ε/2 and product Laplace (Geng, Kairouz, Oh &
+                          Viswanath 2015; Kulesza, Suresh & Wang 2025)
 ========================  ==========================================================================
 
 Examples
@@ -46,6 +49,7 @@ EXPERIMENTS: dict[str, str] = {
     "grs-users": "grs_users",
     "minimax-remaps": "minimax_remaps",
     "custom-loss-gallery": "custom_loss_gallery",
+    "noise-2d": "noise_2d",
 }
 
 

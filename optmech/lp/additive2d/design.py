@@ -263,6 +263,7 @@ def finish_design_2d(
         source=source,
         reduced=lp.spec.group,
         cost_error=max(spread, 0.0),
+        staircase_value=lp_value(high, lp.reference),
     )
     warn_if_uncertified(prov, stacklevel=3)
     desc = noise.description()

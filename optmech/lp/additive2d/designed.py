@@ -47,6 +47,10 @@ class DesignRecord2D(ProvenanceFields):
     cost_error : float
         How much of ``value`` is the stated error of quadrature cell averages and the tails'
         series (0 for ℓ1 and ℓ∞ costs up to rounding).
+    staircase_value : float
+        Cost of the cheapest gauge staircase on the grid (the density ``b^ceil(G − γ)`` of a
+        tail shape, continued into the box): a point of the same LP, so ``value`` is at most
+        this up to the certified gap.
     """
 
     spec: AdditiveSpec2D
@@ -58,6 +62,7 @@ class DesignRecord2D(ProvenanceFields):
     source: str
     reduced: str
     cost_error: float
+    staircase_value: float
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON: the specification, the provenance and the certificate."""
@@ -78,6 +83,7 @@ class DesignRecord2D(ProvenanceFields):
             "certified_epsilon": self.certified_epsilon,
             "raw_certified_epsilon": self.raw_certified_epsilon,
             "cost_error": self.cost_error,
+            "staircase_value": self.staircase_value,
         }
         out.update(self.provenance.to_dict())
         return {
