@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks._common import load
 
-SECTIONS = ("grs", "additive", "samplers", "closedform")
+SECTIONS = ("grs", "additive", "samplers", "closedform", "additive2d")
 
 
 def _versions() -> dict[str, str]:
@@ -104,6 +104,25 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{_fmt(r['solve_exponent'], '.2f')}, total ∝ cells^"
                     f"{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
                 )
+        lines.append("")
+    two = [r for r in rows if r["section"] == "additive2d"]
+    if two:
+        lines += [
+            "### 2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
+            "",
+            "| case | ball | m | periods | status | cells | variables | rows | total s | build | "
+            "compile | solve | certify | gap to StaircaseND | peak RSS MB | load |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in two:
+            lines.append(
+                f"| {r['kind']} | {r['norm']} | {r['m']} | {r['periods']} | {r['status']} | "
+                f"{_fmt(r.get('cells'))} | {_fmt(r.get('variables'))} | {_fmt(r.get('rows'))} | "
+                f"{_fmt(r.get('total'))} | {_fmt(r.get('build'))} | {_fmt(r.get('compile'))} | "
+                f"{_fmt(r.get('solve'))} | {_fmt(r.get('certify'))} | "
+                f"{_fmt(r.get('gap_to_staircase_nd'), '+.1e')} | "
+                f"{_fmt(r.get('peak_rss_mb'), '.0f')} | {_fmt(r.get('load'), '.2f')} |"
+            )
         lines.append("")
     smp = [r for r in rows if r["section"] == "samplers"]
     if smp:

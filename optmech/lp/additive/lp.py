@@ -48,7 +48,7 @@ from optmech.lp.solve import Strategy
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 
-__all__ = ["AdditiveLP", "GridNoise", "build_additive_lp"]
+__all__ = ["AdditiveLP", "GridNoise", "LPReadout", "build_additive_lp"]
 
 FloatArray = npt.NDArray[np.float64]
 #: The noise families an additive design is read into.
@@ -63,8 +63,75 @@ MASS_FLOOR = 1e-3
 MAX_LIFT = 1e10
 
 
+class LPReadout:
+    """Reading an additive LP's solver point and multipliers back in the LP's own units, and
+    the bounds its certified interval uses (a mixin of the 1-D and 2-D LPs).
+
+    Needs ``weights``, ``mass``, ``rows``, ``num_variables``, ``num_aux`` and, once a problem is
+    built, ``variable``, ``col_scale``, ``constraints``, ``row_scale`` and
+    ``objective_factor``.
+    """
+
+    weights: FloatArray
+    mass: FloatArray
+    rows: RowRecord
+    num_aux: int
+    objective_factor: float
+    col_scale: FloatArray | None
+    variable: Any
+    constraints: Mapping[str, Any]
+    row_scale: Mapping[str, FloatArray]
+
+    @property
+    def num_variables(self) -> int:
+        """All variables: values, atom or tail scales, auxiliaries."""
+        return int(self.weights.size)
+
+    def value_upper(self, value: float) -> FloatArray:
+        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
+
+        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
+        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
+        feasible point), so restricting the LP to these boxes keeps its optimum.
+        """
+        k = self.num_variables - self.num_aux
+        a, c = self.mass[:k], self.weights[:k]
+        upper = 1.0 / a
+        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
+            with np.errstate(divide="ignore"):
+                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
+        return upper * (1.0 + 8.0 * _U)
+
+    def point(self) -> FloatArray:
+        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
+        assert self.col_scale is not None
+        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
+
+    def duals(self) -> dict[str, FloatArray] | None:
+        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
+        out = {}
+        for block in self.rows:
+            if not block.rows:
+                continue
+            y = self.constraints[block.name].dual_value
+            if y is None:
+                return None
+            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
+            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
+        return out
+
+    def violation(self, z: npt.ArrayLike) -> float:
+        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
+        za = np.asarray(z, dtype=np.float64)
+        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
+        for block in self.rows:
+            if block.rows:
+                parts.append(float(np.max(block.a @ za - block.b)))
+        return max(parts)
+
+
 @dataclass(frozen=True)
-class AdditiveLP(SpecViews):
+class AdditiveLP(SpecViews, LPReadout):
     """A built additive-noise LP and what is needed to read a noise off its solution.
 
     Attributes
@@ -143,11 +210,6 @@ class AdditiveLP(SpecViews):
         return self.spec.tail_ratio
 
     @property
-    def num_variables(self) -> int:
-        """All variables: values, atom, auxiliaries."""
-        return int(self.weights.size)
-
-    @property
     def c(self) -> FloatArray:
         """The objective in the LP's units, divided by :attr:`scale`."""
         return self.weights / self.scale
@@ -199,21 +261,6 @@ class AdditiveLP(SpecViews):
             strategy=strategy,
         )
 
-    def value_upper(self, value: float) -> FloatArray:
-        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
-
-        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
-        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
-        feasible point), so restricting the LP to these boxes keeps its optimum.
-        """
-        k = self.num_variables - self.num_aux
-        a, c = self.mass[:k], self.weights[:k]
-        upper = 1.0 / a
-        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
-            with np.errstate(divide="ignore"):
-                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
-        return upper * (1.0 + 8.0 * _U)
-
     def aux_upper(self, value: float) -> FloatArray:
         """Upper bounds of the auxiliaries at an optimum: their canonical values (block minima,
         hockey-stick terms) at :meth:`value_upper` — monotone, so valid (:class:`AuxMap`)."""
@@ -241,38 +288,10 @@ class AdditiveLP(SpecViews):
             scale[k:] = self.aux_upper(self.scale)
         return np.maximum(scale, 1e-300)
 
-    # -- reading points -----------------------------------------------------------------------
-    def point(self) -> FloatArray:
-        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
-        assert self.col_scale is not None
-        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
-
-    def duals(self) -> dict[str, FloatArray] | None:
-        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
-        out = {}
-        for block in self.rows:
-            if not block.rows:
-                continue
-            y = self.constraints[block.name].dual_value
-            if y is None:
-                return None
-            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
-            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
-        return out
-
     def complete(self, values: FloatArray) -> FloatArray:
         """A full point: value (and atom) variables followed by their canonical auxiliaries."""
         v = np.asarray(values, dtype=np.float64)
         return np.concatenate([v, self.aux.canonical(v[: self.num_values])])
-
-    def violation(self, z: npt.ArrayLike) -> float:
-        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
-        za = np.asarray(z, dtype=np.float64)
-        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
-        for block in self.rows:
-            if block.rows:
-                parts.append(float(np.max(block.a @ za - block.b)))
-        return max(parts)
 
     def full_values(self, z: npt.ArrayLike) -> tuple[FloatArray, float]:
         """Grid values (clipped at 0) and the atom of a point."""

@@ -33,14 +33,14 @@ import numpy.typing as npt
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
-from optmech.lp.additive.design import PRIVACY_RTOL, lp_interval, lp_value
+from optmech.lp.additive.design import PRIVACY_RTOL, _provenance, lp_interval, lp_value
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.solve import SolveInfo, Strategy, solve_robust
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
-from optmech.provenance import DEFAULT_ACCURACY, Provenance, Repair, RepairKind, warn_if_uncertified
+from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["design_noise_2d", "finish_design_2d"]
 
@@ -180,36 +180,6 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     return np.concatenate([reps, scales]), changed
 
 
-def _provenance(
-    lp: AdditiveLP2D,
-    info: SolveInfo,
-    interval: tuple[float, float],
-    accuracy: float,
-    violation: float,
-    fix: Repair,
-) -> Provenance:
-    lower, value = interval
-    return Provenance(
-        solver=info.solver,
-        status=info.status,
-        attempts=info.attempts,
-        value=value,
-        lower_bound=lower,
-        accuracy=accuracy,
-        violation_before=violation,
-        violation_after=0.0,
-        repair=fix,
-        build_time=lp.build_time,
-        compile_time=info.compile_time,
-        solve_time=info.solve_time,
-        total_time=sum(a.seconds for a in info.attempts) or info.total_time,
-        iterations=info.iterations,
-        num_variables=info.num_variables,
-        num_constraints=info.num_constraints,
-        options=info.options,
-    )
-
-
 def finish_design_2d(
     lp: AdditiveLP2D, info: SolveInfo, *, repair: bool = True, accuracy: float = DEFAULT_ACCURACY
 ) -> DesignedNoise2D:
@@ -250,7 +220,7 @@ def finish_design_2d(
         info,
         (lower, value),
         accuracy,
-        lp.violation(x),
+        (lp.violation(x), 0.0),
         Repair(fix, 0.0, value - raw_value if fix != RepairKind.NONE else 0.0),
     )
     record = DesignRecord2D(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.designed import RecordViews
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import Provenance, ProvenanceFields
 
@@ -92,37 +93,20 @@ class DesignRecord2D(ProvenanceFields):
         }
 
 
-class DesignedNoise2D(PiecewiseConstantNoise2D, ProvenanceFields):
+class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
     """A certified 2-D noise designed by LP (:func:`optmech.design_noise`, ``dimension=2``).
 
     ``value`` is its exact expected cost (rounded up; an upper bound where cell averages carry
     a quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
-    ``certified_epsilon`` the ε certified independently of the solver.
+    ``certified_epsilon`` the ε certified independently of the solver; ``record``,
+    ``spec`` and ``provenance`` as for the 1-D designs (:class:`~optmech.lp.designed.RecordViews`).
     """
+
+    _record: DesignRecord2D
 
     def __init__(self, *, record: DesignRecord2D, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._record = record
-
-    @property
-    def record(self) -> DesignRecord2D:
-        """The design record."""
-        return self._record
-
-    @property
-    def spec(self) -> AdditiveSpec2D:
-        """The validated specification."""
-        return self._record.spec
-
-    @property
-    def provenance(self) -> Provenance:
-        """How the LP was solved and the certified interval of its optimum."""
-        return self._record.provenance
-
-    @property
-    def certified_epsilon(self) -> float:
-        """ε certified from the density's numbers (:mod:`optmech.certify.noise2d`)."""
-        return self._record.certified_epsilon
 
     def expected_cost(self, cost: Any = None) -> float:
         """``E cost(X)``; ``cost`` defaults to the design's."""

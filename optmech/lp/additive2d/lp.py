@@ -51,19 +51,13 @@ import scipy.sparse as sp
 
 from optmech.certify.noise2d import footprint, row_half_widths
 from optmech.lp.additive.grid import uniform_width
-from optmech.lp.additive.lp import _problem
+from optmech.lp.additive.lp import LPReadout, _problem
 from optmech.lp.additive.rows import RowBlock, RowRecord
 from optmech.lp.additive.spec import tail_ratio_for
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.additive2d.windows import WindowSystem2D, window_system_2d
 from optmech.lp.solve import Strategy
-from optmech.mechanisms.tails2d import (
-    GaugeTail,
-    ProductTail,
-    TailSums,
-    gauge_polygon,
-    tail_sums,
-)
+from optmech.mechanisms.tails2d import GaugeTail, ProductTail, TailSums, gauge_polygon, tail_sums
 
 __all__ = ["AdditiveLP2D", "build_additive_lp_2d", "orbits"]
 
@@ -158,12 +152,12 @@ def gauge_value(tail: GaugeTail, i: IntArray, j: IntArray) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class AdditiveLP2D:
+class AdditiveLP2D(LPReadout):
     """A built 2-D LP and what is needed to read a noise off its solution.
 
     The fields and methods the certified interval uses (``weights``, ``mass``, ``rows``,
-    ``num_variables``, ``num_aux``, ``value_upper``, ``aux_upper``, ``duals``) mean what they
-    mean for the 1-D :class:`~optmech.lp.additive.lp.AdditiveLP`, so
+    ``num_aux``, ``aux_upper`` and those of :class:`~optmech.lp.additive.lp.LPReadout`) mean
+    what they mean for the 1-D :class:`~optmech.lp.additive.lp.AdditiveLP`, so
     :func:`optmech.lp.additive.design.lp_interval` applies as it is.
 
     Attributes
@@ -235,11 +229,6 @@ class AdditiveLP2D:
         return self.window.num_aux
 
     @property
-    def num_variables(self) -> int:
-        """Values, tail scales and auxiliaries."""
-        return int(self.weights.size)
-
-    @property
     def cells(self) -> int:
         """``n₀``."""
         return self.spec.cells
@@ -280,35 +269,6 @@ class AdditiveLP2D:
         scale[k:] = self.window.canonical_aux(self.box(self.columns).ravel())
         return np.maximum(scale, 1e-300)
 
-    # -- reading points and multipliers ------------------------------------------------------------
-    def point(self) -> FloatArray:
-        """The solver's point in the LP's own units."""
-        assert self.col_scale is not None
-        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
-
-    def duals(self) -> dict[str, FloatArray] | None:
-        """The solver's multipliers of each row block in the LP's units (None if missing)."""
-        out = {}
-        for block in self.rows:
-            if not block.rows:
-                continue
-            y = self.constraints[block.name].dual_value
-            if y is None:
-                return None
-            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
-            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
-        return out
-
-    def value_upper(self, value: float) -> FloatArray:
-        """Bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum (``U ≥`` it)."""
-        k = self.num_variables - self.num_aux
-        upper = 1.0 / self.mass[:k]
-        c = self.weights[:k]
-        if math.isfinite(value) and value > 0:
-            with np.errstate(divide="ignore"):
-                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
-        return upper * (1.0 + 8.0 * _U)
-
     def aux_upper(self, value: float) -> FloatArray:
         """Bounds of the auxiliaries at an optimum: their window minima at :meth:`value_upper`."""
         upper = self.box(self.value_upper(value)).ravel()
@@ -318,13 +278,6 @@ class AdditiveLP2D:
         """Values and tail scales followed by their canonical auxiliaries."""
         v = np.asarray(values, dtype=np.float64)
         return np.concatenate([v, self.window.canonical_aux(self.box(v).ravel())])
-
-    def violation(self, x: npt.ArrayLike) -> float:
-        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
-        xa = np.asarray(x, dtype=np.float64)
-        parts = [0.0, float(np.max(-xa, initial=0.0)), abs(float(self.mass @ xa) - 1.0)]
-        parts += [float(np.max(b.a @ xa, initial=0.0)) for b in self.rows if b.rows]
-        return max(parts)
 
 
 def _band(
