@@ -134,3 +134,18 @@ def test_noise_samples_follow_its_density() -> None:
     expected = probs * x.shape[0]
     chi2 = float(np.sum((counts - expected) ** 2 / expected))
     assert chi2 < stats.chi2.ppf(1 - ALPHA, top)
+
+
+@pytest.mark.parametrize("symmetry", ["reflections", "none"])
+def test_costs_with_smaller_groups_sum_every_image(symmetry: str) -> None:
+    """The ℓ1 norm given as a callable with a smaller declared group: the same series as the
+    exact norm (the images of each octant cell are summed one by one)."""
+    from optmech.costs.vector import VectorCustom
+
+    shape = _gauge("l2", 2, 4.0)
+    exact = tail_sums(shape, 4, 0.5, Norm(1))
+    cost = VectorCustom(lambda x: np.abs(x).sum(axis=-1), symmetry=symmetry, growth=(2, 1))
+    got = tail_sums(shape, 4, 0.5, cost)
+    assert got.cost_low <= exact.cost_low * (1 + 1e-12)
+    assert exact.cost_high <= got.cost_high * (1 + 1e-12)
+    assert got.cost_high - got.cost_low <= 1e-9 * exact.cost_high

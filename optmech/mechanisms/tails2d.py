@@ -271,21 +271,29 @@ def _cell_averages(
     cost: Any, a: IntArray, r: IntArray, mult: FloatArray, h: float, near: bool
 ) -> tuple[FloatArray, FloatArray]:
     """Sums of the cost's averages over the ``mult`` images of each octant cell
-    ``[ah, (a+1)h] × [rh, (r+1)h]`` under the dihedral group (low and high ends)."""
+    ``[ah, (a+1)h] × [rh, (r+1)h]`` under the dihedral group (low and high ends).
+
+    A cost invariant under the whole group needs the cell itself; one invariant under sign
+    changes only, the cell and its mirror image in the diagonal; any other, all images.
+    """
     lo = np.stack([a * h, r * h], axis=-1).astype(np.float64)
-    if getattr(cost, "symmetry", "dihedral") == "dihedral":
+    group = getattr(cost, "symmetry", "dihedral")
+    if group == "dihedral":
         low, high = _box_averages(cost, lo, h, near)
         return mult * low, mult * high
-    low, high = np.zeros(a.size), np.zeros(a.size)
     diagonal = mult == 4.0
+    signs = (
+        [(1.0, 1.0)] if group == "reflections" else [(sx, sy) for sx in (1, -1) for sy in (1, -1)]
+    )
+    weight = 4.0 / len(signs)
+    low, high = np.zeros(a.size), np.zeros(a.size)
     for swap in (False, True):
         base = lo[:, ::-1] if swap else lo
-        for sx in (1.0, -1.0):
-            for sy in (1.0, -1.0):
-                corner = np.where(np.array([sx, sy]) > 0, base, -base - h)
-                lw, hg = _box_averages(cost, corner, h, near)
-                weight = np.where(diagonal & swap, 0.0, 1.0)
-                low, high = low + weight * lw, high + weight * hg
+        keep = np.where(diagonal & swap, 0.0, weight)
+        for sx, sy in signs:
+            corner = np.where(np.array([sx, sy]) > 0, base, -base - h)
+            lw, hg = _box_averages(cost, corner, h, near)
+            low, high = low + keep * lw, high + keep * hg
     return low, high
 
 
@@ -367,7 +375,7 @@ def tail_sums(
     reach = max(int(getattr(t, "reach", getattr(t, "period", 1))) for t in items)
     near_end = cells + _NEAR_RINGS * reach
     while True:
-        span = max(1, min(_CHUNK // (first + 1), 256))
+        span = max(1, min(_CHUNK // (first + 1), 4 + (first - cells) // 2))  # growing chunks
         if first < near_end:  # the near rings form a chunk of their own
             span = min(span, near_end - first)
         a, r, mult = _ring_cells(first, first + span)
