@@ -205,3 +205,16 @@ def test_a_cost_in_another_norm_beats_the_staircase_of_the_ball() -> None:
     staircase = optmech.StaircaseND.optimal(2.0, cost=Norm(1), norm="linf")
     assert noise.certified_epsilon <= 2.0 * (1 + 1e-9)
     assert noise.value < 2.5 * staircase.expected_cost(Norm(1))
+
+
+def test_the_linf_staircase_is_beaten_for_the_l1_cost_at_large_epsilon() -> None:
+    """ℓ∞ ball, ℓ1 cost, ε = 4, 12 cells per Δ: the LP's certified noise (a staircase whose
+    plateau has its corners cut) costs less than the ℓ∞ staircase with its best γ, whose cost
+    is the closed form (the margin, 4e-4, is 1e7 times the certified gap)."""
+    noise = optmech.design_noise(
+        optmech.PureDP(4.0), sensitivity=1.0, cost="l1", dimension=2, sensitivity_norm="linf",
+        resolution=12, periods=2,
+    )  # fmt: skip
+    staircase = optmech.StaircaseND.optimal(4.0, cost=Norm(1), norm="linf")
+    assert noise.certified_epsilon <= 4.0 * (1 + 1e-9)
+    assert noise.value < staircase.expected_cost(Norm(1))

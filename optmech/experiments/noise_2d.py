@@ -214,8 +214,8 @@ def _summary(rows: list[list[Any]], headline: dict[str, Any], m: int) -> list[st
         f"- LP / StaircaseND: between {headline['min_lp_over_staircase']:.6g} and "
         f"{headline['max_lp_over_staircase']:.6g}; LP / cheapest staircase on the grid, over "
         f"every LP run: {headline['min_lp_over_grid_staircase']:.12g} to "
-        f"{headline['max_lp_over_grid_staircase']:.12g} (the LP finds nothing cheaper than a "
-        "staircase of the grid's ball).",
+        f"{headline['max_lp_over_grid_staircase']:.12g} (1: the LP's optimum is a staircase of "
+        "the grid's ball; below 1: a cheaper shape, e.g. a plateau with its corners cut).",
         "- Refining the grid at ε = 1, the gap to StaircaseND falls with log-log slope "
         + ", ".join(f"{LABELS[n]} {headline[f'slope_{n}']:.2f}" for n in NORMS)
         + " (about −1 where the cells see the ball grown by a cell); extrapolated to infinitely "

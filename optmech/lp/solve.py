@@ -175,8 +175,8 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     # 2-D additive LPs (optmech.lp.additive2d: window rows over the cells' orbits, many more
     # rows than variables), measured on 2 shared cores (benchmarks/additive2d.py): HiGHS is
     # faster and exact where Clarabel ends with a wide certified interval (ℓ∞ ball, ε = 1,
-    # 16 cells per Δ, 4 periods, 24k variables, 181k rows: HiGHS 86 s, gap 1.2e-8; Clarabel
-    # 151 s, relative gap 3.9e-6). HiGHS at every size; Clarabel is the fallback.
+    # 16 cells per Δ, 4 periods, 24k variables, 181k rows: HiGHS 86 s, relative gap 4e-9;
+    # Clarabel 151 s, relative gap 3.9e-6). HiGHS at every size; Clarabel is the fallback.
     "additive2d": (10**9, "HIGHS", "CLARABEL"),
     # Count/user LPs (optmech.lp.user, measured on 2 shared cores, benchmarks/grs.py):
     # HiGHS simplex returns exact vertices (gap to the GRS optimum ~1e-16) but slows sharply
