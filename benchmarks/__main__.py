@@ -107,22 +107,24 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append("")
     two = [r for r in rows if r["section"] == "additive2d"]
     if two:
+        columns = [
+            ("case", "kind", ""), ("ball", "norm", ""), ("m", "m", ""), ("periods", "periods", ""),
+            ("status", "status", ""), ("cells", "cells", ""), ("variables", "variables", ""),
+            ("rows", "rows", ""), ("total s", "total", ".3g"), ("build", "build", ".3g"),
+            ("compile", "compile", ".3g"), ("solve", "solve", ".3g"), ("certify", "certify", ".3g"),
+            ("gap to StaircaseND", "gap_to_staircase_nd", "+.1e"),
+            ("peak RSS MB", "peak_rss_mb", ".0f"), ("load", "load", ".2f"),
+        ]  # fmt: skip
         lines += [
             "### 2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
             "",
-            "| case | ball | m | periods | status | cells | variables | rows | total s | build | "
-            "compile | solve | certify | gap to StaircaseND | peak RSS MB | load |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| " + " | ".join(title for title, _, _ in columns) + " |",
+            "|" + "---|" * len(columns),
         ]
-        for r in two:
-            lines.append(
-                f"| {r['kind']} | {r['norm']} | {r['m']} | {r['periods']} | {r['status']} | "
-                f"{_fmt(r.get('cells'))} | {_fmt(r.get('variables'))} | {_fmt(r.get('rows'))} | "
-                f"{_fmt(r.get('total'))} | {_fmt(r.get('build'))} | {_fmt(r.get('compile'))} | "
-                f"{_fmt(r.get('solve'))} | {_fmt(r.get('certify'))} | "
-                f"{_fmt(r.get('gap_to_staircase_nd'), '+.1e')} | "
-                f"{_fmt(r.get('peak_rss_mb'), '.0f')} | {_fmt(r.get('load'), '.2f')} |"
-            )
+        lines += [
+            "| " + " | ".join(_fmt(r.get(key), f or ".3g") for _, key, f in columns) + " |"
+            for r in two
+        ]
         lines.append("")
     smp = [r for r in rows if r["section"] == "samplers"]
     if smp:

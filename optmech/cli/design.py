@@ -349,14 +349,9 @@ def _run_2d(args: argparse.Namespace) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
+    passed = {key: getattr(args, key) for key in ("sensitivity", "resolution", "periods", "solver")}
     result, noise = compute_2d(
-        args.privacy,
-        sensitivity=args.sensitivity,
-        cost_spec=args.cost,
-        sensitivity_norm=args.sensitivity_norm,
-        resolution=args.resolution,
-        periods=args.periods,
-        solver=args.solver,
+        args.privacy, cost_spec=args.cost, sensitivity_norm=args.sensitivity_norm, **passed
     )
     if args.plot:
         import matplotlib
@@ -369,10 +364,16 @@ def _run_2d(args: argparse.Namespace) -> int:
         ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
         plt.close(ax.figure)
         result["plot"] = args.plot
-    if args.json:
+    return _print(result, args.json)
+
+
+def _print(result: dict[str, Any], as_json: bool) -> int:
+    """The numbers as JSON or as a two-column table (yes/no for flags)."""
+    if as_json:
         print_json(result)
-    else:
-        print_table(("quantity", "value"), list(result.items()))
+        return 0
+    rows = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in result.items()]
+    print_table(("quantity", "value"), rows)
     return 0
 
 
@@ -397,9 +398,4 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(args.plot, noise, ref, baselines, result)
         result["plot"] = args.plot
-    if args.json:
-        print_json(result)
-        return 0
-    rows = [(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in result.items()]
-    print_table(("quantity", "value"), rows)
-    return 0
+    return _print(result, args.json)

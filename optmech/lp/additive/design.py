@@ -49,7 +49,7 @@ from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_peri
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
-from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.solve import ProblemKind, SolveInfo, Strategy, solve_robust
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
@@ -67,6 +67,7 @@ __all__ = [
     "finish_design",
     "lp_interval",
     "lp_value",
+    "solve_lp",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -165,33 +166,19 @@ def design_noise(
     if check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise") == 2:
         from optmech.lp.additive2d.design import design_noise_2d
 
+        run = {"solver": solver, "solver_options": solver_options, "verbose": verbose}
         return design_noise_2d(
-            privacy,
-            sensitivity=sensitivity,
-            cost=cost,
-            solver=solver,
-            repair=repair,
-            accuracy=accuracy,
-            solver_options=solver_options,
-            verbose=verbose,
-            **spec_options,
-        )
+            privacy, sensitivity=sensitivity, cost=cost, repair=repair, accuracy=accuracy,
+            **run, **spec_options,
+        )  # fmt: skip
     _check_spec_options(spec_options)
     spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
     lp = build_additive_lp(spec)
-    fresh = [lp]
-
-    def build(strategy: Strategy) -> tuple[Any, AdditiveLP]:
-        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
-        fresh.clear()
-        return variant.problem, variant
-
     try:
-        solved, info = solve_robust(
-            build,
-            num_variables=lp.num_variables,
+        solved, info = solve_lp(
+            lp,
             solver=solver,
             kind="additive",
             options=solver_options,
@@ -211,6 +198,23 @@ def design_noise(
             attempts=exc.attempts,
         ) from exc
     return finish_design(solved, info, repair=repair, accuracy=accuracy, stacklevel=3)
+
+
+def solve_lp(lp: Any, *, kind: ProblemKind, **solve_options: Any) -> tuple[Any, SolveInfo]:
+    """Solve a built additive LP (1-D or 2-D) on optmech's solver path.
+
+    Each attempt of :func:`optmech.lp.solve.solve_robust` gets a fresh problem from
+    ``lp.for_strategy`` (the first, as built, reuses the one ``lp`` holds). Returns the LP of
+    the successful attempt and its :class:`~optmech.lp.solve.SolveInfo`.
+    """
+    fresh = [lp]
+
+    def build(strategy: Strategy) -> tuple[Any, Any]:
+        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
+        fresh.clear()
+        return variant.problem, variant
+
+    return solve_robust(build, num_variables=lp.num_variables, kind=kind, **solve_options)
 
 
 # -- certification ------------------------------------------------------------------------------

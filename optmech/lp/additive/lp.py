@@ -33,7 +33,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cvxpy as cp
 import numpy as np
@@ -63,29 +63,76 @@ MASS_FLOOR = 1e-3
 MAX_LIFT = 1e10
 
 
+@dataclass(frozen=True, kw_only=True)
 class LPReadout:
-    """Reading an additive LP's solver point and multipliers back in the LP's own units, and
-    the bounds its certified interval uses (a mixin of the 1-D and 2-D LPs).
+    """The solver's side of a built additive LP (the 1-D and 2-D ones): the problem of one
+    attempt, its scalings, and reading its point and multipliers back in the LP's own units,
+    with the bounds its certified interval uses.
 
-    Needs ``weights``, ``mass``, ``rows``, ``num_variables``, ``num_aux`` and, once a problem is
-    built, ``variable``, ``col_scale``, ``constraints``, ``row_scale`` and
-    ``objective_factor``.
+    The LP supplies ``weights``, ``mass``, ``rows`` and ``num_aux``; the fields below are set
+    by its ``for_strategy`` (keyword-only, so they follow the LP's own fields).
+
+    Attributes
+    ----------
+    objective_factor : float
+        The solver's objective is ``weights / objective_factor``.
+    col_scale : numpy.ndarray or None
+        The solver's variable is ``z / col_scale``.
+    problem : cvxpy.Problem
+        The solver's problem (None until built for an attempt).
+    variable : cvxpy.Variable
+        The solver's variable.
+    constraints : Mapping[str, cvxpy.Constraint]
+        Each row block's constraint by name, and ``"normalisation"``.
+    row_scale : Mapping[str, numpy.ndarray]
+        The factor each block's rows were multiplied by for the solver.
+    strategy : Strategy or None
+        The attempt this problem was built for.
     """
 
-    weights: FloatArray
-    mass: FloatArray
-    rows: RowRecord
-    num_aux: int
-    objective_factor: float
-    col_scale: FloatArray | None
-    variable: Any
-    constraints: Mapping[str, Any]
-    row_scale: Mapping[str, FloatArray]
+    if TYPE_CHECKING:  # fields of the LP itself
+        weights: FloatArray
+        mass: FloatArray
+        rows: RowRecord
+        num_aux: int
+
+    objective_factor: float = 1.0
+    col_scale: FloatArray | None = None
+    problem: Any = None
+    variable: Any = None
+    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
+    strategy: Strategy | None = None
 
     @property
     def num_variables(self) -> int:
         """All variables: values, atom or tail scales, auxiliaries."""
         return int(self.weights.size)
+
+    def attempt(self, strategy: Strategy | None, col_scale: FloatArray, *, balanced: bool) -> Any:
+        """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
+
+        Columns divided by ``col_scale``, rows balanced if asked
+        (:func:`~optmech.lp.additive.rows.balance`), and the objective divided by the LP's
+        ``scale`` — or, rescaled, by its largest entry in the solver's units.
+        """
+        factor = self.scale  # type: ignore[attr-defined]
+        if strategy is not None and strategy.rescaled:
+            top = float(np.max(np.abs(self.weights * col_scale)))
+            factor = top if top > 0 else factor
+        problem, variable, constraints, row_scale = _problem(
+            self.weights / factor, self.mass, self.rows, col_scale, balanced=balanced
+        )
+        return dataclasses.replace(
+            self,  # type: ignore[arg-type]
+            objective_factor=factor,
+            col_scale=col_scale,
+            problem=problem,
+            variable=variable,
+            constraints=constraints,
+            row_scale=row_scale,
+            strategy=strategy,
+        )
 
     def value_upper(self, value: float) -> FloatArray:
         """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
@@ -195,13 +242,6 @@ class AdditiveLP(SpecViews, LPReadout):
     profile: FloatArray | None
     window: str
     build_time: float
-    objective_factor: float = 1.0
-    col_scale: FloatArray | None = None
-    problem: Any = None
-    variable: Any = None
-    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
-    strategy: Strategy | None = None
 
     # -- views ----------------------------------------------------------------------------
     @property
@@ -239,27 +279,7 @@ class AdditiveLP(SpecViews, LPReadout):
         """
         rescaled = strategy is not None and strategy.rescaled
         col_scale = self.solver_scale(rescaled)
-        factor = self.scale
-        if rescaled:
-            top = float(np.max(np.abs(self.weights * col_scale)))
-            factor = top if top > 0 else self.scale
-        problem, variable, constraints, row_scale = _problem(
-            self.weights / factor,
-            self.mass,
-            self.rows,
-            col_scale,
-            balanced=self.profile is not None or rescaled,
-        )
-        return dataclasses.replace(
-            self,
-            objective_factor=factor,
-            col_scale=col_scale,
-            problem=problem,
-            variable=variable,
-            constraints=constraints,
-            row_scale=row_scale,
-            strategy=strategy,
-        )
+        return self.attempt(strategy, col_scale, balanced=self.profile is not None or rescaled)
 
     def aux_upper(self, value: float) -> FloatArray:
         """Upper bounds of the auxiliaries at an optimum: their canonical values (block minima,

@@ -33,12 +33,18 @@ import numpy.typing as npt
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
-from optmech.lp.additive.design import PRIVACY_RTOL, _provenance, lp_interval, lp_value
+from optmech.lp.additive.design import (
+    PRIVACY_RTOL,
+    _provenance,
+    lp_interval,
+    lp_value,
+    solve_lp,
+)
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
-from optmech.lp.solve import SolveInfo, Strategy, solve_robust
+from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
 
@@ -48,13 +54,14 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def _check_options(options: dict[str, Any]) -> None:
-    valid = AdditiveSpec2D.options()
+    valid = [k for k in AdditiveSpec2D.options() if k != "sensitivity_norm"]
     bad = sorted(set(options) - set(valid) - {"dimension"})
     if bad:
         raise TypeError(
             f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))} for "
             f"dimension=2; the options of a 2-D design are {', '.join(valid)} (besides privacy, "
-            "sensitivity, cost, solver, repair, accuracy, solver_options and verbose)."
+            "sensitivity, cost, sensitivity_norm, solver, repair, accuracy, solver_options and "
+            "verbose)."
         )
 
 
@@ -63,9 +70,10 @@ def design_noise_2d(
     *,
     sensitivity: float,
     cost: Any,
-    solver: str | None = None,
+    sensitivity_norm: str | None = None,
     repair: bool = True,
     accuracy: float = DEFAULT_ACCURACY,
+    solver: str | None = None,
     solver_options: dict[str, Any] | None = None,
     verbose: bool = False,
     **options: Any,
@@ -80,11 +88,12 @@ def design_noise_2d(
         Δ, the radius of the ball of shifts.
     cost : Norm, VectorCustom, str or callable
         Cost of the error vector (:func:`optmech.costs.vector.as_vector_cost`).
-    solver, repair, accuracy, solver_options, verbose
+    sensitivity_norm : {'l1', 'l2', 'linf'}
+        The norm of the ball of shifts (required).
+    repair, accuracy, solver, solver_options, verbose
         As for the 1-D :func:`optmech.design_noise`.
     **options
-        ``sensitivity_norm`` (required: ``'l1'``, ``'l2'`` or ``'linf'``), ``resolution``,
-        ``periods``, ``window``, ``tails``, ``reduce_symmetric``, ``gamma``,
+        ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``, ``gamma``,
         ``max_memory_gb`` (:class:`~optmech.lp.additive2d.spec.AdditiveSpec2D`).
 
     Returns
@@ -113,25 +122,17 @@ def design_noise_2d(
     """
     _check_options(options)
     options.pop("dimension", None)
-    if "sensitivity_norm" not in options:
+    if sensitivity_norm is None:
         raise TypeError(
             "design_noise() with dimension=2 needs `sensitivity_norm` ('l1', 'l2' or 'linf'): "
             "the norm in which the sensitivity Δ is measured."
         )
-    spec = AdditiveSpec2D(privacy, sensitivity, cost, **options)
+    spec = AdditiveSpec2D(privacy, sensitivity, cost, sensitivity_norm, **options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
     lp = build_additive_lp_2d(spec)
-    fresh = [lp]
-
-    def build(strategy: Strategy) -> tuple[Any, AdditiveLP2D]:
-        variant = fresh.pop() if fresh and not strategy.rescaled else lp.for_strategy(strategy)
-        fresh.clear()
-        return variant.problem, variant
-
-    solved, info = solve_robust(
-        build,
-        num_variables=lp.num_variables,
+    solved, info = solve_lp(
+        lp,
         solver=solver,
         kind="additive2d",
         options=solver_options,

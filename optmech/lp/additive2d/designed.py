@@ -69,11 +69,11 @@ class DesignRecord2D(ProvenanceFields):
         """Plain dict for JSON: the specification, the provenance and the certificate."""
         spec = self.spec
         out: dict[str, Any] = {
+            "dimension": 2,
+            "sensitivity_norm": spec.sensitivity_norm,
+            "sensitivity": spec.sensitivity,
             "privacy": str(spec.privacy),
             "cost": repr(spec.cost),
-            "sensitivity": spec.sensitivity,
-            "sensitivity_norm": spec.sensitivity_norm,
-            "dimension": 2,
             "resolution": spec.resolution,
             "periods": spec.periods,
             "tails": spec.tails,

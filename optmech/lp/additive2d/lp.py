@@ -37,13 +37,10 @@ the geometric mean of its extreme coefficients (as the 1-D graded LP does,
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -51,7 +48,7 @@ import scipy.sparse as sp
 
 from optmech.certify.noise2d import footprint, row_half_widths
 from optmech.lp.additive.grid import uniform_width
-from optmech.lp.additive.lp import LPReadout, _problem
+from optmech.lp.additive.lp import LPReadout
 from optmech.lp.additive.rows import RowBlock, RowRecord
 from optmech.lp.additive.spec import tail_ratio_for
 from optmech.lp.additive2d.spec import AdditiveSpec2D
@@ -174,6 +171,8 @@ class AdditiveLP2D(LPReadout):
         Their masses and costs outside the box (scale 1, densities in units of ``1/Δ²``).
     weights, weights_high : ndarray
         Lower and upper ends of the cost of a unit of each variable (0 for auxiliaries).
+    num_aux : int
+        Auxiliary variables (of :attr:`window`).
     mass : ndarray
         Mass of a unit of each variable (tails: the lower end of their series).
     mass_rtol : float
@@ -200,6 +199,7 @@ class AdditiveLP2D(LPReadout):
     tails: tuple[Tail, ...]
     sums: tuple[TailSums, ...]
     weights: FloatArray
+    num_aux: int
     weights_high: FloatArray
     mass: FloatArray
     mass_rtol: float
@@ -209,24 +209,12 @@ class AdditiveLP2D(LPReadout):
     columns: FloatArray
     scale: float
     build_time: float
-    objective_factor: float = 1.0
-    col_scale: FloatArray | None = None
-    problem: Any = None
-    variable: Any = None
-    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
-    strategy: Strategy | None = None
 
     # -- sizes ----------------------------------------------------------------------------------
     @property
     def num_reps(self) -> int:
         """Value variables of the box (orbits)."""
         return int(self.reps.size)
-
-    @property
-    def num_aux(self) -> int:
-        """Auxiliary variables."""
-        return self.window.num_aux
 
     @property
     def cells(self) -> int:
@@ -240,26 +228,9 @@ class AdditiveLP2D(LPReadout):
 
     # -- attempts ------------------------------------------------------------------------------
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP2D:
-        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced)."""
-        rescaled = strategy is not None and strategy.rescaled
-        col_scale = self.solver_scale()
-        factor = self.scale
-        if rescaled:
-            top = float(np.max(np.abs(self.weights * col_scale)))
-            factor = top if top > 0 else self.scale
-        problem, variable, constraints, row_scale = _problem(
-            self.weights / factor, self.mass, self.rows, col_scale, balanced=True
-        )
-        return dataclasses.replace(
-            self,
-            objective_factor=factor,
-            col_scale=col_scale,
-            problem=problem,
-            variable=variable,
-            constraints=constraints,
-            row_scale=row_scale,
-            strategy=strategy,
-        )
+        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns
+        by :meth:`solver_scale`; :meth:`~optmech.lp.additive.lp.LPReadout.attempt`)."""
+        return self.attempt(strategy, self.solver_scale(), balanced=True)  # type: ignore[no-any-return]
 
     def solver_scale(self) -> FloatArray:
         """Columns divided by the reference point (auxiliaries by its window minima)."""
@@ -438,6 +409,7 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
         tails=tails,
         sums=sums,
         weights=weights,
+        num_aux=n_aux,
         weights_high=weights_high,
         mass=mass,
         mass_rtol=max(s.mass_rest / s.mass for s in sums),
