@@ -19,7 +19,7 @@ from typing import Any
 
 from benchmarks._common import load
 
-SECTIONS = ("grs", "additive", "samplers", "closedform")
+SECTIONS = ("grs", "additive", "samplers", "closedform", "additive2d")
 
 
 def _versions() -> dict[str, str]:
@@ -115,6 +115,19 @@ def markdown(report: dict[str, Any]) -> str:
         f"total ∝ cells^{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
         for r in scaling
     ] + ([""] if scaling and add else [])
+    lines += _table(
+        "2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
+        "case | ball | m | periods | status | cells | variables | rows | total s | build | "
+        "compile | solve | certify | gap to StaircaseND | peak RSS MB | load",
+        [r for r in rows if r["section"] == "additive2d"],
+        lambda r: [
+            *_cells(r, "kind", "norm", "m", "periods", "status", "cells", "variables", "rows"),
+            *_cells(r, "total", "build", "compile", "solve", "certify"),
+            _fmt(r.get("gap_to_staircase_nd"), "+.1e"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _fmt(r.get("load"), ".2f"),
+        ],
+    )
     lines += _table(
         "Samplers (samples/s)",
         "sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load",

@@ -1,7 +1,7 @@
 """Closed forms against the LP that reaches the same answer (how much the theorems save).
 
-* ε-DP noise for |e| (and e²), Δ = 1: ``Staircase.optimal(...).expected_cost`` (Geng & Viswanath
-2016) against ``design_noise`` (resolution 100, 20 periods): time ratio, value gap.
+* ε-DP noise for |e| (and e²), Δ = 1: ``Staircase.optimal(...).expected_cost`` (Geng &
+  Viswanath 2016) against ``design_noise`` (resolution 100, 20 periods): time ratio, value gap.
 * GRS count query, uniform prior, |e| loss: ``geometric_bayes`` (G + Bayes remap, GRS
   Thm. 3.1) against ``bayesian_mechanism`` (the LP): time ratio, value gap.
 

@@ -10,7 +10,8 @@ Every LP-backed result carries a [`Provenance`][Provenance] with a certified int
 ``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) ([`ZCDP`][ZCDP],
 [`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP], [`PrivacyProfile`][PrivacyProfile]) are certified
 by [`optmech.certify.profiles`][optmech.certify.profiles] and composed by
-[`optmech.accounting`][optmech.accounting]; [`StaircaseND`][StaircaseND] is the staircase in ℝ^d.
+[`optmech.accounting`][optmech.accounting]; [`StaircaseND`][StaircaseND] is the staircase in ℝ^d,
+and ``design_noise(..., dimension=2)`` designs noise in ℝ² for a ball of shifts by LP.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "AdditiveSpec",
         "CoarseGridWarning",
         "design_noise",
+    ),
+    "optmech.lp.additive2d": (
+        "AdditiveSpec2D",
+        "DesignedNoise2D",
     ),
     "optmech.lp.dependent": ("dependent_noise_lp",),
     "optmech.lp.designed": (
@@ -82,6 +87,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Geometric",
         "Laplace",
         "Staircase",
+        "PiecewiseConstantNoise2D",
         "StaircaseND",
         "TruncatedLaplace",
         "UniformAtom",
@@ -134,6 +140,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         SolverError,
     )
     from optmech.lp.additive import AdditiveSpec, CoarseGridWarning, design_noise
+    from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp
     from optmech.lp.designed import (
         DesignedGradedNoise,
@@ -166,6 +173,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         Gaussian,
         Geometric,
         Laplace,
+        PiecewiseConstantNoise2D,
         Staircase,
         StaircaseND,
         TruncatedLaplace,

@@ -179,3 +179,33 @@ def test_beyond_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(got) == 2 and all(d <= t for d, t in zip(got, (1e-2, 1e-3), strict=True))
     assert main(["design", "--privacy", "rdp=1:0.5"]) == 2
     assert "`alpha`" in capsys.readouterr().err
+
+
+def test_two_dimensional_design(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    """``--dimension 2``: certified, above the marginal bound ``2V*`` (Geng & Viswanath 2016:
+    each coordinate of a 2-D ε-DP noise is 1-D ε-DP), the staircase of the ball written out."""
+    plot = f"{tmp_path}/heat.png"
+    res = _json(
+        capsys,
+        ["design", "--dimension", "2", "--sensitivity-norm", "linf", "--privacy", "eps=1",
+         "--resolution", "2", "--periods", "2", "--json", "--plot", plot],
+    )  # fmt: skip
+    v_star = math.exp(0.5) / math.expm1(1.0)
+    assert res["lp_value"] >= 2 * v_star
+    assert res["lower_bound"] <= res["lp_value"]
+    assert res["certified_epsilon"] <= 1 + 1e-9
+    assert res["sensitivity_norm"] == "linf" and res["dimension"] == 2
+    assert res["two_staircases_half_eps_value"] == pytest.approx(
+        2 * math.exp(0.25) / math.expm1(0.5), rel=1e-12
+    )
+    with open(plot, "rb") as handle:
+        assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_two_dimensional_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["design", "--dimension", "2", "--privacy", "eps=1"]) == 2
+    assert "--sensitivity-norm" in capsys.readouterr().err
+    assert main(["design", "--sensitivity-norm", "l2", "--privacy", "eps=1"]) == 2
+    assert "--dimension 2" in capsys.readouterr().err
+    argv = ["design", "--dimension", "2", "--sensitivity-norm", "l2", "--privacy", "eps=1"]
+    assert main([*argv, "--integer"]) == 2

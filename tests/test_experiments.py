@@ -17,6 +17,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
+import optmech
 from optmech.cli import main
 from optmech.experiments import EXPERIMENTS, run_experiment
 
@@ -31,6 +32,7 @@ COLUMNS = {
     "zcdp-lattice": {"cost", "rho", "design_cost", "lower_bound", "discrete_gaussian_cost"},
     "gdp-lattice": {"cost", "mu", "design_cost", "lower_bound", "rounded_gaussian_cost"},
     "composition": {"noise", "k", "epsilon", "delta"},
+    "noise-2d": {"study", "norm", "epsilon", "method", "cost", "ratio_to_staircase_nd"},
 }
 
 
@@ -278,3 +280,34 @@ def test_an_unwritable_out_folder_is_refused_first(
     assert main(["experiment", "gamma-star", "--quick", "--out", str(blocker)]) == 2
     err = capsys.readouterr().err
     assert "`--out`" in err and "Traceback" not in err
+
+
+def test_noise_2d(results: dict[str, object]) -> None:
+    """The baselines' closed forms written out (V* = e^(ε/2)/(e^ε − 1), Laplace 2cΔ/ε with
+    c = 1, √2, 2), and the LP between the marginal lower bound 2V*(ε) and the product of two
+    staircases at ε/2 with their steps on the grid (a point of the LP: its certified lower
+    bound cannot exceed it). The LP's value is within its certified gap (below 1e-6 relative,
+    or a warning fails the run) of the cheapest staircase on the grid, another of its points."""
+    res = results["noise-2d"]
+    span = {"l1": 1.0, "l2": math.sqrt(2.0), "linf": 2.0}
+    v = lambda e: math.exp(e / 2) / math.expm1(e)  # noqa: E731
+    rows = [r for r in _rows(res.csv) if r["study"] == "methods"]  # type: ignore[attr-defined]
+    assert {r["method"] for r in rows} == {
+        "LP", "StaircaseND", "two 1-D staircases at ε/2", "product Laplace"
+    }  # fmt: skip
+    for r in rows:
+        eps, cost = float(r["epsilon"]), float(r["cost"])
+        if r["method"] == "product Laplace":
+            assert cost == pytest.approx(2 * span[r["norm"]] / eps, rel=1e-12)
+        elif r["method"] == "two 1-D staircases at ε/2":
+            assert cost == pytest.approx(2 * v(eps / 2), rel=1e-12)
+        elif r["method"] == "LP":
+            m = int(r["resolution"])
+            product = min(
+                2 * optmech.Staircase(epsilon=eps / 2, gamma=g / m).expected_cost("abs")
+                for g in range(1, m + 1)
+            )
+            assert cost >= 2 * v(eps)
+            assert float(r["lower_bound"]) <= product
+            assert float(r["certified_epsilon"]) <= eps * (1 + 1e-9)
+    assert res.headline["max_lp_over_grid_staircase"] <= 1 + 1e-6  # type: ignore[attr-defined]

@@ -126,3 +126,12 @@ def test_asymmetric_cost_on_a_graded_grid() -> None:
     assert noise.record.grid == "graded" and not noise.record.reduced
     assert noise.certified_epsilon <= eps * (1 + 1e-9)
     assert noise.value < 2.0 * _v_star(eps, "abs")
+
+
+@pytest.mark.parametrize("privacy", [optmech.PureDP(1e9), optmech.ApproxDP(70.0, 1e-6)])
+def test_epsilon_beyond_the_solvable_range_is_refused_by_name(privacy: object) -> None:
+    """At ε = 70 every solver attempt fails and at 1e9 the grid cannot be built: refused up
+    front, naming the parameter, the range and the value."""
+    with pytest.raises(ValueError, match=r"`epsilon`.*50") as info:
+        AdditiveSpec(privacy, 1.0, "abs")
+    assert repr(privacy.epsilon) in str(info.value) or f"{privacy.epsilon:g}" in str(info.value)

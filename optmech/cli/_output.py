@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -72,3 +73,15 @@ def print_json(payload: Any, *, out: TextIO | None = None) -> None:
         _clean(json.loads(json.dumps(payload, default=_default, allow_nan=True))), indent=2
     )
     print(text, file=stream)
+
+
+def save_plot(draw: Callable[[], Any], path: Path, out: dict[str, Any]) -> None:
+    """Draw with ``draw()`` (returns the Axes) on the non-interactive backend, save the figure
+    to ``path`` and record it in ``out["plot"]``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from optmech.plotting import save_figure
+
+    save_figure(draw(), path)
+    out["plot"] = str(path)

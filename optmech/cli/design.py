@@ -17,6 +17,7 @@ Example::
     $ optmech design --privacy gdp=1 --integer --cost squared  # against the rounded Gaussian
     $ optmech design --privacy rdp=2:0.5 --integer
     $ optmech design --privacy profile=0.5:1e-2,1:1e-3 --cost abs
+    $ optmech design --dimension 2 --sensitivity-norm l2 --privacy eps=1 --cost l1 --plot d.png
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from optmech.cli._args import (
     add_solver,
     check_output_path,
 )
-from optmech.cli._output import print_json, print_table
+from optmech.cli._output import print_json, print_table, save_plot
 
-__all__ = ["FLAGS", "compute", "register", "run"]
+__all__ = ["FLAGS", "compute", "compute_2d", "register", "run"]
 
 #: The library's parameter names as this command spells them (for error messages).
 FLAGS = {
@@ -49,6 +50,8 @@ FLAGS = {
     "symmetric": "--symmetric",
     "monotone": "--monotone",
     "integer": "--integer",
+    "dimension": "--dimension",
+    "sensitivity_norm": "--sensitivity-norm",
 }
 
 #: ``AdditiveSpec``'s default memory limit, repeated here so ``--help`` loads no LP module
@@ -109,6 +112,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--symmetric", action="store_true", help="restrict to symmetric noise")
     parser.add_argument(
         "--monotone", action="store_true", help="restrict to noise non-increasing in |x|"
+    )
+    parser.add_argument(
+        "--dimension",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="1 or 2: noise in the plane for a sensitivity measured in a norm (--cost then "
+        "names a norm of the error: l1, l2 or linf; abs means l1)",
+    )
+    parser.add_argument(
+        "--sensitivity-norm",
+        default=None,
+        choices=("l1", "l2", "linf"),
+        help="with --dimension 2: the norm of the sensitivity ball (required there)",
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
@@ -226,9 +243,120 @@ def _beyond_summary(
     return out
 
 
+def compute_2d(
+    privacy_spec: str,
+    *,
+    sensitivity: float = 1.0,
+    cost_spec: str = "l1",
+    sensitivity_norm: str | None = None,
+    resolution: int | None = None,
+    periods: int | None = None,
+    solver: str | None = None,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+) -> tuple[dict[str, Any], Any]:
+    """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
+    (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
+    from optmech.costs.norm import Norm
+    from optmech.lp.additive import design_noise
+    from optmech.mechanisms.staircase import Staircase
+    from optmech.mechanisms.staircase_nd import StaircaseND
+    from optmech.privacy import parse_privacy
+
+    privacy = parse_privacy(privacy_spec)
+    cost = "l1" if cost_spec == "abs" else cost_spec
+    options = {"resolution": resolution} if resolution is not None else {}
+    noise = design_noise(
+        privacy,
+        sensitivity=sensitivity,
+        cost=cost,
+        dimension=2,
+        sensitivity_norm=sensitivity_norm,
+        periods=periods,
+        solver=solver,
+        max_memory_gb=max_memory_gb,
+        **options,
+    )
+    spec, prov = noise.spec, noise.provenance
+    norm_cost = spec.cost if isinstance(spec.cost, Norm) else None
+    out: dict[str, Any] = {
+        "privacy": str(privacy),
+        "dimension": 2,
+        "sensitivity": spec.sensitivity,
+        "sensitivity_norm": spec.sensitivity_norm,
+        "cost": repr(spec.cost),
+        "resolution": spec.resolution,
+        "periods": spec.periods,
+        "lp_value": noise.value,
+        "lower_bound": noise.lower_bound,
+        "grid_staircase_value": noise.record.staircase_value,
+        "certified_epsilon": noise.certified_epsilon,
+        "solver": prov.solver,
+        "status": prov.status,
+        "solve_time": prov.solve_time,
+        "build_time": prov.build_time,
+        "num_variables": prov.num_variables,
+        "num_constraints": prov.num_constraints,
+    }
+    if norm_cost is not None:
+        best = StaircaseND.optimal(
+            spec.epsilon, sensitivity=spec.sensitivity, cost=norm_cost, norm=spec.sensitivity_norm
+        )
+        out["staircase_nd_value"] = best.expected_cost(norm_cost)
+        out["relative_gap"] = noise.value / out["staircase_nd_value"] - 1.0
+    if norm_cost == Norm(1):
+        half = Staircase.optimal(epsilon=spec.epsilon / 2, sensitivity=spec.sensitivity, cost="abs")
+        out["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
+    return out, noise
+
+
+def _run_2d(args: argparse.Namespace, plot: Any) -> int:
+    """``--dimension 2``: design, print, plot the heat map."""
+    if args.integer or args.symmetric or args.monotone or args.grid != "auto":
+        raise ValueError(
+            "--integer, --symmetric, --monotone and --grid are for --dimension 1; got one of "
+            "them with --dimension 2."
+        )
+    if args.sensitivity_norm is None:
+        raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
+    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb")
+    result, noise = compute_2d(
+        args.privacy,
+        cost_spec=args.cost,
+        sensitivity_norm=args.sensitivity_norm,
+        **{key: getattr(args, key) for key in keys},
+    )
+    if plot is not None:
+
+        def draw() -> Any:
+            ax = noise.plot()
+            ax.set_title(f"{result['privacy']}, {result['sensitivity_norm']} ball", fontsize=9)
+            return ax
+
+        save_plot(draw, plot, result)
+    return _print(result, args.json)
+
+
+def _print(result: dict[str, Any], as_json: bool, labels: dict[str, str] | None = None) -> int:
+    """The numbers as JSON or as a two-column table (yes/no for flags; ``labels`` rename keys)."""
+    if as_json:
+        print_json(result)
+        return 0
+    labels = labels or {}
+    rows = [
+        (labels.get(k, k), ("yes" if v else "no") if isinstance(v, bool) else v)
+        for k, v in result.items()
+    ]
+    print_table(("quantity", "value"), rows)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
     plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    if args.dimension == 2:
+        return _run_2d(args, plot)
+    if args.sensitivity_norm is not None:
+        raise ValueError("--sensitivity-norm needs --dimension 2.")
     result, noise, _ = compute(
         args.privacy,
         sensitivity=args.sensitivity,
@@ -243,20 +371,6 @@ def run(args: argparse.Namespace) -> int:
         max_memory_gb=args.max_memory_gb,
     )
     if plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from optmech.plotting import save_figure
-
-        save_figure(noise.plot(), plot)
-        result["plot"] = str(plot)
-    if args.json:
-        print_json(result)
-        return 0
+        save_plot(noise.plot, plot, result)
     labels = {key: label for key, label, _ in noise.certified_guarantee()}
-    rows = [
-        (labels.get(k, k), ("yes" if v else "no") if isinstance(v, bool) else v)
-        for k, v in result.items()
-    ]
-    print_table(("quantity", "value"), rows)
-    return 0
+    return _print(result, args.json, labels)

@@ -30,7 +30,7 @@ from optmech.cli._args import (
     add_solver,
     check_output_path,
 )
-from optmech.cli._output import fmt, print_json, print_table
+from optmech.cli._output import fmt, print_json, print_table, save_plot
 
 __all__ = ["FLAGS", "compute", "register", "run"]
 
@@ -302,13 +302,7 @@ def run(args: argparse.Namespace) -> int:
         max_memory_gb=args.max_memory_gb,
     )
     if plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from optmech.plotting import save_figure
-
-        save_figure(result.plot(), plot)
-        out["plot"] = str(plot)
+        save_plot(result.plot, plot, out)
     if args.json:
         print_json(out)
         return 0

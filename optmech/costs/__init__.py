@@ -28,6 +28,7 @@ from optmech.costs.builtin import Absolute, Asymmetric, Power, Squared, ZeroOne
 from optmech.costs.custom import Custom
 from optmech.costs.norm import Norm
 from optmech.costs.parse import as_cost, parse_cost
+from optmech.costs.vector import VectorCustom
 
 __all__ = [
     "Absolute",
@@ -37,6 +38,7 @@ __all__ = [
     "Norm",
     "Power",
     "Squared",
+    "VectorCustom",
     "ZeroOne",
     "as_cost",
     "parse_cost",

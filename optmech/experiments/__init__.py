@@ -24,6 +24,9 @@ runs a small version. The registry maps the command-line names to the modules:
                           2022)
 ``composition``           δ(ε) after k = 1, 10, 100 compositions: Laplace, staircase, Gaussian,
                           designed noise (dp_accounting PLDs)
+``noise-2d``              noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dimensional staircase, two
+                          1-D staircases at ε/2 and product Laplace (Geng, Kairouz, Oh &
+                          Viswanath 2015; Kulesza, Suresh & Wang 2025)
 ========================  ==========================================================================
 
 Examples
@@ -55,6 +58,7 @@ EXPERIMENTS: dict[str, str] = {
     "zcdp-lattice": "zcdp_lattice",
     "gdp-lattice": "gdp_lattice",
     "composition": "composition",
+    "noise-2d": "noise_2d",
 }
 
 #: Command-line name → (one-line description, typical wall time of ``--quick`` and of the full
@@ -71,6 +75,7 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "zcdp-lattice": ("optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian", "3 s", "11 s"),
     "gdp-lattice": ("optimal noise on ℤ under μ-GDP vs the rounded Gaussian", "6 s", "14 s"),
     "composition": ("δ(ε) after k = 1, 10, 100 compositions, five noises", "3 s", "31 s"),
+    "noise-2d": ("noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dim staircase", "3 s", "100 s"),
 }
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "DesignedLatticeNoise",
     "DesignedNoise",
     "DesignedPiecewiseNoise",
+    "RecordViews",
     "designed_class",
 ]
 
@@ -232,23 +233,24 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return out
 
 
-class DesignedNoise(ProvenanceFields):
-    """Mixin of the designed families: the design record on top of a tabulated noise."""
+class RecordViews(ProvenanceFields):
+    """The design record of a designed noise as read-only attributes (a mixin of the 1-D and
+    2-D designed families)."""
 
-    _record: DesignRecord
+    _record: Any
 
     @property
-    def record(self) -> DesignRecord:
+    def record(self) -> Any:
         """The design record: spec, provenance, certified privacy."""
         return self._record
 
     @property
-    def info(self) -> DesignRecord:
+    def info(self) -> Any:
         """The design record (the name of earlier versions)."""
         return self._record
 
     @property
-    def spec(self) -> AdditiveSpec:
+    def spec(self) -> Any:
         """The validated specification."""
         return self._record.spec
 
@@ -260,12 +262,18 @@ class DesignedNoise(ProvenanceFields):
     @property
     def certified_epsilon(self) -> float:
         """Certified pure ε (``inf`` for finite support or an atom)."""
-        return self._record.certified_epsilon
+        return float(self._record.certified_epsilon)
+
+
+class DesignedNoise(RecordViews):
+    """Mixin of the designed families: the design record on top of a tabulated noise."""
+
+    _record: DesignRecord
 
     @property
     def certified_delta(self) -> float:
         """Certified δ at the requested ε (beyond (ε, δ): at
-        [`certified_epsilon`][certified_epsilon])."""
+        `certified_epsilon`)."""
         return self._record.certified_delta
 
     @property

@@ -49,7 +49,7 @@ __all__ = [
 T = TypeVar("T")
 
 #: The LP families of [`SOLVER_POLICY`][SOLVER_POLICY].
-ProblemKind = Literal["generic", "additive", "count", "remap", "conic"]
+ProblemKind = Literal["generic", "additive", "additive2d", "count", "remap", "conic"]
 
 #: Solvers optmech knows how to tune, in order of preference.
 KNOWN_SOLVERS = ("HIGHS", "CLARABEL", "SCS", "ECOS", "GLPK", "GUROBI", "MOSEK", "CPLEX")
@@ -222,6 +222,12 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
     # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
     "additive": (15_000, "HIGHS", "CLARABEL"),
+    # 2-D additive LPs (optmech.lp.additive2d: window rows over the cells' orbits, many more
+    # rows than variables), measured on 2 shared cores (benchmarks/additive2d.py): HiGHS is
+    # faster and exact where Clarabel ends with a wide certified interval (ℓ∞ ball, ε = 1,
+    # 16 cells per Δ, 4 periods, 24k variables, 181k rows: HiGHS 86 s, relative gap 4e-9;
+    # Clarabel 151 s, relative gap 3.9e-6). HiGHS at every size; Clarabel is the fallback.
+    "additive2d": (10**9, "HIGHS", "CLARABEL"),
     # Count/user LPs (optmech.lp.user, measured on 2 shared cores, benchmarks/grs.py):
     # HiGHS simplex returns exact vertices (gap to the GRS optimum ~1e-16) but slows sharply
     # with n and at small ε (n = 70, ε = 0.1: 2.5 s vs Clarabel 0.5 s; n = 150: 34 s vs 3.5 s);

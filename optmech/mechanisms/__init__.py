@@ -6,7 +6,8 @@ range-restricted matrix [`truncated_geometric`][truncated_geometric]. (0, δ):
 [`UniformAtom`][UniformAtom] (optimal within symmetric non-increasing noise, Geng, Ding, Guo & Kumar
 2019). (ε, δ) baselines: [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]. LP-designed
 noise: [`PiecewiseConstantNoise`][PiecewiseConstantNoise] and [`LatticeNoise`][LatticeNoise]. Noise
-in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND].
+in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND]; LP-designed noise in ℝ²:
+[`PiecewiseConstantNoise2D`][PiecewiseConstantNoise2D].
 """
 
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution
@@ -15,6 +16,7 @@ from optmech.mechanisms.gaussian import Gaussian, analytic_gaussian_delta
 from optmech.mechanisms.geometric import Geometric, truncated_geometric
 from optmech.mechanisms.laplace import Laplace
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.mechanisms.staircase import (
     Staircase,
     heuristic_gamma,
@@ -35,6 +37,7 @@ __all__ = [
     "LatticeNoise",
     "NoiseDistribution",
     "PiecewiseConstantNoise",
+    "PiecewiseConstantNoise2D",
     "Staircase",
     "StaircaseND",
     "TruncatedLaplace",

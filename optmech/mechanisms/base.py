@@ -260,6 +260,26 @@ class DiscreteNoise(NoiseDistribution):
         safe = np.where(integral, arr, 0.0)
         return _out(np.where(integral, self._logpmf(safe), -np.inf))
 
+    def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
+        """Draws by integer and rational arithmetic alone
+        ([`optmech.mechanisms.exact`][optmech.mechanisms.exact]); each family states the law it
+        samples.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Number (shape) of draws; None for one.
+        rng : object with ``getrandbits``, optional
+            ``random.Random(seed)`` for reproducible draws; default
+            ``secrets.SystemRandom()``.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            A Python int for ``size=None``.
+        """
+        raise TypeError(f"{type(self).__name__} has no exact sampler; use rvs().")
+
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X ≤ x)``; a step function of ``x``."""
         arr = _as_points("x", x)

@@ -271,18 +271,8 @@ class DiscreteStaircase(DiscreteNoise):
         rejected makes it two-sided. ε is the exact value of the float given: the law sampled
         is exactly the family's, ε-DP with no rounding.
 
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Number (shape) of draws; None for one.
-        rng : object with ``getrandbits``, optional
-            ``random.Random(seed)`` for reproducible draws; default
-            ``secrets.SystemRandom()``.
-
-        Returns
-        -------
-        int or numpy.ndarray of int64
-            A Python int for ``size=None``.
+        Parameters and returns as
+        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
         """
         eps, delta, r = Fraction(self._epsilon), self.sensitivity, self.r
         low = Fraction(r, delta)

@@ -115,18 +115,8 @@ class Geometric(DiscreteNoise):
         The law is exactly ``P(k) ∝ e^(−ε|k|/Δ)`` with ε the exact value of the float given
         (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.
 
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Number (shape) of draws; None for one.
-        rng : object with ``getrandbits``, optional
-            ``random.Random(seed)`` for reproducible draws; default
-            ``secrets.SystemRandom()``.
-
-        Returns
-        -------
-        int or numpy.ndarray of int64
-            A Python int for ``size=None``.
+        Parameters and returns as
+        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
         """
         rate = Fraction(self._epsilon) / self.sensitivity
         return draw_many(two_sided(functools.partial(geometric_exp, rate)), size, rng)

@@ -401,18 +401,8 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         certified from the stored numbers (`optmech.certify`), which reads the same ratios; a δ
         certified from them holds within the factor ``1/exact_total``.
 
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Number (shape) of draws; None for one.
-        rng : object with ``getrandbits``, optional
-            ``random.Random(seed)`` for reproducible draws; default
-            ``secrets.SystemRandom()``.
-
-        Returns
-        -------
-        int or numpy.ndarray of int64
-            A Python int for ``size=None``.
+        Parameters and returns as
+        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
         """
         return draw_many(self._exact_draw()[0], size, rng)
 

@@ -22,6 +22,9 @@ The package, one idea per module:
 [`design`][optmech.lp.additive.design]
     [`design_noise`][design_noise] and [`finish_design`][finish_design]: solve, certify, repair,
     bound, record.
+[`interval`][optmech.lp.additive.interval]
+    The certified interval ``[lower_bound, value]`` of a solved LP: the value at the point,
+    rounded up, and weak duality with the solver's multipliers.
 [`pairs`][optmech.lp.additive.pairs], [`divergences`][optmech.lp.additive.divergences]
     Beyond (ε, δ): the pairs of every shift over the tails; hockey-stick rows, Rényi and
     Kullback–Leibler cones.
@@ -48,9 +51,9 @@ from optmech.lp.additive.design import (
     CoarseGridWarning,
     design_noise,
     finish_design,
-    lp_interval,
 )
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, graded_widths
+from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.rows import RowBlock, RowRecord
 from optmech.lp.additive.spec import (

@@ -73,9 +73,10 @@ from optmech.certify.profiles import (
     renyi_divergence,
 )
 from optmech.exceptions import PrivacyViolationError, SolverError
-from optmech.lp.additive.design import design_provenance, lp_interval, slack
+from optmech.lp.additive.design import design_provenance, slack
 from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
 from optmech.lp.additive.grid import AdditiveGrid
+from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.pairs import pair_maps
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord

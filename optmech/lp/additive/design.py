@@ -38,20 +38,19 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from optmech._floats import U as _U
-from optmech._validation import check_flag, check_real
+from optmech._validation import check_flag, check_int, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
 from optmech.lp.additive.grid import GridKind
+from optmech.lp.additive.interval import interval_value, lp_interval
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
 from optmech.lp.additive.solving import cross_check, relatively_wide, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
-from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
 from optmech.lp.solve import SolveInfo, provenance_of
@@ -60,15 +59,16 @@ from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, Repair, RepairKind
 
+if TYPE_CHECKING:
+    from optmech.lp.additive2d.designed import DesignedNoise2D
+
 __all__ = [
-    "COEFFICIENT_RTOL",
     "PRIVACY_RTOL",
     "STAIRCASE_WARN_RATIO",
     "CoarseGridWarning",
     "design_noise",
     "design_provenance",
     "finish_design",
-    "lp_interval",
     "warn_about",
 ]
 
@@ -78,10 +78,6 @@ FloatArray = npt.NDArray[np.float64]
 #: by construction, its tails exactly at ε, and the certificate is pessimistic by a few ulps.
 #: (ε, δ) designs are certified to δ itself.
 PRIVACY_RTOL = 1e-9
-#: Relative uncertainty of an LP coefficient: ``e^ε`` and the tail ratio are rounded (one ulp
-#: each) and multiplied together in the tail rows (one more rounding). The bound is computed on
-#: the rows in the LP's own units, so the solver's row and column scalings do not enter.
-COEFFICIENT_RTOL = 4.0 * _U
 #: Warn when a pure ε-DP design costs more than this times the staircase optimum V*.
 #: The default grids stay within 1.02 (tests/test_lp_additive_large_eps.py); user-given coarse
 #: grids of the experiments and the theorem catalogue reach 1.024 (ε = 10, m = 120).
@@ -113,8 +109,9 @@ def design_noise(
     accuracy: float = DEFAULT_ACCURACY,
     solver_options: dict[str, Any] | None = None,
     verbose: bool = False,
+    dimension: int = 1,
     **spec_options: Any,
-) -> DesignedNoise:
+) -> DesignedNoise | DesignedNoise2D:
     """Design optimal additive noise for ``privacy`` and ``cost`` by LP, certified.
 
     Parameters
@@ -142,6 +139,11 @@ def design_noise(
         Options passed to the solver (override optmech's defaults).
     verbose : bool
         Show the solver log.
+    dimension : {1, 2}
+        ``2`` designs noise in ℝ² for shifts in a norm ball
+        ([`optmech.lp.additive2d.design.design_noise_2d`][optmech.lp.additive2d.design.design_noise_2d]:
+        ``sensitivity_norm``,
+        ``resolution``, ``periods``, ... and a vector ``cost``).
     **spec_options
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
@@ -162,6 +164,14 @@ def design_noise(
     PrivacyViolationError
         The solver's point is not private and ``repair=False`` (or the repair failed).
     """
+    if check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise") == 2:
+        from optmech.lp.additive2d.design import design_noise_2d
+
+        run = {"solver": solver, "solver_options": solver_options, "verbose": verbose}
+        return design_noise_2d(
+            privacy, sensitivity=sensitivity, cost=cost, repair=repair, accuracy=accuracy,
+            **run, **spec_options,
+        )  # fmt: skip
     _check_spec_options(spec_options)
     spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
     repair = check_flag("repair", repair)
@@ -344,140 +354,6 @@ def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, flo
     return lp.variables_of(full, atom), atom, outside
 
 
-def _value(lp: AdditiveLP, z: FloatArray) -> float:
-    """``c·z / a·z`` in cost units, rounded up: the LP objective at the normalised point."""
-    k = z.size
-    num = upper_dot(lp.weights[:k], z)
-    products = lp.mass[:k] * z
-    den = math.fsum(products.tolist())
-    err = float(np.sum(np.abs(products))) * 2.0 * _U + abs(den) * _U
-    ratio = num / (den - err) if num >= 0 else num / (den + err)
-    return ratio + abs(ratio) * 2.0 * _U
-
-
-def _bound(lp: AdditiveLP, y: FloatArray, value: float, boxed: npt.NDArray[np.bool_]) -> float:
-    """The Lagrangian bound with the values and atom in one simplex block, except ``boxed``.
-
-    Boxed value variables lie in ``[0, u_j]`` ([`AdditiveLP.value_upper`][AdditiveLP.value_upper]);
-    they hold at most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` —
-    and the bound, linear in that total, is the smaller of its values at the two ends.
-    """
-    n = lp.num_variables
-    k = n - lp.num_aux
-    a_ub, b_ub = lp.rows.stacked(n)
-    in_block = np.zeros(n, dtype=bool)
-    in_block[:k] = ~boxed
-    block = np.where(in_block, 0, -1).astype(np.int64)
-    weight = np.where(in_block, lp.mass, 1.0)
-    v_upper = lp.value_upper(value)
-    upper = np.concatenate([np.where(boxed, v_upper, 0.0), lp.aux_upper(value)])
-    totals = [1.0]
-    if np.any(boxed):
-        held = upper_dot(lp.mass[:k][boxed], v_upper[boxed])
-        if not held < 1.0:
-            return -math.inf
-        totals.append((1.0 - held) * (1.0 - 2.0 * _U))
-    return min(
-        lagrangian_bound(
-            lp.weights,
-            a_ub=a_ub,
-            b_ub=b_ub,
-            y_ub=y,
-            blocks=SimplexBlocks(block, weight, np.array([total])),
-            lower=np.zeros(n),
-            upper=upper,
-            coefficient_rtol=COEFFICIENT_RTOL,
-        )
-        for total in totals
-    )
-
-
-def _push_aux_deficits(lp: AdditiveLP, y: FloatArray) -> FloatArray:
-    """Multipliers with the auxiliaries' negative reduced costs moved into value variables.
-
-    In the bound an auxiliary with reduced cost ``r_a < 0`` costs ``r_a·ū_a`` — summed over all
-    of them — whereas a value variable's costs only through the block's *minimum* of
-    ``r_j/a_j``. Raising the multiplier of a row where the auxiliary has a positive coefficient
-    (its defining row, e.g. ``P_k − x_k ≤ 0``; preferably one whose other entries are value
-    variables) by ``−r_a/c`` sets ``r_a`` to 0 and lowers ``r_j`` of that value variable by as
-    much; chains (a minimum of minima) are followed level by level. Any multipliers ``≥ 0``
-    give a valid bound, so this only changes how tight it is.
-    """
-    n, k = lp.num_variables, lp.num_variables - lp.num_aux
-    a_ub = lp.rows.stacked(n)[0].tocsr()
-    coo = a_ub[:, k:].tocoo()
-    neg_aux = np.bincount(coo.row[coo.data < 0], minlength=a_ub.shape[0])
-    pos = coo.data > 0
-    rows, cols, coef = coo.row[pos], coo.col[pos], coo.data[pos]
-    order = np.lexsort((neg_aux[rows], cols))  # per column: rows without a chain first
-    cols_sorted = cols[order]
-    first = np.unique(cols_sorted, return_index=True)[1]
-    has = np.zeros(lp.num_aux, dtype=bool)
-    has[cols_sorted[first]] = True
-    def_row = np.zeros(lp.num_aux, dtype=np.int64)
-    def_coef = np.ones(lp.num_aux)
-    def_row[cols_sorted[first]] = rows[order][first]
-    def_coef[cols_sorted[first]] = coef[order][first]
-    out = np.clip(y, 0.0, None)
-    for _ in range(32):  # chains are at most log2(2m + 1) levels deep
-        r = lp.weights + a_ub.T @ out
-        short = has & (r[k:] < 0)
-        if not np.any(short):
-            break
-        step = np.zeros(out.size)
-        np.add.at(step, def_row[short], -r[k:][short] / def_coef[short])
-        out = out + step
-    return out
-
-
-def _lower_bound(lp: AdditiveLP, value: float, accuracy: float) -> float:
-    """Weak-duality bound on the LP's optimum from the solver's multipliers (module text).
-
-    ``value`` (at least the optimum) tightens the auxiliaries' boxes. When the plain bound is
-    further than ``accuracy`` below ``value``, the auxiliaries' deficits are moved into value
-    variables ([`_push_aux_deficits`][_push_aux_deficits]); when the culprits are a few value
-    variables whose reduced costs the solver left slightly infeasible (cells of tiny mass, whose
-    dual feasibility it sees only to its absolute tolerance), those are moved into boxes
-    ([`_bound`][_bound]); the best bound found is returned.
-    """
-    trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
-    duals = lp.duals()
-    if duals is None:
-        return trivial
-    names = [b.name for b in lp.rows if b.rows]
-    y = np.concatenate([duals[name] for name in names]) if names else np.zeros(0)
-    k = lp.num_variables - lp.num_aux
-    none = np.zeros(k, dtype=bool)
-    best = max(_bound(lp, y, value, none), trivial)
-    if best >= value - accuracy * abs(value) or not math.isfinite(value):
-        return best
-    if lp.num_aux:
-        y = _push_aux_deficits(lp, y)
-        best = max(best, _bound(lp, y, value, none))
-        if best >= value - accuracy * abs(value):
-            return best
-    a_ub = lp.rows.stacked(lp.num_variables)[0]
-    reduced = (lp.weights + a_ub.T @ np.clip(y, 0.0, None))[:k] / lp.mass[:k]
-    for cut in (1e-9, 1e-7, 1e-5, 1e-3):
-        boxed = reduced < value * (1.0 - cut)
-        if np.any(boxed) and boxed.sum() <= max(k // 4, 1):
-            best = max(best, _bound(lp, y, value, boxed))
-    return best
-
-
-def lp_interval(
-    lp: AdditiveLP, z: npt.ArrayLike, *, accuracy: float = DEFAULT_ACCURACY
-) -> tuple[float, float]:
-    """``(lower_bound, value)`` for a point ``z`` of ``lp`` (values and atom; the auxiliaries
-    are implied) and the multipliers the solver left in ``lp.constraints`` (module docstring).
-
-    The LP's optimum lies in the interval whenever ``z`` is feasible (after normalisation).
-    """
-    za = np.asarray(z, dtype=np.float64)[: lp.num_variables - lp.num_aux]
-    value = _value(lp, za)
-    return _lower_bound(lp, value, accuracy), value
-
-
 # -- finishing a solve --------------------------------------------------------------------------
 def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
     """The reference staircase of a graded grid as a certified noise: (family, keywords,
@@ -490,7 +366,7 @@ def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, Float
     if not _certify(family(**kwargs), lp)[2]:
         return None
     point = _grid_point(lp, kwargs)[0]
-    return family, kwargs, _value(lp, point), point
+    return family, kwargs, interval_value(lp, point), point
 
 
 def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, dict, Repair]:
@@ -557,7 +433,7 @@ def finish_design(
     family, kwargs = lp.noise_parts(full, atom)
     raw = family(**kwargs)
     raw_eps, raw_delta, ok = _certify(raw, lp)
-    raw_value = _value(lp, _grid_point(lp, kwargs)[0])
+    raw_value = interval_value(lp, _grid_point(lp, kwargs)[0])
     fix = Repair()
     if lp.spec.pure and repair:  # always: the window strictly inside ε, so exactly feasible
         family, kwargs, fix = _repaired(lp, raw, full)
@@ -582,7 +458,7 @@ def finish_design(
     point, _, outside = _grid_point(lp, kwargs)
     source = "solver"
     reference = _reference_point(lp)
-    if reference is not None and reference[2] < _value(lp, point):
+    if reference is not None and reference[2] < interval_value(lp, point):
         family, kwargs, _, point = reference
         cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
         source = "reference"

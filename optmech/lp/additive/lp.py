@@ -35,7 +35,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cvxpy as cp
 import numpy as np
@@ -52,7 +52,7 @@ from optmech.lp.solve import Strategy
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 
-__all__ = ["AdditiveLP", "GridNoise", "build_additive_lp"]
+__all__ = ["AdditiveLP", "GridNoise", "LPReadout", "build_additive_lp"]
 
 FloatArray = npt.NDArray[np.float64]
 #: The noise families an additive design is read into.
@@ -65,8 +65,127 @@ MASS_FLOOR = 1e-3
 MAX_LIFT = 1e10
 
 
+@dataclass(frozen=True, kw_only=True)
+class LPReadout:
+    """The solver's side of a built additive LP (the 1-D and 2-D ones): the problem of one
+    attempt, its scalings, and reading its point and multipliers back in the LP's own units,
+    with the bounds its certified interval uses.
+
+    The LP supplies ``weights``, ``mass``, ``rows`` and ``num_aux``; the fields below are set
+    by its ``for_strategy`` (keyword-only, so they follow the LP's own fields).
+
+    Attributes
+    ----------
+    objective_factor : float
+        The solver's objective is ``weights / objective_factor``.
+    col_scale : numpy.ndarray or None
+        The solver's variable is ``z / col_scale``.
+    problem : cvxpy.Problem
+        The solver's problem (None until built for an attempt).
+    variable : cvxpy.Variable
+        The solver's variable.
+    constraints : Mapping[str, cvxpy.Constraint]
+        Each row block's constraint by name, and ``"normalisation"``.
+    row_scale : Mapping[str, numpy.ndarray]
+        The factor each block's rows were multiplied by for the solver.
+    strategy : Strategy or None
+        The attempt this problem was built for.
+    """
+
+    if TYPE_CHECKING:  # fields of the LP itself
+        weights: FloatArray
+        mass: FloatArray
+        rows: RowRecord
+        num_aux: int
+
+    objective_factor: float = 1.0
+    col_scale: FloatArray | None = None
+    problem: Any = None
+    variable: Any = None
+    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
+    strategy: Strategy | None = None
+
+    @property
+    def num_variables(self) -> int:
+        """All variables: values, atom or tail scales, auxiliaries."""
+        return int(self.weights.size)
+
+    def attempt(self, strategy: Strategy | None, col_scale: FloatArray, *, balanced: bool) -> Any:
+        """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
+
+        Columns divided by ``col_scale``, rows balanced if asked
+        (`balance`), and the objective divided by the LP's
+        ``scale`` — or, rescaled, by its largest entry in the solver's units.
+        """
+        factor = self.scale  # type: ignore[attr-defined]
+        if strategy is not None and strategy.rescaled:
+            top = float(np.max(np.abs(self.weights * col_scale)))
+            factor = top if top > 0 else factor
+        problem, variable, constraints, row_scale = _problem(
+            self.weights / factor,
+            self.mass,
+            self.rows,
+            col_scale,
+            balanced=balanced,
+            cones=getattr(self, "cones", None),
+        )
+        return dataclasses.replace(
+            self,  # type: ignore[arg-type]
+            objective_factor=factor,
+            col_scale=col_scale,
+            problem=problem,
+            variable=variable,
+            constraints=constraints,
+            row_scale=row_scale,
+            strategy=strategy,
+        )
+
+    def value_upper(self, value: float) -> FloatArray:
+        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
+
+        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
+        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
+        feasible point), so restricting the LP to these boxes keeps its optimum.
+        """
+        k = self.num_variables - self.num_aux
+        a, c = self.mass[:k], self.weights[:k]
+        upper = 1.0 / a
+        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
+            with np.errstate(divide="ignore"):
+                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
+        return upper * (1.0 + 8.0 * _U)
+
+    def point(self) -> FloatArray:
+        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
+        assert self.col_scale is not None
+        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
+
+    def duals(self) -> dict[str, FloatArray] | None:
+        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
+        out = {}
+        for block in self.rows:
+            if not block.rows:
+                continue
+            y = self.constraints[block.name].dual_value
+            if y is None:
+                return None
+            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
+            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
+        return out
+
+    def violation(self, z: npt.ArrayLike) -> float:
+        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
+        za = np.asarray(z, dtype=np.float64)
+        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
+        for block in self.rows:
+            if block.rows:
+                parts.append(float(np.max(block.a @ za - block.b)))
+        return max(parts)
+
+
 @dataclass(frozen=True)
-class AdditiveLP(SpecViews):
+class AdditiveLP(SpecViews, LPReadout):
     """A built additive-noise LP and what is needed to read a noise off its solution.
 
     Attributes
@@ -108,7 +227,7 @@ class AdditiveLP(SpecViews):
         The solver's problem (None until [`for_strategy`][for_strategy] or
         [`build_additive_lp`][build_additive_lp]).
     variable : cvxpy.Variable
-        The solver's variable ``z / col_scale`` (read ``z`` with [`point`][point]).
+        The solver's variable ``z / col_scale`` (read ``z`` with `point`).
     constraints : Mapping[str, cvxpy.Constraint]
         Each row block's constraint by name, and ``"normalisation"``.
     row_scale : Mapping[str, numpy.ndarray]
@@ -135,13 +254,6 @@ class AdditiveLP(SpecViews):
     profile: FloatArray | None
     window: str
     build_time: float
-    objective_factor: float = 1.0
-    col_scale: FloatArray | None = None
-    problem: Any = None
-    variable: Any = None
-    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
-    strategy: Strategy | None = None
     cones: RenyiCones | None = None
 
     # -- views ----------------------------------------------------------------------------
@@ -150,11 +262,6 @@ class AdditiveLP(SpecViews):
         """Ratio per period of the ε-DP tails
         ([`AdditiveSpec.tail_ratio`][AdditiveSpec.tail_ratio]), or 0."""
         return self.spec.tail_ratio
-
-    @property
-    def num_variables(self) -> int:
-        """All variables: values, atom, auxiliaries."""
-        return int(self.weights.size)
 
     @property
     def c(self) -> FloatArray:
@@ -186,47 +293,11 @@ class AdditiveLP(SpecViews):
         """
         rescaled = strategy is not None and strategy.rescaled
         col_scale = self.solver_scale(rescaled)
-        factor = self.scale
-        if rescaled:
-            top = float(np.max(np.abs(self.weights * col_scale)))
-            factor = top if top > 0 else self.scale
-        problem, variable, constraints, row_scale = _problem(
-            self.weights / factor,
-            self.mass,
-            self.rows,
-            col_scale,
-            balanced=self.profile is not None or rescaled,
-            cones=self.cones,
-        )
-        return dataclasses.replace(
-            self,
-            objective_factor=factor,
-            col_scale=col_scale,
-            problem=problem,
-            variable=variable,
-            constraints=constraints,
-            row_scale=row_scale,
-            strategy=strategy,
-        )
-
-    def value_upper(self, value: float) -> FloatArray:
-        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
-
-        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
-        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
-        feasible point), so restricting the LP to these boxes keeps its optimum.
-        """
-        k = self.num_variables - self.num_aux
-        a, c = self.mass[:k], self.weights[:k]
-        upper = 1.0 / a
-        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
-            with np.errstate(divide="ignore"):
-                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
-        return upper * (1.0 + 8.0 * _U)
+        return self.attempt(strategy, col_scale, balanced=self.profile is not None or rescaled)
 
     def aux_upper(self, value: float) -> FloatArray:
         """Upper bounds of the auxiliaries at an optimum: their canonical values (block minima,
-        hockey-stick terms) at [`value_upper`][value_upper] — monotone, so valid (`AuxMap`)."""
+        hockey-stick terms) at `value_upper` — monotone, so valid (`AuxMap`)."""
         upper = self.value_upper(value)
         return self.aux.canonical(upper[: self.num_values]) * (1.0 + 8.0 * _U)
 
@@ -251,38 +322,10 @@ class AdditiveLP(SpecViews):
             scale[k:] = self.aux_upper(self.scale)
         return np.maximum(scale, 1e-300)
 
-    # -- reading points -----------------------------------------------------------------------
-    def point(self) -> FloatArray:
-        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
-        assert self.col_scale is not None
-        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
-
-    def duals(self) -> dict[str, FloatArray] | None:
-        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
-        out = {}
-        for block in self.rows:
-            if not block.rows:
-                continue
-            y = self.constraints[block.name].dual_value
-            if y is None:
-                return None
-            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
-            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
-        return out
-
     def complete(self, values: FloatArray) -> FloatArray:
         """A full point: value (and atom) variables followed by their canonical auxiliaries."""
         v = np.asarray(values, dtype=np.float64)
         return np.concatenate([v, self.aux.canonical(v[: self.num_values])])
-
-    def violation(self, z: npt.ArrayLike) -> float:
-        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
-        za = np.asarray(z, dtype=np.float64)
-        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
-        for block in self.rows:
-            if block.rows:
-                parts.append(float(np.max(block.a @ za - block.b)))
-        return max(parts)
 
     def full_values(self, z: npt.ArrayLike) -> tuple[FloatArray, float]:
         """Grid values (clipped at 0) and the atom of a point."""

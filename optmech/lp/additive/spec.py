@@ -27,6 +27,7 @@ from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile,
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
+    "EPSILON_MAX",
     "GRADED_ABOVE_CELLS",
     "UNIFORM_MAX_CELLS",
     "AdditiveSpec",
@@ -34,6 +35,7 @@ __all__ = [
     "default_periods",
     "default_resolution",
     "estimate_additive_size",
+    "tail_ratio_for",
 ]
 
 #: The forms of the ε-DP window rows (`optmech.lp.windows`); "auto" picks by size.
@@ -41,6 +43,11 @@ WindowForm = Literal["auto", "pairs", "sparse-table", "blocks"]
 
 #: Default memory cap of a design, in GB (the one size limit: every refusal states it).
 DEFAULT_MAX_MEMORY_GB = 4.0
+#: Largest ε of an ε-DP or (ε, δ) design. Measured (HiGHS and Clarabel, |x| and x², ℝ and ℤ,
+#: default grids): designs solve and certify up to ε = 65; at ε = 70 every solver attempt
+#: fails, and beyond ε ≈ 700 the graded grid cannot be built (``e^−ε`` underflows). The same
+#: cap as the user LPs'.
+EPSILON_MAX = 50.0
 #: Largest default cells per Δ of a uniform grid.
 UNIFORM_MAX_CELLS = 400
 #: ``grid="auto"`` grades the grid when about 20 cells on the staircase's top step γ*Δ would
@@ -56,6 +63,23 @@ GRADED_ABOVE_CELLS = UNIFORM_MAX_CELLS
 #: about 730 bytes per nonzero all included; these constants give about 1.5x that.
 _BYTES_PER_NONZERO = 600
 _BYTES_PER_ROW = 900
+
+
+def tail_ratio_for(epsilon: float) -> float:
+    """``e^−ε`` rounded *up* (two ulps, and until ``fl(e^ε)·ratio ≥ 1`` exactly): a geometric
+    tail with this ratio per period is exactly ε-DP against the rounded ``e^ε`` of the rows.
+
+    Examples
+    --------
+    >>> r = tail_ratio_for(1.0)
+    >>> r > math.exp(-1.0) and Fraction(math.exp(1.0)) * Fraction(r) >= 1
+    True
+    """
+    ratio = math.nextafter(math.nextafter(math.exp(-epsilon), 1.0), 1.0)
+    factor = Fraction(math.exp(epsilon))
+    while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
+        ratio = math.nextafter(ratio, 1.0)
+    return ratio
 
 
 def _top_step_cells(epsilon: float) -> float:
@@ -279,6 +303,16 @@ class AdditiveSpec:
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         privacy = check_privacy(self.privacy, beyond=True)
+        if isinstance(privacy, PureDP | ApproxDP):
+            check_real(
+                "epsilon",
+                privacy.epsilon,
+                low=0.0,
+                high=EPSILON_MAX,
+                low_open=isinstance(privacy, PureDP),
+                hint="beyond it the LP's privacy rows span more than 1e21 and no solver "
+                "resolves them",
+            )
         put("privacy", privacy)
         for name in ("integer", "symmetric", "monotone", "reduce_symmetric"):
             put(name, check_flag(name, getattr(self, name)))

@@ -1,0 +1,251 @@
+"""Design certified 2-D additive noise: solve, read, repair, certify, bound, record.
+
+[`design_noise_2d`][design_noise_2d] validates an
+[`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D], builds its LP
+([`build_additive_lp_2d`][optmech.lp.additive2d.lp.build_additive_lp_2d]) and solves it through
+optmech's one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]). The LP
+is feasible by construction (each gauge tail shape, continued into the box, is a point of it), so a
+failed status is numerical trouble and is retried.
+
+[`finish_design_2d`][finish_design_2d] reads the noise off the solver's point (clipped at 0), raises
+it to the least envelope whose window and band ratios are at most ``e^ε``
+([`envelope_2d`][optmech.lp.additive2d.repair.envelope_2d]), certifies it from the numbers alone
+([`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon]) and returns
+it with a certified interval
+``[lower_bound, value]`` containing the LP's optimum:
+
+* ``value`` — the LP objective at the returned point with the *upper* ends of the cells' cost
+  averages and the tails' cost series, divided by its mass, rounded up: at least the exact
+  expected cost of the returned noise;
+* ``lower_bound`` — weak duality with the solver's multipliers
+  ([`optmech.lp.additive.design.lp_interval`][optmech.lp.additive.design.lp_interval], the 1-D
+  machinery: values and tail scales in one simplex block, auxiliaries in boxes) with the *lower*
+  ends of the costs, divided by
+  ``1 + r`` where ``r`` bounds the relative rest of the tails' mass series (a point of the LP
+  with the exact masses, rescaled to this LP's masses, costs at most ``1 + r`` times more).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._validation import check_flag, check_real
+from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
+from optmech.exceptions import PrivacyViolationError
+from optmech.lp.additive.design import PRIVACY_RTOL, design_provenance
+from optmech.lp.additive.interval import lp_interval, lp_value
+from optmech.lp.additive.solving import solve_additive
+from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
+from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
+from optmech.lp.additive2d.repair import envelope_2d
+from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.solve import SolveInfo
+from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
+from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
+
+__all__ = ["design_noise_2d", "finish_design_2d"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    valid = [k for k in AdditiveSpec2D.options() if k != "sensitivity_norm"]
+    bad = sorted(set(options) - set(valid) - {"dimension"})
+    if bad:
+        raise TypeError(
+            f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))} for "
+            f"dimension=2; the options of a 2-D design are {', '.join(valid)} (besides privacy, "
+            "sensitivity, cost, sensitivity_norm, solver, repair, accuracy, solver_options and "
+            "verbose)."
+        )
+
+
+def design_noise_2d(
+    privacy: Any,
+    *,
+    sensitivity: float,
+    cost: Any,
+    sensitivity_norm: str | None = None,
+    repair: bool = True,
+    accuracy: float = DEFAULT_ACCURACY,
+    solver: str | None = None,
+    solver_options: dict[str, Any] | None = None,
+    verbose: bool = False,
+    **options: Any,
+) -> DesignedNoise2D:
+    """Design optimal ε-DP noise in ℝ² for shifts in a norm ball, by LP, certified.
+
+    Parameters
+    ----------
+    privacy : PureDP
+        The guarantee.
+    sensitivity : float
+        Δ, the radius of the ball of shifts.
+    cost : Norm, VectorCustom, str or callable
+        Cost of the error vector
+        ([`optmech.costs.vector.as_vector_cost`][optmech.costs.vector.as_vector_cost]).
+    sensitivity_norm : {'l1', 'l2', 'linf'}
+        The norm of the ball of shifts (required).
+    repair, accuracy, solver, solver_options, verbose
+        As for the 1-D [`optmech.design_noise`][optmech.design_noise].
+    **options
+        ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``, ``gamma``,
+        ``max_memory_gb`` ([`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]).
+
+    Returns
+    -------
+    DesignedNoise2D
+        Certified noise with ``value``, ``lower_bound``, ``certified_epsilon``, ``pdf``,
+        ``rvs``, ``expected_cost``, ``plot`` and ``provenance``.
+
+    Raises
+    ------
+    ProblemTooLargeError
+        The LP's estimated memory exceeds ``max_memory_gb`` (before anything is built).
+    SolverError
+        Every solver attempt failed.
+    PrivacyViolationError
+        The solver's point is not private and ``repair=False``.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="l1",
+    ...                              dimension=2, sensitivity_norm="linf", resolution=2,
+    ...                              periods=2)
+    >>> noise.certified_epsilon <= 1.0 + 1e-9, noise.lower_bound <= noise.value
+    (True, True)
+    """
+    _check_options(options)
+    options.pop("dimension", None)
+    if sensitivity_norm is None:
+        raise TypeError(
+            "design_noise() with dimension=2 needs `sensitivity_norm` ('l1', 'l2' or 'linf'): "
+            "the norm in which the sensitivity Δ is measured."
+        )
+    spec = AdditiveSpec2D(privacy, sensitivity, cost, sensitivity_norm, **options)
+    repair = check_flag("repair", repair)
+    accuracy = check_real("accuracy", accuracy, low=0.0)
+    lp = build_additive_lp_2d(spec)
+    solved, info = solve_additive(
+        lp,
+        solver=solver,
+        kind="additive2d",
+        options=solver_options,
+        verbose=verbose,
+        fresh=True,
+        feasible=True,
+    )
+    return finish_design_2d(solved, info, repair=repair, accuracy=accuracy)
+
+
+def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
+    """The noise with value and tail variables ``values`` (zero-scale tails dropped)."""
+    k, delta = lp.num_reps, lp.spec.sensitivity
+    scales = values[k : k + len(lp.tails)]
+    keep = [i for i, t in enumerate(scales.tolist()) if t > 0]
+    return PiecewiseConstantNoise2D(
+        lp.box(values) / delta**2,
+        width=lp.width,
+        sensitivity=delta,
+        norm=lp.spec.sensitivity_norm,
+        tails=[(lp.tails[i], float(scales[i]) / delta**2) for i in keep],
+        epsilon=lp.spec.epsilon,
+        tail_masses=[lp.sums[i].mass for i in keep],
+    )
+
+
+def _certify(noise: PiecewiseConstantNoise2D) -> float:
+    return float(noise2d_epsilon(**noise.description()))
+
+
+def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
+    """Values and tail scales raised to the envelope at ε, symmetric again.
+
+    Unlike the 1-D window, the 2-D band rows cannot be kept strictly inside ε: a box cell
+    whose tail neighbours span two levels of a gauge tail (``e^(2ε)``) is pinned to the level
+    between them from both sides, exactly at ``e^ε``. So every ratio is raised to at most
+    ``e^ε`` (in the log domain, to rounding); the certificate then exceeds ε by its rounding
+    margin only ([`PRIVACY_RTOL`][optmech.lp.additive.design.PRIVACY_RTOL]), as the 1-D tails do.
+    """
+    k = lp.num_reps
+    box = lp.box(values)
+    bound = lp.spec.epsilon
+    widths = row_half_widths(lp.spec.sensitivity_norm, lp.spec.resolution)
+    box, scales, changed = envelope_2d(box, values[k:], lp.tails, widths, bound)
+    reps = np.zeros(k)
+    np.maximum.at(reps, lp.orbit, box.ravel())  # the max over the group of ε-DP images
+    return np.concatenate([reps, scales]), changed
+
+
+def finish_design_2d(
+    lp: AdditiveLP2D, info: SolveInfo, *, repair: bool = True, accuracy: float = DEFAULT_ACCURACY
+) -> DesignedNoise2D:
+    """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text)."""
+    eps = lp.spec.epsilon
+    x = lp.point()
+    k = lp.num_reps + len(lp.tails)
+    raw = np.maximum(x[:k], 0.0)
+    raw_eps = _certify(_noise(lp, raw))
+    high = dataclasses.replace(lp, weights=lp.weights_high)
+    raw_value = lp_value(high, raw)
+    fix = RepairKind.NONE
+    values = raw
+    if repair:
+        values, changed = _repaired(lp, raw)
+        fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
+    elif raw_eps > eps * (1.0 + PRIVACY_RTOL):
+        raise PrivacyViolationError(
+            f"the solver's point is not {lp.spec.privacy}: certified ε = {raw_eps:.12g}; pass "
+            "repair=True, tighten the solver tolerances or try another solver."
+        )
+    source = "solver"
+    if lp_value(high, lp.reference) < lp_value(high, values):
+        values, source = lp.reference.copy(), "reference"
+    noise = _noise(lp, values)
+    cert_eps = _certify(noise)
+    if not cert_eps <= eps * (1.0 + PRIVACY_RTOL):
+        raise PrivacyViolationError(
+            f"the designed 2-D noise is not {lp.spec.privacy} even after repair: certified "
+            f"ε = {cert_eps:.12g}."
+        )
+    value = lp_value(high, values)
+    lower = lp_interval(lp, lp.complete(values), accuracy=accuracy)[0]
+    lower = lower / (1.0 + lp.mass_rtol) if lower > 0 else lower * (1.0 + lp.mass_rtol)
+    spread = lp_value(high, values) - lp_value(lp, values)
+    prov = design_provenance(
+        lp,
+        info,
+        (lower, value),
+        accuracy,
+        (lp.violation(x), 0.0),
+        Repair(fix, 0.0, value - raw_value if fix != RepairKind.NONE else 0.0),
+    )
+    record = DesignRecord2D(
+        spec=lp.spec,
+        provenance=prov,
+        certified_epsilon=cert_eps,
+        raw_certified_epsilon=raw_eps,
+        window=lp.window.method,
+        lp_objective=float(info.objective) * lp.objective_factor,
+        source=source,
+        reduced=lp.spec.group,
+        cost_error=max(spread, 0.0),
+        staircase_value=lp_value(high, lp.reference),
+    )
+    warn_if_uncertified(prov, stacklevel=3)
+    desc = noise.description()
+    return DesignedNoise2D(
+        record=record,
+        densities=desc["densities"],
+        width=noise.width,
+        sensitivity=noise.sensitivity,
+        norm=noise.norm,
+        tails=list(noise.tails),
+        epsilon=eps,
+        tail_masses=noise._tail_mass,
+    )

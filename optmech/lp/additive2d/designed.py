@@ -1,0 +1,131 @@
+"""The designed 2-D noise: a grid density in ℝ² plus the record of the LP behind it.
+
+[`optmech.design_noise`][optmech.design_noise] with ``dimension=2`` returns a
+[`DesignedNoise2D`][DesignedNoise2D]: a
+[`PiecewiseConstantNoise2D`][optmech.mechanisms.piecewise2d.PiecewiseConstantNoise2D] (``pdf``,
+``rvs``,
+``expected_cost``, ``plot``) holding a frozen [`DesignRecord2D`][DesignRecord2D] — the validated
+[`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D], the
+[`Provenance`][optmech.provenance.Provenance] of the solve with the certified interval
+``[lower_bound, value]`` of the LP's optimum, and the ε certified by
+[`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon] from the
+numbers alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.designed import RecordViews
+from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
+from optmech.provenance import Provenance, ProvenanceFields
+
+__all__ = ["DesignRecord2D", "DesignedNoise2D"]
+
+
+@dataclass(frozen=True)
+class DesignRecord2D(ProvenanceFields):
+    """What was designed in 2-D, how it was solved, and what is certified about it.
+
+    Attributes
+    ----------
+    spec : AdditiveSpec2D
+        The validated specification.
+    provenance : Provenance
+        Solver, status, attempts, timings, violations, repair and the certified interval.
+    certified_epsilon : float
+        Certified ε of the returned noise (shifts in the ball of ``spec.sensitivity_norm``).
+    raw_certified_epsilon : float
+        Certified ε of the solver's point, before the repair.
+    window : str
+        Form of the window rows (``"runs"`` or ``"pairs"``).
+    lp_objective : float
+        The solver's reported optimum, in cost units (not trusted: see ``value``).
+    source : str
+        ``"solver"``, or ``"reference"`` when the cheapest gauge staircase (a point of the same
+        LP) cost less than the repaired solver point.
+    reduced : str
+        The symmetry group the LP was solved on (``"dihedral"``, ``"reflections"``, ``"none"``).
+    cost_error : float
+        How much of ``value`` is the stated error of quadrature cell averages and the tails'
+        series (0 for ℓ1 and ℓ∞ costs up to rounding).
+    staircase_value : float
+        Cost of the cheapest gauge staircase on the grid (the density ``b^ceil(G − γ)`` of a
+        tail shape, continued into the box): a point of the same LP, so ``value`` is at most
+        this up to the certified gap.
+    """
+
+    spec: AdditiveSpec2D
+    provenance: Provenance
+    certified_epsilon: float
+    raw_certified_epsilon: float
+    window: str
+    lp_objective: float
+    source: str
+    reduced: str
+    cost_error: float
+    staircase_value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON: the specification, the provenance and the certificate."""
+        spec = self.spec
+        out: dict[str, Any] = {
+            "dimension": 2,
+            "sensitivity_norm": spec.sensitivity_norm,
+            "sensitivity": spec.sensitivity,
+            "privacy": str(spec.privacy),
+            "cost": repr(spec.cost),
+            "resolution": spec.resolution,
+            "periods": spec.periods,
+            "tails": spec.tails,
+            "window": self.window,
+            "reduced": self.reduced,
+            "source": self.source,
+            "lp_objective": self.lp_objective,
+            "certified_epsilon": self.certified_epsilon,
+            "raw_certified_epsilon": self.raw_certified_epsilon,
+            "cost_error": self.cost_error,
+            "staircase_value": self.staircase_value,
+        }
+        out.update(self.provenance.to_dict())
+        return {
+            k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in out.items()
+        }
+
+
+class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
+    """A certified 2-D noise designed by LP ([`optmech.design_noise`][optmech.design_noise],
+    ``dimension=2``).
+
+    ``value`` is its exact expected cost (rounded up; an upper bound where cell averages carry
+    a quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
+    ``certified_epsilon`` the ε certified independently of the solver; ``record``,
+    ``spec`` and ``provenance`` as for the 1-D designs
+    ([`RecordViews`][optmech.lp.designed.RecordViews]).
+    """
+
+    _record: DesignRecord2D
+
+    def __init__(self, *, record: DesignRecord2D, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._record = record
+
+    def expected_cost(self, cost: Any = None) -> float:
+        """``E cost(X)``; ``cost`` defaults to the design's."""
+        return super().expected_cost(self.spec.cost if cost is None else cost)
+
+    def summary(self) -> str:
+        """A few lines: the design, the certified interval and privacy."""
+        spec = self.spec
+        return (
+            f"2-D noise for {spec.privacy} (ball: {spec.sensitivity_norm}, Δ = "
+            f"{spec.sensitivity:g}), cost {spec.cost!r}\n"
+            f"grid: {spec.resolution} cells per Δ, {spec.periods} periods each way "
+            f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)\n"
+            f"value {self.value:.10g}, optimum in [{self.lower_bound:.10g}, {self.value:.10g}]; "
+            f"certified ε = {self.certified_epsilon:.12g}\n{self.provenance.summary()}"
+        )

@@ -1,0 +1,167 @@
+"""Make a slightly non-private 2-D solver point exactly private: the least ε-DP envelope.
+
+Solvers stop at absolute tolerances, so a returned point has a few window ratios a hair above
+``e^ε``. As in 1-D (`optmech.lp.noise_repair.envelope_raise`), each cell is raised to the
+largest value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log
+domain, on the box grown by the footprint's reach ``w`` (the cells outside hold the tails
+``Σ_l t_l S_l``, fixed); and when a box cell is too large for a tail neighbour
+(``f(p) > e^ε' Σ t S(q)``), every tail scale is raised by the same factor. Each step only
+raises, so the iteration reaches the least fixed point above the point when one exists (the
+solver's point is close to feasible, so a few rounds suffice). The pairs of two tail cells are
+ε-DP by the shapes' own construction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from scipy import ndimage
+
+from optmech.exceptions import PrivacyViolationError
+from optmech.mechanisms.tails2d import GaugeTail, ProductTail
+
+__all__ = ["envelope_2d", "footprint_max"]
+
+FloatArray = npt.NDArray[np.float64]
+Tail = GaugeTail | ProductTail
+
+#: Rounds of the raise before giving up.
+MAX_ROUNDS = 1000
+
+
+def footprint_max(logs: FloatArray, widths: npt.ArrayLike) -> FloatArray:
+    """``max_{d ∈ F} logs[p + d]`` at every cell (−inf outside the array), the footprint given
+    by its row half-widths ``L(d₁)``, ``d₁ = −w … w``: a 1-D running maximum per width, then
+    the rows shifted by ``d₁``.
+
+    Examples
+    --------
+    >>> a = np.full((5, 5), -np.inf); a[2, 2] = 0.0
+    >>> bool(np.isfinite(footprint_max(a, [1, 1, 1])).sum() == 9)
+    True
+    """
+    half = np.asarray(widths, dtype=np.int64)
+    w = (half.size - 1) // 2
+    rows = {
+        int(L): ndimage.maximum_filter1d(
+            logs, size=2 * int(L) + 1, axis=1, mode="constant", cval=-np.inf
+        )
+        for L in np.unique(half)
+    }
+    out = np.full(logs.shape, -np.inf)
+    n = logs.shape[0]
+    for d1, L in zip(range(-w, w + 1), half.tolist(), strict=True):
+        src = rows[int(L)]
+        lo, hi = max(0, -d1), n - max(0, d1)
+        out[lo:hi] = np.maximum(out[lo:hi], src[lo + d1 : hi + d1])
+    return out
+
+
+def _outside(tails: Sequence[Tail], scales: FloatArray, n0: int, w: int) -> FloatArray:
+    """``Σ t_l S_l`` on the box grown by ``w`` (0 inside the box)."""
+    idx = np.arange(-n0 - w, n0 + w, dtype=np.int64)
+    ii, jj = np.meshgrid(idx, idx, indexing="ij")
+    out = np.zeros(ii.shape)
+    for tail, t in zip(tails, scales.tolist(), strict=True):
+        if t > 0:
+            out = out + t * tail.values(ii, jj)
+    out[w : w + 2 * n0, w : w + 2 * n0] = 0.0
+    return out
+
+
+def envelope_2d(
+    box: FloatArray,
+    scales: FloatArray,
+    tails: Sequence[Tail],
+    widths: npt.ArrayLike,
+    bound: float,
+) -> tuple[FloatArray, FloatArray, bool]:
+    """The least raise of ``(box, scales)`` whose window and band ratios are ``≤ e^bound``.
+
+    Parameters
+    ----------
+    box : ndarray, shape (2n₀, 2n₀)
+        Non-negative cell values.
+    scales : ndarray
+        Tail scales ``t_l ≥ 0`` (all zero: the first tail is started at the least scale the
+        box needs).
+    tails : sequence of tail shapes
+    widths : array_like of int
+        The footprint's row half-widths.
+    bound : float
+        ``ε'``.
+
+    Returns
+    -------
+    (box, scales, changed)
+
+    Raises
+    ------
+    PrivacyViolationError
+        No fixed point within `MAX_ROUNDS` rounds, or an all-zero box.
+    """
+    n0 = box.shape[0] // 2
+    w = (np.asarray(widths).size - 1) // 2
+    inner = (slice(w, w + 2 * n0), slice(w, w + 2 * n0))
+    with np.errstate(divide="ignore"):
+        logs = np.log(np.maximum(box, 0.0))
+    if not np.any(np.isfinite(logs)):
+        raise PrivacyViolationError("the solver returned an all-zero box; nothing to repair.")
+    t = np.maximum(np.asarray(scales, dtype=np.float64), 0.0)
+    changed = False
+    for _ in range(MAX_ROUNDS):
+        grown = np.full((2 * (n0 + w),) * 2, -np.inf)
+        grown[inner] = logs
+        if np.any(t > 0):
+            ratio = _need_ratio(grown, tails, t, n0, w, widths, bound)
+        else:
+            ratio = math.inf
+        if ratio > 1.0 + 2.0**-45:  # a box cell is too large for the tail next to it
+            if not np.any(t > 0):
+                t[0] = _first_scale(grown, tails[0], n0, w, widths, bound)
+            else:
+                t = t * (ratio * (1.0 + 2.0**-44))
+            changed = True
+            continue
+        with np.errstate(divide="ignore"):
+            grown = np.where(np.isneginf(grown), np.log(_outside(tails, t, n0, w)), grown)
+        need = footprint_max(grown, widths)[inner] - bound
+        raise_ = need > logs
+        if not np.any(raise_):
+            return np.exp(logs), t, changed
+        logs = np.where(raise_, need, logs)
+        changed = True
+    raise PrivacyViolationError(
+        f"the envelope repair did not converge in {MAX_ROUNDS} rounds; the solver's point is "
+        "far from private (try another solver or tighter tolerances)."
+    )
+
+
+def _need_ratio(
+    grown: FloatArray,
+    tails: Sequence[Tail],
+    t: FloatArray,
+    n0: int,
+    w: int,
+    widths: npt.ArrayLike,
+    bound: float,
+) -> float:
+    """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
+    reach = footprint_max(grown, widths)
+    out = _outside(tails, t, n0, w)
+    outside = np.ones(grown.shape, dtype=bool)
+    outside[w : w + 2 * n0, w : w + 2 * n0] = False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = reach[outside] - bound - np.log(out[outside])
+    gap = gap[np.isfinite(gap)]
+    return float(np.exp(np.max(gap))) if gap.size else 1.0
+
+
+def _first_scale(
+    grown: FloatArray, tail: Tail, n0: int, w: int, widths: npt.ArrayLike, bound: float
+) -> float:
+    """The least scale of one tail that the box's edge needs."""
+    return _need_ratio(grown, [tail], np.ones(1), n0, w, widths, bound) * (1.0 + 1e-12)
