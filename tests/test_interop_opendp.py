@@ -4,10 +4,13 @@ privacy ``ε·⌈d/Δ⌉`` beyond the sensitivity for pure ε-DP."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 import optmech
+from optmech.mechanisms.piecewise import LatticeNoise
 
 
 def test_geometric_noise_runs_and_maps_its_epsilon() -> None:
@@ -25,20 +28,40 @@ def test_designed_lattice_noise_maps_its_certified_epsilon() -> None:
 
 
 def test_approximate_designs_map_epsilon_and_the_certified_delta() -> None:
+    """δ of the sampled law: the certified δ divided by the stored pmf's exact sum (the sampler
+    normalises), rounded up; a bare (ε, δ) LatticeNoise maps the same (ε, δ), not ε = inf."""
     noise = optmech.design_noise(
         optmech.ApproxDP(1.0, 1e-3), sensitivity=2, cost="abs", integer=True
     )
     m = noise.to_opendp()
-    assert m.map(2) == (1.0, noise.certified_delta)
+    eps, delta = m.map(2)
+    assert eps == 1.0
+    assert Fraction(delta) >= Fraction(noise.certified_delta) / noise.exact_total
+    assert delta == pytest.approx(noise.certified_delta, rel=1e-12)
     with pytest.raises(Exception, match="certified for shifts up to the sensitivity"):
         m.map(3)
+    start = int(noise.start)
+    bare = LatticeNoise(
+        start=start,
+        pmf=noise.pmf(np.arange(start, start + noise.num_cells)),
+        period=noise.period,
+        privacy=optmech.ApproxDP(1.0, 1e-3),
+        sensitivity=2,
+    )
+    assert bare.to_opendp().map(2) == (1.0, delta)
 
 
 def test_count_mechanism_releases_a_count() -> None:
     user = optmech.bayesian_mechanism(np.full(6, 1 / 6), "abs", 0.5)
     m = user.to_opendp()
     assert m(3) in range(6)
-    assert m.map(1) == user.certified_epsilon
+    # Each row is sampled divided by its own exact sum: ε grows by log(max T / min T) at most.
+    totals = [sum(map(Fraction, row.tolist()), Fraction(0)) for row in user.mechanism]
+    x = float(max(totals) / min(totals) - 1)
+    excess = x - x * x  # below log(1 + x) for 0 ≤ x < 1
+    assert m.map(1) == user.sampled_epsilon()
+    assert user.certified_epsilon + excess <= m.map(1) <= user.certified_epsilon + 1e-12
+    assert m.map(2) == 2 * user.sampled_epsilon()
 
 
 def test_continuous_noise_needs_float_sampling_to_be_asked_for() -> None:

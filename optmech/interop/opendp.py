@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from fractions import Fraction
 from typing import Any
 
 from optmech._validation import check_flag, describe
@@ -49,21 +50,32 @@ def _opendp() -> Any:
 
 
 def _certified(noise: Any) -> tuple[float, float]:
-    """``(ε, δ)`` certified for the noise at its sensitivity: a design's record; for other
-    tabulated noise the independent certifier
-    ([`optmech.certify.certify_noise`][optmech.certify.certify_noise]); for a closed-form family the
-    guarantee its theorem gives (``noise.privacy``: exact, and for lattice families exactly what
-    their exact sampler draws)."""
-    record = getattr(noise, "record", None)
-    if record is not None:
-        if record.spec.pure:
-            return float(record.certified_epsilon), 0.0
-        return float(record.privacy.epsilon), float(record.certified_delta)
-    if callable(getattr(noise, "grid_description", None)):
-        from optmech.certify import certify_noise
+    """``(ε, δ)`` of the law the measurement samples, at the noise's sensitivity.
 
-        return float(certify_noise(noise).epsilon), 0.0
-    return float(noise.privacy.epsilon), float(noise.privacy.delta)
+    Tabulated noise (a design, or any ``LatticeNoise``) is certified from its stored numbers by
+    the independent certifier ([`optmech.certify.certify_noise`][optmech.certify.certify_noise]):
+    pure ε, or δ at the claimed ε for an (ε, δ) noise. Its exact sampler draws the stored
+    numbers divided by their exact sum ``T`` (1 up to float rounding): ratios, hence ε, are
+    unchanged, and δ is divided by ``T`` (rounded up). A closed-form lattice family is sampled
+    exactly at its own law, so its theorem's guarantee (``noise.privacy``) holds as it is.
+    """
+    from optmech.privacy import ApproxDP
+
+    if not callable(getattr(noise, "grid_description", None)):
+        return float(noise.privacy.epsilon), float(noise.privacy.delta)
+    from optmech.certify import certify_noise
+
+    certificate = certify_noise(noise)
+    if not isinstance(noise.privacy, ApproxDP):
+        return float(certificate.epsilon), 0.0
+    total = getattr(noise, "exact_total", None)
+    delta = float(certificate.delta)
+    if total is not None and delta > 0:
+        scaled = Fraction(delta) / total
+        delta = float(scaled)
+        if Fraction(delta) < scaled:
+            delta = math.nextafter(delta, math.inf)
+    return float(noise.privacy.epsilon), delta
 
 
 def _pure_map(epsilon: float, sensitivity: float) -> Any:
@@ -102,12 +114,12 @@ def _noise_measurement(noise: Any, float_sampling: bool) -> Any:
     sensitivity = float(noise.sensitivity)
     system = secrets.SystemRandom()
     if lattice:
-        space = (dp.atom_domain(T=int), dp.absolute_distance(T=int))
+        space = (dp.atom_domain(T="i64"), dp.absolute_distance(T="i64"))
 
         def release(x: int) -> int:
             return int(x) + int(noise.sample_exact(rng=system))
 
-        kind: Any = int
+        kind: Any = "i64"
     else:
         space = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
 
@@ -141,12 +153,12 @@ def _mechanism_measurement(user: Any) -> Any:
         return int(user.sample(int(x), rng=system))
 
     return dp.m.make_user_measurement(
-        dp.atom_domain(T=int),
-        dp.absolute_distance(T=int),
+        dp.atom_domain(T="i64"),
+        dp.absolute_distance(T="i64"),
         dp.max_divergence(),
         release,
-        _pure_map(float(user.certified_epsilon), 1.0),
-        TO=int,
+        _pure_map(user.sampled_epsilon(), 1.0),
+        TO="i64",
     )
 
 

@@ -8,6 +8,7 @@ the flat attributes users read (``value``, ``lower_bound``, ``solver``, ``status
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -156,6 +157,22 @@ class UserMechanism(_Provenanced):
             labels = labels.astype(np.int64)
         out = labels[index]
         return out.item() if size is None and out.ndim == 0 else out
+
+    def sampled_epsilon(self) -> float:
+        """The ε of the mechanism [`sample`][optmech.lp.user.result.UserMechanism.sample] draws
+        from: `certified_epsilon` plus ``log(max_i T_i / min_i T_i)`` over the rows' exact sums
+        ``T_i`` (each row is divided by its own sum), rounded up.
+
+        The ratio of two rows' sampled probabilities is the stored ratio times ``T_j/T_i``, so
+        this bounds every neighbouring pair; the excess is about 1e-16.
+        """
+        from fractions import Fraction
+
+        totals = [sum(map(Fraction, row.tolist()), Fraction(0)) for row in self.mechanism]
+        excess = float(max(totals) / min(totals) - 1)  # log(1 + x) ≤ x
+        return math.nextafter(
+            float(self.certified_epsilon) + math.nextafter(excess, math.inf), math.inf
+        )
 
     def to_opendp(self) -> Any:
         """This count mechanism as an OpenDP measurement (`optmech.interop.opendp.to_opendp`:
