@@ -4,13 +4,17 @@
 per value; target within 3x) and against diffprivlib's ``Staircase`` mechanism (the peer;
 one ``randomise`` call per value, so per-value throughput; target ≥ 100x).
 ``DiscreteStaircase.rvs`` against ``Generator.geometric``; ``UniformAtom.rvs`` against
-``Generator.uniform``. diffprivlib is not a dependency of optmech: its row is skipped, with a
-note, when it is not installed. Medians over ``repeat`` runs, all in this process.
+``Generator.uniform``. The exact samplers (``sample_exact``: integer arithmetic, no floating
+point) of ``Geometric``, ``DiscreteStaircase`` and a designed lattice noise against the same
+family's float ``rvs`` (the price of exactness). diffprivlib is not a dependency of optmech:
+its row is skipped, with a note, when it is not installed. Medians over ``repeat`` runs, all
+in this process.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import time
 import warnings
 from typing import Any
@@ -36,9 +40,12 @@ def _dpl_staircase_rate(eps: float, gamma: float, count: int) -> float | str:
 
 def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     """Rows of the samplers section (``timeout`` unused: every case is short)."""
+    from optmech.lp.additive import design_noise
     from optmech.mechanisms.discrete_staircase import DiscreteStaircase
+    from optmech.mechanisms.geometric import Geometric
     from optmech.mechanisms.staircase import Staircase
     from optmech.mechanisms.uniform_atom import UniformAtom
+    from optmech.privacy import PureDP
 
     size = 10**6 if quick else 10**7
     repeat = 3 if quick else 5
@@ -52,15 +59,16 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
         limit: str,
         t_limit: float,
         peer: float | str | None = None,
+        count: int = size,
     ) -> None:
         row: dict[str, Any] = {
             "section": "samplers",
             "sampler": name,
             "epsilon": eps,
-            "size": size,
-            "samples_per_s": size / t_ours,
+            "size": count,
+            "samples_per_s": count / t_ours,
             "limit": limit,
-            "limit_samples_per_s": size / t_limit,
+            "limit_samples_per_s": count / t_limit,
             "ours_over_limit_time": t_ours / t_limit,
             "load": load(),
         }
@@ -98,4 +106,16 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
         t_u = median_seconds(lambda u=ua: u.rvs(size, rng=rng), repeat)
         t_n = median_seconds(lambda: rng.uniform(-1.0, 1.0, size=size), repeat)
         add(f"UniformAtom.rvs (delta={delta:g})", 0.0, t_u, "numpy uniform", t_n)
+    exact_count = 2 * 10**4 if quick else 2 * 10**5
+    bits = random.Random(12345)
+    designed = design_noise(PureDP(1.0), sensitivity=1, cost="abs", integer=True)
+    for name, noise in (
+        ("Geometric", Geometric(epsilon=1.0)),
+        ("Geometric", Geometric(epsilon=0.1)),
+        ("DiscreteStaircase (D=5, r=2)", DiscreteStaircase(epsilon=1.0, sensitivity=5, r=2)),
+        ("designed lattice (D=1)", designed),
+    ):
+        t_x = median_seconds(lambda n=noise: n.sample_exact(exact_count, rng=bits), repeat)
+        t_f = median_seconds(lambda n=noise: n.rvs(exact_count, rng=rng), repeat)
+        add(f"{name}.sample_exact", noise.epsilon, t_x, "its float rvs", t_f, None, exact_count)
     return rows

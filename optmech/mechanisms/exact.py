@@ -3,11 +3,12 @@
 A floating-point sampler releases the rounding pattern of its floats as well as the noise;
 Mironov (2012), *On significance of the least significant bits for differential privacy*,
 shows how that breaks the Laplace mechanism. The samplers here follow Canonne, Kamath & Steinke
-(2020), *The discrete Gaussian for differential privacy*, §5: every random choice is a uniform
-integer drawn from ``rng.getrandbits`` by rejection, and every probability is a rational number
-or ``exp(−x)`` of a rational ``x``, decided exactly:
+(2020), *The discrete Gaussian for differential privacy*, §5: every random bit comes from
+``rng.getrandbits``, and every probability is a rational number or ``exp(−x)`` of a rational
+``x``, decided exactly with integer arithmetic alone:
 
-* [`bernoulli`][bernoulli] — ``P(1) = p`` for a rational ``p``;
+* [`bernoulli`][bernoulli] — ``P(1) = p`` for a rational ``p`` (a uniform in [0, 1) compared with
+  ``p`` 64 bits at a time, from the top);
 * [`bernoulli_exp`][bernoulli_exp] — ``P(1) = exp(−x)`` for a rational ``x ≥ 0`` (their Algorithm 1:
   for ``x ≤ 1`` draw Bernoulli(``x/k``) for ``k = 1, 2, …`` until one fails and answer whether
   the failure came at an odd ``k``; ``x > 1`` splits into ``⌊x⌋`` factors ``exp(−1)``);
@@ -15,7 +16,8 @@ or ``exp(−x)`` of a rational ``x``, decided exactly:
   rate ``r = s/t`` (their Algorithm 2: ``X = U + tV`` with ``U`` uniform on ``0..t−1`` kept with
   probability ``exp(−U/t)`` and ``V`` geometric of ratio ``e^(−1)``, so ``P(X = x) ∝ e^(−x/t)``, and
   ``⌊X/s⌋`` is geometric of ratio ``e^(−s/t)``);
-* [`geometric_ratio`][geometric_ratio] — ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ``;
+* [`geometric_ratio`][geometric_ratio] — ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ``, by blocks
+  of ``2^J`` (the law of ``k`` factorises over its binary digits);
 * [`RationalTable`][RationalTable] — a finite law with rational weights; floats are taken as the
   dyadic rationals they are (every float is ``m·2^e``), so a stored pmf is sampled exactly as
   stored;
@@ -34,6 +36,7 @@ Sample in a process whose timing an adversary cannot observe, or pad to a consta
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import secrets
 from collections.abc import Callable, Sequence
@@ -58,6 +61,10 @@ __all__ = [
 ]
 
 RationalLike = Fraction | int | float
+#: ``rng.getrandbits``: the one source of randomness of every sampler here.
+Bits = Callable[[int], int]
+#: Bits of the exact powers ``ρ^(2^j)`` kept by the block geometric sampler.
+_POWER_BITS = 4096
 
 
 def check_bit_source(rng: Any) -> Any:
@@ -75,56 +82,117 @@ def check_bit_source(rng: Any) -> Any:
 
 def uniform_below(n: int, rng: Any) -> int:
     """A uniform integer in ``0 … n − 1`` (``n ≥ 1``), by rejection from ``getrandbits``."""
-    bits = (n - 1).bit_length()
+    return _uniform(n, rng.getrandbits)
+
+
+def _uniform(n: int, bits: Bits) -> int:
+    if n == 1:
+        return 0
+    k = (n - 1).bit_length()
     while True:
-        u = rng.getrandbits(bits) if bits else 0
+        u = bits(k)
         if u < n:
             return int(u)
 
 
+def _bernoulli(num: int, den: int, bits: Bits) -> bool:
+    """``P(True) = num/den``: a uniform ``U ∈ [0, 1)`` compared with ``num/den`` 64 bits at a
+    time, from the top (base-``2^64`` digits of both); the first digit where they differ decides
+    ``U < p``, and if ``p``'s expansion ends while they agree, ``U ≥ p``. About one 64-bit
+    draw per decision."""
+    if num <= 0:
+        return False
+    if num >= den:
+        return True
+    rem = num
+    while True:
+        digit, rem = divmod(rem << 64, den)
+        u = bits(64)
+        if u != digit:
+            return u < digit
+        if not rem:
+            return False
+
+
 def bernoulli(p: Fraction, rng: Any) -> bool:
     """True with probability ``p ∈ [0, 1]`` (a rational), exactly."""
-    return uniform_below(p.denominator, rng) < p.numerator
+    return _bernoulli(p.numerator, p.denominator, rng.getrandbits)
 
 
-def _bernoulli_exp_small(x: Fraction, rng: Any) -> bool:
-    """True with probability ``exp(−x)`` for ``0 ≤ x ≤ 1`` (Canonne et al. 2020, Alg. 1)."""
+def _bernoulli_exp_unit(num: int, den: int, bits: Bits) -> bool:
+    """``P(True) = exp(−num/den)`` for ``0 ≤ num ≤ den`` (Canonne et al. 2020, Alg. 1)."""
     k = 1
-    while bernoulli(x / k, rng):
+    while _bernoulli(num, den * k, bits):
         k += 1
-    return k % 2 == 1
+    return k & 1 == 1
+
+
+def _bernoulli_exp(num: int, den: int, bits: Bits) -> bool:
+    whole, rest = divmod(num, den)
+    for _ in range(whole):
+        if not _bernoulli_exp_unit(1, 1, bits):
+            return False
+    return _bernoulli_exp_unit(rest, den, bits)
 
 
 def bernoulli_exp(x: Fraction, rng: Any) -> bool:
     """True with probability ``exp(−x)`` for a rational ``x ≥ 0``, exactly."""
-    whole = math.floor(x)
-    for _ in range(whole):
-        if not _bernoulli_exp_small(Fraction(1), rng):
-            return False
-    return _bernoulli_exp_small(x - whole, rng)
+    return _bernoulli_exp(x.numerator, x.denominator, rng.getrandbits)
 
 
 def geometric_exp(rate: Fraction, rng: Any) -> int:
     """``k ≥ 0`` with ``P(k) = (1 − e^(−rate)) e^(−rate·k)``, for a rational ``rate > 0``
     (Canonne et al. 2020, Alg. 2, one-sided)."""
-    s, t = rate.numerator, rate.denominator
-    while True:
-        u = uniform_below(t, rng)
-        if bernoulli_exp(Fraction(u, t), rng):
-            break
+    s, t, bits = rate.numerator, rate.denominator, rng.getrandbits
+    u = 0
+    if t > 1:
+        while True:
+            u = _uniform(t, bits)
+            if _bernoulli_exp_unit(u, t, bits):
+                break
     v = 0
-    while bernoulli_exp(Fraction(1), rng):
+    while _bernoulli_exp_unit(1, 1, bits):
         v += 1
     return (u + t * v) // s
 
 
+class _RatioGeometric:
+    """``P(k) = (1 − ρ)ρ^k`` by blocks: with ``k = 2^J q + Σ_(j<J) 2^j c_j`` the law factorises,
+    ``ρ^k = (ρ^(2^J))^q Π_j (ρ^(2^j))^(c_j)``, so ``q`` is geometric of ratio ``ρ^(2^J)`` and
+    the bits ``c_j`` are independent with ``P(c_j = 1) = ρ^(2^j)/(1 + ρ^(2^j))``. ``J`` is the
+    least with ``ρ^(2^J) ≤ 1/2`` (capped so that the exact powers stay below 4096 bits): about
+    ``J + 2`` coins instead of ``1/(1 − ρ)``."""
+
+    def __init__(self, ratio: Fraction) -> None:
+        self._levels: list[tuple[int, int]] = []
+        power = ratio
+        while 2 * power > 1 and power.denominator.bit_length() <= _POWER_BITS // 2:
+            a, b = power.numerator, power.denominator
+            self._levels.append((a, a + b))  # ρ^(2^j)/(1 + ρ^(2^j)) = a/(a + b)
+            power = power * power
+        self._block = (power.numerator, power.denominator)
+
+    def sample(self, bits: Bits) -> int:
+        num, den = self._block
+        q = 0
+        while _bernoulli(num, den, bits):
+            q += 1
+        k = q << len(self._levels)
+        for j, (a, ab) in enumerate(self._levels):
+            if _bernoulli(a, ab, bits):
+                k += 1 << j
+        return k
+
+
+@functools.lru_cache(maxsize=64)
+def _ratio_geometric(ratio: Fraction) -> _RatioGeometric:
+    return _RatioGeometric(ratio)
+
+
 def geometric_ratio(ratio: Fraction, rng: Any) -> int:
-    """``k ≥ 0`` with ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ ∈ [0, 1)``: the number of
-    successes before the first failure of Bernoulli(ρ) (about ``1/(1 − ρ)`` draws)."""
-    k = 0
-    while bernoulli(ratio, rng):
-        k += 1
-    return k
+    """``k ≥ 0`` with ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ ∈ [0, 1)`` (by blocks of
+    ``2^J``: [`_RatioGeometric`][optmech.mechanisms.exact._RatioGeometric])."""
+    return _ratio_geometric(ratio).sample(rng.getrandbits)
 
 
 class RationalTable:
@@ -166,7 +234,7 @@ class RationalTable:
 
     def draw(self, rng: Any) -> int:
         """One outcome index, with probability [`probability`][probability]."""
-        return bisect.bisect_right(self._cumulative, uniform_below(self._total, rng))
+        return bisect.bisect_right(self._cumulative, _uniform(self._total, rng.getrandbits))
 
 
 def two_sided(magnitude: Callable[[Any], int]) -> Callable[[Any], int]:
