@@ -75,12 +75,14 @@ def test_geometric_exp_against_its_pmf(rate: Fraction) -> None:
     assert _chi_square_ok(draws, k, (1 - b) * b**k)
 
 
-def test_geometric_ratio_against_its_pmf() -> None:
+@pytest.mark.parametrize("rho", [Fraction(1, 3), Fraction(0.6), Fraction(0.95), Fraction(0.999)])
+def test_geometric_ratio_against_its_pmf(rho: Fraction) -> None:
+    """No block level (ρ ≤ 1/2), one, five and ten levels of the binary factorisation."""
     rng = random.Random(4)
-    rho = Fraction(0.6)
     draws = np.array([geometric_ratio(rho, rng) for _ in range(DRAWS)])
-    k = np.arange(0, 200)
-    assert _chi_square_ok(draws, k, 0.4 * 0.6**k)
+    r = float(rho)
+    k = np.arange(0, 40_000)
+    assert _chi_square_ok(draws, k, (1 - r) * r**k)
 
 
 def _family_pmf_ok(noise: object, seed: int) -> bool:
