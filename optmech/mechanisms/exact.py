@@ -191,7 +191,7 @@ def _ratio_geometric(ratio: Fraction) -> _RatioGeometric:
 
 def geometric_ratio(ratio: Fraction, rng: Any) -> int:
     """``k ≥ 0`` with ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ ∈ [0, 1)`` (by blocks of
-    ``2^J``: [`_RatioGeometric`][optmech.mechanisms.exact._RatioGeometric])."""
+    ``2^J``, the law factorising over the binary digits of ``k``)."""
     return _ratio_geometric(ratio).sample(rng.getrandbits)
 
 
