@@ -176,7 +176,7 @@ class UserMechanism(_Provenanced):
 
     def to_opendp(self) -> Any:
         """This count mechanism as an OpenDP measurement (`optmech.interop.opendp.to_opendp`:
-        exact sampling of the rows, privacy map the certified ε)."""
+        exact sampling of the rows, privacy map `sampled_epsilon`)."""
         from optmech.interop.opendp import to_opendp
 
         return to_opendp(self)
