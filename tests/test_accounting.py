@@ -6,7 +6,7 @@ J ~ Bin(k, 1/(1 + β)) and δ(ε') = E[(1 − e^(ε' − L))₊], summed here ex
 ``math.fsum``). Laplace noise of scale b has δ(ε') = 1 − e^((ε' − Δ/b)/2) for one use, and its
 Rényi curve is Mironov's (2017) Proposition 6; the Gaussian's is αΔ²/(2σ²).
 
-Tolerances: a pessimistic PLD must not fall below the truth; the brief's 5% is the accuracy
+Tolerances: a pessimistic PLD must not fall below the truth; 5% is the accuracy
 claim, measured far tighter (about 1e-6 at k = 100, the discretisation 1e-4 multiplying ε here).
 """
 
