@@ -1,7 +1,7 @@
 """The ``optmech`` command line: a thin layer over the public API (parse, call, print).
 
-Each subcommand lives in its own module of this package with two functions,
-``register(subparsers)`` adding its parser and ``run(args) -> int`` doing the work; the modules
+Each subcommand lives in its own module of this package: ``HELP`` and ``DESCRIPTION``,
+``add_arguments(parser)`` adding its options and ``run(args) -> int`` doing the work; the modules
 named in [`COMMANDS`][COMMANDS] are wired up here. Bad arguments exit with status 2 and a one-line
 message in the command's own terms (its flags, never a traceback): that includes a problem
 too large for the memory allowed; a failed check or solver exits with status 1. Every option's
@@ -55,7 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
         parser_class=functools.partial(argparse.ArgumentParser, formatter_class=HelpFormatter),
     )
     for module in _loaded_commands():
-        module.register(sub)  # type: ignore[attr-defined]
+        command = sub.add_parser(
+            module.__name__.rsplit(".", 1)[-1],
+            help=module.HELP,  # type: ignore[attr-defined]
+            description=module.DESCRIPTION,  # type: ignore[attr-defined]
+        )
+        module.add_arguments(command)  # type: ignore[attr-defined]
+        command.set_defaults(run=module.run)  # type: ignore[attr-defined]
     return parser
 
 

@@ -35,7 +35,7 @@ from optmech.cli._args import (
 )
 from optmech.cli._output import print_json, print_table, save_plot
 
-__all__ = ["FLAGS", "compute", "compute_2d", "register", "run"]
+__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "compute", "compute_2d", "run"]
 
 #: The library's parameter names as this command spells them (for error messages).
 FLAGS = {
@@ -59,16 +59,19 @@ FLAGS = {
 DEFAULT_MAX_MEMORY_GB = 4.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``design`` subcommand."""
-    parser = sub.add_parser(
-        "design",
-        help="design optimal additive noise by LP (any cost), certify it, compare closed forms",
-        description="Design additive noise for ε-DP, (0, δ) or (ε, δ) by linear programming over "
-        "piecewise-constant densities (or pmfs on ℤ), certify its privacy independently and "
-        "compare its cost with the closed-form optimum where a theorem gives one. ε may be any "
-        "positive number: above about 6 the grid is graded to resolve the staircase's top step.",
-    )
+#: One line for ``optmech --help``.
+HELP = "design optimal additive noise by LP (any cost), certify it, compare closed forms"
+#: The ``optmech design --help`` description.
+DESCRIPTION = (
+    "Design additive noise for ε-DP, (0, δ) or (ε, δ) by linear programming over "
+    "piecewise-constant densities (or pmfs on ℤ), certify its privacy independently and "
+    "compare its cost with the closed-form optimum where a theorem gives one. ε may be any "
+    "positive number: above about 6 the grid is graded to resolve the staircase's top step."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``design`` options."""
     parser.add_argument(
         "--privacy",
         required=True,
@@ -131,7 +134,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
     add_json(parser)
     add_plot(parser, "the designed density beside the closed-form reference")
-    parser.set_defaults(run=run)
 
 
 def compute(

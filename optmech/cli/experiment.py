@@ -18,21 +18,23 @@ from pathlib import Path
 from optmech.cli._args import check_output_path
 from optmech.cli._output import print_table
 
-__all__ = ["register", "run"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``experiment`` subcommand."""
+#: One line for ``optmech --help``.
+HELP = "run a research experiment reproducing a paper's figure (CSV, PNG, summary)"
+#: The ``optmech experiment --help`` description.
+DESCRIPTION = (
+    "Run an experiment of optmech.experiments: writes a tidy CSV, a PNG figure "
+    "and summary.md (the paper's numbers and the measured ones) into --out."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``experiment`` options (the experiments' names are appended to the description)."""
     from optmech.experiments import EXPERIMENTS
 
-    parser = sub.add_parser(
-        "experiment",
-        help="run a research experiment reproducing a paper's figure (CSV, PNG, summary)",
-        description="Run an experiment of optmech.experiments: writes a tidy CSV, a PNG figure "
-        "and summary.md (the paper's numbers and the measured ones) into --out. Names: "
-        + ", ".join(EXPERIMENTS)
-        + ".",
-    )
+    parser.description = f"{DESCRIPTION} Names: {', '.join(EXPERIMENTS)}."
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment to run")
     parser.add_argument(
         "--out",
@@ -47,7 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help="list the experiments, what each shows and its typical run time, and exit",
     )
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,21 +17,24 @@ from typing import Any
 from optmech.cli._args import add_cost, add_json
 from optmech.cli._output import print_json, print_table
 
-__all__ = ["FLAGS", "register", "run"]
+__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "run"]
 
 #: The library's parameter names as this command spells them (for error messages).
 FLAGS = {"epsilon": "--epsilon", "sensitivity": "--sensitivity", "cost": "--cost"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``staircase`` subcommand."""
-    parser = sub.add_parser(
-        "staircase",
-        help="optimal staircase noise for one epsilon: gamma*, its cost, the Laplace cost",
-        description="The optimal ε-DP staircase mechanism (Geng & Viswanath) for a symmetric "
-        "cost non-decreasing in |e|: gamma*, its exact expected cost, the Laplace mechanism's "
-        "cost and the ratio Laplace/staircase.",
-    )
+#: One line for ``optmech --help``.
+HELP = "optimal staircase noise for one epsilon: gamma*, its cost, the Laplace cost"
+#: The ``optmech staircase --help`` description.
+DESCRIPTION = (
+    "The optimal ε-DP staircase mechanism (Geng & Viswanath) for a symmetric "
+    "cost non-decreasing in |e|: gamma*, its exact expected cost, the Laplace mechanism's "
+    "cost and the ratio Laplace/staircase."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``staircase`` options."""
     parser.add_argument(
         "--epsilon",
         type=float,
@@ -49,7 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_cost(parser)
     add_json(parser)
-    parser.set_defaults(run=run)
 
 
 def compute(epsilon: float, sensitivity: float, cost_spec: str) -> dict[str, Any]:

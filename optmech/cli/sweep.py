@@ -9,20 +9,23 @@ from pathlib import Path
 from optmech.cli._args import add_json, check_output_path
 from optmech.cli._output import print_json, print_table
 
-__all__ = ["FLAGS", "register", "run"]
+__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "run"]
 
 #: The library's parameter names as this command spells them (for error messages).
 FLAGS = {"scheduler": "--scheduler", "workers": "--workers", "store": "--store"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``sweep`` subcommand."""
-    parser = sub.add_parser(
-        "sweep",
-        help="run a parameter sweep (YAML/JSON spec) locally or on a Dask cluster",
-        description="Run every unfinished task of a sweep spec; results go to an SQLite store "
-        "keyed by the task parameters, so a killed sweep resumes where it stopped.",
-    )
+#: One line for ``optmech --help``.
+HELP = "run a parameter sweep (YAML/JSON spec) locally or on a Dask cluster"
+#: The ``optmech sweep --help`` description.
+DESCRIPTION = (
+    "Run every unfinished task of a sweep spec; results go to an SQLite store "
+    "keyed by the task parameters, so a killed sweep resumes where it stopped."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``sweep`` options."""
     parser.add_argument("spec", type=Path, help="sweep spec file (.yaml, .yml or .json)")
     parser.add_argument(
         "--store",
@@ -51,7 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_json(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

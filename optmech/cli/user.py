@@ -32,7 +32,7 @@ from optmech.cli._args import (
 )
 from optmech.cli._output import fmt, print_json, print_table, save_plot
 
-__all__ = ["FLAGS", "compute", "register", "run"]
+__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "compute", "run"]
 
 #: The library's parameter names as this command spells them (for error messages).
 FLAGS = {
@@ -56,15 +56,18 @@ DEFAULT_MAX_MEMORY_GB = 2.4
 MAX_PRINTED_COLUMNS = 25
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``user`` subcommand."""
-    parser = sub.add_parser(
-        "user",
-        help="optimal mechanism for one user (prior + loss, or minimax), vs geometric + remap",
-        description="Solve the user-specific LP (GRS; minimax with --minimax) for a count query "
-        "on {0..n} or another neighbour graph, print the certified optimal mechanism, its "
-        "value, and the geometric mechanism followed by the user's optimal remap.",
-    )
+#: One line for ``optmech --help``.
+HELP = "optimal mechanism for one user (prior + loss, or minimax), vs geometric + remap"
+#: The ``optmech user --help`` description.
+DESCRIPTION = (
+    "Solve the user-specific LP (GRS; minimax with --minimax) for a count query "
+    "on {0..n} or another neighbour graph, print the certified optimal mechanism, its "
+    "value, and the geometric mechanism followed by the user's optimal remap."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``user`` options."""
     parser.add_argument(
         "--n",
         type=int,
@@ -112,7 +115,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
     add_json(parser)
     add_plot(parser, "a heat map of the mechanism")
-    parser.set_defaults(run=run)
 
 
 def _read_json(path: str, what: str) -> Any:

@@ -28,7 +28,7 @@ from optmech.theorems.catalogue import (
     select_checks,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
 
 HEADERS = (
     "check",
@@ -50,14 +50,17 @@ _SHRINKABLE = ("check", "instance", "certified interval")
 _MIN_WIDTH = 10
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``verify`` subcommand."""
-    parser = sub.add_parser(
-        "verify",
-        help="check the theorems numerically (closed forms, LP optima) and tabulate the gaps",
-        description="Run the theorem catalogue: every closed form and LP optimum is compared with "
-        "an independent reference. Exit status 1 if any check fails.",
-    )
+#: One line for ``optmech --help``.
+HELP = "check the theorems numerically (closed forms, LP optima) and tabulate the gaps"
+#: The ``optmech verify --help`` description.
+DESCRIPTION = (
+    "Run the theorem catalogue: every closed form and LP optimum is compared with "
+    "an independent reference. Exit status 1 if any check fails."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``verify`` options."""
     parser.add_argument(
         "--quick", action="store_true", help="run only the fast checks (under a minute)"
     )
@@ -89,7 +92,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="OUT.md",
         help="also write a markdown report with the table",
     )
-    parser.set_defaults(run=run)
 
 
 def _row(r: CheckResult, rule: str | None = None) -> list[object]:
