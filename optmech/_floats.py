@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["TINY", "FloatArray", "IntArray", "U"]
+__all__ = ["TINY", "BoolArray", "FloatArray", "IntArray", "U"]
 
 #: Unit roundoff of float64, ``2^-53``.
 U = 2.0**-53
@@ -20,3 +20,4 @@ TINY = float(np.finfo(np.float64).tiny)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]

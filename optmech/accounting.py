@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
 from optmech.certify.profiles import privacy_profile, profile_breakpoints, renyi_divergence
@@ -85,8 +86,6 @@ except ImportError as exc:  # pragma: no cover - a declared dependency
     ) from exc
 
 __all__ = ["compose", "privacy_loss_distribution", "renyi_curve"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 _SUPPORTED = (

@@ -41,9 +41,9 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_int, describe
 from optmech.exceptions import ProblemTooLargeError
 
@@ -62,8 +62,6 @@ __all__ = [
     "sensitivity_graph",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest number of nodes a builder creates (a mechanism over more inputs cannot be an LP here).
 MAX_NODES = 100_000

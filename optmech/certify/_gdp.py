@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
+
+from optmech._floats import FloatArray
 
 __all__ = ["curve_holds"]
 
-FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 #: Assumed accuracy of scipy's ``log_ndtr`` / ``ndtri_exp``, relative to ``1 + |value|``.
 _TAU = 16.0 * _U

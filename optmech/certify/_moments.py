@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
+
+from optmech._floats import FloatArray
 
 __all__ = ["kl_bound", "kl_moments"]
 
-FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 
 

@@ -33,14 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
+from optmech._floats import FloatArray
 from optmech.privacy import gaussian_dp_delta
 
 __all__ = ["ContinuousSource", "continuous_source"]
 
-FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 #: Relative allowance of a piece's mass (density within 8 ulps, width within 2).
 _REL = 16.0 * _U

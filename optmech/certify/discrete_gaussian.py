@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real
 
 __all__ = ["DiscreteGaussian", "discrete_gaussian", "renyi_discrete_gaussian"]
 
-FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 
 

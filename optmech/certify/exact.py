@@ -62,6 +62,7 @@ import numpy.typing as npt
 from flint import arb, ctx, fmpq
 
 from optmech._floats import TINY as _TINY
+from optmech._floats import FloatArray, IntArray
 
 __all__ = [
     "PRECISION",
@@ -73,8 +74,6 @@ __all__ = [
     "matrix_epsilon_exact",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 ObjectArray = npt.NDArray[np.object_]
 
 #: Bits of the Arb balls enclosing ``log`` and ``exp`` (their radius is about ``2^-PRECISION``

@@ -50,6 +50,7 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
 
 __all__ = [
@@ -60,8 +61,6 @@ __all__ = [
     "log_ratio_bound",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest deviation of a row sum from 1 accepted as a probability distribution.
 ROW_SUM_TOL = 1e-9

@@ -82,6 +82,7 @@ import numpy.typing as npt
 from scipy import ndimage
 
 from optmech._floats import TINY as _TINY
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech._validation import check_flag, check_real, check_real_array, check_tail, describe
 
@@ -95,8 +96,6 @@ __all__ = [
     "noise_delta",
     "noise_epsilon",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
 
 __all__ = [
@@ -81,8 +82,6 @@ __all__ = [
     "tail_values",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: The norms of the ball of shifts.
 NORMS = ("l1", "l2", "linf")

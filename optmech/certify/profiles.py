@@ -66,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech._validation import (
     check_flag,
@@ -99,7 +100,6 @@ __all__ = [
     "renyi_divergence",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Assumed accuracy of scipy's ``log_ndtr`` / ``ndtri_exp``, relative to ``1 + |value|``.
 _TAU = 16.0 * _U

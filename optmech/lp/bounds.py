@@ -35,12 +35,10 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech._floats import U
+from optmech._floats import FloatArray, IntArray, U
 
 __all__ = ["SimplexBlocks", "lagrangian_bound", "upper_dot"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Default relative uncertainty of a constraint coefficient: ``math.exp`` is accurate to about
 #: one ulp; four leave room for a product such as ``e^ε·a``.

@@ -71,6 +71,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
 from optmech._validation import check_epsilon, check_int
 from optmech.certify.matrix import log_ratio_bound
@@ -89,8 +90,6 @@ from optmech.provenance import (
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Default memory budget of the LP, in GB: 200,000 variables (phases × grid points) at the user
 #: LPs' measured ``optmech.lp.user.setting.BYTES_PER_VARIABLE``.

@@ -20,9 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
+from optmech._floats import FloatArray
 from optmech.lp.additive.spec import SpecViews
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
@@ -41,8 +39,6 @@ __all__ = [
     "RecordViews",
     "designed_class",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

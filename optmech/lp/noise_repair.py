@@ -30,9 +30,9 @@ import math
 from fractions import Fraction
 
 import numpy as np
-import numpy.typing as npt
 from scipy import ndimage
 
+from optmech._floats import FloatArray
 from optmech.certify.noise import noise_delta
 from optmech.exceptions import PrivacyViolationError
 from optmech.mechanisms.graded import GradedNoise
@@ -41,7 +41,6 @@ from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["cell_reach", "envelope_raise", "envelope_repair", "hockey_delta", "mixture_repair"]
 
-FloatArray = npt.NDArray[np.float64]
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
 
 

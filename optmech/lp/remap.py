@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
 from optmech._validation import check_prior, check_real, check_real_array
 from optmech.lp.user.remap_lp import (
@@ -96,8 +97,6 @@ __all__ = [
     "remap_of_geometric",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Default absolute accuracy assumed of a mechanism's entries in the remap-of-G test: a solver's
 #: vertex is feasible to about 1e-10 (HiGHS, tolerances 1e-10), so 1e-9 leaves a factor 10.

@@ -49,6 +49,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
+
 __all__ = [
     "WINDOW_METHODS",
     "WindowSystem",
@@ -57,8 +59,6 @@ __all__ = [
     "window_system",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 Method = Literal["pairs", "sparse-table", "blocks"]
 WINDOW_METHODS: tuple[str, ...] = ("pairs", "sparse-table", "blocks")

@@ -59,10 +59,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 from scipy import special
 
+from optmech._floats import FloatArray
 from optmech.certify.profiles import (
     certified_mu,
     certified_rho,
@@ -90,7 +90,6 @@ from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Orders of the first zCDP round (besides the Kullback–Leibler bound, always present).
 INITIAL_ORDERS = (2.0,)

@@ -41,8 +41,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
@@ -72,7 +72,6 @@ __all__ = [
     "warn_about",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: A designed ε-DP noise is certified to ε(1 + PRIVACY_RTOL): its window is strictly inside ε
 #: by construction, its tails exactly at ε, and the certificate is pessimistic by a few ulps.

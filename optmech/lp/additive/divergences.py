@@ -32,15 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech.lp.additive.pairs import PairMaps
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord, _pair_rows, monotone_pairs
 
 __all__ = ["RenyiCones", "hockey_rows", "monotone_block", "pure_block"]
 
-FloatArray = npt.NDArray[np.float64]
 _U = 2.0**-53
 
 

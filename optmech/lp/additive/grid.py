@@ -29,9 +29,9 @@ from enum import StrEnum
 from fractions import Fraction
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech.costs import Cost
 from optmech.mechanisms.graded import anchored_integrals
 
@@ -43,8 +43,6 @@ __all__ = [
     "make_grid",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Ratio of consecutive edges of the graded ladder. With an edge within a factor
 #: ``√LADDER_RATIO`` of γ*, the staircase's cost is within ``cosh(½ ln 1.1) − 1 ≈ 0.11%`` of

@@ -17,14 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.bounds import COEFFICIENT_RTOL, SimplexBlocks, lagrangian_bound, upper_dot
 from optmech.provenance import DEFAULT_ACCURACY
 
 __all__ = ["interval_value", "lp_interval", "lp_value"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def interval_value(lp: AdditiveLP, z: FloatArray) -> float:

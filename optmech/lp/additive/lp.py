@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.divergences import RenyiCones
@@ -54,7 +55,6 @@ from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 
 __all__ = ["AdditiveLP", "GridNoise", "LPReadout", "build_additive_lp"]
 
-FloatArray = npt.NDArray[np.float64]
 #: The noise families an additive design is read into.
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
 #: Name of the normalisation constraint (a simplex block, not a row of ``RowRecord``).

@@ -32,13 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
+
+from optmech._floats import FloatArray, IntArray
 
 __all__ = ["VIRTUAL_PERIODS", "PairMaps", "pair_maps"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Virtual periods each side: the pairs of the farthest one (weight ``1/(1 − ratio)``) must have
 #: both members in the tail, and those of the first right one their partners explicit.

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech.lp.additive.grid import AdditiveGrid, GridKind
 from optmech.lp.windows import WindowSystem, choose_window_method, window_system
 
@@ -50,9 +50,6 @@ __all__ = ["AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 #: iterations at m = 10 where the tail rows take 147 (0.05 s against 0.08 s); from m = 30 on
 #: the two are within the machine's noise, and at m = 1000 the tail rows save ~25%.
 VIRTUAL_ROWS_ABOVE = 1e-6
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)

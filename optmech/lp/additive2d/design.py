@@ -31,8 +31,8 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
@@ -48,8 +48,6 @@ from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["design_noise_2d", "finish_design_2d"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _check_options(options: dict[str, Any]) -> None:

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech.certify.noise2d import footprint, row_half_widths
 from optmech.lp.additive.grid import uniform_width
 from optmech.lp.additive.lp import LPReadout
@@ -63,8 +63,6 @@ from optmech.mechanisms.tails2d import GaugeTail, ProductTail, TailSums, gauge_p
 
 __all__ = ["AdditiveLP2D", "build_additive_lp_2d", "orbits"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 Tail = GaugeTail | ProductTail
 
 #: Unit roundoff of float64.

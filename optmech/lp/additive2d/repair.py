@@ -20,12 +20,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
+from optmech._floats import FloatArray
 from optmech.exceptions import PrivacyViolationError
 from optmech.mechanisms.tails2d import GaugeTail, ProductTail
 
 __all__ = ["envelope_2d", "footprint_max"]
 
-FloatArray = npt.NDArray[np.float64]
 Tail = GaugeTail | ProductTail
 
 #: Rounds of the raise before giving up.

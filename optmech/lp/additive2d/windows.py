@@ -51,11 +51,10 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
+
 __all__ = ["WINDOW_METHODS_2D", "WindowSystem2D", "window_size_2d", "window_system_2d"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 WINDOW_METHODS_2D = ("pairs", "runs")
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.lp.user.build import row_forms
 from optmech.lp.user.engine import Solved, solve_user_lp
@@ -35,8 +36,6 @@ from optmech.lp.user.setting import (
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _check_accuracy(accuracy: Any) -> float:

@@ -29,12 +29,11 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.user.build import Duals, privacy_matrix
 
 __all__ = ["epigraph_bound", "linear_bound", "simplex_weights"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _privacy_multipliers(duals: Duals, factor: float) -> FloatArray | None:

@@ -39,9 +39,9 @@ from enum import StrEnum
 import cvxpy as cp
 import networkx as nx
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech.exceptions import SolverError
 from optmech.graphs import edge_incidence, edge_pairs
 
@@ -58,8 +58,6 @@ __all__ = [
     "row_forms",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 Extra = Callable[[cp.Variable], list[cp.Constraint]]
 
 

@@ -57,9 +57,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cvxpy as cp
-import numpy as np
-import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech.exceptions import SolverError
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
 from optmech.lp.user.build import Bounds, RowScaling, UserLP
@@ -70,8 +69,6 @@ from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Provenance, Repair, RepairKind
 
 __all__ = ["Solved", "solve_user_lp"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.bounds import upper_dot
 from optmech.lp.user.bounds import epigraph_bound, linear_bound
@@ -44,8 +45,6 @@ __all__ = [
     "exact_upper_dot",
     "reference_scale",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray, IntArray
 from optmech.graphs import edge_pairs, is_path_graph
 from optmech.lp.user.build import (
     Bounds,
@@ -50,9 +51,6 @@ __all__ = [
     "is_mirror_symmetric",
     "mirror_maps",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 class Inverse(Protocol):

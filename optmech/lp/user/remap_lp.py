@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
@@ -47,7 +47,6 @@ __all__ = [
     "solve_minimax_remap",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Coefficients below this fraction of their row's largest are left out of the LP solved.
 DROP_RTOL = 1e-12

@@ -24,6 +24,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real_array
 from optmech.certify.matrix import certify_mechanism
 from optmech.exceptions import PrivacyViolationError, SolverError
@@ -42,8 +43,6 @@ __all__ = [
     "repair_point",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Relative margin by which the repair aims below ε when the closure at ε itself does not
 #: certify (a vertex where ``x[i, r] = e^ε x[i', r]`` holds exactly certifies a few ulps above

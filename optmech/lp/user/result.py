@@ -14,16 +14,13 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Provenance, ProvenanceFields, Repair
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 class UserObjective(StrEnum):

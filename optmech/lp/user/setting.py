@@ -19,8 +19,8 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_epsilon as _check_epsilon
 from optmech._validation import check_int, check_real, check_real_array, describe
 from optmech.costs import Cost, as_cost
@@ -47,8 +47,6 @@ __all__ = [
     "side_information_rows",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest ε accepted: beyond it ``e^ε`` exceeds 1e21 and the LP's coefficients are meaningless.
 EPSILON_MAX = 50.0
