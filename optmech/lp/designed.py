@@ -266,6 +266,13 @@ class DesignedNoise(RecordViews):
 
     _record: DesignRecord
 
+    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
+        super().__init__(**noise)
+        self._record = record
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._describe()})"
+
     @property
     def certified_delta(self) -> float:
         """Certified δ at the requested ε (beyond (ε, δ): at
@@ -393,13 +400,6 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
         The keywords of `PiecewiseConstantNoise`.
     """
 
-    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
-        super().__init__(**noise)
-        self._record = record
-
-    def __repr__(self) -> str:
-        return f"DesignedPiecewiseNoise({self._describe()})"
-
 
 class DesignedGradedNoise(DesignedNoise, GradedNoise):
     """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
@@ -412,13 +412,6 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):
         The keywords of [`GradedNoise`][GradedNoise].
     """
 
-    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
-        super().__init__(**noise)
-        self._record = record
-
-    def __repr__(self) -> str:
-        return f"DesignedGradedNoise({self._describe()})"
-
 
 class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
     """A designed pmf on ℤ (`LatticeNoise` + a record).
@@ -430,13 +423,6 @@ class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
     **noise
         The keywords of `LatticeNoise`.
     """
-
-    def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
-        super().__init__(**noise)
-        self._record = record
-
-    def __repr__(self) -> str:
-        return f"DesignedLatticeNoise({self._describe()})"
 
 
 def designed_class(family: type) -> type[DesignedNoise]:
