@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from optmech.lp.additive2d.designed import DesignedNoise2D
 
 __all__ = [
+    "PRIVACY_ATOL",
     "PRIVACY_RTOL",
     "STAIRCASE_WARN_RATIO",
     "CoarseGridWarning",
@@ -70,13 +71,27 @@ __all__ = [
     "design_provenance",
     "finish_design",
     "warn_about",
+    "within_privacy",
 ]
 
 
-#: A designed ε-DP noise is certified to ε(1 + PRIVACY_RTOL): its window is strictly inside ε
-#: by construction, its tails exactly at ε, and the certificate is pessimistic by a few ulps.
-#: (ε, δ) designs are certified to δ itself.
+#: A designed ε-DP noise is certified to ε(1 + PRIVACY_RTOL) + PRIVACY_ATOL: its window is
+#: strictly inside ε by construction, its tails exactly at ε, and the certificate is
+#: pessimistic by a few ulps. (ε, δ) designs are certified to δ itself.
 PRIVACY_RTOL = 1e-9
+#: The absolute part: the certifier rounds each log-mass outward by a few ulps of ``|log p|``
+#: (at most 745 for a positive float), so a ratio at exactly e^ε is certified up to about
+#: ``8u·745 < 2^-40`` above ε. It matters only at tiny ε (below 1e-4 the relative part alone is
+#: smaller than this rounding).
+PRIVACY_ATOL = 2.0**-40
+
+
+def within_privacy(certified: float, epsilon: float) -> bool:
+    """Whether a certified ε meets a requested ε up to the certificate's own rounding
+    (`PRIVACY_RTOL`, `PRIVACY_ATOL`)."""
+    return certified <= epsilon * (1.0 + PRIVACY_RTOL) + PRIVACY_ATOL
+
+
 #: Warn when a pure ε-DP design costs more than this times the staircase optimum V*.
 #: The default grids stay within 1.02 (tests/test_lp_additive_large_eps.py); user-given coarse
 #: grids of the experiments and the theorem catalogue reach 1.024 (ε = 10, m = 120).
@@ -247,7 +262,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     if isinstance(privacy, PureDP):
         # The tails' pairs one period apart sit at exactly e^ε (their ratio is e^−ε rounded
         # up), so the pessimistic certificate exceeds ε by its own rounding margin only.
-        ok = eps <= privacy.epsilon * (1.0 + PRIVACY_RTOL)
+        ok = within_privacy(eps, privacy.epsilon)
         # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
         return eps, (0.0 if ok else None), bool(ok)
     assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids

@@ -36,7 +36,7 @@ from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_real
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
-from optmech.lp.additive.design import PRIVACY_RTOL, design_provenance
+from optmech.lp.additive.design import design_provenance, within_privacy
 from optmech.lp.additive.interval import lp_interval, lp_value
 from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
@@ -196,7 +196,7 @@ def finish_design_2d(
     if repair:
         values, changed = _repaired(lp, raw)
         fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
-    elif raw_eps > eps * (1.0 + PRIVACY_RTOL):
+    elif not within_privacy(raw_eps, eps):
         raise PrivacyViolationError(
             f"the solver's point is not {lp.spec.privacy}: certified ε = {raw_eps:.12g}; pass "
             "repair=True, tighten the solver tolerances or try another solver."
@@ -206,7 +206,7 @@ def finish_design_2d(
         values, source = lp.reference.copy(), "reference"
     noise = _noise(lp, values)
     cert_eps = _certify(noise)
-    if not cert_eps <= eps * (1.0 + PRIVACY_RTOL):
+    if not within_privacy(cert_eps, eps):
         raise PrivacyViolationError(
             f"the designed 2-D noise is not {lp.spec.privacy} even after repair: certified "
             f"ε = {cert_eps:.12g}."
