@@ -1,5 +1,5 @@
 """Designs at tiny ε: the tails sit at exactly e^ε, so the pessimistic certificate exceeds ε by
-its own rounding (about 2e-14 absolute), which at ε ≤ 1e-5 is more than the relative margin
+its own rounding (2e-14 to 4e-14 absolute here), which at ε ≤ 1e-5 is more than the relative margin
 ε·1e-9. The design is accepted within ε(1 + PRIVACY_RTOL) + PRIVACY_ATOL and reports the
 certified ε it has.
 
@@ -33,3 +33,13 @@ def test_tiny_epsilon_designs_are_certified_and_optimal(eps: float) -> None:
     d = rng.uniform(-1.0, 1.0, x.size)
     ratio = np.abs(np.log(noise.pdf(x)) - np.log(noise.pdf(x + d)))
     assert float(np.max(ratio)) <= eps + PRIVACY_ATOL + 2e-13
+
+
+def test_epsilon_below_the_certifiable_range_is_refused_by_name() -> None:
+    """Below 1e-6 the certificate's own rounding (up to about 1e-12) is a visible fraction of
+    ε: refused up front, naming the parameter and the range."""
+    with pytest.raises(ValueError, match=r"`epsilon`.*1e-06") as info:
+        optmech.design_noise(optmech.PureDP(1e-9), sensitivity=1.0, cost="abs")
+    assert "1e-09" in str(info.value)
+    # (0, δ) keeps ε = 0.
+    optmech.AdditiveSpec(optmech.ApproxDP(0.0, 0.1), 1.0, "abs")

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from optmech._floats import FloatArray
+from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
@@ -79,11 +80,11 @@ __all__ = [
 #: strictly inside ε by construction, its tails exactly at ε, and the certificate is
 #: pessimistic by a few ulps. (ε, δ) designs are certified to δ itself.
 PRIVACY_RTOL = 1e-9
-#: The absolute part: the certifier rounds each log-mass outward by a few ulps of ``|log p|``
-#: (at most 745 for a positive float), so a ratio at exactly e^ε is certified up to about
-#: ``8u·745 < 2^-40`` above ε. It matters only at tiny ε (below 1e-4 the relative part alone is
-#: smaller than this rounding).
-PRIVACY_ATOL = 2.0**-40
+#: The absolute part: the largest margin `optmech.certify.noise` adds to a ratio of normal
+#: masses (ten ulps of the largest ``|log p| ≤ 745``, twenty unit roundoffs), plus one ulp of
+#: rounding up, so a ratio at exactly e^ε is certified within it. It matters only at tiny ε
+#: (below 1e-3 the relative part alone is smaller than this rounding).
+PRIVACY_ATOL = 10.0 * math.ulp(745.0) + 21.0 * _U
 
 
 def within_privacy(certified: float, epsilon: float) -> bool:

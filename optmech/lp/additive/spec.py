@@ -28,6 +28,7 @@ from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile,
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
     "EPSILON_MAX",
+    "EPSILON_MIN",
     "GRADED_ABOVE_CELLS",
     "UNIFORM_MAX_CELLS",
     "AdditiveSpec",
@@ -48,6 +49,9 @@ DEFAULT_MAX_MEMORY_GB = 4.0
 #: fails, and beyond ε ≈ 700 the graded grid cannot be built (``e^−ε`` underflows). The same
 #: cap as the user LPs'.
 EPSILON_MAX = 50.0
+#: Smallest ε of an ε-DP design (as for the staircase families): the certificate's rounding
+#: (about 1e-12 absolute) stays below 1e-6 of ε.
+EPSILON_MIN = 1e-6
 #: Largest default cells per Δ of a uniform grid.
 UNIFORM_MAX_CELLS = 400
 #: ``grid="auto"`` grades the grid when about 20 cells on the staircase's top step γ*Δ would
@@ -304,14 +308,15 @@ class AdditiveSpec:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         privacy = check_privacy(self.privacy, beyond=True)
         if isinstance(privacy, PureDP | ApproxDP):
+            pure = isinstance(privacy, PureDP)
             check_real(
                 "epsilon",
                 privacy.epsilon,
-                low=0.0,
+                low=EPSILON_MIN if pure else 0.0,
                 high=EPSILON_MAX,
-                low_open=isinstance(privacy, PureDP),
                 hint="beyond it the LP's privacy rows span more than 1e21 and no solver "
-                "resolves them",
+                "resolves them; below 1e-6 (ε-DP) the certificate's own rounding is a visible "
+                "fraction of ε",
             )
         put("privacy", privacy)
         for name in ("integer", "symmetric", "monotone", "reduce_symmetric"):
