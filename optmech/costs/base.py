@@ -13,12 +13,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy import integrate
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real, describe
 
 __all__ = ["Cost"]
 
 ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
 
 #: Relative accuracy promised by the quadrature fallback of ``Cost.integral``.
 QUADRATURE_RTOL = 1e-10

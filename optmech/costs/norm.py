@@ -69,11 +69,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_real, check_vectors, describe
 
 __all__ = ["Norm", "tensor_average"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Names accepted for the norm's order, besides the numbers 1, 2 and inf.
 ORDER_NAMES = {"l1": 1.0, "l2": 2.0, "linf": math.inf, "inf": math.inf}

@@ -36,12 +36,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_callable, check_real, describe
 from optmech.costs.norm import Norm, tensor_average
 
 __all__ = ["SYMMETRIES", "VectorCustom", "as_vector_cost", "growth_of", "symmetry_of"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Symmetry groups a 2-D cost may have, largest first.
 SYMMETRIES = ("dihedral", "reflections", "none")

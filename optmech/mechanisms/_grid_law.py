@@ -27,12 +27,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
+
+from optmech._floats import FloatArray, IntArray
 
 __all__ = ["GridLaw"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def _suffix_sums(masses: FloatArray) -> FloatArray:

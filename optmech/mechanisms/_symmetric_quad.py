@@ -12,14 +12,13 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-import numpy.typing as npt
 from scipy import integrate
 
+from optmech._floats import FloatArray
 from optmech.costs import Cost
 
 __all__ = ["QUADRATURE_ACCEPT", "QUADRATURE_RTOL", "integrate_symmetric"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Relative accuracy requested from ``scipy.integrate.quad``.
 QUADRATURE_RTOL = 1e-10

@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_rng, check_size
 from optmech.costs import Cost, as_cost
 from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["ContinuousNoise", "DiscreteNoise", "NoiseDistribution"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Largest number of samples one call of ``rvs`` draws (refused above, before allocating).
 MAX_SAMPLES = 500_000_000

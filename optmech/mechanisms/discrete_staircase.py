@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import DiscreteNoise
@@ -61,7 +62,6 @@ from optmech.privacy import PureDP
 
 __all__ = ["SENSITIVITY_MAX", "DiscreteStaircase"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Largest integer sensitivity accepted: costs and the search over ``r`` use arrays of length Δ.
 SENSITIVITY_MAX = 10**6

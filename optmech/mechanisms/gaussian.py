@@ -39,9 +39,9 @@ import sys
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy import optimize, special
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real, describe
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric
@@ -50,7 +50,6 @@ from optmech.privacy import ApproxDP
 
 __all__ = ["Gaussian", "analytic_gaussian_delta"]
 
-FloatArray = npt.NDArray[np.float64]
 
 CALIBRATIONS = ("classic", "analytic")
 

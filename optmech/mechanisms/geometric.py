@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import linalg
 
+from optmech._floats import FloatArray
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import DiscreteNoise
@@ -48,7 +49,6 @@ from optmech.privacy import PureDP
 
 __all__ = ["TRUNCATED_GEOMETRIC_MAX_N", "Geometric", "truncated_geometric"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Largest ``n`` for ``truncated_geometric``: the (n+1)×(n+1) float64 matrix stays below
 #: about 200 MB.

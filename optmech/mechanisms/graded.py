@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_int, check_real, check_real_array, check_tail, describe
 from optmech.costs import Cost
 from optmech.mechanisms.base import ContinuousNoise
@@ -65,8 +66,6 @@ from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["GradedNoise", "anchored_integrals"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest accepted ``|total mass − 1|`` of a constructed noise (as for the uniform families).
 MASS_TOLERANCE = 1e-9

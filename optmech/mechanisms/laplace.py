@@ -41,10 +41,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 from scipy import integrate, special
 
 from optmech._floats import TINY as _TINY
+from optmech._floats import FloatArray
 from optmech._validation import check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import ContinuousNoise
@@ -52,7 +52,6 @@ from optmech.privacy import PureDP
 
 __all__ = ["QUAD_RTOL", "Laplace"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Relative accuracy accepted from the quadrature fallback of ``Laplace.expected_cost``.
 QUAD_RTOL = 1e-10

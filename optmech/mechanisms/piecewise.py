@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray
 from optmech._validation import (
     check_int,
     check_privacy,
@@ -71,7 +72,6 @@ from optmech.privacy import Privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Largest accepted ``|total mass − 1|`` of a constructed noise.
 MASS_TOLERANCE = 1e-9

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real, check_real_array, check_rng, check_size, describe
 from optmech.mechanisms.tails2d import (
     GaugeTail,
@@ -56,8 +57,6 @@ from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "PiecewiseConstantNoise2D"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 Tail = GaugeTail | ProductTail
 
 #: Norms of the ball of shifts.

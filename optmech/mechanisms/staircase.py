@@ -57,6 +57,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize, special
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import ContinuousNoise
@@ -77,7 +78,6 @@ __all__ = [
     "staircase_gamma_star",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Smallest ε the staircase families accept. Costs without a closed form here are geometric
 #: series in the ratio ``b = e^(−ε)`` held as a double, whose rounding costs about ``1e-16/ε``

@@ -66,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize, special
 
+from optmech._floats import FloatArray
 from optmech._validation import (
     check_int,
     check_real,
@@ -79,7 +80,6 @@ from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "StaircaseND", "log_unit_ball_volume"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: The norms of the family and their orders.
 NORMS = {"l1": 1.0, "l2": 2.0, "linf": math.inf}

@@ -48,10 +48,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._floats import FloatArray, IntArray
+
 __all__ = ["GaugeTail", "ProductTail", "TailSums", "gauge_polygon", "sample_outside", "tail_sums"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: The rings stop when the rest is below this fraction of the sums.
 REST_RTOL = 2.0**-60

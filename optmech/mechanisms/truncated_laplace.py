@@ -42,9 +42,9 @@ import math
 import sys
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric
@@ -52,8 +52,6 @@ from optmech.mechanisms.base import ContinuousNoise
 from optmech.privacy import ApproxDP
 
 __all__ = ["TruncatedLaplace"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _log_tail_ratio(epsilon: float, delta: float) -> float:

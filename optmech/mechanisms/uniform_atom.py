@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
+from optmech._floats import FloatArray
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, Power, as_cost
 from optmech.mechanisms.base import ContinuousNoise
@@ -50,7 +51,6 @@ from optmech.privacy import ApproxDP
 
 __all__ = ["UniformAtom", "uniform_atom_min_cost"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Grid used by ``UniformAtom.optimal`` for costs without a closed form: a linear grid on
 #: ``[0, δ)`` plus a geometric one towards δ (``δ − α`` from ``δ/256`` down to ``1e-12 δ``).
