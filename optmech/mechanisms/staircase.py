@@ -444,13 +444,7 @@ class Staircase(ContinuousNoise):
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow
     def _pdf(self, x: FloatArray) -> FloatArray:
-        z = np.abs(x) / self.sensitivity
-        finite = np.isfinite(z)
-        zf = np.where(finite, z, 0.0)
-        k = np.floor(zf)
-        down = (zf - k) >= self.gamma  # the lower step of period k
-        height = np.exp(self._log_height - self._epsilon * (k + down))
-        return np.where(finite, height, 0.0)
+        return np.exp(self._logpdf(x))  # exp(−inf) = 0 at infinite x
 
     @quiet_overflow
     def _logpdf(self, x: FloatArray) -> FloatArray:
@@ -458,7 +452,7 @@ class Staircase(ContinuousNoise):
         finite = np.isfinite(z)
         zf = np.where(finite, z, 0.0)
         k = np.floor(zf)
-        down = (zf - k) >= self.gamma
+        down = (zf - k) >= self.gamma  # the lower step of period k
         return np.where(finite, self._log_height - self._epsilon * (k + down), -np.inf)
 
     @quiet_overflow
