@@ -50,7 +50,7 @@ DEFAULT_MAX_MEMORY_GB = 4.0
 #: cap as the user LPs'.
 EPSILON_MAX = 50.0
 #: Smallest ε of an ε-DP design (as for the staircase families): the certificate's rounding
-#: (about 1e-12 absolute) stays below 1e-6 of ε.
+#: (at most about 1.1e-12 absolute) stays within about 1e-6 of ε.
 EPSILON_MIN = 1e-6
 #: Largest default cells per Δ of a uniform grid.
 UNIFORM_MAX_CELLS = 400
