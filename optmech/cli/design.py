@@ -76,8 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--privacy",
         required=True,
         metavar="SPEC",
-        help="eps=E (pure), delta=D ((0, δ)), eps=E,delta=D, zcdp=RHO, gdp=MU, "
-        "rdp=ALPHA:EPS[;ALPHA:EPS...] or profile=EPS:DELTA[,EPS:DELTA...]",
+        help="eps=E (pure, E in [1e-6, 50]), delta=D ((0, δ)), eps=E,delta=D (E in [0, 50]), "
+        "zcdp=RHO, gdp=MU, rdp=ALPHA:EPS[;ALPHA:EPS...] or profile=EPS:DELTA[,EPS:DELTA...]",
     )
     parser.add_argument(
         "--sensitivity",
