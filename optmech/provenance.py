@@ -291,8 +291,8 @@ class ProvenanceFields(ProvenanceBounds):
     """The flat attributes of an LP-backed result, read-only views of ``self.provenance``.
 
     The one mixin behind ``value``, ``lower_bound``, ``optimality_gap``, ``solver``,
-    ``status``, ``solve_time`` and ``max_violation`` of the designed noise, the user LPs'
-    results and the remaps.
+    ``status``, the timings and sizes, ``max_violation`` and ``repair_cost`` of the designed
+    noise, the user LPs' results and the remaps.
     """
 
     @property
@@ -320,6 +320,42 @@ class ProvenanceFields(ProvenanceBounds):
     def max_violation(self) -> float:
         """Largest constraint violation of the solver's raw point (absolute, the LP's units)."""
         return self.provenance.violation_before
+
+    @property
+    def repair_cost(self) -> float:
+        """``value`` minus the objective at the solver's (clipped, normalised) point: what
+        exact privacy cost."""
+        return self.provenance.repair.cost
+
+    @property
+    def build_time(self) -> float:
+        """Seconds building the LP."""
+        return self.provenance.build_time
+
+    @property
+    def compile_time(self) -> float:
+        """Seconds in cvxpy's canonicalisation."""
+        return self.provenance.compile_time
+
+    @property
+    def total_time(self) -> float:
+        """Seconds of the whole solve, failed attempts included."""
+        return self.provenance.total_time
+
+    @property
+    def iterations(self) -> int | None:
+        """Solver iterations (of the successful attempt)."""
+        return self.provenance.iterations
+
+    @property
+    def num_variables(self) -> int:
+        """Variables of the LP solved."""
+        return self.provenance.num_variables
+
+    @property
+    def num_constraints(self) -> int:
+        """Scalar constraints of the LP solved."""
+        return self.provenance.num_constraints
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:

@@ -82,7 +82,7 @@ from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
 from optmech.provenance import (
     Provenance,
-    ProvenanceBounds,
+    ProvenanceFields,
     Repair,
     RepairKind,
     warn_if_uncertified,
@@ -132,7 +132,7 @@ class Multipliers:
 
 
 @dataclass(frozen=True)
-class DependentNoiseResult(ProvenanceBounds):
+class DependentNoiseResult(ProvenanceFields):
     """The optimal query-value-dependent noise family and its worst-case cost.
 
     The noise at query value ``t`` has pmf ``(1 − λ) q_{t mod P}(k) + λ u(k)`` where ``q`` is
@@ -145,21 +145,16 @@ class DependentNoiseResult(ProvenanceBounds):
         ``q_t(k)`` on the grid.
     support : ndarray of int
         The grid ``−K..K``.
-    value : float
-        ``max_t E c(X_t)``, tails included, rounded up (`Provenance.value`).
     phase_costs : ndarray, shape (P,)
         ``E c(X_t)`` for each phase (nearest rounding).
     certified_epsilon : float
         Achieved ε of the family, pessimistic and independent of the LP; at most ``epsilon``.
     epsilon, sensitivity, period, half_width
         The instance.
-    repair_lambda : float
-        Weight of the ``ε/2``-geometric mixed in to make the point exactly private.
-    status, solver : str
-    solve_time : float
     provenance : Provenance
         Solver attempts, repair and the certified interval ``[lower_bound, value]`` that
-        contains the LP's optimum.
+        contains the LP's optimum; `value` (``max_t E c(X_t)``, tails included, rounded up),
+        `solver`, `status`, `solve_time` and `repair_lambda` read it.
     multipliers : Multipliers or None
         The solver's multipliers (``None`` when it returned none).
     info : SolveInfo
@@ -167,17 +162,12 @@ class DependentNoiseResult(ProvenanceBounds):
 
     probabilities: FloatArray = field(repr=False)
     support: IntArray = field(repr=False)
-    value: float
     phase_costs: FloatArray
     certified_epsilon: float
     epsilon: float
     sensitivity: int
     period: int
     half_width: int
-    repair_lambda: float
-    status: str
-    solver: str
-    solve_time: float
     provenance: Provenance = field(repr=False)
     multipliers: Multipliers | None = field(repr=False, default=None)
     info: SolveInfo | None = field(repr=False, default=None)
@@ -194,6 +184,11 @@ class DependentNoiseResult(ProvenanceBounds):
         )
         u = _geometric_half(self.epsilon, self.sensitivity, kk)
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
+
+    @property
+    def repair_lambda(self) -> float:
+        """Weight of the ``ε/2``-geometric mixed in to make the point exactly private."""
+        return self.provenance.repair.weight
 
 
 # --------------------------------------------------------------------------------------------
@@ -523,8 +518,9 @@ def _phase_costs_upper(inst: _Instance, q: FloatArray, lam: float, u_cost: float
 
 def _finish(
     inst: _Instance, point: FloatArray, info: SolveInfo, record: _Record, c: Cost, build: float
-) -> tuple[FloatArray, FloatArray, float, float, float, Provenance]:
-    """Certified family (q, phase costs, λ, ε) and its provenance from the solver's point."""
+) -> tuple[FloatArray, FloatArray, float, Provenance]:
+    """Certified family (q, phase costs, ε) and its provenance (λ: its repair) from the
+    solver's point."""
     y = np.clip(point[:-1].reshape(inst.period, inst.n_grid), 0.0, None)
     raw_violation = max(
         float(np.max(record.a_dp @ point, initial=0.0)),
@@ -553,7 +549,7 @@ def _finish(
             cost=value - raw_value if lam > 0 else 0.0,
         ),
     )
-    return q, phase, lam, cert, value, provenance
+    return q, phase, cert, provenance
 
 
 def dependent_noise_lp(
@@ -632,22 +628,17 @@ def dependent_noise_lp(
         kind="count",
     )
     point = np.asarray(record.x.value, dtype=np.float64)
-    q, phase, lam, cert, value, provenance = _finish(inst, point, info, record, c, build)
+    q, phase, cert, provenance = _finish(inst, point, info, record, c, build)
     warn_if_uncertified(provenance)
     return DependentNoiseResult(
         probabilities=q,
         support=ks,
-        value=value,
         phase_costs=phase,
         certified_epsilon=cert,
         epsilon=eps,
         sensitivity=delta,
         period=period,
         half_width=half,
-        repair_lambda=lam,
-        status=info.status,
-        solver=info.solver,
-        solve_time=info.solve_time,
         provenance=provenance,
         multipliers=_multipliers(record),
         info=info,

@@ -149,44 +149,9 @@ class DesignRecord(SpecViews, ProvenanceFields):
 
     # -- the solve ------------------------------------------------------------------------------
     @property
-    def compile_time(self) -> float:
-        """Seconds in cvxpy's canonicalisation."""
-        return self.provenance.compile_time
-
-    @property
-    def build_time(self) -> float:
-        """Seconds building the LP."""
-        return self.provenance.build_time
-
-    @property
-    def total_time(self) -> float:
-        """Seconds of the whole solve, failed attempts included."""
-        return self.provenance.total_time
-
-    @property
-    def iterations(self) -> int | None:
-        """Solver iterations."""
-        return self.provenance.iterations
-
-    @property
-    def num_variables(self) -> int:
-        """Variables of the LP."""
-        return self.provenance.num_variables
-
-    @property
-    def num_constraints(self) -> int:
-        """Scalar constraints of the LP."""
-        return self.provenance.num_constraints
-
-    @property
     def repair(self) -> RepairKind:
         """The repair applied (``"none"``, ``"envelope"`` or ``"mixture"``)."""
         return self.provenance.repair.kind
-
-    @property
-    def repair_cost(self) -> float:
-        """``value`` minus the cost of the solver's (clipped, normalised) point."""
-        return self.provenance.repair.cost
 
     @property
     def repair_detail(self) -> str:

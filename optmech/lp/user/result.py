@@ -48,11 +48,6 @@ class _Provenanced(ProvenanceFields):
         """Weight of the uniform mechanism mixed in (0 if none)."""
         return self.provenance.repair.weight
 
-    @property
-    def repair_cost(self) -> float:
-        """``value − raw_value``: what exact privacy cost."""
-        return self.provenance.repair.cost
-
 
 @dataclass(frozen=True, repr=False)
 class UserMechanism(_Provenanced):
