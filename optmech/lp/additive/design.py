@@ -103,15 +103,33 @@ class CoarseGridWarning(UserWarning):
     """A design's grid is too coarse to resolve the optimum the staircase theorem predicts."""
 
 
-def _check_spec_options(options: dict[str, Any]) -> None:
-    valid = AdditiveSpec.options()
+def _validated_spec(
+    privacy: Any, sensitivity: float, cost: Any, dimension: int, options: dict[str, Any]
+) -> Any:
+    """The [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] (or, in 2-D,
+    [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]) of a ``design_noise`` call;
+    an option the spec does not have is refused by name, with the valid ones."""
+    spec_class: Any = AdditiveSpec
+    where = ""
+    if dimension == 2:
+        from optmech.lp.additive2d.spec import AdditiveSpec2D
+
+        spec_class, where = AdditiveSpec2D, " for dimension=2"
+    valid = spec_class.options()
     bad = sorted(set(options) - set(valid))
     if bad:
         raise TypeError(
-            f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))}; "
-            f"the options of AdditiveSpec are {', '.join(valid)} (besides privacy, sensitivity, "
-            "cost, solver, repair, accuracy, solver_options and verbose)."
+            f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))}"
+            f"{where}; the options of {spec_class.__name__} are {', '.join(valid)} (besides "
+            "privacy, sensitivity, cost, solver, repair, accuracy, solver_options, verbose and "
+            "dimension)."
         )
+    if dimension == 2 and options.get("sensitivity_norm") is None:
+        raise TypeError(
+            "design_noise() with dimension=2 needs `sensitivity_norm` ('l1', 'l2' or 'linf'): "
+            "the norm in which the sensitivity Δ is measured."
+        )
+    return spec_class(privacy, sensitivity, cost, **options)
 
 
 def design_noise(
@@ -156,9 +174,11 @@ def design_noise(
         Show the solver log.
     dimension : {1, 2}
         ``2`` designs noise in ℝ² for shifts in a norm ball
-        ([`optmech.lp.additive2d.design.design_noise_2d`][optmech.lp.additive2d.design.design_noise_2d]:
-        ``sensitivity_norm``,
-        ``resolution``, ``periods``, ... and a vector ``cost``).
+        ([`optmech.lp.additive2d.design.design_noise_2d`][optmech.lp.additive2d.design.design_noise_2d]),
+        with a vector ``cost`` and the options of
+        [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]: ``sensitivity_norm``
+        (required), ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``,
+        ``gamma``, ``max_memory_gb``.
     **spec_options
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
@@ -179,29 +199,19 @@ def design_noise(
     PrivacyViolationError
         The solver's point is not private and ``repair=False`` (or the repair failed).
     """
-    if check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise") == 2:
-        from optmech.lp.additive2d.design import design_noise_2d
-
-        run = {"solver": solver, "solver_options": solver_options, "verbose": verbose}
-        return design_noise_2d(
-            privacy, sensitivity=sensitivity, cost=cost, repair=repair, accuracy=accuracy,
-            **run, **spec_options,
-        )  # fmt: skip
-    _check_spec_options(spec_options)
-    spec = AdditiveSpec(privacy, sensitivity, cost, **spec_options)
+    dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
+    spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
+    run = {"solver": solver, "repair": repair, "accuracy": accuracy, "verbose": verbose}
+    if dimension == 2:
+        from optmech.lp.additive2d.design import design_noise_2d
+
+        return design_noise_2d(spec, options=solver_options, **run)
     if spec.beyond:
         from optmech.lp.additive.beyond import design_beyond
 
-        return design_beyond(
-            spec,
-            solver=solver,
-            repair=repair,
-            accuracy=accuracy,
-            options=solver_options,
-            verbose=verbose,
-        )
+        return design_beyond(spec, options=solver_options, **run)
     lp = build_additive_lp(spec)
     try:
         solved, info = solve_additive(

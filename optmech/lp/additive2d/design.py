@@ -1,6 +1,6 @@
 """Design certified 2-D additive noise: solve, read, repair, certify, bound, record.
 
-[`design_noise_2d`][design_noise_2d] validates an
+[`design_noise_2d`][design_noise_2d] takes a validated
 [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D], builds its LP
 ([`build_additive_lp_2d`][optmech.lp.additive2d.lp.build_additive_lp_2d]) and solves it through
 optmech's one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]). The LP
@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from optmech._floats import FloatArray
-from optmech._validation import check_flag, check_real
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.design import design_provenance, within_privacy
@@ -50,49 +49,29 @@ from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_unc
 __all__ = ["design_noise_2d", "finish_design_2d"]
 
 
-def _check_options(options: dict[str, Any]) -> None:
-    valid = [k for k in AdditiveSpec2D.options() if k != "sensitivity_norm"]
-    bad = sorted(set(options) - set(valid) - {"dimension"})
-    if bad:
-        raise TypeError(
-            f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))} for "
-            f"dimension=2; the options of a 2-D design are {', '.join(valid)} (besides privacy, "
-            "sensitivity, cost, sensitivity_norm, solver, repair, accuracy, solver_options and "
-            "verbose)."
-        )
-
-
 def design_noise_2d(
-    privacy: Any,
+    spec: AdditiveSpec2D,
     *,
-    sensitivity: float,
-    cost: Any,
-    sensitivity_norm: str | None = None,
+    solver: str | None = None,
     repair: bool = True,
     accuracy: float = DEFAULT_ACCURACY,
-    solver: str | None = None,
-    solver_options: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
     verbose: bool = False,
-    **options: Any,
 ) -> DesignedNoise2D:
     """Design optimal ε-DP noise in ℝ² for shifts in a norm ball, by LP, certified.
 
+    Called by [`optmech.design_noise`][optmech.design_noise] with ``dimension=2``, which
+    validates the arguments into ``spec``.
+
     Parameters
     ----------
-    privacy : PureDP
-        The guarantee.
-    sensitivity : float
-        Δ, the radius of the ball of shifts.
-    cost : Norm, VectorCustom, str or callable
-        Cost of the error vector
-        ([`optmech.costs.vector.as_vector_cost`][optmech.costs.vector.as_vector_cost]).
-    sensitivity_norm : {'l1', 'l2', 'linf'}
-        The norm of the ball of shifts (required).
-    repair, accuracy, solver, solver_options, verbose
+    spec : AdditiveSpec2D
+        The validated design: guarantee, Δ, the norm of the ball of shifts, the vector cost,
+        the grid and the tails.
+    solver, repair, accuracy, verbose
         As for the 1-D [`optmech.design_noise`][optmech.design_noise].
-    **options
-        ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``, ``gamma``,
-        ``max_memory_gb`` ([`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]).
+    options : dict, optional
+        Options passed to the solver (``solver_options`` of ``design_noise``).
 
     Returns
     -------
@@ -118,22 +97,12 @@ def design_noise_2d(
     >>> noise.certified_epsilon <= 1.0 + 1e-9, noise.lower_bound <= noise.value
     (True, True)
     """
-    _check_options(options)
-    options.pop("dimension", None)
-    if sensitivity_norm is None:
-        raise TypeError(
-            "design_noise() with dimension=2 needs `sensitivity_norm` ('l1', 'l2' or 'linf'): "
-            "the norm in which the sensitivity Δ is measured."
-        )
-    spec = AdditiveSpec2D(privacy, sensitivity, cost, sensitivity_norm, **options)
-    repair = check_flag("repair", repair)
-    accuracy = check_real("accuracy", accuracy, low=0.0)
     lp = build_additive_lp_2d(spec)
     solved, info = solve_additive(
         lp,
         solver=solver,
         kind="additive2d",
-        options=solver_options,
+        options=options,
         verbose=verbose,
         fresh=True,
         feasible=True,
