@@ -80,6 +80,8 @@ def test_provenance_records_the_solve_and_the_repair() -> None:
     assert prov.repair.weight == res.repair_lambda
     assert res.multipliers is not None
     assert res.multipliers.cost.shape == (2,) and np.all(np.isfinite(res.multipliers.privacy))
+    assert res.num_variables == prov.num_variables > 0 and res.status == prov.status
+    assert f"value={prov.value:.9g}" in repr(res) and f"solver={prov.solver}" in repr(res)
 
 
 def test_certified_epsilon_is_at_most_epsilon_without_slack() -> None:

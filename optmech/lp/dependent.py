@@ -131,7 +131,7 @@ class Multipliers:
     w_box: tuple[float, float]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DependentNoiseResult(ProvenanceFields):
     """The optimal query-value-dependent noise family and its worst-case cost.
 
@@ -184,6 +184,15 @@ class DependentNoiseResult(ProvenanceFields):
         )
         u = _geometric_half(self.epsilon, self.sensitivity, kk)
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
+
+    def __repr__(self) -> str:
+        return (
+            f"DependentNoiseResult(epsilon={self.epsilon:g}, sensitivity={self.sensitivity}, "
+            f"period={self.period}, half_width={self.half_width}, value={self.value:.9g}, "
+            f"lower_bound={self.lower_bound:.9g}, "
+            f"certified_epsilon={self.certified_epsilon:.9g}, solver={self.solver}, "
+            f"status={self.status})"
+        )
 
     @property
     def repair_lambda(self) -> float:
