@@ -25,10 +25,9 @@ from _reference import g_plus_bayes_remap
 
 from optmech.graphs import path_graph
 from optmech.lp.user import (
-    Bounds,
     LPData,
+    LPForm,
     MirrorReduction,
-    RowScaling,
     bayesian_mechanism,
     is_mirror_symmetric,
     minimax_mechanism,
@@ -178,10 +177,7 @@ def test_mirror_problem_has_one_row_per_orbit(n: int) -> None:
     size = (n + 1) ** 2
     eps = 0.7
     lp, inverse = MirrorReduction(path_graph(n)).apply(
-        LPData((n + 1, n + 1), weights=np.ones((n + 1, n + 1))),
-        eps,
-        bounds=Bounds.ALL,
-        scaling=RowScaling.PLAIN,
+        LPData((n + 1, n + 1), weights=np.ones((n + 1, n + 1))), eps, LPForm()
     )
     y, expand = lp.variable, inverse.expand_point
     assert y.size == (size + 1) // 2

@@ -49,6 +49,7 @@ __all__ = [
     "Bounds",
     "Duals",
     "LPData",
+    "LPForm",
     "RowScaling",
     "UserLP",
     "build_user_lp",
@@ -77,6 +78,15 @@ class RowScaling(StrEnum):
     PLAIN = "plain"
     #: ``e^(−ε) x_a − x_b ≤ 0``: largest coefficient 1.
     NORMALISED = "normalised"
+
+
+@dataclass(frozen=True)
+class LPForm:
+    """How one solver attempt writes the LP: the bounds it states and the privacy rows' scaling
+    (the same feasible set either way)."""
+
+    bounds: Bounds = Bounds.ALL
+    scaling: RowScaling = RowScaling.PLAIN
 
 
 def privacy_coefficients(epsilon: float, scaling: RowScaling) -> tuple[float, float]:

@@ -61,7 +61,7 @@ import cvxpy as cp
 from optmech._floats import FloatArray
 from optmech.exceptions import SolverError
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
-from optmech.lp.user.build import Bounds, RowScaling, UserLP
+from optmech.lp.user.build import Bounds, LPForm, RowScaling, UserLP
 from optmech.lp.user.objectives import Objective, Reference, reference_scale
 from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
 from optmech.lp.user.repair import clip_normalise, max_violation, repair_point
@@ -148,11 +148,11 @@ def _solve(ctx: _Context, factor_of: Callable[[Strategy], float]) -> _Solve:
     def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
         start = time.perf_counter()
         factor = factor_of(strategy)
-        scaling = RowScaling.NORMALISED if strategy.rescaled else RowScaling.PLAIN
-        bounds = Bounds.FIRST_ROW if strategy.interior_point else Bounds.ALL
-        lp, inverse = ctx.reduction.apply(
-            ctx.objective.data(factor), ctx.epsilon, bounds=bounds, scaling=scaling
+        form = LPForm(
+            bounds=Bounds.FIRST_ROW if strategy.interior_point else Bounds.ALL,
+            scaling=RowScaling.NORMALISED if strategy.rescaled else RowScaling.PLAIN,
         )
+        lp, inverse = ctx.reduction.apply(ctx.objective.data(factor), ctx.epsilon, form)
         build_time[0] = time.perf_counter() - start
         return lp.problem, _Run(lp, inverse, factor)
 

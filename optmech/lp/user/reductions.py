@@ -1,6 +1,6 @@
 """Reductions of the user LP, in cvxpy's ``apply``/``invert`` style.
 
-``lp, inverse = reduction.apply(data, epsilon, ...)`` builds the (possibly smaller) LP that is
+``lp, inverse = reduction.apply(data, epsilon, form)`` builds the (possibly smaller) LP that is
 solved; ``X, duals = inverse.invert(point, duals)`` maps the solver's point *and* multipliers
 back to the full LP, where the repair, the certified value and the rigorous lower bound are
 computed exactly as for an unreduced solve.
@@ -33,9 +33,8 @@ from optmech.graphs import edge_pairs, is_path_graph
 from optmech.lp.user.build import (
     Bounds,
     Duals,
-    Extra,
     LPData,
-    RowScaling,
+    LPForm,
     UserLP,
     build_user_lp,
     privacy_coefficients,
@@ -64,15 +63,7 @@ class Inverse(Protocol):
 class Reduction(Protocol):
     """Builds the LP to solve and the [`Inverse`][Inverse] that undoes the reduction."""
 
-    def apply(
-        self,
-        data: LPData,
-        epsilon: float,
-        *,
-        bounds: Bounds,
-        scaling: RowScaling,
-        extra: Extra | None = None,
-    ) -> tuple[UserLP, Inverse]:
+    def apply(self, data: LPData, epsilon: float, form: LPForm) -> tuple[UserLP, Inverse]:
         """``(lp, inverse)``."""
         ...
 
@@ -95,17 +86,9 @@ class NoReduction:
 
     graph: nx.Graph
 
-    def apply(
-        self,
-        data: LPData,
-        epsilon: float,
-        *,
-        bounds: Bounds,
-        scaling: RowScaling,
-        extra: Extra | None = None,
-    ) -> tuple[UserLP, IdentityInverse]:
+    def apply(self, data: LPData, epsilon: float, form: LPForm) -> tuple[UserLP, IdentityInverse]:
         """Build the full LP."""
-        lp = build_user_lp(data, epsilon, self.graph, bounds=bounds, scaling=scaling, extra=extra)
+        lp = build_user_lp(data, epsilon, self.graph, bounds=form.bounds, scaling=form.scaling)
         return lp, IdentityInverse(data.shape)
 
 
@@ -226,8 +209,7 @@ class MirrorReduction:
     >>> import numpy as np
     >>> from optmech.graphs import path_graph
     >>> lp, inverse = MirrorReduction(path_graph(2)).apply(
-    ...     LPData((3, 3), weights=np.ones((3, 3))), 1.0,
-    ...     bounds=Bounds.ALL, scaling=RowScaling.PLAIN)
+    ...     LPData((3, 3), weights=np.ones((3, 3))), 1.0, LPForm())
     >>> lp.variable.size, lp.simplex.size, lp.forward.size
     (5, 2, 6)
     >>> inverse.expand_point(np.arange(5.0)).tolist()
@@ -236,32 +218,24 @@ class MirrorReduction:
 
     graph: nx.Graph
 
-    def apply(
-        self,
-        data: LPData,
-        epsilon: float,
-        *,
-        bounds: Bounds,
-        scaling: RowScaling,
-        extra: Extra | None = None,
-    ) -> tuple[UserLP, MirrorInverse]:
+    def apply(self, data: LPData, epsilon: float, form: LPForm) -> tuple[UserLP, MirrorInverse]:
         """The orbit LP and its inverse (``data`` must hold mirror-symmetric weights)."""
-        if data.weights is None or extra is not None:
+        if data.weights is None:
             raise ValueError("the mirror reduction applies to a Bayesian objective alone.")
         n_in, n_out = data.shape
-        lo, hi = privacy_coefficients(epsilon, scaling)
+        lo, hi = privacy_coefficients(epsilon, form.scaling)
         expand, rowsum, u, v = mirror_maps(n_in, n_out)
         a_eq = (rowsum @ expand).tocsr()
         a_dp = ((lo * u - hi * v) @ expand).tocsr()
         a_eq.sum_duplicates()
         a_dp.sum_duplicates()
         c = np.asarray(expand.T @ np.asarray(data.weights, dtype=np.float64).ravel())
-        y = cp.Variable(expand.shape[1], nonneg=bounds == Bounds.ALL, name="mechanism_orbits")
+        y = cp.Variable(expand.shape[1], nonneg=form.bounds == Bounds.ALL, name="mechanism_orbits")
         simplex = a_eq @ y == 1
         forward = a_dp @ y <= 0
         constraints = [simplex, forward]
         first_row = None
-        if bounds == Bounds.FIRST_ROW:
+        if form.bounds == Bounds.FIRST_ROW:
             first_row = y[:n_out] >= 0  # row 0: indices 0 … m − 1, all representatives
             constraints.append(first_row)
         lp = UserLP(
