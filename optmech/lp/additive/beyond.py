@@ -80,7 +80,7 @@ from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.pairs import pair_maps
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
-from optmech.lp.additive.solving import solve_additive
+from optmech.lp.additive.solving import DesignRun, solve_additive
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.designed import BeyondCertificate, DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise
@@ -523,38 +523,23 @@ def _interval(
     return lp_interval(dataclasses.replace(lp, rows=RowRecord(blocks)), point, accuracy=accuracy)
 
 
-def design_beyond(
-    spec: Any,
-    *,
-    solver: str | None = None,
-    repair: bool = True,
-    accuracy: float = 1e-6,
-    options: dict[str, Any] | None = None,
-    verbose: bool = False,
-) -> DesignedNoise:
+def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     """Design certified noise for a guarantee beyond (ε, δ) (module docstring).
 
     Parameters
     ----------
     spec : AdditiveSpec
         A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
-    solver, repair, accuracy, options, verbose
-        As in [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise]; ``accuracy``
-        is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the provenance).
+    run : DesignRun
+        The settings of [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise];
+        ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
+        provenance).
     """
     conic = isinstance(spec.privacy, ZCDP | RenyiDP)
 
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
         kind = "conic" if conic else "additive"
-        return solve_additive(
-            lp,
-            solver=solver,
-            options=options,
-            verbose=verbose,
-            fresh=True,
-            kind=kind,
-            feasible=spec.tail_ratio > 0,
-        )
+        return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
     try:
         rnd, log = _rounds(spec, solve)
@@ -570,14 +555,14 @@ def design_beyond(
         ) from exc
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
-        if not repair:
+        if not run.repair:
             raise PrivacyViolationError(
                 f"the solver's point is not {spec.privacy} (certified {chk.beyond}); pass "
                 "repair=True, tighten the solver tolerances or try another solver."
             )
         kwargs, chk, fix = _repair(spec, rnd)
     # The target was tightened by the margin: the interval is about that wide by design.
-    accuracy = max(accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
+    accuracy = max(run.accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
     lower, value = _interval(spec, rnd, kwargs, accuracy)
     source = "solver"
     alone = _gaussian_reference(spec, rnd)

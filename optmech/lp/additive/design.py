@@ -50,7 +50,7 @@ from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError,
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.interval import interval_value, lp_interval
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.solving import cross_check, relatively_wide, solve_additive
+from optmech.lp.additive.solving import DesignRun, cross_check, relatively_wide, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
 from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
@@ -203,20 +203,18 @@ def design_noise(
     spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
     repair = check_flag("repair", repair)
     accuracy = check_real("accuracy", accuracy, low=0.0)
-    run = {"solver": solver, "repair": repair, "accuracy": accuracy, "verbose": verbose}
+    run = DesignRun(solver, repair, accuracy, solver_options, verbose)
     if dimension == 2:
         from optmech.lp.additive2d.design import design_noise_2d
 
-        return design_noise_2d(spec, options=solver_options, **run)
+        return design_noise_2d(spec, run)
     if spec.beyond:
         from optmech.lp.additive.beyond import design_beyond
 
-        return design_beyond(spec, options=solver_options, **run)
+        return design_beyond(spec, run)
     lp = build_additive_lp(spec)
     try:
-        solved, info = solve_additive(
-            lp, solver=solver, options=solver_options, verbose=verbose, fresh=True
-        )
+        solved, info = solve_additive(lp, run, fresh=True)
     except SolverError as exc:
         if exc.status != "infeasible" or spec.pure:
             raise
@@ -231,16 +229,7 @@ def design_noise(
         ) from exc
     noise = finish_design(solved, info, repair=repair, accuracy=accuracy, warn=False)
     if relatively_wide(noise):
-        noise = cross_check(
-            noise,
-            lp,
-            finish_design,
-            keep_point=solver is not None,
-            repair=repair,
-            accuracy=accuracy,
-            options=solver_options,
-            verbose=verbose,
-        )
+        noise = cross_check(noise, lp, finish_design, run)
     warn_about(noise, lp, stacklevel=3)
     return noise
 

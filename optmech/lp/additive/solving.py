@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from optmech.exceptions import SolverError
@@ -36,12 +37,38 @@ from optmech.lp.solve import (
     alternative_solvers,
     solve_robust,
 )
-from optmech.provenance import Attempt
+from optmech.provenance import DEFAULT_ACCURACY, Attempt
 
-__all__ = ["cross_check", "relatively_wide", "solve_additive"]
+__all__ = ["DesignRun", "cross_check", "relatively_wide", "solve_additive"]
 
 #: ``finish_design(lp, info, *, repair, accuracy, warn)`` (passed in: this module sits below it).
 Finish = Callable[..., DesignedNoise]
+
+
+@dataclass(frozen=True)
+class DesignRun:
+    """How a design is solved: the settings every designer passes down unchanged.
+
+    Attributes
+    ----------
+    solver : str or None
+        cvxpy solver name; None for the policy of
+        [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].
+    repair : bool
+        Repair a point that is not exactly private (else raise).
+    accuracy : float
+        Certified-interval width above which a warning is issued.
+    options : dict or None
+        Options passed to the solver.
+    verbose : bool
+        Show the solver log.
+    """
+
+    solver: str | None = None
+    repair: bool = True
+    accuracy: float = DEFAULT_ACCURACY
+    options: dict[str, Any] | None = None
+    verbose: bool = False
 
 
 def relatively_wide(noise: DesignedNoise) -> bool:
@@ -58,21 +85,19 @@ def _label(attempt: Attempt) -> Attempt:
 
 def solve_additive(
     lp: AdditiveLP,
+    run: DesignRun,
     *,
-    solver: str | None,
-    options: dict[str, Any] | None = None,
-    verbose: bool = False,
     fresh: bool = False,
     kind: ProblemKind = "additive",
     feasible: bool | None = None,
 ) -> tuple[AdditiveLP, SolveInfo]:
     """Solve ``lp`` by [`solve_robust`][optmech.lp.solve.solve_robust]; returns the variant solved.
 
-    ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt may use
-    it rather than a new build. ``feasible`` (default: the spec is ε-DP) says the problem is
-    feasible by construction (a grid Laplace density satisfies every ε-DP row), so
-    "infeasible" there is numerical trouble and is retried. ``kind="conic"`` for the
-    Rényi / zCDP problems (cone solvers only).
+    ``run`` gives the solver, its options and verbosity. ``fresh``: ``lp.problem`` has not been
+    solved yet, so the first "as built" attempt may use it rather than a new build.
+    ``feasible`` (default: the spec is ε-DP) says the problem is feasible by construction (a grid
+    Laplace density satisfies every ε-DP row), so "infeasible" there is numerical trouble and is
+    retried. ``kind="conic"`` for the Rényi / zCDP problems (cone solvers only).
     """
     unused = [lp] if fresh else []
 
@@ -84,10 +109,10 @@ def solve_additive(
     return solve_robust(
         build,
         num_variables=lp.num_variables,
-        solver=solver,
+        solver=run.solver,
         kind=kind,
-        options=options,
-        verbose=verbose,
+        options=run.options,
+        verbose=run.verbose,
         feasible=lp.spec.pure if feasible is None else feasible,
     )
 
@@ -96,12 +121,7 @@ def cross_check(
     noise: DesignedNoise,
     lp: AdditiveLP,
     finish: Finish,
-    *,
-    keep_point: bool,
-    repair: bool,
-    accuracy: float,
-    options: dict[str, Any] | None = None,
-    verbose: bool = False,
+    run: DesignRun,
 ) -> DesignedNoise:
     """``noise`` with the larger lower bound of the other solvers' solves of ``lp``.
 
@@ -114,10 +134,9 @@ def cross_check(
         The LP it solved.
     finish : callable
         [`optmech.lp.additive.design.finish_design`][optmech.lp.additive.design.finish_design].
-    keep_point : bool
-        Keep ``noise``'s point (the caller named its solver); only the bound is tightened.
-    repair, accuracy, options, verbose
-        As in [`optmech.lp.additive.design.design_noise`][optmech.lp.additive.design.design_noise].
+    run : DesignRun
+        The first solve's settings. If it names a solver, ``noise``'s point is kept and only the
+        bound is tightened.
 
     Returns
     -------
@@ -131,14 +150,14 @@ def cross_check(
     attempts = list(noise.provenance.attempts)
     for name in alternative_solvers(noise.provenance.solver):
         try:
-            solved, info = solve_additive(lp, solver=name, options=options, verbose=verbose)
-            other = finish(solved, info, repair=repair, accuracy=accuracy, warn=False)
+            solved, info = solve_additive(lp, dataclasses.replace(run, solver=name))
+            other = finish(solved, info, repair=run.repair, accuracy=run.accuracy, warn=False)
         except SolverError as exc:
             attempts += [_label(a) for a in exc.attempts if isinstance(a, Attempt)]
             continue
         attempts += [_label(a) for a in other.provenance.attempts]
         lower = max(lower, other.lower_bound)
-        if not keep_point and other.value < best.value:
+        if run.solver is None and other.value < best.value:
             best = other
     prov = best.provenance.replace(
         lower_bound=min(lower, best.value),

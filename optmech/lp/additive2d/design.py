@@ -28,7 +28,6 @@ it with a certified interval
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 
@@ -37,7 +36,7 @@ from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.design import design_provenance, within_privacy
 from optmech.lp.additive.interval import lp_interval, lp_value
-from optmech.lp.additive.solving import solve_additive
+from optmech.lp.additive.solving import DesignRun, solve_additive
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
@@ -49,15 +48,7 @@ from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_unc
 __all__ = ["design_noise_2d", "finish_design_2d"]
 
 
-def design_noise_2d(
-    spec: AdditiveSpec2D,
-    *,
-    solver: str | None = None,
-    repair: bool = True,
-    accuracy: float = DEFAULT_ACCURACY,
-    options: dict[str, Any] | None = None,
-    verbose: bool = False,
-) -> DesignedNoise2D:
+def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> DesignedNoise2D:
     """Design optimal ε-DP noise in ℝ² for shifts in a norm ball, by LP, certified.
 
     Called by [`optmech.design_noise`][optmech.design_noise] with ``dimension=2``, which
@@ -68,10 +59,9 @@ def design_noise_2d(
     spec : AdditiveSpec2D
         The validated design: guarantee, Δ, the norm of the ball of shifts, the vector cost,
         the grid and the tails.
-    solver, repair, accuracy, verbose
-        As for the 1-D [`optmech.design_noise`][optmech.design_noise].
-    options : dict, optional
-        Options passed to the solver (``solver_options`` of ``design_noise``).
+    run : DesignRun, optional
+        Solver, repair, accuracy, solver options and verbosity, as for the 1-D
+        [`optmech.design_noise`][optmech.design_noise] (default: its defaults).
 
     Returns
     -------
@@ -97,17 +87,10 @@ def design_noise_2d(
     >>> noise.certified_epsilon <= 1.0 + 1e-9, noise.lower_bound <= noise.value
     (True, True)
     """
+    run = DesignRun() if run is None else run
     lp = build_additive_lp_2d(spec)
-    solved, info = solve_additive(
-        lp,
-        solver=solver,
-        kind="additive2d",
-        options=options,
-        verbose=verbose,
-        fresh=True,
-        feasible=True,
-    )
-    return finish_design_2d(solved, info, repair=repair, accuracy=accuracy)
+    solved, info = solve_additive(lp, run, kind="additive2d", fresh=True, feasible=True)
+    return finish_design_2d(solved, info, repair=run.repair, accuracy=run.accuracy)
 
 
 def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
