@@ -247,23 +247,72 @@ def hockey_stick_delta() -> list[CheckResult]:
 _HOCKEY = "hockey-stick delta of (0,d)/(e,d) noise"
 
 
+def _spent_row(
+    instance: str,
+    spent: float,
+    delta: float,
+    allowed: float,
+    *,
+    epsilon: float,
+    one_sided: bool,
+    start: float,
+    detail: str,
+) -> CheckResult:
+    """A row of the hockey-stick check: the δ spent at shift Δ against the δ requested.
+
+    Parameters
+    ----------
+    instance : str
+        The noise and its parameters.
+    spent : float
+        The δ spent at shift Δ, from the densities (the row's certified δ).
+    delta : float
+        The δ requested.
+    allowed : float
+        The derived error of ``spent``.
+    epsilon : float
+        The ε of the noise (the row's certified ε).
+    one_sided : bool
+        Whether only ``spent ≤ delta + allowed`` is required (the bound is not tight).
+    start : float
+        ``time.perf_counter()`` when the row began.
+    detail : str
+        How ``spent`` and ``allowed`` were obtained.
+
+    Returns
+    -------
+    CheckResult
+        The row.
+    """
+    make = _one_sided_row if one_sided else _delta_row
+    return make(
+        _HOCKEY,
+        instance,
+        spent,
+        delta,
+        allowed,
+        certified_epsilon=epsilon,
+        certified_delta=spent,
+        seconds=time.perf_counter() - start,
+        detail=detail,
+    )
+
+
 def _uniform_atom_delta() -> list[CheckResult]:
-    name = _HOCKEY
     rows = []
     for p, delta, sens in _UNIFORM_CASES[:4]:
         start = time.perf_counter()
         noise = UniformAtom.optimal(delta=delta, sensitivity=sens, cost=Power(p))
         value = _uniform_atom_divergence(noise)
         rows.append(
-            _delta_row(
-                name,
+            _spent_row(
                 f"UniformAtom(delta={delta:g}, alpha={noise.alpha:.4g}, D={sens:g})",
                 value,
                 delta,
                 16.0 * U * delta,
-                certified_epsilon=0.0,
-                certified_delta=value,
-                seconds=time.perf_counter() - start,
+                epsilon=0.0,
+                one_sided=False,
+                start=start,
                 detail="max over 64 shifts in (0, D]; tight at d = D; a sum of at most 6 terms "
                 "of the library's float heights: 16u·δ",
             )
@@ -272,7 +321,6 @@ def _uniform_atom_delta() -> list[CheckResult]:
 
 
 def _truncated_laplace_delta() -> list[CheckResult]:
-    name = _HOCKEY
     rows = []
     for eps, delta, sens in [(1.0, 1e-6, 1.0), (0.5, 0.1, 2.0), (3.0, 0.7, 1.0)]:
         start = time.perf_counter()
@@ -281,18 +329,15 @@ def _truncated_laplace_delta() -> list[CheckResult]:
         cuts = [-a, -a + sens, 0.0, sens, a, a + sens]
         value, err = _density_divergence(tl.pdf, eps, sens, cuts, 0.0)
         allowed = err + 64.0 * U * delta
-        inst = f"TruncatedLaplace(eps={eps:g}, delta={delta:g}, D={sens:g})"
-        make = _delta_row if delta <= 0.5 else _one_sided_row
         rows.append(
-            make(
-                name,
-                inst,
+            _spent_row(
+                f"TruncatedLaplace(eps={eps:g}, delta={delta:g}, D={sens:g})",
                 value,
                 delta,
                 allowed,
-                certified_epsilon=eps,
-                certified_delta=value,
-                seconds=time.perf_counter() - start,
+                epsilon=eps,
+                one_sided=delta > 0.5,
+                start=start,
                 detail=f"quadrature (error estimates {err:.1e}; 64u·δ for the float A); "
                 + (
                     "tight for delta <= 1/2 (uncovered slab [-A, -A + D))"
@@ -305,7 +350,6 @@ def _truncated_laplace_delta() -> list[CheckResult]:
 
 
 def _gaussian_delta() -> list[CheckResult]:
-    name = _HOCKEY
     rows = []
     for eps, delta, calibration in [
         (0.5, 1e-5, "classic"),
@@ -318,35 +362,25 @@ def _gaussian_delta() -> list[CheckResult]:
         x0 = 0.5 - eps * s * s  # f(x) > e^ε f(x − 1) iff x < x0 (Δ = 1)
         bias = 1e-12 * 1.000001e-12 * s * s / (s * math.sqrt(2.0 * math.pi))
         value, err = _density_divergence(g.pdf, eps, 1.0, [x0 - 40 * s, x0 - 10 * s, x0], bias)
-        inst = f"Gaussian(eps={eps:g}, delta={delta:g}, {calibration})"
         if calibration == "analytic":
             calib = _gaussian_calibration_error(g, eps)
-            rows.append(
-                _delta_row(
-                    name,
-                    inst,
-                    value,
-                    delta,
-                    err + calib + 64.0 * U * delta,
-                    certified_epsilon=eps,
-                    certified_delta=value,
-                    seconds=time.perf_counter() - start,
-                    detail=f"quadrature of (f - e^eps f(. - D))_+ (error {err:.1e}) vs the "
-                    f"Balle-Wang δ; calibration error |dδ/dσ|·Δσ = {calib:.1e}",
-                )
+            allowed = err + calib + 64.0 * U * delta
+            detail = (
+                f"quadrature of (f - e^eps f(. - D))_+ (error {err:.1e}) vs the "
+                f"Balle-Wang δ; calibration error |dδ/dσ|·Δσ = {calib:.1e}"
             )
         else:
-            rows.append(
-                _one_sided_row(
-                    name,
-                    inst,
-                    value,
-                    delta,
-                    err,
-                    certified_epsilon=eps,
-                    certified_delta=value,
-                    seconds=time.perf_counter() - start,
-                    detail="quadrature; one-sided: the classic sigma is conservative",
-                )
+            allowed, detail = err, "quadrature; one-sided: the classic sigma is conservative"
+        rows.append(
+            _spent_row(
+                f"Gaussian(eps={eps:g}, delta={delta:g}, {calibration})",
+                value,
+                delta,
+                allowed,
+                epsilon=eps,
+                one_sided=calibration != "analytic",
+                start=start,
+                detail=detail,
             )
+        )
     return rows

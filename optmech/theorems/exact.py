@@ -190,6 +190,61 @@ def _c_certificate(mechanism: Any, epsilon: float) -> str:
     return f"optmech.certify (exact) ε of the float matrix {cert!r} ({relation} ε)"
 
 
+def _exact_certificate_row(
+    name: str,
+    label: str,
+    *,
+    lower: float,
+    upper: float,
+    reference: tuple[float, float],
+    detail: str,
+    private: bool | None,
+    privacy_rule: str,
+    certified_epsilon: float | None,
+    start: float,
+) -> CheckResult:
+    """A certificate row of the exact mode.
+
+    Parameters
+    ----------
+    name, label : str
+        The check and its instance.
+    lower, upper : float
+        The LP's exact interval, rounded outward from balls.
+    reference : tuple of float
+        The reference's enclosure.
+    detail : str
+        What was reproduced and how.
+    private : bool or None
+        Whether the mechanism is exactly ε-DP (``None``: undecided); only ``True`` passes.
+    privacy_rule : str
+        How privacy was decided, appended to the row's rule.
+    certified_epsilon : float or None
+        The float mode's certified ε.
+    start : float
+        ``time.perf_counter()`` when the row began.
+
+    Returns
+    -------
+    CheckResult
+        The row, marked exact.
+    """
+    return certificate_row(
+        name,
+        label,
+        lower=lower,
+        upper=upper,
+        reference=reference,
+        group=GROUP,
+        detail=detail,
+        extra_ok=private is True,
+        extra_rule=f"exactly ε-DP ({privacy_rule})",
+        certified_epsilon=certified_epsilon,
+        seconds=time.perf_counter() - start,
+        exact=True,
+    )
+
+
 def exact_count_row(
     prior: Any, loss: np.ndarray, epsilon: float, *, name: str, label: str, **lp: Any
 ) -> CheckResult:
@@ -210,22 +265,20 @@ def exact_count_row(
         reference = enc.bounds(enc.geometric_bayes_value(p, loss, epsilon))
     lower = enc.bounds(user_lower_bound(weights, epsilon))[0]
     float_low, float_up = interval_of(result)
-    return certificate_row(
+    return _exact_certificate_row(
         name,
         label,
         lower=lower,
         upper=upper,
         reference=reference,
-        group=GROUP,
         detail=f"reproduced exactly: mechanism in rationals (rows renormalised exactly), value "
         f"{value} (= {float(value.p) / float(value.q):.17g}); {why}; "
         f"{_c_certificate(result.mechanism, epsilon)}; float mode: [{float_low:.12g}, "
         f"{float_up:.12g}]",
-        extra_ok=private is True,
-        extra_rule="exactly ε-DP (largest ratio ≤ e^ε, decided in balls)",
+        private=private,
+        privacy_rule="largest ratio ≤ e^ε, decided in balls",
         certified_epsilon=result.certified_epsilon,
-        seconds=time.perf_counter() - start,
-        exact=True,
+        start=start,
     )
 
 
@@ -584,22 +637,20 @@ def exact_dependent_row(eps: float, delta: int, cost_spec: str, period: int) -> 
         lower = enc.bounds(lower_ball)[0]
         reference = enc.bounds(reference_ball)
     prov = res.provenance
-    return certificate_row(
+    return _exact_certificate_row(
         "exact: query-dependent worst case = discrete staircase",
         f"eps={eps:g}, D={delta}, {cost_spec}, period={period}",
         lower=lower,
         upper=upper,
         reference=reference,
-        group=GROUP,
         detail=f"reproduced exactly: pmf in rationals (tails, mixture weight "
         f"{res.repair_lambda:.1e} and normalisation in balls), bound recomputed in balls from "
         f"the float multipliers; staircase r*={r_star}; {why}; float mode: "
         f"[{prov.lower_bound:.12g}, {prov.value:.12g}]",
-        extra_ok=private is True,
-        extra_rule="exactly ε-DP (every extended-grid pair below e^ε, decided in balls)",
+        private=private,
+        privacy_rule="every extended-grid pair below e^ε, decided in balls",
         certified_epsilon=res.certified_epsilon,
-        seconds=time.perf_counter() - start,
-        exact=True,
+        start=start,
     )
 
 
