@@ -57,6 +57,25 @@ def _log(values: FloatArray) -> FloatArray:
         return np.log(values)
 
 
+def _keyword_repr(obj: object, **fields: Any) -> str:
+    """``ClassName(name=value, ...)``, each value by its ``repr``: a family's constructor call.
+
+    Parameters
+    ----------
+    obj : object
+        The noise; its class name heads the text.
+    **fields : Any
+        The constructor's keywords and values, in the order to print.
+
+    Returns
+    -------
+    str
+        E.g. ``'Laplace(epsilon=1.0, sensitivity=1.0)'``.
+    """
+    args = ", ".join(f"{name}={value!r}" for name, value in fields.items())
+    return f"{type(obj).__name__}({args})"
+
+
 class NoiseDistribution(ABC):
     """An additive noise law ``X`` for the mechanism ``K(D) = q(D) + X``.
 
@@ -211,6 +230,38 @@ class NoiseDistribution(ABC):
                 "certified numbers (certified_epsilon, certified_rho, certified_mu, ...)"
             )
         return privacy
+
+
+class _SymmetricNoise(NoiseDistribution):
+    """Noise symmetric about 0, whose upper tails are its lower tails reflected.
+
+    ``P(X > x) = P(X < −x)``: ``_sf`` and ``_logsf`` evaluate ``_cdf`` and ``_logcdf`` at
+    the reflected point. A family's lower tail at a negative point is its exact formula (no
+    ``1 − ...`` cancellation), so the upper tail keeps full relative precision, and its
+    logarithm stays finite, as far out as the lower one. Listed before
+    ``ContinuousNoise`` or ``DiscreteNoise`` in a family's bases.
+    """
+
+    def _reflected(self, x: FloatArray) -> FloatArray:
+        """The point ``m`` with ``P(X ≤ m) = P(X < −x)``.
+
+        Parameters
+        ----------
+        x : FloatArray
+            Points (integral or ±inf for discrete noise).
+
+        Returns
+        -------
+        FloatArray
+            ``−x`` for a density; ``−x − 1`` on the integers.
+        """
+        return -x - 1.0 if self.discrete else -x
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return self._cdf(self._reflected(x))
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(self._reflected(x))
 
 
 class ContinuousNoise(NoiseDistribution):
