@@ -9,7 +9,8 @@ Tails follow the same pattern. The hooks ``_sf``, ``_logcdf``, ``_logsf`` and ``
 ``_logpmf`` have generic defaults here (``1 − _cdf`` and the logarithms of the plain
 formulas), which lose the far tails to cancellation and underflow; every family overrides them
 with exact tail formulas, in log space where the tail underflows, so that ``sf`` keeps full
-relative precision down to the smallest doubles and ``logsf`` stays finite beyond them.
+relative precision down to the smallest doubles and ``logsf`` stays finite beyond them (the
+families symmetric about 0 take their upper tails from their lower ones by reflection).
 """
 
 from __future__ import annotations

@@ -76,7 +76,6 @@ from optmech._validation import (
     describe,
 )
 from optmech.costs.norm import Norm
-from optmech.mechanisms.base import _keyword_repr
 from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "StaircaseND", "log_unit_ball_volume"]
@@ -476,13 +475,9 @@ class StaircaseND:
         return cls(eps, gamma=gamma, sensitivity=sensitivity, norm=norm, dimension=d)
 
     def __repr__(self) -> str:
-        return _keyword_repr(
-            self,
-            epsilon=self.epsilon,
-            gamma=self.gamma,
-            sensitivity=self.sensitivity,
-            norm=self.norm,
-            dimension=self.dimension,
+        return (
+            f"StaircaseND(epsilon={self.epsilon!r}, gamma={self.gamma!r}, "
+            f"sensitivity={self.sensitivity!r}, norm={self.norm!r}, dimension={self.dimension})"
         )
 
     # -- privacy ---------------------------------------------------------------------------------
