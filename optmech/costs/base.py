@@ -58,6 +58,33 @@ def _column(k: FloatArray, like: FloatArray) -> FloatArray:
     return k.reshape((-1,) + (1,) * like.ndim)
 
 
+def _check_period_ratio(period: float, ratio: float) -> tuple[float, float]:
+    """The validated ``period`` (non-zero) and ``ratio`` (in ``[0, 1)``) of a geometric tail.
+
+    Parameters
+    ----------
+    period : float
+        Shift from one block to the next; its sign gives the direction.
+    ratio : float
+        Weight factor from one block to the next.
+
+    Returns
+    -------
+    tuple of float
+        ``(period, ratio)`` as floats.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``check_real`` does, or for ``period == 0``.
+    """
+    period = check_real("period", period)
+    ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
+    if period == 0:
+        raise ValueError("`period` must be non-zero; got 0.0.")
+    return period, ratio
+
+
 def _no_nan(out: FloatArray, what: str) -> FloatArray:
     """Raise instead of returning NaN (e.g. ``inf − inf`` after an overflow)."""
     if np.any(np.isnan(out)):
@@ -171,49 +198,31 @@ class Cost(ABC):
         tail, or the tail that closes a finite LP grid). Raises `ValueError` when the
         series does not converge (a cost growing faster than ``ratio^(−k)``).
         """
-        period = check_real("period", period)
-        ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
-        if period == 0:
-            raise ValueError("`period` must be non-zero; got 0.0.")
+        period, ratio = _check_period_ratio(period, ratio)
         a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                closed = self._periodic_integral_closed(a_arr, b_arr, period, ratio)
-        except OverflowError as exc:  # Python float powers of a huge period
-            raise ValueError("the periodic integral overflows float64.") from exc
-        if closed is not None:
-            return _scalar_or_array(_no_nan(closed, "the periodic integral"))
-        return _scalar_or_array(
-            self._series(
-                lambda k: np.asarray(
-                    self.integral(
-                        a_arr + _column(k, a_arr) * period, b_arr + _column(k, b_arr) * period
-                    )
-                ),
-                ratio,
-                a_arr.shape,
-            )
+        return self._closed_or_series(
+            "the periodic integral",
+            lambda: self._periodic_integral_closed(a_arr, b_arr, period, ratio),
+            lambda k: np.asarray(
+                self.integral(
+                    a_arr + _column(k, a_arr) * period, b_arr + _column(k, b_arr) * period
+                )
+            ),
+            ratio,
+            a_arr.shape,
         )
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
         """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of
         [`periodic_integral`][periodic_integral]."""
-        period = check_real("period", period)
-        ratio = check_real("ratio", ratio, low=0.0, high=1.0, high_open=True)
-        if period == 0:
-            raise ValueError("`period` must be non-zero; got 0.0.")
+        period, ratio = _check_period_ratio(period, ratio)
         x_arr = _as_errors("x", x)
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                closed = self._periodic_sum_closed(x_arr, period, ratio)
-        except OverflowError as exc:  # Python float powers of a huge period
-            raise ValueError("the periodic sum overflows float64.") from exc
-        if closed is not None:
-            return _scalar_or_array(_no_nan(closed, "the periodic sum"))
-        return _scalar_or_array(
-            self._series(
-                lambda k: np.asarray(self(x_arr + _column(k, x_arr) * period)), ratio, x_arr.shape
-            )
+        return self._closed_or_series(
+            "the periodic sum",
+            lambda: self._periodic_sum_closed(x_arr, period, ratio),
+            lambda k: np.asarray(self(x_arr + _column(k, x_arr) * period)),
+            ratio,
+            x_arr.shape,
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
@@ -256,6 +265,48 @@ class Cost(ABC):
 
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
         return None
+
+    def _closed_or_series(
+        self,
+        what: str,
+        closed: Callable[[], FloatArray | None],
+        term: Callable[[FloatArray], FloatArray],
+        ratio: float,
+        shape: tuple[int, ...],
+    ) -> FloatArray | float:
+        """A geometric tail sum: its closed form when the cost has one, else the series.
+
+        Parameters
+        ----------
+        what : str
+            What is summed, for the error messages (e.g. ``'the periodic sum'``).
+        closed : callable
+            Returns the closed form, or None when the cost has none.
+        term : callable
+            The series term, as ``_series`` takes it.
+        ratio : float
+            The geometric ratio, in ``[0, 1)``.
+        shape : tuple of int
+            Shape of the result.
+
+        Returns
+        -------
+        FloatArray or float
+            The sum (a float for a 0-d result).
+
+        Raises
+        ------
+        ValueError
+            When the closed form overflows float64 or is NaN, or the series diverges.
+        """
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = closed()
+        except OverflowError as exc:  # Python float powers of a huge period
+            raise ValueError(f"{what} overflows float64.") from exc
+        if out is not None:
+            return _scalar_or_array(_no_nan(out, what))
+        return _scalar_or_array(self._series(term, ratio, shape))
 
     def _series(
         self, term: Callable[[FloatArray], FloatArray], ratio: float, shape: tuple[int, ...]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from scipy import special
 
@@ -110,32 +112,39 @@ class Power(_PowerLike):
         return f"Power(p={self._p!r})"
 
 
-class Absolute(Power):
+class _FixedPower(Power):
+    """A ``Power`` whose exponent and short name are fixed by the subclass.
+
+    Subclasses set ``_exponent`` (the ``p``) and ``_label`` (the name); they take no arguments
+    and print as ``ClassName()``.
+    """
+
+    _exponent: ClassVar[float]
+    _label: ClassVar[str]
+
+    def __init__(self) -> None:
+        super().__init__(self._exponent)
+
+    @property
+    def name(self) -> str:
+        return self._label
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Absolute(_FixedPower):
     """``c(e) = |e|`` (the ℓ¹ cost)."""
 
-    def __init__(self) -> None:
-        super().__init__(1.0)
-
-    @property
-    def name(self) -> str:
-        return "abs"
-
-    def __repr__(self) -> str:
-        return "Absolute()"
+    _exponent = 1.0
+    _label = "abs"
 
 
-class Squared(Power):
+class Squared(_FixedPower):
     """``c(e) = e²`` (the ℓ² cost, i.e. the noise power)."""
 
-    def __init__(self) -> None:
-        super().__init__(2.0)
-
-    @property
-    def name(self) -> str:
-        return "squared"
-
-    def __repr__(self) -> str:
-        return "Squared()"
+    _exponent = 2.0
+    _label = "squared"
 
 
 class Asymmetric(_PowerLike):

@@ -45,6 +45,33 @@ def _log_power(ratio: float, k: FloatArray) -> FloatArray:
     return k * math.log(ratio)
 
 
+def _tail_period(beyond: FloatArray, ratio: float, period_mass: float) -> FloatArray:
+    """The tail period holding a point with tail mass ``beyond`` further out.
+
+    Parameters
+    ----------
+    beyond : FloatArray
+        Mass of the tail further out than the point, ``≥ 0``.
+    ratio : float
+        The tail's ratio ``ρ`` per period, in ``[0, 1)``.
+    period_mass : float
+        Mass ``S`` of the tail's base period.
+
+    Returns
+    -------
+    FloatArray
+        ``max(floor(log_ρ(beyond·(1 − ρ)/S)), 0)``: the period ``k`` (counted outwards from
+        the grid) with ``ρ^(k+1)·S/(1 − ρ) < beyond ≤ ρ^k·S/(1 − ρ)`` up to rounding and the
+        clip at 0; ``+inf`` where ``beyond = 0``, and ``0`` throughout for ``ρ = 0`` (a tail of
+        one period).
+    """
+    if ratio == 0.0:
+        return np.zeros(beyond.shape)
+    with np.errstate(divide="ignore"):
+        k = np.floor(np.log(beyond * (1.0 - ratio) / period_mass) / math.log(ratio))
+    return np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
+
+
 def _log(values: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore"):
         return np.log(values)
@@ -257,12 +284,7 @@ class GridLaw:
 
     def _left_quantile(self, q: FloatArray) -> FloatArray:
         rho, s = self.left_ratio, self.left_period_mass
-        if rho == 0.0:
-            k = np.zeros(q.shape)
-        else:
-            with np.errstate(divide="ignore"):
-                k = np.floor(np.log(q * (1.0 - rho) / s) / math.log(rho))
-            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
+        k = _tail_period(q, rho, s)
         with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
             beyond = np.power(rho, k + 1.0) * s / (1.0 - rho)
             v = (q - beyond) / np.power(rho, k)
@@ -277,12 +299,7 @@ class GridLaw:
         rho, s = self.right_ratio, self.right_period_mass
         # Mass before period k is (1 − ρ^k)·S/(1−ρ); the remaining mass is ρ^k·S/(1−ρ).
         rest = np.maximum(self.right_mass - u, 0.0)
-        if rho == 0.0:
-            k = np.zeros(u.shape)
-        else:
-            with np.errstate(divide="ignore"):
-                k = np.floor(np.log(rest * (1.0 - rho) / s) / math.log(rho))
-            k = np.where(np.isfinite(k), np.maximum(k, 0.0), np.inf)
+        k = _tail_period(rest, rho, s)
         with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
             before = (1.0 - np.power(rho, k)) * s / (1.0 - rho)
             v = (u - before) / np.power(rho, k)

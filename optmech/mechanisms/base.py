@@ -9,7 +9,8 @@ Tails follow the same pattern. The hooks ``_sf``, ``_logcdf``, ``_logsf`` and ``
 ``_logpmf`` have generic defaults here (``1 − _cdf`` and the logarithms of the plain
 formulas), which lose the far tails to cancellation and underflow; every family overrides them
 with exact tail formulas, in log space where the tail underflows, so that ``sf`` keeps full
-relative precision down to the smallest doubles and ``logsf`` stays finite beyond them.
+relative precision down to the smallest doubles and ``logsf`` stays finite beyond them (the
+families symmetric about 0 take their upper tails from their lower ones by reflection).
 """
 
 from __future__ import annotations
@@ -55,6 +56,25 @@ def _log(values: FloatArray) -> FloatArray:
     """``log`` of non-negative values, ``−inf`` at 0 without a warning."""
     with np.errstate(divide="ignore"):
         return np.log(values)
+
+
+def _keyword_repr(obj: object, **fields: Any) -> str:
+    """``ClassName(name=value, ...)``, each value by its ``repr``: a family's constructor call.
+
+    Parameters
+    ----------
+    obj : object
+        The noise; its class name heads the text.
+    **fields : Any
+        The constructor's keywords and values, in the order to print.
+
+    Returns
+    -------
+    str
+        E.g. ``'Laplace(epsilon=1.0, sensitivity=1.0)'``.
+    """
+    args = ", ".join(f"{name}={value!r}" for name, value in fields.items())
+    return f"{type(obj).__name__}({args})"
 
 
 class NoiseDistribution(ABC):
@@ -211,6 +231,38 @@ class NoiseDistribution(ABC):
                 "certified numbers (certified_epsilon, certified_rho, certified_mu, ...)"
             )
         return privacy
+
+
+class _SymmetricNoise(NoiseDistribution):
+    """Noise symmetric about 0, whose upper tails are its lower tails reflected.
+
+    ``P(X > x) = P(X < −x)``: ``_sf`` and ``_logsf`` evaluate ``_cdf`` and ``_logcdf`` at
+    the reflected point. A family's lower tail at a negative point is its exact formula (no
+    ``1 − ...`` cancellation), so the upper tail keeps full relative precision, and its
+    logarithm stays finite, as far out as the lower one. Listed before
+    ``ContinuousNoise`` or ``DiscreteNoise`` in a family's bases.
+    """
+
+    def _reflected(self, x: FloatArray) -> FloatArray:
+        """The point ``m`` with ``P(X ≤ m) = P(X < −x)``.
+
+        Parameters
+        ----------
+        x : FloatArray
+            Points (integral or ±inf for discrete noise).
+
+        Returns
+        -------
+        FloatArray
+            ``−x`` for a density; ``−x − 1`` on the integers.
+        """
+        return -x - 1.0 if self.discrete else -x
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return self._cdf(self._reflected(x))
+
+    def _logsf(self, x: FloatArray) -> FloatArray:
+        return self._logcdf(self._reflected(x))
 
 
 class ContinuousNoise(NoiseDistribution):

@@ -47,7 +47,7 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
-from optmech.mechanisms.base import DiscreteNoise
+from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
 from optmech.mechanisms.exact import (
     bernoulli,
     bernoulli_exp,
@@ -178,7 +178,7 @@ def _costs_over_r(cost: Cost, eps: float, delta: int, r: npt.ArrayLike) -> Float
         return np.asarray(a * (total - float(cost(0.0))), dtype=np.float64)
 
 
-class DiscreteStaircase(DiscreteNoise):
+class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     """Discrete staircase noise on ℤ (Geng & Viswanath 2016, discrete setting).
 
     ε-DP for integer queries of sensitivity Δ: ``p(i) ≤ e^ε p(i + d)`` for ``|d| ≤ Δ``.
@@ -291,10 +291,7 @@ class DiscreteStaircase(DiscreteNoise):
         return draw_many(two_sided(magnitude), size, rng)
 
     def __repr__(self) -> str:
-        return (
-            f"DiscreteStaircase(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r}, "
-            f"r={self.r!r})"
-        )
+        return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity, r=self.r)
 
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow
@@ -323,19 +320,12 @@ class DiscreteStaircase(DiscreteNoise):
         down = (i - period * self.sensitivity) >= self.r
         return math.log(self._a) - self._epsilon * (period + down)
 
-    def _sf(self, x: FloatArray) -> FloatArray:
-        # x integral or ±inf. Symmetric pmf: P(X > x) = P(X ≥ x + 1) = P(X ≤ −x − 1).
-        return self._cdf(-x - 1.0)
-
     @quiet_overflow
     def _logcdf(self, x: FloatArray) -> FloatArray:
         eps, delta, r = self._epsilon, self.sensitivity, self.r
         left = _log_tail(np.where(x < 0, -x, 0.0), eps, delta, r)  # P(X ≤ x) = T(−x), x < 0
         right = np.log1p(-_tail(np.where(x >= 0, x + 1.0, 0.0), eps, delta, r))
         return np.where(x < 0, left, right)
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        return self._logcdf(-x - 1.0)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

@@ -45,7 +45,7 @@ from optmech._floats import FloatArray
 from optmech._validation import check_real, describe
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric
-from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
 from optmech.privacy import ApproxDP
 
 __all__ = ["Gaussian", "analytic_gaussian_delta"]
@@ -141,7 +141,7 @@ def _analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
     return sigma
 
 
-class Gaussian(ContinuousNoise):
+class Gaussian(_SymmetricNoise, ContinuousNoise):
     """Gaussian noise ``N(0, σ²)`` calibrated for (ε, δ)-DP (Dwork & Roth 2014; Balle & Wang 2018).
 
     Parameters
@@ -212,9 +212,12 @@ class Gaussian(ContinuousNoise):
         return ApproxDP(self._epsilon, self._delta)
 
     def __repr__(self) -> str:
-        return (
-            f"Gaussian(epsilon={self._epsilon!r}, delta={self._delta!r}, "
-            f"sensitivity={self.sensitivity!r}, calibration={self.calibration!r})"
+        return _keyword_repr(
+            self,
+            epsilon=self._epsilon,
+            delta=self._delta,
+            sensitivity=self.sensitivity,
+            calibration=self.calibration,
         )
 
     # -- formulas -----------------------------------------------------------------------
@@ -229,22 +232,15 @@ class Gaussian(ContinuousNoise):
             return -0.5 * z * z - math.log(self.sigma * _SQRT_2PI)
 
     def _cdf(self, x: FloatArray) -> FloatArray:
+        # ndtr keeps relative precision in the lower tail (down to 1e-308), so the upper tail,
+        # Φ(−x/σ) by symmetry, keeps it too.
         with np.errstate(all="ignore"):
             return special.ndtr(x / self.sigma)
-
-    def _sf(self, x: FloatArray) -> FloatArray:
-        # Φ(−x/σ): the upper tail evaluated where ndtr keeps relative precision (down to 1e-308).
-        with np.errstate(all="ignore"):
-            return special.ndtr(-x / self.sigma)
 
     def _logcdf(self, x: FloatArray) -> FloatArray:
         # scipy's log_ndtr keeps relative accuracy in both tails (an asymptotic series far out).
         with np.errstate(all="ignore"):
             return special.log_ndtr(x / self.sigma)
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        with np.errstate(all="ignore"):
-            return special.log_ndtr(-x / self.sigma)
 
     def _ppf(self, q: FloatArray) -> FloatArray:
         with np.errstate(all="ignore"):

@@ -41,7 +41,7 @@ from scipy import linalg
 from optmech._floats import FloatArray
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
-from optmech.mechanisms.base import DiscreteNoise
+from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
 from optmech.mechanisms.exact import draw_many, geometric_exp, two_sided
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
 from optmech.mechanisms.staircase import EPSILON_MAX, EPSILON_MIN
@@ -58,7 +58,7 @@ TRUNCATED_GEOMETRIC_MAX_N = 5000
 SENSITIVITY_MAX = 2**53
 
 
-class Geometric(DiscreteNoise):
+class Geometric(_SymmetricNoise, DiscreteNoise):
     """Two-sided geometric noise ``P(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/Δ)`` (Ghosh,
     Roughgarden & Sundararajan 2012).
 
@@ -107,7 +107,7 @@ class Geometric(DiscreteNoise):
         return PureDP(self._epsilon)
 
     def __repr__(self) -> str:
-        return f"Geometric(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r})"
+        return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact`).
@@ -140,19 +140,12 @@ class Geometric(DiscreteNoise):
         left = self._tail(np.where(x < 0, -x, 0.0))
         return np.where(x < 0, left, right)
 
-    def _sf(self, x: FloatArray) -> FloatArray:
-        # x integral or ±inf. Symmetric pmf: P(X > x) = P(X ≥ x + 1) = P(X ≤ −x − 1).
-        return self._cdf(-x - 1.0)
-
     @quiet_overflow
     def _logcdf(self, x: FloatArray) -> FloatArray:
         # log P(X ≤ x) = log(β^−x/(1 + β)) = εx/Δ − log1p(β) for x < 0, log1p(−P(X > x)) else.
         log_left = self._rate * np.minimum(x, 0.0) - math.log1p(self.beta)
         right = np.log1p(-self._tail(np.where(x >= 0, x + 1.0, 0.0)))
         return np.where(x < 0, log_left, right)
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        return self._logcdf(-x - 1.0)
 
     def _last_index(self, t: FloatArray, *, strict: bool) -> FloatArray:
         """Largest ``m ≥ 0`` with ``P(X ≥ m) ≥ t`` (``> t`` if strict), ``0 < t < 1/(1 + β)``."""

@@ -47,7 +47,7 @@ from optmech._floats import TINY as _TINY
 from optmech._floats import FloatArray
 from optmech._validation import check_real
 from optmech.costs import Cost, ZeroOne
-from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
 from optmech.privacy import PureDP
 
 __all__ = ["QUAD_RTOL", "Laplace"]
@@ -141,7 +141,7 @@ def _laplace_quadrature(cost: Cost, scale: float) -> float:
     return total
 
 
-class Laplace(ContinuousNoise):
+class Laplace(_SymmetricNoise, ContinuousNoise):
     """Laplace noise ``Lap(Δ/ε)``: density ``f(x) = (ε/2Δ) exp(−ε|x|/Δ)``, ε-DP for sensitivity Δ.
 
     Dwork, McSherry, Nissim & Smith (2006); the baseline of the staircase (Geng & Viswanath 2016).
@@ -182,7 +182,7 @@ class Laplace(ContinuousNoise):
         return PureDP(self._epsilon)
 
     def __repr__(self) -> str:
-        return f"Laplace(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r})"
+        return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity)
 
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow
@@ -198,18 +198,11 @@ class Laplace(ContinuousNoise):
     def _logpdf(self, x: FloatArray) -> FloatArray:
         return -np.abs(x) / self.scale - math.log(2.0 * self.scale)
 
-    def _sf(self, x: FloatArray) -> FloatArray:
-        # By symmetry, as scipy.stats.laplace: P(X > x) = P(X < −x) = 0.5 exp(−x/λ) for x ≥ 0.
-        return self._cdf(-x)
-
     @quiet_overflow
     def _logcdf(self, x: FloatArray) -> FloatArray:
         # log P(X ≤ x) = log(1/2) − |x|/λ for x < 0 and log1p(−exp(−x/λ)/2) for x ≥ 0.
         z = np.abs(x) / self.scale
         return np.where(x < 0, -math.log(2.0) - z, np.log1p(-0.5 * np.exp(-z)))
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        return self._logcdf(-x)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

@@ -60,7 +60,7 @@ from scipy import optimize, special
 from optmech._floats import FloatArray
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, ZeroOne, as_cost
-from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
 from optmech.mechanisms.laplace import (
     Laplace,
     _power_law,
@@ -342,7 +342,7 @@ def _require_theorem_cost(cost: Any, context: str) -> Cost:
 
 
 # -- the family -----------------------------------------------------------------------------------
-class Staircase(ContinuousNoise):
+class Staircase(_SymmetricNoise, ContinuousNoise):
     """Staircase noise ``f_γ`` (Geng & Viswanath 2016): ε-DP for queries of sensitivity Δ.
 
     Parameters
@@ -436,9 +436,8 @@ class Staircase(ContinuousNoise):
         return PureDP(self._epsilon)
 
     def __repr__(self) -> str:
-        return (
-            f"Staircase(epsilon={self._epsilon!r}, sensitivity={self.sensitivity!r}, "
-            f"gamma={self.gamma!r})"
+        return _keyword_repr(
+            self, epsilon=self._epsilon, sensitivity=self.sensitivity, gamma=self.gamma
         )
 
     # -- formulas ---------------------------------------------------------------------------
@@ -460,18 +459,12 @@ class Staircase(ContinuousNoise):
         tail = _sf_unit(np.abs(x) / self.sensitivity, self._epsilon, self.gamma)
         return np.where(x < 0, tail, 1.0 - tail)
 
-    def _sf(self, x: FloatArray) -> FloatArray:
-        return self._cdf(-x)  # symmetric density: P(X > x) = P(X < −x)
-
     @quiet_overflow
     def _logcdf(self, x: FloatArray) -> FloatArray:
         z = np.abs(x) / self.sensitivity
         log_tail = _logsf_unit(z, self._epsilon, self.gamma)
         upper = np.log1p(-_sf_unit(z, self._epsilon, self.gamma))
         return np.where(x < 0, log_tail, upper)
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        return self._logcdf(-x)
 
     @quiet_overflow
     def _ppf(self, q: FloatArray) -> FloatArray:

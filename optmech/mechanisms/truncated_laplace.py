@@ -48,7 +48,7 @@ from optmech._floats import FloatArray
 from optmech._validation import check_real
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric
-from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
 from optmech.privacy import ApproxDP
 
 __all__ = ["TruncatedLaplace"]
@@ -79,7 +79,7 @@ def _log_lower_gamma(a: float, x: float) -> float:
     return a * math.log(x) - x + math.log(total)
 
 
-class TruncatedLaplace(ContinuousNoise):
+class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
     """Laplace noise truncated to ``[−A, A]`` (Geng, Ding, Guo & Kumar 2020).
 
     Parameters
@@ -140,9 +140,8 @@ class TruncatedLaplace(ContinuousNoise):
         return ApproxDP(self._epsilon, self._delta)
 
     def __repr__(self) -> str:
-        return (
-            f"TruncatedLaplace(epsilon={self._epsilon!r}, delta={self._delta!r}, "
-            f"sensitivity={self.sensitivity!r})"
+        return _keyword_repr(
+            self, epsilon=self._epsilon, delta=self._delta, sensitivity=self.sensitivity
         )
 
     # -- formulas -----------------------------------------------------------------------
@@ -185,16 +184,10 @@ class TruncatedLaplace(ContinuousNoise):
         tail = np.clip(self._lower_tail(y), 0.0, 0.5)
         return np.where(x < 0.0, tail, 1.0 - tail)
 
-    def _sf(self, x: FloatArray) -> FloatArray:
-        return self._cdf(-x)  # symmetric density: P(X > x) = P(X < −x)
-
     def _logcdf(self, x: FloatArray) -> FloatArray:
         y = np.clip(np.abs(x), 0.0, self.half_width)
         upper = np.log1p(-np.clip(self._lower_tail(y), 0.0, 0.5))
         return np.where(x < 0.0, self._log_lower_tail(y), upper)
-
-    def _logsf(self, x: FloatArray) -> FloatArray:
-        return self._logcdf(-x)
 
     def _left_quantile(self, q: FloatArray) -> FloatArray:
         """``x ≤ 0`` with ``P(X ≤ x) = q`` for ``0 ≤ q ≤ 1/2``: ``λ ln(u + 2q(1 − u))``."""

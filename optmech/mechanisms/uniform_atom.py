@@ -46,7 +46,7 @@ from scipy import optimize
 from optmech._floats import FloatArray
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, Power, as_cost
-from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.base import ContinuousNoise, _keyword_repr
 from optmech.privacy import ApproxDP
 
 __all__ = ["UniformAtom", "uniform_atom_min_cost"]
@@ -137,9 +137,8 @@ class UniformAtom(ContinuousNoise):
         return ApproxDP(0.0, self._delta)
 
     def __repr__(self) -> str:
-        return (
-            f"UniformAtom(delta={self._delta!r}, sensitivity={self.sensitivity!r}, "
-            f"alpha={self.alpha!r})"
+        return _keyword_repr(
+            self, delta=self._delta, sensitivity=self.sensitivity, alpha=self.alpha
         )
 
     # -- formulas -----------------------------------------------------------------------
