@@ -93,13 +93,6 @@ def test_empirical_privacy_of_neighbouring_outputs() -> None:
     helpers.assert_neighbours_private(g, 1.0, shift=2, edges=edges, seeds=(5, 6))
 
 
-def test_repr_and_shapes() -> None:
-    g = Geometric(epsilon=0.5, sensitivity=2)
-    assert repr(g) == "Geometric(epsilon=0.5, sensitivity=2)"
-    assert isinstance(g.rvs(rng=0), float)
-    assert g.rvs((4, 2), rng=0).shape == (4, 2)
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [

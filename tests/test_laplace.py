@@ -143,13 +143,6 @@ def test_empirical_privacy_of_neighbouring_outputs() -> None:
     helpers.assert_neighbours_private(lap, 1.0, shift=2.0, edges=edges, seeds=(1, 2))
 
 
-def test_repr_rvs_shapes() -> None:
-    lap = Laplace(epsilon=0.5, sensitivity=2.0)
-    assert repr(lap) == "Laplace(epsilon=0.5, sensitivity=2.0)"
-    assert isinstance(lap.rvs(rng=0), float)
-    assert lap.rvs((2, 3), rng=0).shape == (2, 3)
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
