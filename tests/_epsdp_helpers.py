@@ -99,7 +99,7 @@ def privacy_violations(
 
 
 def lattice_expectation(cost: Cost, support: np.ndarray, pmf: np.ndarray) -> float:
-    """``Σ_k pmf[k]·cost(k)`` over the integers ``support``, correctly rounded (``math.fsum``).
+    """``Σ_k pmf[k]·cost(k)`` over the integers ``support``, summed by ``math.fsum``.
 
     Parameters
     ----------
