@@ -1,19 +1,39 @@
-"""Statistical helpers shared by the tests of the ε-DP noise families.
+"""Helpers shared by the tests of the ε-DP noise families.
 
-Every helper takes the false-failure rate ``alpha`` of the test it performs and derives its
-critical value from it; callers pass a fixed seed, so a failure is reproducible.
+Every statistical helper takes the false-failure rate ``alpha`` of the test it performs and
+derives its critical value from it; callers pass a fixed seed, so a failure is reproducible.
+:func:`assert_expected_costs` compares the expected costs of a lattice law with sums over its
+pmf written out by the caller, for the costs of :data:`LATTICE_COSTS` among others.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
+import pytest
 from scipy import stats
+
+from optmech.costs import Asymmetric, Cost, Custom, Power, ZeroOne
 
 #: False-failure rate of each statistical test in these files.
 ALPHA = 1e-6
+
+#: Costs without a closed form of their own on every family: powers, asymmetric powers, 0-1
+#: losses with and without a tolerance, and two custom costs (smooth; asymmetric and kinked).
+LATTICE_COSTS: tuple[Cost, ...] = (
+    Power(3),
+    Power(1.5),
+    Asymmetric(over=3.0, under=1.0, p=1.5),
+    Asymmetric(over=3.0, under=1.0, p=2),
+    ZeroOne(0.0),
+    ZeroOne(2.5),
+    ZeroOne(2.7),
+    Custom(lambda e: np.log1p(np.abs(e))),
+    Custom(lambda e: np.where(e > 0, e, 2.0 * e * e)),
+)
 
 
 def ks_pvalue(samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray]) -> float:
@@ -76,3 +96,82 @@ def privacy_violations(
             if lower > bound:
                 bad.append((i, lower))
     return bad
+
+
+def lattice_expectation(cost: Cost, support: np.ndarray, pmf: np.ndarray) -> float:
+    """``Σ_k pmf[k]·cost(k)`` over the integers ``support``, summed by ``math.fsum``.
+
+    Parameters
+    ----------
+    cost : Cost
+        The cost, called on the integers as floats.
+    support : numpy.ndarray
+        The integers summed over (far enough out that the rest of the mass is negligible).
+    pmf : numpy.ndarray
+        The probabilities of ``support``, written out from the law's formula.
+
+    Returns
+    -------
+    float
+        The sum.
+    """
+    return math.fsum((pmf * np.asarray(cost(support.astype(float)))).tolist())
+
+
+def assert_expected_costs(
+    noise: Any, costs: Iterable[Cost], support: np.ndarray, pmf: np.ndarray
+) -> None:
+    """Assert ``noise.expected_cost(c)`` equals :func:`lattice_expectation` for each cost.
+
+    Parameters
+    ----------
+    noise : NoiseDistribution
+        The lattice law under test.
+    costs : iterable of Cost
+        The costs compared (to 1e-10 relative).
+    support, pmf : numpy.ndarray
+        The integers and their probabilities, written out independently of ``noise``.
+    """
+    for cost in costs:
+        reference = lattice_expectation(cost, support, pmf)
+        assert noise.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
+
+
+def assert_neighbours_private(
+    noise: Any,
+    epsilon: float,
+    *,
+    shift: float,
+    edges: np.ndarray,
+    seeds: tuple[int, int],
+    offset: float = 0.0,
+) -> None:
+    """Assert the outputs on two neighbouring inputs look ``epsilon``-DP, and not ``epsilon/2``-DP.
+
+    300 000 outputs ``offset + X`` and as many ``offset + shift + X`` (the inputs one
+    sensitivity apart) are counted in the bins ``edges``; no bin may refute ε-DP
+    (:func:`privacy_violations`, false-failure rate :data:`ALPHA`), and some bin must refute
+    (ε/2)-DP.
+
+    Parameters
+    ----------
+    noise : NoiseDistribution
+        The law under test.
+    epsilon : float
+        Its ε.
+    shift : float
+        The distance of the two inputs (the sensitivity).
+    edges : numpy.ndarray
+        The bin edges of the histograms.
+    seeds : tuple of int
+        The seeds of the two samples.
+    offset : float, optional
+        The first input.
+    """
+    n = 300_000
+    a = offset + noise.rvs(n, rng=seeds[0])
+    b = offset + shift + noise.rvs(n, rng=seeds[1])
+    ca, _ = np.histogram(a, edges)
+    cb, _ = np.histogram(b, edges)
+    assert privacy_violations(ca, cb, epsilon) == []
+    assert privacy_violations(ca, cb, epsilon / 2) != []

@@ -12,6 +12,8 @@ themselves (exact rational identities the papers state).
   ``Σ_z min_r Σ_i p_i G[i, z] L[i, r]`` (GRS §2.2), which GRS Thm. 3.1 proves optimal.
 - :data:`FIG2`: the worked example of GRS Fig. 2 (n = 5, ε = ln 2, ``G`` with output 1 sent
   to 2), exactly as the paper prints it.
+- :func:`laplace_like`, :func:`two_cell_period_noise`: tabulated noises whose true ε follows
+  from their construction, for the certifiers and the tabulated families.
 """
 
 from __future__ import annotations
@@ -139,4 +141,34 @@ def laplace_like(
         right_tail=([dens[-1] * b], b),
         sensitivity=sensitivity,
         privacy=PureDP(claimed_epsilon),
+    )
+
+
+def two_cell_period_noise() -> Any:
+    """A symmetric 1-DP piecewise-constant noise (Δ = 1) with a period of two cells.
+
+    Cells of width 1/2 on ``[−1, 1)`` carry densities ∝ ``(b, 1, 1, b)``, ``b = e^(−1)``; each
+    tail repeats its two end cells, shrinking by ``b`` per period (one sensitivity): a shift of
+    at most Δ changes the density by a factor of at most ``1/b = e``, so the noise is 1-DP.
+
+    Returns
+    -------
+    PiecewiseConstantNoise
+        The noise, its privacy declared as ``PureDP(1.0)``.
+    """
+    from optmech.mechanisms.piecewise import PiecewiseConstantNoise
+    from optmech.privacy import PureDP
+
+    b = math.exp(-1.0)
+    dens = np.array([b, 1.0, 1.0, b])
+    total = 0.5 * dens.sum() + 0.5 * (dens[:2].sum() + dens[2:].sum()) * b / (1 - b)
+    return PiecewiseConstantNoise(
+        start=-1.0,
+        width=0.5,
+        densities=dens / total,
+        period=2,
+        left_tail=(dens[:2] * b / total, b),
+        right_tail=(dens[2:] * b / total, b),
+        sensitivity=1.0,
+        privacy=PureDP(1.0),
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _reference import laplace_like
+from _reference import laplace_like, two_cell_period_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +29,7 @@ from optmech.certify.noise import (
     noise_epsilon,
 )
 from optmech.mechanisms.piecewise import PiecewiseConstantNoise
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ApproxDP
 
 
 def _expand(masses, left, right, periods):
@@ -219,24 +219,8 @@ def test_results_are_pessimistic() -> None:
     assert d >= exact and d - exact < 1e-14
 
 
-def _noise():
-    b = math.exp(-1.0)
-    dens = np.array([b, 1.0, 1.0, b])
-    total = 0.5 * dens.sum() + 0.5 * (dens[:2].sum() + dens[2:].sum()) * b / (1 - b)
-    return PiecewiseConstantNoise(
-        start=-1.0,
-        width=0.5,
-        densities=dens / total,
-        period=2,
-        left_tail=(dens[:2] * b / total, b),
-        right_tail=(dens[2:] * b / total, b),
-        sensitivity=1.0,
-        privacy=PureDP(1.0),
-    )
-
-
 def test_certify_and_check_noise_objects() -> None:
-    noise = _noise()
+    noise = two_cell_period_noise()
     cert = certify_noise(noise)
     assert 1.0 <= cert.epsilon <= 1.0 + 1e-12
     assert cert.delta <= cert.epsilon - 1.0 and cert.delta_epsilon == 1.0

@@ -43,25 +43,31 @@ def test_too_large_a_problem_is_bad_input_naming_the_flag(
     assert "max_memory_gb" not in err and "symmetric=True" not in err
 
 
+def _user_prior_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], prior_text: str
+) -> tuple[list[str], str]:
+    """Run ``user`` (n = 3, ε = 1) on a prior file holding ``prior_text``, which must fail.
+
+    Returns the command line and the error line (checked by :func:`_fails`).
+    """
+    prior = tmp_path / "p.json"
+    prior.write_text(prior_text, encoding="utf-8")
+    argv = ["user", "--n", "3", "--epsilon", "1", "--prior", str(prior)]
+    return argv, _fails(argv, capsys)
+
+
 def test_remedies_name_flags_not_keyword_arguments(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    prior = tmp_path / "p.json"
-    prior.write_text("[0.3, 0.3, 0.3, 0.3]", encoding="utf-8")
-    err = _fails(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior)], capsys)
+    argv, err = _user_prior_fails(tmp_path, capsys, "[0.3, 0.3, 0.3, 0.3]")
     assert "--normalize-prior" in err and "normalize=True" not in err
-    assert (
-        main(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior), "--normalize-prior"])
-        == 0
-    )
+    assert main([*argv, "--normalize-prior"]) == 0
 
 
 def test_a_prior_file_holding_an_object_names_the_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    prior = tmp_path / "p.json"
-    prior.write_text('{"a": 1}', encoding="utf-8")
-    err = _fails(["user", "--n", "3", "--epsilon", "1", "--prior", str(prior)], capsys)
+    _, err = _user_prior_fails(tmp_path, capsys, '{"a": 1}')
     assert "`--prior`" in err and "list of probabilities" in err
 
 

@@ -53,7 +53,7 @@ def support(eps: float, delta: int) -> np.ndarray:
 
 def brute_cost(cost, eps: float, delta: int, r: int) -> float:
     i = support(eps, delta)
-    return math.fsum((theory_pmf(i, eps, delta, r) * np.asarray(cost(i.astype(float)))).tolist())
+    return helpers.lattice_expectation(cost, i, theory_pmf(i, eps, delta, r))
 
 
 @pytest.mark.parametrize(("eps", "delta", "r"), PARAMS)
@@ -81,20 +81,9 @@ def test_pmf_cdf_ppf(eps: float, delta: int, r: int) -> None:
 @pytest.mark.parametrize(("eps", "delta", "r"), PARAMS)
 def test_expected_costs_equal_brute_force_sums(eps: float, delta: int, r: int) -> None:
     d = DiscreteStaircase(epsilon=eps, sensitivity=delta, r=r)
-    costs = [
-        Absolute(),
-        Squared(),
-        Power(3),
-        Power(1.5),
-        Asymmetric(over=3.0, under=1.0, p=2),
-        ZeroOne(0.0),
-        ZeroOne(2.5),
-        Custom(lambda e: np.log1p(np.abs(e))),
-        Custom(lambda e: np.where(e > 0, e, 2.0 * e * e)),
-    ]
-    for cost in costs:
-        reference = brute_cost(cost, eps, delta, r)
-        assert d.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
+    i = support(eps, delta)
+    costs = [Absolute(), Squared(), *helpers.LATTICE_COSTS]
+    helpers.assert_expected_costs(d, costs, i, theory_pmf(i, eps, delta, r))
 
 
 @pytest.mark.parametrize(
@@ -163,21 +152,13 @@ def test_sampler_goodness_of_fit_detects_a_wrong_law() -> None:
 def test_empirical_privacy_of_neighbouring_outputs(eps: float, delta: int, r: int) -> None:
     """Counts of t + X and t + Δ + X per integer; false-failure rate ALPHA overall."""
     d = DiscreteStaircase(epsilon=eps, sensitivity=delta, r=r)
-    n = 300_000
-    a = 5 + d.rvs(n, rng=21)
-    b = 5 + delta + d.rvs(n, rng=22)
     edges = np.arange(5 - 5 * delta, 5 + 6 * delta + 1) - 0.5
-    ca, _ = np.histogram(a, edges)
-    cb, _ = np.histogram(b, edges)
-    assert helpers.privacy_violations(ca, cb, eps) == []
-    assert helpers.privacy_violations(ca, cb, eps / 2) != []
+    helpers.assert_neighbours_private(d, eps, shift=delta, edges=edges, seeds=(21, 22), offset=5)
 
 
-def test_rvs_and_repr() -> None:
+def test_rvs_reproducible_and_parameters() -> None:
+    """(Its repr and sample shapes: test_epsdp_families.)"""
     d = DiscreteStaircase(epsilon=1.0, sensitivity=4, r=3)
-    assert repr(d) == "DiscreteStaircase(epsilon=1.0, sensitivity=4, r=3)"
-    assert isinstance(d.rvs(rng=0), float)
-    assert d.rvs((2, 5), rng=0).shape == (2, 5)
     np.testing.assert_array_equal(d.rvs(7, rng=3), d.rvs(7, rng=3))
     assert d.r == 3 and d.sensitivity == 4
 

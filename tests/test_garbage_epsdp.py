@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -164,28 +165,34 @@ sizes = st.one_of(
 )
 
 
+#: Each family's class and the name of its shape parameter (None where it has none).
+FAMILIES = [(Laplace, None), (Geometric, None), (Staircase, "gamma"), (DiscreteStaircase, "r")]
+
+
+@pytest.mark.parametrize(("family", "shape"), FAMILIES)
 @SETTINGS
-@given(eps=junk, delta=junk, point=junk, size=sizes, cost=costs)
-def test_laplace(eps, delta, point, size, cost) -> None:
-    noise = attempt(Laplace, epsilon=eps, sensitivity=delta)
+@given(eps=junk, delta=junk, value=junk, point=junk, size=sizes, cost=costs)
+def test_family(family, shape, eps, delta, value, point, size, cost) -> None:
+    extra = {} if shape is None else {shape: value}
+    noise = attempt(family, epsilon=eps, sensitivity=delta, **extra)
     if noise is not None:
         exercise(noise, point, size, cost)
 
 
-@SETTINGS
-@given(eps=junk, delta=junk, gamma=junk, point=junk, size=sizes, cost=costs)
-def test_staircase(eps, delta, gamma, point, size, cost) -> None:
-    noise = attempt(Staircase, epsilon=eps, sensitivity=delta, gamma=gamma)
-    if noise is not None:
-        exercise(noise, point, size, cost)
-
-
+@pytest.mark.parametrize(
+    ("family", "shape_in_range"),
+    [
+        (Staircase, lambda best: 0.0 <= best.gamma <= 1.0),
+        (DiscreteStaircase, lambda best: 1 <= best.r <= best.sensitivity),
+    ],
+    ids=["Staircase", "DiscreteStaircase"],
+)
 @SETTINGS
 @given(eps=junk, delta=junk, cost=costs)
-def test_staircase_optimal(eps, delta, cost) -> None:
-    noise = attempt(Staircase.optimal, epsilon=eps, sensitivity=delta, cost=cost)
-    if noise is not None:
-        assert 0.0 <= noise.gamma <= 1.0
+def test_optimal(family, shape_in_range, eps, delta, cost) -> None:
+    best = attempt(family.optimal, epsilon=eps, sensitivity=delta, cost=cost)
+    if best is not None:
+        assert shape_in_range(best)
 
 
 @SETTINGS
@@ -194,25 +201,6 @@ def test_staircase_helpers(eps, delta, cost) -> None:
     assert_no_nan(attempt(heuristic_gamma, eps))
     assert_no_nan(attempt(staircase_gamma_star, eps, cost, delta))
     assert_no_nan(attempt(laplace_staircase_ratio, eps, cost, delta))
-
-
-@SETTINGS
-@given(eps=junk, delta=junk, r=junk, point=junk, size=sizes, cost=costs)
-def test_discrete_staircase(eps, delta, r, point, size, cost) -> None:
-    noise = attempt(DiscreteStaircase, epsilon=eps, sensitivity=delta, r=r)
-    if noise is not None:
-        exercise(noise, point, size, cost)
-    best = attempt(DiscreteStaircase.optimal, epsilon=eps, sensitivity=delta, cost=cost)
-    if best is not None:
-        assert 1 <= best.r <= best.sensitivity
-
-
-@SETTINGS
-@given(eps=junk, delta=junk, point=junk, size=sizes, cost=costs)
-def test_geometric(eps, delta, point, size, cost) -> None:
-    noise = attempt(Geometric, epsilon=eps, sensitivity=delta)
-    if noise is not None:
-        exercise(noise, point, size, cost)
 
 
 @SETTINGS

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from _reference import FIG2_STRINGS
 
-from optmech.costs import Absolute, Asymmetric, Custom, Power, Squared, ZeroOne
+from optmech.costs import Absolute, Squared
 from optmech.mechanisms.geometric import Geometric, truncated_geometric
 from optmech.privacy import PureDP
 
@@ -66,17 +66,7 @@ def test_expected_costs(eps: float, delta: int) -> None:
     assert g.expected_cost(Squared()) == pytest.approx(2 * beta / (1 - beta) ** 2, rel=1e-12)
     k = support(eps, delta)
     p = pmf(k, eps, delta)
-    for cost in (
-        Power(3),
-        Power(1.5),
-        Asymmetric(over=3.0, under=1.0, p=1.5),
-        ZeroOne(0.0),
-        ZeroOne(2.7),
-        Custom(lambda e: np.log1p(np.abs(e))),
-        Custom(lambda e: np.where(e > 0, e, 2 * e * e)),
-    ):
-        reference = math.fsum((p * np.asarray(cost(k.astype(float)))).tolist())
-        assert g.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
+    helpers.assert_expected_costs(g, helpers.LATTICE_COSTS, k, p)
 
 
 @pytest.mark.parametrize(("eps", "delta"), PARAMS)
@@ -99,20 +89,8 @@ def test_sampler_goodness_of_fit(eps: float, delta: int) -> None:
 
 def test_empirical_privacy_of_neighbouring_outputs() -> None:
     g = Geometric(epsilon=1.0, sensitivity=2)
-    a = g.rvs(300_000, rng=5)
-    b = 2 + g.rvs(300_000, rng=6)
     edges = np.arange(-12, 15) - 0.5
-    ca, _ = np.histogram(a, edges)
-    cb, _ = np.histogram(b, edges)
-    assert helpers.privacy_violations(ca, cb, 1.0) == []
-    assert helpers.privacy_violations(ca, cb, 0.5) != []
-
-
-def test_repr_and_shapes() -> None:
-    g = Geometric(epsilon=0.5, sensitivity=2)
-    assert repr(g) == "Geometric(epsilon=0.5, sensitivity=2)"
-    assert isinstance(g.rvs(rng=0), float)
-    assert g.rvs((4, 2), rng=0).shape == (4, 2)
+    helpers.assert_neighbours_private(g, 1.0, shift=2, edges=edges, seeds=(5, 6))
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from _reference import two_cell_period_noise
 from scipy import integrate, stats
 
 from optmech.costs import Absolute, Asymmetric, Squared
@@ -223,19 +224,7 @@ def test_description_and_symmetry() -> None:
     assert d["reach"] == pytest.approx(3.0)
     assert not noise.is_symmetric
     assert _lattice().grid_description()["reach"] == 3
-    b = math.exp(-1.0)
-    dens = np.array([b, 1.0, 1.0, b])
-    tot = 0.5 * dens.sum() + 0.5 * 2 * (1 + b) * b / (1 - b)
-    sym = PiecewiseConstantNoise(
-        start=-1.0,
-        width=0.5,
-        densities=dens / tot,
-        period=2,
-        left_tail=(dens[:2] * b / tot, b),
-        right_tail=(dens[2:] * b / tot, b),
-        sensitivity=1.0,
-        privacy=PureDP(1.0),
-    )
+    sym = two_cell_period_noise()
     assert sym.is_symmetric
     assert "PiecewiseConstantNoise(" in repr(sym) and "LatticeNoise(" in repr(_lattice())
 

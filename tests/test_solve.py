@@ -174,26 +174,27 @@ def test_solver_choice_and_options() -> None:
     assert solve(problem).solver == "HIGHS"
 
 
-def test_unknown_status_cvxpy_cannot_unpack_is_a_solver_error(monkeypatch) -> None:
-    """cvxpy's ValueError for an unmapped solver status must surface as SolverError."""
+@pytest.mark.parametrize(
+    ("message", "error", "match"),
+    [
+        (
+            "Cannot unpack invalid solution: Solution(status=unknown, ...)",
+            SolverError,
+            "HIGHS returned status 'unknown'",
+        ),
+        ("some unrelated bug", ValueError, "unrelated bug"),
+    ],
+    ids=["unknown-status-is-a-solver-error", "other-value-errors-are-not-masked"],
+)
+def test_value_errors_raised_by_cvxpy(monkeypatch, message, error, match) -> None:
+    """cvxpy's ValueError for an unmapped solver status must surface as SolverError; any
+    other ValueError passes through unmasked."""
     x = cp.Variable(2, nonneg=True)
     problem = cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x) == 1])
 
     def fake_solve(*args, **kwargs):
-        raise ValueError("Cannot unpack invalid solution: Solution(status=unknown, ...)")
+        raise ValueError(message)
 
     monkeypatch.setattr(problem, "solve", fake_solve)
-    with pytest.raises(SolverError, match="HIGHS returned status 'unknown'"):
-        solve(problem, solver="HIGHS")
-
-
-def test_other_value_errors_are_not_masked(monkeypatch) -> None:
-    x = cp.Variable(2, nonneg=True)
-    problem = cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x) == 1])
-
-    def fake_solve(*args, **kwargs):
-        raise ValueError("some unrelated bug")
-
-    monkeypatch.setattr(problem, "solve", fake_solve)
-    with pytest.raises(ValueError, match="unrelated bug"):
+    with pytest.raises(error, match=match):
         solve(problem, solver="HIGHS")

@@ -394,55 +394,53 @@ class Case:
     density_points: str = "any"  # "centres": away from the cell edges of a tabulated law
 
 
-def _laplace(eps: float, delta: float) -> Case:
+def _pure_dp_case(
+    name: str,
+    noise: NoiseDistribution,
+    tail: Callable[..., Decimal],
+    log_density: Callable[..., Decimal | None],
+    *params: float,
+) -> Case:
+    """A case of an ε-DP family whose references take ``params`` = (ε, Δ, shape...) first.
+
+    Its tail falls to about 1e-300 at ``690 Δ/ε`` (rounded down to the lattice when discrete).
+    """
+    eps, delta = params[:2]
+    far = 690.0 * delta / eps
     return Case(
-        f"Laplace({eps},{delta})",
-        Laplace(epsilon=eps, sensitivity=delta),
+        name,
+        noise,
         Reference(
-            functools.partial(laplace_tail, eps, delta),
-            functools.partial(laplace_log_density, eps, delta),
+            functools.partial(tail, *params),
+            functools.partial(log_density, *params),
+            discrete=noise.discrete,
         ),
-        far=690.0 * delta / eps,
+        far=float(math.floor(far)) if noise.discrete else far,
     )
+
+
+def _laplace(eps: float, delta: float) -> Case:
+    noise = Laplace(epsilon=eps, sensitivity=delta)
+    name = f"Laplace({eps},{delta})"
+    return _pure_dp_case(name, noise, laplace_tail, laplace_log_density, eps, delta)
 
 
 def _staircase(noise: Staircase) -> Case:
     eps, delta, gamma = noise.epsilon, noise.sensitivity, noise.gamma
-    return Case(
-        f"Staircase({eps},{delta},{gamma:.3f})",
-        noise,
-        Reference(
-            functools.partial(staircase_tail, eps, delta, gamma),
-            functools.partial(staircase_log_density, eps, delta, gamma),
-        ),
-        far=690.0 * delta / eps,
-    )
+    name = f"Staircase({eps},{delta},{gamma:.3f})"
+    return _pure_dp_case(name, noise, staircase_tail, staircase_log_density, eps, delta, gamma)
 
 
 def _geometric(eps: float, delta: int) -> Case:
-    return Case(
-        f"Geometric({eps},{delta})",
-        Geometric(epsilon=eps, sensitivity=delta),
-        Reference(
-            functools.partial(geometric_tail, eps, delta),
-            functools.partial(geometric_log_pmf, eps, delta),
-            discrete=True,
-        ),
-        far=float(math.floor(690.0 * delta / eps)),
-    )
+    noise = Geometric(epsilon=eps, sensitivity=delta)
+    name = f"Geometric({eps},{delta})"
+    return _pure_dp_case(name, noise, geometric_tail, geometric_log_pmf, eps, delta)
 
 
 def _dstair(eps: float, delta: int, r: int) -> Case:
-    return Case(
-        f"DiscreteStaircase({eps},{delta},{r})",
-        DiscreteStaircase(epsilon=eps, sensitivity=delta, r=r),
-        Reference(
-            functools.partial(dstair_tail, eps, delta, r),
-            functools.partial(dstair_log_pmf, eps, delta, r),
-            discrete=True,
-        ),
-        far=float(math.floor(690.0 * delta / eps)),
-    )
+    noise = DiscreteStaircase(epsilon=eps, sensitivity=delta, r=r)
+    name = f"DiscreteStaircase({eps},{delta},{r})"
+    return _pure_dp_case(name, noise, dstair_tail, dstair_log_pmf, eps, delta, r)
 
 
 def _gaussian(**kwargs: Any) -> Case:
@@ -513,19 +511,41 @@ def _staircase_table(atom: float) -> tuple[dict[str, Any], float]:
     return spec, b
 
 
-def _tabulated_symmetric(atom: float) -> Case:
-    spec, _ = _staircase_table(atom)
-    noise = PiecewiseConstantNoise(**spec, atom=atom, sensitivity=1.0, privacy=ApproxDP(1.0, 0.5))
+def _tabulated_case(
+    name: str, spec: dict[str, Any], *, sensitivity: float, atom: float = 0.0, **case: Any
+) -> Case:
+    """A tabulated law and its decimal reference, both built from the one table ``spec``.
+
+    ``spec`` holds the keyword arguments of :class:`LatticeNoise` (``pmf``, unit cells) or of
+    :class:`PiecewiseConstantNoise` (``width``, ``densities``) but the privacy and sensitivity;
+    ``case`` holds the further fields of :class:`Case`.
+    """
+    lattice = "pmf" in spec
+    if lattice:
+        noise: NoiseDistribution = LatticeNoise(
+            **spec, sensitivity=sensitivity, privacy=PureDP(1.0)
+        )
+    else:
+        noise = PiecewiseConstantNoise(
+            **spec, atom=atom, sensitivity=sensitivity, privacy=ApproxDP(1.0, 0.5)
+        )
     ref = TabulatedReference(
         spec["start"],
-        spec["width"],
-        spec["densities"],
+        spec.get("width", 1.0),
+        spec["pmf"] if lattice else spec["densities"],
         spec["period"],
         spec["left_tail"],
         spec["right_tail"],
         atom=atom,
+        lattice=lattice,
     )
-    return Case(f"PiecewiseConstant(staircase, atom={atom})", noise, ref, far=690.0, log_atol=1e-15)
+    return Case(name, noise, ref, log_atol=1e-15, **case)
+
+
+def _tabulated_symmetric(atom: float) -> Case:
+    spec, _ = _staircase_table(atom)
+    name = f"PiecewiseConstant(staircase, atom={atom})"
+    return _tabulated_case(name, spec, sensitivity=1.0, atom=atom, far=690.0)
 
 
 def _tabulated_asymmetric() -> Case:
@@ -543,15 +563,12 @@ def _tabulated_asymmetric() -> Case:
         "left_tail": (left_base / total, lr),
         "right_tail": (right_base / total, rr),
     }
-    noise = PiecewiseConstantNoise(**spec, sensitivity=0.4, privacy=ApproxDP(1.0, 0.5))
-    ref = TabulatedReference(*spec.values())
-    return Case(
+    return _tabulated_case(
         "PiecewiseConstant(asymmetric)",
-        noise,
-        ref,
+        spec,
+        sensitivity=0.4,
         far=280.0,
         symmetric=False,
-        log_atol=1e-15,
         density_points="centres",
     )
 
@@ -568,17 +585,8 @@ def _lattice_symmetric() -> Case:
     values = np.array([pmf(i) for i in range(-6, 7)])
     right = (np.array([pmf(i) for i in range(7, 10)]), b)
     left = (np.array([pmf(i) for i in range(-9, -6)]), b)
-    noise = LatticeNoise(
-        start=-6,
-        pmf=values,
-        period=3,
-        left_tail=left,
-        right_tail=right,
-        sensitivity=3,
-        privacy=PureDP(1.0),
-    )
-    ref = TabulatedReference(-6.0, 1.0, values, 3, left, right, lattice=True)
-    return Case("Lattice(discrete staircase)", noise, ref, far=2070.0, log_atol=1e-15)
+    spec = {"start": -6, "pmf": values, "period": 3, "left_tail": left, "right_tail": right}
+    return _tabulated_case("Lattice(discrete staircase)", spec, sensitivity=3, far=2070.0)
 
 
 def _lattice_asymmetric() -> Case:
@@ -589,24 +597,9 @@ def _lattice_asymmetric() -> Case:
     total = values.sum() + left_base.sum() / (1 - lr) + right[0].sum()
     left = (left_base / total, lr)
     right = (right[0] / total, 0.0)
-    noise = LatticeNoise(
-        start=2,
-        pmf=values / total,
-        period=2,
-        left_tail=left,
-        right_tail=right,
-        sensitivity=1,
-        privacy=PureDP(1.0),
-    )
-    ref = TabulatedReference(2.0, 1.0, values / total, 2, left, right, lattice=True)
-    return Case(
-        "Lattice(asymmetric)",
-        noise,
-        ref,
-        far=1990.0,
-        symmetric=False,
-        unbounded=False,
-        log_atol=1e-15,
+    spec = {"start": 2, "pmf": values / total, "period": 2, "left_tail": left, "right_tail": right}
+    return _tabulated_case(
+        "Lattice(asymmetric)", spec, sensitivity=1, far=1990.0, symmetric=False, unbounded=False
     )
 
 
