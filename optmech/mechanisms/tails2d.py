@@ -50,7 +50,15 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 
-__all__ = ["GaugeTail", "ProductTail", "TailSums", "gauge_polygon", "sample_outside", "tail_sums"]
+__all__ = [
+    "GaugeTail",
+    "ProductTail",
+    "TailShape",
+    "TailSums",
+    "gauge_polygon",
+    "sample_outside",
+    "tail_sums",
+]
 
 
 #: The rings stop when the rest is below this fraction of the sums.
@@ -106,8 +114,37 @@ def gauge_polygon(offsets: npt.ArrayLike) -> tuple[IntArray, IntArray]:
     return np.asarray(normals, dtype=np.int64), h
 
 
+class TailShape:
+    """What the tail shapes share: ``S(i, j) = ratio^levels(i, j)``, decaying geometrically.
+
+    Subclasses give ``ratio``, the integer ``levels`` and ``rings_per_level`` (the rings of
+    ``max(|i'|, |j'|)`` over which the level grows by at least 1, so that ``S`` on ring ``r``
+    is a constant times [`decay`][decay] to the ``r``).
+    """
+
+    ratio: float
+
+    def levels(self, i: npt.ArrayLike, j: npt.ArrayLike) -> IntArray:
+        """The integer level of each cell ``(i, j)``."""
+        raise NotImplementedError
+
+    @property
+    def rings_per_level(self) -> int:
+        """Rings per unit of level growth."""
+        raise NotImplementedError
+
+    def values(self, i: npt.ArrayLike, j: npt.ArrayLike) -> FloatArray:
+        """``S(i, j)`` (scale 1)."""
+        return np.power(self.ratio, self.levels(i, j).astype(np.float64))
+
+    @property
+    def decay(self) -> float:
+        """``β``: ``ring_bound`` is a constant times ``β^r``."""
+        return float(self.ratio ** (1.0 / self.rings_per_level))
+
+
 @dataclass(frozen=True)
-class GaugeTail:
+class GaugeTail(TailShape):
     """The gauge staircase ``b^ceil(G(c) − γ)`` of a footprint's hull (module docstring).
 
     Attributes
@@ -155,18 +192,14 @@ class GaugeTail:
         assert out is not None
         return out
 
-    def values(self, i: npt.ArrayLike, j: npt.ArrayLike) -> FloatArray:
-        """``S(i, j)`` (scale 1)."""
-        return np.power(self.ratio, self.levels(i, j).astype(np.float64))
-
     def ring_bound(self, rings: FloatArray) -> FloatArray:
         """``S ≤ b^((r + ½)/w − 1)`` on the ring ``max(i', j') = r`` (``G ≥ ‖c‖∞/w``)."""
         return np.power(self.ratio, (rings + 0.5) / self.reach - 1.0)
 
     @property
-    def decay(self) -> float:
-        """``β``: [`ring_bound`][ring_bound] is a constant times ``β^r``."""
-        return float(self.ratio ** (1.0 / self.reach))
+    def rings_per_level(self) -> int:
+        """``w``: the level grows by at least 1 every ``w`` rings (the polygon's reach)."""
+        return self.reach
 
     def description(self, scale: float) -> tuple[Any, ...]:
         """The shape as
@@ -177,7 +210,7 @@ class GaugeTail:
 
 
 @dataclass(frozen=True)
-class ProductTail:
+class ProductTail(TailShape):
     """``s(i)s(j)``: two 1-D cell staircases, ``period`` cells per Δ, ``high`` cells on top.
 
     Attributes
@@ -198,18 +231,14 @@ class ProductTail:
         fi, fj = _fold(np.asarray(i, dtype=np.int64)), _fold(np.asarray(j, dtype=np.int64))
         return fi // m + (fi % m >= g) + fj // m + (fj % m >= g)
 
-    def values(self, i: npt.ArrayLike, j: npt.ArrayLike) -> FloatArray:
-        """``S(i, j)`` (scale 1)."""
-        return np.power(self.ratio, self.levels(i, j).astype(np.float64))
-
     def ring_bound(self, rings: FloatArray) -> FloatArray:
         """``S ≤ ρ^(r/m − 1)`` on the ring ``max(i', j') = r``."""
         return np.power(self.ratio, rings / self.period - 1.0)
 
     @property
-    def decay(self) -> float:
-        """``β``: [`ring_bound`][ring_bound] is a constant times ``β^r``."""
-        return float(self.ratio ** (1.0 / self.period))
+    def rings_per_level(self) -> int:
+        """``m``: one level per period of cells."""
+        return self.period
 
     def description(self, scale: float) -> tuple[Any, ...]:
         """The shape as
@@ -371,7 +400,7 @@ def tail_sums(
     TailSums or list of TailSums
         One per shape (a single one for a single shape).
     """
-    single = isinstance(shapes, GaugeTail | ProductTail)
+    single = isinstance(shapes, TailShape)
     items: list[Tail] = [shapes] if single else list(shapes)  # type: ignore[list-item]
     h = float(width)
     growth = _growth(cost, h)
