@@ -1,11 +1,16 @@
 """The ``optmech`` command line: a thin layer over the public API (parse, call, print).
 
-Each subcommand lives in its own module of this package: ``HELP`` and ``DESCRIPTION``,
-``add_arguments(parser)`` adding its options and ``run(args) -> int`` doing the work; the modules
-named in [`COMMANDS`][COMMANDS] are wired up here. Bad arguments exit with status 2 and a one-line
-message in the command's own terms (its flags, never a traceback): that includes a problem
-too large for the memory allowed; a failed check or solver exits with status 1. Every option's
-default is shown in ``--help``.
+Each subcommand lives in its own module of this package. The module's docstring, a one-sentence
+summary after the command's name, prose paragraphs and an ``Examples::`` block, gives the
+command's line in ``optmech --help`` and the description and examples of its own ``--help``;
+``add_arguments(parser)`` adds its options and ``run(args) -> int`` does the work. Error
+messages name the options: an option's ``dest`` stands for the option, and ``FLAGS``, where a
+module needs it, maps the library's other parameter names (``max_variables``) to an option
+(``--max-memory-gb``). The modules named in [`COMMANDS`][COMMANDS] are wired up here.
+
+Bad arguments exit with status 2 and a one-line message in the command's own terms (its flags,
+never a traceback): that includes a problem too large for the memory allowed; a failed check or
+solver exits with status 1. Every option's default is shown in ``--help``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from optmech.cli._args import HelpFormatter, in_cli_terms
+from optmech.cli._args import HelpFormatter, command_flags, command_text, in_cli_terms
 from optmech.exceptions import OptmechError, ProblemTooLargeError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -55,13 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
         parser_class=functools.partial(argparse.ArgumentParser, formatter_class=HelpFormatter),
     )
     for module in _loaded_commands():
+        text = command_text(module.__doc__ or "")
         command = sub.add_parser(
             module.__name__.rsplit(".", 1)[-1],
-            help=module.HELP,  # type: ignore[attr-defined]
-            description=module.DESCRIPTION,  # type: ignore[attr-defined]
+            help=text.help,
+            description=text.description,
+            epilog=text.epilog or None,
         )
         module.add_arguments(command)  # type: ignore[attr-defined]
-        command.set_defaults(run=module.run)  # type: ignore[attr-defined]
+        command.set_defaults(
+            run=module.run,  # type: ignore[attr-defined]
+            flags=command_flags(command, getattr(module, "FLAGS", {})),
+        )
     return parser
 
 
@@ -74,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``optmech`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    flags = getattr(sys.modules[args.run.__module__], "FLAGS", {})
+    flags = args.flags
     try:
         return int(args.run(args))
     except (ValueError, TypeError, ProblemTooLargeError) as exc:

@@ -1,15 +1,20 @@
-"""Shared pieces of the subcommands' parsers: help with defaults, common options, output paths,
-and the translation of the library's parameter names into the command's flags."""
+"""Shared pieces of the subcommands' parsers: the help texts read from a command module's
+docstring, help with defaults, common options, output paths, and the translation of the
+library's parameter names into the command's flags."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import re
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
+    "CommandText",
     "HelpFormatter",
     "add_cost",
     "add_json",
@@ -17,13 +22,102 @@ __all__ = [
     "add_plot",
     "add_solver",
     "check_output_path",
+    "command_flags",
+    "command_text",
     "in_cli_terms",
+    "plain",
 ]
+
+#: ``[`name`][target]`` (a mkdocstrings cross-reference) or ````name```` (literal text).
+_MARKUP = re.compile(r"\[`([^`]+)`\]\[[^\]]*\]|``(.+?)``")
+#: The summary's lead: the command's name and its positional arguments in double backquotes, and
+#: a colon.
+_LEAD = re.compile(r"^``optmech [^`]+``:\s*")
+#: The line that opens the examples block, ``Example::`` or ``Examples::``.
+_EXAMPLES = re.compile(r"^(Examples?)::$", re.M)
+
+
+def plain(text: str) -> str:
+    """``text`` without its markup, as a terminal shows it: ````x```` and ``[`x`][y]`` become x.
+
+    Examples
+    --------
+    >>> plain("the ``--out`` folder ([`optmech.experiments`][optmech.experiments])")
+    'the --out folder (optmech.experiments)'
+
+    """
+    return _MARKUP.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+class CommandText(NamedTuple):
+    """What a command's parser shows, read from its module's docstring by [`command_text`][]."""
+
+    #: One line for ``optmech --help``: the summary, without its lead and final period.
+    help: str
+    #: The ``optmech NAME --help`` description: the summary and the prose paragraphs.
+    description: str
+    #: The examples block, verbatim under its heading ("" when there is none).
+    epilog: str
+
+
+def command_text(doc: str) -> CommandText:
+    r"""The help, description and epilog of a command whose module docstring is ``doc``.
+
+    The docstring is a one-sentence summary after the command's name in double backquotes and a
+    colon, prose paragraphs, then optionally an ``Examples::`` line and the indented command
+    lines; the markup goes (see [`plain`][]).
+
+    Examples
+    --------
+    >>> text = command_text(
+    ...     "``optmech x``: do a thing.\n\nWith ``--y``.\n\nExamples::\n\n    $ optmech x --y\n"
+    ... )
+    >>> text.help, text.description, text.epilog
+    ('do a thing', 'Do a thing.\n\nWith --y.', 'Examples:\n    $ optmech x --y')
+
+    """
+    parts = _EXAMPLES.split(_LEAD.sub("", inspect.cleandoc(doc)), maxsplit=1)
+    paragraphs = [" ".join(plain(p).split()) for p in parts[0].split("\n\n") if p.strip()]
+    summary = paragraphs[0] if paragraphs else ""  # none under ``python -OO``
+    epilog = ""
+    if len(parts) == 3:  # the heading, then the block as written
+        epilog = parts[1] + ":\n" + plain(parts[2].strip("\n"))
+    return CommandText(
+        help=summary.removesuffix("."),
+        description="\n\n".join([summary[:1].upper() + summary[1:], *paragraphs[1:]]),
+        epilog=epilog,
+    )
 
 
 class HelpFormatter(argparse.HelpFormatter):
     """Help that states every default: ``(default: …)`` after each option that has one and
-    does not already say it (flags that are off by default say nothing)."""
+    does not already say it (flags that are off by default say nothing). Descriptions and
+    epilogs keep their paragraphs: prose is filled to the terminal, indented lines (examples)
+    are shown as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for paragraph in text.split("\n\n"):
+            lines: list[str] = []
+            prose: list[str] = []
+            for line in [*paragraph.splitlines(), ""]:  # "" ends the last run of prose
+                if line.strip() and not line[0].isspace():
+                    prose.append(line)
+                    continue
+                if prose:
+                    lines += textwrap.wrap(
+                        " ".join(prose),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_long_words=False,
+                        break_on_hyphens=False,
+                    )
+                    prose = []
+                if line.strip():
+                    lines.append(indent + line)
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -109,6 +203,30 @@ def check_output_path(
     if not os.access(folder, os.W_OK):
         raise ValueError(f"`{flag}`: the folder {str(folder)!r} is not writable.")
     return target
+
+
+def command_flags(parser: argparse.ArgumentParser, overrides: Mapping[str, str]) -> dict[str, str]:
+    """The command's flags by parameter name, for [`in_cli_terms`][in_cli_terms].
+
+    Every option's ``dest`` maps to its first long option string (``max_memory_gb`` to
+    ``--max-memory-gb``); ``overrides`` adds the library's names that differ from a ``dest``
+    (``normalize`` for ``--normalize-prior``) and wins over the parser.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--cost", "--loss", dest="cost")
+    >>> _ = parser.add_argument("-w", "--max-memory-gb")
+    >>> command_flags(parser, {"loss": "--cost"})
+    {'cost': '--cost', 'max_memory_gb': '--max-memory-gb', 'loss': '--cost'}
+
+    """
+    derived = {
+        action.dest: next(s for s in action.option_strings if s.startswith("--"))
+        for action in parser._actions
+        if any(s.startswith("--") for s in action.option_strings) and action.dest != "help"
+    }
+    return {**derived, **overrides}
 
 
 def in_cli_terms(message: str, flags: Mapping[str, str]) -> str:

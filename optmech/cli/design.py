@@ -1,4 +1,9 @@
-"""``optmech design``: design optimal additive noise by LP and compare it with the closed forms.
+"""``optmech design``: design additive noise by LP, certify it, compare closed forms.
+
+Designs optimal additive noise for ε-DP, (0, δ) or (ε, δ) — or zCDP, GDP, RDP and privacy
+profiles — by linear programming over piecewise-constant densities (or pmfs on ℤ) and certifies
+its privacy independently. ε may be as large as 50: above about 6 the grid is graded to resolve
+the staircase's top step.
 
 Prints the LP value (the exact expected cost of the designed, certified noise) and the
 certified lower bound of the LP's optimum, the closed-form optimum where a theorem gives one —
@@ -7,7 +12,7 @@ for (0, δ) *within symmetric non-increasing noise* (Geng, Ding, Guo & Kumar 201
 truncated Laplace and Gaussian baselines for (ε, δ), the certified privacy and the solver's
 statistics. ``--plot out.png`` draws the designed density next to the reference.
 
-Example::
+Examples::
 
     $ optmech design --privacy eps=1 --sensitivity 1 --cost abs --resolution 40 --periods 4
     $ optmech design --privacy delta=0.3 --cost squared --symmetric --monotone
@@ -35,39 +40,11 @@ from optmech.cli._args import (
 )
 from optmech.cli._output import print_json, print_table, save_plot
 
-__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "compute", "compute_2d", "run"]
-
-#: The library's parameter names as this command spells them (for error messages).
-FLAGS = {
-    "max_memory_gb": "--max-memory-gb",
-    "resolution": "--resolution",
-    "periods": "--periods",
-    "sensitivity": "--sensitivity",
-    "privacy": "--privacy",
-    "cost": "--cost",
-    "solver": "--solver",
-    "grid": "--grid",
-    "symmetric": "--symmetric",
-    "monotone": "--monotone",
-    "integer": "--integer",
-    "dimension": "--dimension",
-    "sensitivity_norm": "--sensitivity-norm",
-}
+__all__ = ["add_arguments", "compute", "compute_2d", "run"]
 
 #: ``AdditiveSpec``'s default memory limit, repeated here so ``--help`` loads no LP module
 #: (a test keeps the two equal).
 DEFAULT_MAX_MEMORY_GB = 4.0
-
-
-#: One line for ``optmech --help``.
-HELP = "design optimal additive noise by LP (any cost), certify it, compare closed forms"
-#: The ``optmech design --help`` description.
-DESCRIPTION = (
-    "Design additive noise for ε-DP, (0, δ) or (ε, δ) by linear programming over "
-    "piecewise-constant densities (or pmfs on ℤ), certify its privacy independently and "
-    "compare its cost with the closed-form optimum where a theorem gives one. ε may be any "
-    "positive number: above about 6 the grid is graded to resolve the staircase's top step."
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

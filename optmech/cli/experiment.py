@@ -1,10 +1,11 @@
-"""``optmech experiment``: run one of the research experiments
-([`optmech.experiments`][optmech.experiments]).
+"""``optmech experiment``: run a research experiment reproducing a paper's figure.
 
-Writes ``results.csv``, ``figure.png`` and ``summary.md`` into ``--out`` (default
-``./results/NAME``) and prints the paths and the headline numbers.
+Runs one of the experiments of [`optmech.experiments`][optmech.experiments]: writes a tidy
+``results.csv``, the figure ``figure.png`` and ``summary.md`` (the paper's numbers and the
+measured ones) into ``--out`` (default ``./results/NAME``) and prints the paths and the headline
+numbers.
 
-Example::
+Examples::
 
     $ optmech experiment staircase-gain --quick --out /tmp/gain
     $ optmech experiment --list
@@ -18,23 +19,14 @@ from pathlib import Path
 from optmech.cli._args import check_output_path
 from optmech.cli._output import print_table
 
-__all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
-
-
-#: One line for ``optmech --help``.
-HELP = "run a research experiment reproducing a paper's figure (CSV, PNG, summary)"
-#: The ``optmech experiment --help`` description.
-DESCRIPTION = (
-    "Run an experiment of optmech.experiments: writes a tidy CSV, a PNG figure "
-    "and summary.md (the paper's numbers and the measured ones) into --out."
-)
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``experiment`` options (the experiments' names are appended to the description)."""
     from optmech.experiments import EXPERIMENTS
 
-    parser.description = f"{DESCRIPTION} Names: {', '.join(EXPERIMENTS)}."
+    parser.description = f"{parser.description}\n\nNames: {', '.join(EXPERIMENTS)}."
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment to run")
     parser.add_argument(
         "--out",

@@ -1,8 +1,9 @@
-"""``optmech staircase``: the optimal staircase for one ε, and how much it gains over Laplace.
+"""``optmech staircase``: the optimal staircase noise for one ε and its gain over Laplace.
 
-Prints γ* (closed form for ``abs`` and ``squared``, a 1-D minimisation of the exact
-cost otherwise; Geng & Viswanath 2016, Thms. 4 and 6), the staircase's exact expected
-cost, the Laplace cost ``E c(Lap(Δ/ε))`` and their ratio.
+The staircase is the optimal ε-DP noise (Geng & Viswanath 2016) for a symmetric cost
+non-decreasing in |e|. Prints γ* (closed form for ``abs`` and ``squared``, a 1-D minimisation
+of the exact cost otherwise; Geng & Viswanath 2016, Thms. 4 and 6), the staircase's exact
+expected cost, the Laplace mechanism's cost ``E c(Lap(Δ/ε))`` and the ratio Laplace/staircase.
 
 Example::
 
@@ -17,20 +18,7 @@ from typing import Any
 from optmech.cli._args import add_cost, add_json
 from optmech.cli._output import print_json, print_table
 
-__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "run"]
-
-#: The library's parameter names as this command spells them (for error messages).
-FLAGS = {"epsilon": "--epsilon", "sensitivity": "--sensitivity", "cost": "--cost"}
-
-
-#: One line for ``optmech --help``.
-HELP = "optimal staircase noise for one epsilon: gamma*, its cost, the Laplace cost"
-#: The ``optmech staircase --help`` description.
-DESCRIPTION = (
-    "The optimal ε-DP staircase mechanism (Geng & Viswanath) for a symmetric "
-    "cost non-decreasing in |e|: gamma*, its exact expected cost, the Laplace mechanism's "
-    "cost and the ratio Laplace/staircase."
-)
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

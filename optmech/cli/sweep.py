@@ -1,4 +1,14 @@
-"""``optmech sweep SPEC``: run a parameter sweep into a resumable SQLite store."""
+"""``optmech sweep SPEC``: run a parameter sweep into a resumable SQLite store.
+
+Runs every unfinished task of a sweep spec (a YAML or JSON file), locally or on a Dask cluster;
+the results go to an SQLite store keyed by the task parameters, so a killed sweep resumes where
+it stopped. Each distinct failure is printed with its count; exit status 1 if any task failed.
+
+Examples::
+
+    $ optmech sweep spec.yaml --csv out.csv
+    $ optmech sweep spec.yaml --scheduler tcp://10.0.0.5:8786
+"""
 
 from __future__ import annotations
 
@@ -9,19 +19,7 @@ from pathlib import Path
 from optmech.cli._args import add_json, check_output_path
 from optmech.cli._output import print_json, print_table
 
-__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "run"]
-
-#: The library's parameter names as this command spells them (for error messages).
-FLAGS = {"scheduler": "--scheduler", "workers": "--workers", "store": "--store"}
-
-
-#: One line for ``optmech --help``.
-HELP = "run a parameter sweep (YAML/JSON spec) locally or on a Dask cluster"
-#: The ``optmech sweep --help`` description.
-DESCRIPTION = (
-    "Run every unfinished task of a sweep spec; results go to an SQLite store "
-    "keyed by the task parameters, so a killed sweep resumes where it stopped."
-)
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,9 +1,11 @@
-"""``optmech user``: the optimal mechanism for one user, and what the geometric mechanism gives.
+"""``optmech user``: the optimal mechanism for one user, vs geometric + remap.
 
-Solves the user-specific LP (Bayesian, GRS: Ghosh, Roughgarden & Sundararajan 2012; or minimax,
-Gupte & Sundararajan) over a neighbour graph, prints the certified optimal mechanism, its value, and
-— for a count query — the value of the geometric mechanism followed by the user's remap, with the
-remap itself (Ghosh, Roughgarden & Sundararajan 2012). ``--plot`` draws the mechanism as a heat map.
+Solves the user-specific LP over a neighbour graph (a count query on {0..n}, the path graph, or
+another) for a Bayesian user with a prior and a loss (GRS: Ghosh, Roughgarden & Sundararajan
+2012) or, with ``--minimax``, a minimax user (Gupte & Sundararajan), and prints the certified
+optimal mechanism and its value. For a count query it also prints the value of the geometric
+mechanism followed by the user's optimal remap, with the remap itself (Ghosh, Roughgarden &
+Sundararajan 2012). ``--plot`` draws the mechanism as a heat map.
 
 Examples::
 
@@ -32,20 +34,15 @@ from optmech.cli._args import (
 )
 from optmech.cli._output import fmt, print_json, print_table, save_plot
 
-__all__ = ["DESCRIPTION", "FLAGS", "HELP", "add_arguments", "compute", "run"]
+__all__ = ["FLAGS", "add_arguments", "compute", "run"]
 
-#: The library's parameter names as this command spells them (for error messages).
+#: The library's parameter names that differ from an option's ``dest``, as this command spells
+#: them (for error messages).
 FLAGS = {
-    "max_memory_gb": "--max-memory-gb",
     "max_variables": "--max-memory-gb",
     "normalize": "--normalize-prior",
-    "prior": "--prior",
     "loss": "--cost",
-    "cost": "--cost",
-    "epsilon": "--epsilon",
     "side_information": "--side-info",
-    "graph": "--graph",
-    "solver": "--solver",
 }
 
 #: The user LPs' default memory limit, repeated here so ``--help`` loads no LP module (a test
@@ -54,16 +51,6 @@ DEFAULT_MAX_MEMORY_GB = 2.4
 
 #: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
 MAX_PRINTED_COLUMNS = 25
-
-
-#: One line for ``optmech --help``.
-HELP = "optimal mechanism for one user (prior + loss, or minimax), vs geometric + remap"
-#: The ``optmech user --help`` description.
-DESCRIPTION = (
-    "Solve the user-specific LP (GRS; minimax with --minimax) for a count query "
-    "on {0..n} or another neighbour graph, print the certified optimal mechanism, its "
-    "value, and the geometric mechanism followed by the user's optimal remap."
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,10 +1,18 @@
-"""``optmech verify``: run the theorem catalogue and print one row per instance.
+"""``optmech verify``: check the theorems numerically and print one row per instance.
 
-Columns: check, instance, value (what optmech computed: an LP's certified upper end), reference
-(the independent closed form, rounded outward), the certified interval ``[lower, upper]``, the
-allowance (a derived discretisation bound, 0 where none), the pass rule, certified ε/δ,
-seconds, PASS/FAIL. ``--exact`` runs the exact mode instead (rows reproduced in rational and
-ball arithmetic). Exit status 1 if any row fails.
+Runs the theorem catalogue: every closed form and LP optimum is compared with an independent
+reference. Columns: check, instance, value (what optmech computed: an LP's certified upper end),
+reference (the independent closed form, rounded outward), the certified interval
+``[lower, upper]``, the allowance (a derived discretisation bound, 0 where none), the pass rule,
+certified ε/δ, seconds, PASS/FAIL. ``--exact`` runs the exact mode instead (rows reproduced in
+rational and ball arithmetic). Exit status 1 if any row fails.
+
+Examples::
+
+    $ optmech verify --quick
+    $ optmech verify --group closed-form --json
+    $ optmech verify --exact --report report.md
+    $ optmech verify --list
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from optmech.theorems.catalogue import (
     select_checks,
 )
 
-__all__ = ["DESCRIPTION", "HELP", "add_arguments", "run"]
+__all__ = ["add_arguments", "run"]
 
 HEADERS = (
     "check",
@@ -48,15 +56,6 @@ HEADERS = (
 _SHRINKABLE = ("check", "instance", "certified interval")
 #: The narrowest a shrunk column gets.
 _MIN_WIDTH = 10
-
-
-#: One line for ``optmech --help``.
-HELP = "check the theorems numerically (closed forms, LP optima) and tabulate the gaps"
-#: The ``optmech verify --help`` description.
-DESCRIPTION = (
-    "Run the theorem catalogue: every closed form and LP optimum is compared with "
-    "an independent reference. Exit status 1 if any check fails."
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
