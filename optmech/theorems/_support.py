@@ -55,10 +55,10 @@ def interval_of(result: Any) -> tuple[float, float]:
     return float(low if low is not None else -math.inf), float(value)
 
 
-def timed(make: Callable[[], CheckResult]) -> CheckResult:
-    """``make()`` with its wall time recorded in the row."""
+def timed(make: Callable[..., CheckResult], *args: Any, **kwargs: Any) -> CheckResult:
+    """``make(*args, **kwargs)`` with its wall time recorded in the row."""
     start = time.perf_counter()
-    row = make()
+    row = make(*args, **kwargs)
     return replace(row, seconds=time.perf_counter() - start)
 
 

@@ -27,11 +27,12 @@ uninformative interval (a missing multiplier gives ``-inf``) cannot pass a row v
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import pkgutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ __all__ = [
     "bound_row",
     "certificate_row",
     "check",
+    "check_cases",
     "compare",
     "exact_row",
     "guarded",
@@ -493,6 +495,59 @@ def check(
         return fn
 
     return wrap
+
+
+def check_cases(
+    name: str,
+    sweep_name: str,
+    *,
+    group: str,
+    rows: Callable[..., list[CheckResult]],
+    quick: Sequence[Any] | Mapping[str, Any],
+    sweep: Sequence[Any] | Mapping[str, Any],
+    named: bool = False,
+) -> None:
+    """Register one row builder twice: ``name`` on a few instances, ``sweep_name`` on a grid.
+
+    ``name`` is a quick check running ``rows(quick)``; ``sweep_name`` runs ``rows(sweep)``
+    and only in the full catalogue (``quick=False``). Both are registered with [`check`][check]
+    under ``group``, the quick one first.
+
+    Parameters
+    ----------
+    name, sweep_name : str
+        Names of the quick check and of the sweep.
+    group : str
+        Catalogue section of both.
+    rows : callable
+        The row builder, returning a list of [`CheckResult`][CheckResult].
+    quick, sweep : sequence or mapping
+        The instances of each check: a sequence of cases is passed to ``rows`` as its one
+        argument, a mapping as keyword arguments.
+    named : bool
+        Pass the registered name to ``rows`` first (for builders whose rows are titled by
+        their check).
+
+    Examples
+    --------
+    >>> def _demo_rows(xs):
+    ...     return [compare("demo", f"x={x:g}", x, x, 1e-12) for x in xs]
+    >>> check_cases(
+    ...     "demo", "demo (sweep)", group="closed-form", rows=_demo_rows, quick=[1.0],
+    ...     sweep=[1.0, 2.0, 3.0],
+    ... )
+    >>> [(c.name, c.quick, len(c.run())) for c in registered_checks().values() if "demo" in c.name]
+    [('demo', True, 1), ('demo (sweep)', False, 3)]
+    >>> for demo in ("demo", "demo (sweep)"):
+    ...     _ = _REGISTRY.pop(demo)
+    """
+    for title, cases, is_quick in ((name, quick, True), (sweep_name, sweep, False)):
+        first = (title,) if named else ()
+        if isinstance(cases, Mapping):
+            run = functools.partial(rows, *first, **cases)
+        else:
+            run = functools.partial(rows, *first, cases)
+        check(title, group=group, quick=is_quick)(run)
 
 
 def load_all() -> None:

@@ -33,7 +33,6 @@ All are quick (well under 2 s together).
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from dataclasses import replace
@@ -111,7 +110,7 @@ def _gamma_row(eps: float, name: str, cost: Cost, closed: Any, label: str) -> Ch
 def gamma_star_rows() -> list[CheckResult]:
     """γ* (Geng & Viswanath (2016)) against the numerical minimiser of the exact cost."""
     return [
-        timed(functools.partial(_gamma_row, eps, name, cost, closed, label))
+        timed(_gamma_row, eps, name, cost, closed, label)
         for name, label, cost, closed in (
             ("abs", "|e|", Absolute(), _gamma_star_abs),
             ("squared", "e²", Squared(), _gamma_star_squared),
@@ -146,7 +145,7 @@ def _optimal_cost_row(
 def optimal_cost_rows() -> list[CheckResult]:
     """Period-summed exact cost at γ* and the library's closed form against V*."""
     return [
-        timed(functools.partial(_optimal_cost_row, eps, name, cost, closed, label, gamma))
+        timed(_optimal_cost_row, eps, name, cost, closed, label, gamma)
         for name, label, cost, gamma, closed in (
             ("abs", "|e|", Absolute(), _gamma_star_abs, _abs_optimal_cost),
             ("squared", "e²", Squared(), _gamma_star_squared, _squared_optimal_cost),

@@ -15,7 +15,6 @@ group ``count-lp``.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import flint
@@ -37,8 +36,15 @@ from optmech.theorems._support import (
     random_asymmetric,
     random_epsilon,
     random_monotone_loss,
+    timed,
 )
-from optmech.theorems.catalogue import CheckResult, certificate_row, check, exact_row
+from optmech.theorems.catalogue import (
+    CheckResult,
+    certificate_row,
+    check,
+    check_cases,
+    exact_row,
+)
 
 __all__ = ["grs_uniqueness_rows", "uniqueness_certificate", "vertex_remap_rows"]
 
@@ -95,49 +101,46 @@ def uniqueness_certificate(n: int, epsilon: Any) -> flint.arb:
         return smallest if smallest is not None else enc.arb(1)
 
 
+def _uniqueness_row(n: int, eps: float) -> CheckResult:
+    p = np.full(n + 1, 1.0 / (n + 1))
+    lm = loss_matrix(ZeroOne(), n)
+    weights = p[:, None] * lm
+    certificate = uniqueness_certificate(n, eps)
+    unique = bool(certificate > 0)
+    with enc.precision():
+        g_value = enc.bounds(enc.mechanism_value(enc.geometric_matrix(n, eps), weights))
+    lp = bayesian_mechanism(p, lm, eps, vertex=True)
+    lower, upper = interval_of(lp)
+    cert_low = enc.bounds(certificate)[0]
+    return certificate_row(
+        "GRS uniqueness (uniform prior, 0-1)",
+        f"n={n}, eps={eps:g}",
+        lower=lower,
+        upper=upper,
+        reference=g_value,
+        group=GROUP,
+        detail=f"dual certificate: smallest multiplier of G's n(n+1) tight constraints "
+        f"≥ {cert_low:.6g} (ball arithmetic, no solver); LP ({lp.solver}) interval vs "
+        f"the value of G",
+        extra_ok=unique and privacy_ok(lp.certified_epsilon, lp.epsilon),
+        extra_rule="every multiplier of the exact dual > 0 (G unique); " + PRIVACY_RULE,
+        certified_epsilon=lp.certified_epsilon,
+    )
+
+
 def grs_uniqueness_rows(cases: list[tuple[int, float]]) -> list[CheckResult]:
     """Uniform prior, 0-1 loss at face value: ``G`` is the unique optimum (GRS Thm. 6.1)."""
-    rows = []
-    for n, eps in cases:
-        start = time.perf_counter()
-        p = np.full(n + 1, 1.0 / (n + 1))
-        lm = loss_matrix(ZeroOne(), n)
-        weights = p[:, None] * lm
-        certificate = uniqueness_certificate(n, eps)
-        unique = bool(certificate > 0)
-        with enc.precision():
-            g_value = enc.bounds(enc.mechanism_value(enc.geometric_matrix(n, eps), weights))
-        lp = bayesian_mechanism(p, lm, eps, vertex=True)
-        lower, upper = interval_of(lp)
-        cert_low = enc.bounds(certificate)[0]
-        rows.append(
-            certificate_row(
-                "GRS uniqueness (uniform prior, 0-1)",
-                f"n={n}, eps={eps:g}",
-                lower=lower,
-                upper=upper,
-                reference=g_value,
-                group=GROUP,
-                detail=f"dual certificate: smallest multiplier of G's n(n+1) tight constraints "
-                f"≥ {cert_low:.6g} (ball arithmetic, no solver); LP ({lp.solver}) interval vs "
-                f"the value of G",
-                extra_ok=unique and privacy_ok(lp.certified_epsilon, lp.epsilon),
-                extra_rule="every multiplier of the exact dual > 0 (G unique); " + PRIVACY_RULE,
-                certified_epsilon=lp.certified_epsilon,
-                seconds=time.perf_counter() - start,
-            )
-        )
-    return rows
+    return [timed(_uniqueness_row, n, eps) for n, eps in cases]
 
 
-@check("GRS uniqueness (uniform prior, 0-1)", group=GROUP, quick=True)
-def _grs_uniqueness_quick() -> list[CheckResult]:
-    return grs_uniqueness_rows([(4, 0.5), (7, 1.5), (12, 0.1)])
-
-
-@check("GRS uniqueness (sweep)", group=GROUP, quick=False)
-def _grs_uniqueness_sweep() -> list[CheckResult]:
-    return grs_uniqueness_rows([(n, e) for n in (10, 20, 35) for e in (0.05, 0.5, 2.0, 5.0)])
+check_cases(
+    "GRS uniqueness (uniform prior, 0-1)",
+    "GRS uniqueness (sweep)",
+    group=GROUP,
+    rows=grs_uniqueness_rows,
+    quick=[(4, 0.5), (7, 1.5), (12, 0.1)],
+    sweep=[(n, e) for n in (10, 20, 35) for e in (0.05, 0.5, 2.0, 5.0)],
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +165,6 @@ def _remapped_value(t: np.ndarray, n: int, eps: float, weights: np.ndarray) -> t
 
 
 def _vertex_row(n: int, eps: float, p: np.ndarray, label: str, loss: Any, tag: str) -> CheckResult:
-    start = time.perf_counter()
     lm = loss_matrix(loss, n)
     lp = bayesian_mechanism(p, lm, eps, vertex=True)
     test = remap_of_geometric(lp.raw_mechanism, eps)
@@ -185,7 +187,6 @@ def _vertex_row(n: int, eps: float, p: np.ndarray, label: str, loss: Any, tag: s
         f"arithmetic) in the LP's certified interval; min entry of G⁻¹M at the float vertex "
         f"{test.min_entry:.2e}",
         certified_epsilon=lp.certified_epsilon,
-        seconds=time.perf_counter() - start,
     )
 
 
@@ -204,14 +205,13 @@ def vertex_remap_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> lis
         n = int(rng.integers(n_range[0], n_range[1] + 1))
         eps = random_epsilon(rng)
         p, label, loss = _strict_user(rng, n, k)
-        rows.append(_vertex_row(n, eps, p, label, loss, f"seed={seed}#{k}"))
-    rows.append(_randomized_response_row(6, 1.0))
+        rows.append(timed(_vertex_row, n, eps, p, label, loss, f"seed={seed}#{k}"))
+    rows.append(timed(_randomized_response_row, 6, 1.0))
     return rows
 
 
 def _randomized_response_row(n: int, eps: float) -> CheckResult:
     """``G⁻¹·RR`` in ball arithmetic has an entry that is certainly negative."""
-    start = time.perf_counter()
     with enc.precision():
         e = enc.arb(eps).exp()
         rr = flint.arb_mat(
@@ -233,7 +233,6 @@ def _randomized_response_row(n: int, eps: float) -> CheckResult:
         group=GROUP,
         detail=f"min entry of G⁻¹·RR in [{low:.6g}, {high:.6g}]: RR is ε-DP but not G followed "
         "by a remap (a correct negative)",
-        seconds=time.perf_counter() - start,
     )
 
 

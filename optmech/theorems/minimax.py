@@ -38,7 +38,13 @@ from optmech.theorems._support import (
     loss_matrix,
     random_users,
 )
-from optmech.theorems.catalogue import CheckResult, agreement_row, bound_row, check
+from optmech.theorems.catalogue import (
+    CheckResult,
+    agreement_row,
+    bound_row,
+    check,
+    check_cases,
+)
 
 __all__ = ["brenner_nissim_rows", "minimax_optimality_check", "minimax_rows"]
 
@@ -188,13 +194,13 @@ def brenner_nissim_rows(cases: list[tuple[int, float]]) -> list[CheckResult]:
     return rows
 
 
-@check("Brenner–Nissim (two count queries)", group=GROUP, quick=True)
-def _brenner_nissim_quick() -> list[CheckResult]:
-    return brenner_nissim_rows([(3, 1.0), (4, 0.5), (4, 2.0)])
-
-
-@check("Brenner–Nissim (sweep)", group=GROUP, quick=False)
-def _brenner_nissim_sweep() -> list[CheckResult]:
+check_cases(
+    "Brenner–Nissim (two count queries)",
+    "Brenner–Nissim (sweep)",
+    group=GROUP,
+    rows=brenner_nissim_rows,
+    quick=[(3, 1.0), (4, 0.5), (4, 2.0)],
     # Not ε = 0.1: on grids this small both users' optimum is then the constant answer (the
     # posterior median), so a common optimal mechanism exists trivially (measured: ratio 1).
-    return brenner_nissim_rows([(k, e) for k in (3, 5, 6) for e in (0.5, 1.0, 3.0)])
+    sweep=[(k, e) for k in (3, 5, 6) for e in (0.5, 1.0, 3.0)],
+)
