@@ -49,9 +49,7 @@ def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     data = user_lp.LPData(weights.shape, weights=weights)
     t0 = time.perf_counter()
     if res.symmetry_reduced:  # the orbit LP of the mirror symmetry (half the variables)
-        user_lp.MirrorReduction(setting.graph).apply(
-            data, eps, bounds=bounds, scaling=user_lp.RowScaling.PLAIN
-        )
+        user_lp.MirrorReduction(setting.graph).apply(data, eps, user_lp.LPForm(bounds))
     else:
         user_lp.build_user_lp(data, eps, setting.graph, bounds=bounds)
     build = time.perf_counter() - t0
