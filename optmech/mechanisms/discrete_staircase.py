@@ -230,10 +230,8 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
 
         Parameters
         ----------
-        epsilon : float
-            Privacy parameter ε, in [1e-6, 700].
-        sensitivity : int
-            Integer sensitivity Δ, in [1, 10**6].
+        epsilon, sensitivity
+            As in [`DiscreteStaircase`][DiscreteStaircase].
         cost : Cost or str
             Symmetric and non-decreasing in ``|e|`` (the theorem's hypotheses; otherwise
             `ValueError`). Ties go to the smallest ``r``.

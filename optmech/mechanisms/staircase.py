@@ -407,10 +407,8 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
 
         Parameters
         ----------
-        epsilon : float
-            Privacy parameter ε, in [1e-6, 700].
-        sensitivity : float, default 1
-            Query sensitivity Δ, in (0, inf).
+        epsilon, sensitivity
+            As in [`Staircase`][Staircase] (``sensitivity`` defaults to 1).
         cost : Cost or str
             Symmetric cost non-decreasing in ``|e|`` (the theorem's hypotheses; anything else
             raises `ValueError`). ``|e|`` and ``e²`` use the closed-form γ*; other costs

@@ -123,11 +123,9 @@ class UserMechanism(_Provenanced):
         ----------
         true_value : int, float or array_like
             The true query answer: one of the inputs (the graph's node values).
-        size : int or tuple of int, optional
-            Number (shape) of releases; None for one.
-        rng : object with ``getrandbits``, optional
-            ``random.Random(seed)`` for reproducible draws; default
-            ``secrets.SystemRandom()``.
+        size, rng
+            As in [`sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact]: the
+            shape of the releases (None for one) and the source of random bits.
 
         Returns
         -------
