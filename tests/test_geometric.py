@@ -1,4 +1,4 @@
-"""Tests of the two-sided geometric noise and the range-restricted geometric (seeds 002, 003).
+"""Tests of the two-sided geometric noise and the range-restricted geometric.
 
 References: the pmf ``(1 − β)/(1 + β) β^|k|`` written out and summed by brute force, the
 moment formulas ``E|X| = 2β/(1 − β²)``, ``E X² = 2β/(1 − β)²``, and the worked example of
