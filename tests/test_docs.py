@@ -4,6 +4,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -110,21 +111,29 @@ def test_every_formula_typesets_in_katex(site: Path) -> None:
     assert formulas >= 150  # the theory pages hold 156 formulas; a lost page shows here
 
 
+def _project_files(suffixes: tuple[str, ...]) -> list[Path]:
+    """The project's files with these endings: git's tracked ones, or, outside a checkout (an
+    unpacked sdist, no git), every one below the root but the virtual environment."""
+    git = shutil.which("git")
+    if git is not None:
+        listed = subprocess.run(
+            [git, "ls-files", *(f"*{suffix}" for suffix in suffixes)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if listed.returncode == 0 and listed.stdout:
+            return [ROOT / name for name in listed.stdout.splitlines()]
+    found = [p for p in ROOT.rglob("*") if p.suffix in suffixes]
+    return [p for p in found if ".venv" not in p.parts and "site-packages" not in p.parts]
+
+
 def test_no_working_notes_are_cited() -> None:
     """The project's text (package, tests, experiments, benchmarks, docs, README) cites papers
     and the docs' own pages, never the working notes it was built from."""
     notes = re.compile(r"THEORY\.md|\b[Ss]eeds? 00\d|\bissue \d+\b|seed[s]/")
-    listed = subprocess.run(
-        ["git", "ls-files", "*.py", "*.md", "*.toml", "*.yml"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    paths = [ROOT / name for name in listed.stdout.split()]
-    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): walk the tree
-        paths = [p for p in ROOT.rglob("*") if p.suffix in {".py", ".md", ".toml", ".yml"}]
-        paths = [p for p in paths if ".venv" not in p.parts and "site-packages" not in p.parts]
+    paths = _project_files((".py", ".md", ".toml", ".yml"))
     assert len(paths) > 200
     cited = [str(p) for p in paths if notes.search(p.read_text(encoding="utf-8"))]
     assert cited == []
