@@ -40,6 +40,7 @@ from optmech.mechanisms.gaussian import Gaussian
 from optmech.mechanisms.truncated_laplace import TruncatedLaplace
 from optmech.mechanisms.uniform_atom import UniformAtom, uniform_atom_min_cost
 from optmech.theorems import _enclose as enc
+from optmech.theorems._support import timed
 from optmech.theorems.catalogue import CheckResult, check, compare
 
 __all__: list[str] = []
@@ -241,7 +242,18 @@ def _one_sided_row(
 @check("hockey-stick delta of (0,d)/(e,d) noise", group=GROUP, quick=True)
 def hockey_stick_delta() -> list[CheckResult]:
     """δ spent at shift Δ, from the densities, against the δ requested."""
-    return _uniform_atom_delta() + _truncated_laplace_delta() + _gaussian_delta()
+    cases = [
+        *((_uniform_atom_row, case) for case in _UNIFORM_CASES[:4]),
+        *(
+            (_truncated_laplace_row, case)
+            for case in [(1.0, 1e-6, 1.0), (0.5, 0.1, 2.0), (3.0, 0.7, 1.0)]
+        ),
+        *(
+            (_gaussian_row, case)
+            for case in [(0.5, 1e-5, "classic"), (0.5, 1e-5, "analytic"), (3.0, 1e-8, "analytic")]
+        ),
+    ]
+    return [timed(row, *case) for row, case in cases]
 
 
 _HOCKEY = "hockey-stick delta of (0,d)/(e,d) noise"
@@ -255,7 +267,6 @@ def _spent_row(
     *,
     epsilon: float,
     one_sided: bool,
-    start: float,
     detail: str,
 ) -> CheckResult:
     """A row of the hockey-stick check: the δ spent at shift Δ against the δ requested.
@@ -274,15 +285,13 @@ def _spent_row(
         The ε of the noise (the row's certified ε).
     one_sided : bool
         Whether only ``spent ≤ delta + allowed`` is required (the bound is not tight).
-    start : float
-        ``time.perf_counter()`` when the row began.
     detail : str
         How ``spent`` and ``allowed`` were obtained.
 
     Returns
     -------
     CheckResult
-        The row.
+        The row, untimed (``timed`` records its seconds).
     """
     make = _one_sided_row if one_sided else _delta_row
     return make(
@@ -293,94 +302,67 @@ def _spent_row(
         allowed,
         certified_epsilon=epsilon,
         certified_delta=spent,
-        seconds=time.perf_counter() - start,
         detail=detail,
     )
 
 
-def _uniform_atom_delta() -> list[CheckResult]:
-    rows = []
-    for p, delta, sens in _UNIFORM_CASES[:4]:
-        start = time.perf_counter()
-        noise = UniformAtom.optimal(delta=delta, sensitivity=sens, cost=Power(p))
-        value = _uniform_atom_divergence(noise)
-        rows.append(
-            _spent_row(
-                f"UniformAtom(delta={delta:g}, alpha={noise.alpha:.4g}, D={sens:g})",
-                value,
-                delta,
-                16.0 * U * delta,
-                epsilon=0.0,
-                one_sided=False,
-                start=start,
-                detail="max over 64 shifts in (0, D]; tight at d = D; a sum of at most 6 terms "
-                "of the library's float heights: 16u·δ",
-            )
+def _uniform_atom_row(p: float, delta: float, sens: float) -> CheckResult:
+    noise = UniformAtom.optimal(delta=delta, sensitivity=sens, cost=Power(p))
+    value = _uniform_atom_divergence(noise)
+    return _spent_row(
+        f"UniformAtom(delta={delta:g}, alpha={noise.alpha:.4g}, D={sens:g})",
+        value,
+        delta,
+        16.0 * U * delta,
+        epsilon=0.0,
+        one_sided=False,
+        detail="max over 64 shifts in (0, D]; tight at d = D; a sum of at most 6 terms "
+        "of the library's float heights: 16u·δ",
+    )
+
+
+def _truncated_laplace_row(eps: float, delta: float, sens: float) -> CheckResult:
+    tl = TruncatedLaplace(epsilon=eps, delta=delta, sensitivity=sens)
+    a = tl.half_width
+    cuts = [-a, -a + sens, 0.0, sens, a, a + sens]
+    value, err = _density_divergence(tl.pdf, eps, sens, cuts, 0.0)
+    return _spent_row(
+        f"TruncatedLaplace(eps={eps:g}, delta={delta:g}, D={sens:g})",
+        value,
+        delta,
+        err + 64.0 * U * delta,
+        epsilon=eps,
+        one_sided=delta > 0.5,
+        detail=f"quadrature (error estimates {err:.1e}; 64u·δ for the float A); "
+        + (
+            "tight for delta <= 1/2 (uncovered slab [-A, -A + D))"
+            if delta <= 0.5
+            else "one-sided: for delta > 1/2 the support is shorter than D"
+        ),
+    )
+
+
+def _gaussian_row(eps: float, delta: float, calibration: str) -> CheckResult:
+    g = Gaussian(epsilon=eps, delta=delta, calibration=calibration)
+    s = g.sigma
+    x0 = 0.5 - eps * s * s  # f(x) > e^ε f(x − 1) iff x < x0 (Δ = 1)
+    bias = 1e-12 * 1.000001e-12 * s * s / (s * math.sqrt(2.0 * math.pi))
+    value, err = _density_divergence(g.pdf, eps, 1.0, [x0 - 40 * s, x0 - 10 * s, x0], bias)
+    if calibration == "analytic":
+        calib = _gaussian_calibration_error(g, eps)
+        allowed = err + calib + 64.0 * U * delta
+        detail = (
+            f"quadrature of (f - e^eps f(. - D))_+ (error {err:.1e}) vs the "
+            f"Balle-Wang δ; calibration error |dδ/dσ|·Δσ = {calib:.1e}"
         )
-    return rows
-
-
-def _truncated_laplace_delta() -> list[CheckResult]:
-    rows = []
-    for eps, delta, sens in [(1.0, 1e-6, 1.0), (0.5, 0.1, 2.0), (3.0, 0.7, 1.0)]:
-        start = time.perf_counter()
-        tl = TruncatedLaplace(epsilon=eps, delta=delta, sensitivity=sens)
-        a = tl.half_width
-        cuts = [-a, -a + sens, 0.0, sens, a, a + sens]
-        value, err = _density_divergence(tl.pdf, eps, sens, cuts, 0.0)
-        allowed = err + 64.0 * U * delta
-        rows.append(
-            _spent_row(
-                f"TruncatedLaplace(eps={eps:g}, delta={delta:g}, D={sens:g})",
-                value,
-                delta,
-                allowed,
-                epsilon=eps,
-                one_sided=delta > 0.5,
-                start=start,
-                detail=f"quadrature (error estimates {err:.1e}; 64u·δ for the float A); "
-                + (
-                    "tight for delta <= 1/2 (uncovered slab [-A, -A + D))"
-                    if delta <= 0.5
-                    else "one-sided: for delta > 1/2 the support is shorter than D"
-                ),
-            )
-        )
-    return rows
-
-
-def _gaussian_delta() -> list[CheckResult]:
-    rows = []
-    for eps, delta, calibration in [
-        (0.5, 1e-5, "classic"),
-        (0.5, 1e-5, "analytic"),
-        (3.0, 1e-8, "analytic"),
-    ]:
-        start = time.perf_counter()
-        g = Gaussian(epsilon=eps, delta=delta, calibration=calibration)
-        s = g.sigma
-        x0 = 0.5 - eps * s * s  # f(x) > e^ε f(x − 1) iff x < x0 (Δ = 1)
-        bias = 1e-12 * 1.000001e-12 * s * s / (s * math.sqrt(2.0 * math.pi))
-        value, err = _density_divergence(g.pdf, eps, 1.0, [x0 - 40 * s, x0 - 10 * s, x0], bias)
-        if calibration == "analytic":
-            calib = _gaussian_calibration_error(g, eps)
-            allowed = err + calib + 64.0 * U * delta
-            detail = (
-                f"quadrature of (f - e^eps f(. - D))_+ (error {err:.1e}) vs the "
-                f"Balle-Wang δ; calibration error |dδ/dσ|·Δσ = {calib:.1e}"
-            )
-        else:
-            allowed, detail = err, "quadrature; one-sided: the classic sigma is conservative"
-        rows.append(
-            _spent_row(
-                f"Gaussian(eps={eps:g}, delta={delta:g}, {calibration})",
-                value,
-                delta,
-                allowed,
-                epsilon=eps,
-                one_sided=calibration != "analytic",
-                start=start,
-                detail=detail,
-            )
-        )
-    return rows
+    else:
+        allowed, detail = err, "quadrature; one-sided: the classic sigma is conservative"
+    return _spent_row(
+        f"Gaussian(eps={eps:g}, delta={delta:g}, {calibration})",
+        value,
+        delta,
+        allowed,
+        epsilon=eps,
+        one_sided=calibration != "analytic",
+        detail=detail,
+    )
