@@ -52,7 +52,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "DesignedNoise2D",
     ),
     "optmech.lp.dependent": ("dependent_noise_lp",),
-    "optmech.lp.designed": (
+    "optmech.lp.additive.designed": (
         "DesignedGradedNoise",
         "DesignedLatticeNoise",
         "DesignedNoise",
@@ -140,14 +140,14 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         SolverError,
     )
     from optmech.lp.additive import AdditiveSpec, CoarseGridWarning, design_noise
-    from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
-    from optmech.lp.dependent import dependent_noise_lp
-    from optmech.lp.designed import (
+    from optmech.lp.additive.designed import (
         DesignedGradedNoise,
         DesignedLatticeNoise,
         DesignedNoise,
         DesignedPiecewiseNoise,
     )
+    from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
+    from optmech.lp.dependent import dependent_noise_lp
     from optmech.lp.remap import (
         RemapResult,
         apply_remap,

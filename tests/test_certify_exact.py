@@ -1,4 +1,5 @@
-"""Exact certification (``exact=True``, optmech.certify.exact) against independent truths.
+"""Exact certification (``exact=True``, optmech.certify.exact_arithmetic) against independent
+truths.
 
 Independent truths: the exact rationals of the float inputs (:class:`fractions.Fraction`; every
 float is a dyadic rational), tail periods written out explicitly, every pair and every
@@ -32,7 +33,7 @@ from optmech.certify import (
     noise_delta,
     noise_epsilon,
 )
-from optmech.certify.exact import exp_lower, fraction_up, log_upper
+from optmech.certify.exact_arithmetic import exp_lower, fraction_up, log_upper
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
 
@@ -94,7 +95,7 @@ def _check_epsilon(exact: float, floating: float, truth: Decimal) -> None:
 def test_flint_is_imported_only_on_demand() -> None:
     code = (
         "import sys, optmech, optmech.certify; "
-        "print('flint' in sys.modules, 'optmech.certify.exact' in sys.modules)"
+        "print('flint' in sys.modules, 'optmech.certify.exact_arithmetic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import optmech
-from optmech.mechanisms.exact import (
+from optmech.mechanisms.exact_sampling import (
     RationalTable,
     bernoulli,
     bernoulli_exp,

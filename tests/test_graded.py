@@ -21,7 +21,7 @@ from scipy import integrate
 import optmech
 from optmech.certify.noise import noise_epsilon
 from optmech.costs import Squared
-from optmech.lp.noise_repair import envelope_raise
+from optmech.lp.additive.repair import envelope_raise
 from optmech.mechanisms.graded import GradedNoise, anchored_integrals
 from optmech.privacy import PureDP
 

@@ -28,8 +28,8 @@ from optmech.lp.additive import (
     estimate_additive_size,
     finish_design,
 )
+from optmech.lp.additive.designed import DesignedLatticeNoise, DesignedPiecewiseNoise
 from optmech.lp.additive.rows import virtual_rows
-from optmech.lp.designed import DesignedLatticeNoise, DesignedPiecewiseNoise
 from optmech.lp.solve import solve
 
 

@@ -20,8 +20,8 @@ from scipy import optimize
 import optmech
 from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise, finish_design
 from optmech.lp.additive.grid import uniform_width
+from optmech.lp.additive.repair import cell_reach
 from optmech.lp.additive.rows import RowRecord
-from optmech.lp.noise_repair import cell_reach
 from optmech.lp.solve import solve
 
 CASES = [

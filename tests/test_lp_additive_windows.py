@@ -1,4 +1,4 @@
-"""The three window forms (optmech.lp.windows) describe the same feasible set and optimum.
+"""The three window forms (optmech.lp.additive.windows) describe the same feasible set and optimum.
 
 Independent truth: the pairwise definition ``g_i ≤ e^ε g_j`` for ``|i − j| ≤ r`` checked by
 brute force, and, for the auxiliary forms, an LP feasibility problem in the auxiliaries solved
@@ -19,7 +19,7 @@ from scipy import optimize
 import optmech
 from optmech.costs import Asymmetric
 from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise
-from optmech.lp.windows import (
+from optmech.lp.additive.windows import (
     PAIRS_MAX_ROWS,
     WINDOW_METHODS,
     choose_window_method,

@@ -13,9 +13,9 @@ numpy from the densities, pmfs or matrices, rounded towards more privacy loss (a
 - [`optmech.certify.profiles`][optmech.certify.profiles]: noise under the guarantees beyond
   (ε, δ): privacy profiles δ(ε), Rényi divergences, and ρ (zCDP) and μ (GDP) certified over the
   whole continuum of orders / ε.
-- [`optmech.certify.exact`][optmech.certify.exact]: the same certificates in exact rational
-  arithmetic with interval enclosures of ``log`` and ``exp`` (``exact=True`` of every certifier;
-  needs python-flint and is imported only on first use).
+- [`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic]: the same certificates
+  in exact rational arithmetic with interval enclosures of ``log`` and ``exp`` (``exact=True``
+  of every certifier; needs python-flint and is imported only on first use).
 """
 
 from optmech.certify.matrix import (

@@ -17,7 +17,7 @@ never below the exact one for the given floats. (Four ulps of a log of size 700 
 5e-13: far below the ``1e-9`` relative slack optmech allows between requested and certified ε.)
 With ``exact=True`` the largest ratio is found in exact rational arithmetic and its logarithm
 enclosed in an Arb interval (Johansson, 2017): the certified ε is the exact one rounded up to
-the next float ([`optmech.certify.exact`][optmech.certify.exact]).
+the next float ([`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic]).
 
 Examples
 --------
@@ -234,7 +234,7 @@ def certify_mechanism(
     exact : bool, default False
         Find the largest ratio in exact rational arithmetic and enclose its logarithm in an
         interval
-        ([`optmech.certify.exact.matrix_epsilon_exact`][optmech.certify.exact.matrix_epsilon_exact]):
+        ([`optmech.certify.exact_arithmetic.matrix_epsilon_exact`][optmech.certify.exact_arithmetic.matrix_epsilon_exact]):
         ε is then the exact value rounded up to the next float. Costs about one more pass over the
         entries; meant for matrices up to a few thousand rows.
 
@@ -245,7 +245,7 @@ def certify_mechanism(
     m = _check_mechanism(mechanism)
     src, dst = _edges_from(graph, m.shape[0])
     if check_flag("exact", exact):
-        from optmech.certify.exact import matrix_epsilon_exact  # needs python-flint
+        from optmech.certify.exact_arithmetic import matrix_epsilon_exact  # needs python-flint
 
         worst, best, zeros = matrix_epsilon_exact(m, src, dst, _BLOCK)
     else:

@@ -41,7 +41,8 @@ twenty unit roundoffs ``u = 2^-53`` (tail masses ``base·ratio^k`` within nine),
 δ: ``e^ε`` rounded down, ``(10 + 10e^ε)·u`` times the mass plus ``(n + 8)·u`` times the largest
 divergence (a sum of ``n`` terms in any order). ``exact=True`` computes in rational arithmetic
 with interval enclosures of ``log`` and ``exp`` instead
-([`optmech.certify.exact`][optmech.certify.exact], for grids up to about 10^4 cells). ``debug=True``
+([`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], for grids up to about 10^4
+cells). ``debug=True``
 returns a report naming the worst pair (ε) or the worst shift (δ).
 
 Sources: Geng & Viswanath (2016), "The optimal noise-adding mechanism in differential privacy",
@@ -270,10 +271,10 @@ def _prepare(
 
 
 def _exact_module() -> Any:
-    """[`optmech.certify.exact`][optmech.certify.exact], imported on first use (it needs
-    python-flint)."""
+    """[`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], imported on first
+    use (it needs python-flint)."""
     try:
-        from optmech.certify import exact
+        from optmech.certify import exact_arithmetic as exact
     except ImportError as exc:  # pragma: no cover - python-flint is a dependency
         raise ImportError(
             "exact=True needs python-flint (pip install 'python-flint>=0.6')."
@@ -373,8 +374,9 @@ def noise_epsilon(
         Return an [`EpsilonReport`][EpsilonReport] instead of the float.
     exact : bool
         Compute in rational arithmetic with an interval enclosure of the logarithm
-        ([`optmech.certify.exact.epsilon_exact`][optmech.certify.exact.epsilon_exact]): the result
-        is the exact ε rounded up to the next float. For grids up to a few thousand cells.
+        ([`optmech.certify.exact_arithmetic.epsilon_exact`][optmech.certify.exact_arithmetic.epsilon_exact]):
+        the result is the exact ε rounded up to the next float. For grids up to a few thousand
+        cells.
 
     Returns
     -------
@@ -521,9 +523,10 @@ def noise_delta(
         Return a [`DeltaReport`][DeltaReport] instead of the float.
     exact : bool
         Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
-        ``e^ε`` ([`optmech.certify.exact.delta_exact`][optmech.certify.exact.delta_exact]): the
-        result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to the next
-        float. For grids up to a few thousand cells times reach.
+        ``e^ε``
+        ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
+        the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
+        the next float. For grids up to a few thousand cells times reach.
 
     Returns
     -------

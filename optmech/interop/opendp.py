@@ -6,7 +6,8 @@ OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts th
 
 * **function** — releases ``x + noise`` (additive noise) or a row of the mechanism (a count
   mechanism). Lattice noise and count mechanisms use optmech's exact samplers
-  ([`optmech.mechanisms.exact`][optmech.mechanisms.exact]: integer arithmetic, no floating point).
+  ([`optmech.mechanisms.exact_sampling`][optmech.mechanisms.exact_sampling]: integer arithmetic,
+  no floating point).
   Continuous noise can only be sampled in floating point, which leaks through its rounding (Mironov
   2012); it is wrapped only when asked with ``float_sampling=True``.
 * **privacy map** — the *certified* guarantee, never the requested one: for pure ε-DP,

@@ -314,8 +314,8 @@ class DiscreteNoise(NoiseDistribution):
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone
-        ([`optmech.mechanisms.exact`][optmech.mechanisms.exact]); each family states the law it
-        samples.
+        ([`optmech.mechanisms.exact_sampling`][optmech.mechanisms.exact_sampling]); each family
+        states the law it samples.
 
         Parameters
         ----------

@@ -48,7 +48,7 @@ from optmech._floats import FloatArray
 from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
-from optmech.mechanisms.exact import (
+from optmech.mechanisms.exact_sampling import (
     bernoulli,
     bernoulli_exp,
     draw_many,
@@ -259,7 +259,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
         return PureDP(self._epsilon)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
-        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact`).
+        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact_sampling`).
 
         On ``i ≥ 0`` the pmf is a product: ``i = GΔ + M`` with ``P(G = k) ∝ b^k`` (``b =
         e^(−ε)``, drawn exactly by `geometric_exp`) and ``P(M =

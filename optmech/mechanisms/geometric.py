@@ -42,7 +42,7 @@ from optmech._floats import FloatArray
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
-from optmech.mechanisms.exact import draw_many, geometric_exp, two_sided
+from optmech.mechanisms.exact_sampling import draw_many, geometric_exp, two_sided
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
 from optmech.mechanisms.staircase import EPSILON_MAX, EPSILON_MIN
 from optmech.privacy import PureDP
@@ -110,7 +110,7 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
         return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
-        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact`).
+        """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact_sampling`).
 
         The law is exactly ``P(k) ∝ e^(−ε|k|/Δ)`` with ε the exact value of the float given
         (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.

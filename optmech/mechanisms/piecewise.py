@@ -67,7 +67,7 @@ from optmech._validation import (
 from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
-from optmech.mechanisms.exact import draw_many, lattice_draw
+from optmech.mechanisms.exact_sampling import draw_many, lattice_draw
 from optmech.privacy import Privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
@@ -394,7 +394,8 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
         """Draws of the pmf exactly as stored, by integer and rational arithmetic alone.
 
         The table and the tails' base values are floats, hence dyadic rationals; the tails'
-        ratio too. [`optmech.mechanisms.exact.lattice_draw`][optmech.mechanisms.exact.lattice_draw]
+        ratio too.
+        [`optmech.mechanisms.exact_sampling.lattice_draw`][optmech.mechanisms.exact_sampling.lattice_draw]
         picks the table point or a tail exactly, then the tail's period (geometric of the stored
         ratio) and the point in it. The law sampled is the stored one divided by its exact total
         ([`exact_total`][exact_total], 1 up to float rounding): its pure ε is exactly the one

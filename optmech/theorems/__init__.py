@@ -6,7 +6,7 @@ Each module of this package registers checks with
 an LP are decided by its certified interval
 ([`certificate_row`][optmech.theorems.catalogue.certificate_row]), not by a tolerance; ``optmech
 verify --exact`` reproduces the small rows in exact arithmetic
-([`optmech.theorems.exact`][optmech.theorems.exact]).
+([`optmech.theorems.exact_catalogue`][optmech.theorems.exact_catalogue]).
 """
 
 # The package's API is the catalogue's (its ``__all__`` included).

@@ -74,16 +74,21 @@ from optmech.certify.profiles import (
 )
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.design import design_provenance, slack
+from optmech.lp.additive.designed import (
+    BeyondCertificate,
+    DesignedNoise,
+    DesignRecord,
+    designed_class,
+)
 from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
 from optmech.lp.additive.grid import AdditiveGrid
 from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.pairs import pair_maps
+from optmech.lp.additive.repair import envelope_raise
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
 from optmech.lp.additive.solving import DesignRun, solve_additive
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
-from optmech.lp.designed import BeyondCertificate, DesignedNoise, DesignRecord, designed_class
-from optmech.lp.noise_repair import envelope_raise
 from optmech.lp.solve import SolveInfo
 from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified

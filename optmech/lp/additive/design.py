@@ -11,7 +11,7 @@ at once.
 [`finish_design`][finish_design] then reads the noise off the solver's point (clipped at 0, tails
 attached, renormalised), certifies its privacy from the numbers alone
 ([`optmech.certify.noise`][optmech.certify.noise], on densities with the exact cell reach ``m``),
-repairs it when it falls short (`optmech.lp.noise_repair`: raising cells to a hair *inside* ε, or
+repairs it when it falls short (`optmech.lp.additive.repair`: raising cells to a hair *inside* ε, or
 mixing for δ) and certifies again, so the returned point is exactly feasible for the LP. It returns
 the noise with a certified interval ``[lower_bound, value]`` containing the LP's optimum:
 
@@ -47,13 +47,13 @@ from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import InaccurateSolutionWarning, PrivacyViolationError, SolverError
+from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.interval import interval_value, lp_interval
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
+from optmech.lp.additive.repair import envelope_raise, hockey_delta, mixture_repair
 from optmech.lp.additive.solving import DesignRun, cross_check, relatively_wide, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
-from optmech.lp.designed import DesignedNoise, DesignRecord, designed_class
-from optmech.lp.noise_repair import envelope_raise, hockey_delta, mixture_repair
 from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise

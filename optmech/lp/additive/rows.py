@@ -11,8 +11,8 @@ LP keeps them in a frozen [`RowRecord`][RowRecord] and reads each one's multipli
 ``"window"``
     ε-DP: ``x_i ≤ e^ε x_j`` for cells at most ``m`` apart (Geng & Viswanath 2016, §II; the
     window on a Δ-periodic grid, [`optmech.lp.additive.grid`][optmech.lp.additive.grid]). All pairs,
-    or an auxiliary form ([`optmech.lp.windows`][optmech.lp.windows]); in the monotone class, pairs
-    exactly ``m`` apart.
+    or an auxiliary form ([`optmech.lp.additive.windows`][optmech.lp.additive.windows]); in the
+    monotone class, pairs exactly ``m`` apart.
 ``"tail"``
     ε-DP across the ends of the grid, where the tails continue the outermost periods times the
     tail ratio ``ρ`` per period: the pairs between a real cell and a *virtual* one reduce to
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.lp.additive.grid import AdditiveGrid, GridKind
-from optmech.lp.windows import WindowSystem, choose_window_method, window_system
+from optmech.lp.additive.windows import WindowSystem, choose_window_method, window_system
 
 __all__ = ["AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 

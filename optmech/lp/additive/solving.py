@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from optmech.exceptions import SolverError
+from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.lp import AdditiveLP
-from optmech.lp.designed import DesignedNoise
 from optmech.lp.solve import (
     ProblemKind,
     SolveInfo,

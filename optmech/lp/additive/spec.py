@@ -22,7 +22,7 @@ from optmech.costs import Cost, as_cost
 from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
-from optmech.lp.windows import WINDOW_METHODS, choose_window_method, window_size
+from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
     "tail_ratio_for",
 ]
 
-#: The forms of the ε-DP window rows (`optmech.lp.windows`); "auto" picks by size.
+#: The forms of the ε-DP window rows (`optmech.lp.additive.windows`); "auto" picks by size.
 WindowForm = Literal["auto", "pairs", "sparse-table", "blocks"]
 
 #: Default memory cap of a design, in GB (the one size limit: every refusal states it).
@@ -263,7 +263,7 @@ class AdditiveSpec:
         it for ε-DP densities when no ``resolution`` is given and a uniform grid would need more
         than `GRADED_ABOVE_CELLS` cells per Δ to resolve the staircase's top step.
     window : {"auto", "pairs", "sparse-table", "blocks"}
-        Form of the ε-DP window rows (`optmech.lp.windows`).
+        Form of the ε-DP window rows (`optmech.lp.additive.windows`).
     atom : bool, optional
         Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
     reduce_symmetric : bool

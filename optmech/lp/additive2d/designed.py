@@ -18,8 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from optmech.lp.additive.designed import RecordViews
 from optmech.lp.additive2d.spec import AdditiveSpec2D
-from optmech.lp.designed import RecordViews
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import Provenance, ProvenanceFields
 
@@ -105,7 +105,7 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
     a quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
     ``certified_epsilon`` the ε certified independently of the solver; ``record``,
     ``spec`` and ``provenance`` as for the 1-D designs
-    ([`RecordViews`][optmech.lp.designed.RecordViews]).
+    ([`RecordViews`][optmech.lp.additive.designed.RecordViews]).
     """
 
     _record: DesignRecord2D

@@ -1,7 +1,7 @@
 """Make a slightly non-private 2-D solver point exactly private: the least ε-DP envelope.
 
 Solvers stop at absolute tolerances, so a returned point has a few window ratios a hair above
-``e^ε``. As in 1-D (`optmech.lp.noise_repair.envelope_raise`), each cell is raised to the
+``e^ε``. As in 1-D (`optmech.lp.additive.repair.envelope_raise`), each cell is raised to the
 largest value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log
 domain, on the box grown by the footprint's reach ``w`` (the cells outside hold the tails
 ``Σ_l t_l S_l``, fixed); and when a box cell is too large for a tail neighbour

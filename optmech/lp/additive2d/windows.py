@@ -23,7 +23,7 @@ With a symmetry group acting on the box, the rows are needed at one cell per orb
     doubling rows of an auxiliary are kept with it), which changes nothing: a removed auxiliary
     appears in no kept row.
 
-Why the projections coincide (as in 1-D, `optmech.lp.windows`): every auxiliary is at most
+Why the projections coincide (as in 1-D, `optmech.lp.additive.windows`): every auxiliary is at most
 the minimum of cells inside the interval it stands for, so its rows imply the pairs; and given
 ``g`` satisfying the pairs, setting each auxiliary to that minimum (`canonical_aux`)
 satisfies every row. ``tests/test_additive2d_windows.py`` checks both directions on random

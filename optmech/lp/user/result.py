@@ -132,7 +132,7 @@ class UserMechanism(_Provenanced):
         scalar or numpy.ndarray
             Output labels (ints for a count query).
         """
-        from optmech.mechanisms.exact import RationalTable, draw_many
+        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
 
         values = np.asarray(self.setting.values, dtype=np.float64)
         target = np.asarray(true_value, dtype=np.float64)
