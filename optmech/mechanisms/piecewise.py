@@ -59,7 +59,6 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import (
     check_int,
-    check_privacy,
     check_real,
     check_real_array,
     check_tail,
@@ -68,7 +67,7 @@ from optmech.costs import Cost
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
 from optmech.mechanisms.exact_sampling import draw_many, lattice_draw
-from optmech.privacy import Privacy
+from optmech.privacy import Privacy, check_privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 

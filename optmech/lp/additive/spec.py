@@ -17,13 +17,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from optmech._validation import check_flag, check_int, check_privacy, check_real, describe
+from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
-from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
+from optmech.privacy import (
+    ZCDP,
+    ApproxDP,
+    GaussianDP,
+    Privacy,
+    PrivacyProfile,
+    PureDP,
+    RenyiDP,
+    check_privacy,
+)
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
