@@ -463,6 +463,7 @@ def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:
         raise TypeError(f"`privacy` must be {names}; got {describe(privacy)}.")
     return privacy
 
+
 _FORMS = (
     "'eps=E', 'delta=D', 'eps=E,delta=D', 'zcdp=RHO', 'gdp=MU', 'rdp=ALPHA:EPS[;ALPHA:EPS...]' "
     "or 'profile=EPS:DELTA[,EPS:DELTA...]'"

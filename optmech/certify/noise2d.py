@@ -69,12 +69,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
+from optmech.certify.report import PrivacyReport, pure_or_none
+from optmech.privacy import PureDP
 
 __all__ = [
     "NORMS",
     "Noise2DReport",
+    "certify_noise2d_epsilon",
     "footprint",
     "noise2d_epsilon",
     "reach_of",
@@ -242,7 +246,7 @@ def _tail_level(tail: Any, offsets: IntArray) -> tuple[float, str]:
 
 
 @dataclass(frozen=True)
-class Noise2DReport:
+class Noise2DReport(PrivacyReport):
     """The certified ε of a 2-D grid noise and where it is attained.
 
     Attributes
@@ -255,12 +259,27 @@ class Noise2DReport:
         a tail shape's own level is the maximum.
     reason : str
         One line.
+    exact : bool
+        Always False: the 2-D certificate is in pessimistic floating point.
+    guarantee, value
+        ``PureDP(epsilon)`` (None when infinite) and `epsilon`.
     """
 
     epsilon: float
     cell: tuple[int, int]
     partner: tuple[int, int]
     reason: str
+    exact: bool = False
+
+    @property
+    def guarantee(self) -> PureDP | None:
+        """``PureDP(epsilon)`` for shifts in the ball, or None when ε is 0 or infinite."""
+        return pure_or_none(self.epsilon)
+
+    @property
+    def value(self) -> float:
+        """The certified ε."""
+        return self.epsilon
 
 
 def _extended_logs(dens: FloatArray, tails: list[Any], w: int) -> tuple[FloatArray, FloatArray]:
@@ -298,7 +317,7 @@ def _worst_pair(logs: FloatArray, offsets: IntArray) -> tuple[float, tuple[int, 
     return best, where[0], where[1]
 
 
-def noise2d_epsilon(
+def certify_noise2d_epsilon(
     densities: npt.ArrayLike,
     *,
     norm: str,
@@ -306,9 +325,8 @@ def noise2d_epsilon(
     sensitivity: float | None = None,
     width: float | None = None,
     tails: Any = (),
-    debug: bool = False,
-) -> float | Noise2DReport:
-    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ.
+) -> Noise2DReport:
+    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ, and where.
 
     Parameters
     ----------
@@ -322,13 +340,11 @@ def noise2d_epsilon(
     tails : sequence
         Tail shapes with their scales (module docstring), in the densities' units; empty means
         zero density outside the box (never ε-DP).
-    debug : bool
-        Return a [`Noise2DReport`][Noise2DReport].
 
     Returns
     -------
-    float or Noise2DReport
-        Pessimistic ε (module docstring).
+    Noise2DReport
+        Pessimistic ε (module docstring) and the worst pair of cells.
     """
     dens = check_real_array("densities", densities, ndim=2, nonnegative=True)
     if dens.shape[0] != dens.shape[1] or dens.shape[0] % 2:
@@ -340,7 +356,6 @@ def noise2d_epsilon(
     else:
         r = _check_reach(reach)
     offsets = footprint(norm, r)
-    debug = check_flag("debug", debug)
     tails = list(tails)
     w = int(np.max(np.abs(offsets)))
     logs, outside = _extended_logs(dens, tails, w)
@@ -365,5 +380,39 @@ def noise2d_epsilon(
                 eps, cell_ij, partner_ij, reason = level, (0, 0), (0, 0), why
     if not tails or not np.any(outside > 0):
         eps, reason = math.inf, "zero density outside the box next to positive cells"
-    report = Noise2DReport(eps, cell_ij, partner_ij, reason)
-    return report if debug else report.epsilon
+    return Noise2DReport(eps, cell_ij, partner_ij, reason)
+
+
+def noise2d_epsilon(
+    densities: npt.ArrayLike,
+    *,
+    norm: str,
+    reach: Any = None,
+    sensitivity: float | None = None,
+    width: float | None = None,
+    tails: Any = (),
+    debug: bool = False,
+) -> float:
+    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ.
+
+    Parameters
+    ----------
+    densities, norm, reach, sensitivity, width, tails
+        As in [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
+    debug : bool
+        Deprecated: return the [`Noise2DReport`][Noise2DReport]; use
+        [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
+
+    Returns
+    -------
+    float
+        Pessimistic ε (module docstring).
+    """
+    debug = check_flag("debug", debug)
+    report = certify_noise2d_epsilon(
+        densities, norm=norm, reach=reach, sensitivity=sensitivity, width=width, tails=tails
+    )
+    if debug:
+        warn_deprecated("noise2d_epsilon(..., debug=True)", "certify_noise2d_epsilon(...)")
+        return report  # type: ignore[return-value]
+    return report.epsilon

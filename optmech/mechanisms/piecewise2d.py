@@ -46,6 +46,7 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real, check_real_array, check_rng, check_size, describe
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.mechanisms.tails2d import (
     GaugeTail,
     ProductTail,
@@ -177,6 +178,22 @@ class PiecewiseConstantNoise2D:
             "norm": self.norm,
             "tails": [shape.description(s) for shape, s in self.tails],
         }
+
+    # -- self-description (certification reads it) -------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """Densities on the cells of a box closed by tail shapes, stored: certify them
+        ([`PrivacySource`][optmech.mechanisms.description.PrivacySource] of kind ``grid2d``, its
+        ``grid2d`` the keywords of [`description`][description])."""
+        return PrivacySource(
+            kind=SourceKind.GRID_2D,
+            family=type(self).__name__,
+            guarantee=self.privacy,
+            sensitivity=self.sensitivity,
+            tabulated=True,
+            parameters={"norm": self.norm, "width": self.width},
+            grid2d=self.description(),
+            sample_float=self.rvs,
+        )
 
     def __repr__(self) -> str:
         n = 2 * self.cells

@@ -76,6 +76,7 @@ from optmech._validation import (
     describe,
 )
 from optmech.costs.norm import Norm
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "StaircaseND", "log_unit_ball_volume"]
@@ -501,6 +502,30 @@ class StaircaseND:
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)`` for shifts in the ball of radius Δ of `norm`."""
         return PureDP(self.certified_epsilon)
+
+    # -- self-description (certification reads it) -------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """Known by its theorem: the ratio bound of [`certified_epsilon`][certified_epsilon] is
+        a proof from the formula, with no float in it (kind ``theorem``)."""
+        parameters = {
+            "epsilon": self.epsilon,
+            "gamma": self.gamma,
+            "norm": self.norm,
+            "dimension": self.dimension,
+        }
+        return PrivacySource(
+            kind=SourceKind.THEOREM,
+            family=type(self).__name__,
+            guarantee=self.privacy,
+            sensitivity=self.sensitivity,
+            parameters=parameters,
+            sample_float=self.rvs,
+            proof=(
+                "the density is a·b^n(‖x‖/Δ) with step radii Δ apart, so |n(t) − n(t')| ≤ 1 "
+                "for every shift in the ball: ratio ≤ e^ε (Geng, Kairouz, Oh & Viswanath 2015; "
+                "StaircaseND.certified_epsilon)"
+            ),
+        )
 
     # -- density -----------------------------------------------------------------------------
     def _norm_of(self, x: FloatArray) -> FloatArray:

@@ -242,17 +242,7 @@ def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, r
     [`optmech.certify.noise.noise_delta`][optmech.certify.noise.noise_delta] on the noise's masses,
     tails and atom, with the cell reach given exactly (the designer certifies with the same call).
     """
-    desc = noise.grid_description()
-    return float(
-        noise_delta(
-            desc["masses"],
-            epsilon=epsilon,
-            reach=reach,
-            left_tail=desc["left_tail"],
-            right_tail=desc["right_tail"],
-            atom=desc["atom"],
-        )
-    )
+    return noise_delta(noise.grid_description(), epsilon=epsilon, reach=reach)
 
 
 def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> GridNoise:
