@@ -611,8 +611,10 @@ def certify_noise(
     claim = _claim(src, guarantee)
     if grid is not None:
         grid = _with_sensitivity(grid, sensitivity)
-    at = epsilon if epsilon is not None else getattr(claim, "epsilon", None)
-    at = None if at is None else check_real("epsilon", at, low=0.0)
+    if epsilon is not None:
+        at: float | None = check_real("epsilon", epsilon, low=0.0)
+    else:
+        at = claim.epsilon if isinstance(claim, PureDP | ApproxDP) else None
     eps, eps_rep, delta, delta_rep = _pure_and_delta(noise, src, grid, at, sensitivity, exact)
     tol = default_rtol(claim) if rtol is None else check_real("rtol", rtol, low=0.0, high=1.0)
     if claim is None or isinstance(claim, PureDP):
