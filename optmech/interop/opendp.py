@@ -107,7 +107,10 @@ def _epsilon_at(noise: Any, delta: float) -> float:
     while float(profile(hi)) > delta:
         lo, hi = hi, 2.0 * hi
         if hi > 2.0**14:
-            raise ValueError(f"no ε up to {2.0**14:g} has a certified δ(ε) ≤ {delta:g}.")
+            raise ValueError(
+                f"no ε up to {2.0**14:g} has a certified δ(ε) ≤ {delta:g}: the noise is not "
+                f"(ε, {delta:g})-DP (e.g. a finite support); pass a larger `delta`."
+            )
     for _ in range(4):
         grid = np.linspace(lo, hi, 33)
         k = int(np.argmax(profile(grid) <= delta))  # the first grid point that passes
@@ -278,7 +281,7 @@ def to_opendp(obj: Any, *, float_sampling: bool = False, delta: float | None = N
     src = source_of(obj)
     if src is not None and src.kind == SourceKind.MATRIX:
         return _mechanism_measurement(src)
-    if src is not None and src.kind in _ONE_D:
+    if src is not None and src.kind in _ONE_D and src.dimension == 1:
         return _noise_measurement(obj, src, float_sampling, delta)
     raise TypeError(
         "`obj` must be an optmech noise on the line or a UserMechanism (an object whose "

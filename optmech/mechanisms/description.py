@@ -385,6 +385,8 @@ class PrivacySource:
         The guarantee claimed (`optmech.privacy`).
     sensitivity : float
         Δ the noise is calibrated for (1 for a mechanism matrix).
+    dimension : int
+        Dimension of the noise (1 on the line and ℤ; a mechanism matrix: 1).
     discrete : bool
         Noise on ℤ.
     tabulated : bool
@@ -415,6 +417,7 @@ class PrivacySource:
     family: str
     guarantee: Any
     sensitivity: float
+    dimension: int = 1
     discrete: bool = False
     tabulated: bool = False
     parameters: Mapping[str, Any] = field(default_factory=dict)

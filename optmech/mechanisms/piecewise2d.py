@@ -189,6 +189,7 @@ class PiecewiseConstantNoise2D:
             family=type(self).__name__,
             guarantee=self.privacy,
             sensitivity=self.sensitivity,
+            dimension=2,
             tabulated=True,
             parameters={"norm": self.norm, "width": self.width},
             grid2d=self.description(),

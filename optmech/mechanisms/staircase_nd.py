@@ -518,6 +518,7 @@ class StaircaseND:
             family=type(self).__name__,
             guarantee=self.privacy,
             sensitivity=self.sensitivity,
+            dimension=self.dimension,
             parameters=parameters,
             sample_float=self.rvs,
             proof=(
