@@ -5,7 +5,8 @@ Closed-form optimal noise ([`Staircase`][Staircase], [`DiscreteStaircase`][Discr
 [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]); the additive-noise LP designer
 [`design_noise`][design_noise]; the user-specific count-query LPs
 [`bayesian_mechanism`][bayesian_mechanism] and [`minimax_mechanism`][minimax_mechanism] with remaps;
-and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]).
+and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]:
+``optmech.certify.certify(obj)`` for a certificate, [`check`][check] for a claim).
 Every LP-backed result carries a [`Provenance`][Provenance] with a certified interval
 ``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) ([`ZCDP`][ZCDP],
 [`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP], [`PrivacyProfile`][PrivacyProfile]) are certified
@@ -33,6 +34,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.certify": (
         "certify_mechanism",
         "certify_noise",
+        "check",
         "check_dp",
     ),
     "optmech.exceptions": (
@@ -131,7 +133,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from optmech import certify, costs, graphs
-    from optmech.certify import certify_mechanism, certify_noise, check_dp
+    from optmech.certify import certify_mechanism, certify_noise, check, check_dp
     from optmech.exceptions import (
         InaccurateSolutionWarning,
         OptmechError,

@@ -4,8 +4,8 @@ A noise family offers convenience methods (``noise.to_opendp()``) whose work is 
 module above it (`optmech.interop`), which imports the families and the certifiers. The family
 may not import the bridge (the import graph runs one way), so the dependency is inverted: the
 bridge module registers its function here when it is imported, and the family's method asks
-[`bridge`][bridge] for it. The one table [`PROVIDERS`][PROVIDERS] names the module that provides
-each bridge; [`bridge`][bridge] imports it on first use (by name, through ``importlib``) if no
+``bridge`` for it. The one table ``PROVIDERS`` names the module that provides
+each bridge; ``bridge`` imports it on first use (by name, through ``importlib``) if no
 one has yet.
 
 Examples
@@ -39,7 +39,7 @@ def register(name: str, function: Callable[..., Any]) -> None:
 
 
 def bridge(name: str) -> Callable[..., Any]:
-    """The bridge ``name``, importing its provider ([`PROVIDERS`][PROVIDERS]) on first use.
+    """The bridge ``name``, importing its provider (``PROVIDERS``) on first use.
 
     Raises
     ------

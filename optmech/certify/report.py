@@ -21,12 +21,12 @@ certifier may leave, which depends on how the number is found.
   exact one plus a rounding margin of a few ulps of the largest ``|log|`` of a mass (below
   ``1e-12`` absolute for masses above ``1e-300``); and a mechanism that is exactly private in
   exact arithmetic is stored with ratios ``e^ε`` within a few ulps. Both are below ``1e-12``
-  relative for ε ≥ 1e-3: [`FLOAT_RTOL`][FLOAT_RTOL] ``= 1e-9`` covers them with room, and is far
+  relative for ε ≥ 1e-3: ``FLOAT_RTOL`` ``= 1e-9`` covers them with room, and is far
   below any accuracy a user asks for.
 * *Found by a search* over a continuum — ρ over every order α > 1, μ by bisection. The search
   stops when its certified upper bound is within its own ``rtol`` of the best value it reached,
   so an exactly ρ-zCDP noise certifies up to ``ρ(1 + rtol_search)``: a check must allow at least
-  that, or a noise could fail its own guarantee. [`SEARCH_RTOL`][SEARCH_RTOL] ``= 1e-6`` is
+  that, or a noise could fail its own guarantee. ``SEARCH_RTOL`` ``= 1e-6`` is
   the searches' default accuracy, and the checks run them to half of the check's ``rtol``.
 
 So the default ``rtol`` of every check is the class of the number it compares
@@ -74,7 +74,7 @@ SEARCH_RTOL = 1e-6
 
 def default_rtol(guarantee: Any) -> float:
     """The default ``rtol`` of a check of ``guarantee`` (module docstring):
-    [`SEARCH_RTOL`][SEARCH_RTOL] for ZCDP and GaussianDP, [`FLOAT_RTOL`][FLOAT_RTOL] for the
+    ``SEARCH_RTOL`` for ZCDP and GaussianDP, ``FLOAT_RTOL`` for the
     others."""
     return SEARCH_RTOL if isinstance(guarantee, ZCDP | GaussianDP) else FLOAT_RTOL
 

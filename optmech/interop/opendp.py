@@ -18,7 +18,7 @@ OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts th
   Bun & Steinke 2016). Guarantees OpenDP has no measure for here (μ-GDP, Rényi DP at given
   orders, a privacy profile) become an approximate-DP measurement at the certified profile:
   the map is ``(ε, δ)`` for ``d_in ≤ Δ``, with ``δ`` the ``delta`` asked for (default: a
-  profile's smallest positive δ_j, else [`DEFAULT_DELTA`][DEFAULT_DELTA]) and ``ε`` the least ε
+  profile's smallest positive δ_j, else ``DEFAULT_DELTA``) and ``ε`` the least ε
   at which the certified profile of the noise
   ([`privacy_profile`][optmech.certify.profiles.privacy_profile]) is at most ``δ``, found on a
   grid to about 1e-6 of its range and rounded up.

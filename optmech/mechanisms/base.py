@@ -214,7 +214,7 @@ class NoiseDistribution(ABC):
         ``(self, ...)`` (lattice noise is drawn by its exact sampler).
 
         The families do not import `optmech.interop` (it imports them): this method asks the
-        registry [`optmech._bridges`][optmech._bridges] for the function, which
+        registry ``optmech._bridges`` for the function, which
         `optmech.interop.opendp` registers when it is imported (the registry imports it on first
         use). The method and the function return the same measurement.
 

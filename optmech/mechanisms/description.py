@@ -395,14 +395,14 @@ class PrivacySource:
     parameters : mapping
         Closed-form parameters (``scale``, ``sigma``, ``gamma``, ...).
     grid : GridDescription or None
-        The table, for [`SourceKind.GRID`][SourceKind.GRID] (and the exact periodic form of a
+        The table, for ``SourceKind.GRID`` (and the exact periodic form of a
         closed-form family on ℤ).
     pieces : PiecewiseDescription or None
-        The edges, for [`SourceKind.PIECEWISE`][SourceKind.PIECEWISE].
+        The edges, for ``SourceKind.PIECEWISE``.
     grid2d : mapping or None
         The keywords of ``optmech.certify.noise2d.noise2d_epsilon``, for ``GRID_2D``.
     matrix : MatrixDescription or None
-        For [`SourceKind.MATRIX`][SourceKind.MATRIX].
+        For ``SourceKind.MATRIX``.
     sample_exact : callable or None
         ``(size, rng) ↦`` draws by integer arithmetic (lattice noise), if the family has one.
     sample_float : callable or None
