@@ -67,6 +67,7 @@ from optmech.mechanisms.laplace import (
     arithmetic_as_value_error,
     quiet_overflow,
 )
+from optmech.mechanisms.staircase_nd import _log_radial_moment
 from optmech.privacy import PureDP
 
 __all__ = [
@@ -494,6 +495,27 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
 
     def _expected_cost(self, cost: Cost) -> float:
         return float(_cost_vector(cost, self._epsilon, self.sensitivity, self.gamma))
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n`` for even ``n``, from the density's geometric series (module docstring).
+
+        Summed over the steps, ``E|X|^n = Δ^n (1 − b)² T_{n+1}(γ)/((n + 1)u)`` with
+        ``T_s(γ) = Σ_k b^k (k + γ)^s``: the telescoping of Geng, Kairouz, Oh & Viswanath (2015)
+        in dimension 1. ``n = 2`` is Geng & Viswanath (2016)'s closed form
+        ``Δ²(u³ + 3bu + b + b²)/(3u(1 − b)²)``.
+        """
+        if n == 2:
+            return float(_squared_cost(self._epsilon, self.gamma, self.sensitivity))
+        log_moment = float(_log_radial_moment(n, 1, self._epsilon, self.gamma))
+        return math.exp(n * math.log(self.sensitivity) + log_moment)
+
+    def _entropy(self) -> float:
+        """``log(2uΔ/(1 − b)) + εb/(u(1 − b))``: ``−log a₁ + ε E N`` with ``N`` the step index
+        of ``X`` (``P(N = j) = 2a₁b^j`` for ``j ≥ 1``, so ``E N = b/(u(1 − b))``)."""
+        _, omb, u, _ = _constants(self._epsilon, self.gamma)
+        u = float(u)
+        return math.log(2.0 * u * self.sensitivity / omb) + self._epsilon * self._b / (u * omb)
 
 
 # -- vectorised helpers ---------------------------------------------------------------------------

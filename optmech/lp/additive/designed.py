@@ -269,7 +269,7 @@ class DesignedNoise(RecordViews):
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
         if isinstance(self, LatticeNoise):
-            return self.support
+            return self.points
         assert isinstance(self, PiecewiseConstantNoise | GradedNoise)
         return self.edges
 

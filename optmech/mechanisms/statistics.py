@@ -1,0 +1,296 @@
+"""Summary statistics of a 1-D noise with the ``scipy.stats`` interface.
+
+Every noise of [`optmech.mechanisms`][optmech.mechanisms] has ``mean``, ``var``, ``std``,
+``median``, ``isf``, ``interval``, ``support``, ``moment``, ``entropy`` and ``stats`` with the
+signatures and meanings of `scipy.stats.rv_continuous` / `scipy.stats.rv_discrete`, except that
+bad input raises instead of returning NaN:
+
+* ``median()`` is ``ppf(0.5)`` and ``interval(c)`` is ``(ppf((1 − c)/2), ppf((1 + c)/2))``, as in
+  scipy, so both agree with ``ppf`` exactly;
+* ``isf(q)`` is the smallest ``x`` with ``sf(x) ≤ q`` (on ℤ the smallest integer), scipy's
+  definition; ``isf(0)`` is the upper end of the support and ``isf(1)`` the lower one (one below
+  it on ℤ, as scipy);
+* ``support()`` is the smallest closed interval holding all the mass;
+* ``moment(n)`` is the raw moment ``E Xⁿ`` of integer order ``n ≥ 0``; ``stats("mvsk")`` gives
+  the mean, the variance, the skewness and the excess kurtosis; ``entropy()`` the differential
+  entropy (nats) of a density, the Shannon entropy of a pmf.
+
+The families override the hooks (``_moment``, ``_central_moment``, ``_entropy``, ``_isf``,
+``_support``) with exact forms: closed forms for the closed-form families, exact sums over cells
+and geometric tails for the tabulated ones
+([`optmech.mechanisms._exact_moments`][optmech.mechanisms._exact_moments]). The defaults here,
+for a noise that has none:
+
+* ``_isf``: bisection over the ordered doubles (64 steps) on ``sf(x) ≤ q``, so it inherits the
+  accuracy of the family's exact tail ``sf`` (it never forms ``ppf(1 − q)``, which loses ``q``
+  below 1e-16);
+* ``_moment`` and ``_entropy`` of a density: adaptive quadrature (`scipy.integrate.quad`,
+  ``epsrel`` 1e-12) on the pieces between the quantiles ``10^-k`` and ``1 − 10^-k``
+  (``k = 1, 2, 4, 8, 16``) and the two infinite ends; accepted only when the summed error
+  estimates are below `QUAD_RTOL` relative, else `ValueError`;
+* ``_moment`` and ``_entropy`` of a pmf: a direct sum over the integers between the points
+  where ``cdf`` and ``sf`` fall below 1e-300 (at most `MAX_TERMS` of them, else `ValueError`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._floats import FloatArray
+from optmech._validation import check_int, describe
+from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _out
+
+__all__ = ["MAX_ORDER", "MAX_TERMS", "QUAD_RTOL", "NoiseStatistics"]
+
+#: Largest moment order: the series coefficients (Eulerian numbers) stay inside the double range.
+MAX_ORDER = 100
+#: Relative accuracy required of the default quadrature of a moment or an entropy.
+QUAD_RTOL = 1e-10
+#: Largest number of integers the default moment/entropy of a pmf sums.
+MAX_TERMS = 10_000_000
+_MOMENT_CODES = "mvsk"
+_SIGN = np.int64(-0x8000000000000000)
+
+
+def _ordered(x: FloatArray) -> npt.NDArray[np.int64]:
+    """Integers in the order of the doubles ``x`` (``−0.0`` and ``0.0`` both map to 0)."""
+    bits = np.asarray(x, dtype=np.float64).view(np.int64)
+    return np.where(bits < 0, _SIGN - bits, bits)
+
+
+def _unordered(keys: npt.NDArray[np.int64]) -> FloatArray:
+    bits = np.where(keys < 0, _SIGN - keys, keys)
+    return np.asarray(bits, dtype=np.int64).view(np.float64)
+
+
+def smallest_point(predicate: Any, shape: tuple[int, ...]) -> FloatArray:
+    """The smallest double ``x`` (``−inf`` … ``inf``) with ``predicate(x)`` true, elementwise.
+
+    ``predicate`` maps an array of points to booleans and must be monotone (false, then true)
+    along the doubles; it is true at ``+inf``. Bisection on the ordered integer representation
+    of the doubles: 64 steps give the exact crossing.
+    """
+    lo = np.full(shape, _ordered(np.array(-np.inf)).item(), dtype=np.int64)
+    hi = np.full(shape, _ordered(np.array(np.inf)).item(), dtype=np.int64)
+    ok = np.asarray(predicate(_unordered(lo)), dtype=bool)
+    hi = np.where(ok, lo, hi)
+    while True:
+        open_ = hi - lo > 1
+        if not np.any(open_):
+            break
+        mid = lo + (hi - lo) // 2
+        true = np.asarray(predicate(_unordered(mid)), dtype=bool)
+        hi = np.where(open_ & true, mid, hi)
+        lo = np.where(open_ & ~true, mid, lo)
+    return _unordered(hi)
+
+
+def _finite(value: float, what: str, noise: object) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"the {what} of {noise!r} is not finite ({value!r}).")
+    return value
+
+
+def _check_probabilities(name: str, q: npt.ArrayLike) -> FloatArray:
+    arr = _as_points(name, q)
+    if np.any((arr < 0) | (arr > 1)):
+        bad = float(arr[(arr < 0) | (arr > 1)].flat[0])
+        raise ValueError(f"`{name}` must be in [0, 1]; got {bad!r}.")
+    return arr
+
+
+class NoiseStatistics:
+    """The ``scipy.stats`` summary methods of a 1-D noise (module docstring), with defaults.
+
+    A mix-in of [`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]; the hooks
+    below are overridden by every family with its exact forms.
+    """
+
+    if TYPE_CHECKING:  # provided by NoiseDistribution and its subclasses
+        discrete: bool
+
+        def _cdf(self, x: FloatArray) -> FloatArray: ...
+        def _sf(self, x: FloatArray) -> FloatArray: ...
+        def ppf(self, q: npt.ArrayLike) -> Any: ...
+
+    # -- hooks ------------------------------------------------------------------------------
+    def _moment(self, n: int) -> float:
+        """``E Xⁿ`` for ``n ≥ 1`` (default: quadrature or a direct sum, module docstring)."""
+        return self._numeric_expectation(lambda x: x**n, f"moment of order {n}")
+
+    def _mean(self) -> float:
+        return self._moment(1)
+
+    def _central_moment(self, n: int) -> float:
+        """``E (X − μ)ⁿ`` from the raw moments (families with exact central forms override)."""
+        mu = self._mean()
+        return math.fsum(
+            math.comb(n, j) * (self._moment(j) if j else 1.0) * (-mu) ** (n - j)
+            for j in range(n + 1)
+        )
+
+    def _entropy(self) -> float:
+        """Entropy in nats (default: quadrature of ``−f log f`` or a direct sum)."""
+        return self._numeric_expectation(None, "entropy")
+
+    def _isf(self, q: FloatArray) -> FloatArray:
+        """Smallest ``x`` with ``sf(x) ≤ q`` for ``0 < q < 1`` (bisection on the exact ``sf``)."""
+        sf = self._sf_at
+
+        def reached(x: FloatArray) -> Any:
+            return sf(x) <= q
+
+        return smallest_point(reached, q.shape)
+
+    def _support(self) -> tuple[float, float]:
+        """Ends of the support: ``ppf(0)`` and ``ppf(1)`` (one above ``ppf(0)`` on ℤ)."""
+        low = float(self.ppf(0.0))
+        return (low + 1.0 if self.discrete else low), float(self.ppf(1.0))
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _sf_at(self, x: FloatArray) -> FloatArray:
+        return self._sf(np.floor(x) if self.discrete else x)
+
+    def _numeric_expectation(self, fn: Any, what: str) -> float:
+        from optmech.mechanisms._exact_moments import numeric_expectation
+
+        return numeric_expectation(self, fn, what)
+
+    # -- public API ---------------------------------------------------------------------------
+    def moment(self, order: int) -> float:
+        """The raw moment ``E X^order``, as ``scipy.stats``' ``moment`` (exact where the family
+        has a closed form or an exact series).
+
+        Parameters
+        ----------
+        order : int
+            In [0, 100]; ``moment(0)`` is 1.
+
+        Returns
+        -------
+        float
+        """
+        n = check_int("order", order, low=0, high=MAX_ORDER)
+        if n == 0:
+            return 1.0
+        return _finite(float(self._moment(n)), f"moment of order {n}", self)
+
+    def mean(self) -> float:
+        """``E X``."""
+        return _finite(float(self._mean()), "mean", self)
+
+    def var(self) -> float:
+        """``Var X = E (X − E X)²``."""
+        return _finite(max(float(self._central_moment(2)), 0.0), "variance", self)
+
+    def std(self) -> float:
+        """The standard deviation, ``sqrt(var())``."""
+        return math.sqrt(self.var())
+
+    def median(self) -> float:
+        """``ppf(0.5)``, as ``scipy.stats``."""
+        return float(self.ppf(0.5))
+
+    def entropy(self) -> float:
+        """Entropy in nats: differential (``−∫ f log f``) for a density, Shannon for a pmf.
+
+        Raises
+        ------
+        ValueError
+            For a law with an atom beside its density (no differential entropy exists).
+        """
+        return _finite(float(self._entropy()), "entropy", self)
+
+    def support(self) -> tuple[float, float]:
+        """``(a, b)``: the smallest closed interval holding all the mass (``±inf`` when
+        unbounded)."""
+        a, b = self._support()
+        return float(a), float(b)
+
+    @overload
+    def isf(self, q: Scalar) -> float: ...
+    @overload
+    def isf(self, q: ArrayInput) -> FloatArray: ...
+    @overload
+    def isf(self, q: npt.ArrayLike) -> FloatArray | float: ...
+    def isf(self, q: npt.ArrayLike) -> FloatArray | float:
+        """Inverse survival function: the smallest ``x`` with ``sf(x) ≤ q`` (scipy's ``isf``).
+
+        Computed from the exact upper tail, so it keeps its accuracy for ``q`` far below 1e-16,
+        where ``ppf(1 − q)`` cannot.
+
+        Parameters
+        ----------
+        q : array_like
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            A float for a scalar ``q``; ``isf(0)`` is the upper end of the support, ``isf(1)``
+            the lower one (one below it on ℤ, as scipy).
+        """
+        arr = _check_probabilities("q", q)
+        a, b = self.support()
+        inner = (arr > 0) & (arr < 1)
+        out = np.where(arr <= 0, b, a - 1.0 if self.discrete else a)
+        if np.any(inner):
+            out = np.asarray(out, dtype=np.float64)
+            out[inner] = self._isf(arr[inner])
+        return _out(np.asarray(out, dtype=np.float64))
+
+    @overload
+    def interval(self, confidence: Scalar) -> tuple[float, float]: ...
+    @overload
+    def interval(self, confidence: ArrayInput) -> tuple[FloatArray, FloatArray]: ...
+    @overload
+    def interval(self, confidence: npt.ArrayLike) -> tuple[Any, Any]: ...
+    def interval(self, confidence: npt.ArrayLike) -> tuple[Any, Any]:
+        """The central interval ``(ppf((1 − c)/2), ppf((1 + c)/2))`` holding mass ``c``, as
+        ``scipy.stats``' ``interval``.
+
+        Parameters
+        ----------
+        confidence : array_like
+            In [0, 1].
+        """
+        c = _check_probabilities("confidence", confidence)
+        return self.ppf((1.0 - c) / 2.0), self.ppf((1.0 + c) / 2.0)
+
+    def stats(self, moments: str = "mv") -> Any:
+        """Mean (``m``), variance (``v``), skewness (``s``) and excess kurtosis (``k``).
+
+        Parameters
+        ----------
+        moments : str, default "mv"
+            Any of the letters ``m``, ``v``, ``s``, ``k``, in this order.
+
+        Returns
+        -------
+        float or tuple of float
+            A float for one letter, a tuple otherwise (as ``scipy.stats``).
+        """
+        if not isinstance(moments, str) or not moments or set(moments) - set(_MOMENT_CODES):
+            raise ValueError(
+                f"`moments` must be a non-empty string of the letters 'm', 'v', 's', 'k'; got "
+                f"{describe(moments)}."
+            )
+        out: list[float] = []
+        for code in _MOMENT_CODES:
+            if code not in moments:
+                continue
+            if code == "m":
+                out.append(self.mean())
+            elif code == "v":
+                out.append(self.var())
+            else:
+                var = self.var()
+                n = 3 if code == "s" else 4
+                central = float(self._central_moment(n))
+                value = central / var**1.5 if n == 3 else central / (var * var) - 3.0
+                out.append(_finite(value, "skewness" if n == 3 else "kurtosis", self))
+        return out[0] if len(out) == 1 else tuple(out)
