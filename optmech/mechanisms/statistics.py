@@ -67,29 +67,47 @@ def _unordered(keys: npt.NDArray[np.int64]) -> FloatArray:
     return np.asarray(bits, dtype=np.int64).view(np.float64)
 
 
-def smallest_point(predicate: Any, shape: tuple[int, ...]) -> FloatArray:
-    """The smallest double ``x`` (``−inf`` … ``inf``) with ``predicate(x)`` true, elementwise.
+def smallest_point(predicate: Any, start: FloatArray, scale: float) -> FloatArray:
+    """The smallest double ``x`` with ``predicate(x)`` true, elementwise.
 
-    ``predicate`` maps an array of points to booleans and must be monotone (false, then true)
-    along the doubles; it is true at ``+inf``. Bisection on the ordered integer representation
-    of the doubles: 64 steps give the exact crossing.
+    ``predicate`` maps an array of points to booleans, monotone (false, then true) along the
+    doubles and true at ``+inf``. From ``start``, steps of ``scale·2^j`` outwards bracket the
+    crossing (so points far beyond it are never evaluated); bisection on the ordered integer
+    representation of the doubles then finds it exactly (at most 64 more steps).
     """
-    lo = np.full(shape, _ordered(np.array(-np.inf)).item(), dtype=np.int64)
-    hi = np.full(shape, _ordered(np.array(np.inf)).item(), dtype=np.int64)
-    ok = np.asarray(predicate(_unordered(lo)), dtype=bool)
-    hi = np.where(ok, lo, hi)
+    x0 = np.asarray(start, dtype=np.float64)
+    at_start = np.asarray(predicate(x0), dtype=bool)
+    lo, hi = x0.copy(), x0.copy()
+    pending = np.ones(x0.shape, dtype=bool)
+    with np.errstate(over="ignore"):
+        for j in range(2100):  # 2^2100·scale exceeds the double range: ±inf is reached
+            if not np.any(pending):
+                break
+            probe = np.where(at_start, x0 - scale * 2.0**j, x0 + scale * 2.0**j)
+            found = np.asarray(predicate(probe), dtype=bool) != at_start
+            hi = np.where(pending & ~at_start, probe, hi)
+            lo = np.where(pending & at_start, probe, lo)
+            lo = np.where(pending & ~at_start & ~found, probe, lo)
+            hi = np.where(pending & at_start & ~found, probe, hi)
+            pending &= ~found
+    low, high = _ordered(lo), _ordered(hi)
     while True:
-        open_ = hi - lo > 1
+        open_ = high > low + 1
         if not np.any(open_):
             break
-        mid = lo + (hi - lo) // 2
+        mid = (low >> 1) + (high >> 1) + (low & high & 1)  # floor of the mean, no overflow
         true = np.asarray(predicate(_unordered(mid)), dtype=bool)
-        hi = np.where(open_ & true, mid, hi)
-        lo = np.where(open_ & ~true, mid, lo)
-    return _unordered(hi)
+        high = np.where(open_ & true, mid, high)
+        low = np.where(open_ & ~true, mid, low)
+    return _unordered(high)
 
 
-def _finite(value: float, what: str, noise: object) -> float:
+def _finite(compute: Any, what: str, noise: object) -> float:
+    """``float(compute())``, raising ``ValueError`` when it is not finite (or overflows)."""
+    try:
+        value = float(compute())
+    except OverflowError:
+        value = math.inf
     if not math.isfinite(value):
         raise ValueError(f"the {what} of {noise!r} is not finite ({value!r}).")
     return value
@@ -140,11 +158,15 @@ class NoiseStatistics:
     def _isf(self, q: FloatArray) -> FloatArray:
         """Smallest ``x`` with ``sf(x) ≤ q`` for ``0 < q < 1`` (bisection on the exact ``sf``)."""
         sf = self._sf_at
+        median = float(self.ppf(0.5))
+        spread = float(self.ppf(0.75)) - float(self.ppf(0.25))
+        scale = spread if math.isfinite(spread) and spread > 0 else 1.0
 
         def reached(x: FloatArray) -> Any:
             return sf(x) <= q
 
-        return smallest_point(reached, q.shape)
+        start = np.full(q.shape, median if math.isfinite(median) else 0.0)
+        return smallest_point(reached, start, scale)
 
     def _support(self) -> tuple[float, float]:
         """Ends of the support: ``ppf(0)`` and ``ppf(1)`` (one above ``ppf(0)`` on ℤ)."""
@@ -159,6 +181,16 @@ class NoiseStatistics:
         from optmech.mechanisms._exact_moments import numeric_expectation
 
         return numeric_expectation(self, fn, what)
+
+    def _shape(self, n: int) -> float:
+        """Skewness (``n = 3``) or excess kurtosis (``n = 4``) from the central moments."""
+        var = self.var()
+
+        def value() -> float:
+            central = float(self._central_moment(n))
+            return central / var**1.5 if n == 3 else central / (var * var) - 3.0
+
+        return _finite(value, "skewness" if n == 3 else "kurtosis", self)
 
     # -- public API ---------------------------------------------------------------------------
     def moment(self, order: int) -> float:
@@ -177,15 +209,15 @@ class NoiseStatistics:
         n = check_int("order", order, low=0, high=MAX_ORDER)
         if n == 0:
             return 1.0
-        return _finite(float(self._moment(n)), f"moment of order {n}", self)
+        return _finite(lambda: self._moment(n), f"moment of order {n}", self)
 
     def mean(self) -> float:
         """``E X``."""
-        return _finite(float(self._mean()), "mean", self)
+        return _finite(self._mean, "mean", self)
 
     def var(self) -> float:
         """``Var X = E (X − E X)²``."""
-        return _finite(max(float(self._central_moment(2)), 0.0), "variance", self)
+        return _finite(lambda: max(self._central_moment(2), 0.0), "variance", self)
 
     def std(self) -> float:
         """The standard deviation, ``sqrt(var())``."""
@@ -203,7 +235,7 @@ class NoiseStatistics:
         ValueError
             For a law with an atom beside its density (no differential entropy exists).
         """
-        return _finite(float(self._entropy()), "entropy", self)
+        return _finite(self._entropy, "entropy", self)
 
     def support(self) -> tuple[float, float]:
         """``(a, b)``: the smallest closed interval holding all the mass (``±inf`` when
@@ -288,9 +320,5 @@ class NoiseStatistics:
             elif code == "v":
                 out.append(self.var())
             else:
-                var = self.var()
-                n = 3 if code == "s" else 4
-                central = float(self._central_moment(n))
-                value = central / var**1.5 if n == 3 else central / (var * var) - 3.0
-                out.append(_finite(value, "skewness" if n == 3 else "kurtosis", self))
+                out.append(self._shape(3 if code == "s" else 4))
         return out[0] if len(out) == 1 else tuple(out)
