@@ -207,12 +207,14 @@ class NoiseDistribution(NoiseStatistics, ABC):
         references: Any = (),
         span: float | None = None,
         label: str | None = None,
+        title: str | None = None,
     ) -> Any:
-        """Draw the density (or pmf) with optional named ``references``; returns the Axes
+        """Draw the density (or pmf) with optional named ``references``, titled with the family,
+        its ε (and δ) and Δ unless ``title`` is given; returns the Axes
         ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise])."""
         from optmech.plotting import plot_noise
 
-        return plot_noise(self, ax, references=references, span=span, label=label)
+        return plot_noise(self, ax, references=references, span=span, label=label, title=title)
 
     def _repr_html_(self) -> str:
         from optmech._display import html_summary

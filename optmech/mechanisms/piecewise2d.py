@@ -312,6 +312,8 @@ class PiecewiseConstantNoise2D(VectorNoise):
         """
         import matplotlib.pyplot as plt
 
+        from optmech.plotting import privacy_title
+
         if ax is None:
             _, ax = plt.subplots(figsize=(4.5, 4))
         half = self.cells * self.width
@@ -329,4 +331,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
         ax.set_xlabel("x₁")
         ax.set_ylabel("x₂")
         ax.figure.colorbar(image, ax=ax, label="log10 density" if log else "density")
+        ax.set_title(
+            f"{privacy_title(self.privacy, self.sensitivity)}, {self.norm} ball", fontsize=9
+        )
         return ax

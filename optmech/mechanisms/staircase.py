@@ -386,6 +386,7 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         self._epsilon = check_staircase_epsilon(epsilon)
         self.sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
         self.gamma = check_real("gamma", gamma, low=0.0, high=1.0)
+        self._optimal_for: Cost | None = None  # the cost `optimal` minimised, if it made this
         b, _, _, a1 = _constants(self._epsilon, self.gamma)
         self._b = b
         self._a1 = float(a1)
@@ -426,7 +427,9 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         c = _require_theorem_cost(cost, "Staircase.optimal (Geng & Viswanath 2016, Thm. 3)")
         # Validate the (ε, Δ) pair before any numerics: γ = 1/2 is a representative staircase.
         cls(epsilon=eps, sensitivity=delta, gamma=0.5)
-        return cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))
+        best = cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))
+        best._optimal_for = c
+        return best
 
     @property
     def privacy(self) -> PureDP:
@@ -438,6 +441,21 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         return _keyword_repr(
             self, epsilon=self._epsilon, sensitivity=self.sensitivity, gamma=self.gamma
         )
+
+    def _repr_html_(self) -> str:
+        """Notebook summary: the guarantee, γ and Δ, and for an optimum its cost and expected
+        cost, the numbers at full precision (copyable back into code)."""
+        from optmech._display import full, html_summary
+
+        rows: list[tuple[str, Any]] = [
+            ("guarantee", self.privacy),
+            ("γ", full(self.gamma)),
+            ("sensitivity Δ", full(self.sensitivity)),
+        ]
+        if self._optimal_for is not None:
+            rows.append(("optimal for cost", repr(self._optimal_for)))
+            rows.append(("expected cost", full(self.expected_cost(self._optimal_for))))
+        return html_summary(repr(self), rows)
 
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow
