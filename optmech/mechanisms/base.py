@@ -27,7 +27,7 @@ from optmech._validation import check_rng, check_size
 from optmech.costs import Cost, as_cost
 from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _log, _out
 from optmech.mechanisms.statistics import NoiseStatistics
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ApproxDP, Privacy, PureDP
 
 __all__ = ["ContinuousNoise", "DiscreteNoise", "NoiseDistribution"]
 
@@ -73,7 +73,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
     # -- to implement -----------------------------------------------------------------
     @property
     @abstractmethod
-    def privacy(self) -> PureDP | ApproxDP:
+    def privacy(self) -> Privacy:
         """The privacy guarantee for queries of sensitivity `sensitivity`."""
 
     @abstractmethod

@@ -215,6 +215,8 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     [0.154039, 0.154039, 0.056668, 0.056668, 0.056668]
     """
 
+    sensitivity: int
+
     def __init__(self, *, epsilon: float, sensitivity: int, r: int) -> None:
         self._epsilon = check_staircase_epsilon(epsilon)
         self.sensitivity = check_int("sensitivity", sensitivity, low=1, high=SENSITIVITY_MAX)

@@ -88,6 +88,8 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     0.850918128239
     """
 
+    sensitivity: int
+
     def __init__(self, *, epsilon: float, sensitivity: int = 1) -> None:
         self._epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
         self.sensitivity = check_int("sensitivity", sensitivity, low=1, high=SENSITIVITY_MAX)

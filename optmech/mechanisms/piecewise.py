@@ -214,7 +214,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
     @property
     def edges(self) -> FloatArray:
         """Cell edges of the grid, ``start + h·(0..N)``."""
-        return self._law.start + self._law.h * np.arange(self._law.n + 1)
+        return np.asarray(self._law.start + self._law.h * np.arange(self._law.n + 1), np.float64)
 
     @property
     def densities(self) -> FloatArray:

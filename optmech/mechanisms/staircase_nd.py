@@ -316,7 +316,9 @@ def _optimal_gamma(p: float, d: int, eps: float) -> float:
     costs = {g: float(objective(g)) for g in candidates}
     best = min(costs.values())
     tied_roots = [g for g in roots if costs[g] <= best + 1e-13]
-    return min(tied_roots, key=costs.__getitem__) if tied_roots else min(costs, key=costs.get)
+    return (
+        min(tied_roots, key=costs.__getitem__) if tied_roots else min(costs, key=costs.__getitem__)
+    )
 
 
 # -- sampling (private) ---------------------------------------------------------------------------

@@ -17,8 +17,8 @@ bad input raises instead of returning NaN:
 
 The families override the hooks (``_moment``, ``_central_moment``, ``_entropy``, ``_isf``,
 ``_support``) with exact forms: closed forms for the closed-form families, exact sums over cells
-and geometric tails for the tabulated ones
-([`optmech.mechanisms._exact_moments`][optmech.mechanisms._exact_moments]). The defaults here,
+and geometric tails for the tabulated ones (the private module ``_exact_moments``). The defaults
+here,
 for a noise that has none:
 
 * ``_isf``: bisection over the ordered doubles (64 steps) on ``sf(x) ≤ q``, so it inherits the
