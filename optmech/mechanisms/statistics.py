@@ -1,6 +1,6 @@
 """Summary statistics of a 1-D noise with the ``scipy.stats`` interface.
 
-Every noise of [`optmech.mechanisms`][optmech.mechanisms] has ``mean``, ``var``, ``std``,
+Every 1-D noise of ``optmech.mechanisms`` has ``mean``, ``var``, ``std``,
 ``median``, ``isf``, ``interval``, ``support``, ``moment``, ``entropy`` and ``stats`` with the
 signatures and meanings of `scipy.stats.rv_continuous` / `scipy.stats.rv_discrete`, except that
 bad input raises instead of returning NaN:
@@ -17,9 +17,8 @@ bad input raises instead of returning NaN:
 
 The families override the hooks (``_moment``, ``_central_moment``, ``_entropy``, ``_isf``,
 ``_support``) with exact forms: closed forms for the closed-form families, exact sums over cells
-and geometric tails for the tabulated ones (the private module ``_exact_moments``). The defaults
-here,
-for a noise that has none:
+and geometric tails for the tabulated ones (the private module ``_exact_moments``). The
+defaults here, for a noise that has none:
 
 * ``_isf``: bisection over the ordered doubles (64 steps) on ``sf(x) ≤ q``, so it inherits the
   accuracy of the family's exact tail ``sf`` (it never forms ``ppf(1 − q)``, which loses ``q``
