@@ -20,9 +20,9 @@ The families override the hooks (``_moment``, ``_central_moment``, ``_entropy``,
 and geometric tails for the tabulated ones (the private module ``_exact_moments``). The
 defaults here, for a noise that has none:
 
-* ``_isf``: bisection over the ordered doubles (64 steps) on ``sf(x) ≤ q``, so it inherits the
-  accuracy of the family's exact tail ``sf`` (it never forms ``ppf(1 − q)``, which loses ``q``
-  below 1e-16);
+* ``_isf``: steps doubling outwards from the median bracket ``sf(x) ≤ q``, then bisection over
+  the ordered doubles (at most 64 steps) finds the crossing, so it inherits the accuracy of the
+  family's exact tail ``sf`` (it never forms ``ppf(1 − q)``, which loses ``q`` below 1e-16);
 * ``_moment`` and ``_entropy`` of a density: adaptive quadrature (`scipy.integrate.quad`,
   ``epsrel`` 1e-12) on the pieces between the quantiles ``10^-k`` and ``1 − 10^-k``
   (``k = 1, 2, 4, 8, 16``) and the two infinite ends; accepted only when the summed error
