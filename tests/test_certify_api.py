@@ -145,7 +145,7 @@ def _reports() -> list[tuple[PrivacyReport, type, float]]:
         (certify_rho(GEO), Certificate, KL),
         (certify_mu(GEO), Certificate, MU_STAR),
         (certify_guarantee(GEO, ZCDP(0.5)), GuaranteeReport, KL),
-        (certify(StaircaseND(1.5, gamma=0.5)), TheoremReport, 1.5),
+        (certify(StaircaseND(epsilon=1.5, gamma=0.5)), TheoremReport, 1.5),
     ]
 
 
@@ -259,7 +259,7 @@ def test_certify_dispatches_on_the_self_description() -> None:
     rep_g = certify(gauss)  # δ at ε = 0.5 of the analytic Gaussian is exactly 1e-5
     assert 1e-5 * (1 - 1e-9) <= rep_g.value <= 1e-5 * (1 + 1e-9) and rep_g.holds
     assert isinstance(certify(_noise2d()), Noise2DReport) and check(_noise2d(), PureDP(1.0))
-    nd = StaircaseND(1.5, gamma=0.5)
+    nd = StaircaseND(epsilon=1.5, gamma=0.5)
     assert check(nd, PureDP(1.5)) and not check(nd, PureDP(1.4))
 
 

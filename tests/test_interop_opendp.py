@@ -118,4 +118,4 @@ def test_noise_in_the_plane_is_refused() -> None:
     from optmech.interop import to_opendp
 
     with pytest.raises(TypeError, match="noise on the line"):
-        to_opendp(optmech.StaircaseND(1.0, gamma=0.5))
+        to_opendp(optmech.StaircaseND(epsilon=1.0, gamma=0.5))

@@ -123,7 +123,7 @@ FAMILIES = [
     (Geometric(epsilon=1.0, sensitivity=2), SourceKind.GRID, "optmech.certify.noise"),
     (DiscreteStaircase(epsilon=1.0, sensitivity=3, r=1), SourceKind.GRID, "optmech.certify.noise"),
     (TruncatedLaplace(epsilon=1.0, delta=1e-3), SourceKind.THEOREM, "theorem"),
-    (StaircaseND(1.0, gamma=0.5), SourceKind.THEOREM, "theorem"),
+    (StaircaseND(epsilon=1.0, gamma=0.5), SourceKind.THEOREM, "theorem"),
 ]
 
 

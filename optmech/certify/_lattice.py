@@ -6,6 +6,7 @@ each shift's hockey-stick curve (the derivations and error bounds are in that mo
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -107,6 +108,7 @@ def source(noise: Any, sensitivity: Any, lattice: str = "") -> tuple[Any, int]:
             "(optmech.certify.noise)."
         )
     hint = "shifts on ℤ; for a fractional reach in cells use optmech.certify.noise"
+    default: int | Fraction | None
     if grid.discrete or grid.width is None:
         default = grid.reach
     elif sensitivity is None:

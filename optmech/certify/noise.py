@@ -351,6 +351,7 @@ def certify_noise_epsilon(
     if g.atom > 0:
         reason = f"an atom of mass {g.atom:.3g} at the origin"
         return EpsilonReport(math.inf, -1, -1, g.atom, 0.0, reason, exact)
+    found: tuple[float, int, int, float, float, float]
     if exact:
         found = _grid.exact_module().epsilon_exact(g.p, g.lb, g.lr, g.rb, g.rr, math.ceil(g.reach))
     else:
@@ -624,9 +625,8 @@ def certify_noise(
         value, reason = delta, (delta_rep.reason if delta_rep else "the exact profile")
         holds = bool(delta <= claim.delta * (1.0 + tol))
     else:
-        target = grid if grid is not None else noise
-        kw = {"sensitivity": None if grid is not None else sensitivity}
-        rep = certify_guarantee(target, claim, rtol=tol, **kw)
+        target, sens = (grid, None) if grid is not None else (noise, sensitivity)
+        rep = certify_guarantee(target, claim, sensitivity=sens, rtol=tol)
         value, holds, reason = rep.achieved, rep.holds, rep.reason
     exact_value = exact and isinstance(claim, PureDP | ApproxDP | None) and grid is not None
     return NoiseCertificate(
@@ -673,6 +673,7 @@ def check_noise(
     tol = check_real("rtol", rtol, low=0.0)
     debug = check_flag("debug", debug)
     cert = certify_noise(noise, epsilon=eps, exact=exact)
+    why: PrivacyReport | None
     if dlt == 0.0:
         holds = bool(cert.epsilon <= eps * (1.0 + tol))
         claim, why = f"{eps:g}-DP", cert.epsilon_report

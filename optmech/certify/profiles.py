@@ -154,7 +154,7 @@ def _curve_delta(c: lat.Curve, eps: FloatArray) -> FloatArray:
 
 
 def privacy_profile(
-    noise: Any, epsilons: npt.ArrayLike, *, sensitivity: int | None = None
+    noise: Any, epsilons: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
     """Certified ``δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊`` at each ε, tails exact.
 
@@ -167,8 +167,10 @@ def privacy_profile(
         ``DiscreteStaircase``. (Rényi and zCDP also take [`discrete_gaussian`][discrete_gaussian].)
     epsilons : array_like
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
-    sensitivity : int, optional
-        Δ in [1, inf); default the description's ``reach`` or the object's sensitivity.
+    sensitivity : int or float, optional
+        Δ: an integer in [1, inf) on ℤ; for a density on equal cells or a closed form a real in
+        (0, inf) (a density is then read at the whole cells ``ceil(Δ/h)`` reaches). Default the
+        description's ``reach`` or the object's sensitivity.
 
     Returns
     -------
@@ -186,7 +188,7 @@ def privacy_profile(
     return float(out[0]) if np.ndim(epsilons) == 0 else out
 
 
-def profile_breakpoints(noise: Any, *, sensitivity: int | None = None) -> FloatArray:
+def profile_breakpoints(noise: Any, *, sensitivity: float | None = None) -> FloatArray:
     """The finite privacy losses ``log P(k)/P(k+s)`` (rounded up) of all shifts, sorted, unique.
 
     ``δ(ε)`` of each shift is linear in ``e^ε`` between consecutive ones.
@@ -197,7 +199,7 @@ def profile_breakpoints(noise: Any, *, sensitivity: int | None = None) -> FloatA
     return np.unique(np.concatenate([c.loss for c in lat.curves(src, reach)]))
 
 
-def pure_epsilon(noise: Any, *, sensitivity: int | None = None) -> float:
+def pure_epsilon(noise: Any, *, sensitivity: float | None = None) -> float:
     """Certified pure ε, ``D_∞ = max_s max_k log P(k)/P(k+s)`` (``inf`` if a mass faces zero)."""
     src, reach = lat.source(noise, sensitivity)
     if isinstance(src, DiscreteGaussian | ContinuousSource):
@@ -238,7 +240,7 @@ def _divergence(src: lat.Lattice | DiscreteGaussian, reach: int) -> Callable[[Fl
 
 
 def renyi_divergence(
-    noise: Any, alpha: npt.ArrayLike, *, sensitivity: int | None = None
+    noise: Any, alpha: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
     """Certified ``max_{0<|s|≤Δ} D_α(P ‖ P_s)``, ``D_α = log(Σ P^α P_s^(1−α))/(α − 1)``.
 
@@ -325,7 +327,7 @@ def _rho_search(
 def certify_rho(
     noise: Any,
     *,
-    sensitivity: int | None = None,
+    sensitivity: float | None = None,
     rtol: float = SEARCH_RTOL,
     max_orders: int = 20_000,
 ) -> Certificate:
@@ -381,7 +383,7 @@ def certify_rho(
 def certified_rho(
     noise: Any,
     *,
-    sensitivity: int | None = None,
+    sensitivity: float | None = None,
     rtol: float = SEARCH_RTOL,
     max_orders: int = 20_000,
     debug: bool = False,
@@ -418,7 +420,7 @@ def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[lat.Curve] | fl
 
 
 def certify_mu(
-    noise: Any, *, sensitivity: int | None = None, rtol: float = SEARCH_RTOL
+    noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL
 ) -> Certificate:
     """Certified GDP μ: the smallest μ (to ``rtol``) with ``δ(ε) ≤ δ_μ(ε)`` for all ε ≥ 0.
 
@@ -459,7 +461,7 @@ def certify_mu(
 
 
 def certified_mu(
-    noise: Any, *, sensitivity: int | None = None, rtol: float = SEARCH_RTOL, debug: bool = False
+    noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL, debug: bool = False
 ) -> float:
     """Certified GDP μ ([`certify_mu`][certify_mu], which also gives the μ that fails).
 
@@ -526,7 +528,7 @@ def _rtol(guarantee: Any, rtol: float | None) -> float:
 
 
 def certify_guarantee(
-    noise: Any, guarantee: Any, *, sensitivity: int | None = None, rtol: float | None = None
+    noise: Any, guarantee: Any, *, sensitivity: float | None = None, rtol: float | None = None
 ) -> GuaranteeReport:
     """What is certified about the noise under ``guarantee``, and whether it holds.
 
@@ -553,7 +555,7 @@ def check_guarantee(
     noise: Any,
     guarantee: Any,
     *,
-    sensitivity: int | None = None,
+    sensitivity: float | None = None,
     rtol: float | None = None,
     debug: bool = False,
 ) -> bool:

@@ -46,7 +46,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -130,10 +130,19 @@ class PrivacyReport:
         One line: where the value is attained, or why.
     """
 
-    guarantee: Any
-    value: Any
-    exact: bool
-    reason: str
+    if TYPE_CHECKING:  # provided by each class, as a field or a property
+
+        @property
+        def guarantee(self) -> Any: ...
+
+        @property
+        def value(self) -> Any: ...
+
+        @property
+        def exact(self) -> bool: ...
+
+        @property
+        def reason(self) -> str: ...
 
     @property
     def mode(self) -> str:

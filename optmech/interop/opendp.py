@@ -199,22 +199,24 @@ def _noise_measurement(noise: Any, src: PrivacySource, float_sampling: bool, del
         )
     kind, numbers = _certified(noise, src, delta)
     system = secrets.SystemRandom()
+    release: Any
+    out: Any
     if exact is not None:
         space = (dp.atom_domain(T="i64"), dp.absolute_distance(T="i64"))
 
-        def release(x: int) -> int:
+        def release_int(x: int) -> int:
             return int(x) + int(exact(rng=system))
 
-        out: Any = "i64"
+        release, out = release_int, "i64"
     else:
         space = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
         draw = src.sample_float
         assert draw is not None
 
-        def release(x: float) -> float:
+        def release_float(x: float) -> float:
             return float(x) + float(draw())
 
-        out = float
+        release, out = release_float, float
     measure, privacy_map = _measure(dp, kind, numbers, src.sensitivity)
     return dp.m.make_user_measurement(*space, measure, release, privacy_map, TO=out)
 

@@ -269,7 +269,7 @@ class DesignedNoise(RecordViews):
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
         if self.discrete:  # type: ignore[attr-defined]
-            return self.support  # type: ignore[attr-defined, no-any-return]
+            return self.points  # type: ignore[attr-defined, no-any-return]
         return self.edges  # type: ignore[attr-defined, no-any-return]
 
     def summary(self) -> dict[str, Any]:
@@ -319,7 +319,7 @@ class DesignedNoise(RecordViews):
         (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
         False; returns the Axes."""
         from optmech.mechanisms.references import closed_form_reference
-        from optmech.plotting import plot_noise
+        from optmech.plotting import plot_noise, privacy_title
 
         refs: list[tuple[str, Any]] = []
         if reference and self._record.beyond is None:
@@ -332,7 +332,8 @@ class DesignedNoise(RecordViews):
             )
         ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
         ax.set_title(
-            f"{self._record.privacy}, cost {self._record.cost.name}, value {self.value:.6g}"
+            f"{privacy_title(self._record.privacy, self.sensitivity)}, "
+            f"cost {self._record.cost.name}, value {self.value:.6g}"
         )
         return ax
 
