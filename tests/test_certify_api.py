@@ -64,6 +64,7 @@ from optmech.mechanisms import (
     StaircaseND,
     TruncatedLaplace,
 )
+from optmech.mechanisms.description import GridDescription
 from optmech.mechanisms.tails2d import GaugeTail, gauge_polygon
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
@@ -136,9 +137,17 @@ def _reports() -> list[tuple[PrivacyReport, type, float]]:
     masses = np.array([0.1, 0.2, 0.4, 0.2, 0.1])  # ratio 4 two cells apart
     tails = {"left_tail": ([0.08, 0.1], 0.8), "right_tail": ([0.1, 0.08], 0.8)}
     return [
-        (certify_noise_epsilon(masses, reach=2, **tails), EpsilonReport, math.log(4.0)),
+        (
+            certify_noise_epsilon(GridDescription.from_arguments(masses, reach=2, **tails)),
+            EpsilonReport,
+            math.log(4.0),
+        ),
         # δ(0) at one cell, no tails: (0.4 − 0.2) + (0.2 − 0.1) + (0.1 − 0)
-        (certify_noise_delta(masses, epsilon=0.0, reach=1), DeltaReport, 0.4),
+        (
+            certify_noise_delta(GridDescription.from_arguments(masses, reach=1), epsilon=0.0),
+            DeltaReport,
+            0.4,
+        ),
         (certify_noise(GEO), NoiseCertificate, 1.0),
         (certify_mechanism(GRS), MatrixCertificate, LN2),
         (certify(_noise2d()), Noise2DReport, 1.0),
@@ -167,12 +176,15 @@ def test_reports_keep_their_fields_and_name_the_guarantee_they_establish() -> No
         rep.edge is not None and rep.value == rep.epsilon and rep.guarantee == PureDP(rep.epsilon)
     )
     assert certify_mechanism(GRS, exact=True).exact and not rep.exact
-    assert certify_noise_epsilon([0.25, 0.5, 0.25], reach=1).guarantee is None  # ε = inf
+    assert (
+        certify_noise_epsilon(GridDescription.from_arguments([0.25, 0.5, 0.25], reach=1)).guarantee
+        is None
+    )  # ε = inf
     cert = certify_noise(GEO)
     assert cert.guarantee == PureDP(1.0) and cert.holds and cert.delta_epsilon == 1.0
     assert certify_rho(GEO).guarantee == ZCDP(certify_rho(GEO).value)
     assert certify_mu(GEO).guarantee == GaussianDP(certify_mu(GEO).value)
-    inf = certify_noise_epsilon([1.0], reach=1, atom=0.5).to_dict()
+    inf = certify_noise_epsilon(GridDescription.from_arguments([1.0], reach=1, atom=0.5)).to_dict()
     assert inf["epsilon"] == "inf" and inf["value"] == "inf"  # JSON-safe
 
 
@@ -180,17 +192,19 @@ def test_reports_keep_their_fields_and_name_the_guarantee_they_establish() -> No
 DEPRECATED = [
     (
         lambda: noise_epsilon([0.25, 0.5, 0.25], reach=1, debug=True),
-        lambda: certify_noise_epsilon([0.25, 0.5, 0.25], reach=1),
+        lambda: certify_noise_epsilon(GridDescription.from_arguments([0.25, 0.5, 0.25], reach=1)),
         "certify_noise_epsilon",
     ),
     (
         lambda: noise_delta([0.25, 0.5, 0.25], epsilon=0.1, reach=1, debug=True),
-        lambda: certify_noise_delta([0.25, 0.5, 0.25], epsilon=0.1, reach=1),
+        lambda: certify_noise_delta(
+            GridDescription.from_arguments([0.25, 0.5, 0.25], reach=1), epsilon=0.1
+        ),
         "certify_noise_delta",
     ),
     (
         lambda: noise2d_epsilon(**_noise2d().description(), debug=True),
-        lambda: certify_noise2d_epsilon(**_noise2d().description()),
+        lambda: certify_noise2d_epsilon(_noise2d()),
         "certify_noise2d_epsilon",
     ),
     (lambda: certified_rho(GEO, debug=True), lambda: certify_rho(GEO), "certify_rho"),

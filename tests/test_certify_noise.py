@@ -19,19 +19,19 @@ from _reference import laplace_like, two_cell_period_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from optmech.certify import certify_noise_delta, certify_noise_epsilon
 from optmech.certify.noise import (
     DeltaReport,
     EpsilonReport,
     NoiseCertificate,
     cells_within_reach,
     certify_noise,
-    certify_noise_delta,
-    certify_noise_epsilon,
     check_noise,
     noise_delta,
     noise_epsilon,
 )
 from optmech.exceptions import PrivacyViolationError
+from optmech.mechanisms.description import GridDescription
 from optmech.mechanisms.piecewise import PiecewiseConstantNoise
 from optmech.privacy import ApproxDP
 
@@ -173,22 +173,22 @@ def test_zero_cell_next_to_positive_is_infinite_and_named() -> None:
     masses = np.array([0.2, 0.25, 0.0, 0.25, 0.2])
     tails = {"left_tail": ([0.1], 0.5), "right_tail": ([0.1], 0.5)}
     assert noise_epsilon(masses, reach=1, **tails) == math.inf
-    rep = certify_noise_epsilon(masses, reach=1, **tails)
+    rep = certify_noise_epsilon(GridDescription.from_arguments(masses, reach=1, **tails))
     assert isinstance(rep, EpsilonReport)
     assert rep.epsilon == math.inf and rep.partner == 2 and rep.partner_mass == 0.0
     assert abs(rep.cell - rep.partner) == 1 and "has none" in rep.reason
     # Finite support: the edge cell faces the zero beyond the grid.
-    rep2 = certify_noise_epsilon(np.full(4, 0.25), reach=2)
+    rep2 = certify_noise_epsilon(GridDescription.from_arguments(np.full(4, 0.25), reach=2))
     assert rep2.epsilon == math.inf and (rep2.partner < 0 or rep2.partner >= 4)
 
 
 def test_worst_pair_and_shift_are_reported() -> None:
     masses = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
     tails = {"left_tail": ([0.08, 0.1], 0.8), "right_tail": ([0.1, 0.08], 0.8)}
-    rep = certify_noise_epsilon(masses, reach=2, **tails)
+    rep = certify_noise_epsilon(GridDescription.from_arguments(masses, reach=2, **tails))
     assert rep.epsilon == pytest.approx(math.log(4.0), abs=1e-14)
     assert rep.cell == 2 and rep.partner in (0, 4)
-    drep = certify_noise_delta(masses, epsilon=0.0, reach=2)
+    drep = certify_noise_delta(GridDescription.from_arguments(masses, reach=2), epsilon=0.0)
     assert isinstance(drep, DeltaReport)
     assert abs(drep.shift) == 2.0
     assert drep.per_shift.shape == (2,)
@@ -309,7 +309,9 @@ def test_reach_below_one_cell_interpolates_from_zero() -> None:
     direct = max(_hockey_exact(edges, dens, eps, d), _hockey_exact(edges, dens, eps, -d))
     got = noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h)
     assert direct <= got <= direct + 1e-14
-    rep = certify_noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h)
+    rep = certify_noise_delta(
+        GridDescription.from_arguments(dens * h, sensitivity=d, width=h), epsilon=eps
+    )
     assert rep.per_shift.shape == (0,) and abs(rep.shift) == pytest.approx(0.6)
 
 

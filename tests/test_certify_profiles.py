@@ -29,14 +29,12 @@ from hypothesis import strategies as st
 from scipy import special
 from scipy.special import logsumexp
 
+from optmech.certify import certify_guarantee, certify_mu, certify_rho
 from optmech.certify.profiles import (
     Certificate,
     GuaranteeReport,
     certified_mu,
     certified_rho,
-    certify_guarantee,
-    certify_mu,
-    certify_rho,
     check_guarantee,
     discrete_gaussian,
     privacy_profile,

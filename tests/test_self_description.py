@@ -22,18 +22,6 @@ import pytest
 import optmech
 import optmech.mechanisms
 from optmech.certify import certify_noise_epsilon, noise_delta, noise_epsilon
-from optmech.mechanisms import (
-    DiscreteStaircase,
-    Gaussian,
-    Geometric,
-    Laplace,
-    LatticeNoise,
-    PiecewiseConstantNoise,
-    Staircase,
-    StaircaseND,
-    TruncatedLaplace,
-    UniformAtom,
-)
 from optmech.mechanisms.description import (
     GridDescription,
     PrivacySource,
@@ -41,6 +29,7 @@ from optmech.mechanisms.description import (
     grid_of,
     source_of,
 )
+from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import PureDP
 
 PACKAGE = Path(optmech.__file__).parent
@@ -116,14 +105,22 @@ def test_the_scan_finds_an_isinstance_of_a_family(tmp_path: Path) -> None:
 
 # -- the descriptions ---------------------------------------------------------------------------
 FAMILIES = [
-    (Laplace(epsilon=1.0), SourceKind.LAPLACE, "optmech.certify.continuous"),
-    (Gaussian(epsilon=0.5, delta=1e-5), SourceKind.GAUSSIAN, "optmech.certify.continuous"),
-    (Staircase(epsilon=1.0, gamma=0.3), SourceKind.PIECEWISE, "optmech.certify.continuous"),
-    (UniformAtom(delta=0.1, alpha=0.03), SourceKind.PIECEWISE, "optmech.certify.continuous"),
-    (Geometric(epsilon=1.0, sensitivity=2), SourceKind.GRID, "optmech.certify.noise"),
-    (DiscreteStaircase(epsilon=1.0, sensitivity=3, r=1), SourceKind.GRID, "optmech.certify.noise"),
-    (TruncatedLaplace(epsilon=1.0, delta=1e-3), SourceKind.THEOREM, "theorem"),
-    (StaircaseND(epsilon=1.0, gamma=0.5), SourceKind.THEOREM, "theorem"),
+    (optmech.Laplace(epsilon=1.0), SourceKind.LAPLACE, "optmech.certify.continuous"),
+    (optmech.Gaussian(epsilon=0.5, delta=1e-5), SourceKind.GAUSSIAN, "optmech.certify.continuous"),
+    (optmech.Staircase(epsilon=1.0, gamma=0.3), SourceKind.PIECEWISE, "optmech.certify.continuous"),
+    (
+        optmech.UniformAtom(delta=0.1, alpha=0.03),
+        SourceKind.PIECEWISE,
+        "optmech.certify.continuous",
+    ),
+    (optmech.Geometric(epsilon=1.0, sensitivity=2), SourceKind.GRID, "optmech.certify.noise"),
+    (
+        optmech.DiscreteStaircase(epsilon=1.0, sensitivity=3, r=1),
+        SourceKind.GRID,
+        "optmech.certify.noise",
+    ),
+    (optmech.TruncatedLaplace(epsilon=1.0, delta=1e-3), SourceKind.THEOREM, "theorem"),
+    (optmech.StaircaseND(epsilon=1.0, gamma=0.5), SourceKind.THEOREM, "theorem"),
 ]
 
 
@@ -140,7 +137,7 @@ def test_geometric_grid_is_its_closed_form_pmf() -> None:
     """P(k) = (1 − b)/(1 + b)·b^|k| with b = e^(−ε/Δ): the table at 0 and one point per tail."""
     eps, delta = 1.3, 2
     b = math.exp(-eps / delta)
-    g = Geometric(epsilon=eps, sensitivity=delta).grid_description()
+    g = optmech.Geometric(epsilon=eps, sensitivity=delta).grid_description()
     p0 = (1 - b) / (1 + b)
     assert g.masses.tolist() == pytest.approx([p0], rel=1e-15)
     assert g.left_tail[0].tolist() == pytest.approx([p0 * b], rel=1e-15)
@@ -154,7 +151,7 @@ def test_geometric_grid_is_its_closed_form_pmf() -> None:
 
 
 def test_staircase_pieces_are_its_step_edges() -> None:
-    s = Staircase(epsilon=2.0, gamma=0.25, sensitivity=0.5)
+    s = optmech.Staircase(epsilon=2.0, gamma=0.25, sensitivity=0.5)
     pieces = source_of(s).pieces
     k = np.arange(8)
     assert np.all(np.isin(np.concatenate([k, k + 0.25]) * 0.5, pieces.edges))
@@ -176,7 +173,7 @@ def test_tabulated_families_describe_their_stored_numbers() -> None:
 
 
 def test_grid_description_mapping_access_is_deprecated() -> None:
-    g = Geometric(epsilon=1.0).grid_description()
+    g = optmech.Geometric(epsilon=1.0).grid_description()
     with pytest.deprecated_call(match=r"grid_description\(\)\.masses"):
         masses = g["masses"]
     assert masses is g.masses
@@ -191,12 +188,12 @@ def test_description_validates_and_is_read_by_every_grid_certifier() -> None:
         GridDescription([0.5], ([0.1, 0.1], 0.5), ([0.1], 0.5), reach=1)
     with pytest.raises(ValueError, match="non-negative"):
         GridDescription([-0.5], reach=1)
-    with pytest.raises(TypeError, match="either as a description or"):
-        noise_epsilon(Geometric(epsilon=1.0).grid_description(), atom=0.1)
+    with pytest.raises(TypeError, match="either as a description"):
+        noise_epsilon(optmech.Geometric(epsilon=1.0).grid_description(), atom=0.1)
     bare = GridDescription(np.array([0.25, 0.5, 0.25]))
     with pytest.raises(TypeError, match="no reach"):
         noise_epsilon(bare)
-    rep = certify_noise_epsilon(bare, reach=1)
+    rep = certify_noise_epsilon(bare.with_reach(1))
     assert rep.epsilon == math.inf  # finite support: an edge cell faces zero
     # δ(0) at a shift of one cell: (0.5 − 0.25) + (0.25 − 0) = 0.5, rounded up, never below
-    assert 0.5 <= noise_delta(bare, epsilon=0.0, reach=1) <= 0.5 + 1e-13
+    assert 0.5 <= noise_delta(bare.with_reach(1), epsilon=0.0) <= 0.5 + 1e-13

@@ -71,7 +71,7 @@ def _noise2d(src: PrivacySource, sensitivity: Any, guarantee: Any) -> PrivacyRep
     keywords = dict(src.grid2d)
     if sensitivity is not None:
         keywords["sensitivity"] = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-    return certify_noise2d_epsilon(**keywords)
+    return certify_noise2d_epsilon(keywords)
 
 
 def _theorem(src: PrivacySource, guarantee: Any) -> PrivacyReport:

@@ -56,7 +56,7 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
-from optmech.certify.report import FLOAT_RTOL, PrivacyReport, pure_or_none, verdict
+from optmech.certify.report import FLOAT_RTOL, PureEpsilonReport, verdict
 from optmech.privacy import PureDP
 
 __all__ = [
@@ -79,7 +79,7 @@ _BLOCK = 4_000_000
 
 
 @dataclass(frozen=True)
-class MatrixCertificate(PrivacyReport):
+class MatrixCertificate(PureEpsilonReport):
     """The achieved ε of a mechanism matrix and where it is attained.
 
     Attributes
@@ -115,21 +115,6 @@ class MatrixCertificate(PrivacyReport):
     num_edges: int
     exact: bool = False
 
-    @property
-    def guarantee(self) -> PureDP | None:
-        """``PureDP(epsilon)``, or None when ε is 0 or infinite."""
-        return pure_or_none(self.epsilon)
-
-    @property
-    def value(self) -> float:
-        """The certified ε."""
-        return self.epsilon
-
-    @property
-    def reason(self) -> str:
-        """The worst pair of neighbours, the output and the ratio ([`explain`][explain])."""
-        return self.explain()
-
     def explain(self) -> str:
         """One line: the certified ε, the worst pair of neighbours, the output and the ratio."""
         head = f"certified epsilon = {self.epsilon:.10g}"
@@ -147,6 +132,11 @@ class MatrixCertificate(PrivacyReport):
             f"{head} at edge ({i}, {j}), output {self.output}: {a:.6g} vs {b:.6g}, "
             f"ratio {max(a, b) / min(a, b):.10g}"
         )
+
+    @property
+    def reason(self) -> str:
+        """The worst pair of neighbours, the output and the ratio ([`explain`][explain])."""
+        return self.explain()
 
 
 def log_ratio_bound(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:

@@ -72,7 +72,8 @@ The two-sided geometric pmf ``P(i) ∝ b^|i|`` on ℤ is ε-DP for Δ = 1:
 >>> right = (masses[-1:] * b, b)
 >>> round(noise_epsilon(masses, reach=1, left_tail=tail, right_tail=right), 12)
 1.0
->>> rep = certify_noise_epsilon(masses, reach=1, left_tail=tail, right_tail=right)
+>>> from optmech.mechanisms.description import GridDescription
+>>> rep = certify_noise_epsilon(GridDescription(masses, tail, right, reach=1))
 >>> rep.cell - rep.partner, round(rep.value, 12)  # neighbours, ratio e^1
 (-1, 1.0)
 >>> noise_delta(masses, epsilon=1.0, reach=1, left_tail=tail, right_tail=right) < 1e-13
@@ -92,17 +93,17 @@ from typing import Any
 
 import numpy as np
 
-import optmech.certify._grid as _grid
-from optmech._deprecation import warn_deprecated
+import optmech.certify._grid as _grid_mod
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_real, describe
 from optmech.certify.profiles import certify_guarantee, privacy_profile, pure_epsilon
 from optmech.certify.report import (
     FLOAT_RTOL,
     PrivacyReport,
+    PureEpsilonReport,
     approx_or_none,
     default_rtol,
-    pure_or_none,
+    number_or_report,
     verdict,
 )
 from optmech.mechanisms.description import (
@@ -130,7 +131,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class EpsilonReport(PrivacyReport):
+class EpsilonReport(PureEpsilonReport):
     """The achieved ε and where it is attained.
 
     Attributes
@@ -158,16 +159,6 @@ class EpsilonReport(PrivacyReport):
     partner_mass: float
     reason: str
     exact: bool = False
-
-    @property
-    def guarantee(self) -> PureDP | None:
-        """``PureDP(epsilon)``, or None when ε is 0 or infinite."""
-        return pure_or_none(self.epsilon)
-
-    @property
-    def value(self) -> float:
-        """The certified ε."""
-        return self.epsilon
 
 
 @dataclass(frozen=True)
@@ -262,11 +253,9 @@ def _described(
     right_tail: Any,
     atom: Any,
 ) -> GridDescription:
-    """The grid as a [`GridDescription`][optmech.mechanisms.description.GridDescription]: the
-    one given (its reach replaced by ``reach``, or ``sensitivity / width``, if given), else built
-    from the keywords."""
-    desc = None if isinstance(masses, np.ndarray | list | tuple) else grid_of(masses)
-    if desc is None:
+    """The grid of the keyword form: ``masses`` and the keywords, or a description given in
+    their place (then alone)."""
+    if isinstance(masses, np.ndarray | list | tuple) or grid_of(masses) is None:
         return GridDescription.from_arguments(
             masses,
             reach=reach,
@@ -276,17 +265,27 @@ def _described(
             right_tail=right_tail,
             atom=atom,
         )
-    if left_tail is not None or right_tail is not None or atom != 0.0:
+    given = (reach, sensitivity, width, left_tail, right_tail)
+    if any(v is not None for v in given) or atom != 0.0:
         raise TypeError(
-            "give the grid either as a description or by `masses` and the tail keywords, not "
-            f"both; got a description and left_tail={describe(left_tail)}, "
-            f"right_tail={describe(right_tail)}, atom={describe(atom)}."
+            "give the grid either as a description (change its reach with `with_reach`) or by "
+            "`masses` and the keywords, not both; got a description and keywords."
         )
-    if reach is not None or sensitivity is not None or width is not None:
-        cells = exact_reach(reach, sensitivity, width)
-        return replace(desc, reach=cells, sensitivity=sensitivity, width=width)
+    return _grid(masses)
+
+
+def _grid(grid: Any) -> GridDescription:
+    """The [`GridDescription`][optmech.mechanisms.description.GridDescription] of ``grid``
+    (itself, a pmf mapping, or a noise's), its reach known."""
+    desc = None if isinstance(grid, np.ndarray | list | tuple) else grid_of(grid)
+    if desc is None:
+        raise TypeError(
+            "`grid` must be a GridDescription (e.g. GridDescription.from_arguments(masses, "
+            "reach=...)), a pmf mapping or a noise with a grid; got "
+            f"{describe(grid)}. The keyword form is noise_epsilon(masses, reach=...)."
+        )
     if desc.reach is None:
-        raise TypeError("the description has no reach: give `reach`, or `sensitivity` and `width`.")
+        raise TypeError("the description has no reach: give it with `with_reach(cells)`.")
     return desc
 
 
@@ -305,35 +304,15 @@ def _epsilon_report(
     return EpsilonReport(eps, big, small, big_mass, small_mass, reason, exact)
 
 
-def certify_noise_epsilon(
-    masses: Any,
-    *,
-    reach: float | None = None,
-    sensitivity: float | None = None,
-    width: float | None = None,
-    left_tail: Any = None,
-    right_tail: Any = None,
-    atom: float = 0.0,
-    exact: bool = False,
-) -> EpsilonReport:
+def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
     """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included), with the worst pair.
 
     Parameters
     ----------
-    masses : GridDescription or array_like
-        The grid's description (its reach exact; ``reach`` or ``sensitivity`` and ``width``
-        replace it), or the non-negative cell masses (or pmf values) left to right.
-    reach : float, optional
-        Sensitivity in cells, ``Δ/h`` (``Δ`` for noise on ℤ), in (0, inf), taken as exact:
-        pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
-        ``sensitivity`` and ``width``.
-    sensitivity, width : float, optional
-        ``Δ`` and the cell width ``h``, each in (0, inf); the reach is then the exact rational
-        ``Δ/h`` (see [`cells_within_reach`][cells_within_reach]).
-    left_tail, right_tail : (array_like, float) or None
-        ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
-    atom : float
-        Mass of an atom at the origin (continuous noise); any positive atom gives ``inf``.
+    grid : GridDescription, mapping or noise
+        The grid: a [`GridDescription`][optmech.mechanisms.description.GridDescription] (its
+        reach exact), a pmf mapping with a ``reach``, or a noise with a grid (its
+        ``grid_description()``). The keyword form is [`noise_epsilon`][noise_epsilon]'s.
     exact : bool
         Compute in rational arithmetic with an interval enclosure of the logarithm
         ([`optmech.certify.exact_arithmetic.epsilon_exact`][optmech.certify.exact_arithmetic.epsilon_exact]):
@@ -343,19 +322,21 @@ def certify_noise_epsilon(
     Returns
     -------
     EpsilonReport
-        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained.
+        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained;
+        ``inf`` when a positive cell faces a zero one within reach, or for an atom.
     """
-    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
-    g = _grid.grid_numbers(desc)
+    g = _grid_mod.grid_numbers(_grid(grid))
     exact = check_flag("exact", exact)
     if g.atom > 0:
         reason = f"an atom of mass {g.atom:.3g} at the origin"
         return EpsilonReport(math.inf, -1, -1, g.atom, 0.0, reason, exact)
     found: tuple[float, int, int, float, float, float]
     if exact:
-        found = _grid.exact_module().epsilon_exact(g.p, g.lb, g.lr, g.rb, g.rr, math.ceil(g.reach))
+        found = _grid_mod.exact_module().epsilon_exact(
+            g.p, g.lb, g.lr, g.rb, g.rr, math.ceil(g.reach)
+        )
     else:
-        found = _grid.epsilon_float(g, math.ceil(g.reach))
+        found = _grid_mod.epsilon_float(g, math.ceil(g.reach))
     return _epsilon_report(*found, exact)
 
 
@@ -375,38 +356,43 @@ def noise_epsilon(
 
     Parameters
     ----------
-    masses, reach, sensitivity, width, left_tail, right_tail, atom, exact
-        As in [`certify_noise_epsilon`][certify_noise_epsilon].
+    masses : array_like or GridDescription
+        Non-negative cell masses (or pmf values) on the grid, left to right; or the grid's
+        description (then without the other keywords; see
+        [`certify_noise_epsilon`][certify_noise_epsilon]).
+    reach : float, optional
+        Sensitivity in cells, ``Δ/h`` (``Δ`` for noise on ℤ), in (0, inf), taken as exact:
+        pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
+        ``sensitivity`` and ``width``.
+    sensitivity, width : float, optional
+        ``Δ`` and the cell width ``h``, each in (0, inf); the reach is then the exact rational
+        ``Δ/h`` (see [`cells_within_reach`][cells_within_reach]).
+    left_tail, right_tail : (array_like, float) or None
+        ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
+    atom : float
+        Mass of an atom at the origin (continuous noise); any positive atom gives ``inf``.
     debug : bool
         Deprecated: return the [`EpsilonReport`][EpsilonReport]; use
         [`certify_noise_epsilon`][certify_noise_epsilon].
+    exact : bool
+        Rational arithmetic ([`certify_noise_epsilon`][certify_noise_epsilon]).
 
     Returns
     -------
     float
         Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)``.
     """
-    rep = certify_noise_epsilon(
-        masses,
-        reach=reach,
-        sensitivity=sensitivity,
-        width=width,
-        left_tail=left_tail,
-        right_tail=right_tail,
-        atom=atom,
-        exact=exact,
-    )
-    if check_flag("debug", debug):
-        warn_deprecated("noise_epsilon(..., debug=True)", "certify_noise_epsilon(...)")
-        return rep  # type: ignore[return-value]
-    return rep.epsilon
+    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
+    report = certify_noise_epsilon(desc, exact=exact)
+    old, new = "noise_epsilon(..., debug=True)", "certify_noise_epsilon(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]
 
 
 # -- δ --------------------------------------------------------------------------------------------
 def _graded_delta(desc: GridDescription, eps: float) -> DeltaReport:
     """δ of densities on a graded grid: only the bound from the pure ε (cells are unequal)."""
-    g = _grid.grid_numbers(desc)
-    short = _grid.delta_shortcut(g, eps, mass=1.0 + 1e-9)  # the family's mass tolerance
+    g = _grid_mod.grid_numbers(desc)
+    short = _grid_mod.delta_shortcut(g, eps, mass=1.0 + 1e-9)  # the family's mass tolerance
     if short is not None:
         return DeltaReport(short[0], eps, 0.0, short[1], short[2])
     per = np.ones(math.floor(g.reach))
@@ -414,26 +400,15 @@ def _graded_delta(desc: GridDescription, eps: float) -> DeltaReport:
     return DeltaReport(1.0, eps, 0.0, per, reason)
 
 
-def certify_noise_delta(
-    masses: Any,
-    *,
-    epsilon: float,
-    reach: float | None = None,
-    sensitivity: float | None = None,
-    width: float | None = None,
-    left_tail: Any = None,
-    right_tail: Any = None,
-    atom: float = 0.0,
-    exact: bool = False,
-) -> DeltaReport:
+def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> DeltaReport:
     """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions, with
     the worst shift.
 
     Parameters
     ----------
-    masses, reach, sensitivity, width, left_tail, right_tail, atom
-        As in [`certify_noise_epsilon`][certify_noise_epsilon]; the atom adds its mass to every
-        shift's divergence.
+    grid : GridDescription, mapping or noise
+        As in [`certify_noise_epsilon`][certify_noise_epsilon]; an atom adds its mass to every
+        shift's divergence. On a graded grid only the bound from the pure ε is certified.
     epsilon : float
         The ε at which δ is computed, in [0, inf).
     exact : bool
@@ -450,18 +425,20 @@ def certify_noise_delta(
         the total mass when the given floats sum above 1).
     """
     eps = check_real("epsilon", epsilon, low=0.0)
-    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
+    desc = _grid(grid)
     exact = check_flag("exact", exact)
     if not desc.equal_cells:
         return _graded_delta(desc, eps)
-    g = _grid.grid_numbers(desc)
+    g = _grid_mod.grid_numbers(desc)
     if exact:
-        found = _grid.exact_module().delta_exact(g.p, g.lb, g.lr, g.rb, g.rr, g.atom, eps, g.reach)
+        found = _grid_mod.exact_module().delta_exact(
+            g.p, g.lb, g.lr, g.rb, g.rr, g.atom, eps, g.reach
+        )
     else:
-        short = _grid.delta_shortcut(g, eps)
+        short = _grid_mod.delta_shortcut(g, eps)
         if short is not None:
             return DeltaReport(short[0], eps, 0.0, short[1], short[2])
-        found = _grid.delta_float(g, eps)
+        found = _grid_mod.delta_float(g, eps)
     delta, shift, per, value = found
     reason = (
         f"shift of {abs(shift):g} cells ({'right' if shift > 0 else 'left'}): "
@@ -488,11 +465,16 @@ def noise_delta(
 
     Parameters
     ----------
-    masses, epsilon, reach, sensitivity, width, left_tail, right_tail, atom, exact
-        As in [`certify_noise_delta`][certify_noise_delta].
+    masses, reach, sensitivity, width, left_tail, right_tail, atom
+        As in [`noise_epsilon`][noise_epsilon]; the atom adds its mass to every shift's
+        divergence.
+    epsilon : float
+        The ε at which δ is computed, in [0, inf).
     debug : bool
         Deprecated: return the [`DeltaReport`][DeltaReport]; use
         [`certify_noise_delta`][certify_noise_delta].
+    exact : bool
+        Rational arithmetic ([`certify_noise_delta`][certify_noise_delta]).
 
     Returns
     -------
@@ -500,21 +482,10 @@ def noise_delta(
         Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
         the total mass when the given floats sum above 1).
     """
-    rep = certify_noise_delta(
-        masses,
-        epsilon=epsilon,
-        reach=reach,
-        sensitivity=sensitivity,
-        width=width,
-        left_tail=left_tail,
-        right_tail=right_tail,
-        atom=atom,
-        exact=exact,
-    )
-    if check_flag("debug", debug):
-        warn_deprecated("noise_delta(..., debug=True)", "certify_noise_delta(...)")
-        return rep  # type: ignore[return-value]
-    return rep.delta
+    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
+    report = certify_noise_delta(desc, epsilon=epsilon, exact=exact)
+    old, new = "noise_delta(..., debug=True)", "certify_noise_delta(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]
 
 
 # -- objects --------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -69,11 +70,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
-from optmech._validation import check_flag, check_real, check_real_array, describe
-from optmech.certify.report import PrivacyReport, pure_or_none
-from optmech.privacy import PureDP
+from optmech._validation import check_real, check_real_array, describe
+from optmech.certify.report import PureEpsilonReport, number_or_report
+from optmech.mechanisms.description import source_of
 
 __all__ = [
     "NORMS",
@@ -246,7 +246,7 @@ def _tail_level(tail: Any, offsets: IntArray) -> tuple[float, str]:
 
 
 @dataclass(frozen=True)
-class Noise2DReport(PrivacyReport):
+class Noise2DReport(PureEpsilonReport):
     """The certified ε of a 2-D grid noise and where it is attained.
 
     Attributes
@@ -270,16 +270,6 @@ class Noise2DReport(PrivacyReport):
     partner: tuple[int, int]
     reason: str
     exact: bool = False
-
-    @property
-    def guarantee(self) -> PureDP | None:
-        """``PureDP(epsilon)`` for shifts in the ball, or None when ε is 0 or infinite."""
-        return pure_or_none(self.epsilon)
-
-    @property
-    def value(self) -> float:
-        """The certified ε."""
-        return self.epsilon
 
 
 def _extended_logs(dens: FloatArray, tails: list[Any], w: int) -> tuple[FloatArray, FloatArray]:
@@ -317,35 +307,10 @@ def _worst_pair(logs: FloatArray, offsets: IntArray) -> tuple[float, tuple[int, 
     return best, where[0], where[1]
 
 
-def certify_noise2d_epsilon(
-    densities: npt.ArrayLike,
-    *,
-    norm: str,
-    reach: Any = None,
-    sensitivity: float | None = None,
-    width: float | None = None,
-    tails: Any = (),
+def _certify2d(
+    densities: Any, norm: str, reach: Any, sensitivity: Any, width: Any, tails: Any
 ) -> Noise2DReport:
-    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ, and where.
-
-    Parameters
-    ----------
-    densities : array_like, shape (2n₀, 2n₀)
-        Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
-        column ``b`` being cell ``(a − n₀, b − n₀)``.
-    norm : {'l1', 'l2', 'linf'}
-        Norm of the ball of shifts.
-    reach : int, float or Fraction, optional
-        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
-    tails : sequence
-        Tail shapes with their scales (module docstring), in the densities' units; empty means
-        zero density outside the box (never ε-DP).
-
-    Returns
-    -------
-    Noise2DReport
-        Pessimistic ε (module docstring) and the worst pair of cells.
-    """
+    """The certificate of [`noise2d_epsilon`][noise2d_epsilon]'s arguments."""
     dens = check_real_array("densities", densities, ndim=2, nonnegative=True)
     if dens.shape[0] != dens.shape[1] or dens.shape[0] % 2:
         raise ValueError(f"`densities` must be square with an even side; got {dens.shape}.")
@@ -383,6 +348,38 @@ def certify_noise2d_epsilon(
     return Noise2DReport(eps, cell_ij, partner_ij, reason)
 
 
+def certify_noise2d_epsilon(noise: Any) -> Noise2DReport:
+    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ, and where.
+
+    Parameters
+    ----------
+    noise : PiecewiseConstantNoise2D or mapping
+        A noise in ℝ² that describes itself (``privacy_source()``: the 2-D designs), or the
+        keywords of [`noise2d_epsilon`][noise2d_epsilon] as a mapping (a noise's
+        ``description()``).
+
+    Returns
+    -------
+    Noise2DReport
+        Pessimistic ε (module docstring) and the worst pair of cells.
+    """
+    source = source_of(noise)
+    found = source.grid2d if source is not None else noise
+    if not isinstance(found, Mapping) or "densities" not in found or "norm" not in found:
+        raise TypeError(
+            "`noise` must be a 2-D noise that describes itself or a mapping with the keywords "
+            f"of noise2d_epsilon ('densities', 'norm', ...); got {describe(noise)}."
+        )
+    return _certify2d(
+        found["densities"],
+        found["norm"],
+        found.get("reach"),
+        found.get("sensitivity"),
+        found.get("width"),
+        found.get("tails", ()),
+    )
+
+
 def noise2d_epsilon(
     densities: npt.ArrayLike,
     *,
@@ -397,8 +394,16 @@ def noise2d_epsilon(
 
     Parameters
     ----------
-    densities, norm, reach, sensitivity, width, tails
-        As in [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
+    densities : array_like, shape (2n₀, 2n₀)
+        Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
+        column ``b`` being cell ``(a − n₀, b − n₀)``.
+    norm : {'l1', 'l2', 'linf'}
+        Norm of the ball of shifts.
+    reach : int, float or Fraction, optional
+        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
+    tails : sequence
+        Tail shapes with their scales (module docstring), in the densities' units; empty means
+        zero density outside the box (never ε-DP).
     debug : bool
         Deprecated: return the [`Noise2DReport`][Noise2DReport]; use
         [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
@@ -408,11 +413,6 @@ def noise2d_epsilon(
     float
         Pessimistic ε (module docstring).
     """
-    debug = check_flag("debug", debug)
-    report = certify_noise2d_epsilon(
-        densities, norm=norm, reach=reach, sensitivity=sensitivity, width=width, tails=tails
-    )
-    if debug:
-        warn_deprecated("noise2d_epsilon(..., debug=True)", "certify_noise2d_epsilon(...)")
-        return report  # type: ignore[return-value]
-    return report.epsilon
+    report = _certify2d(densities, norm, reach, sensitivity, width, tails)
+    old, new = "noise2d_epsilon(..., debug=True)", "certify_noise2d_epsilon(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]

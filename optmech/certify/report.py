@@ -50,7 +50,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from optmech._deprecation import warn_deprecated
 from optmech._display import html_summary
+from optmech._validation import check_flag
 from optmech.exceptions import PrivacyViolationError
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PureDP
 
@@ -58,9 +60,11 @@ __all__ = [
     "FLOAT_RTOL",
     "SEARCH_RTOL",
     "PrivacyReport",
+    "PureEpsilonReport",
     "TheoremReport",
     "approx_or_none",
     "default_rtol",
+    "number_or_report",
     "pure_or_none",
     "verdict",
 ]
@@ -184,6 +188,23 @@ class PrivacyReport:
         )
 
 
+class PureEpsilonReport(PrivacyReport):
+    """A report whose certified value is a pure ε (the class's field ``epsilon``): its
+    guarantee is ``PureDP(epsilon)``, None when ε is 0 or infinite."""
+
+    epsilon: float
+
+    @property
+    def guarantee(self) -> PureDP | None:
+        """``PureDP(epsilon)``, or None when ε is 0 or infinite."""
+        return pure_or_none(self.epsilon)
+
+    @property
+    def value(self) -> float:
+        """The certified ε."""
+        return self.epsilon
+
+
 @dataclass(frozen=True)
 class TheoremReport(PrivacyReport):
     """A guarantee proved for a closed-form family by its theorem, with no number computed
@@ -213,6 +234,15 @@ def _short(value: Any) -> str:
     if isinstance(value, float | int | np.floating):
         return f"{float(value):.10g}"
     return str(value)
+
+
+def number_or_report(report: PrivacyReport, debug: Any, old: str, new: str) -> Any:
+    """What a number-returning certifier returns: ``report.value``, or (``debug=True``,
+    deprecated in favour of ``new``) the report itself."""
+    if check_flag("debug", debug):
+        warn_deprecated(old, new, stacklevel=4)
+        return report
+    return report.value
 
 
 def verdict(

@@ -243,7 +243,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     # The noise's own description: masses on a uniform grid or ℤ, densities on a graded grid (on
     # unequal cells only densities have the ratios ε-DP constrains, optmech.mechanisms.graded).
     reach = lp.grid.period
-    eps = noise_epsilon(noise.grid_description(), reach=reach)
+    eps = noise_epsilon(noise.grid_description().with_reach(reach))
     privacy = lp.privacy
     if isinstance(privacy, PureDP):
         # The tails' pairs one period apart sit at exactly e^ε (their ratio is e^−ε rounded

@@ -250,7 +250,7 @@ def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, r
     [`optmech.certify.noise.noise_delta`][optmech.certify.noise.noise_delta] on the noise's masses,
     tails and atom, with the cell reach given exactly (the designer certifies with the same call).
     """
-    return noise_delta(noise.grid_description(), epsilon=epsilon, reach=reach)
+    return noise_delta(noise.grid_description().with_reach(reach), epsilon=epsilon)
 
 
 def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> GridNoise:

@@ -17,22 +17,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
+import optmech.privacy as guarantees
 from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
-from optmech.privacy import (
-    ZCDP,
-    ApproxDP,
-    GaussianDP,
-    Privacy,
-    PrivacyProfile,
-    PureDP,
-    RenyiDP,
-    check_privacy,
-)
+from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
@@ -315,7 +307,7 @@ class AdditiveSpec:
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        privacy = check_privacy(self.privacy, beyond=True)
+        privacy = guarantees.check_privacy(self.privacy, beyond=True)
         if isinstance(privacy, PureDP | ApproxDP):
             pure = isinstance(privacy, PureDP)
             check_real(
