@@ -7,11 +7,12 @@ The privacy loss distribution (PLD) of a mechanism pair ``(P, Q)`` is the law of
 
 Supported noise:
 
-* **lattice noise** — a pmf description (the mapping of
-  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), an object with
-  ``grid_description()`` and an integer reach (`LatticeNoise`; a piecewise-constant density whose
-  sensitivity is a whole number of cells gives the same divergences at integer cell shifts, and they
-  are linear between them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
+* **lattice noise** — a pmf description (a
+  [`GridDescription`][optmech.mechanisms.description.GridDescription] or the mapping of
+  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), a noise whose
+  self-description (``privacy_source()``) has a grid (`LatticeNoise`, designs; a piecewise-constant
+  density is read at whole-cell shifts, where its divergences are, and they are linear between
+  them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
   [`DiscreteStaircase`][optmech.mechanisms.discrete_staircase.DiscreteStaircase]. The PLD dominates
   *every* shift ``0 < |s| ≤ Δ`` in both directions at once: the largest of their hockey-stick curves
   ([`optmech.certify.profiles.privacy_profile`][optmech.certify.profiles.privacy_profile], exact
@@ -91,9 +92,9 @@ __all__ = ["compose", "privacy_loss_distribution", "renyi_curve"]
 
 
 _SUPPORTED = (
-    "a pmf description (mapping with 'masses' and tails), LatticeNoise, PiecewiseConstantNoise "
-    "(any object with grid_description()), Geometric, DiscreteStaircase, Laplace, Gaussian, "
-    "Staircase or UniformAtom"
+    "a pmf description (mapping with 'masses' and tails), a GridDescription, LatticeNoise, "
+    "PiecewiseConstantNoise (any noise whose privacy_source() has a grid of equal cells), "
+    "Geometric, DiscreteStaircase, Laplace, Gaussian, Staircase or UniformAtom"
 )
 
 
