@@ -36,6 +36,7 @@ to the next float:
 
 >>> certified_epsilon(G, exact=True)
 0.6931471805599454
+
 With ``debug=True`` a failing check raises, naming the worst pair:
 
 >>> check_dp(np.array([[1.0, 0.0], [0.5, 0.5]]), 5.0, debug=True)
