@@ -10,11 +10,8 @@ one has yet.
 
 Examples
 --------
->>> def greet(x):
-...     return f"hello {x}"
->>> register("greet", greet)
->>> bridge("greet")("world")
-'hello world'
+>>> bridge("to_opendp").__module__  # imported from its provider on first use
+'optmech.interop.opendp'
 """
 
 from __future__ import annotations
