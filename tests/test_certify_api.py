@@ -286,3 +286,12 @@ def test_certify_refuses_what_it_cannot_certify() -> None:
         certify("noise")
     with pytest.raises(TypeError, match="`privacy` must be"):
         check(GEO, "eps=1")
+
+
+def test_certify_at_another_sensitivity() -> None:
+    """The geometric law with ratio e^−1 per point shifted by 2 points: ε = 2 exactly; the
+    Laplace density of scale 1 shifted by 3: ε = 3 (its closed-form profile)."""
+    assert 2.0 <= certify(GEO, sensitivity=2).value <= 2.0 * (1 + 1e-12)
+    assert 3.0 <= certify(Laplace(epsilon=1.0), sensitivity=3.0).value <= 3.0 * (1 + 1e-12)
+    with pytest.raises(ValueError, match="`sensitivity` must be an integer"):
+        certify(GEO, sensitivity=1.5)

@@ -89,13 +89,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 import optmech.certify._grid as _grid_mod
 from optmech._floats import FloatArray
-from optmech._validation import check_flag, check_real, describe
+from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.certify.profiles import certify_guarantee, privacy_profile, pure_epsilon
 from optmech.certify.report import (
     FLOAT_RTOL,
@@ -493,8 +494,14 @@ def _with_sensitivity(desc: GridDescription, sensitivity: Any) -> GridDescriptio
     """The grid with the reach of another sensitivity: ``Δ`` points on ℤ, ``Δ/h`` cells."""
     if sensitivity is None:
         return desc
-    if desc.discrete or desc.width is None:
-        return replace(desc, reach=exact_reach(sensitivity), sensitivity=float(sensitivity))
+    if desc.discrete:  # whole shifts on ℤ
+        delta = check_int("sensitivity", sensitivity, low=1, hint="noise on ℤ")
+        return replace(desc, reach=Fraction(delta), sensitivity=float(delta))
+    if not desc.equal_cells or desc.width is None:
+        raise ValueError(
+            "`sensitivity` of a grid without a uniform cell width (a graded grid reaches m cells "
+            f"per period Δ) is its own; got {describe(sensitivity)}."
+        )
     cells = exact_reach(None, sensitivity, desc.width)
     return replace(desc, reach=cells, sensitivity=float(sensitivity))
 
