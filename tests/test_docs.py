@@ -208,6 +208,27 @@ def test_every_formula_typesets_in_katex(site: Path) -> None:
     assert formulas >= 370
 
 
+def _bibliography_entries() -> list[str]:
+    """The bibliography's entries, each a list item (``- **Author (year).** ...``) joined
+    with its continuation lines."""
+    text = (ROOT / "docs" / "bibliography.md").read_text(encoding="utf-8")
+    return [
+        " ".join(item.split()) for item in re.findall(r"^- \*\*.*?(?=^- |^#|\Z)", text, re.M | re.S)
+    ]
+
+
+def test_every_bibliography_entry_links_a_doi_or_a_stable_page() -> None:
+    """Each entry points the reader to the paper: a DOI (``https://doi.org/10.NNNN/...``) or
+    a stable page (arXiv, a proceedings or journal page, OpenReview, IACR ePrint)."""
+    stable = re.compile(
+        r"\]\(https://(doi\.org/10\.\d{4,9}/\S+|arxiv\.org/abs/\d{4}\.\d{4,5}|proceedings\.mlr\.press/"
+        r"|papers\.nips\.cc/|jmlr\.org/papers/|openreview\.net/forum\?id=|eprint\.iacr\.org/)"
+    )
+    entries = _bibliography_entries()
+    assert len(entries) >= 20
+    assert [entry[:60] for entry in entries if not stable.search(entry)] == []
+
+
 def _project_files(suffixes: tuple[str, ...]) -> list[Path]:
     """The project's files with these endings: git's tracked ones, or, outside a checkout (an
     unpacked sdist, no git), every one below the root but the virtual environment."""
