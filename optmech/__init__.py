@@ -45,8 +45,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.lp.additive": (
         "AdditiveSpec",
         "CoarseGridWarning",
-        "design_noise",
     ),
+    "optmech.lp.design": ("design_noise",),
     "optmech.lp.additive2d": (
         "AdditiveSpec2D",
         "DesignedNoise2D",
@@ -139,7 +139,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         ProblemTooLargeError,
         SolverError,
     )
-    from optmech.lp.additive import AdditiveSpec, CoarseGridWarning, design_noise
+    from optmech.lp.additive import AdditiveSpec, CoarseGridWarning
     from optmech.lp.additive.designed import (
         DesignedGradedNoise,
         DesignedLatticeNoise,
@@ -148,6 +148,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp
+    from optmech.lp.design import design_noise
     from optmech.lp.remap import (
         RemapResult,
         apply_remap,

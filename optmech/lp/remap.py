@@ -73,12 +73,8 @@ from optmech.lp.user.setting import (
     side_information_rows,
 )
 from optmech.mechanisms.geometric import truncated_geometric
-from optmech.provenance import (
-    DEFAULT_ACCURACY,
-    Provenance,
-    ProvenanceFields,
-    warn_if_uncertified,
-)
+from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.results import LPResult
 
 __all__ = [
     "GeometricRemapTest",
@@ -158,7 +154,7 @@ def _exact(value: float) -> Provenance:
 
 
 @dataclass(frozen=True, repr=False)
-class RemapResult(ProvenanceFields):
+class RemapResult(LPResult):
     """A remap and what it does for the user.
 
     Attributes
@@ -195,6 +191,14 @@ class RemapResult(ProvenanceFields):
         return plot_mechanism(
             self.mechanism, ax, title=f"{self.kind} remap, value {self.value:.6g}"
         )
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "remap": self.remap,
+            "assignment": self.assignment,
+            "mechanism": self.mechanism,
+        }
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"

@@ -58,7 +58,7 @@ def _user_result(
         raw_value=solved.raw_value,
         setting=setting,
         provenance=solved.provenance,
-        info=solved.info,
+        _solve_info=solved.info,
         **extra,
     )
 

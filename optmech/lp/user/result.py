@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
-from optmech.provenance import Provenance, ProvenanceFields, Repair
+from optmech.provenance import Provenance
+from optmech.results import LPResult
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
 
@@ -34,14 +36,9 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
-class _Provenanced(ProvenanceFields):
-    """Read-only views of ``self.provenance`` shared by the results (the repair's besides
-    those of [`ProvenanceFields`][optmech.provenance.ProvenanceFields])."""
-
-    @property
-    def repair(self) -> Repair:
-        """How the solver's point was made exactly private."""
-        return self.provenance.repair
+class _Provenanced(LPResult, abstract=True):
+    """What the user LPs' results share besides the [`LPResult`][optmech.results.LPResult]
+    interface: the weight of the uniform mechanism mixed in."""
 
     @property
     def repair_lambda(self) -> float:
@@ -71,13 +68,10 @@ class UserMechanism(_Provenanced):
     setting : UserSetting
         Graph, outputs and loss matrix.
     provenance : Provenance
-        Solver, status, attempts, timings, repair and the certified interval
-        ``[lower_bound, value]``; `value`, `lower_bound`, `solver`,
-        `status`, `solve_time`, `repair_lambda`, `repair_cost`,
-        `max_violation` and `optimality_gap` read it.
-    info : SolveInfo
-        The successful solve (sizes of the LP actually solved: the orbit LP when
-        `symmetry_reduced`).
+        Solver, status, attempts, timings, sizes of the LP actually solved (the orbit LP when
+        `symmetry_reduced`), repair and the certified interval ``[lower_bound, value]``;
+        `value`, `lower_bound`, `solver`, `status`, `solve_time`, `repair`,
+        `repair_lambda`, `repair_cost`, `max_violation` and `optimality_gap` read it.
     prior : ndarray or None
         Bayesian prior.
     side_information : ndarray of int or None
@@ -95,10 +89,17 @@ class UserMechanism(_Provenanced):
     raw_value: float
     setting: UserSetting
     provenance: Provenance
-    info: SolveInfo
     prior: FloatArray | None = None
     side_information: IntArray | None = None
     symmetry_reduced: bool = False
+    _solve_info: SolveInfo | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def info(self) -> SolveInfo | None:
+        """Deprecated: the successful solve's record; everything in it is in
+        [`provenance`][optmech.provenance.Provenance] (sizes, timings, attempts)."""
+        warn_deprecated("`UserMechanism.info`", "`UserMechanism.provenance`")
+        return self._solve_info
 
     @property
     def loss(self) -> FloatArray:
@@ -182,6 +183,21 @@ class UserMechanism(_Provenanced):
             title=f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}",
         )
 
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "objective": self.objective,
+            "epsilon": self.epsilon,
+            "certified_epsilon": self.certified_epsilon,
+            "inputs": self.setting.values,
+            "outputs": self.outputs,
+            "loss": self.loss,
+            "mechanism": self.mechanism,
+            "raw_value": self.raw_value,
+            "prior": self.prior,
+            "side_information": self.side_information,
+            "symmetry_reduced": self.symmetry_reduced,
+        }
+
     def _summary_rows(self) -> list[tuple[str, object]]:
         n_in, n_out = self.mechanism.shape
         return [
@@ -235,6 +251,29 @@ class CommonMechanismResult(_Provenanced):
     def ratio(self) -> float:
         """``max_u value_u(M_u)/optimum_u`` at the certified joint mechanism (rounded up)."""
         return self.provenance.value
+
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of the joint `mechanism` (rows: inputs); returns the Axes."""
+        from optmech.plotting import plot_mechanism
+
+        return plot_mechanism(
+            self.mechanism,
+            ax,
+            title=f"common mechanism for {self.optima.size} users, ratio {self.ratio:.6g}",
+        )
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "ratio": self.ratio,
+            "lp_ratio": self.lp_ratio,
+            "values": self.values,
+            "optima": self.optima,
+            "certified_epsilon": self.certified_epsilon,
+            "mechanism": self.mechanism,
+        }
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        return [("users", self.optima.size), *super()._summary_rows()]
 
     def __repr__(self) -> str:
         return (
