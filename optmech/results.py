@@ -80,7 +80,7 @@ def registered_results() -> tuple[type[LPResult], ...]:
 class LPResult(ProvenanceFields, ABC):
     """The interface of every LP-backed result (module docstring).
 
-    Subclasses provide ``provenance``, `plot` and [`_fields`][_fields] (their own
+    Subclasses provide ``provenance``, `plot` and ``_fields`` (their own
     JSON-safe fields); a mixin that is not a result of its own is declared with
     ``class Mixin(LPResult, abstract=True)`` and not registered.
     """

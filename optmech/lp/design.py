@@ -13,6 +13,7 @@ only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from optmech._validation import check_flag, check_int, check_real
@@ -21,6 +22,7 @@ from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.additive2d.design import design_noise_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.provenance import DEFAULT_ACCURACY
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from optmech.lp.additive2d.designed import DesignedNoise2D
 
 __all__ = ["design_noise"]
+
+_log = logging.getLogger(__name__)
 
 #: The keywords of `design_noise` itself (besides the spec's options).
 _OWN = (
@@ -163,8 +167,14 @@ def design_noise(
         bool(verbose),
         check_flag("progress", progress),
     )
-    if isinstance(spec, AdditiveSpec2D):
-        return design_noise_2d(spec, run)
-    if spec.beyond:
-        return design_beyond(spec, run)
-    return design_additive(spec, run)
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        with stage("design_noise", _log, privacy=str(spec.privacy), dimension=dimension) as found:
+            noise: DesignedNoise | DesignedNoise2D
+            if isinstance(spec, AdditiveSpec2D):
+                noise = design_noise_2d(spec, run)
+            elif spec.beyond:
+                noise = design_beyond(spec, run)
+            else:
+                noise = design_additive(spec, run)
+            found.update(value=noise.value, lower_bound=noise.lower_bound)
+    return noise

@@ -52,6 +52,7 @@ Kelley, J. E. (1960). The cutting-plane method for solving convex programs. J. S
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -90,12 +91,15 @@ from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.engine.interval import lp_interval
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
 from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
+
+_log = logging.getLogger(__name__)
 
 
 #: Orders of the first zCDP round (besides the Kullback–Leibler bound, always present).
@@ -536,7 +540,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     spec : AdditiveSpec
         A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
     run : DesignRun
-        The settings of [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise];
+        The settings of [`optmech.design_noise`][optmech.lp.design.design_noise];
         ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
         provenance).
     """
@@ -544,10 +548,12 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
 
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
         kind = "conic" if conic else "additive"
-        return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
+        with stage("round", _log, **lp.counts()):
+            return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
     try:
-        rnd, log = _rounds(spec, solve)
+        with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+            rnd, log = _rounds(spec, solve)
     except SolverError as exc:
         if exc.status != "infeasible" or spec.tail_ratio > 0:
             raise

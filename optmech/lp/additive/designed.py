@@ -1,6 +1,6 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-[`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] returns a
+[`optmech.design_noise`][optmech.lp.design.design_noise] returns a
 [`DesignedNoise`][DesignedNoise]: a `PiecewiseConstantNoise` (density on a uniform grid),
 [`GradedNoise`][optmech.mechanisms.graded.GradedNoise] (density on a graded Δ-periodic grid) or
 `LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
@@ -324,6 +324,10 @@ class DesignedNoise(RecordViews, abstract=True):
             refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
                 found.baselines
             )
+            # Only references of the same kind are drawn: a pmf beside pmfs, a density beside
+            # densities (an (ε, δ) lattice design's continuous baselines are left out).
+            lattice = isinstance(self, LatticeNoise)
+            refs = [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
         ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
         ax.set_title(
             f"{self._record.privacy}, cost {self._record.cost.name}, value {self.value:.6g}"

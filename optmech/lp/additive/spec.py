@@ -5,7 +5,7 @@ the grid (kind, cells per Δ, periods), the class restrictions, the form of the 
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
 name the parameter, its range and the value (the `dp_accounting` style). Defaults that
 depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] takes
+records what was built. [`optmech.design_noise`][optmech.lp.design.design_noise] takes
 the same keywords and passes them here.
 """
 

@@ -3,7 +3,7 @@
 A simplex vertex's multipliers are one extreme dual solution among many, an interior-point
 solver's are centred; so when a certified interval ``[lower_bound, value]`` is wider than
 asked, solving the *same* LP with the other solver of
-[`optmech.lp.solve.MAIN_SOLVERS`][optmech.lp.solve.MAIN_SOLVERS]
+`optmech.lp.solve.MAIN_SOLVERS`
 ([`alternative_solvers`][optmech.lp.solve.alternative_solvers]) and keeping the larger of the two
 rigorous lower bounds (each valid for the one LP, whatever solver produced it) usually closes
 it; the better of the two certified points may be kept too. Every LP family (the additive
@@ -37,7 +37,7 @@ def labelled(attempts: Iterable[object], step: str) -> list[Attempt]:
 
     Examples
     --------
-    >>> labelled([Attempt("HIGHS", "as built", "optimal", 0.1)], "refined")[0].variant
+    >>> labelled([Attempt("a solver", "as built", "optimal", 0.1)], "refined")[0].variant
     'refined, as built'
     """
     return [

@@ -49,7 +49,7 @@ _VERBOSE: ContextVar[logging.Handler | None] = ContextVar("optmech_verbose", def
 
 
 def _text(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    return f"{value:.10g}" if isinstance(value, float) else str(value)
 
 
 @contextlib.contextmanager
@@ -85,7 +85,7 @@ def stage(
     where = logger or _log
     if where.isEnabledFor(logging.INFO):
         data = {**numbers, **found}
-        text = ", ".join(f"{key} {_text(val)}" for key, val in data.items())
+        text = ", ".join(f"{key}={_text(val)}" for key, val in data.items())
         where.info(
             "%s: %s (%.3g s)",
             name,

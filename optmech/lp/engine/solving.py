@@ -35,7 +35,7 @@ def solve_built(
     run : DesignRun
         The solver and its options.
     kind : str
-        The LP family of [`SOLVER_POLICY`][optmech.lp.solve.SOLVER_POLICY] (``"conic"``: cone
+        The LP family of `optmech.lp.solve.SOLVER_POLICY` (``"conic"``: cone
         solvers only).
     feasible : bool
         The LP is feasible by construction, so "infeasible" is numerical trouble and is retried.
