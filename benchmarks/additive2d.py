@@ -35,7 +35,7 @@ def design_case(norm: str, m: int, k: int) -> dict[str, Any]:
     t2 = time.perf_counter()
     noise = finish_design_2d(lp, info)
     t3 = time.perf_counter()
-    best = optmech.StaircaseND.optimal(1.0, cost=Norm(1), norm=norm)
+    best = optmech.StaircaseND.optimal(epsilon=1.0, cost=Norm(1), norm=norm)
     return {
         "total": t3 - t0,
         "build": t1 - t0,

@@ -26,9 +26,12 @@ __version__ = "0.1.0"
 #: for cvxpy, networkx or matplotlib; the LP entry points load them when first touched.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "": (
+        "accounting",
         "certify",
         "costs",
+        "experiments",
         "graphs",
+        "interop",
     ),  # subpackages
     "optmech.certify": (
         "certify_mechanism",
@@ -114,75 +117,83 @@ _ORIGIN: dict[str, str] = {
 __all__ = sorted([*_ORIGIN, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
-    module = _ORIGIN.get(name)
-    if module is None:
-        raise AttributeError(f"module 'optmech' has no attribute {name!r}")
-    loaded = importlib.import_module(module)
-    value = loaded if module == f"optmech.{name}" else getattr(loaded, name)
-    globals()[name] = value
-    return value
-
-
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names only (those of ``__all__``), not the helpers this module imports."""
+    return list(__all__)
 
 
-if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
-    from optmech import certify, costs, graphs
-    from optmech.certify import certify_mechanism, certify_noise, check_dp
-    from optmech.exceptions import (
-        InaccurateSolutionWarning,
-        OptmechError,
-        PrivacyViolationError,
-        ProblemTooLargeError,
-        SolverError,
-    )
-    from optmech.lp.additive import AdditiveSpec, CoarseGridWarning
-    from optmech.lp.additive.designed import (
-        DesignedGradedNoise,
-        DesignedLatticeNoise,
-        DesignedNoise,
-        DesignedPiecewiseNoise,
-    )
-    from optmech.lp.additive2d import AdditiveSpec2D, DesignedNoise2D
-    from optmech.lp.dependent import dependent_noise_lp
-    from optmech.lp.design import design_noise
-    from optmech.lp.remap import (
-        RemapResult,
-        apply_remap,
-        bayes_remap,
-        constraint_matrix,
-        geometric_bayes,
-        geometric_minimax,
-        is_remap_of_geometric,
-        minimax_remap,
-        remap_from_constraint_matrix,
-        remap_of_geometric,
-    )
-    from optmech.lp.solve import SolveInfo, available_solvers
-    from optmech.lp.user import (
-        UserMechanism,
-        bayesian_mechanism,
-        common_mechanism,
-        make_private,
-        minimax_mechanism,
-    )
-    from optmech.mechanisms import (
-        DiscreteStaircase,
-        Gaussian,
-        Geometric,
-        Laplace,
-        PiecewiseConstantNoise2D,
-        Staircase,
-        StaircaseND,
-        TruncatedLaplace,
-        UniformAtom,
-        heuristic_gamma,
-        laplace_staircase_ratio,
-        staircase_gamma_star,
-        truncated_geometric,
-    )
-    from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
-    from optmech.provenance import Provenance
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there
+
+    def __getattr__(name: str) -> Any:
+        """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
+        module = _ORIGIN.get(name)
+        if module is None:
+            raise AttributeError(f"module 'optmech' has no attribute {name!r}")
+        loaded = importlib.import_module(module)
+        value = loaded if module == f"optmech.{name}" else getattr(loaded, name)
+        globals()[name] = value
+        return value
+
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as X``: re-exported)
+    from optmech import accounting as accounting
+    from optmech import certify as certify
+    from optmech import costs as costs
+    from optmech import experiments as experiments
+    from optmech import graphs as graphs
+    from optmech import interop as interop
+    from optmech.certify import certify_mechanism as certify_mechanism
+    from optmech.certify import certify_noise as certify_noise
+    from optmech.certify import check_dp as check_dp
+    from optmech.exceptions import InaccurateSolutionWarning as InaccurateSolutionWarning
+    from optmech.exceptions import OptmechError as OptmechError
+    from optmech.exceptions import PrivacyViolationError as PrivacyViolationError
+    from optmech.exceptions import ProblemTooLargeError as ProblemTooLargeError
+    from optmech.exceptions import SolverError as SolverError
+    from optmech.lp.additive import AdditiveSpec as AdditiveSpec
+    from optmech.lp.additive import CoarseGridWarning as CoarseGridWarning
+    from optmech.lp.additive.designed import DesignedGradedNoise as DesignedGradedNoise
+    from optmech.lp.additive.designed import DesignedLatticeNoise as DesignedLatticeNoise
+    from optmech.lp.additive.designed import DesignedNoise as DesignedNoise
+    from optmech.lp.additive.designed import DesignedPiecewiseNoise as DesignedPiecewiseNoise
+    from optmech.lp.additive2d import AdditiveSpec2D as AdditiveSpec2D
+    from optmech.lp.additive2d import DesignedNoise2D as DesignedNoise2D
+    from optmech.lp.dependent import dependent_noise_lp as dependent_noise_lp
+    from optmech.lp.design import design_noise as design_noise
+    from optmech.lp.remap import RemapResult as RemapResult
+    from optmech.lp.remap import apply_remap as apply_remap
+    from optmech.lp.remap import bayes_remap as bayes_remap
+    from optmech.lp.remap import constraint_matrix as constraint_matrix
+    from optmech.lp.remap import geometric_bayes as geometric_bayes
+    from optmech.lp.remap import geometric_minimax as geometric_minimax
+    from optmech.lp.remap import is_remap_of_geometric as is_remap_of_geometric
+    from optmech.lp.remap import minimax_remap as minimax_remap
+    from optmech.lp.remap import remap_from_constraint_matrix as remap_from_constraint_matrix
+    from optmech.lp.remap import remap_of_geometric as remap_of_geometric
+    from optmech.lp.solve import SolveInfo as SolveInfo
+    from optmech.lp.solve import available_solvers as available_solvers
+    from optmech.lp.user import UserMechanism as UserMechanism
+    from optmech.lp.user import bayesian_mechanism as bayesian_mechanism
+    from optmech.lp.user import common_mechanism as common_mechanism
+    from optmech.lp.user import make_private as make_private
+    from optmech.lp.user import minimax_mechanism as minimax_mechanism
+    from optmech.mechanisms import DiscreteStaircase as DiscreteStaircase
+    from optmech.mechanisms import Gaussian as Gaussian
+    from optmech.mechanisms import Geometric as Geometric
+    from optmech.mechanisms import Laplace as Laplace
+    from optmech.mechanisms import PiecewiseConstantNoise2D as PiecewiseConstantNoise2D
+    from optmech.mechanisms import Staircase as Staircase
+    from optmech.mechanisms import StaircaseND as StaircaseND
+    from optmech.mechanisms import TruncatedLaplace as TruncatedLaplace
+    from optmech.mechanisms import UniformAtom as UniformAtom
+    from optmech.mechanisms import heuristic_gamma as heuristic_gamma
+    from optmech.mechanisms import laplace_staircase_ratio as laplace_staircase_ratio
+    from optmech.mechanisms import staircase_gamma_star as staircase_gamma_star
+    from optmech.mechanisms import truncated_geometric as truncated_geometric
+    from optmech.privacy import ZCDP as ZCDP
+    from optmech.privacy import ApproxDP as ApproxDP
+    from optmech.privacy import GaussianDP as GaussianDP
+    from optmech.privacy import PrivacyProfile as PrivacyProfile
+    from optmech.privacy import PureDP as PureDP
+    from optmech.privacy import RenyiDP as RenyiDP
+    from optmech.provenance import Provenance as Provenance

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["html_summary", "short"]
+__all__ = ["full", "html_summary", "short"]
 
 
 def short(value: Any, digits: int = 10) -> str:
@@ -24,6 +24,18 @@ def short(value: Any, digits: int = 10) -> str:
     if isinstance(value, float):
         return repr(value) if not math.isfinite(value) else f"{value:.{digits}g}"
     return str(value)
+
+
+def full(value: float) -> str:
+    """A float at full precision (its shortest round-trip ``repr``), for parameters a reader
+    may copy back into code.
+
+    Examples
+    --------
+    >>> full(0.37754066879814546)
+    '0.37754066879814546'
+    """
+    return repr(float(value))
 
 
 def html_summary(title: str, rows: Iterable[tuple[str, Any]]) -> str:

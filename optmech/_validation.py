@@ -139,7 +139,7 @@ def check_int(
         and math.isfinite(float(value))
         and float(value).is_integer()
     ):
-        n = int(value)
+        n = int(value)  # type: ignore[call-overload]  # numbers.Real declares no __int__
     elif isinstance(value, numbers.Real):
         raise ValueError(f"`{name}` must be an integer in {rng}; got {float(value)!r}.{suffix}")
     else:
@@ -289,7 +289,7 @@ def check_flag(name: str, value: Any) -> bool:
 
 def check_epsilon(epsilon: Any, *, high: float = math.inf, hint: str | None = None) -> float:
     """``epsilon`` as a float in ``(0, high]``."""
-    return check_real("epsilon", epsilon, low=0.0, high=high, low_open=True, hint=hint)
+    return check_real("epsilon", epsilon, low=0.0, high=high, low_open=True, hint=hint or "")
 
 
 def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_mechanism", "plot_noise", "plot_phases", "save_figure"]
+__all__ = ["plot_mechanism", "plot_noise", "plot_phases", "privacy_title", "save_figure"]
 
 
 def _axes(ax: Any) -> Any:
@@ -23,6 +23,29 @@ def _axes(ax: Any) -> Any:
     import matplotlib.pyplot as plt
 
     return plt.subplots(figsize=(8, 4.5))[1]
+
+
+def privacy_title(privacy: Any, sensitivity: float) -> str:
+    """The guarantee and the sensitivity as a figure title: ``"ε = 1, Δ = 2"``.
+
+    (ε, δ) guarantees read ``"ε = 1, δ = 1e-05, Δ = 1"``; guarantees beyond (ε, δ) as their
+    ``str`` (e.g. ``"0.5-zCDP, Δ = 1"``).
+
+    Examples
+    --------
+    >>> from optmech.privacy import ApproxDP
+    >>> privacy_title(ApproxDP(1.0, 1e-5), 2.0)
+    'ε = 1, δ = 1e-05, Δ = 2'
+    """
+    from optmech.privacy import ApproxDP, PureDP
+
+    if isinstance(privacy, PureDP):
+        head = f"ε = {privacy.epsilon:.6g}"
+    elif isinstance(privacy, ApproxDP):
+        head = f"ε = {privacy.epsilon:.6g}, δ = {privacy.delta:.6g}"
+    else:
+        head = str(privacy)
+    return f"{head}, Δ = {float(sensitivity):.6g}"
 
 
 def _span(noise: Any) -> float:
@@ -43,8 +66,12 @@ def plot_noise(
     references: Sequence[tuple[str, Any]] = (),
     span: float | None = None,
     label: str | None = None,
+    title: str | None = None,
 ) -> Any:
     """The density (or pmf on ℤ) of ``noise`` on ``[−span, span]``, with named ``references``.
+
+    The title names the family, its guarantee and its sensitivity (e.g. ``"Staircase: ε = 1,
+    Δ = 1"``, [`privacy_title`][privacy_title]) unless ``title`` is given.
 
     Parameters
     ----------
@@ -58,6 +85,8 @@ def plot_noise(
         Half-width of the window (default: four sensitivities, wider for heavy noise).
     label : str, optional
         Legend entry of ``noise`` (default: its class name).
+    title : str, optional
+        The title (default: the family, ε (and δ) and Δ).
     """
     ax = _axes(ax)
     half = _span(noise) if span is None else float(span)
@@ -79,6 +108,10 @@ def plot_noise(
         ax.set_ylabel("density")
     ax.set_xlabel("noise x")
     ax.legend(fontsize=8)
+    if title is None:
+        sensitivity = float(getattr(noise, "sensitivity", 1.0))
+        title = f"{type(noise).__name__}: {privacy_title(noise.privacy, sensitivity)}"
+    ax.set_title(title)
     return ax
 
 

@@ -127,7 +127,7 @@ def _orders_or_values(
     name: str, value: Any, *, low: float, low_open: bool
 ) -> float | tuple[float, ...]:
     """A real in the range, or a non-empty 1-D sequence of them (returned as a tuple)."""
-    if isinstance(value, numbers.Real | np.ndarray) and np.ndim(value) == 0:
+    if isinstance(value, numbers.Real) or (isinstance(value, np.ndarray) and value.ndim == 0):
         return check_real(name, value, low=low, low_open=low_open)
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
         raise TypeError(
@@ -461,10 +461,12 @@ def _pairs(spec: str, value: str, separator: str) -> tuple[list[float], list[flo
 def _parse_beyond(spec: str, kind: str, value: str) -> Privacy:
     if kind == "rdp":
         orders, eps = _pairs(spec, value, ";")
-        return RenyiDP(orders[0], eps[0]) if len(orders) == 1 else RenyiDP(orders, eps)
+        return (
+            RenyiDP(orders[0], eps[0]) if len(orders) == 1 else RenyiDP(tuple(orders), tuple(eps))
+        )
     if kind == "profile":
         eps, deltas = _pairs(spec, value, ",")
-        return PrivacyProfile(eps, deltas)
+        return PrivacyProfile(tuple(eps), tuple(deltas))
     try:
         number = float(value)
     except ValueError as exc:

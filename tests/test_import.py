@@ -96,3 +96,35 @@ def test_the_cli_help_and_closed_forms_load_no_lp_graph_or_plot_library() -> Non
         check=True,
     )
     assert out.stderr.splitlines()[-1] == ""  # the names of the heavy modules loaded: none
+
+
+SUBPACKAGES_PATH = """
+import sys
+import optmech
+names = [optmech.accounting.__name__, optmech.experiments.__name__, optmech.interop.__name__]
+print(",".join(names))
+print(",".join(m for m in ("cvxpy", "highspy", "clarabel") if m in sys.modules))
+"""
+
+
+def test_accounting_experiments_and_interop_are_attributes_loaded_on_first_use() -> None:
+    """``import optmech`` loads none of them; reading one loads it, still without cvxpy."""
+    probe = "import sys, optmech\nprint([m for m in sys.modules if m.startswith('optmech.')])"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    for name in ("accounting", "experiments", "interop"):
+        assert f"optmech.{name}'" not in loaded
+    out = subprocess.run(
+        [sys.executable, "-c", SUBPACKAGES_PATH], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == "optmech.accounting,optmech.experiments,optmech.interop"
+    assert out[1] == ""
+
+
+def test_dir_lists_the_public_names_only() -> None:
+    listed = dir(optmech)
+    assert listed == sorted(optmech.__all__)
+    for helper in ("Any", "importlib", "annotations", "TYPE_CHECKING", "_EXPORTS"):
+        assert helper not in listed
+    assert {"accounting", "experiments", "interop", "Staircase", "__version__"} <= set(listed)

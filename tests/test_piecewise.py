@@ -165,9 +165,9 @@ def _lattice_points(noise: LatticeNoise, periods: int = 200):
     for k in range(periods - 1, -1, -1):
         pts.append(noise.start - (k + 1) * p + np.arange(p))
         probs.append(lb * lr**k)
-    pts.append(noise.support)
+    pts.append(noise.points)
     probs.append(noise.probabilities)
-    last = noise.support[-1] + 1
+    last = noise.points[-1] + 1
     for k in range(periods):
         pts.append(last + k * p + np.arange(p))
         probs.append(rb * rr**k)

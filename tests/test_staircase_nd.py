@@ -89,7 +89,7 @@ def _radial_cdf(s: StaircaseND, r: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=16)
 def _samples(eps: float, gamma: float, norm: str, d: int, seed: int) -> np.ndarray:
-    s = StaircaseND(eps, gamma=gamma, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=eps, gamma=gamma, norm=norm, dimension=d)
     out = s.rvs(N_SAMPLES, rng=seed)
     out.setflags(write=False)
     return out
@@ -105,7 +105,7 @@ def test_one_dimension_pdf_and_costs_equal_the_1d_staircase(
     """Same density and costs as :class:`optmech.Staircase` (its closed forms and periodic
     integrals): both are exact, so only rounding separates them (1e-13 relative; 1e-12 for the
     non-integer power, whose 1-D series is summed to 1e-17 but at ε = 0.01 in 460 terms)."""
-    nd = StaircaseND(eps, gamma=gamma, norm=norm, dimension=1)
+    nd = StaircaseND(epsilon=eps, gamma=gamma, norm=norm, dimension=1)
     one = optmech.Staircase(epsilon=eps, gamma=gamma)
     x = np.linspace(-7.3, 7.3, 2001)
     np.testing.assert_allclose(nd.pdf(x[:, None]), one.pdf(x), rtol=1e-13)
@@ -128,7 +128,7 @@ def test_one_dimension_optimal_gamma_equals_the_1d_staircase(eps: float, power: 
     cost = {1.0: "abs", 2.0: "squared"}.get(power, Power(power))
     one = optmech.Staircase.optimal(epsilon=eps, cost=cost)
     for norm in NORMS:
-        nd = StaircaseND.optimal(eps, cost=Norm(ORDER[norm], power), norm=norm, dimension=1)
+        nd = StaircaseND.optimal(epsilon=eps, cost=Norm(ORDER[norm], power), norm=norm, dimension=1)
         assert nd.gamma == pytest.approx(one.gamma, abs=1e-13 / eps)
 
 
@@ -141,7 +141,7 @@ def test_density_integrates_to_one_over_the_shells(
 ) -> None:
     """Σ density × shell volume (volumes hard-coded, density read from pdf) is 1; the series
     is truncated at a 1e-20 tail and summed with fsum, so 1e-12 covers the pdf's rounding."""
-    s = StaircaseND(eps, gamma=gamma, sensitivity=0.7, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=eps, gamma=gamma, sensitivity=0.7, norm=norm, dimension=d)
     r1, r2, f = _shells(s, _periods_needed(eps, d))
     total = math.fsum(f * BALL[d][norm] * (r2**d - r1**d))
     assert total == pytest.approx(1.0, rel=1e-12)
@@ -153,7 +153,7 @@ def test_density_integrates_to_one_by_monte_carlo_in_2d(norm: str) -> None:
     all three norms in 2-D, so f/q is bounded and the estimate has finite variance. Mean within
     4 standard errors of 1 (false-failure rate 6.3e-5)."""
     eps, delta = 1.0, 1.3
-    s = StaircaseND(eps, gamma=0.4, sensitivity=delta, norm=norm, dimension=2)
+    s = StaircaseND(epsilon=eps, gamma=0.4, sensitivity=delta, norm=norm, dimension=2)
     rate = eps / (2.0 * delta)
     y = np.random.default_rng(101).laplace(scale=1.0 / rate, size=(N_SAMPLES, 2))
     q = (rate / 2.0) ** 2 * np.exp(-rate * np.abs(y).sum(axis=1))
@@ -168,7 +168,7 @@ def test_density_integrates_to_one_by_monte_carlo_in_2d(norm: str) -> None:
 @pytest.mark.parametrize("eps", [0.05, 1.0, 6.0])
 def test_own_norm_cost_equals_the_shell_sum(norm: str, d: int, power: float, eps: float) -> None:
     """E ‖X‖^p against direct shell sums (exact ring integrals, fsum): 1e-12 relative."""
-    s = StaircaseND(eps, gamma=0.35, sensitivity=1.6, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=eps, gamma=0.35, sensitivity=1.6, norm=norm, dimension=d)
     got = s.expected_cost(Norm(ORDER[norm], power))
     assert got == pytest.approx(_radial_moment(s, power), rel=1e-12)
 
@@ -199,7 +199,7 @@ def test_other_norm_costs_in_2d_equal_moment_times_angular_mean(
 ) -> None:
     """E ‖X‖_q^p = E ‖X‖^p · E_μ‖θ‖_q^p (polar coordinates of the family's norm), both factors
     computed here (shell sums, quad): 1e-12 relative."""
-    s = StaircaseND(0.8, gamma=0.6, sensitivity=1.1, norm=norm, dimension=2)
+    s = StaircaseND(epsilon=0.8, gamma=0.6, sensitivity=1.1, norm=norm, dimension=2)
     expected = _radial_moment(s, power) * _perimeter_mean(norm, order, power)
     assert s.expected_cost(Norm(order, power)) == pytest.approx(expected, rel=1e-12)
 
@@ -219,7 +219,7 @@ def test_expected_cost_matches_the_sample_mean(
 ) -> None:
     """Mean of 2·10⁵ samples within 4 standard errors (false-failure rate 6.3e-5 per case)."""
     x = _samples(1.0, 0.3, norm, d, 2024)
-    s = StaircaseND(1.0, gamma=0.3, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=1.0, gamma=0.3, norm=norm, dimension=d)
     cost = Norm(order, power)
     values = np.asarray(cost(x))
     se = values.std(ddof=1) / math.sqrt(values.size)
@@ -257,10 +257,10 @@ def test_optimal_gamma_minimises_the_shell_sum_cost(
     """γ* minimises the cost computed here by shell sums: no γ on a 401-point grid does better
     than the shell-sum precision (1e-12 relative), and the cost at γ* is not above the best."""
     cost = Norm(ORDER[norm], power)
-    best = StaircaseND.optimal(eps, cost=cost, norm=norm, dimension=d)
+    best = StaircaseND.optimal(epsilon=eps, cost=cost, norm=norm, dimension=d)
 
     def shell_cost(g: float) -> float:
-        return _radial_moment(StaircaseND(eps, gamma=g, norm=norm, dimension=d), power)
+        return _radial_moment(StaircaseND(epsilon=eps, gamma=g, norm=norm, dimension=d), power)
 
     at_best = shell_cost(best.gamma)
     grid = min(shell_cost(float(g)) for g in np.linspace(0.0, 1.0, 401))
@@ -274,7 +274,7 @@ def test_optimal_gamma_minimises_the_shell_sum_cost(
 @pytest.mark.parametrize("gamma", [0.0, 0.3, 1.0])
 def test_radius_distribution_by_ks(norm: str, d: int, gamma: float) -> None:
     """KS test of ‖X‖ against the radial cdf summed here shell by shell (α = 1e-6)."""
-    s = StaircaseND(1.0, gamma=gamma, sensitivity=0.9, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=1.0, gamma=gamma, sensitivity=0.9, norm=norm, dimension=d)
     radii = _norm(s.rvs(N_SAMPLES, rng=7 + d), norm)
     assert stats.kstest(radii, lambda r: _radial_cdf(s, r)).pvalue > ALPHA
 
@@ -315,7 +315,7 @@ def test_directions_are_cone_measure_on_the_right_sphere(norm: str) -> None:
 
 
 def test_rvs_shapes_and_reproducibility() -> None:
-    s = StaircaseND(1.0, gamma=0.5, norm="l2", dimension=3)
+    s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=3)
     assert s.rvs(rng=1).shape == (3,)
     assert s.rvs(5, rng=1).shape == (5, 3)
     assert s.rvs((2, 4), rng=1).shape == (2, 4, 3)
@@ -347,7 +347,7 @@ def test_privacy_ratio_over_random_shifts(norm: str, d: int, gamma: float) -> No
     """log f(x) − log f(x + s) ≤ ε(1 + 1e-9) at 2·10⁵ points and shifts ‖s‖ ≤ Δ, and both
     densities are positive: the docstring's argument, falsifiable and not falsified."""
     rng = np.random.default_rng(99 + d)
-    s = StaircaseND(1.3, gamma=gamma, sensitivity=0.8, norm=norm, dimension=d)
+    s = StaircaseND(epsilon=1.3, gamma=gamma, sensitivity=0.8, norm=norm, dimension=d)
     x = _stress_points(s, N_SAMPLES, rng)
     shifted = x + _shifts(norm, d, N_SAMPLES, s.sensitivity, rng)
     fx, fs = np.asarray(s.pdf(x)), np.asarray(s.pdf(shifted))
@@ -361,7 +361,7 @@ def test_privacy_check_has_teeth() -> None:
     """The same check catches a wrong ball: the ℓ1 staircase under ℓ2 shifts of length Δ
     (which reach ℓ1 length √2 Δ) loses up to 2ε."""
     rng = np.random.default_rng(3)
-    s = StaircaseND(1.0, gamma=0.5, norm="l1", dimension=2)
+    s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l1", dimension=2)
     x = _stress_points(s, N_SAMPLES, rng)
     ratio = np.asarray(s.logpdf(x)) - np.asarray(
         s.logpdf(x + _shifts("l2", 2, N_SAMPLES, 1.0, rng))
@@ -388,28 +388,28 @@ def test_bad_parameters(kwargs: dict[str, object], exc: type[Exception], match: 
     params: dict[str, object] = {"epsilon": 1.0, "gamma": 0.5} | kwargs
     epsilon = params.pop("epsilon")
     with pytest.raises(exc, match=match):
-        StaircaseND(epsilon, **params)  # type: ignore[arg-type]
+        StaircaseND(epsilon=epsilon, **params)  # type: ignore[arg-type]
 
 
 def test_bad_calls() -> None:
-    s = StaircaseND(1.0, gamma=0.5, norm="l2", dimension=2)
+    s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=2)
     with pytest.raises(
         ValueError, match=r"`points` must have shape \(\.\.\., 2\).*got shape \(3,\)"
     ):
         s.pdf([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="`points` must not contain NaN"):
         s.pdf([[math.nan, 0.0]])
+    with pytest.raises(TypeError, match=r"`cost` must be an optmech\.costs\.Norm.*'l1', 'l2'"):
+        s.expected_cost("abs")
     with pytest.raises(TypeError, match=r"`cost` must be an optmech\.costs\.norm\.Norm"):
-        s.expected_cost("abs")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"`cost` must be an optmech\.costs\.norm\.Norm"):
-        StaircaseND.optimal(1.0, cost=Power(1), norm="l1", dimension=2)  # type: ignore[arg-type]
+        StaircaseND.optimal(epsilon=1.0, cost=Power(1), norm="l1", dimension=2)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"`size` must be an integer in \[0, inf\); got -1"):
         s.rvs(-1)
     with pytest.raises(TypeError, match="`rng` must be None, an int seed"):
         s.rvs(3, rng="seed")
     with pytest.raises(ValueError, match=r"power plus `dimension` must be at most 170"):
         s.expected_cost(Norm(2, 169.5))
-    s3 = StaircaseND(1.0, gamma=0.5, norm="l2", dimension=3)
+    s3 = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=3)
     with pytest.raises(NotImplementedError, match=r"supports Norm\(order=2\) .* got Norm\(order=1"):
         s3.expected_cost(Norm(1))
 
@@ -424,5 +424,5 @@ def test_small_epsilon_gamma_tends_to_the_bernoulli_minimiser(d: int, eps: float
     not at ε = 1e-5, which is left out)."""
     limit = 0.5 if d == 1 else (1 + 1 / math.sqrt(3)) / 2
     for norm in NORMS:
-        got = StaircaseND.optimal(eps, cost=Norm(ORDER[norm]), norm=norm, dimension=d).gamma
+        got = StaircaseND.optimal(epsilon=eps, cost=Norm(ORDER[norm]), norm=norm, dimension=d).gamma
         assert abs(got - limit) <= eps

@@ -15,7 +15,8 @@ import pytest
 from _reference import FIG2, geometric_from_theory
 
 from optmech import check_dp
-from optmech.theorems import count, exact
+from optmech.theorems import count
+from optmech.theorems import exact_catalogue as exact
 from optmech.theorems.catalogue import run_checks
 
 

@@ -278,7 +278,10 @@ def compute_2d(
     }
     if norm_cost is not None:
         best = StaircaseND.optimal(
-            spec.epsilon, sensitivity=spec.sensitivity, cost=norm_cost, norm=spec.sensitivity_norm
+            epsilon=spec.epsilon,
+            sensitivity=spec.sensitivity,
+            cost=norm_cost,
+            norm=spec.sensitivity_norm,
         )
         out["staircase_nd_value"] = best.expected_cost(norm_cost)
         out["relative_gap"] = noise.value / out["staircase_nd_value"] - 1.0

@@ -89,7 +89,7 @@ def _design(eps: float, norm: str, m: int, periods: int) -> Any:
 
 
 def _staircase(eps: float, norm: str) -> float:
-    best = optmech.StaircaseND.optimal(eps, cost=Norm(1), norm=norm, dimension=2)
+    best = optmech.StaircaseND.optimal(epsilon=eps, cost=Norm(1), norm=norm, dimension=2)
     return float(best.expected_cost(Norm(1)))
 
 

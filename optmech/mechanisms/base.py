@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -25,37 +25,15 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import check_rng, check_size
 from optmech.costs import Cost, as_cost
-from optmech.privacy import ApproxDP, PureDP
+from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _log, _out
+from optmech.mechanisms.statistics import NoiseStatistics
+from optmech.privacy import ApproxDP, Privacy, PureDP
 
 __all__ = ["ContinuousNoise", "DiscreteNoise", "NoiseDistribution"]
 
 
 #: Largest number of samples one call of ``rvs`` draws (refused above, before allocating).
 MAX_SAMPLES = 500_000_000
-
-
-def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
-    try:
-        if x is None:
-            raise TypeError("None")
-        if np.iscomplexobj(x):  # casting would only warn and drop the imaginary part
-            raise TypeError("complex values")
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise TypeError(f"`{name}` must be real numbers; got {x!r}.") from exc
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"`{name}` must not contain NaN.")
-    return arr
-
-
-def _out(x: FloatArray) -> FloatArray | float:
-    return float(x) if np.ndim(x) == 0 else x
-
-
-def _log(values: FloatArray) -> FloatArray:
-    """``log`` of non-negative values, ``−inf`` at 0 without a warning."""
-    with np.errstate(divide="ignore"):
-        return np.log(values)
 
 
 def _keyword_repr(obj: object, **fields: Any) -> str:
@@ -77,7 +55,7 @@ def _keyword_repr(obj: object, **fields: Any) -> str:
     return f"{type(obj).__name__}({args})"
 
 
-class NoiseDistribution(ABC):
+class NoiseDistribution(NoiseStatistics, ABC):
     """An additive noise law ``X`` for the mechanism ``K(D) = q(D) + X``.
 
     Attributes
@@ -95,7 +73,7 @@ class NoiseDistribution(ABC):
     # -- to implement -----------------------------------------------------------------
     @property
     @abstractmethod
-    def privacy(self) -> PureDP | ApproxDP:
+    def privacy(self) -> Privacy:
         """The privacy guarantee for queries of sensitivity `sensitivity`."""
 
     @abstractmethod
@@ -124,10 +102,22 @@ class NoiseDistribution(ABC):
         return _log(self._sf(x))
 
     # -- public API ---------------------------------------------------------------------
+    @overload
+    def cdf(self, x: Scalar) -> float: ...
+    @overload
+    def cdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def cdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X ≤ x)``, broadcast over ``x``."""
         return _out(self._cdf(_as_points("x", x)))
 
+    @overload
+    def sf(self, x: Scalar) -> float: ...
+    @overload
+    def sf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def sf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X > x) = 1 − cdf(x)``, computed directly: full relative precision in the tail.
 
@@ -143,14 +133,32 @@ class NoiseDistribution(ABC):
         """
         return _out(self._sf(_as_points("x", x)))
 
+    @overload
+    def logcdf(self, x: Scalar) -> float: ...
+    @overload
+    def logcdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0."""
         return _out(self._logcdf(_as_points("x", x)))
 
+    @overload
+    def logsf(self, x: Scalar) -> float: ...
+    @overload
+    def logsf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def logsf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log P(X > x)``, finite far beyond the point where [`sf`][sf] underflows to 0."""
         return _out(self._logsf(_as_points("x", x)))
 
+    @overload
+    def ppf(self, q: Scalar) -> float: ...
+    @overload
+    def ppf(self, q: ArrayInput) -> FloatArray: ...
+    @overload
+    def ppf(self, q: npt.ArrayLike) -> FloatArray | float: ...
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
         """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
         arr = _as_points("q", q)
@@ -158,6 +166,12 @@ class NoiseDistribution(ABC):
             raise ValueError("`q` must be in [0, 1]; got values outside it.")
         return _out(self._ppf(arr))
 
+    @overload
+    def rvs(self, size: None = None, *, rng: Any = None) -> float: ...
+    @overload
+    def rvs(self, size: int | tuple[int, ...], *, rng: Any = None) -> FloatArray: ...
+    @overload
+    def rvs(self, size: Any = None, *, rng: Any = None) -> FloatArray | float: ...
     def rvs(self, size: Any = None, *, rng: Any = None) -> FloatArray | float:
         """Draw samples.
 
@@ -193,12 +207,14 @@ class NoiseDistribution(ABC):
         references: Any = (),
         span: float | None = None,
         label: str | None = None,
+        title: str | None = None,
     ) -> Any:
-        """Draw the density (or pmf) with optional named ``references``; returns the Axes
+        """Draw the density (or pmf) with optional named ``references``, titled with the family,
+        its ε (and δ) and Δ unless ``title`` is given; returns the Axes
         ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise])."""
         from optmech.plotting import plot_noise
 
-        return plot_noise(self, ax, references=references, span=span, label=label)
+        return plot_noise(self, ax, references=references, span=span, label=label, title=title)
 
     def _repr_html_(self) -> str:
         from optmech._display import html_summary
@@ -264,6 +280,29 @@ class _SymmetricNoise(NoiseDistribution):
     def _logsf(self, x: FloatArray) -> FloatArray:
         return self._logcdf(self._reflected(x))
 
+    # -- scipy.stats parity: symmetry gives the mean, the odd moments and the upper quantiles --
+    def _mean(self) -> float:
+        return 0.0
+
+    def _moment(self, n: int) -> float:
+        return 0.0 if n % 2 else self._even_moment(n)
+
+    def _even_moment(self, n: int) -> float:
+        """``E X^n`` for even ``n`` (default: the generic route of ``NoiseStatistics``)."""
+        return NoiseStatistics._moment(self, n)
+
+    def _central_moment(self, n: int) -> float:
+        return self._moment(n)
+
+    def _isf(self, q: FloatArray) -> FloatArray:
+        """``isf`` from the exact lower quantiles: ``−ppf(q)`` for a density; on ℤ
+        ``−j − 1`` with ``j`` the largest integer with ``cdf(j) ≤ q``."""
+        j = self._ppf(q)
+        if not self.discrete:
+            return -j
+        j = np.where(self._cdf(j) <= q, j, j - 1.0)
+        return -j - 1.0
+
 
 class ContinuousNoise(NoiseDistribution):
     """Noise with a density on ℝ."""
@@ -277,10 +316,22 @@ class ContinuousNoise(NoiseDistribution):
         """``log f(x)``; this default is ``−inf`` wherever ``_pdf`` underflows."""
         return _log(self._pdf(x))
 
+    @overload
+    def pdf(self, x: Scalar) -> float: ...
+    @overload
+    def pdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def pdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def pdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """Density at ``x``, broadcast over ``x``. Atoms (if any) are not part of the density."""
         return _out(self._pdf(_as_points("x", x)))
 
+    @overload
+    def logpdf(self, x: Scalar) -> float: ...
+    @overload
+    def logpdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def logpdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def logpdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log`` of the density at ``x`` (``−inf`` off the support), exact in the tails."""
         return _out(self._logpdf(_as_points("x", x)))
@@ -298,6 +349,12 @@ class DiscreteNoise(NoiseDistribution):
         """``log P(X = k)`` (``k`` integral); this default is ``−inf`` where ``_pmf`` underflows."""
         return _log(self._pmf(k))
 
+    @overload
+    def pmf(self, k: Scalar) -> float: ...
+    @overload
+    def pmf(self, k: ArrayInput) -> FloatArray: ...
+    @overload
+    def pmf(self, k: npt.ArrayLike) -> FloatArray | float: ...
     def pmf(self, k: npt.ArrayLike) -> FloatArray | float:
         """``P(X = k)``; zero at non-integers."""
         arr = _as_points("k", k)
@@ -305,6 +362,12 @@ class DiscreteNoise(NoiseDistribution):
         safe = np.where(integral, arr, 0.0)
         return _out(np.where(integral, self._pmf(safe), 0.0))
 
+    @overload
+    def logpmf(self, k: Scalar) -> float: ...
+    @overload
+    def logpmf(self, k: ArrayInput) -> FloatArray: ...
+    @overload
+    def logpmf(self, k: npt.ArrayLike) -> FloatArray | float: ...
     def logpmf(self, k: npt.ArrayLike) -> FloatArray | float:
         """``log P(X = k)``: ``−inf`` at non-integers, finite where ``pmf`` underflows."""
         arr = _as_points("k", k)
@@ -332,19 +395,43 @@ class DiscreteNoise(NoiseDistribution):
         """
         raise TypeError(f"{type(self).__name__} has no exact sampler; use rvs().")
 
+    @overload
+    def cdf(self, x: Scalar) -> float: ...
+    @overload
+    def cdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def cdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X ≤ x)``; a step function of ``x``."""
         arr = _as_points("x", x)
         return _out(self._cdf(np.floor(arr)))
 
+    @overload
+    def sf(self, x: Scalar) -> float: ...
+    @overload
+    def sf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def sf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X > x) = P(X ≥ floor(x) + 1)``, computed directly (full precision in the tail)."""
         return _out(self._sf(np.floor(_as_points("x", x))))
 
+    @overload
+    def logcdf(self, x: Scalar) -> float: ...
+    @overload
+    def logcdf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log P(X ≤ x)``; a step function of ``x``, finite where [`cdf`][cdf] underflows."""
         return _out(self._logcdf(np.floor(_as_points("x", x))))
 
+    @overload
+    def logsf(self, x: Scalar) -> float: ...
+    @overload
+    def logsf(self, x: ArrayInput) -> FloatArray: ...
+    @overload
+    def logsf(self, x: npt.ArrayLike) -> FloatArray | float: ...
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log P(X > x)``; a step function of ``x``, finite where [`sf`][sf] underflows."""
         return _out(self._logsf(np.floor(_as_points("x", x))))

@@ -47,6 +47,7 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
+from optmech.mechanisms._exact_moments import lerch
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
 from optmech.mechanisms.exact_sampling import (
     bernoulli,
@@ -214,6 +215,8 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     [0.154039, 0.154039, 0.056668, 0.056668, 0.056668]
     """
 
+    sensitivity: int
+
     def __init__(self, *, epsilon: float, sensitivity: int, r: int) -> None:
         self._epsilon = check_staircase_epsilon(epsilon)
         self.sensitivity = check_int("sensitivity", sensitivity, low=1, high=SENSITIVITY_MAX)
@@ -367,3 +370,18 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
 
     def _expected_cost(self, cost: Cost) -> float:
         return float(_costs_over_r(cost, self._epsilon, self.sensitivity, [self.r])[0])
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n = 2a(Σ_{j<r} W_j + b Σ_{j≥r} W_j)`` for even ``n``, where
+        ``W_j = Σ_k b^k (kΔ + j)^n = Δ^n T_n(j/Δ)`` (Lerch sums in Eulerian form)."""
+        delta, r = self.sensitivity, self.r
+        w = lerch(n, self._epsilon, np.arange(delta, dtype=np.float64) / delta)
+        inner = math.fsum(w[:r].tolist()) + self._b * math.fsum(w[r:].tolist())
+        return 2.0 * self._a * math.exp(n * math.log(delta)) * inner
+
+    def _entropy(self) -> float:
+        """``−log a + ε E N = −log a + 2εaΔ b/(1 − b)²`` with ``N`` the step index of ``X``
+        (``r`` points per period on the level ``b^k``, ``Δ − r`` on ``b^(k+1)``)."""
+        geometric = 0.25 / math.sinh(0.5 * self._epsilon) ** 2  # b/(1 − b)²
+        return -math.log(self._a) + 2.0 * self._epsilon * self._a * self.sensitivity * geometric

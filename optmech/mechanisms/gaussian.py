@@ -266,6 +266,20 @@ class Gaussian(_SymmetricNoise, ContinuousNoise):
             cost, lambda y: np.exp(-0.5 * y * y) / _SQRT_2PI, self.sigma, math.inf
         )
 
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n = σ^n (n − 1)!! = σ^n 2^(n/2) Γ((n + 1)/2)/√π`` (even ``n``), in logs."""
+        return math.exp(
+            n * math.log(self.sigma)
+            + 0.5 * n * math.log(2.0)
+            + float(special.gammaln((n + 1.0) / 2.0))
+            - 0.5 * math.log(math.pi)
+        )
+
+    def _entropy(self) -> float:
+        """``log(σ √(2πe))``."""
+        return math.log(self.sigma) + 0.5 * math.log(2.0 * math.pi * math.e)
+
 
 def _check_calibration(value: Any) -> str:
     if not isinstance(value, str):

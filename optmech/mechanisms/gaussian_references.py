@@ -72,7 +72,7 @@ def gaussian_cost(sigma: float, cost: Any) -> float:
 
     def density(x: float) -> float:
         return (
-            float(c(np.array([x]))[0])
+            float(np.asarray(c(np.array([x])))[0])
             * math.exp(-0.5 * (x / s) ** 2)
             / (s * math.sqrt(2 * math.pi))
         )

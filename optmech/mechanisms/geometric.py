@@ -41,6 +41,7 @@ from scipy import linalg
 from optmech._floats import FloatArray
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
+from optmech.mechanisms._exact_moments import lerch
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
 from optmech.mechanisms.exact_sampling import draw_many, geometric_exp, two_sided
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
@@ -86,6 +87,8 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     >>> round(g.expected_cost("abs"), 12)  # 1/sinh(1)
     0.850918128239
     """
+
+    sensitivity: int
 
     def __init__(self, *, epsilon: float, sensitivity: int = 1) -> None:
         self._epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
@@ -199,6 +202,16 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
                 else float(cost.periodic_sum(0.0, period=-1.0, ratio=self.beta))
             )
             return self._p0 * (up + down - float(cost(0.0)))
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n = 2 p(0) Σ_{k≥1} β^k k^n = 2 p(0) Li₋ₙ(β)`` (even ``n``; Eulerian form)."""
+        return 2.0 * self._p0 * float(lerch(n, self._rate, 0.0))
+
+    def _entropy(self) -> float:
+        """``−log p(0) + (ε/Δ) E|X| = −log tanh(ε/2Δ) + (ε/Δ)/sinh(ε/Δ)`` (as
+        ``scipy.stats.dlaplace``)."""
+        return -math.log(self._p0) + self._rate / math.sinh(self._rate)
 
 
 def truncated_geometric(n: int, epsilon: float) -> FloatArray:

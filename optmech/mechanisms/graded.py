@@ -61,6 +61,7 @@ import numpy.typing as npt
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_int, check_real, check_real_array, check_tail, describe
 from optmech.costs import Cost
+from optmech.mechanisms._exact_moments import Cells, Table, TableStatistics
 from optmech.mechanisms.base import ContinuousNoise
 from optmech.privacy import ApproxDP, PureDP
 
@@ -137,7 +138,7 @@ def _log_powers(ratio: float, k: IntArray) -> FloatArray:
     return k.astype(np.float64) * math.log(ratio)
 
 
-class GradedNoise(ContinuousNoise):
+class GradedNoise(TableStatistics, ContinuousNoise):
     """A density constant on the cells of a Δ-periodic partition, with geometric tails.
 
     Parameters
@@ -500,3 +501,28 @@ class GradedNoise(ContinuousNoise):
                 )
                 total += float(np.dot(base, ints))
         return total
+
+    # -- scipy.stats parity: the cells and tails that the exact moments sum over -------------
+    def _table(self) -> Table:
+        """Cells at their anchored edges (``_cell_offsets``) with their exact widths ``w_iΔ``."""
+        delta, kk = self.sensitivity, self._periods
+        shift, lo, hi = self._cell_offsets()
+        width = self._w * delta
+
+        def period(k: FloatArray, values: FloatArray) -> Cells:
+            anchor = ((k[:, None] + shift[None, :]) * delta).reshape(-1)
+            return Cells(
+                anchor + np.tile(lo * delta, k.size),
+                anchor + np.tile(hi * delta, k.size),
+                np.tile(width, k.size),
+                values,
+            )
+
+        table = np.arange(self._k0, self._k0 + kk, dtype=np.float64)
+        left = period(np.array([self._k0 - 1.0]), self._left[0])
+        right = period(np.array([float(self._k0 + kk)]), self._right[0])
+        return Table(
+            period(table, self._dens),
+            (left, -delta, self._left[1]),
+            (right, delta, self._right[1]),
+        )

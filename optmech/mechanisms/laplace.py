@@ -227,3 +227,12 @@ class Laplace(_SymmetricNoise, ContinuousNoise):
         if isinstance(cost, ZeroOne):
             return math.exp(-cost.tolerance / self.scale)
         return _laplace_quadrature(cost, self.scale)
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n = n! λ^n`` (even ``n``), in logs."""
+        return math.exp(float(special.gammaln(n + 1.0)) + n * math.log(self.scale))
+
+    def _entropy(self) -> float:
+        """``1 + log(2λ)``."""
+        return 1.0 + math.log(2.0 * self.scale)

@@ -50,6 +50,7 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 from typing import Any
 
@@ -65,6 +66,7 @@ from optmech._validation import (
     check_tail,
 )
 from optmech.costs import Cost
+from optmech.mechanisms._exact_moments import Cells, Table, TableStatistics
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
 from optmech.mechanisms.exact_sampling import draw_many, lattice_draw
@@ -141,7 +143,7 @@ class _TabulatedMixin:
         )
 
 
-class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
+class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
     """A density constant on the cells of a uniform grid, with geometric tails and an atom at 0.
 
     Parameters
@@ -212,7 +214,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
     @property
     def edges(self) -> FloatArray:
         """Cell edges of the grid, ``start + h·(0..N)``."""
-        return self._law.start + self._law.h * np.arange(self._law.n + 1)
+        return np.asarray(self._law.start + self._law.h * np.arange(self._law.n + 1), np.float64)
 
     @property
     def densities(self) -> FloatArray:
@@ -298,8 +300,24 @@ class PiecewiseConstantNoise(_TabulatedMixin, ContinuousNoise):
             total += float(np.dot(law.left_base, ints))
         return total
 
+    # -- scipy.stats parity: the cells and tails that the exact moments sum over -------------
+    def _table(self) -> Table:
+        law = self._law
+        h, p = law.h, law.period
 
-class LatticeNoise(_TabulatedMixin, DiscreteNoise):
+        def cells(lo: FloatArray, values: FloatArray) -> Cells:
+            return Cells(lo, lo + h, np.full(lo.size, h), values)
+
+        offsets = h * np.arange(p, dtype=np.float64)
+        return Table(
+            cells(law.start + h * np.arange(law.n, dtype=np.float64), law.values),
+            (cells(law.start - p * h + offsets, law.left_base), -p * h, law.left_ratio),
+            (cells(law.end + offsets, law.right_base), p * h, law.right_ratio),
+            self._atom,
+        )
+
+
+class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
     """A pmf on consecutive integers with geometric tails: noise for integer queries.
 
     Parameters
@@ -364,9 +382,20 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
             )
 
     @property
-    def support(self) -> FloatArray:
+    def points(self) -> FloatArray:
         """The integers of the table."""
         return self._law.start + np.arange(self._law.n, dtype=np.float64)
+
+    @property
+    def support(self) -> _PointsAndSupport:
+        """Call it: ``support()`` gives ``(a, b)``, the first and last integers with positive
+        mass (``±inf`` with a geometric tail), as ``scipy.stats``.
+
+        Read as an array (the table's integers) it is deprecated: use [`points`][points].
+        """
+        view = self.points.view(_PointsAndSupport)
+        view._bounds = self._support()
+        return view
 
     @property
     def probabilities(self) -> FloatArray:
@@ -471,7 +500,7 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
 
     def _expected_cost(self, cost: Cost) -> float:
         law = self._law
-        total = float(np.dot(law.values, np.asarray(cost(self.support), dtype=np.float64)))
+        total = float(np.dot(law.values, np.asarray(cost(self.points), dtype=np.float64)))
         p = law.period
         if law.right_ratio > 0 or np.any(law.right_base > 0):
             pts = law.end + np.arange(p, dtype=np.float64)
@@ -482,3 +511,61 @@ class LatticeNoise(_TabulatedMixin, DiscreteNoise):
             sums = np.asarray(cost.periodic_sum(pts, period=-p, ratio=law.left_ratio))
             total += float(np.dot(law.left_base, sums))
         return total
+
+    # -- scipy.stats parity: the points and tails that the exact moments sum over ------------
+    def _table(self) -> Table:
+        law = self._law
+        p = law.period
+
+        def points(at: FloatArray, values: FloatArray) -> Cells:
+            return Cells(at, at, None, values)
+
+        offsets = np.arange(p, dtype=np.float64)
+        return Table(
+            points(self.points, law.values),
+            (points(law.start - p + offsets, law.left_base), -float(p), law.left_ratio),
+            (points(law.end + offsets, law.right_base), float(p), law.right_ratio),
+        )
+
+
+class _PointsAndSupport(np.ndarray):  # type: ignore[type-arg]
+    """The table's integers (the deprecated reading of ``LatticeNoise.support``) that, called,
+    give ``support()``, the ends of the support, as ``scipy.stats``."""
+
+    _bounds: tuple[float, float] = (-math.inf, math.inf)
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self._bounds = getattr(obj, "_bounds", (-math.inf, math.inf))
+
+    def __call__(self) -> tuple[float, float]:
+        return self._bounds
+
+    @staticmethod
+    def _deprecated() -> None:
+        warnings.warn(
+            "reading LatticeNoise.support as the array of the table's integers is deprecated; "
+            "use LatticeNoise.points (support() gives the ends of the support, as scipy.stats).",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        self._deprecated()
+        return np.asarray(self)[key]
+
+    def __iter__(self) -> Any:
+        self._deprecated()
+        return iter(np.asarray(self))
+
+    def __len__(self) -> int:
+        self._deprecated()
+        return len(np.asarray(self))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        self._deprecated()
+        plain = [np.asarray(x) if isinstance(x, _PointsAndSupport) else x for x in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        self._deprecated()
+        return super().__array_function__(func, (np.ndarray,), args, kwargs)

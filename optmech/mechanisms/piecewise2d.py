@@ -46,6 +46,8 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real, check_real_array, check_rng, check_size, describe
+from optmech.costs.norm import Norm
+from optmech.costs.vector import VectorCustom, as_vector_cost
 from optmech.mechanisms.tails2d import (
     GaugeTail,
     ProductTail,
@@ -53,6 +55,7 @@ from optmech.mechanisms.tails2d import (
     sample_outside,
     tail_sums,
 )
+from optmech.mechanisms.vector import VectorNoise
 from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "PiecewiseConstantNoise2D"]
@@ -81,7 +84,7 @@ def _as_points(points: Any) -> FloatArray:
     return arr
 
 
-class PiecewiseConstantNoise2D:
+class PiecewiseConstantNoise2D(VectorNoise):
     """A density on ℝ² constant on square cells, with tail shapes outside a box.
 
     Parameters
@@ -117,6 +120,7 @@ class PiecewiseConstantNoise2D:
         epsilon: float,
         tail_masses: Sequence[float] | None = None,
     ) -> None:
+        self.dimension = 2
         dens = check_real_array("densities", densities, ndim=2, nonnegative=True)
         if dens.shape[0] != dens.shape[1] or dens.shape[0] % 2:
             raise ValueError(f"`densities` must be square with an even side; got {dens.shape}.")
@@ -269,7 +273,8 @@ class PiecewiseConstantNoise2D:
     def cost_interval(self, cost: Any) -> tuple[float, float]:
         """``E cost(X)`` in an interval: quadrature errors and the tails' rest (see
         [`tail_sums`][optmech.mechanisms.tails2d.tail_sums]) widen it; exact costs give a width of
-        a few ulps."""
+        a few ulps. ``cost`` as for [`expected_cost`][expected_cost] (names included)."""
+        cost = as_vector_cost(cost)
         avg, err = self.cell_costs(cost)
         box = self.width**2 * self.densities
         mid = math.fsum((box * avg).ravel().tolist())
@@ -281,9 +286,14 @@ class PiecewiseConstantNoise2D:
         slack = 1e-14 * abs(mid)
         return low - slack, high + slack
 
-    def expected_cost(self, cost: Any) -> float:
+    def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
         """``E cost(X)`` (exact for the ℓ1 and ℓ∞ norms; the midpoint of
-        [`cost_interval`][cost_interval] in general)."""
+        [`cost_interval`][cost_interval] in general): a
+        [`Norm`][optmech.costs.norm.Norm], a [`VectorCustom`][optmech.costs.vector.VectorCustom]
+        or a name (``"l1"``, ``"l2"``, ``"linf"``)."""
+        return self._expected_cost(as_vector_cost(cost))
+
+    def _expected_cost(self, cost: Norm | VectorCustom) -> float:
         lo, hi = self.cost_interval(cost)
         return 0.5 * (lo + hi)
 
@@ -302,6 +312,8 @@ class PiecewiseConstantNoise2D:
         """
         import matplotlib.pyplot as plt
 
+        from optmech.plotting import privacy_title
+
         if ax is None:
             _, ax = plt.subplots(figsize=(4.5, 4))
         half = self.cells * self.width
@@ -319,4 +331,7 @@ class PiecewiseConstantNoise2D:
         ax.set_xlabel("x₁")
         ax.set_ylabel("x₂")
         ax.figure.colorbar(image, ax=ax, label="log10 density" if log else "density")
+        ax.set_title(
+            f"{privacy_title(self.privacy, self.sensitivity)}, {self.norm} ball", fontsize=9
+        )
         return ax

@@ -51,8 +51,8 @@ def _pure(privacy: PureDP, sensitivity: float, cost: Cost, integer: bool) -> Clo
         return ClosedFormReference("discrete staircase optimum (Geng & Viswanath 2016)", ref)
     from optmech.mechanisms.staircase import Staircase
 
-    ref = Staircase.optimal(epsilon=privacy.epsilon, sensitivity=sensitivity, cost=cost)
-    return ClosedFormReference("staircase optimum (Geng & Viswanath 2016)", ref)
+    best = Staircase.optimal(epsilon=privacy.epsilon, sensitivity=sensitivity, cost=cost)
+    return ClosedFormReference("staircase optimum (Geng & Viswanath 2016)", best)
 
 
 def closed_form_reference(

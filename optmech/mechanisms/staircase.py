@@ -67,6 +67,7 @@ from optmech.mechanisms.laplace import (
     arithmetic_as_value_error,
     quiet_overflow,
 )
+from optmech.mechanisms.staircase_nd import _log_radial_moment
 from optmech.privacy import PureDP
 
 __all__ = [
@@ -385,6 +386,7 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         self._epsilon = check_staircase_epsilon(epsilon)
         self.sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
         self.gamma = check_real("gamma", gamma, low=0.0, high=1.0)
+        self._optimal_for: Cost | None = None  # the cost `optimal` minimised, if it made this
         b, _, _, a1 = _constants(self._epsilon, self.gamma)
         self._b = b
         self._a1 = float(a1)
@@ -425,7 +427,9 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         c = _require_theorem_cost(cost, "Staircase.optimal (Geng & Viswanath 2016, Thm. 3)")
         # Validate the (ε, Δ) pair before any numerics: γ = 1/2 is a representative staircase.
         cls(epsilon=eps, sensitivity=delta, gamma=0.5)
-        return cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))
+        best = cls(epsilon=eps, sensitivity=delta, gamma=_optimal_gamma(c, eps, delta))
+        best._optimal_for = c
+        return best
 
     @property
     def privacy(self) -> PureDP:
@@ -437,6 +441,21 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         return _keyword_repr(
             self, epsilon=self._epsilon, sensitivity=self.sensitivity, gamma=self.gamma
         )
+
+    def _repr_html_(self) -> str:
+        """Notebook summary: the guarantee, γ and Δ, and for an optimum its cost and expected
+        cost, the numbers at full precision (copyable back into code)."""
+        from optmech._display import full, html_summary
+
+        rows: list[tuple[str, Any]] = [
+            ("guarantee", self.privacy),
+            ("γ", full(self.gamma)),
+            ("sensitivity Δ", full(self.sensitivity)),
+        ]
+        if self._optimal_for is not None:
+            rows.append(("optimal for cost", repr(self._optimal_for)))
+            rows.append(("expected cost", full(self.expected_cost(self._optimal_for))))
+        return html_summary(repr(self), rows)
 
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow
@@ -494,6 +513,27 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
 
     def _expected_cost(self, cost: Cost) -> float:
         return float(_cost_vector(cost, self._epsilon, self.sensitivity, self.gamma))
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n`` for even ``n``, from the density's geometric series (module docstring).
+
+        Summed over the steps, ``E|X|^n = Δ^n (1 − b)² T_{n+1}(γ)/((n + 1)u)`` with
+        ``T_s(γ) = Σ_k b^k (k + γ)^s``: the telescoping of Geng, Kairouz, Oh & Viswanath (2015)
+        in dimension 1. ``n = 2`` is Geng & Viswanath (2016)'s closed form
+        ``Δ²(u³ + 3bu + b + b²)/(3u(1 − b)²)``.
+        """
+        if n == 2:
+            return float(_squared_cost(self._epsilon, self.gamma, self.sensitivity))
+        log_moment = float(_log_radial_moment(n, 1, self._epsilon, self.gamma))
+        return math.exp(n * math.log(self.sensitivity) + log_moment)
+
+    def _entropy(self) -> float:
+        """``log(2uΔ/(1 − b)) + εb/(u(1 − b))``: ``−log a₁ + ε E N`` with ``N`` the step index
+        of ``X`` (``P(N = j) = 2a₁b^j`` for ``j ≥ 1``, so ``E N = b/(u(1 − b))``)."""
+        _, omb, u, _ = _constants(self._epsilon, self.gamma)
+        u = float(u)
+        return math.log(2.0 * u * self.sensitivity / omb) + self._epsilon * self._b / (u * omb)
 
 
 # -- vectorised helpers ---------------------------------------------------------------------------

@@ -49,7 +49,7 @@ Laplace vectors (ℓ1), a uniform point of the cube's surface (ℓ∞).
 Examples
 --------
 >>> from optmech.costs.norm import Norm
->>> s = StaircaseND.optimal(1.0, cost=Norm(1), norm="l1", dimension=2)
+>>> s = StaircaseND.optimal(epsilon=1.0, cost=Norm(1), norm="l1", dimension=2)
 >>> round(s.gamma, 6)
 0.667084
 >>> round(s.expected_cost(Norm(1)), 6)
@@ -76,6 +76,8 @@ from optmech._validation import (
     describe,
 )
 from optmech.costs.norm import Norm
+from optmech.costs.vector import VectorCustom, as_vector_cost
+from optmech.mechanisms.vector import VectorNoise, keyword_epsilon
 from optmech.privacy import PureDP
 
 __all__ = ["NORMS", "StaircaseND", "log_unit_ball_volume"]
@@ -314,7 +316,9 @@ def _optimal_gamma(p: float, d: int, eps: float) -> float:
     costs = {g: float(objective(g)) for g in candidates}
     best = min(costs.values())
     tied_roots = [g for g in roots if costs[g] <= best + 1e-13]
-    return min(tied_roots, key=costs.__getitem__) if tied_roots else min(costs, key=costs.get)
+    return (
+        min(tied_roots, key=costs.__getitem__) if tied_roots else min(costs, key=costs.__getitem__)
+    )
 
 
 # -- sampling (private) ---------------------------------------------------------------------------
@@ -361,7 +365,7 @@ def _ball_index_log_weights(d: int, eps: float, gamma: float) -> FloatArray:
 
 
 # -- the family -----------------------------------------------------------------------------------
-class StaircaseND:
+class StaircaseND(VectorNoise):
     """The d-dimensional staircase noise for shifts in a norm ball (module docstring).
 
     Geng, Kairouz, Oh & Viswanath (2015) and Kulesza, Suresh & Wang (2025): density ``a b^k``
@@ -384,7 +388,7 @@ class StaircaseND:
 
     Examples
     --------
-    >>> s = StaircaseND(1.0, gamma=0.5, norm="l2", dimension=2)
+    >>> s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=2)
     >>> s
     StaircaseND(epsilon=1.0, gamma=0.5, sensitivity=1.0, norm='l2', dimension=2)
     >>> r = s.pdf([[0.2, 0.0], [0.0, 0.7]])  # one step down across ‖x‖ = γΔ
@@ -392,10 +396,11 @@ class StaircaseND:
     2.718281828459
     """
 
+    @keyword_epsilon("StaircaseND")
     def __init__(
         self,
-        epsilon: float,
         *,
+        epsilon: float,
         gamma: float,
         sensitivity: float = 1.0,
         norm: str = "l1",
@@ -424,10 +429,11 @@ class StaircaseND:
             )
 
     @classmethod
+    @keyword_epsilon("StaircaseND.optimal")
     def optimal(
         cls,
-        epsilon: float,
         *,
+        epsilon: float,
         sensitivity: float = 1.0,
         cost: Norm,
         norm: str = "l1",
@@ -464,15 +470,16 @@ class StaircaseND:
         Examples
         --------
         >>> from optmech.costs.norm import Norm
-        >>> round(StaircaseND.optimal(1.0, cost=Norm(2), norm="l2", dimension=1).gamma, 12)
+        >>> s = StaircaseND.optimal(epsilon=1.0, cost=Norm(2), norm="l2", dimension=1)
+        >>> round(s.gamma, 12)
         0.377540668798
         """
         eps = _check_epsilon(epsilon)
         d = _check_dimension(dimension)
         c = _check_cost(cost, d)
-        cls(eps, gamma=0.5, sensitivity=sensitivity, norm=norm, dimension=d)  # validate first
+        cls(epsilon=eps, gamma=0.5, sensitivity=sensitivity, norm=norm, dimension=d)  # validate
         gamma = _optimal_gamma(c.power, d, eps)
-        return cls(eps, gamma=gamma, sensitivity=sensitivity, norm=norm, dimension=d)
+        return cls(epsilon=eps, gamma=gamma, sensitivity=sensitivity, norm=norm, dimension=d)
 
     def __repr__(self) -> str:
         return (
@@ -560,8 +567,9 @@ class StaircaseND:
         return x.reshape((d,) if shape is None else (*shape, d))
 
     # -- costs -------------------------------------------------------------------------------
-    def expected_cost(self, cost: Norm) -> float:
-        """``E ‖X‖_q^p`` for ``cost = Norm(q, power=p)`` (module docstring).
+    def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
+        """``E ‖X‖_q^p`` for ``cost = Norm(q, power=p)`` (module docstring), or a name
+        (``"l1"``, ``"l2"``, ``"linf"``: power 1).
 
         Exact (a closed-form or Euler–Maclaurin series, relative error below 1e-15 for
         ``s = d + p``) for the family's own norm in any dimension and for every norm in
@@ -574,6 +582,9 @@ class StaircaseND:
         NotImplementedError
             Another norm than the family's in ``d ≥ 3``.
         """
+        return self._expected_cost(as_vector_cost(cost))
+
+    def _expected_cost(self, cost: Norm | VectorCustom) -> float:
         c = _check_cost(cost, self.dimension)
         d, p = self.dimension, c.power
         if d == 1 or c.order == NORMS[self.norm]:

@@ -401,7 +401,7 @@ def tail_sums(
         One per shape (a single one for a single shape).
     """
     single = isinstance(shapes, TailShape)
-    items: list[Tail] = [shapes] if single else list(shapes)  # type: ignore[list-item]
+    items: list[Tail] = [shapes] if isinstance(shapes, TailShape) else list(shapes)
     h = float(width)
     growth = _growth(cost, h)
     k = len(items)

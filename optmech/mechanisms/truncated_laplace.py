@@ -229,3 +229,18 @@ class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
             self.scale,
             self._t,
         )
+
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _even_moment(self, n: int) -> float:
+        """``E X^n = λ^n γ(n + 1, t)/(1 − u)`` (even ``n``; γ the lower incomplete gamma)."""
+        log_value = (
+            n * math.log(self.scale)
+            + _log_lower_gamma(n + 1.0, self._t)
+            - math.log(self._one_minus_u)
+        )
+        return math.exp(log_value) if log_value < 709.0 else math.inf
+
+    def _entropy(self) -> float:
+        """``log(2λ(1 − u)) + E|X|/λ`` with ``E|X|/λ = γ(2, t)/(1 − u)``."""
+        mean_abs = float(special.gammainc(2.0, self._t)) / self._one_minus_u
+        return math.log(2.0 * self.scale) + math.log(self._one_minus_u) + mean_abs

@@ -204,6 +204,29 @@ class UniformAtom(ContinuousNoise):
             )
             return self.alpha * float(cost(0.0)) + self.density * inner
 
+    # -- scipy.stats parity: exact moments and entropy ------------------------------------------
+    def _mean(self) -> float:
+        return 0.0
+
+    def _moment(self, n: int) -> float:
+        """``E X^n = 2h L^(n+1)/(n + 1)`` for even ``n ≥ 2`` (the atom adds ``0^n = 0``), 0 for
+        odd ``n``."""
+        if n % 2:
+            return 0.0
+        return 2.0 * self.density * self.half_width ** (n + 1) / (n + 1)
+
+    def _central_moment(self, n: int) -> float:
+        return self._moment(n)
+
+    def _entropy(self) -> float:
+        """``log(2L)`` without an atom; a law with an atom has no differential entropy."""
+        if self.alpha > 0.0:
+            raise ValueError(
+                f"{self!r} has an atom of mass alpha={self.alpha!r} at 0: a law with an atom "
+                "beside its density has no differential entropy (alpha must be 0)."
+            )
+        return math.log(2.0 * self.half_width)
+
     # -- the optimum of Geng, Ding, Guo & Kumar 2019 -----------------------------------------------
     @classmethod
     def optimal(

@@ -253,7 +253,7 @@ class DesignedNoise(RecordViews, abstract=True):
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
         if isinstance(self, LatticeNoise):
-            return self.support
+            return self.points
         assert isinstance(self, PiecewiseConstantNoise | GradedNoise)
         return self.edges
 
@@ -313,7 +313,7 @@ class DesignedNoise(RecordViews, abstract=True):
         (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
         False; returns the Axes."""
         from optmech.mechanisms.references import closed_form_reference
-        from optmech.plotting import plot_noise
+        from optmech.plotting import plot_noise, privacy_title
 
         refs: list[tuple[str, Any]] = []
         if reference and self._record.beyond is None:
@@ -330,7 +330,8 @@ class DesignedNoise(RecordViews, abstract=True):
             refs = [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
         ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
         ax.set_title(
-            f"{self._record.privacy}, cost {self._record.cost.name}, value {self.value:.6g}"
+            f"{privacy_title(self._record.privacy, self.sensitivity)}, "
+            f"cost {self._record.cost.name}, value {self.value:.6g}"
         )
         return ax
 

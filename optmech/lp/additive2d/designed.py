@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from optmech._deprecation import warn_deprecated
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import Provenance, ProvenanceFields
@@ -117,8 +118,16 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
         self._record = record
 
     def expected_cost(self, cost: Any = None) -> float:
-        """``E cost(X)``; ``cost`` defaults to the design's."""
-        return super().expected_cost(self.spec.cost if cost is None else cost)
+        """``E cost(X)``, as for every noise
+        ([`VectorNoise.expected_cost`][optmech.mechanisms.vector.VectorNoise.expected_cost]).
+
+        Calling it without a cost (the design's cost) is deprecated: read ``value``, or pass
+        ``noise.spec.cost``.
+        """
+        if cost is None:
+            warn_deprecated("DesignedNoise2D.expected_cost() without a cost", "expected_cost(cost)")
+            cost = self.spec.cost
+        return super().expected_cost(cost)
 
     def summary(self) -> str:
         """A few lines: the design, the certified interval and privacy."""
