@@ -40,9 +40,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optmech._deprecation import warn_deprecated
+from optmech._floats import FloatArray
 from optmech.provenance import Provenance, ProvenanceFields
 
-__all__ = ["LPResult", "RecordViews", "json_safe", "registered_results"]
+__all__ = ["LPResult", "MechanismResult", "RecordViews", "json_safe", "registered_results"]
 
 _REGISTRY: list[type[LPResult]] = []
 
@@ -80,14 +81,16 @@ def registered_results() -> tuple[type[LPResult], ...]:
 class LPResult(ProvenanceFields, ABC):
     """The interface of every LP-backed result (module docstring).
 
-    Subclasses provide ``provenance``, `plot` and ``_fields`` (their own
-    JSON-safe fields); a mixin that is not a result of its own is declared with
-    ``class Mixin(LPResult, abstract=True)`` and not registered.
+    Subclasses provide ``provenance``, `plot` and the names of their own fields for
+    [`to_dict`][to_dict] (``_dict_fields``); a mixin that is not a result of its own is
+    declared with ``class Mixin(LPResult, abstract=True)`` and not registered.
     """
 
     provenance: Provenance
     #: Whether the class is a mixin (not a result of its own, not registered).
     _abstract_result: ClassVar[bool] = True
+    #: The result's own attributes that [`to_dict`][to_dict] writes, in order.
+    _dict_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -99,9 +102,9 @@ class LPResult(ProvenanceFields, ABC):
     def plot(self, ax: Any = None) -> Any:
         """Draw the result into ``ax`` (a new figure's axes by default); returns the Axes."""
 
-    @abstractmethod
     def _fields(self) -> dict[str, Any]:
         """The result's own fields for [`to_dict`][to_dict] (any numbers, arrays, enums)."""
+        return {name: getattr(self, name) for name in self._dict_fields}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict: ``result`` (the class), ``value``, ``lower_bound``, ``certified``
@@ -126,6 +129,24 @@ class LPResult(ProvenanceFields, ABC):
             f"{type(self).__name__}: value {prov.value:.10g}, optimum in "
             f"[{prov.lower_bound:.10g}, {prov.value:.10g}]\n{prov.summary()}"
         )
+
+
+class MechanismResult(LPResult, abstract=True):
+    """An LP result whose answer is a mechanism matrix ``M[i, r] = P(output r | input i)``
+    (a user's mechanism, a remapped one, a common one), drawn as a heat map."""
+
+    mechanism: FloatArray
+
+    def _plot_title(self) -> str:
+        return f"{type(self).__name__}, value {self.value:.6g}"
+
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of `mechanism` (rows: inputs); returns the Axes
+        ([`plot_mechanism`][optmech.plotting.plot_mechanism])."""
+        from optmech.plotting import plot_mechanism
+
+        outputs = getattr(self, "outputs", None)
+        return plot_mechanism(self.mechanism, ax, outputs=outputs, title=self._plot_title())
 
 
 class RecordViews(LPResult, abstract=True):

@@ -141,17 +141,16 @@ class DependentNoiseResult(LPResult):
             f"worst cost {self.value:.6g}",
         )
 
-    def _fields(self) -> dict[str, Any]:
-        return {
-            "epsilon": self.epsilon,
-            "sensitivity": self.sensitivity,
-            "period": self.period,
-            "half_width": self.half_width,
-            "certified_epsilon": self.certified_epsilon,
-            "phase_costs": self.phase_costs,
-            "support": self.support,
-            "probabilities": self.probabilities,
-        }
+    _dict_fields = (
+        "epsilon",
+        "sensitivity",
+        "period",
+        "half_width",
+        "certified_epsilon",
+        "phase_costs",
+        "support",
+        "probabilities",
+    )
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         return [

@@ -74,7 +74,7 @@ from optmech.lp.user.setting import (
 )
 from optmech.mechanisms.geometric import truncated_geometric
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
-from optmech.results import LPResult
+from optmech.results import MechanismResult
 
 __all__ = [
     "GeometricRemapTest",
@@ -154,7 +154,7 @@ def _exact(value: float) -> Provenance:
 
 
 @dataclass(frozen=True, repr=False)
-class RemapResult(LPResult):
+class RemapResult(MechanismResult):
     """A remap and what it does for the user.
 
     Attributes
@@ -184,21 +184,10 @@ class RemapResult(LPResult):
     kind: RemapKind
     provenance: Provenance
 
-    def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (``M T``, rows: inputs); returns the Axes."""
-        from optmech.plotting import plot_mechanism
+    _dict_fields = ("kind", "remap", "assignment", "mechanism")
 
-        return plot_mechanism(
-            self.mechanism, ax, title=f"{self.kind} remap, value {self.value:.6g}"
-        )
-
-    def _fields(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "remap": self.remap,
-            "assignment": self.assignment,
-            "mechanism": self.mechanism,
-        }
+    def _plot_title(self) -> str:
+        return f"{self.kind} remap, value {self.value:.6g}"
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"

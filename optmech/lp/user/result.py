@@ -20,7 +20,7 @@ from optmech._floats import FloatArray, IntArray
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Provenance
-from optmech.results import LPResult
+from optmech.results import MechanismResult
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
 
@@ -36,9 +36,10 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
-class _Provenanced(LPResult, abstract=True):
-    """What the user LPs' results share besides the [`LPResult`][optmech.results.LPResult]
-    interface: the weight of the uniform mechanism mixed in."""
+class _Provenanced(MechanismResult, abstract=True):
+    """What the user LPs' results share besides the
+    [`MechanismResult`][optmech.results.MechanismResult] interface: the weight of the uniform
+    mechanism mixed in."""
 
     @property
     def repair_lambda(self) -> float:
@@ -172,31 +173,27 @@ class UserMechanism(_Provenanced):
 
         return to_opendp(self)
 
-    def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (rows: inputs); returns the Axes."""
-        from optmech.plotting import plot_mechanism
+    _dict_fields = (
+        "objective",
+        "epsilon",
+        "certified_epsilon",
+        "inputs",
+        "outputs",
+        "loss",
+        "mechanism",
+        "raw_value",
+        "prior",
+        "side_information",
+        "symmetry_reduced",
+    )
 
-        return plot_mechanism(
-            self.mechanism,
-            ax,
-            outputs=self.outputs,
-            title=f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}",
-        )
+    @property
+    def inputs(self) -> FloatArray:
+        """Labels of the rows (the graph's node values)."""
+        return self.setting.values
 
-    def _fields(self) -> dict[str, Any]:
-        return {
-            "objective": self.objective,
-            "epsilon": self.epsilon,
-            "certified_epsilon": self.certified_epsilon,
-            "inputs": self.setting.values,
-            "outputs": self.outputs,
-            "loss": self.loss,
-            "mechanism": self.mechanism,
-            "raw_value": self.raw_value,
-            "prior": self.prior,
-            "side_information": self.side_information,
-            "symmetry_reduced": self.symmetry_reduced,
-        }
+    def _plot_title(self) -> str:
+        return f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}"
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         n_in, n_out = self.mechanism.shape
@@ -252,25 +249,10 @@ class CommonMechanismResult(_Provenanced):
         """``max_u value_u(M_u)/optimum_u`` at the certified joint mechanism (rounded up)."""
         return self.provenance.value
 
-    def plot(self, ax: Any = None) -> Any:
-        """Heat map of the joint `mechanism` (rows: inputs); returns the Axes."""
-        from optmech.plotting import plot_mechanism
+    _dict_fields = ("ratio", "lp_ratio", "values", "optima", "certified_epsilon", "mechanism")
 
-        return plot_mechanism(
-            self.mechanism,
-            ax,
-            title=f"common mechanism for {self.optima.size} users, ratio {self.ratio:.6g}",
-        )
-
-    def _fields(self) -> dict[str, Any]:
-        return {
-            "ratio": self.ratio,
-            "lp_ratio": self.lp_ratio,
-            "values": self.values,
-            "optima": self.optima,
-            "certified_epsilon": self.certified_epsilon,
-            "mechanism": self.mechanism,
-        }
+    def _plot_title(self) -> str:
+        return f"common mechanism for {self.optima.size} users, ratio {self.ratio:.6g}"
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         return [("users", self.optima.size), *super()._summary_rows()]
