@@ -119,7 +119,11 @@ _HINTS = {
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """Provenance of one LP solve.
+    """The record of one LP solve, as [`solve`][solve] and [`solve_robust`][solve_robust] return it.
+
+    Results do not carry it: each LP result holds a
+    [`Provenance`][optmech.provenance.Provenance] ([`provenance_of`][provenance_of] builds it
+    from this record, the certified interval and the repair).
 
     Attributes
     ----------
