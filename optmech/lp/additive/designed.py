@@ -326,7 +326,7 @@ class DesignedNoise(RecordViews, abstract=True):
             )
             # Only references of the same kind are drawn: a pmf beside pmfs, a density beside
             # densities (an (ε, δ) lattice design's continuous baselines are left out).
-            lattice = isinstance(self, LatticeNoise)
+            lattice = hasattr(self, "pmf")
             refs = [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
         ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
         ax.set_title(
