@@ -75,8 +75,8 @@ def stage(
     """
     found: dict[str, Any] = {}
     bar = _BAR.get()
-    if bar is not None:
-        bar.set_description(f"optmech: {name}", refresh=False)
+    if bar is not None:  # shown while the stage runs (a solve may take a while)
+        bar.set_description_str(f"optmech {name}")
     start = time.perf_counter()
     yield found
     seconds = time.perf_counter() - start
@@ -100,7 +100,7 @@ def tick(description: str) -> None:
     the inner steps of a stage, e.g. each certification of a repair's search."""
     bar = _BAR.get()
     if bar is not None:
-        bar.set_description(f"optmech: {description}", refresh=False)
+        bar.set_description_str(f"optmech {description}", refresh=False)
         bar.update(1)
 
 
@@ -136,7 +136,7 @@ def reporting(*, verbose: bool = False, progress: bool = False, what: str = "") 
     if progress and _BAR.get() is None:
         from tqdm import tqdm
 
-        bar = tqdm(desc=f"optmech: {what}", unit=" step", file=sys.stderr, leave=False)
+        bar = tqdm(desc=f"optmech {what}", unit=" step", file=sys.stderr, leave=False)
         tokens.append((_BAR, _BAR.set(bar)))
     try:
         yield
