@@ -142,6 +142,29 @@ def _staircase_table_with_atom() -> PiecewiseConstantNoise:
     )
 
 
+def _asymmetric_table() -> PiecewiseConstantNoise:
+    """Cells of width 1/4 on ``[−1, 1.5)``, the density falling by ``e^(−0.3)`` per cell to
+    the left of the peak cell ``[0, 0.25)`` and by ``e^(−0.5)`` per cell to its right, tails
+    continuing each rate: neighbouring inputs (Δ = 1/2, two cells) change it by at most
+    ``e^(2·0.5)``, so it is 1-DP, and asymmetric."""
+    h, left, right = 0.25, 0.3, 0.5
+    j = np.arange(-4, 6)  # cell j is [jh, (j + 1)h)
+    dens = np.exp(np.where(j < 0, left * j, -right * j))
+    lb, rb = math.exp(-left), math.exp(-right)
+    tails = dens[0] * lb / (1 - lb) + dens[-1] * rb / (1 - rb)
+    total = h * (dens.sum() + tails)
+    return PiecewiseConstantNoise(
+        start=-1.0,
+        width=h,
+        densities=dens / total,
+        period=1,
+        left_tail=([dens[0] * lb / total], lb),
+        right_tail=([dens[-1] * rb / total], rb),
+        sensitivity=0.5,
+        privacy=PureDP(1.0),
+    )
+
+
 def _discrete_staircase_lattice() -> LatticeNoise:
     """The discrete staircase (ε = 1, Δ = 3, r = 2; Geng & Viswanath 2016) as a table on
     ``−6..6`` with its geometric tails: 1-DP, and asymmetric in nothing but its storage."""
@@ -293,6 +316,17 @@ ENTRIES: list[Entry] = [
         repr_pattern=r"PiecewiseConstantNoise\(start=-2.0, width=0.25, cells=16, period=4, "
         r"atom=0.2, sensitivity=1.0, privacy=ApproxDP\(epsilon=1.0, delta=0.2\)\)",
         atom=0.2,
+        breaks="cells",
+    ),
+    Entry(
+        "PiecewiseConstantNoise(asymmetric)",
+        _asymmetric_table,
+        R,
+        K.GRID,
+        tabulated=True,
+        repr_pattern=r"PiecewiseConstantNoise\(start=-1.0, width=0.25, cells=10, period=1, "
+        r"atom=0.0, sensitivity=0.5, privacy=PureDP\(epsilon=1.0\)\)",
+        symmetric=False,
         breaks="cells",
     ),
     Entry(

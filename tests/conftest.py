@@ -5,7 +5,7 @@
 - ``rng``: a generator with a fixed seed (statistical tests state their own false-failure
   rate; the seed makes a failure reproducible).
 
-Helper modules beside the tests (``_reference``, ``_epsdp_helpers``, ``_sweep_helpers``) are
+Helper modules beside the tests (``_reference``, ``_families``, ``_sweep_helpers``) are
 imported by name: pytest puts this folder on ``sys.path`` (rootdir-relative "prepend" import
 mode, and this ``conftest.py`` lives here).
 

@@ -221,6 +221,19 @@ def test_goodness_of_fit(entry: Entry) -> None:
     assert statistic < critical
 
 
+def test_goodness_of_fit_detects_a_wrong_law() -> None:
+    """The same statistics refute draws of a neighbouring law: the checks can fail."""
+    wrong = optmech.DiscreteStaircase(epsilon=1.0, sensitivity=5, r=3).rvs(100_000, rng=1)
+    right = optmech.DiscreteStaircase(epsilon=1.0, sensitivity=5, r=2)
+    edges = np.arange(-40.0, 41.0)
+    counts = np.bincount(np.searchsorted(edges, wrong, side="left"), minlength=edges.size + 1)
+    statistic, critical = _chi_square(_cell_probabilities(right, edges), counts)
+    assert statistic > critical
+    draws = optmech.Staircase(epsilon=1.0, gamma=0.3).rvs(100_000, rng=2)
+    other = optmech.Staircase(epsilon=1.0, gamma=0.5)
+    assert stats.kstest(draws, other.cdf).statistic > stats.kstwo.isf(ALPHA, draws.size)
+
+
 # -- empirical privacy -----------------------------------------------------------------------------
 def privacy_violations(counts_a: np.ndarray, counts_b: np.ndarray, epsilon: float) -> list[int]:
     """Bins whose counts refute ``P_A(bin) ≤ e^ε P_B(bin)`` or the reverse, at level ALPHA.
@@ -454,6 +467,18 @@ def test_ppf_and_isf_are_the_quantiles(entry: Entry) -> None:
         assert np.all(err[inverted(x)] <= 1e-9 * scale[inverted(x)] + 1e-15)
         sf_err = np.abs(np.asarray(noise.sf(s)) - Q)
         assert np.all(sf_err[inverted(s)] <= 1e-9 * scale[inverted(s)] + 1e-15)
+    if entry.symmetric:  # the quantiles mirror: ppf(1 − q) = −ppf(q) (on ℤ, −ppf(q) − 1 … 0)
+        lower = Q[(Q >= 1e-6) & (Q < 0.5)]
+        up, down = np.asarray(noise.ppf(1 - lower)), np.asarray(noise.ppf(lower))
+        if entry.discrete:
+            assert np.all((up >= -down - 1) & (up <= -down))
+        else:
+            np.testing.assert_allclose(up, -down, rtol=1e-9, atol=1e-12 * noise.sensitivity)
+        assert abs(noise.median()) <= 1e-12 * noise.sensitivity  # a table's rounding
+    atom = _atom(entry, noise)
+    if atom > 0:  # every q within the jump of cdf at 0 has the quantile 0
+        below = float(noise.cdf(-1e-300))
+        np.testing.assert_array_equal(noise.ppf(below + atom * np.array([0.01, 0.5, 1.0])), 0.0)
     assert noise.median() == noise.ppf(0.5)
     assert noise.interval(0.9) == (noise.ppf((1 - 0.9) / 2), noise.ppf((1 + 0.9) / 2))
     low, high = noise.ppf(0.0), noise.ppf(1.0)
@@ -610,6 +635,9 @@ def test_repr(entry: Entry) -> None:
         assert entry.repr_pattern is not None and re.fullmatch(entry.repr_pattern, text), text
         return
     assert text == entry.code
+    parameters = inspect.signature(type(noise)).parameters.values()
+    if not entry.vector:  # keywords only (StaircaseND: a positional ε is deprecated, still works)
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
     again = eval(text, dict(NAMESPACE))
     assert type(again) is type(noise) and repr(again) == text
     if entry.vector:
@@ -717,6 +745,8 @@ def test_sampler_shapes_and_reproducibility(entry: Entry) -> None:
         assert np.all(draws == np.round(draws))
     with pytest.raises(ValueError, match=r"`size` must"):
         noise.rvs(-1, rng=0)
+    with pytest.raises(TypeError, match="`cost` must be"):
+        noise.expected_cost(None)
     with pytest.raises(TypeError, match="`rng` must be None, an int seed"):
         noise.rvs(3, rng="seed")
     if not entry.vector:
