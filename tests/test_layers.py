@@ -32,6 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graphs",
         "_display",
         "provenance",
+        "constraints",
+        "utilities",
         "plotting",  # imports numpy and matplotlib only
     ),
     ("mechanisms",),

@@ -21,10 +21,21 @@ caller's constraints as rows), [`build`][optmech.lp.local.build] (the envelope L
 [`diagnose`][optmech.lp.local.diagnose] (infeasible constraints named),
 [`engine`][optmech.lp.local.engine] (the solve path),
 [`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
-[`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api].
+[`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api]; [`bins`][optmech.lp.local.bins]
+(RR-on-Bins as a result); [`patterns`][optmech.lp.local.patterns] and
+[`extremal`][optmech.lp.local.extremal] (the staircase-pattern LP).
 """
 
 from optmech.lp.local.api import local_mechanism
+from optmech.lp.local.bins import RROnBins, rr_on_bins
+from optmech.lp.local.extremal import ExtremalMechanism, extremal_mechanism
 from optmech.lp.local.result import LocalMechanism
 
-__all__ = ["LocalMechanism", "local_mechanism"]
+__all__ = [
+    "ExtremalMechanism",
+    "LocalMechanism",
+    "RROnBins",
+    "extremal_mechanism",
+    "local_mechanism",
+    "rr_on_bins",
+]
