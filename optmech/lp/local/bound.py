@@ -13,12 +13,14 @@ linear one with the epigraph multipliers normalised to weights ``w``, ``Σ w ≤
 ([`simplex_weights`][optmech.lp.user.bounds.simplex_weights]; Gupte & Sundararajan (2010)), and
 the other multipliers divided by the same sum.
 
-Rows the bound does not know (a callable's cvxpy constraints) are dropped from the relaxation,
-which only weakens it.
+A callable's cvxpy constraints enter the relaxation as rows too when they are affine in the LP's
+variable: their coefficients are cvxpy's Jacobian of the constraint's expression
+([`custom_rows`][custom_rows]); others are dropped from the relaxation, which only weakens it.
 """
 
 from __future__ import annotations
 
+import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,7 +30,35 @@ from optmech.lp.local.build import Objective
 from optmech.lp.local.rows import Layout, RowFamily
 from optmech.lp.user.bounds import simplex_weights
 
-__all__ = ["local_bound"]
+__all__ = ["custom_rows", "local_bound"]
+
+
+def custom_rows(
+    constraints: tuple[cp.Constraint, ...], z: cp.Variable
+) -> tuple[list[RowFamily], list[FloatArray | None]]:
+    """The affine constraints among ``constraints`` as row families on ``z`` (with the point
+    ``z.value`` the solver left), and their multipliers; other constraints are skipped."""
+    families: list[RowFamily] = []
+    duals: list[FloatArray | None] = []
+    for con in constraints:
+        expr = getattr(con, "expr", None)
+        equality = isinstance(con, cp.constraints.Equality | cp.constraints.Zero)
+        inequality = isinstance(con, cp.constraints.Inequality | cp.constraints.NonPos)
+        if expr is None or not (equality or inequality) or not expr.is_affine():
+            continue
+        if {v.id for v in expr.variables()} != {z.id} or z.value is None:
+            continue
+        grad = expr.grad.get(z)
+        if grad is None:
+            continue
+        a = sp.csr_matrix(grad).T.tocsr()
+        value = np.asarray(expr.value, dtype=np.float64).reshape(-1, order="F")
+        rhs = a @ np.asarray(z.value, dtype=np.float64) - value
+        dual = con.dual_value
+        mult = None if dual is None else np.asarray(dual, dtype=np.float64).reshape(-1, order="F")
+        families.append(RowFamily(f"custom {con.id}", a, rhs, equality))
+        duals.append(mult if mult is not None and np.all(np.isfinite(mult)) else None)
+    return families, duals
 
 
 def _blocks(layout: Layout) -> SimplexBlocks:

@@ -43,7 +43,7 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
 from optmech.exceptions import PrivacyViolationError, SolverError
-from optmech.lp.local.bound import local_bound
+from optmech.lp.local.bound import custom_rows, local_bound
 from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
 from optmech.lp.local.diagnose import diagnose_infeasible
 from optmech.lp.local.repair import LocalRepair, repair_local
@@ -266,11 +266,12 @@ def _candidate(
     caller re-solves with a larger margin)."""
     run, info, build_time = _solve_once(problem, margin, solver)
     attempts += [_relabel(a, margin, "") for a in info.attempts]
+    extra, extra_duals = custom_rows(run.lp.custom, run.lp.z)
     lower = local_bound(
         problem.objective,
         problem.layout,
-        problem.rows(problem.epsilon, run.rescaled),
-        run.lp.duals(),
+        [*problem.rows(problem.epsilon, run.rescaled), *extra],
+        [*run.lp.duals(), *extra_duals],
         factor=run.factor,
         epigraph=run.lp.epigraph_duals(),
     )
