@@ -45,6 +45,7 @@ def local_mechanism(
     outputs: npt.ArrayLike | None = None,
     constraints: Any = (),
     solver: str | None = None,
+    vertex: bool = False,
     normalize: bool = False,
     max_memory_gb: float = DEFAULT_LOCAL_MEMORY_GB,
     accuracy: float = DEFAULT_ACCURACY,
@@ -83,6 +84,10 @@ def local_mechanism(
         most 1e-9 relative; each is listed with its residual in ``provenance.constraints``.
     solver : str, optional
         LP solver; default by the count-LP policy (HiGHS on small LPs, Clarabel above).
+    vertex : bool, default False
+        Ask for a vertex (simplex; slower above a few thousand variables). A vertex uses at
+        most as many outputs as the LP has equality rows per input: ``n`` without constraints
+        (the bins of RR-on-Bins), ``2n`` with ``Unbiased`` (Badanidiyuru et al. (2023)).
     normalize : bool, default False
         Rescale a prior that does not sum to 1.
     max_memory_gb : float, default 0.75
@@ -123,6 +128,7 @@ def local_mechanism(
     """
     eps = check_epsilon(epsilon)
     normalize = check_flag("normalize", normalize)
+    vertex = check_flag("vertex", vertex)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     items = as_constraints(constraints)
     extra = 0
@@ -144,7 +150,7 @@ def local_mechanism(
     else:
         objective = Objective(weights=setting.prior[:, None] * setting.loss)
         kind = UserObjective.BAYESIAN
-    solved = solve_local(setting, eps, objective, items, solver=solver, accuracy=acc)
+    solved = solve_local(setting, eps, objective, items, solver=solver, accuracy=acc, vertex=vertex)
     declared = tuple(c for c in items if c.kind != "custom")
     grid = grid_statement(setting, declared, _continuous_optimum(setting, eps, bool(items)))
     result = LocalMechanism(

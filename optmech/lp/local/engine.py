@@ -90,6 +90,7 @@ class _Problem:
     families: tuple[RowFamily, ...]
     custom: tuple[Custom, ...]
     scale: float
+    vertex: bool = False
 
     @property
     def constrained(self) -> bool:
@@ -120,7 +121,15 @@ class _Problem:
             constraint_rows(c, setting, layout, designer="local_mechanism") for c in self.declared
         )
         return _Problem(
-            setting, self.epsilon, objective, layout, self.declared, families, (), self.scale
+            setting,
+            self.epsilon,
+            objective,
+            layout,
+            self.declared,
+            families,
+            (),
+            self.scale,
+            self.vertex,
         )
 
 
@@ -166,9 +175,15 @@ def _violation(problem: _Problem, lp: LocalLP) -> float:
 
 
 def _solve_once(
-    problem: _Problem, margin: float, solver: str | None, vertex: bool = False
+    problem: _Problem,
+    margin: float,
+    solver: str | None,
+    vertex: bool = False,
+    diagnose: bool = True,
 ) -> tuple[_Run, SolveInfo, float]:
-    """One robust solve at the given margin (module docstring, steps 1–2)."""
+    """One robust solve at the given margin (module docstring, steps 1–2); an infeasible
+    constrained LP is diagnosed ([`diagnose_infeasible`][diagnose_infeasible]) when
+    ``diagnose``."""
     build_time = [0.0]
     eps_lp = problem.epsilon * (1.0 - margin)
     top = float(np.max(problem.objective.matrix))
@@ -198,7 +213,7 @@ def _solve_once(
             feasible=not problem.constrained,
         )
     except SolverError as exc:
-        if problem.constrained and exc.status.startswith("infeasible") and not vertex:
+        if diagnose and problem.constrained and exc.status.startswith("infeasible"):
             raise diagnose_infeasible(
                 problem.layout,
                 problem.epsilon,
@@ -241,7 +256,7 @@ def _polish(
     sub = problem.restricted(support)
     at = max(margin, POLISH_MARGIN, 2e-11 / problem.epsilon)
     try:
-        run, info, _ = _solve_once(sub, at, None, vertex=True)
+        run, info, _ = _solve_once(sub, at, None, vertex=True, diagnose=False)
     except SolverError:
         return None
     repaired = _repaired(sub, run.lp.mechanism())
@@ -264,7 +279,7 @@ def _candidate(
     """Solve at ``margin``, bound (appended to ``bounds`` even when the point is not kept),
     repair (polishing when needed), check the constraints; ``None`` if no point kept them (the
     caller re-solves with a larger margin)."""
-    run, info, build_time = _solve_once(problem, margin, solver)
+    run, info, build_time = _solve_once(problem, margin, solver, problem.vertex)
     attempts += [_relabel(a, margin, "") for a in info.attempts]
     extra, extra_duals = custom_rows(run.lp.custom, run.lp.z)
     lower = local_bound(
@@ -402,8 +417,10 @@ def solve_local(
     *,
     solver: str | None,
     accuracy: float,
+    vertex: bool = False,
 ) -> LocalSolved:
-    """Solve the envelope LP with the caller's constraints and certify it (module docstring)."""
+    """Solve the envelope LP with the caller's constraints and certify it (module docstring);
+    ``vertex`` asks for a simplex vertex (the polish then keeps its support)."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))
     layout = Layout(
@@ -418,10 +435,16 @@ def solve_local(
     constant[:, int(np.argmin(objective.matrix.sum(axis=0)))] = 1.0
     top = float(np.max(objective.matrix))
     scale = max(objective.value(constant), top * 1e-6) or 1.0
-    problem = _Problem(setting, epsilon, objective, layout, declared, families, custom, scale)
+    problem = _Problem(
+        setting, epsilon, objective, layout, declared, families, custom, scale, vertex
+    )
     attempts: list[Attempt] = []
     best = _with_margins(problem, solver, attempts)
-    if _wide(best.value, best.lower, accuracy) and layout.size <= CROSS_CHECK_VARIABLES:
+    if (
+        _wide(best.value, best.lower, accuracy)
+        and layout.size <= CROSS_CHECK_VARIABLES
+        and not vertex
+    ):
         best = _cross_check(problem, best, attempts)
     prov = provenance_of(
         best.info,
