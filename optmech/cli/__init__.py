@@ -28,7 +28,15 @@ from optmech.exceptions import OptmechError, ProblemTooLargeError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
-COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep", "experiment")
+COMMANDS: tuple[str, ...] = (
+    "staircase",
+    "design",
+    "user",
+    "local",
+    "verify",
+    "sweep",
+    "experiment",
+)
 
 
 def _loaded_commands() -> list[object]:

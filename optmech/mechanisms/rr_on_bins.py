@@ -92,7 +92,7 @@ def check_labels(inputs: Any, name: str = "inputs") -> FloatArray:
         what = "duplicate" if steps[k] == 0 else "unsorted"
         raise ValueError(
             f"`{name}` must be strictly increasing (sorted, no duplicates); got {what} values "
-            f"{x[k]!r} and {x[k + 1]!r} at positions {k} and {k + 1}."
+            f"{float(x[k])!r} and {float(x[k + 1])!r} at positions {k} and {k + 1}."
         )
     return x
 
