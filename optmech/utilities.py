@@ -3,15 +3,15 @@
 A randomizer ``Q[x, y] = P(output y | input x)`` over k inputs is judged by a utility that is a
 sum over its output columns, ``U(Q) = Σ_y μ(Q[:, y])``, of a **sublinear** function ``μ``:
 convex and positively homogeneous, ``μ(c s) = c μ(s)`` for ``c ≥ 0``. Kairouz, Oh & Viswanath
-(2016), Thm. 2, prove that such a utility is maximised over ε-LDP randomizers by a *staircase*
-mechanism, every column of which is ``θ · S`` with a pattern ``S ∈ {1, e^ε}^k``; their Thm. 4
-turns the maximisation into a linear programme over the ``2^k`` patterns
+(2016) prove that such a utility is maximised over ε-LDP randomizers by a *staircase*
+mechanism, every column of which is ``θ · S`` with a pattern ``S ∈ {1, e^ε}^k``; their
+linear-programming theorem turns the maximisation into a linear programme over the ``2^k`` patterns
 ([`optmech.extremal_mechanism`][optmech.extremal_mechanism]).
 
 * [`MutualInformation`][MutualInformation] — ``I(X; Y)`` for ``X ~ p``, in nats:
-  ``μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)`` (their §5, information preservation).
+  ``μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)`` (information preservation).
 * [`KLDivergence`][KLDivergence] — ``D(M₀ ‖ M₁)`` between the output laws under two hypotheses
-  ``p₀, p₁`` over the inputs, in nats: ``μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)`` (their §4,
+  ``p₀, p₁`` over the inputs, in nats: ``μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)`` (
   hypothesis testing; the Chernoff–Stein exponent of a test on the released data).
 
 Examples
@@ -137,7 +137,7 @@ class Utility:
 
 @dataclass(frozen=True)
 class MutualInformation(Utility):
-    """Mutual information ``I(X; Y)`` in nats, ``X ~ prior`` (Kairouz, Oh & Viswanath (2016), §5).
+    """Mutual information ``I(X; Y)`` in nats, ``X ~ prior`` (Kairouz, Oh & Viswanath (2016)).
 
     Parameters
     ----------
@@ -182,7 +182,7 @@ class MutualInformation(Utility):
 @dataclass(frozen=True)
 class KLDivergence(Utility):
     """``D(M₀ ‖ M₁)`` in nats between the output laws under ``p0`` and ``p1`` (Kairouz, Oh &
-    Viswanath (2016), §4).
+    Viswanath (2016)).
 
     Parameters
     ----------

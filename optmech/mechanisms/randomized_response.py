@@ -1,8 +1,8 @@
 """Randomized response and the binary mechanism: two closed-form ε-LDP randomizers.
 
-* **k-ary randomized response** (Warner (1965); Kairouz, Oh & Viswanath (2016), eq. (11)): the
+* **k-ary randomized response** (Warner (1965); Kairouz, Oh & Viswanath (2016)): the
   true input with probability ``e^ε/(e^ε + k − 1)``, each other input with ``1/(e^ε + k − 1)``.
-* **Binary mechanism** (Kairouz, Oh & Viswanath (2016), eq. (10)): two outputs; output 1 with
+* **Binary mechanism** (Kairouz, Oh & Viswanath (2016)): two outputs; output 1 with
   probability ``e^ε/(1 + e^ε)`` when the input is in a set ``T`` and ``1/(1 + e^ε)`` otherwise.
 
 Both are staircase mechanisms (every column takes the values ``t`` and ``e^ε t`` only), so the

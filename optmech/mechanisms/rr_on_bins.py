@@ -2,18 +2,18 @@
 
 Labels ``x_1 < … < x_n`` with prior ``p``. **RR-on-Bins** partitions the labels into bins
 ``B_1, …, B_k``, gives each bin an output ``ŷ_j``, and answers randomized response over the bins
-(Ghazi et al. (2023), Def. 1)::
+(Ghazi et al. (2023))::
 
     Q(ŷ_j | x) = e^ε / (e^ε + k − 1)   if x ∈ B_j,      1 / (e^ε + k − 1)   otherwise.
 
 Its expected loss is ``(1 / (e^ε + k − 1)) Σ_j Σ_x p(x) c_j(x) ℓ(ŷ_j, x)`` with ``c_j(x) = e^ε``
 on the bin and 1 off it: given the bins, each output minimises its own weighted sum — the
 weighted mean of the labels for the squared loss, a weighted median for the absolute loss — and
-the cost of a bin depends on the bin alone. Ghazi et al. (2023), Thm. 3, prove that for every
+the cost of a bin depends on the bin alone. Ghazi et al. (2023) prove that for every
 prior and loss some RR-on-Bins is optimal among *all* ε-DP randomizers with real outputs. For a
 loss non-decreasing in ``|ŷ − x|`` each label prefers the nearest output, so the bins of an
 optimum can be taken contiguous, and the best ``k`` contiguous bins follow from the dynamic
-programme of their Alg. 1::
+programme they give::
 
     A_1(b) = C(1, b),   A_j(b) = min_{a ≤ b} A_{j−1}(a − 1) + C(a, b),
     value = min_k A_k(n) / (e^ε + k − 1),
@@ -76,7 +76,7 @@ def supported_loss(loss: Any) -> LossName:
         return "absolute" if law[0] == 1.0 else "squared"
     raise ValueError(
         "`loss` must be the squared or the absolute error for RR-on-Bins' dynamic programme "
-        f"(Ghazi et al. (2023), Alg. 1); got {cost!r}. Use optmech.local_mechanism for other "
+        f"(Ghazi et al. (2023)); got {cost!r}. Use optmech.local_mechanism for other "
         "losses."
     )
 
@@ -172,7 +172,7 @@ def rr_on_bins_loss(
     loss: LossName,
 ) -> float:
     """Expected loss of RR-on-Bins with bin ``assignment[i]`` for label i and outputs ``outputs``
-    (Ghazi et al. (2023), Def. 1), computed from its matrix."""
+    (Ghazi et al. (2023)), computed from its matrix."""
     matrix = rr_on_bins_matrix(assignment, outputs.size, epsilon)
     err = outputs[None, :] - inputs[:, None]
     table = err * err if loss == "squared" else np.abs(err)
@@ -266,7 +266,7 @@ def _programme(cost: FloatArray, ratio: float) -> tuple[FloatArray, IntArray]:
 def optimal_bins(
     inputs: npt.ArrayLike, prior: npt.ArrayLike, epsilon: float, loss: Any
 ) -> BinSolution:
-    """The optimal RR-on-Bins by the dynamic programme of Ghazi et al. (2023), Alg. 1.
+    """The optimal RR-on-Bins by the dynamic programme of Ghazi et al. (2023).
 
     Parameters
     ----------

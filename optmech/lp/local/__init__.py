@@ -2,7 +2,7 @@
 
 In the local model each input is randomized before anyone sees it, so every two inputs are
 neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all inputs ``x, x'`` and outputs ``y``. With one
-label per record, label DP is the same condition (Ghazi et al. (2023), Def. 2).
+label per record, label DP is the same condition (Ghazi et al. (2023)).
 
 * [`local_mechanism`][optmech.lp.local.api.local_mechanism] — the optimal randomizer for a
   loss, Bayesian or minimax, with the caller's constraints

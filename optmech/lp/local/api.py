@@ -53,9 +53,9 @@ def local_mechanism(
     """The optimal ε-local-DP (ε-label-DP) randomizer of ``inputs`` onto ``outputs``.
 
     Minimises the expected loss ``Σ_x p(x) Σ_y Q(y | x) ℓ(y, x)`` (Bayesian; Ghazi et al.
-    (2023), §3) or, with ``prior=None``, the worst input's ``max_x Σ_y Q(y | x) ℓ(y, x)``, over
+    (2023)) or, with ``prior=None``, the worst input's ``max_x Σ_y Q(y | x) ℓ(y, x)``, over
     all randomizers with ``Q(y | x) ≤ e^ε Q(y | x')`` for *every* pair of inputs (the complete
-    neighbour graph; Kairouz, Oh & Viswanath (2016), Def. 1), subject to the caller's
+    neighbour graph; Kairouz, Oh & Viswanath (2016)), subject to the caller's
     ``constraints``. The LP uses the per-column envelope ``t_y ≤ Q(y | x) ≤ e^ε t_y``: ``2·n·m``
     rows, never ``n²·m`` ([`optmech.lp.local.build`][optmech.lp.local.build]).
 

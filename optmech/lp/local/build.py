@@ -3,13 +3,13 @@
 Every pair of inputs is a pair of neighbours, so the ``n(n − 1)·m`` pairwise rows
 ``Q[i, r] ≤ e^ε Q[j, r]`` would grow with the square of the inputs. Per column they say
 ``max_i Q[i, r] ≤ e^ε min_i Q[i, r]``, which one extra variable per column states in ``2·n·m``
-rows (Kairouz, Oh & Viswanath (2016), §2; the *envelope* form)::
+rows (the *envelope* form)::
 
     t_r ≤ Q[i, r] ≤ e^ε t_r        for every input i and output r.
 
 (If ``Q`` meets these, ``Q[i, r] ≤ e^ε t_r ≤ e^ε Q[j, r]``; conversely ``t_r = min_i Q[i, r]``
 meets them.) The objective is Bayesian, ``Σ_i p_i Σ_r Q[i, r] L[i, r]`` (Ghazi et al. (2023),
-§3), or minimax, ``min s`` subject to ``Σ_r Q[i, r] L[i, r] ≤ s`` for every input. The rows are
+), or minimax, ``min s`` subject to ``Σ_r Q[i, r] L[i, r] ≤ s`` for every input. The rows are
 written as [`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy] asks: ``Q − e^ε t ≤ 0`` as
 built, or ``e^(−ε) Q − t ≤ 0`` rescaled (largest coefficient 1).
 """

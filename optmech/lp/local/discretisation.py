@@ -20,8 +20,8 @@ with it the statement is about ``[y_1, y_m]`` only.
 With a cap on the loss (``MaxRisk``, ``TailBound``, ``MaxCost``) the rounded mechanism may miss
 the cap, and for other losses no chord bound is derived here: the grid value is then stated as
 an upper bound only. Without constraints, for the squared and the absolute error with a prior,
-the continuous optimum is known exactly: it is RR-on-Bins (Ghazi et al. (2023), Thm. 3), and the
-statement quotes it.
+the continuous optimum is known exactly: it is RR-on-Bins (the optimality theorem of Ghazi et
+al. (2023)), and the statement quotes it.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def grid_statement(
     if continuous_optimum is not None:
         text = (
             f"the continuous optimum {where} is {continuous_optimum:.10g} (RR-on-Bins, Ghazi et "
-            "al. (2023), Thm. 3): the grid value is above it by its difference"
+            "al. (2023)): the grid value is above it by its difference"
         )
         return GridStatement(gap, continuous_optimum, over_reals, text)
     if gap is None:

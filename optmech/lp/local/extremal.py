@@ -8,9 +8,9 @@ and encloses the optimum in ``[value, upper_bound]``: ``value`` is the utility o
 matrix rounded down, ``upper_bound`` the LP's weak-duality bound rounded up.
 
 Kairouz, Oh & Viswanath (2016) also show that two simple staircase mechanisms suffice at the
-extremes: the **binary** mechanism is optimal for every small enough ε (their Thms. 10 and 13,
-with ``T = {x : p₀(x) ≥ p₁(x)}`` for hypothesis testing) and **randomized response** for every
-large enough ε (their Thms. 11 and 14). [`binary_value`][binary_value] and
+extremes: the **binary** mechanism is optimal for every small enough ε (with
+``T = {x : p₀(x) ≥ p₁(x)}`` for hypothesis testing) and **randomized response** for every
+large enough ε. [`binary_value`][binary_value] and
 [`randomized_response_value`][randomized_response_value] give those mechanisms' utilities,
 enclosed.
 """
@@ -195,7 +195,7 @@ def extremal_mechanism(
     solver: str | None = None,
     accuracy: float = DEFAULT_ACCURACY,
 ) -> ExtremalMechanism:
-    """The ε-LDP randomizer maximising ``utility`` (Kairouz, Oh & Viswanath (2016), Thm. 4).
+    """The ε-LDP randomizer maximising ``utility`` (Kairouz, Oh & Viswanath (2016)).
 
     Parameters
     ----------

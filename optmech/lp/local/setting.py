@@ -2,7 +2,7 @@
 
 In the local model (equivalently, label DP for one label) every pair of inputs is a pair of
 neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all ``x, x'`` and every output ``y``
-(Kairouz, Oh & Viswanath (2016), Def. 1; Ghazi et al. (2023), Def. 2). The inputs are any
+(Kairouz, Oh & Viswanath (2016); Ghazi et al. (2023)). The inputs are any
 strictly increasing reals (labels), the outputs any strictly increasing finite grid of reals,
 not necessarily the inputs.
 
