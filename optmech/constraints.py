@@ -28,7 +28,7 @@ minimised.
 
 Every designer that takes ``constraints=`` returns a mechanism that meets each declarative
 constraint *as returned* (after its privacy repair), to a residual of at most
-[`RESIDUAL_TOL`][RESIDUAL_TOL] relative to the constraint's scale, and lists each constraint and
+`RESIDUAL_TOL` (1e-9) relative to the constraint's scale, and lists each constraint and
 its residual in its provenance
 ([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
 A callable's constraints are passed to the solver and their residual is reported, but only

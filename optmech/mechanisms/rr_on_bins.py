@@ -67,7 +67,7 @@ LossName = Literal["squared", "absolute"]
 
 def supported_loss(loss: Any) -> LossName:
     """``"squared"`` or ``"absolute"`` for the losses the programme is exact for, else
-    [`ValueError`][ValueError] naming ``loss``."""
+    ValueError naming ``loss``."""
     if isinstance(loss, str) and loss.strip().lower() in ("squared", "absolute"):
         return loss.strip().lower()  # type: ignore[return-value]
     cost = loss if isinstance(loss, Cost) else as_cost(loss)
@@ -271,7 +271,7 @@ def optimal_bins(
     Parameters
     ----------
     inputs : array_like, shape (n,)
-        The labels, strictly increasing; at most [`MAX_BIN_INPUTS`][MAX_BIN_INPUTS].
+        The labels, strictly increasing; at most `MAX_BIN_INPUTS` (1000).
     prior : array_like, shape (n,)
         Their probabilities (non-negative, summing to 1 within 1e-9).
     epsilon : float

@@ -10,7 +10,7 @@ those of the problem *asked* (at ε, with the caller's bounds), whatever margin 
 multiplier is valid for any row, so the bound
 holds for the problem asked. A minimax objective ``min max_i L[i] · Q[i]`` is reduced to the
 linear one with the epigraph multipliers normalised to weights ``w``, ``Σ w ≤ 1``
-([`simplex_weights`][optmech.lp.user.bounds.simplex_weights]; Gupte & Sundararajan (2010)), and
+(`optmech.lp.user.bounds.simplex_weights`; Gupte & Sundararajan (2010)), and
 the other multipliers divided by the same sum.
 
 A callable's cvxpy constraints enter the relaxation as rows too when they are affine in the LP's
