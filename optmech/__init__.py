@@ -57,8 +57,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.lp.additive": (
         "AdditiveSpec",
         "CoarseGridWarning",
-        "design_noise",
     ),
+    "optmech.lp.design": ("design_noise",),
     "optmech.lp.additive2d": (
         "AdditiveSpec2D",
         "DesignedNoise2D",
@@ -173,7 +173,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech.exceptions import SolverError as SolverError
     from optmech.lp.additive import AdditiveSpec as AdditiveSpec
     from optmech.lp.additive import CoarseGridWarning as CoarseGridWarning
-    from optmech.lp.additive import design_noise as design_noise
     from optmech.lp.additive.designed import DesignedGradedNoise as DesignedGradedNoise
     from optmech.lp.additive.designed import DesignedLatticeNoise as DesignedLatticeNoise
     from optmech.lp.additive.designed import DesignedNoise as DesignedNoise
@@ -181,6 +180,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech.lp.additive2d import AdditiveSpec2D as AdditiveSpec2D
     from optmech.lp.additive2d import DesignedNoise2D as DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp as dependent_noise_lp
+    from optmech.lp.design import design_noise as design_noise
     from optmech.lp.local import ExtremalMechanism as ExtremalMechanism
     from optmech.lp.local import LocalMechanism as LocalMechanism
     from optmech.lp.local import RROnBins as RROnBins

@@ -162,7 +162,7 @@ def local_mechanism(
         raw_value=solved.raw_value,
         setting=setting.user_setting(),
         provenance=solved.provenance,
-        info=solved.info,
+        _solve_info=solved.info,
         prior=setting.prior,
         side_information=None if setting.prior is not None else np.arange(setting.num_inputs),
         grid=grid,

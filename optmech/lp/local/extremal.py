@@ -37,7 +37,7 @@ from optmech.lp.local.repair import certify_local
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import check_epsilon
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
-from optmech.provenance import DEFAULT_ACCURACY, Provenance, ProvenanceBounds, warn_if_uncertified
+from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
 from optmech.utilities import KLDivergence, Utility
 
 __all__ = [
@@ -54,8 +54,11 @@ _SHRINK = 2.0**-36
 
 
 @dataclass(frozen=True, repr=False)
-class ExtremalMechanism(ProvenanceBounds):
+class ExtremalMechanism:
     """The optimal ε-LDP randomizer for a utility, with its certified interval.
+
+    A *maximisation*: the optimum lies in ``[value, upper_bound]`` (the other LP results of
+    optmech minimise, and their interval is ``[lower_bound, value]``).
 
     Attributes
     ----------
@@ -103,6 +106,24 @@ class ExtremalMechanism(ProvenanceBounds):
             title=f"extremal mechanism, ε = {self.epsilon:g}, {self.value:.6g} nats",
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: the utility, ε, the interval, the mechanism and the provenance."""
+        from optmech.results import json_safe
+
+        return json_safe(  # type: ignore[no-any-return]
+            {
+                "result": type(self).__name__,
+                "utility": repr(self.utility),
+                "epsilon": self.epsilon,
+                "value": self.value,
+                "upper_bound": self.upper_bound,
+                "certified_epsilon": self.certified_epsilon,
+                "mechanism": self.mechanism,
+                "patterns": self.patterns,
+                "provenance": self.provenance.to_dict(),
+            }
+        )
+
     def _summary_rows(self) -> list[tuple[str, object]]:
         return [
             ("utility", repr(self.utility)),
@@ -110,7 +131,13 @@ class ExtremalMechanism(ProvenanceBounds):
             ("value (nats)", self.value),
             ("upper bound", self.upper_bound),
             ("outputs", self.mechanism.shape[1]),
+            ("solver, status", f"{self.provenance.solver}, {self.provenance.status}"),
         ]
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(type(self).__name__, self._summary_rows())
 
     def __repr__(self) -> str:
         return (

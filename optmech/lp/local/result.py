@@ -37,6 +37,13 @@ class LocalMechanism(UserMechanism):
 
     grid: GridStatement | None = None
 
+    _dict_fields = (*UserMechanism._dict_fields, "grid_statement")
+
+    @property
+    def grid_statement(self) -> str:
+        """`grid` in words (empty when there is none)."""
+        return "" if self.grid is None else self.grid.text
+
     @property
     def constraints(self) -> tuple[ConstraintRecord, ...]:
         """The caller's constraints and their residuals at `mechanism`."""
