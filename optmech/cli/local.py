@@ -40,7 +40,7 @@ FLAGS = {"loss": "--cost"}
 
 #: The local LP's default memory limit, repeated here so ``--help`` loads no LP module (a test
 #: keeps the two equal).
-DEFAULT_MAX_MEMORY_GB = 0.75
+DEFAULT_MAX_MEMORY_GB = 1.0
 
 #: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
 MAX_PRINTED_COLUMNS = 16

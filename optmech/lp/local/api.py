@@ -90,7 +90,7 @@ def local_mechanism(
         (the bins of RR-on-Bins), ``2n`` with ``Unbiased`` (Badanidiyuru et al. (2023)).
     normalize : bool, default False
         Rescale a prior that does not sum to 1.
-    max_memory_gb : float, default 0.75
+    max_memory_gb : float, default 1.0
         Refuse LPs whose estimated memory exceeds this (about 250,000 variables), before
         building anything.
     accuracy : float, default 1e-6

@@ -38,11 +38,12 @@ __all__ = [
     "resolve_local_setting",
 ]
 
-#: Peak resident memory per variable of the envelope LP with Clarabel, measured on 2 cores:
-#: 140 inputs x 1400 outputs (197,400 mechanism entries) peaked at 650 MB, 100 x 1000 at
-#: 390 MB, 60 x 600 at 220 MB (interpreter included).
-LOCAL_BYTES_PER_VARIABLE = 3_000
-#: Default budget: 250,000 variables (about 0.75 GB; 140 x 1400 solves in about 20 s).
+#: Peak resident memory per variable of the whole local solve (LP with Clarabel, repair and
+#: certification), measured on 2 shared cores: 140 inputs x 1400 outputs (197,400 mechanism
+#: entries) peaked at 0.97 GB with the interpreter and its libraries (about 0.2 GB) included;
+#: the LP alone at 0.65 GB.
+LOCAL_BYTES_PER_VARIABLE = 4_000
+#: Default budget: 250,000 variables (1 GB; 140 x 1400 solved in 32 s, 100 x 1000 in 10 s).
 DEFAULT_LOCAL_MEMORY_GB = 250_000 * LOCAL_BYTES_PER_VARIABLE / 1e9
 #: Largest number of (pair of inputs, output) ratios the certifier compares over the complete
 #: graph (``n(n − 1)/2 · m``); about 10 s of certification at the limit.
@@ -177,7 +178,7 @@ def check_local_size(
         n * m + m + extra_variables,
         max_memory_gb=budget,
         bytes_per_variable=LOCAL_BYTES_PER_VARIABLE,
-        hint="(140 x 1400 takes about 20 s and 0.65 GB; a coarser output grid or fewer, binned "
+        hint="(140 x 1400 takes about 30 s and 1 GB; a coarser output grid or fewer, binned "
         "labels shrink it.) ",
     )
     entries = n * (n - 1) // 2 * m
