@@ -28,6 +28,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from optmech.cli._args import (
@@ -37,7 +38,10 @@ from optmech.cli._args import (
     add_plot,
     add_solver,
     check_output_path,
+    check_solver,
+    flagged,
 )
+from optmech.cli._limits import check_design_1d, check_design_2d
 from optmech.cli._output import print_json, print_table, save_plot
 
 __all__ = ["add_arguments", "compute", "compute_2d", "run"]
@@ -133,23 +137,21 @@ def compute(
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
     from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
-    privacy = parse_privacy(privacy_spec)
-    cost = parse_cost(cost_spec)
-    noise = design_noise(
-        privacy,
-        sensitivity=int(sensitivity)
-        if integer and float(sensitivity).is_integer()
-        else sensitivity,
-        cost=cost,
-        integer=integer,
-        resolution=resolution,
-        periods=periods,
-        symmetric=symmetric,
-        monotone=monotone,
-        solver=solver,
-        grid=grid,
-        max_memory_gb=max_memory_gb,
-    )
+    privacy = flagged("--privacy", privacy_spec, parse_privacy)
+    cost = flagged("--cost", cost_spec, parse_cost)
+    check_solver(solver)
+    options: dict[str, Any] = {
+        "integer": integer,
+        "resolution": resolution,
+        "periods": periods,
+        "symmetric": symmetric,
+        "monotone": monotone,
+        "grid": grid,
+        "max_memory_gb": max_memory_gb,
+    }
+    sensitivity = int(sensitivity) if integer and _is_whole(sensitivity) else sensitivity
+    check_design_1d(privacy, sensitivity, cost, **options)  # before any grid is built
+    noise = design_noise(privacy, sensitivity=sensitivity, cost=cost, solver=solver, **options)
     info = noise.info
     beyond = not isinstance(privacy, PureDP | ApproxDP)
     ref = (
@@ -189,10 +191,21 @@ def compute(
     if beyond:
         out.update(_beyond_summary(privacy, noise, float(sensitivity), cost, integer))
     if out["reference_value"] is not None:
-        out["relative_gap"] = (noise.value - out["reference_value"]) / out["reference_value"]
+        out["relative_gap"] = _relative_gap(noise.value, out["reference_value"])
     for name, base in ref.baselines:
         out[f"{name} cost"] = base.expected_cost(cost)
     return out, noise, ref
+
+
+def _is_whole(value: float) -> bool:
+    """Whether ``value`` is a finite whole number."""
+    return math.isfinite(value) and float(value).is_integer()
+
+
+def _relative_gap(value: float, reference: float) -> float | None:
+    """``(value − reference)/reference``; None when the reference is 0 (a reference whose cost
+    underflows: the relative gap has no meaning, both numbers are printed)."""
+    return (value - reference) / reference if reference != 0.0 else None
 
 
 def _beyond_summary(
@@ -241,9 +254,19 @@ def compute_2d(
     from optmech.mechanisms.staircase_nd import StaircaseND
     from optmech.privacy import parse_privacy
 
-    privacy = parse_privacy(privacy_spec)
+    privacy = flagged("--privacy", privacy_spec, parse_privacy)
     cost = "l1" if cost_spec == "abs" else cost_spec
+    check_solver(solver)
     options = {"resolution": resolution} if resolution is not None else {}
+    check_design_2d(  # before any grid is built
+        privacy,
+        sensitivity,
+        cost,
+        sensitivity_norm=sensitivity_norm,
+        periods=periods,
+        max_memory_gb=max_memory_gb,
+        **options,
+    )
     noise = design_noise(
         privacy,
         sensitivity=sensitivity,
@@ -284,7 +307,7 @@ def compute_2d(
             norm=spec.sensitivity_norm,
         )
         out["staircase_nd_value"] = best.expected_cost(norm_cost)
-        out["relative_gap"] = noise.value / out["staircase_nd_value"] - 1.0
+        out["relative_gap"] = _relative_gap(noise.value, out["staircase_nd_value"])
     if norm_cost == Norm(1):
         half = Staircase.optimal(epsilon=spec.epsilon / 2, sensitivity=spec.sensitivity, cost="abs")
         out["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
