@@ -25,6 +25,7 @@ __all__ = [
     "add_plot",
     "add_solver",
     "check_output_path",
+    "check_plot_path",
     "check_solver",
     "command_flags",
     "command_text",
@@ -229,6 +230,23 @@ def check_output_path(
         os.unlink(probe)
     except OSError as exc:
         raise ValueError(f"`{flag}`: {str(target)!r} cannot be written ({_reason(exc)}).") from None
+    return target
+
+
+def check_plot_path(flag: str, path: str | os.PathLike[str] | None) -> Path | None:
+    """[`check_output_path`][check_output_path] for a figure: also refuses a suffix that
+    matplotlib cannot write (``out.x``), before any work. No suffix means PNG."""
+    target = check_output_path(flag, path)
+    if target is None or not target.suffix:
+        return target
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if target.suffix[1:].lower() not in formats:
+        raise ValueError(
+            f"`{flag}` must end in a figure format matplotlib writes ({', '.join(formats)}); "
+            f"got {str(target)!r}."
+        )
     return target
 
 

@@ -33,6 +33,8 @@ import math
 import re
 from typing import Any
 
+from optmech.exceptions import ProblemTooLargeError
+
 __all__ = ["check_design_1d", "check_design_2d", "check_user_size", "user_lp_shape"]
 
 
@@ -120,7 +122,20 @@ def check_design_1d(privacy: Any, sensitivity: Any, cost: Any, **options: Any) -
             raise ValueError(f"`--privacy` {privacy}: {exc}") from None
         raise
     _check_served(spec)
-    spec.check_size(_cells(spec))
+    try:
+        spec.check_size(_cells(spec))
+    except ProblemTooLargeError as exc:
+        defaults = [
+            flag
+            for flag, name in (("--resolution", "resolution"), ("--periods", "periods"))
+            if options.get(name) is None
+        ]
+        if not defaults:
+            raise
+        raise ProblemTooLargeError(
+            f"{exc} ({' and '.join(defaults)} {'are' if len(defaults) > 1 else 'is'} the "
+            f"default for --privacy {privacy}: the support that guarantee needs.)"
+        ) from None
     return spec
 
 
@@ -145,22 +160,24 @@ def user_lp_shape(graph: str, n: int | None) -> tuple[int, int] | None:
         if name in ("path", "sensitivity"):
             return None if n is None else (n + 1, n + 1)
         if name in ("grid", "king") and arg:
-            nodes = math.prod(int(s) for s in arg.split("x"))
-            return (nodes, nodes) if nodes > 0 else None
+            sides = [int(s) for s in arg.split("x")]
+            nodes = math.prod(sides)
+            return (nodes, nodes) if min(sides) >= 2 else None
     except ValueError:
         return None
     return None
 
 
-def check_user_size(shape: tuple[int, int], max_memory_gb: float) -> None:
+def check_user_size(shape: tuple[int, int], max_memory_gb: float, where: str) -> None:
     """Refuse, before any graph is built, a user LP of ``shape`` (inputs, outputs) whose
-    estimated memory exceeds ``max_memory_gb`` (the library's estimate and message)."""
+    estimated memory exceeds ``max_memory_gb`` (the library's estimate and message); ``where``
+    names the options that set the shape."""
     from optmech.lp.user.setting import check_budget, check_lp_size
 
     budget, _ = check_budget(max_memory_gb)
     inputs, outputs = shape
     check_lp_size(
-        f"the user LP would have {inputs} x {outputs} = {inputs * outputs} variables",
+        f"the user LP of {where} would have {inputs} x {outputs} = {inputs * outputs} variables",
         inputs * outputs,
         max_memory_gb=budget,
     )

@@ -37,7 +37,7 @@ from optmech.cli._args import (
     add_max_memory,
     add_plot,
     add_solver,
-    check_output_path,
+    check_plot_path,
     check_solver,
     flagged,
 )
@@ -357,7 +357,7 @@ def _print(result: dict[str, Any], as_json: bool, labels: dict[str, str] | None 
 
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
-    plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    plot = check_plot_path("--plot", args.plot)  # before the solve, not after
     if args.dimension == 2:
         return _run_2d(args, plot)
     if args.sensitivity_norm is not None:

@@ -56,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         raise ValueError(f"an experiment NAME is required, one of {', '.join(EXPERIMENTS)}.")
     if args.out is not None:
+        if not args.out.strip():
+            raise ValueError("`--out` must be a folder path; got an empty string.")
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ValueError(f"`--out` must be a folder; got the file {args.out!r}.")
         check_output_path("--out", Path(args.out) / "summary.md", create=True)
     result = run_experiment(args.name, args.out, seed=args.seed, quick=args.quick)
     rows = [

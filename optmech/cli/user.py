@@ -30,7 +30,7 @@ from optmech.cli._args import (
     add_max_memory,
     add_plot,
     add_solver,
-    check_output_path,
+    check_plot_path,
     check_solver,
 )
 from optmech.cli._limits import check_user_size, user_lp_shape
@@ -256,8 +256,9 @@ def compute(
         else:
             raise ValueError("`--n` is needed for the path and sensitivity graphs.")
     shape = user_lp_shape(graph, n_eff)
-    if shape is not None:
-        check_user_size(shape, max_memory_gb)  # before the graph is built
+    if shape is not None:  # before the graph is built
+        where = f"--n {n_eff}" if _graph_kind(graph) == "path" else f"--graph {graph!r}"
+        check_user_size(shape, max_memory_gb, where)
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
@@ -266,7 +267,12 @@ def compute(
         result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
     else:
         result = bayesian_mechanism(
-            _prior(prior or "uniform", values, g.graph.get("kind", ""), normalize=normalize_prior),
+            _prior(
+                "uniform" if prior is None else prior,
+                values,
+                g.graph.get("kind", ""),
+                normalize=normalize_prior,
+            ),
             loss_arg,
             epsilon,
             graph=g,
@@ -350,8 +356,11 @@ def _check_combination(
         )
     if not minimax and side_info is not None:
         raise ValueError("`--side-info` is for minimax users: add --minimax.")
-    kind = _graph_kind(graph)
-    if n is not None and kind not in ("path", "sensitivity"):
+    kind, _, arg = graph.strip().lower().partition(":")
+    well_formed = user_lp_shape(graph, None) is not None or (
+        kind == "hypercube" and arg.isdigit() and int(arg) >= 1
+    )
+    if n is not None and well_formed:  # (a malformed --graph: the graph's parser says why)
         raise ValueError(
             f"`--n` is for the path and sensitivity graphs; the graph {graph!r} fixes its own "
             f"inputs: drop --n {n}."
@@ -366,7 +375,7 @@ def _label(v: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
-    plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    plot = check_plot_path("--plot", args.plot)  # before the solve, not after
     out, result = compute(
         n=args.n,
         epsilon=args.epsilon,
