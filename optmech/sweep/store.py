@@ -11,7 +11,7 @@ computing a task, a sweep *claims* it — one row of the ``claims`` table, writt
 naming the owner (host, process id and a token of the run) and a heartbeat the owner
 refreshes while it runs. A task claimed by a live owner is left to it; the claim of an owner
 that died (a process of this host that no longer exists, or a heartbeat older than
-[`STALE_AFTER`][STALE_AFTER]) is taken over. Recording a result releases its claim in the same
+`STALE_AFTER`) is taken over. Recording a result releases its claim in the same
 transaction.
 """
 
