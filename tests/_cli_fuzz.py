@@ -331,3 +331,60 @@ def bad_invocations(tmp: Path) -> list[Case]:
         *_sweep(folders["sweep"]),
         *_experiment(folders["experiment"]),
     ]
+
+
+def _classify(case: Case, status: int | str, err: str) -> str:
+    """How a bad command line failed: ``clean`` (exit 2, one line naming the option, no
+    traceback) or what is wrong with it."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    if status == "timeout":
+        return "still running after the time allowed"
+    if "Traceback" in err:
+        return "traceback"
+    if status == 0:
+        return "accepted (exit status 0)"
+    if status != 2:
+        return f"exit status {status}"
+    if not case.named_in(err):
+        return "names no option"
+    return "clean" if len(lines) == 1 else "several lines"
+
+
+def measure(timeout: float = 90.0, memory_gb: float = 4.0) -> dict[str, int]:
+    """Run every case through ``python -m optmech`` (the optmech on ``sys.path``; put another
+    checkout first on ``PYTHONPATH`` to measure it), each in its own process limited to
+    ``memory_gb`` of address space and ``timeout`` seconds; count the outcomes."""
+    import collections
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    def limits() -> None:
+        size = int(memory_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    counts: collections.Counter[str] = collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in bad_invocations(Path(tmp) / "files"):
+            try:
+                out = subprocess.run(
+                    [sys.executable, "-m", "optmech", *case.argv],
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    cwd=tmp,
+                    preexec_fn=limits,
+                    stdin=subprocess.DEVNULL,
+                )
+                status: int | str = out.returncode
+                err = out.stderr
+            except subprocess.TimeoutExpired:
+                status, err = "timeout", ""
+            counts[_classify(case, status, err)] += 1
+    return dict(counts.most_common())
+
+
+if __name__ == "__main__":  # python tests/_cli_fuzz.py: the outcomes of every case
+    for outcome, count in measure().items():
+        print(f"{count:5d}  {outcome}")
