@@ -189,7 +189,7 @@ def uniform_atom_task(
 def _design_options() -> tuple[str, ...]:
     """The options ``design-noise`` passes to `optmech.design_noise`: its own keywords and the
     modelling options of the 1-D and 2-D specs."""
-    from optmech.lp.additive import design_noise
+    from optmech.lp.design import design_noise
     from optmech.lp.additive.spec import AdditiveSpec
     from optmech.lp.additive2d.spec import AdditiveSpec2D
 
@@ -227,7 +227,7 @@ def design_noise_task(
         solver=solver,
         **options,
     )
-    info = noise.summary()
+    info = noise.to_dict()
     return {
         "value": noise.value,
         "lower_bound": noise.lower_bound,
@@ -236,7 +236,7 @@ def design_noise_task(
         "solver": noise.solver,
         "status": noise.status,
         "solve_time": noise.solve_time,
-        "num_variables": info["num_variables"],
+        "num_variables": info["provenance"]["num_variables"],
         "repair_cost": info["repair_cost"],
     }
 
