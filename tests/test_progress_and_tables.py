@@ -45,6 +45,17 @@ def test_verify_progress_goes_to_standard_error_never_into_json(
     assert rows(shown.out) == rows(quiet.out)
 
 
+def test_design_progress_goes_to_standard_error_only(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["design", "--privacy", "eps=1", "--resolution", "6", "--periods", "2", "--json"]
+    assert main(argv) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert main([*argv, "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert "step" in shown.err
+    assert json.loads(shown.out)["lp_value"] == json.loads(quiet.out)["lp_value"]
+
+
 def test_a_sweep_shows_progress_only_when_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,6 +113,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar of the design's stages and solver attempts on standard error",
+    )
     add_json(parser)
     add_plot(parser, "the designed density beside the closed-form reference")
 
@@ -130,6 +135,7 @@ def compute(
     solver: str | None = None,
     grid: str = "auto",
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], Any, Any]:
     """Design and compare; returns (printed numbers, designed noise, closed-form reference)."""
     from optmech.costs import parse_cost
@@ -151,7 +157,9 @@ def compute(
     }
     sensitivity = int(sensitivity) if integer and _is_whole(sensitivity) else sensitivity
     check_design_1d(privacy, sensitivity, cost, **options)  # before any grid is built
-    noise = design_noise(privacy, sensitivity=sensitivity, cost=cost, solver=solver, **options)
+    noise = design_noise(
+        privacy, sensitivity=sensitivity, cost=cost, solver=solver, progress=progress, **options
+    )
     info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
     ref = (
@@ -245,6 +253,7 @@ def compute_2d(
     periods: int | None = None,
     solver: str | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], Any]:
     """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
     (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
@@ -276,6 +285,7 @@ def compute_2d(
         periods=periods,
         solver=solver,
         max_memory_gb=max_memory_gb,
+        progress=progress,
         **options,
     )
     spec, prov = noise.spec, noise.provenance
@@ -323,7 +333,7 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
-    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb")
+    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb", "progress")
     result, noise = compute_2d(
         args.privacy,
         cost_spec=args.cost,
@@ -374,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
         solver=args.solver,
         grid=args.grid,
         max_memory_gb=args.max_memory_gb,
+        progress=args.progress,
     )
     if plot is not None:
         save_plot(noise.plot, plot, result)

@@ -189,9 +189,9 @@ def uniform_atom_task(
 def _design_options() -> tuple[str, ...]:
     """The options ``design-noise`` passes to `optmech.design_noise`: its own keywords and the
     modelling options of the 1-D and 2-D specs."""
-    from optmech.lp.design import design_noise
     from optmech.lp.additive.spec import AdditiveSpec
     from optmech.lp.additive2d.spec import AdditiveSpec2D
+    from optmech.lp.design import design_noise
 
     own = ("privacy", "sensitivity", "cost", "solver")
     keywords = [p.name for p in inspect.signature(design_noise).parameters.values()]
