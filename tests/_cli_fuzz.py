@@ -108,6 +108,8 @@ def _files(tmp: Path) -> dict[str, str]:
         "nested-prior.json": "[[0.5], [0.5]]",
         "short-prior.json": "[0.5, 0.5]",
         "bin.json": "\udcff\udcfe",
+        "bigint.json": "[[0, 1" + "0" * 400 + "], [1, 0]]",
+        "bigint-prior.json": "[1" + "0" * 400 + ", 1, 1, 1]",
     }
     out = {}
     for name, text in contents.items():
@@ -226,7 +228,17 @@ def _user(tmp: Path) -> list[Case]:
         for v in [*BAD_POSITIVE, "1e308", "51"]
     ]
     cases += [Case([*base, "--cost", v], "--cost") for v in BAD_COSTS]
-    for name in ("ragged", "strings", "negative", "nonfinite", "notjson", "scalar", "empty", "bin"):
+    for name in (
+        "ragged",
+        "strings",
+        "negative",
+        "nonfinite",
+        "notjson",
+        "scalar",
+        "empty",
+        "bin",
+        "bigint",
+    ):
         cases.append(Case([*base, "--cost", files[f"{name}.json"]], "--cost"))
     cases.append(Case([*base, "--cost", str(tmp / "missing.json")], "--cost"))
     for name in (
@@ -239,6 +251,7 @@ def _user(tmp: Path) -> list[Case]:
         "short-prior",
         "notjson",
         "bin",
+        "bigint-prior",
     ):
         cases.append(Case([*base, "--prior", files[f"{name}.json"]], "--prior"))
     cases += [Case([*base, "--prior", files["zero-prior.json"], "--normalize-prior"], "--prior")]

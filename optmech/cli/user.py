@@ -123,6 +123,17 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _floats(data: list[Any], flag: str, path: str) -> np.ndarray:
+    """``data`` (numbers, or rows of them) as floats; an integer beyond the floats names
+    ``flag``."""
+    try:
+        return np.asarray(data, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"`{flag}` file {path!r} holds an integer too large for a float."
+        ) from None
+
+
 def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
     """The list of probabilities in the JSON file ``spec``, or a ValueError naming --prior.
 
@@ -134,7 +145,7 @@ def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
             f"`--prior` file {spec!r} must hold a JSON list of probabilities such as "
             f"[0.5, 0.25, 0.25]; got {type(data).__name__} {str(data)[:60]}."
         )
-    prior = np.asarray(data, dtype=np.float64)
+    prior = _floats(data, "--prior", spec)
     if not np.all(np.isfinite(prior)):
         raise ValueError(f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}.")
     largest = float(np.max(prior, initial=0.0))
@@ -167,7 +178,7 @@ def _json_loss(spec: str) -> np.ndarray:
             f"`--cost` file {spec!r}: every row of the loss matrix must have as many entries "
             f"(one per output); got rows of lengths {lengths}."
         )
-    loss = np.asarray(data, dtype=np.float64)
+    loss = _floats(data, "--cost", spec)
     if not np.all(np.isfinite(loss)):
         raise ValueError(f"`--cost` file {spec!r}: the loss matrix must be finite.")
     return loss
