@@ -31,6 +31,8 @@ from optmech.provenance import Attempt, Provenance
 
 __all__ = [
     "CONIC_SOLVERS",
+    "INCREMENTAL_OPTIONS",
+    "INCREMENTAL_SOLVER",
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "ProblemKind",
@@ -41,7 +43,9 @@ __all__ = [
     "available_solvers",
     "choose_solver",
     "default_options",
+    "new_incremental_model",
     "provenance_of",
+    "run_incremental",
     "solve",
     "solve_robust",
 ]
@@ -560,5 +564,71 @@ def solve_robust(
         last.status,
         f"{why}. Tried: {tried}. Try a coarser grid or a smaller problem, another solver "
         "(solver=...), or looser privacy",
+        attempts=tuple(attempts),
+    )
+
+
+# -- LPs grown column by column (column generation's master): HiGHS called directly -------------
+#: The solver of LPs grown by columns: simplex keeps its basis from one round to the next, which a
+#: cvxpy problem cannot pass on.
+INCREMENTAL_SOLVER = "HIGHS"
+#: Its options: optmech's tolerances, simplex, and coefficients kept down to 1e-12 (the least
+#: HiGHS accepts; by default it drops entries below 1e-9, which changes the LP).
+INCREMENTAL_OPTIONS: dict[str, Any] = {
+    **_OPTIONS["HIGHS"],
+    "solver": "simplex",
+    "small_matrix_value": 1e-12,
+}
+_HIGHS_STATUS = {
+    "kOptimal": "optimal",
+    "kInfeasible": "infeasible",
+    "kUnbounded": "unbounded",
+    "kUnboundedOrInfeasible": "unbounded",
+    "kTimeLimit": "user_limit",
+    "kIterationLimit": "user_limit",
+}
+
+
+def new_incremental_model() -> Any:
+    """A silent ``highspy.Highs`` model with `INCREMENTAL_OPTIONS` (banner spent on /dev/null).
+
+    Raises
+    ------
+    SolverError
+        highspy is not installed.
+    """
+    try:
+        import highspy
+    except ImportError as exc:  # pragma: no cover - highspy is a dependency
+        raise SolverError(INCREMENTAL_SOLVER, "unavailable", "pip install highspy") from exc
+    _quiet_highs_banner()
+    model = highspy.Highs()
+    model.setOptionValue("output_flag", False)
+    for key, val in INCREMENTAL_OPTIONS.items():
+        model.setOptionValue(key, val)
+    return model
+
+
+def run_incremental(model: Any, variant: str) -> list[Attempt]:
+    """Solve a model of [`new_incremental_model`][new_incremental_model] from its current basis.
+
+    Status is handled as everywhere: ``optimal`` is kept; anything else is retried once from a
+    cleared basis (``"restarted"``), then raised as [`SolverError`][optmech.exceptions.SolverError]
+    naming the solver, the status and every attempt. Returns the attempts, the optimal one last.
+    """
+    attempts: list[Attempt] = []
+    for label in (variant, f"{variant}, restarted"):
+        start = time.perf_counter()
+        model.run()
+        raw = str(model.getModelStatus()).rsplit(".", 1)[-1]
+        status = _HIGHS_STATUS.get(raw, "solver_error")
+        attempts.append(Attempt(INCREMENTAL_SOLVER, label, status, time.perf_counter() - start))
+        if status == "optimal":
+            return attempts
+        model.clearSolver()
+    raise SolverError(
+        INCREMENTAL_SOLVER,
+        attempts[-1].status,
+        f"the restricted master LP ended {raw}; {_HINTS['solver_error']} or method='full'",
         attempts=tuple(attempts),
     )

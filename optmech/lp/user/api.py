@@ -20,7 +20,9 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.lp.user.build import row_forms
+from optmech.lp.user.column_engine import solve_by_columns
 from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.methods import SolveMethod, choose_method
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
 from optmech.lp.user.reductions import is_mirror_symmetric
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
@@ -32,6 +34,13 @@ from optmech.lp.user.setting import (
     check_lp_size,
     resolve_setting,
     side_information_rows,
+)
+from optmech.lp.user.size_model import (
+    COLUMN_GENERATION_BAYESIAN,
+    COLUMN_GENERATION_MINIMAX,
+    FULL_LP,
+    FULL_LP_MIRROR,
+    SizeModel,
 )
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
@@ -77,6 +86,7 @@ def bayesian_mechanism(
     max_variables: int | None = None,
     reduce_symmetric: bool = True,
     accuracy: float = DEFAULT_ACCURACY,
+    method: str = "auto",
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
 
@@ -123,6 +133,12 @@ def bayesian_mechanism(
     accuracy : float, default 1e-6
         Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
         to ``max(value, 1)``); in (0, 1].
+    method : {"auto", "column-generation", "full"}, default "auto"
+        How the LP is solved ([`optmech.lp.user.methods`][optmech.lp.user.methods]): by column
+        generation over the outputs where it applies (a tree neighbour graph such as the count
+        query's path, no ``vertex``, no other solver named; warm-started from the geometric
+        mechanism with the Bayes remap), else as one LP. The certificate is the same either way;
+        ``reduce_symmetric`` concerns the full LP only.
 
     Returns
     -------
@@ -131,7 +147,7 @@ def bayesian_mechanism(
     Raises
     ------
     ValueError, TypeError
-        Bad prior, loss, graph, outputs, ε or flags.
+        Bad prior, loss, graph, outputs, ε, method or flags.
     ProblemTooLargeError
         Estimated memory above ``max_memory_gb`` (or more than ``max_variables`` variables).
     SolverError
@@ -151,26 +167,30 @@ def bayesian_mechanism(
     vertex = check_flag("vertex", vertex)
     acc = _check_accuracy(accuracy)
     p_arr = check_real_array("prior", prior, ndim=1)
+    chosen = choose_method(method, graph, vertex=vertex, solver=solver)
+    mirror = reduce_symmetric and not vertex and bool(np.array_equal(p_arr, p_arr[::-1]))
+    budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     setting = resolve_setting(
         loss,
         graph=graph,
         outputs=outputs,
         num_inputs=p_arr.size,
-        max_memory_gb=max_memory_gb,
-        max_variables=max_variables,
+        size_model=_bayesian_model(chosen, mirror),
+        **budget,
     )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     weights = p[:, None] * setting.loss
-    reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
-    solved = solve_user_lp(
-        setting,
-        eps,
-        LinearObjective(weights),
-        solver=solver,
-        vertex=vertex,
-        reduce=reduced,
-        accuracy=acc,
-    )
+    objective = LinearObjective(weights)
+    if chosen == SolveMethod.COLUMN_GENERATION:
+        reduced = False
+        solved = solve_by_columns(setting, eps, objective, accuracy=acc)
+    else:
+        reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
+        if mirror and not reduced:  # the estimate assumed the orbit LP: check the full one
+            _check_size(setting, FULL_LP, **budget)
+        solved = solve_user_lp(
+            setting, eps, objective, solver=solver, vertex=vertex, reduce=reduced, accuracy=acc
+        )
     result = _user_result(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
@@ -191,6 +211,7 @@ def minimax_mechanism(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
     accuracy: float = DEFAULT_ACCURACY,
+    method: str = "auto",
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
 
@@ -212,8 +233,9 @@ def minimax_mechanism(
     side_information : collection of inputs, optional
         The set S of inputs the user considers possible (node labels: integers for a count
         query); default all inputs.
-    graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy
-        As for [`bayesian_mechanism`][bayesian_mechanism].
+    graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy, method
+        As for [`bayesian_mechanism`][bayesian_mechanism] (column generation: the master gains
+        the rows ``Σ_r x[i, r] l(i, r) ≤ t``, and the warm start remaps G for the summed loss).
 
     Returns
     -------
@@ -236,6 +258,7 @@ def minimax_mechanism(
                 f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
                 f"({graph.number_of_nodes()})."
             )
+    chosen = choose_method(method, graph, vertex=vertex, solver=solver)
     setting = resolve_setting(
         loss,
         graph=graph,
@@ -243,16 +266,44 @@ def minimax_mechanism(
         num_inputs=num_inputs,
         max_memory_gb=max_memory_gb,
         max_variables=max_variables,
+        size_model=COLUMN_GENERATION_MINIMAX
+        if chosen == SolveMethod.COLUMN_GENERATION
+        else FULL_LP,
     )
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
-    solved = solve_user_lp(
-        setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
-    )
+    if chosen == SolveMethod.COLUMN_GENERATION:
+        solved = solve_by_columns(setting, eps, objective, accuracy=acc)
+    else:
+        solved = solve_user_lp(
+            setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
+        )
     result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
+
+
+def _bayesian_model(method: SolveMethod, mirror: bool) -> SizeModel:
+    """The size model of a Bayesian solve (``mirror``: the orbit LP may be what is solved)."""
+    if method == SolveMethod.COLUMN_GENERATION:
+        return COLUMN_GENERATION_BAYESIAN
+    return FULL_LP_MIRROR if mirror else FULL_LP
+
+
+def _check_size(
+    setting: UserSetting, model: SizeModel, *, max_memory_gb: Any, max_variables: Any
+) -> None:
+    n_in, n_out = setting.num_inputs, setting.num_outputs
+    memory, cap = check_budget(max_memory_gb, max_variables)
+    check_lp_size(
+        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
+        n_in * n_out,
+        max_memory_gb=memory,
+        max_variables=cap,
+        bytes_per_variable=model.bytes_per_variable(n_in, n_out),
+        hint=model.note(n_in, n_out),
+    )
 
 
 def _users(
