@@ -74,7 +74,6 @@ BLOCK_ENTRIES = 4_000_000
 #: Smallest entry of a ray (its maximum is 1): far above the subnormal range, where ratios of
 #: neighbouring entries could no longer be represented.
 RAY_FLOOR = 1e-280
-_LOG_FLOOR = math.log(RAY_FLOOR)
 #: Relative uncertainty of ``math.exp`` (within an ulp; four leave room).
 _EXP_RTOL = 4.0 * U
 #: Steps of [`steepest_rays`][steepest_rays] at most (each narrows every bracket; measured on
@@ -247,7 +246,7 @@ def extreme_rays(descending: BoolArray, tree: RootedTree, epsilon: float) -> Flo
         for v in tree.order[1:]:
             logs[v] = logs[tree.parent[v]] + steps[v]
     logs -= logs.max(axis=0, keepdims=True)
-    return np.exp(np.maximum(logs, _LOG_FLOOR))
+    return np.maximum(np.exp(logs), RAY_FLOOR)
 
 
 def decay_products(weights: FloatArray, tree: RootedTree, epsilon: float) -> FloatArray:
