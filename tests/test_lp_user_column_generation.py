@@ -241,7 +241,7 @@ def test_refusal_counts_the_problem_solved_and_names_the_model() -> None:
         bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-6)
     with pytest.raises(ProblemTooLargeError, match="over the mirror orbits") as mirror:
         bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-6, method="full")
-    with pytest.raises(ProblemTooLargeError, match="(?i)the full LP: about") as full:
+    with pytest.raises(ProblemTooLargeError, match=r"(?i)the full LP: about") as full:
         bayesian_mechanism(
             prior, "abs", 1.0, max_memory_gb=1e-6, method="full", reduce_symmetric=False
         )

@@ -572,11 +572,14 @@ def solve_robust(
 #: The solver of LPs grown by columns: simplex keeps its basis from one round to the next, which a
 #: cvxpy problem cannot pass on.
 INCREMENTAL_SOLVER = "HIGHS"
-#: Its options: optmech's tolerances, simplex, and coefficients kept down to 1e-12 (the least
-#: HiGHS accepts; by default it drops entries below 1e-9, which changes the LP).
+#: Its options: optmech's tolerances; primal simplex, which new columns leave feasible (on the
+#: minimax master, n = 300–600, 4–5x faster than the default dual simplex: 18 s against 4.5 s
+#: at n = 300); coefficients kept down to 1e-12 (the least HiGHS accepts; by default it drops
+#: entries below 1e-9, which changes the LP).
 INCREMENTAL_OPTIONS: dict[str, Any] = {
     **_OPTIONS["HIGHS"],
     "solver": "simplex",
+    "simplex_strategy": 4,
     "small_matrix_value": 1e-12,
 }
 _HIGHS_STATUS = {

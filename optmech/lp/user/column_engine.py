@@ -6,11 +6,11 @@ certificate:
 
 1. **Scale and warm start.** On the path the start is the theorem's candidate: the geometric
    mechanism G followed by the Bayes remap for the objective's weights (the forms summed, for an
-   epigraph objective; Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1), built in ``O(N m)``
-   from the peaked rays ([`decay_products`][optmech.lp.user.cone.decay_products]: no ``N × N``
-   matrix); with the best constant answer it sets the objective's scale (so the master's optimum
-   is O(1)) and competes with the LP's point. On other trees the known mechanisms are the
-   objective's own
+   epigraph objective; Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1), from the peaked rays
+   ([`decay_products`][optmech.lp.user.cone.decay_products], ``O(N m)``: no ``N × N`` matrix);
+   with the best constant answer it sets the objective's scale (so the master's optimum is O(1))
+   and, when the interval is wide, competes with the LP's point (the dense mechanisms are built
+   only then). On other trees the known mechanisms are the objective's own
    ([`references`][optmech.lp.user.objectives.LinearObjective.references]).
 2. **Generate columns** until none prices out.
 3. **Certify.** ``X = Σ λ_j v_j`` (exactly ε-DP; its row sums are 1 up to the master's tolerances)
@@ -27,6 +27,7 @@ certificate:
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -58,14 +59,17 @@ class _Certified:
     source: tuple[str, str]
 
 
-def geometric_remap_start(summed: FloatArray, epsilon: float) -> FloatArray:
+def geometric_remap_start(
+    summed: FloatArray, epsilon: float, decay: FloatArray | None = None
+) -> FloatArray:
     """G (the range-restricted geometric mechanism on ``{0..N−1}``) followed by the Bayes remap
     for ``summed`` weights, in ``O(N m)``.
 
     Column j of G is ``λ_j e^(−ε|i − j|)`` with ``λ_j = (1 − α)/(1 + α)`` inside and
     ``1/(1 + α)`` at the ends (``α = e^(−ε)``; GRS §3); the remap sends it to
     ``argmin_r Σ_i e^(−ε|i − j|) summed[i, r]``, and the remapped mechanism's columns are
-    sums of peaked rays, which one more sweep computes.
+    sums of peaked rays, which one more sweep computes. ``decay`` may pass
+    ``decay_products(summed)`` when already known.
 
     Examples
     --------
@@ -76,7 +80,9 @@ def geometric_remap_start(summed: FloatArray, epsilon: float) -> FloatArray:
     n = summed.shape[0]
     path = RootedTree.path(n)
     alpha = float(np.exp(-epsilon))
-    choice = np.argmin(decay_products(summed, path, epsilon), axis=1)
+    if decay is None:
+        decay = decay_products(summed, path, epsilon)
+    choice = np.argmin(decay, axis=1)
     scale = np.full(n, (1.0 - alpha) / (1.0 + alpha))
     scale[[0, -1]] = 1.0 / (1.0 + alpha)
     picks = np.zeros(summed.shape)
@@ -102,6 +108,7 @@ def _constant_answer(objective: Objective) -> int:
 def _references(
     setting: UserSetting, epsilon: float, objective: Objective, tree: RootedTree
 ) -> list[Reference]:
+    """The known ε-DP mechanisms (dense ``N × m`` each: built only when needed)."""
     if not tree.is_path:
         return objective.references(setting, epsilon)
     n_in, n_out = objective.shape
@@ -112,6 +119,36 @@ def _references(
         Reference("best constant answer", constant),
         Reference("geometric + Bayes remap", start),
     ]
+
+
+def _scale(
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+    tree: RootedTree,
+    decay: FloatArray,
+) -> float:
+    """[`reference_scale`][optmech.lp.user.objectives.reference_scale] of the known mechanisms.
+
+    For a Bayesian user on the path their values come without the matrices: the constant
+    answer's is the least column sum of the weights, and that of G with the Bayes remap is
+    ``Σ_j λ_j min_r decay[j, r]`` (``λ_j`` the scale of G's column j).
+    """
+    if not (tree.is_path and isinstance(objective, LinearObjective)):
+        return reference_scale(objective, _references(setting, epsilon, objective, tree))
+    n = tree.size
+    alpha = math.exp(-epsilon)
+    columns = np.full(n, (1.0 - alpha) / (1.0 + alpha))
+    columns[[0, -1]] = 1.0 / (1.0 + alpha)
+    values = [
+        float(objective.weights.sum(axis=0).min()),
+        float(columns @ decay.min(axis=1)),
+    ]
+    positive = [v for v in values if v > 0 and math.isfinite(v)]
+    top = objective.top
+    if not positive:
+        return top if top > 0 else 1.0
+    return max(min(positive), top * 1e-6)
 
 
 def _certify(
@@ -134,7 +171,7 @@ def _certify(
 
 
 def _run(
-    setting: UserSetting, epsilon: float, objective: Objective, tree: RootedTree, factor: float
+    epsilon: float, objective: Objective, tree: RootedTree, factor: float, decay: FloatArray
 ) -> tuple[ColumnGeneration, float]:
     """One run and its rigorous lower bound."""
     linear = isinstance(objective, LinearObjective)
@@ -145,7 +182,7 @@ def _run(
         factor=factor,
         weights=objective.weights if linear else None,
         forms=None if linear else objective.forms,
-        warm_weights=_summed(objective),
+        warm_products=decay,
         constant=_constant_answer(objective),
     )
     if linear:
@@ -177,9 +214,14 @@ class _Outcome:
 
 
 def _solve_once(
-    setting: UserSetting, epsilon: float, objective: Objective, tree: RootedTree, factor: float
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+    tree: RootedTree,
+    factor: float,
+    decay: FloatArray,
 ) -> tuple[_Outcome, float]:
-    run, lower = _run(setting, epsilon, objective, tree, factor)
+    run, lower = _run(epsilon, objective, tree, factor, decay)
     status = "optimal" if run.converged else "optimal_inaccurate"
     raw = clip_normalise(run.point)
     best = _certify(raw, setting, epsilon, objective, (run.attempts[-1].solver, status))
@@ -250,12 +292,14 @@ def solve_by_columns(
     if tree is None:
         raise ValueError("column generation needs a tree neighbour graph (no cycles).")
     start = time.perf_counter()
-    references = _references(setting, epsilon, objective, tree)
-    scale = reference_scale(objective, references)
+    decay = decay_products(_summed(objective), tree, epsilon)
+    scale = _scale(setting, epsilon, objective, tree, decay)
     build_time = time.perf_counter() - start
-    used, lower = _solve_once(setting, epsilon, objective, tree, scale)
+    used, lower = _solve_once(setting, epsilon, objective, tree, scale, decay)
+    del decay
     best, attempts = used.best, list(used.run.attempts)
     if _wide(best.value, lower, accuracy):
+        references = _references(setting, epsilon, objective, tree)
         best, kept = _compete(best, references, setting, epsilon, objective)
         attempts += kept
     if (
@@ -263,7 +307,8 @@ def solve_by_columns(
         and best.value >= 1e-12 * objective.top
         and not 0.5 <= scale / best.value <= 2.0
     ):
-        again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value)
+        decay = decay_products(_summed(objective), tree, epsilon)
+        again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value, decay)
         attempts += [replace(a, variant=f"refined, {a.variant}") for a in again.run.attempts]
         lower = max(lower, again_lower)
         if again.best.value < best.value:

@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.user.column_master import RestrictedMaster
-from optmech.lp.user.cone import RootedTree, decay_products, extreme_rays, steepest_rays
+from optmech.lp.user.cone import RootedTree, extreme_rays, steepest_rays
 from optmech.provenance import Attempt
 
 __all__ = [
@@ -58,9 +58,9 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 #: A ray joins the master when its reduced cost (scaled objective, ray maximum 1) is below
-#: minus this: ten times the master's dual feasibility tolerance (a column priced above it could
-#: not enter the basis, and the run would stall re-adding it).
-REDUCED_COST_TOLERANCE = 1e-9
+#: minus this, the master's dual feasibility tolerance (a column priced above it could not enter
+#: the basis, and the run would stall re-adding it).
+REDUCED_COST_TOLERANCE = 1e-10
 #: Relative gap between the master's objective and its Lagrangian bound at which a run stops.
 GAP = 1e-9
 #: The mechanism is rebuilt from rays at ``ε − max(ε, 1)·POINT_MARGIN``: room for the row
@@ -182,28 +182,31 @@ def peaked_patterns(tree: RootedTree) -> BoolArray:
 
 
 def _warm_start(
-    master: RestrictedMaster, tree: RootedTree, summed: FloatArray, constant: int
+    master: RestrictedMaster, decay: FloatArray, constant: int, factor: float, bayesian: bool
 ) -> None:
-    """The peaked rays with their Bayes remap for ``summed`` weights, on their own output when
-    outputs are inputs, and the constant answer ``constant``."""
-    n, m = summed.shape
-    patterns = peaked_patterns(tree)
-    choice = np.argmin(decay_products(summed, tree, master.epsilon), axis=1)
-    master.add_rays(choice.astype(np.int64), patterns)
+    """The peaked rays with their Bayes remap (``argmin_r decay[j, r]``), on their own output
+    when outputs are inputs, and the constant answer ``constant``."""
+    n, m = decay.shape
+    patterns = peaked_patterns(master.tree)
+    peaks = np.arange(n)
+    choice = np.argmin(decay, axis=1)
+    scaled = decay / factor if bayesian else np.zeros(decay.shape)
+    master.add_peaked(peaks, choice, scaled[peaks, choice], patterns)
     if m == n:
-        own = np.nonzero(choice != np.arange(n))[0]
-        master.add_rays(own.astype(np.int64), patterns[:, own])
+        own = np.nonzero(choice != peaks)[0]
+        master.add_peaked(own, own, scaled[own, own], patterns[:, own])
     master.add_constant(np.array([constant], dtype=np.int64))
 
 
 def _pricing_weights(
     master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None
 ) -> FloatArray:
+    """``w_r`` of every output (module docstring), in the master's units."""
     if mu is None:
         assert master.weights is not None
-        return master.weights - rows[:, None]
+        return master.weights / master.factor - rows[:, None]
     assert master.forms is not None
-    combined = np.asarray(master.forms.T @ mu).reshape(master.shape)
+    combined = np.asarray(master.forms.T @ mu).reshape(master.shape) / master.factor
     return combined - rows[:, None]
 
 
@@ -264,7 +267,7 @@ def generate_columns(
     factor: float,
     weights: FloatArray | None = None,
     forms: sp.csr_matrix | None = None,
-    warm_weights: FloatArray,
+    warm_products: FloatArray,
     constant: int,
     gap: float = GAP,
     max_rounds: int = MAX_ROUNDS,
@@ -285,9 +288,10 @@ def generate_columns(
         Bayesian weights ``p_i l(i, r)`` (true units).
     forms : scipy.sparse matrix, shape (K, N·m), optional
         Epigraph forms (true units).
-    warm_weights : ndarray, shape (N, m)
-        Weights whose Bayes remap of the peaked rays starts the master (the Bayesian weights,
-        or the forms summed).
+    warm_products : ndarray, shape (N, m)
+        ``decay_products`` of the weights whose Bayes remap of the peaked rays starts the master
+        (the Bayesian weights, true units, which then also give the peaked columns' costs; or
+        the forms summed).
     constant : int
         The best constant answer (an output).
     gap : float
@@ -300,14 +304,8 @@ def generate_columns(
     ColumnGeneration
     """
     start = time.perf_counter()
-    master = RestrictedMaster(
-        shape,
-        tree,
-        epsilon,
-        weights=None if weights is None else weights / factor,
-        forms=None if forms is None else (sp.csr_matrix(forms) / factor).tocsr(),
-    )
-    _warm_start(master, tree, warm_weights, constant)
+    master = RestrictedMaster(shape, tree, epsilon, weights=weights, forms=forms, factor=factor)
+    _warm_start(master, warm_products, constant, factor, weights is not None)
     rounds: list[ColumnRound] = []
     converged = False
     stalled = 0

@@ -5,23 +5,29 @@ over the cone K of ε-DP columns ([`optmech.lp.user.cone`][optmech.lp.user.cone]
 a mechanism is a non-negative combination of K's extreme rays, so with generated pairs
 ``(r_j, v_j)`` (an output and a ray) the master LP over ``λ ≥ 0`` is
 
-    Bayesian:  minimise Σ_j (c_{r_j} · v_j) λ_j        subject to  Σ_j λ_j v_j = 1 (N rows)
+    Bayesian:  minimise Σ_j (c_{r_j} · v_j) λ_j        subject to  L Σ_j λ_j v_j = L 1 (N rows)
     epigraph:  minimise s   subject to the same rows and  Σ_j (F_k[:, r_j] · v_j) λ_j ≤ s  ∀k,
 
 and ``X[:, r] = Σ_{j : r_j = r} λ_j v_j`` is ε-DP by construction whatever ``λ ≥ 0`` is (a sum of
-rays of K is in K). The master is solved by simplex with its basis kept between rounds
+rays of K is in K). The row sums are written through the invertible operator L of
+[`kink_operator`][optmech.lp.user.cone.kink_operator] — the same constraints — because ``L v``
+is non-zero only at the ray's peaks and valleys: a master column holds a few entries where the
+ray has N (measured: the Bayesian master at n = 4000 went from most of the run to a small part of
+it). Its multipliers ``z`` give those of the plain row sums as ``y = L z`` (L is symmetric). The
+master is solved by simplex with its basis kept between rounds
 ([`optmech.lp.solve.run_incremental`][optmech.lp.solve.run_incremental]).
 
-Rays are stored as their sign patterns (one bit per row) and handed to the solver *truncated*:
-entries below [`TRUNCATION`][TRUNCATION] of the ray's maximum are dropped (the rays decay
-geometrically, so a column keeps about ``2·ln(1/TRUNCATION)/ε`` entries instead of N: the
-master stays sparse). The master is then a slight relaxation in the row sums; the mechanism is
-rebuilt from the *full* rays, so it stays exactly ε-DP, and its row sums differ from 1 by at most
-the truncated mass (about 1e-11), which the clip-and-normalise step of the repair absorbs.
+Rays are stored as their sign patterns (one bit per row). In the epigraph rows they are
+*truncated*: entries below [`TRUNCATION`][TRUNCATION] of the ray's maximum are dropped (so a
+column keeps about ``2·ln(1/TRUNCATION)/ε`` entries there); kink entries below it are dropped too.
+The master is then a slight relaxation; the mechanism is rebuilt from the *full* rays and its
+weights refined against them ([`RestrictedMaster.point`][RestrictedMaster.point]), so it stays
+exactly ε-DP with row sums 1 to rounding.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +35,7 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.solve import INCREMENTAL_OPTIONS, new_incremental_model, run_incremental
-from optmech.lp.user.cone import RootedTree, extreme_rays
+from optmech.lp.user.cone import RootedTree, extreme_rays, kink_operator, kinks
 from optmech.provenance import Attempt
 
 __all__ = ["NEGLIGIBLE", "TRUNCATION", "MasterDuals", "RestrictedMaster"]
@@ -37,8 +43,6 @@ __all__ = ["NEGLIGIBLE", "TRUNCATION", "MasterDuals", "RestrictedMaster"]
 #: Ray entries below this (relative to the ray's maximum, 1) are left out of the master's
 #: matrix; above the solver's smallest kept coefficient (``small_matrix_value`` = 1e-12).
 TRUNCATION = 1e-11
-
-
 #: Ray weights below this are dropped when the mechanism is rebuilt (they move the row sums by
 #: less than the margin the rebuilt rays leave, and with rays floored at 1e-280 keep every entry
 #: of X a normal float).
@@ -52,7 +56,8 @@ class MasterDuals:
     Attributes
     ----------
     rows : ndarray, shape (N,)
-        Of the row sums (free).
+        Of the plain row sums ``Σ_r x[i, r] = 1`` (``L z`` for the multipliers ``z`` of the
+        transformed rows).
     epigraph : ndarray, shape (K,) or None
         Of the rows ``F_k · x ≤ s``, non-negative (epigraph objectives only).
     """
@@ -73,9 +78,11 @@ class RestrictedMaster:
     epsilon : float
         Privacy level.
     weights : ndarray, shape (N, m), optional
-        Bayesian costs ``c`` (already scaled).
+        Bayesian costs ``c``.
     forms : scipy.sparse matrix, shape (K, N·m), optional
-        Epigraph forms (already scaled), row-major ``vec(X)``.
+        Epigraph forms, row-major ``vec(X)``.
+    factor : float
+        The master's objective is the true one divided by this (so its optimum is O(1)).
     """
 
     def __init__(
@@ -86,18 +93,21 @@ class RestrictedMaster:
         *,
         weights: FloatArray | None = None,
         forms: sp.csr_matrix | None = None,
+        factor: float = 1.0,
     ) -> None:
         self.shape = shape
         self.tree = tree
         self.epsilon = epsilon
         self.weights = weights
         self.forms = None if forms is None else sp.csr_matrix(forms)
+        self.factor = factor
+        self.operator, self.rhs = kink_operator(tree, epsilon)
         self.model = new_incremental_model()
         n = shape[0]
         k = 0 if self.forms is None else self.forms.shape[0]
         self.num_forms = k
-        lower = np.concatenate([np.ones(n), np.full(k, -np.inf)])
-        upper = np.concatenate([np.ones(n), np.zeros(k)])
+        lower = np.concatenate([self.rhs, np.full(k, -np.inf)])
+        upper = np.concatenate([self.rhs, np.zeros(k)])
         empty = np.zeros(0, dtype=np.int32)
         self.model.addRows(
             n + k, lower, upper, 0, np.zeros(n + k, dtype=np.int32), empty, np.zeros(0)
@@ -122,29 +132,34 @@ class RestrictedMaster:
         """The options the master is solved with."""
         return dict(INCREMENTAL_OPTIONS)
 
-    def _column_entries(
-        self, outputs: IntArray, rays: FloatArray
-    ) -> tuple[FloatArray, sp.csc_matrix]:
-        """Costs and the (truncated) matrix entries of new columns."""
-        kept = np.where(rays >= TRUNCATION, rays, 0.0)
-        body = sp.csc_matrix(kept)
-        if self.forms is None:
-            assert self.weights is not None
-            costs = np.einsum("ir,ir->r", self.weights[:, outputs], kept)
-            return costs, body
+    def _risk(self, outputs: IntArray, kept: sp.csc_matrix) -> sp.csc_matrix:
+        """The epigraph rows of new columns: ``F_k[:, r_j] · v_j`` (truncated rays)."""
+        assert self.forms is not None
         m = self.shape[1]
-        coo = body.tocoo()
+        coo = kept.tocoo()
         select = sp.csc_matrix(
             (coo.data, (coo.row * m + outputs[coo.col], coo.col)),
             shape=(self.shape[0] * m, outputs.size),
         )
-        risk = sp.csc_matrix(self.forms @ select)
-        return np.zeros(outputs.size), sp.vstack([body, risk], format="csc")
+        return sp.csc_matrix(self.forms @ select) / self.factor
 
     def _append(
-        self, outputs: IntArray, rays: FloatArray, packed: np.ndarray, constant: bool
+        self,
+        outputs: IntArray,
+        costs: FloatArray,
+        body: sp.csc_matrix,
+        kept: sp.csc_matrix | None,
+        packed: np.ndarray,
+        constant: bool,
     ) -> None:
-        costs, matrix = self._column_entries(outputs, rays)
+        """Hand new columns to the solver: row-sum entries ``body`` (already through L) and, for
+        an epigraph objective, the epigraph rows of the truncated rays ``kept``."""
+        if self.forms is not None:
+            assert kept is not None
+            matrix = sp.vstack([body, self._risk(outputs, kept)], format="csc")
+            costs = np.zeros(outputs.size)
+        else:
+            matrix = sp.csc_matrix(body)
         matrix.sort_indices()
         k = outputs.size
         self.model.addCols(
@@ -162,19 +177,75 @@ class RestrictedMaster:
         self._patterns.append(packed)
         self._constant.append(np.full(k, constant))
 
+    def _costs(self, outputs: IntArray, rays: FloatArray) -> FloatArray:
+        if self.weights is None:
+            return np.zeros(outputs.size)
+        return np.einsum("ir,ir->r", self.weights[:, outputs], rays) / self.factor
+
     def add_rays(self, outputs: IntArray, descending: BoolArray) -> None:
         """Add the extreme rays of the sign patterns ``descending`` (rows × k) for ``outputs``."""
         if outputs.size == 0:
             return
         rays = extreme_rays(descending, self.tree, self.epsilon)
-        self._append(outputs, rays, np.packbits(descending, axis=0), False)
+        alpha2 = math.exp(-2.0 * self.epsilon)
+        entries = (1.0 - alpha2) * kinks(descending, self.tree) * rays
+        body = sp.csc_matrix(np.where(np.abs(entries) >= TRUNCATION, entries, 0.0))
+        kept = None
+        if self.forms is not None:
+            kept = sp.csc_matrix(np.where(rays >= TRUNCATION, rays, 0.0))
+        self._append(
+            outputs,
+            self._costs(outputs, rays),
+            body,
+            kept,
+            np.packbits(descending, axis=0),
+            False,
+        )
+
+    def add_peaked(
+        self, peaks: IntArray, outputs: IntArray, costs: FloatArray, descending: BoolArray
+    ) -> None:
+        """Add the peaked rays ``e^(−ε d(·, j))`` for ``j`` in ``peaks`` (patterns
+        ``descending``), with their costs known (Bayesian, scaled; ignored for an epigraph
+        objective).
+
+        ``L v`` is the single entry ``1 − α²`` at the peak; on the path the truncated ray is
+        built from its window around the peak, never as a dense matrix.
+        """
+        k = peaks.size
+        if k == 0:
+            return
+        n = self.shape[0]
+        alpha2 = math.exp(-2.0 * self.epsilon)
+        body = sp.csc_matrix((np.full(k, 1.0 - alpha2), (peaks, np.arange(k))), shape=(n, k))
+        kept = None
+        if self.forms is not None:
+            kept = self._peaked_window(peaks, descending)
+        packed = np.packbits(descending, axis=0)
+        self._append(outputs, costs, body, kept, packed, False)
+
+    def _peaked_window(self, peaks: IntArray, descending: BoolArray) -> sp.csc_matrix:
+        """The truncated peaked rays, sparse (on the path from a window around each peak)."""
+        n = self.shape[0]
+        if not self.tree.is_path:
+            rays = extreme_rays(descending, self.tree, self.epsilon)
+            return sp.csc_matrix(np.where(rays >= TRUNCATION, rays, 0.0))
+        reach = int(math.log(1.0 / TRUNCATION) / self.epsilon)
+        offsets = np.arange(-reach, reach + 1)
+        rows = peaks[None, :] + offsets[:, None]
+        cols = np.broadcast_to(np.arange(peaks.size)[None, :], rows.shape)
+        inside = (rows >= 0) & (rows < n)
+        values = np.exp(-self.epsilon * np.abs(offsets))[:, None] * np.ones(peaks.size)[None, :]
+        return sp.csc_matrix((values[inside], (rows[inside], cols[inside])), shape=(n, peaks.size))
 
     def add_constant(self, outputs: IntArray) -> None:
         """Add the all-ones column (the constant answer) for each of ``outputs``."""
         n = self.shape[0]
-        rays = np.ones((n, outputs.size))
+        ones = np.ones((n, outputs.size))
+        body = sp.csc_matrix(np.repeat(self.rhs[:, None], outputs.size, axis=1))
         packed = np.packbits(np.zeros((n, outputs.size), dtype=bool), axis=0)
-        self._append(outputs, rays, packed, True)
+        kept = sp.csc_matrix(ones) if self.forms is not None else None
+        self._append(outputs, self._costs(outputs, ones), body, kept, packed, True)
 
     def solve(self, variant: str) -> None:
         """Solve from the current basis (attempts recorded in [`attempts`][attempts])."""
@@ -191,9 +262,10 @@ class RestrictedMaster:
         at its bound of a minimisation has a non-positive dual, negated here)."""
         duals = np.asarray(self.model.getSolution().row_dual, dtype=np.float64)
         n = self.shape[0]
+        rows = np.asarray(self.operator @ duals[:n])
         if self.num_forms == 0:
-            return MasterDuals(duals[:n])
-        return MasterDuals(duals[:n], np.clip(-duals[n:], 0.0, None))
+            return MasterDuals(rows)
+        return MasterDuals(rows, np.clip(-duals[n:], 0.0, None))
 
     def _rays(self, columns: IntArray, epsilon: float) -> FloatArray:
         """The full rays of ``columns`` (indices among the generated ones) at ``epsilon``."""
@@ -215,10 +287,10 @@ class RestrictedMaster:
         With ``epsilon`` a hair below the master's ε every column of X has ratios at most
         ``e^epsilon``: room for the row normalisation and the certifier's rounding. The rays then
         differ slightly from the master's (and are not truncated), so ``λ`` is corrected by
-        iterative refinement with the master's basis, ``λ_B += B⁻¹ (1 − Σ λ_j v_j)`` (twice; the
-        epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15, not to the
-        truncated mass. Weights below [`NEGLIGIBLE`][NEGLIGIBLE] (negative ones included) are set
-        to 0, so no entry of X comes near the subnormal range.
+        iterative refinement with the master's basis, ``λ_B += B⁻¹ L(1 − Σ λ_j v_j)`` (twice; the
+        epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15. Weights
+        below [`NEGLIGIBLE`][NEGLIGIBLE] (negative ones included) are set to 0, so no entry of X
+        comes near the subnormal range.
         """
         m = self.shape[1]
         offset = 1 if self.num_forms else 0
@@ -232,8 +304,8 @@ class RestrictedMaster:
         where = np.searchsorted(used, columns)
         positions = np.nonzero(basic >= offset)[0]
         for _ in range(2):
-            residual = np.concatenate([1.0 - rays @ lam[used], np.zeros(self.num_forms)])
-            _, step = self.model.getBasisSolve(residual)
+            gap = np.asarray(self.operator @ (1.0 - rays @ lam[used]))
+            _, step = self.model.getBasisSolve(np.concatenate([gap, np.zeros(self.num_forms)]))
             lam[used[where]] += np.asarray(step)[positions]
             lam[lam < NEGLIGIBLE] = 0.0
         outputs = np.concatenate(self._outputs)[used]

@@ -65,6 +65,8 @@ __all__ = [
     "cone_minimum_below",
     "decay_products",
     "extreme_rays",
+    "kink_operator",
+    "kinks",
     "least_shift",
     "steepest_rays",
 ]
@@ -143,7 +145,18 @@ def _blocks(num_rows: int, num_cols: int) -> list[slice]:
 
 
 def _sweep(weights: FloatArray, tree: RootedTree, epsilon: float) -> tuple[FloatArray, BoolArray]:
-    """The DP on one block: ``f_root`` per column and the descending choices (rows × columns)."""
+    """The DP on one block: ``f_root`` per column and the descending choices (rows × columns).
+
+    A negative suffix grows by ``e^ε`` per step and may overflow to ``−inf``: still negative,
+    and the choices above it (rise as fast as possible) are the minimising ones.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _sweep_values(weights, tree, epsilon)
+
+
+def _sweep_values(
+    weights: FloatArray, tree: RootedTree, epsilon: float
+) -> tuple[FloatArray, BoolArray]:
     shrink, grow = math.exp(-epsilon), math.exp(epsilon)
     n = tree.size
     descending = np.zeros(weights.shape, dtype=bool)
@@ -272,6 +285,58 @@ def decay_products(weights: FloatArray, tree: RootedTree, epsilon: float) -> Flo
     for v in tree.order[1:]:
         out[v] = up[v] + a * (out[tree.parent[v]] - a * up[v])
     return out
+
+
+def kink_operator(tree: RootedTree, epsilon: float) -> tuple[sp.csr_matrix, FloatArray]:
+    """``L`` and ``L·1``: the banded operator that maps every ray of K to its kinks.
+
+    ``L = (1 − α²)·A⁻¹`` for ``A = (α^d(i, j))`` (``α = e^(−ε)``, d the tree distance): ``L`` has
+    ``1 + α²(deg_v − 1)`` on the diagonal and ``−α`` on the edges (on the path: tridiagonal,
+    ``(1 + α², −α)`` inside and ``1`` at the ends). For a ray x,
+
+        (L x)_v = (1 − α²)(1 − k_v) x_v,   k_v = the number of neighbours of v above it,
+
+    (each neighbour above contributes ``α·x_v/α``, each below ``α·α x_v``), so ``L x`` is zero
+    except at the ray's peaks (``k_v = 0``) and valleys (``k_v ≥ 2``): a handful of entries where
+    x has N. Applied to the row sums (``L Σ_r x_r = L 1``: the same constraints, L is
+    invertible) it makes column generation's master sparse.
+
+    Examples
+    --------
+    >>> op, ones = kink_operator(RootedTree.path(3), math.log(2))
+    >>> op.toarray().tolist(), ones.tolist()
+    ([[1.0, -0.5, 0.0], [-0.5, 1.25, -0.5], [0.0, -0.5, 1.0]], [0.5, 0.25, 0.5])
+    """
+    n = tree.size
+    alpha = math.exp(-epsilon)
+    child = tree.order[1:]
+    parent = tree.parent[child]
+    degree = np.bincount(np.concatenate([child, parent]), minlength=n).astype(np.float64)
+    rows = np.concatenate([np.arange(n), child, parent])
+    cols = np.concatenate([np.arange(n), parent, child])
+    data = np.concatenate([1.0 + alpha**2 * (degree - 1.0), np.full(2 * child.size, -alpha)])
+    op = sp.csr_matrix((data, (rows, cols)), shape=(n, n))
+    return op, np.asarray(op @ np.ones(n))
+
+
+def kinks(descending: BoolArray, tree: RootedTree) -> IntArray:
+    """``1 − k_v`` for every row and ray ([`kink_operator`][kink_operator]): 1 at a peak, 0 on a
+    slope, negative at a valley.
+
+    Examples
+    --------
+    >>> kinks(np.array([[False], [True], [False]]), RootedTree.path(3))[:, 0].tolist()  # 1, ½, 1
+    [1, -1, 1]
+    """
+    up = descending.astype(np.int64)  # the parent is above v
+    up[tree.order[0]] = 0
+    child = tree.order[1:]
+    rising = (~descending[child]).astype(np.int64)  # the child is above its parent
+    if tree.is_path:
+        up[:-1] += rising
+    else:
+        np.add.at(up, tree.parent[child], rising)
+    return 1 - up
 
 
 def _ratios(
