@@ -36,12 +36,12 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech.lp.solve import SolveInfo, provenance_of
-from optmech.lp.user.column_generation import ColumnGeneration, generate_columns
-from optmech.lp.user.cone import RootedTree, decay_products
+from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
+from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.lp.user.engine import Solved
 from optmech.lp.user.objectives import LinearObjective, Objective, Reference, reference_scale
-from optmech.lp.user.repair import clip_normalise, max_violation, repair_point
+from optmech.lp.user.repair import clip_normalise, repair_point
 from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Repair, RepairKind
 
@@ -171,7 +171,7 @@ def _certify(
 
 
 def _run(
-    epsilon: float, objective: Objective, tree: RootedTree, factor: float, decay: FloatArray
+    epsilon: float, objective: Objective, tree: RootedTree, factor: float, warm: WarmStart
 ) -> tuple[ColumnGeneration, float]:
     """One run and its rigorous lower bound."""
     linear = isinstance(objective, LinearObjective)
@@ -182,8 +182,7 @@ def _run(
         factor=factor,
         weights=objective.weights if linear else None,
         forms=None if linear else objective.forms,
-        warm_products=decay,
-        constant=_constant_answer(objective),
+        warm=warm,
     )
     if linear:
         lower = linear_cone_bound(objective.weights, run.multipliers, tree, epsilon, run.shift)
@@ -198,6 +197,19 @@ def _run(
             run.shift,
         )
     return run, lower
+
+
+def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float:
+    """[`max_violation`][optmech.lp.user.repair.max_violation] of ``point`` (sign, row sums,
+    privacy rows), the privacy rows taken in blocks of columns."""
+    e = math.exp(epsilon)
+    worst = max(0.0, -float(point.min()), float(np.max(np.abs(point.sum(axis=1) - 1.0))))
+    width = max(1, BLOCK_ENTRIES // max(point.shape[0], 1))
+    for start in range(0, point.shape[1], width):
+        cols = slice(start, start + width)
+        a, b = point[setting.src, cols], point[setting.dst, cols]
+        worst = max(worst, float(np.max(a - e * b, initial=0.0)), float(np.max(b - e * a)))
+    return worst
 
 
 def _wide(value: float, lower: float, accuracy: float) -> bool:
@@ -219,9 +231,9 @@ def _solve_once(
     objective: Objective,
     tree: RootedTree,
     factor: float,
-    decay: FloatArray,
+    warm: WarmStart,
 ) -> tuple[_Outcome, float]:
-    run, lower = _run(epsilon, objective, tree, factor, decay)
+    run, lower = _run(epsilon, objective, tree, factor, warm)
     status = "optimal" if run.converged else "optimal_inaccurate"
     raw = clip_normalise(run.point)
     best = _certify(raw, setting, epsilon, objective, (run.attempts[-1].solver, status))
@@ -294,9 +306,11 @@ def solve_by_columns(
     start = time.perf_counter()
     decay = decay_products(_summed(objective), tree, epsilon)
     scale = _scale(setting, epsilon, objective, tree, decay)
+    linear = isinstance(objective, LinearObjective)
+    warm = WarmStart.of(decay, _constant_answer(objective), linear)
+    del decay  # N × m: the start keeps what it needs
     build_time = time.perf_counter() - start
-    used, lower = _solve_once(setting, epsilon, objective, tree, scale, decay)
-    del decay
+    used, lower = _solve_once(setting, epsilon, objective, tree, scale, warm)
     best, attempts = used.best, list(used.run.attempts)
     if _wide(best.value, lower, accuracy):
         references = _references(setting, epsilon, objective, tree)
@@ -307,8 +321,7 @@ def solve_by_columns(
         and best.value >= 1e-12 * objective.top
         and not 0.5 <= scale / best.value <= 2.0
     ):
-        decay = decay_products(_summed(objective), tree, epsilon)
-        again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value, decay)
+        again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value, warm)
         attempts += [replace(a, variant=f"refined, {a.variant}") for a in again.run.attempts]
         lower = max(lower, again_lower)
         if again.best.value < best.value:
@@ -322,7 +335,7 @@ def solve_by_columns(
         attempts=attempts,
         source=best.source,
         accuracy=accuracy,
-        violation_before=max_violation(used.run.point, epsilon, setting.src, setting.dst),
+        violation_before=_violation(used.run.point, epsilon, setting),
         repair=Repair(best.kind, best.weight, best.value - best.unrepaired_value),
     )
     return Solved(

@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.user.column_master import RestrictedMaster
-from optmech.lp.user.cone import RootedTree, extreme_rays, steepest_rays
+from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, extreme_rays, steepest_rays
 from optmech.provenance import Attempt
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "REDUCED_COST_TOLERANCE",
     "ColumnGeneration",
     "ColumnRound",
+    "WarmStart",
     "generate_columns",
     "peaked_patterns",
 ]
@@ -181,49 +182,95 @@ def peaked_patterns(tree: RootedTree) -> BoolArray:
     return descending
 
 
-def _warm_start(
-    master: RestrictedMaster, decay: FloatArray, constant: int, factor: float, bayesian: bool
-) -> None:
-    """The peaked rays with their Bayes remap (``argmin_r decay[j, r]``), on their own output
-    when outputs are inputs, and the constant answer ``constant``."""
-    n, m = decay.shape
+@dataclass(frozen=True)
+class WarmStart:
+    """The master's first columns: the peaked rays ``e^(−ε d(·, j))`` sent to their Bayes remap
+    (``choice[j] = argmin_r D[j, r]``, ``D`` of
+    [`decay_products`][optmech.lp.user.cone.decay_products]) and, when outputs are inputs, to
+    their own output, plus the best constant answer.
+
+    Attributes
+    ----------
+    choice : ndarray of int, shape (N,)
+        The remap of each peaked ray.
+    choice_costs, own_costs : ndarray, shape (N,)
+        ``D[j, choice[j]]`` and ``D[j, j]`` (Bayesian costs in true units; zeros for an
+        epigraph objective, whose columns carry no cost).
+    constant : int
+        The best constant answer.
+    """
+
+    choice: IntArray
+    choice_costs: FloatArray
+    own_costs: FloatArray | None
+    constant: int
+
+    @classmethod
+    def of(cls, decay: FloatArray, constant: int, bayesian: bool) -> WarmStart:
+        """From ``D`` (which may be dropped afterwards: the start keeps ``O(N)`` numbers)."""
+        n, m = decay.shape
+        rows = np.arange(n)
+        choice = np.argmin(decay, axis=1)
+        own = decay[rows, rows] if m == n else None
+        if not bayesian:
+            return cls(choice, np.zeros(n), None if own is None else np.zeros(n), constant)
+        return cls(choice, decay[rows, choice], own, constant)
+
+
+def _warm_start(master: RestrictedMaster, warm: WarmStart) -> None:
     patterns = peaked_patterns(master.tree)
-    peaks = np.arange(n)
-    choice = np.argmin(decay, axis=1)
-    scaled = decay / factor if bayesian else np.zeros(decay.shape)
-    master.add_peaked(peaks, choice, scaled[peaks, choice], patterns)
-    if m == n:
-        own = np.nonzero(choice != peaks)[0]
-        master.add_peaked(own, own, scaled[own, own], patterns[:, own])
-    master.add_constant(np.array([constant], dtype=np.int64))
+    peaks = np.arange(master.shape[0])
+    master.add_peaked(peaks, warm.choice, warm.choice_costs / master.factor, patterns)
+    if warm.own_costs is not None:
+        own = np.nonzero(warm.choice != peaks)[0]
+        master.add_peaked(own, own, warm.own_costs[own] / master.factor, patterns[:, own])
+    master.add_constant(np.array([warm.constant], dtype=np.int64))
 
 
 def _pricing_weights(
-    master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None
+    master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None, cols: slice
 ) -> FloatArray:
-    """``w_r`` of every output (module docstring), in the master's units."""
+    """``w_r`` of the outputs ``cols`` (module docstring), in the master's units."""
     if mu is None:
         assert master.weights is not None
-        return master.weights / master.factor - rows[:, None]
+        return master.weights[:, cols] / master.factor - rows[:, None]
     assert master.forms is not None
-    combined = np.asarray(master.forms.T @ mu).reshape(master.shape) / master.factor
+    n, m = master.shape
+    combined = np.asarray(master.forms.T @ mu).reshape(n, m)[:, cols] / master.factor
     return combined - rows[:, None]
 
 
 def _price(
-    master: RestrictedMaster, weights: FloatArray
+    master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None
 ) -> tuple[IntArray, BoolArray, float, float]:
     """Outputs whose steepest ray prices out, their patterns, the least reduced cost (ray
-    maximum 1) and the largest shift ``max_r t_r`` (reduced cost per unit of row mass)."""
-    shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon)
-    candidates = np.nonzero(shifts > 0)[0]
-    top = float(np.max(high, initial=0.0))
-    if candidates.size == 0:
-        return candidates, descending[:, :0], 0.0, top
-    rays = extreme_rays(descending[:, candidates], master.tree, master.epsilon)
-    reduced = -shifts[candidates] * rays.sum(axis=0)
-    entering = reduced < -REDUCED_COST_TOLERANCE
-    return candidates[entering], descending[:, candidates[entering]], float(reduced.min()), top
+    maximum 1) and the largest shift ``max_r t_r`` (reduced cost per unit of row mass).
+
+    The outputs are priced in blocks of [`BLOCK_ENTRIES`][optmech.lp.user.cone.BLOCK_ENTRIES]
+    entries, so the work arrays stay small whatever ``N × m`` is.
+    """
+    n, m = master.shape
+    found: list[IntArray] = []
+    patterns: list[BoolArray] = []
+    least, top = 0.0, 0.0
+    width = max(1, BLOCK_ENTRIES // n)
+    for start in range(0, m, width):
+        cols = slice(start, min(start + width, m))
+        weights = _pricing_weights(master, rows, mu, cols)
+        shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon)
+        top = max(top, float(np.max(high, initial=0.0)))
+        candidates = np.nonzero(shifts > 0)[0]
+        if candidates.size == 0:
+            continue
+        rays = extreme_rays(descending[:, candidates], master.tree, master.epsilon)
+        reduced = -shifts[candidates] * rays.sum(axis=0)
+        least = min(least, float(reduced.min()))
+        entering = candidates[reduced < -REDUCED_COST_TOLERANCE]
+        found.append(entering + start)
+        patterns.append(descending[:, entering])
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros((n, 0), dtype=bool), least, top
+    return np.concatenate(found), np.concatenate(patterns, axis=1), least, top
 
 
 def _round(
@@ -233,8 +280,7 @@ def _round(
     tick = time.perf_counter()
     master.solve(f"column generation, round {number}")
     duals = master.duals()
-    weights = _pricing_weights(master, duals.rows, duals.epigraph)
-    outputs, patterns, least, shift = _price(master, weights)
+    outputs, patterns, least, shift = _price(master, duals.rows, duals.epigraph)
     mass = 1.0 if duals.epigraph is None else max(float(np.sum(duals.epigraph)), 1e-300)
     bound = (math.fsum(duals.rows.tolist()) - master.shape[0] * shift) * factor / mass
     record = ColumnRound(
@@ -267,8 +313,7 @@ def generate_columns(
     factor: float,
     weights: FloatArray | None = None,
     forms: sp.csr_matrix | None = None,
-    warm_products: FloatArray,
-    constant: int,
+    warm: WarmStart,
     gap: float = GAP,
     max_rounds: int = MAX_ROUNDS,
 ) -> ColumnGeneration:
@@ -288,12 +333,8 @@ def generate_columns(
         Bayesian weights ``p_i l(i, r)`` (true units).
     forms : scipy.sparse matrix, shape (K, N·m), optional
         Epigraph forms (true units).
-    warm_products : ndarray, shape (N, m)
-        ``decay_products`` of the weights whose Bayes remap of the peaked rays starts the master
-        (the Bayesian weights, true units, which then also give the peaked columns' costs; or
-        the forms summed).
-    constant : int
-        The best constant answer (an output).
+    warm : WarmStart
+        The first columns.
     gap : float
         Stop when the round's bound is within this of the objective, relatively.
     max_rounds : int
@@ -305,7 +346,7 @@ def generate_columns(
     """
     start = time.perf_counter()
     master = RestrictedMaster(shape, tree, epsilon, weights=weights, forms=forms, factor=factor)
-    _warm_start(master, warm_products, constant, factor, weights is not None)
+    _warm_start(master, warm)
     rounds: list[ColumnRound] = []
     converged = False
     stalled = 0

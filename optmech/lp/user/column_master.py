@@ -35,7 +35,13 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.solve import INCREMENTAL_OPTIONS, new_incremental_model, run_incremental
-from optmech.lp.user.cone import RootedTree, extreme_rays, kink_operator, kinks
+from optmech.lp.user.cone import (
+    BLOCK_ENTRIES,
+    RootedTree,
+    extreme_rays,
+    kink_operator,
+    kinks,
+)
 from optmech.provenance import Attempt
 
 __all__ = ["NEGLIGIBLE", "TRUNCATION", "MasterDuals", "RestrictedMaster"]
@@ -281,6 +287,22 @@ class RestrictedMaster:
         rays[:, np.concatenate(self._constant)[columns]] = 1.0
         return rays
 
+    def _accumulate(
+        self, x: FloatArray, columns: IntArray, weights: FloatArray, epsilon: float
+    ) -> None:
+        """``x[:, r_j] += weights_j v_j`` for ``columns``, in blocks of rays."""
+        outputs = np.concatenate(self._outputs)
+        width = max(1, BLOCK_ENTRIES // self.shape[0])
+        order = np.argsort(outputs[columns], kind="stable")
+        columns, weights = columns[order], weights[order]
+        for start in range(0, columns.size, width):
+            part = slice(start, start + width)
+            rays = self._rays(columns[part], epsilon)
+            rays *= weights[part]
+            targets = outputs[columns[part]]  # sorted: sum the runs of one output
+            first = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
+            x[:, targets[first]] += np.add.reduceat(rays, first, axis=1)
+
     def point(self, epsilon: float) -> FloatArray:
         """``X[:, r] = Σ_{j: r_j = r} λ_j v_j`` with the full rays built at ``epsilon``.
 
@@ -290,24 +312,26 @@ class RestrictedMaster:
         iterative refinement with the master's basis, ``λ_B += B⁻¹ L(1 − Σ λ_j v_j)`` (twice; the
         epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15. Weights
         below [`NEGLIGIBLE`][NEGLIGIBLE] (negative ones included) are set to 0, so no entry of X
-        comes near the subnormal range.
+        comes near the subnormal range. The rays are built in blocks, never all at once.
         """
-        m = self.shape[1]
         offset = 1 if self.num_forms else 0
         values = np.asarray(self.model.getSolution().col_value, dtype=np.float64)
         lam = np.clip(values[offset:], 0.0, None)
+        lam[lam < NEGLIGIBLE] = 0.0
         _, basic = self.model.getBasicVariables()
         basic = np.asarray(basic, dtype=np.int64)
         columns = basic[basic >= offset] - offset
-        used = np.union1d(np.nonzero(lam > 0)[0], columns)
-        rays = self._rays(used, epsilon)
-        where = np.searchsorted(used, columns)
         positions = np.nonzero(basic >= offset)[0]
+        used = np.nonzero(lam > 0)[0]
+        x = np.zeros(self.shape)
+        self._accumulate(x, used, lam[used], epsilon)
         for _ in range(2):
-            gap = np.asarray(self.operator @ (1.0 - rays @ lam[used]))
+            gap = np.asarray(self.operator @ (1.0 - x.sum(axis=1)))
             _, step = self.model.getBasisSolve(np.concatenate([gap, np.zeros(self.num_forms)]))
-            lam[used[where]] += np.asarray(step)[positions]
-            lam[lam < NEGLIGIBLE] = 0.0
-        outputs = np.concatenate(self._outputs)[used]
-        pick = sp.csr_matrix((lam[used], (np.arange(used.size), outputs)), shape=(used.size, m))
-        return np.asarray((pick.T @ rays.T).T)
+            new = lam.copy()
+            new[columns] += np.asarray(step)[positions]
+            new[new < NEGLIGIBLE] = 0.0
+            changed = np.nonzero(new != lam)[0]
+            self._accumulate(x, changed, new[changed] - lam[changed], epsilon)
+            lam = new
+        return x

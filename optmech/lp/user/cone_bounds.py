@@ -25,7 +25,9 @@ Gupte & Sundararajan (2010)): for weights ``w ≥ 0`` with ``Σ w ≤ 1``
 and the linear bound above applies to ``c_r = (Σ_k w_k F_k)[:, r]``, with ``y`` the row-sum
 multipliers divided by the epigraph multipliers' total.
 
-**Rounding.** The coefficients are rounded down before the shift is sought (a smaller ``c`` only
+**Rounding.** The columns are taken in blocks (each block's proved shift proves its columns at
+any larger shift, so the largest is kept). The coefficients are rounded down before the shift
+is sought (a smaller ``c`` only
 weakens the bound: ``c_true − c_low ≥ 0`` lies in ``K*``), the shift is proved by the
 rounded-down DP, and ``Σ y`` (``math.fsum``, correctly rounded) and ``N t`` are rounded outward,
 as [`optmech.lp.bounds`][optmech.lp.bounds] does.
@@ -41,7 +43,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, U
 from optmech.lp.user.bounds import simplex_weights
-from optmech.lp.user.cone import RootedTree, least_shift
+from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, least_shift
 
 __all__ = ["dual_cone_bound", "epigraph_cone_bound", "linear_cone_bound"]
 
@@ -86,8 +88,13 @@ def dual_cone_bound(
     y = np.asarray(multipliers, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(y)):
         return -math.inf
-    shifted = np.nextafter(coefficients - y[:, None], -np.inf)
-    t = least_shift(shifted, tree, epsilon, shift)
+    n, m = coefficients.shape
+    width = max(1, BLOCK_ENTRIES // max(n, 1))
+    t = -math.inf  # the largest proved shift of the blocks proves every column (monotone)
+    for start in range(0, m, width):
+        block = coefficients[:, start : start + width]
+        shifted = np.nextafter(block - y[:, None], -np.inf)
+        t = max(t, least_shift(shifted, tree, epsilon, shift))
     total = math.nextafter(math.fsum(y.tolist()), -math.inf)
     paid = math.nextafter(y.size * t, math.inf)
     return math.nextafter(total - paid, -math.inf)

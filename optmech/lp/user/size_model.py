@@ -89,6 +89,6 @@ FULL_LP = SizeModel("the full LP", 1.0, 2_200.0, 2.0e-7, 1.4)
 #: The full LP over the mirror orbits (a mirror-symmetric Bayesian instance).
 FULL_LP_MIRROR = SizeModel("the full LP over the mirror orbits", 0.5, 2_700.0, 2.0e-7, 1.4)
 #: Column generation for a Bayesian user.
-COLUMN_GENERATION_BAYESIAN = SizeModel("column generation", 1.0, 120.0, 1.0e-6, 1.0)
+COLUMN_GENERATION_BAYESIAN = SizeModel("column generation", 1.0, 80.0, 1.0e-6, 1.0)
 #: Column generation for a minimax user (more rounds).
-COLUMN_GENERATION_MINIMAX = SizeModel("column generation (minimax)", 1.0, 120.0, 1.0e-5, 1.2)
+COLUMN_GENERATION_MINIMAX = SizeModel("column generation (minimax)", 1.0, 80.0, 1.0e-5, 1.2)
