@@ -1,6 +1,6 @@
 """The certified solve of a user LP by column generation (tree neighbour graphs).
 
-The counterpart of [`optmech.lp.user.engine`][optmech.lp.user.engine] for
+The counterpart of `optmech.lp.user.engine` for
 [`generate_columns`][optmech.lp.user.column_generation.generate_columns], with the same
 certificate:
 
@@ -11,7 +11,7 @@ certificate:
    with the best constant answer it sets the objective's scale (so the master's optimum is O(1))
    and, when the interval is wide, competes with the LP's point (the dense mechanisms are built
    only then). On other trees the known mechanisms are the objective's own
-   ([`references`][optmech.lp.user.objectives.LinearObjective.references]).
+   (``LinearObjective.references`` of `optmech.lp.user.objectives`).
 2. **Generate columns** until none prices out.
 3. **Certify.** ``X = Σ λ_j v_j`` (exactly ε-DP; its row sums are 1 up to the master's tolerances)
    is clipped, row-normalised and repaired by the same pipeline as every user LP
@@ -128,7 +128,7 @@ def _scale(
     tree: RootedTree,
     decay: FloatArray,
 ) -> float:
-    """[`reference_scale`][optmech.lp.user.objectives.reference_scale] of the known mechanisms.
+    """``reference_scale`` (of `optmech.lp.user.objectives`) of the known mechanisms.
 
     For a Bayesian user on the path their values come without the matrices: the constant
     answer's is the least column sum of the weights, and that of G with the Bayes remap is

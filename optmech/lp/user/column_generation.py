@@ -14,7 +14,7 @@ columns and only the row sums couple them. [`generate_columns`][generate_columns
    ([`steepest_rays`][optmech.lp.user.cone.steepest_rays]); each ray (scaled to maximum 1) whose
    reduced cost is below ``−REDUCED_COST_TOLERANCE`` joins the master;
 
-until no ray prices out, or the master's objective is within [`GAP`][GAP] of the round's
+until no ray prices out, or the master's objective is within ``GAP`` of the round's
 Lagrangian bound ``Σ y − N max_r t_r`` (``t_r`` the reduced cost per unit of row mass of output
 r's steepest ray), or the objective stalls at the solver's tolerance. The master
 starts from the theorem's candidate: every ray ``e^(−ε d(·, j))`` peaked at an input ``j`` (on

@@ -18,7 +18,7 @@ master is solved by simplex with its basis kept between rounds
 ([`optmech.lp.solve.run_incremental`][optmech.lp.solve.run_incremental]).
 
 Rays are stored as their sign patterns (one bit per row). In the epigraph rows they are
-*truncated*: entries below [`TRUNCATION`][TRUNCATION] of the ray's maximum are dropped (so a
+*truncated*: entries below ``TRUNCATION`` of the ray's maximum are dropped (so a
 column keeps about ``2·ln(1/TRUNCATION)/ε`` entries there); kink entries below it are dropped too.
 The master is then a slight relaxation; the mechanism is rebuilt from the *full* rays and its
 weights refined against them ([`RestrictedMaster.point`][RestrictedMaster.point]), so it stays
@@ -254,7 +254,7 @@ class RestrictedMaster:
         self._append(outputs, self._costs(outputs, ones), body, kept, packed, True)
 
     def solve(self, variant: str) -> None:
-        """Solve from the current basis (attempts recorded in [`attempts`][attempts])."""
+        """Solve from the current basis (attempts recorded in ``attempts``)."""
         self.attempts += run_incremental(self.model, variant)
         self.iterations += int(self.model.getInfo().simplex_iteration_count)
 
@@ -311,7 +311,7 @@ class RestrictedMaster:
         differ slightly from the master's (and are not truncated), so ``λ`` is corrected by
         iterative refinement with the master's basis, ``λ_B += B⁻¹ L(1 − Σ λ_j v_j)`` (twice; the
         epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15. Weights
-        below [`NEGLIGIBLE`][NEGLIGIBLE] (negative ones included) are set to 0, so no entry of X
+        below ``NEGLIGIBLE`` (negative ones included) are set to 0, so no entry of X
         comes near the subnormal range. The rays are built in blocks, never all at once.
         """
         offset = 1 if self.num_forms else 0

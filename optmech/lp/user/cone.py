@@ -240,7 +240,7 @@ def cone_minimum_below(weights: FloatArray, tree: RootedTree, epsilon: float) ->
 def extreme_rays(descending: BoolArray, tree: RootedTree, epsilon: float) -> FloatArray:
     """The rays of the sign patterns ``descending`` (rows × rays), each scaled to maximum 1.
 
-    Entries are floored at [`RAY_FLOOR`][RAY_FLOOR] (``e^(−ε)`` per step underflows after a few
+    Entries are floored at ``RAY_FLOOR`` (``e^(−ε)`` per step underflows after a few
     hundred steps, and a zero facing a positive entry is not private at any ε): the maximum of
     a column and a constant keeps every ratio bound, as ``max(a, c) ≤ max(e^ε b, c) ≤
     e^ε max(b, c)``, so a floored ray is still in K.

@@ -21,7 +21,7 @@ needs nothing from the solver: ``y`` may be any floats.
 
 **Epigraph objectives** (``min max_k F_k · vec(X)`` with non-negative forms; a minimax user,
 Gupte & Sundararajan (2010)): for weights ``w ≥ 0`` with ``Σ w ≤ 1``
-([`simplex_weights`][optmech.lp.user.bounds.simplex_weights]) ``max_k F_k · x ≥ Σ_k w_k F_k · x``
+(``simplex_weights`` of `optmech.lp.user.bounds`) ``max_k F_k · x ≥ Σ_k w_k F_k · x``
 and the linear bound above applies to ``c_r = (Σ_k w_k F_k)[:, r]``, with ``y`` the row-sum
 multipliers divided by the epigraph multipliers' total.
 

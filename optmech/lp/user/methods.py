@@ -1,7 +1,7 @@
 """How a user LP is solved: the whole LP, or by column generation over its outputs.
 
 * ``"full"`` — the LP as one problem through cvxpy
-  ([`optmech.lp.user.engine`][optmech.lp.user.engine]; on a mirror-symmetric Bayesian instance
+  (`optmech.lp.user.engine`; on a mirror-symmetric Bayesian instance
   over the mirror orbits).
 * ``"column-generation"`` — Dantzig–Wolfe decomposition over the cone of ε-DP columns
   ([`optmech.lp.user.column_engine`][optmech.lp.user.column_engine]): for a tree neighbour graph

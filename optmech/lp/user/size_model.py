@@ -12,7 +12,7 @@ the memory being what the solve adds to the process (peak resident memory, ``VmH
 resident memory after the imports). The coefficients are fitted to the table that
 ``python -m benchmarks grs --scaling`` writes to ``benchmarks/results/grs_scaling.json``
 (Dirichlet(1) and uniform priors, |e|, ε = 0.5, 2 shared cores; fitted on the larger half of the
-sizes, where the solve dominates): [`SOURCE`][SOURCE], quoted in every refusal.
+sizes, where the solve dominates): ``SOURCE``, quoted in every refusal.
 """
 
 from __future__ import annotations
