@@ -160,10 +160,18 @@ def _one(n: int, method: str, objective: str, prior: str, timeout: float, repeat
     return row
 
 
-def run(quick: bool, timeout: float, max_n: int = 16000, repeat: int = 1) -> list[dict[str, Any]]:
+def run(
+    quick: bool,
+    timeout: float,
+    max_n: int = 16000,
+    repeat: int = 1,
+    methods: tuple[str, ...] = ("column-generation", "full"),
+) -> list[dict[str, Any]]:
     """Rows of the general-prior section, then one exponent row per series."""
     rows: list[dict[str, Any]] = []
     for method, objective, prior, sizes in _plan(quick, max_n):
+        if method not in methods:
+            continue
         series = []
         for n in sizes:
             runs = repeat if method == "column-generation" and n <= 4000 else 1
@@ -246,11 +254,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per column-generation case (n ≤ 4000)"
     )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=("column-generation", "full"),
+        default=("column-generation", "full"),
+        help="which series to run",
+    )
     parser.add_argument("--out", default=RESULTS, help="where the JSON goes")
     args = parser.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     load_start = load()
-    rows = run(args.quick, args.timeout, args.max_n, args.repeat)
+    rows = run(args.quick, args.timeout, args.max_n, args.repeat, tuple(args.methods))
     report = {
         "command": COMMAND if not args.quick else "python -m benchmarks.grs_scaling --quick",
         "started": started,

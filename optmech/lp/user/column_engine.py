@@ -205,9 +205,13 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
     e = math.exp(epsilon)
     worst = max(0.0, -float(point.min()), float(np.max(np.abs(point.sum(axis=1) - 1.0))))
     width = max(1, BLOCK_ENTRIES // max(point.shape[0], 1))
+    path = setting.is_path  # the edges (i, i + 1): views, not copies
     for start in range(0, point.shape[1], width):
         cols = slice(start, start + width)
-        a, b = point[setting.src, cols], point[setting.dst, cols]
+        if path:
+            a, b = point[:-1, cols], point[1:, cols]
+        else:
+            a, b = point[setting.src, cols], point[setting.dst, cols]
         worst = max(worst, float(np.max(a - e * b, initial=0.0)), float(np.max(b - e * a)))
     return worst
 

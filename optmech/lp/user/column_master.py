@@ -309,9 +309,9 @@ class RestrictedMaster:
         With ``epsilon`` a hair below the master's ε every column of X has ratios at most
         ``e^epsilon``: room for the row normalisation and the certifier's rounding. The rays then
         differ slightly from the master's (and are not truncated), so ``λ`` is corrected by
-        iterative refinement with the master's basis, ``λ_B += B⁻¹ L(1 − Σ λ_j v_j)`` (twice; the
-        epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15. Weights
-        below ``NEGLIGIBLE`` (negative ones included) are set to 0, so no entry of X
+        iterative refinement with the master's basis, ``λ_B += B⁻¹ L(1 − Σ λ_j v_j)`` (at most
+        twice; the epigraph rows keep their residual 0): the row sums come out 1 to about 1e-15.
+        Weights below ``NEGLIGIBLE`` (negative ones included) are set to 0, so no entry of X
         comes near the subnormal range. The rays are built in blocks, never all at once.
         """
         offset = 1 if self.num_forms else 0
@@ -326,7 +326,10 @@ class RestrictedMaster:
         x = np.zeros(self.shape)
         self._accumulate(x, used, lam[used], epsilon)
         for _ in range(2):
-            gap = np.asarray(self.operator @ (1.0 - x.sum(axis=1)))
+            residual = 1.0 - x.sum(axis=1)
+            if float(np.max(np.abs(residual))) <= 1e-15:
+                break
+            gap = np.asarray(self.operator @ residual)
             _, step = self.model.getBasisSolve(np.concatenate([gap, np.zeros(self.num_forms)]))
             new = lam.copy()
             new[columns] += np.asarray(step)[positions]

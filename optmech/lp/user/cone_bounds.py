@@ -26,11 +26,10 @@ and the linear bound above applies to ``c_r = (Σ_k w_k F_k)[:, r]``, with ``y``
 multipliers divided by the epigraph multipliers' total.
 
 **Rounding.** The columns are taken in blocks (each block's proved shift proves its columns at
-any larger shift, so the largest is kept). The coefficients are rounded down before the shift
-is sought (a smaller ``c`` only
-weakens the bound: ``c_true − c_low ≥ 0`` lies in ``K*``), the shift is proved by the
-rounded-down DP, and ``Σ y`` (``math.fsum``, correctly rounded) and ``N t`` are rounded outward,
-as [`optmech.lp.bounds`][optmech.lp.bounds] does.
+any larger shift, so the largest is kept). ``c − y + t`` is rounded down before the DP (a
+smaller vector only weakens the claim: the difference is non-negative, in ``K*``), the shift is
+proved by the rounded-down DP, and ``Σ y`` (``math.fsum``, correctly rounded) and ``N t`` are
+rounded outward, as [`optmech.lp.bounds`][optmech.lp.bounds] does.
 """
 
 from __future__ import annotations
@@ -93,8 +92,7 @@ def dual_cone_bound(
     t = -math.inf  # the largest proved shift of the blocks proves every column (monotone)
     for start in range(0, m, width):
         block = coefficients[:, start : start + width]
-        shifted = np.nextafter(block - y[:, None], -np.inf)
-        t = max(t, least_shift(shifted, tree, epsilon, shift))
+        t = max(t, least_shift(block, tree, epsilon, shift, multipliers=y))
     total = math.nextafter(math.fsum(y.tolist()), -math.inf)
     paid = math.nextafter(y.size * t, math.inf)
     return math.nextafter(total - paid, -math.inf)
