@@ -9,6 +9,7 @@ different method), whose certified interval must overlap ours: both contain the 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from fractions import Fraction
@@ -20,7 +21,7 @@ from _reference import g_plus_bayes_remap, g_plus_bayes_remap_exact
 
 from optmech.exceptions import ProblemTooLargeError, SolverError
 from optmech.graphs import grid_graph
-from optmech.lp.solve import new_incremental_model, run_incremental
+from optmech.lp.incremental import new_incremental_model, run_incremental
 from optmech.lp.user import bayesian_mechanism, common_mechanism, minimax_mechanism
 from optmech.lp.user.column_engine import geometric_remap_start
 from optmech.lp.user.methods import SolveMethod, choose_method
@@ -214,22 +215,24 @@ def test_vertex_solutions_come_from_the_full_lp_simplex() -> None:
 
 
 def test_rounds_are_logged(caplog: pytest.LogCaptureFixture) -> None:
-    """One INFO record per round on ``optmech.lp.user.column_generation``, with the columns,
-    the objective and the least reduced cost."""
+    """One INFO record per round on ``optmech.lp.user.column_generation``, carrying the columns,
+    the objective, the bound and the least reduced cost as data; the bound never exceeds the
+    objective by more than rounding, and the objective never rises."""
     with caplog.at_level(logging.INFO, logger="optmech.lp.user.column_generation"):
         res = minimax_mechanism("abs", 0.5, n=20)
     rounds = [
-        r
+        r.optmech
         for r in caplog.records
-        if r.name == "optmech.lp.user.column_generation" and "round" in r.getMessage()
+        if r.name == "optmech.lp.user.column_generation" and hasattr(r, "optmech")
     ]
     variant = [a.variant for a in res.provenance.attempts if a.variant.startswith("column")][-1]
     assert len(rounds) == int(variant.split(": ")[1].split(" rounds")[0]) >= 1
-    assert all(r.levelno == logging.INFO for r in rounds)
-    assert (
-        "columns, objective" in rounds[0].getMessage()
-        and "least reduced cost" in rounds[0].getMessage()
-    )
+    assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))
+    for r in rounds:
+        assert {"columns", "objective", "bound", "least_reduced_cost", "added"} <= set(r)
+        assert r["bound"] <= r["objective"] * (1 + 1e-9)
+    objectives = [r["objective"] for r in rounds]
+    assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(objectives))
 
 
 def test_refusal_counts_the_problem_solved_and_names_the_model() -> None:

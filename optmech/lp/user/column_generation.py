@@ -27,7 +27,9 @@ Whatever the run's outcome, the point handed on is exactly ε-DP by construction
 bound computed from its multipliers is rigorous
 ([`optmech.lp.user.cone_bounds`][optmech.lp.user.cone_bounds]): stopping early only widens the
 certified interval. Each round is logged at INFO on this module's
-logger (``optmech.lp.user.column_generation``): columns, least reduced cost, objective.
+logger (``optmech.lp.user.column_generation``; the stage ``column generation round`` of
+[`optmech.lp.engine.report`][optmech.lp.engine.report], which ``verbose=True`` prints and
+``progress=True`` counts): columns, objective, bound, least reduced cost, rays added.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
+from optmech.lp.engine.report import stage
 from optmech.lp.user.column_master import RestrictedMaster
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, extreme_rays, steepest_rays
 from optmech.provenance import Attempt
@@ -276,32 +279,31 @@ def _price(
 def _round(
     master: RestrictedMaster, number: int, factor: float
 ) -> tuple[ColumnRound, IntArray, BoolArray, float]:
-    """Solve the master, price every output, log the round."""
+    """Solve the master, price every output; logged as the stage ``round`` (INFO, with the
+    columns, objective, bound, least reduced cost and rays added in ``record.optmech``)."""
     tick = time.perf_counter()
-    master.solve(f"column generation, round {number}")
-    duals = master.duals()
-    outputs, patterns, least, shift = _price(master, duals.rows, duals.epigraph)
-    mass = 1.0 if duals.epigraph is None else max(float(np.sum(duals.epigraph)), 1e-300)
-    bound = (math.fsum(duals.rows.tolist()) - master.shape[0] * shift) * factor / mass
-    record = ColumnRound(
-        number,
-        master.num_columns,
-        master.objective * factor,
-        least,
-        bound,
-        int(outputs.size),
-        time.perf_counter() - tick,
-    )
-    _log.info(
-        "column generation round %d: %d columns, objective %.12g, bound %.12g, least reduced "
-        "cost %.3g, %d added",
-        number,
-        record.columns,
-        record.objective,
-        bound,
-        least,
-        record.added,
-    )
+    with stage("column generation round", _log, round=number) as found:
+        master.solve(f"column generation, round {number}")
+        duals = master.duals()
+        outputs, patterns, least, shift = _price(master, duals.rows, duals.epigraph)
+        mass = 1.0 if duals.epigraph is None else max(float(np.sum(duals.epigraph)), 1e-300)
+        bound = (math.fsum(duals.rows.tolist()) - master.shape[0] * shift) * factor / mass
+        record = ColumnRound(
+            number,
+            master.num_columns,
+            master.objective * factor,
+            least,
+            bound,
+            int(outputs.size),
+            time.perf_counter() - tick,
+        )
+        found.update(
+            columns=record.columns,
+            objective=record.objective,
+            bound=bound,
+            least_reduced_cost=least,
+            added=record.added,
+        )
     return record, outputs, patterns, shift
 
 
@@ -363,7 +365,7 @@ def generate_columns(
         )
         stalled = stalled + 1 if flat else 0
         if stalled >= STALL_ROUNDS or number == max_rounds:
-            _log.info("column generation stopped after %d rounds (stall or limit)", number)
+            _log.info("column generation: stopped after %d rounds (stall or limit)", number)
             break
         master.add_rays(outputs, patterns)
     point = master.point(epsilon - max(epsilon, 1.0) * POINT_MARGIN)

@@ -15,7 +15,7 @@ is non-zero only at the ray's peaks and valleys: a master column holds a few ent
 ray has N (measured: the Bayesian master at n = 4000 went from most of the run to a small part of
 it). Its multipliers ``z`` give those of the plain row sums as ``y = L z`` (L is symmetric). The
 master is solved by simplex with its basis kept between rounds
-([`optmech.lp.solve.run_incremental`][optmech.lp.solve.run_incremental]).
+([`optmech.lp.incremental.run_incremental`][optmech.lp.incremental.run_incremental]).
 
 Rays are stored as their sign patterns (one bit per row). In the epigraph rows they are
 *truncated*: entries below ``TRUNCATION`` of the ray's maximum are dropped (so a
@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
-from optmech.lp.solve import INCREMENTAL_OPTIONS, new_incremental_model, run_incremental
+from optmech.lp.incremental import INCREMENTAL_OPTIONS, new_incremental_model, run_incremental
 from optmech.lp.user.cone import (
     BLOCK_ENTRIES,
     RootedTree,
