@@ -121,7 +121,7 @@ class ColumnGeneration:
         ``X`` rebuilt from the master's solution and the full rays (ε-DP by construction; rows
         sum to 1 up to the master's tolerances and the truncated mass).
     multipliers : ndarray, shape (N,)
-        Row-sum multipliers, in the objective's units.
+        Row-sum multipliers of the best Lagrangian bound found, in the objective's units.
     epigraph_multipliers : ndarray or None
         Of the epigraph rows (unit-free), for an epigraph objective.
     objective : float
@@ -244,13 +244,14 @@ def _pricing_weights(
 
 
 def _price(
-    master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None
+    master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None, tolerance: float
 ) -> tuple[IntArray, BoolArray, float, float]:
     """Outputs whose steepest ray prices out, their patterns, the least reduced cost (ray
     maximum 1) and the largest shift ``max_r t_r`` (reduced cost per unit of row mass).
 
     The outputs are priced in blocks of [`BLOCK_ENTRIES`][optmech.lp.user.cone.BLOCK_ENTRIES]
-    entries, so the work arrays stay small whatever ``N × m`` is.
+    entries, so the work arrays stay small whatever ``N × m`` is; each ``t_r`` is found to within
+    ``tolerance`` (a fraction of the last round's gap per row: no finer than the bound needs).
     """
     n, m = master.shape
     found: list[IntArray] = []
@@ -260,7 +261,7 @@ def _price(
     for start in range(0, m, width):
         cols = slice(start, min(start + width, m))
         weights = _pricing_weights(master, rows, mu, cols)
-        shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon)
+        shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon, tolerance)
         top = max(top, float(np.max(high, initial=0.0)))
         candidates = np.nonzero(shifts > 0)[0]
         if candidates.size == 0:
@@ -276,35 +277,67 @@ def _price(
     return np.concatenate(found), np.concatenate(patterns, axis=1), least, top
 
 
+@dataclass(frozen=True)
+class _Priced:
+    """Multipliers that were priced, with the Lagrangian bound they give (floating point)."""
+
+    rows: FloatArray
+    epigraph: FloatArray | None
+    bound: float
+    shift: float
+
+
+def _priced(
+    master: RestrictedMaster,
+    rows: FloatArray,
+    mu: FloatArray | None,
+    factor: float,
+    tolerance: float,
+) -> tuple[IntArray, BoolArray, float, _Priced]:
+    outputs, patterns, least, shift = _price(master, rows, mu, tolerance)
+    mass = 1.0 if mu is None else max(float(np.sum(mu)), 1e-300)
+    bound = (math.fsum(rows.tolist()) - master.shape[0] * shift) * factor / mass
+    return outputs, patterns, least, _Priced(rows, mu, bound, shift)
+
+
 def _round(
-    master: RestrictedMaster, number: int, factor: float
-) -> tuple[ColumnRound, IntArray, BoolArray, float]:
-    """Solve the master, price every output; logged as the stage ``round`` (INFO, with the
-    columns, objective, bound, least reduced cost and rays added in ``record.optmech``)."""
+    master: RestrictedMaster, number: int, factor: float, gap: float, best: _Priced | None
+) -> tuple[ColumnRound, IntArray, BoolArray, _Priced]:
+    """Solve the master, price every output; logged as the stage ``column generation round``
+    (INFO, with the columns, objective, bound, least reduced cost and rays added in
+    ``record.optmech``).
+
+    ``best`` holds the multipliers of the best bound so far: the final bound is computed from
+    them (a degenerate master's multipliers jump between the vertices of its dual, so the last
+    are not always the best). Returns the round, the rays to add and the best multipliers.
+    """
     tick = time.perf_counter()
     with stage("column generation round", _log, round=number) as found:
         master.solve(f"column generation, round {number}")
         duals = master.duals()
-        outputs, patterns, least, shift = _price(master, duals.rows, duals.epigraph)
-        mass = 1.0 if duals.epigraph is None else max(float(np.sum(duals.epigraph)), 1e-300)
-        bound = (math.fsum(duals.rows.tolist()) - master.shape[0] * shift) * factor / mass
+        tolerance = 0.01 * gap / (factor * master.shape[0])
+        outputs, patterns, least, point = _priced(
+            master, duals.rows, duals.epigraph, factor, tolerance
+        )
+        if best is None or point.bound >= best.bound:
+            best = point
         record = ColumnRound(
             number,
             master.num_columns,
             master.objective * factor,
             least,
-            bound,
+            point.bound,
             int(outputs.size),
             time.perf_counter() - tick,
         )
         found.update(
             columns=record.columns,
             objective=record.objective,
-            bound=bound,
+            bound=point.bound,
             least_reduced_cost=least,
             added=record.added,
         )
-    return record, outputs, patterns, shift
+    return record, outputs, patterns, best
 
 
 def generate_columns(
@@ -352,10 +385,12 @@ def generate_columns(
     rounds: list[ColumnRound] = []
     converged = False
     stalled = 0
+    best: _Priced | None = None
     for number in range(1, max_rounds + 1):
-        record, outputs, patterns, shift = _round(master, number, factor)
+        last = rounds[-1].objective - best.bound if rounds and best is not None else 0.0
+        record, outputs, patterns, best = _round(master, number, factor, max(last, 0.0), best)
         rounds.append(record)
-        if outputs.size == 0 or record.objective - record.bound <= gap * abs(record.objective):
+        if outputs.size == 0 or record.objective - best.bound <= gap * abs(record.objective):
             converged = True
             break
         previous = min((r.objective for r in rounds[:-1]), default=math.inf)
@@ -369,7 +404,7 @@ def generate_columns(
             break
         master.add_rays(outputs, patterns)
     point = master.point(epsilon - max(epsilon, 1.0) * POINT_MARGIN)
-    duals = master.duals()
+    assert best is not None  # at least one round ran
     seconds = time.perf_counter() - start
     summary = Attempt(
         master.attempts[-1].solver,
@@ -380,11 +415,11 @@ def generate_columns(
     restarts = tuple(
         a for a in master.attempts if "restarted" in a.variant or a.status != "optimal"
     )
-    mass = 1.0 if duals.epigraph is None else max(float(np.sum(duals.epigraph)), 1e-300)
+    mass = 1.0 if best.epigraph is None else max(float(np.sum(best.epigraph)), 1e-300)
     return ColumnGeneration(
         point=point,
-        multipliers=duals.rows * factor,
-        epigraph_multipliers=duals.epigraph,
+        multipliers=best.rows * factor,
+        epigraph_multipliers=best.epigraph,
         objective=master.objective * factor,
         rounds=tuple(rounds),
         columns=master.num_columns,
@@ -392,7 +427,7 @@ def generate_columns(
         iterations=master.iterations,
         attempts=(*restarts, summary),
         converged=converged,
-        shift=shift * factor / mass,
+        shift=best.shift * factor / mass,
         seconds=seconds,
         options=master.solver_options,
     )

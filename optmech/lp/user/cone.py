@@ -357,7 +357,7 @@ def _ratios(
 
 
 def steepest_rays(
-    weights: FloatArray, tree: RootedTree, epsilon: float
+    weights: FloatArray, tree: RootedTree, epsilon: float, tolerance: float = 0.0
 ) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Per column, brackets ``lo_r ≤ t_r ≤ hi_r`` of ``t_r = max_{x ∈ K} (−w_r · x / Σx)`` (up
     to the DP's rounding, which [`least_shift`][least_shift] settles rigorously) and the pattern
@@ -372,8 +372,9 @@ def steepest_rays(
     method), which becomes ``lo_r``; a non-negative one makes ``t`` the new ``hi_r``. Steps
     alternate between ``lo_r + δ_r`` (twice; the offset ``δ_r = 2^-40 max|w_r|`` keeps the current
     ray's own rounding noise out of the DP's minimum) and the midpoint. A column stops at width
-    ``δ_r``, or at 1% of ``lo_r`` when its ``hi_r`` is below another column's ``lo``: it cannot
-    hold the largest ``t_r``, and its ray is steep enough to price with.
+    ``δ_r``, or at 1% of ``lo_r`` once it cannot hold the largest ``t_r`` (its ``hi_r`` is below
+    another column's ``lo``) or the bracket is narrower than ``tolerance``: its ray is steep
+    enough to price with.
 
     Examples
     --------
@@ -402,7 +403,8 @@ def steepest_rays(
     for step in range(_NEWTON_STEPS):
         width = hi[active] - lo[active]
         keep = (width > delta[active]) & (
-            (width > 0.01 * np.abs(lo[active])) | (hi[active] >= lo[active].max())
+            (width > 0.01 * np.abs(lo[active]))
+            | ((hi[active] >= lo[active].max()) & (width > tolerance))
         )
         active = active[keep]
         if active.size == 0:
