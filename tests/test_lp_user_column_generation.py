@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import warnings
 from fractions import Fraction
 
 import networkx as nx
@@ -19,12 +20,12 @@ import numpy as np
 import pytest
 from _reference import g_plus_bayes_remap, g_plus_bayes_remap_exact
 
-from optmech.exceptions import ProblemTooLargeError, SolverError
+from optmech.exceptions import InaccurateSolutionWarning, ProblemTooLargeError, SolverError
 from optmech.graphs import grid_graph
 from optmech.lp.incremental import new_incremental_model, run_incremental
 from optmech.lp.user import bayesian_mechanism, common_mechanism, minimax_mechanism
 from optmech.lp.user.column_engine import geometric_remap_start
-from optmech.lp.user.methods import SolveMethod, choose_method
+from optmech.lp.user.methods import SolveMethod, admissible_method
 
 CG = "column-generation"
 
@@ -124,13 +125,13 @@ def test_other_outputs_and_a_loss_matrix() -> None:
     n, eps = 20, 0.6
     rng = np.random.default_rng(11)
     prior = rng.dirichlet(np.ones(n + 1))
-    coarse = bayesian_mechanism(prior, "abs", eps, outputs=np.linspace(0, n, 7))
+    coarse = bayesian_mechanism(prior, "abs", eps, outputs=np.linspace(0, n, 7), method=CG)
     assert coarse.mechanism.shape == (n + 1, 7) and used_columns(coarse)
     overlap(
         coarse, bayesian_mechanism(prior, "abs", eps, outputs=np.linspace(0, n, 7), method="full")
     )
     loss = rng.random((n + 1, 9))
-    res = bayesian_mechanism(prior, loss, eps)
+    res = bayesian_mechanism(prior, loss, eps, method=CG)
     assert res.provenance.certified and res.certified_epsilon <= eps
     overlap(res, bayesian_mechanism(prior, loss, eps, solver="CLARABEL"))
 
@@ -141,7 +142,7 @@ def test_a_tree_neighbour_graph() -> None:
     tree = nx.random_labeled_tree(15, seed=4)
     prior = np.random.default_rng(4).dirichlet(np.ones(15))
     loss = np.random.default_rng(5).random((15, 6))
-    res = bayesian_mechanism(prior, loss, 0.8, graph=tree)
+    res = bayesian_mechanism(prior, loss, 0.8, graph=tree, method=CG)
     assert used_columns(res) and res.provenance.certified
     overlap(res, bayesian_mechanism(prior, loss, 0.8, graph=tree, method="full"))
     cycle = nx.cycle_graph(15)
@@ -154,7 +155,7 @@ def test_a_tree_neighbour_graph() -> None:
 def test_minimax_matches_the_full_lp(n: int, eps: float, side: list[int] | None) -> None:
     """Minimax users (Gupte & Sundararajan (2010)): the master gains the risk rows; the interval
     overlaps Clarabel's full LP and lies below G's worst case (a feasible mechanism)."""
-    res = minimax_mechanism("abs", eps, n=n, side_information=side)
+    res = minimax_mechanism("abs", eps, n=n, side_information=side, method=CG)
     assert used_columns(res) and res.provenance.certified and res.certified_epsilon <= eps
     full = minimax_mechanism("abs", eps, n=n, side_information=side, solver="CLARABEL")
     overlap(res, full)
@@ -182,14 +183,13 @@ def test_common_mechanism_computes_each_users_optimum_by_columns() -> None:
 
 
 def test_method_names_and_where_column_generation_applies() -> None:
-    assert choose_method("auto", None, vertex=False, solver=None) is SolveMethod.COLUMN_GENERATION
-    assert (
-        choose_method("auto", None, vertex=False, solver="highs") is SolveMethod.COLUMN_GENERATION
-    )
-    assert choose_method("auto", None, vertex=True, solver=None) is SolveMethod.FULL
-    assert choose_method("auto", None, vertex=False, solver="CLARABEL") is SolveMethod.FULL
-    assert choose_method("auto", grid_graph((3, 3)), vertex=False, solver=None) is SolveMethod.FULL
-    assert choose_method("full", None, vertex=False, solver=None) is SolveMethod.FULL
+    auto, full = SolveMethod.AUTO, SolveMethod.FULL
+    assert admissible_method("auto", None, vertex=False, solver=None) is auto
+    assert admissible_method("auto", None, vertex=False, solver="highs") is auto
+    assert admissible_method("auto", None, vertex=True, solver=None) is full
+    assert admissible_method("auto", None, vertex=False, solver="CLARABEL") is full
+    assert admissible_method("auto", grid_graph((3, 3)), vertex=False, solver=None) is full
+    assert admissible_method("full", None, vertex=False, solver=None) is full
     with pytest.raises(
         ValueError,
         match=r"`method` must be one of \['auto', 'column-generation', 'full'\]; got 'fast'",
@@ -201,6 +201,50 @@ def test_method_names_and_where_column_generation_applies() -> None:
         minimax_mechanism("abs", 1.0, n=3, method=CG, solver="CLARABEL")
     with pytest.raises(ValueError, match="has cycles"):
         bayesian_mechanism(np.full(4, 1 / 4), "abs", 1.0, graph=nx.cycle_graph(4), method=CG)
+
+
+def test_auto_prefers_the_whole_lp_where_rays_hardly_decay() -> None:
+    """ε·n = 0.6 (n = 30, ε = 0.02): a minimax user and a loss matrix go to the whole LP; a
+    Bayesian count query with |e| (the theorem's start is optimal) still goes to columns; the
+    results overlap the other method's certified intervals."""
+    eps, n = 0.02, 30
+    mm = minimax_mechanism("abs", eps, n=n)
+    assert not used_columns(mm)
+    overlap(mm, minimax_mechanism("abs", eps, n=n, method=CG))
+    prior = np.random.default_rng(30).dirichlet(np.ones(n + 1))
+    loss = np.random.default_rng(31).random((n + 1, n + 1))
+    assert not used_columns(bayesian_mechanism(prior, loss, eps))
+    grs = bayesian_mechanism(prior, "abs", eps)
+    assert used_columns(grs)
+    overlap(grs, bayesian_mechanism(prior, "abs", eps, method="full"))
+
+
+def test_auto_falls_back_to_the_whole_lp_when_the_interval_is_wide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A column-generation result held to an accuracy it cannot meet (1e-300) is followed by the
+    whole LP; the narrower certified interval is returned."""
+    import optmech.lp.user.dispatch as dispatch
+
+    real_columns, real_whole = dispatch.solve_by_columns, dispatch.solve_user_lp
+    seen: dict[str, object] = {}
+
+    def columns(*args, **kwargs):
+        seen["columns"] = real_columns(*args, **{**kwargs, "accuracy": 1e-300})
+        return seen["columns"]
+
+    def whole(*args, **kwargs):
+        seen["whole"] = real_whole(*args, **kwargs)
+        return seen["whole"]
+
+    monkeypatch.setattr(dispatch, "solve_by_columns", columns)
+    monkeypatch.setattr(dispatch, "solve_user_lp", whole)
+    with warnings.catch_warnings():  # the columns' result, if kept, warns of its 1e-300
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        res = minimax_mechanism("abs", 0.8, n=40)
+    assert "columns" in seen and "whole" in seen
+    gaps = {k: v.provenance.relative_gap for k, v in seen.items()}  # type: ignore[attr-defined]
+    assert res.provenance.relative_gap == min(gaps.values())
 
 
 def test_vertex_solutions_come_from_the_full_lp_simplex() -> None:
@@ -219,7 +263,7 @@ def test_rounds_are_logged(caplog: pytest.LogCaptureFixture) -> None:
     the objective, the bound and the least reduced cost as data; the bound never exceeds the
     objective by more than rounding, and the objective never rises."""
     with caplog.at_level(logging.INFO, logger="optmech.lp.user.column_generation"):
-        res = minimax_mechanism("abs", 0.5, n=20)
+        res = minimax_mechanism("abs", 0.5, n=20, method=CG)
     rounds = [
         r.optmech
         for r in caplog.records

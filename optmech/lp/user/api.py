@@ -21,11 +21,10 @@ from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
-from optmech.lp.user.column_engine import solve_by_columns
+from optmech.lp.user.dispatch import solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import SolveMethod, choose_method
+from optmech.lp.user.methods import SolveMethod, admissible_method
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
-from optmech.lp.user.reductions import is_mirror_symmetric
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
 from optmech.lp.user.setting import (
     DEFAULT_MAX_MEMORY_GB,
@@ -41,7 +40,6 @@ from optmech.lp.user.size_model import (
     COLUMN_GENERATION_MINIMAX,
     FULL_LP,
     FULL_LP_MIRROR,
-    SizeModel,
 )
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
@@ -143,10 +141,14 @@ def bayesian_mechanism(
         Show a progress bar (tqdm, on stderr) of the stages, solver attempts and repair steps.
     method : {"auto", "column-generation", "full"}, default "auto"
         How the LP is solved ([`optmech.lp.user.methods`][optmech.lp.user.methods]): by column
-        generation over the outputs where it applies (a tree neighbour graph such as the count
-        query's path, no ``vertex``, no other solver named; warm-started from the geometric
-        mechanism with the Bayes remap), else as one LP. The certificate is the same either way;
-        ``reduce_symmetric`` concerns the full LP only.
+        generation over the outputs (a tree neighbour graph such as the count query's path, no
+        ``vertex``, no other solver named; warm-started from the geometric mechanism with the
+        Bayes remap), or as one LP. ``"auto"`` takes column generation where it applies and
+        pays ([`prefer_columns`][optmech.lp.user.methods.prefer_columns]: always for a count
+        query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
+        whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
+        certified interval come out wider than ``accuracy``. The certificate is the same either
+        way; ``reduce_symmetric`` concerns the whole LP only.
 
     Returns
     -------
@@ -175,38 +177,34 @@ def bayesian_mechanism(
     vertex = check_flag("vertex", vertex)
     acc = _check_accuracy(accuracy)
     p_arr = check_real_array("prior", prior, ndim=1)
-    chosen = choose_method(method, graph, vertex=vertex, solver=solver)
+    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
     mirror = reduce_symmetric and not vertex and bool(np.array_equal(p_arr, p_arr[::-1]))
     budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    setting = resolve_setting(
+    setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
         graph=graph,
         outputs=outputs,
         num_inputs=p_arr.size,
-        size_model=_bayesian_model(chosen, mirror),
+        size_model=(
+            (FULL_LP_MIRROR if mirror else FULL_LP)
+            if admissible == SolveMethod.FULL
+            else COLUMN_GENERATION_BAYESIAN
+        ),
         **budget,
     )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
-    weights = p[:, None] * setting.loss
-    objective = LinearObjective(weights)
-    reduced = False
-    if chosen == SolveMethod.FULL:
-        reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
-        if mirror and not reduced:  # the estimate assumed the orbit LP: check the full one
-            _check_size(setting, FULL_LP, **budget)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        if chosen == SolveMethod.COLUMN_GENERATION:
-            solved = solve_by_columns(setting, eps, objective, accuracy=acc)
-        else:
-            solved = solve_user_lp(
-                setting,
-                eps,
-                objective,
-                solver=solver,
-                vertex=vertex,
-                reduce=reduced,
-                accuracy=acc,
-            )
+        solved, reduced = solve_by_method(
+            setting,
+            eps,
+            LinearObjective(p[:, None] * setting.loss),
+            method=admissible,
+            solver=solver,
+            vertex=vertex,
+            reduce_symmetric=reduce_symmetric,
+            accuracy=acc,
+            budget=budget,
+        )
     result = _user_result(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
@@ -279,53 +277,34 @@ def minimax_mechanism(
                 f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
                 f"({graph.number_of_nodes()})."
             )
-    chosen = choose_method(method, graph, vertex=vertex, solver=solver)
-    setting = resolve_setting(
+    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
+    budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
+    setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
         graph=graph,
         outputs=outputs,
         num_inputs=num_inputs,
-        max_memory_gb=max_memory_gb,
-        max_variables=max_variables,
-        size_model=COLUMN_GENERATION_MINIMAX
-        if chosen == SolveMethod.COLUMN_GENERATION
-        else FULL_LP,
+        size_model=FULL_LP if admissible == SolveMethod.FULL else COLUMN_GENERATION_MINIMAX,
+        **budget,
     )
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        if chosen == SolveMethod.COLUMN_GENERATION:
-            solved = solve_by_columns(setting, eps, objective, accuracy=acc)
-        else:
-            solved = solve_user_lp(
-                setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
-            )
+        solved, _ = solve_by_method(
+            setting,
+            eps,
+            objective,
+            method=admissible,
+            solver=solver,
+            vertex=vertex,
+            reduce_symmetric=False,
+            accuracy=acc,
+            budget=budget,
+        )
     result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
-
-
-def _bayesian_model(method: SolveMethod, mirror: bool) -> SizeModel:
-    """The size model of a Bayesian solve (``mirror``: the orbit LP may be what is solved)."""
-    if method == SolveMethod.COLUMN_GENERATION:
-        return COLUMN_GENERATION_BAYESIAN
-    return FULL_LP_MIRROR if mirror else FULL_LP
-
-
-def _check_size(
-    setting: UserSetting, model: SizeModel, *, max_memory_gb: Any, max_variables: Any
-) -> None:
-    n_in, n_out = setting.num_inputs, setting.num_outputs
-    memory, cap = check_budget(max_memory_gb, max_variables)
-    check_lp_size(
-        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
-        n_in * n_out,
-        max_memory_gb=memory,
-        max_variables=cap,
-        bytes_per_variable=model.bytes_per_variable(n_in, n_out),
-        hint=model.note(n_in, n_out),
-    )
 
 
 def _users(
