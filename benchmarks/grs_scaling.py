@@ -51,6 +51,12 @@ def _status_mb(field: str) -> float:
     return float("nan")  # pragma: no cover - not Linux
 
 
+def memory_probe() -> dict[str, Any]:
+    """The child's own ``VmHWM`` and ``VmRSS`` after importing nothing more (for a test that the
+    measurement inherits nothing from the parent)."""
+    return {"peak_mb": _status_mb("VmHWM"), "baseline_mb": _status_mb("VmRSS")}
+
+
 def _rounds_columns(res: Any) -> tuple[int | None, int | None]:
     for attempt in res.provenance.attempts:
         if attempt.variant.startswith("column generation:"):
