@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._common import load
+from benchmarks._common import load, set_repeats
 
-SECTIONS = ("grs", "additive", "samplers", "closedform", "additive2d")
+SECTIONS = ("grs", "additive", "crossover", "samplers", "closedform", "additive2d")
 
 
 def _versions() -> dict[str, str]:
@@ -172,14 +172,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=None, help="seconds per case (default 120 quick, 600 full)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of every case, alternated (default 3)"
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
+    set_repeats(args.repeat)
     report: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
         "mode": "quick" if args.quick else "full",
         "load_start": load(),
         "versions": _versions(),
         "timeout_s": timeout,
+        "repeat": args.repeat,
+        "command": "python -m benchmarks " + " ".join(sys.argv[1:] if argv is None else argv),
         "rows": [],
     }
     for name in args.only or SECTIONS:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
 
+from optmech._scipy import special
 from optmech._validation import check_real
 from optmech.costs.base import Cost, FloatArray, _eulerian_polylog, _num
 
