@@ -165,6 +165,9 @@ def run_process(
     wall = time.perf_counter() - start
     for thread in threads:
         thread.join()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
     source = "VmHWM"
     returncode: int | None = None if timed_out else proc.returncode
     if method == "launcher":
