@@ -5,7 +5,8 @@ Closed-form optimal noise ([`Staircase`][Staircase], [`DiscreteStaircase`][Discr
 [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]); the additive-noise LP designer
 [`design_noise`][design_noise]; the user-specific count-query LPs
 [`bayesian_mechanism`][bayesian_mechanism] and [`minimax_mechanism`][minimax_mechanism] with remaps;
-and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]).
+and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]:
+``optmech.certify.certify(obj)`` for a certificate, [`check`][check] for a claim).
 Every LP-backed result carries a [`Provenance`][Provenance] with a certified interval
 ``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) ([`ZCDP`][ZCDP],
 [`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP], [`PrivacyProfile`][PrivacyProfile]) are certified
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.certify": (
         "certify_mechanism",
         "certify_noise",
+        "check",
         "check_dp",
     ),
     "optmech.exceptions": (
@@ -144,6 +146,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech import interop as interop
     from optmech.certify import certify_mechanism as certify_mechanism
     from optmech.certify import certify_noise as certify_noise
+    from optmech.certify import check as check
     from optmech.certify import check_dp as check_dp
     from optmech.exceptions import InaccurateSolutionWarning as InaccurateSolutionWarning
     from optmech.exceptions import OptmechError as OptmechError

@@ -23,7 +23,6 @@ __all__ = [
     "check_flag",
     "check_int",
     "check_prior",
-    "check_privacy",
     "check_real",
     "check_real_array",
     "check_rng",
@@ -290,32 +289,6 @@ def check_flag(name: str, value: Any) -> bool:
 def check_epsilon(epsilon: Any, *, high: float = math.inf, hint: str | None = None) -> float:
     """``epsilon`` as a float in ``(0, high]``."""
     return check_real("epsilon", epsilon, low=0.0, high=high, low_open=True, hint=hint or "")
-
-
-def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:
-    """``privacy`` if it is an [`optmech.PureDP`][optmech.PureDP] or
-    [`optmech.ApproxDP`][optmech.ApproxDP] guarantee; with ``beyond=True`` also
-    [`optmech.ZCDP`][optmech.ZCDP], [`optmech.RenyiDP`][optmech.RenyiDP],
-    [`optmech.GaussianDP`][optmech.GaussianDP] or
-    [`optmech.PrivacyProfile`][optmech.PrivacyProfile]."""
-    from optmech import privacy as guarantees  # privacy.py imports this module
-
-    kinds: tuple[type, ...] = (guarantees.PureDP, guarantees.ApproxDP)
-    names = "optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta)"
-    if beyond:
-        kinds += (
-            guarantees.ZCDP,
-            guarantees.RenyiDP,
-            guarantees.GaussianDP,
-            guarantees.PrivacyProfile,
-        )
-        names = (
-            "optmech.PureDP(epsilon), ApproxDP(epsilon, delta), ZCDP(rho), RenyiDP(alpha, "
-            "epsilon), GaussianDP(mu) or PrivacyProfile(epsilons, deltas)"
-        )
-    if not isinstance(privacy, kinds):
-        raise TypeError(f"`privacy` must be {names}; got {describe(privacy)}.")
-    return privacy
 
 
 def check_prior(

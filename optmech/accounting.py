@@ -7,11 +7,12 @@ The privacy loss distribution (PLD) of a mechanism pair ``(P, Q)`` is the law of
 
 Supported noise:
 
-* **lattice noise** — a pmf description (the mapping of
-  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), an object with
-  ``grid_description()`` and an integer reach (`LatticeNoise`; a piecewise-constant density whose
-  sensitivity is a whole number of cells gives the same divergences at integer cell shifts, and they
-  are linear between them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
+* **lattice noise** — a pmf description (a
+  [`GridDescription`][optmech.mechanisms.description.GridDescription] or the mapping of
+  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), a noise whose
+  self-description (``privacy_source()``) has a grid (`LatticeNoise`, designs; a piecewise-constant
+  density is read at whole-cell shifts, where its divergences are, and they are linear between
+  them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
   [`DiscreteStaircase`][optmech.mechanisms.discrete_staircase.DiscreteStaircase]. The PLD dominates
   *every* shift ``0 < |s| ≤ Δ`` in both directions at once: the largest of their hockey-stick curves
   ([`optmech.certify.profiles.privacy_profile`][optmech.certify.profiles.privacy_profile], exact
@@ -65,6 +66,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -74,6 +76,7 @@ from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
 from optmech.certify.profiles import privacy_profile, profile_breakpoints, renyi_divergence
+from optmech.mechanisms.description import SourceKind, grid_of, source_of
 
 try:
     from dp_accounting import dp_event
@@ -89,35 +92,38 @@ __all__ = ["compose", "privacy_loss_distribution", "renyi_curve"]
 
 
 _SUPPORTED = (
-    "a pmf description (mapping with 'masses' and tails), LatticeNoise, PiecewiseConstantNoise "
-    "(any object with grid_description()), Geometric, DiscreteStaircase, Laplace, Gaussian, "
-    "Staircase or UniformAtom"
+    "a pmf description (mapping with 'masses' and tails), a GridDescription, LatticeNoise, "
+    "PiecewiseConstantNoise (any noise whose privacy_source() has a grid of equal cells), "
+    "Geometric, DiscreteStaircase, Laplace, Gaussian, Staircase or UniformAtom"
 )
 
 
 def _density(noise: Any, sensitivity: Any) -> tuple[str, float, float] | None:
-    """``(kind, scale, Δ)`` for the densities dp_accounting knows exactly, else None."""
-    from optmech.mechanisms.gaussian import Gaussian
-    from optmech.mechanisms.laplace import Laplace
+    """``(kind, scale, Δ)`` for the densities dp_accounting knows exactly (the noise describes
+    itself as Laplace or Gaussian), else None."""
+    src = source_of(noise)
+    if src is None or src.kind not in (SourceKind.LAPLACE, SourceKind.GAUSSIAN):
+        return None
+    delta = src.sensitivity if sensitivity is None else sensitivity
+    delta = check_real("sensitivity", delta, low=0.0, low_open=True)
+    if src.kind == SourceKind.LAPLACE:
+        return "laplace", float(src.parameters["scale"]), delta
+    return "gaussian", float(src.parameters["sigma"]), delta
 
-    if isinstance(noise, Laplace | Gaussian):
-        delta = noise.sensitivity if sensitivity is None else sensitivity
-        delta = check_real("sensitivity", delta, low=0.0, low_open=True)
-        kind = "laplace" if isinstance(noise, Laplace) else "gaussian"
-        return kind, float(noise.scale if kind == "laplace" else noise.sigma), delta
-    return None
 
-
-def _check_lattice(noise: Any) -> None:
-    """Densities need an exact profile: a grid (``grid_description()``) or a family of
-    [`optmech.certify.continuous`][optmech.certify.continuous] (the staircase, the uniform + atom).
-    """
-    from optmech.certify.continuous import continuous_source
-    from optmech.mechanisms.base import ContinuousNoise
-
-    if isinstance(noise, ContinuousNoise) and not hasattr(noise, "grid_description"):
-        if continuous_source(noise, None) is None:
-            raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
+def _check_lattice(noise: Any) -> bool:
+    """Whether the noise is on ℤ; a noise needs an exact profile: a grid of equal cells, or a
+    closed form of [`optmech.certify.continuous`][optmech.certify.continuous] (the staircase,
+    the uniform + atom). Descriptions that are not a noise (pmf mappings, the discrete
+    Gaussian) are checked where they are read."""
+    src = source_of(noise)
+    if src is None:
+        grid = None if isinstance(noise, Mapping) else grid_of(noise)
+        return grid is None or grid.discrete or grid.width is None
+    readable = (src.grid is not None and src.grid.equal_cells) or src.kind == SourceKind.PIECEWISE
+    if not readable:
+        raise TypeError(f"`noise` must be {_SUPPORTED}; got {describe(noise)}.")
+    return src.discrete
 
 
 def _connect_dots_masses(losses: FloatArray, deltas: FloatArray) -> FloatArray:
@@ -201,8 +207,7 @@ def privacy_loss_distribution(
         )
         return build(scale, sensitivity=delta, pessimistic_estimate=pess,
                      value_discretization_interval=d)  # fmt: skip
-    _check_lattice(noise)
-    lattice = getattr(noise, "discrete", True)
+    lattice = _check_lattice(noise)
     if sensitivity is None:
         kw: dict[str, Any] = {"sensitivity": None}
     elif lattice:

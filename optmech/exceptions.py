@@ -51,7 +51,23 @@ class SolverError(OptmechError):
 
 
 class PrivacyViolationError(OptmechError):
-    """A mechanism fails the privacy guarantee it was asked to satisfy, beyond tolerance."""
+    """A mechanism fails the privacy guarantee it was asked to satisfy, beyond tolerance.
+
+    Raised by the checks of `optmech.certify` with ``debug=True`` (as OpenDP's
+    ``check(d_in, d_out, debug=True)`` explains a failure), the message naming where the
+    guarantee fails.
+
+    Parameters
+    ----------
+    message : str
+        The explanation.
+    report : object, optional
+        The certificate behind it (an `optmech.certify.report.PrivacyReport`), or None.
+    """
+
+    def __init__(self, message: str = "", *, report: object = None) -> None:
+        self.report = report
+        super().__init__(message)
 
 
 class ProblemTooLargeError(OptmechError):

@@ -47,6 +47,7 @@ __all__ = [
     "PrivacyProfile",
     "PureDP",
     "RenyiDP",
+    "check_privacy",
     "gaussian_dp_delta",
     "parse_privacy",
 ]
@@ -434,6 +435,34 @@ class PrivacyProfile:
 
 
 Privacy = PureDP | ApproxDP | ZCDP | RenyiDP | GaussianDP | PrivacyProfile
+
+
+def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:
+    """``privacy`` if it is a [`PureDP`][PureDP] or [`ApproxDP`][ApproxDP] guarantee; with
+    ``beyond=True`` also [`ZCDP`][ZCDP], [`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP] or
+    [`PrivacyProfile`][PrivacyProfile].
+
+    Examples
+    --------
+    >>> check_privacy(PureDP(1.0))
+    PureDP(epsilon=1.0)
+    >>> check_privacy(ZCDP(0.5))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: `privacy` must be optmech.PureDP(epsilon) or ... got ZCDP(rho=0.5).
+    """
+    kinds: tuple[type, ...] = (PureDP, ApproxDP)
+    names = "optmech.PureDP(epsilon) or optmech.ApproxDP(epsilon, delta)"
+    if beyond:
+        kinds += (ZCDP, RenyiDP, GaussianDP, PrivacyProfile)
+        names = (
+            "optmech.PureDP(epsilon), ApproxDP(epsilon, delta), ZCDP(rho), RenyiDP(alpha, "
+            "epsilon), GaussianDP(mu) or PrivacyProfile(epsilons, deltas)"
+        )
+    if not isinstance(privacy, kinds):
+        raise TypeError(f"`privacy` must be {names}; got {describe(privacy)}.")
+    return privacy
+
 
 _FORMS = (
     "'eps=E', 'delta=D', 'eps=E,delta=D', 'zcdp=RHO', 'gdp=MU', 'rdp=ALPHA:EPS[;ALPHA:EPS...]' "

@@ -177,7 +177,7 @@ def test_laplace_like_grids(width: float, sensitivity: float) -> None:
     noise = _laplace_like(width, sensitivity, 1.0)
     d = noise.grid_description()
     cells = math.ceil(Fraction(sensitivity) / Fraction(width))
-    arr = _explicit(d["masses"], d["left_tail"], d["right_tail"], cells + 3)
+    arr = _explicit(d.masses, d.left_tail, d.right_tail, cells + 3)
     truth = _ln(_max_ratio(arr, cells))
     exact = certify_noise(noise, exact=True)
     floating = certify_noise(noise)

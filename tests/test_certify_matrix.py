@@ -22,6 +22,7 @@ from optmech.certify.matrix import (
     check_dp,
     log_ratio_bound,
 )
+from optmech.exceptions import PrivacyViolationError
 from optmech.graphs import grid_graph
 
 
@@ -50,8 +51,11 @@ def test_zero_facing_positive_is_infinite_and_explained() -> None:
     assert math.isinf(cert.epsilon)
     assert cert.zero_facing_positive == 1
     assert cert.edge == (0, 1) and cert.output == 2
-    ok, why = check_dp(m, 10.0, debug=True)
-    assert not ok
+    assert check_dp(m, 10.0) is False
+    with pytest.raises(PrivacyViolationError) as err:
+        check_dp(m, 10.0, debug=True)
+    why = str(err.value)
+    assert why.startswith("not 10-DP:") and err.value.report == cert
     assert "edge (0, 1), output 2" in why and "zero facing a positive" in why
 
 
@@ -64,10 +68,11 @@ def test_two_zeros_are_private_and_constant_rows_give_zero() -> None:
 
 def test_debug_names_worst_pair_and_ratio() -> None:
     m = np.array([[0.6, 0.4], [0.3, 0.7], [0.25, 0.75]])
-    ok, why = check_dp(m, 0.5, debug=True)
-    assert not ok  # log(0.6/0.3) = ln 2 > 0.5
+    with pytest.raises(PrivacyViolationError) as err:  # log(0.6/0.3) = ln 2 > 0.5
+        check_dp(m, 0.5, debug=True)
+    why = str(err.value)
     assert "edge (0, 1), output 0" in why and "ratio 2" in why
-    assert check_dp(m, 0.7)
+    assert check_dp(m, 0.7) is True and check_dp(m, 0.7, debug=True) is True
 
 
 def test_certificate_is_pessimistic_and_tight() -> None:

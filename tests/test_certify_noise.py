@@ -19,15 +19,19 @@ from _reference import laplace_like, two_cell_period_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from optmech.certify import certify_noise_delta, certify_noise_epsilon
 from optmech.certify.noise import (
     DeltaReport,
     EpsilonReport,
+    NoiseCertificate,
     cells_within_reach,
     certify_noise,
     check_noise,
     noise_delta,
     noise_epsilon,
 )
+from optmech.exceptions import PrivacyViolationError
+from optmech.mechanisms.description import GridDescription
 from optmech.mechanisms.piecewise import PiecewiseConstantNoise
 from optmech.privacy import ApproxDP
 
@@ -169,22 +173,22 @@ def test_zero_cell_next_to_positive_is_infinite_and_named() -> None:
     masses = np.array([0.2, 0.25, 0.0, 0.25, 0.2])
     tails = {"left_tail": ([0.1], 0.5), "right_tail": ([0.1], 0.5)}
     assert noise_epsilon(masses, reach=1, **tails) == math.inf
-    rep = noise_epsilon(masses, reach=1, debug=True, **tails)
+    rep = certify_noise_epsilon(GridDescription.from_arguments(masses, reach=1, **tails))
     assert isinstance(rep, EpsilonReport)
     assert rep.epsilon == math.inf and rep.partner == 2 and rep.partner_mass == 0.0
     assert abs(rep.cell - rep.partner) == 1 and "has none" in rep.reason
     # Finite support: the edge cell faces the zero beyond the grid.
-    rep2 = noise_epsilon(np.full(4, 0.25), reach=2, debug=True)
+    rep2 = certify_noise_epsilon(GridDescription.from_arguments(np.full(4, 0.25), reach=2))
     assert rep2.epsilon == math.inf and (rep2.partner < 0 or rep2.partner >= 4)
 
 
 def test_worst_pair_and_shift_are_reported() -> None:
     masses = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
     tails = {"left_tail": ([0.08, 0.1], 0.8), "right_tail": ([0.1, 0.08], 0.8)}
-    rep = noise_epsilon(masses, reach=2, debug=True, **tails)
+    rep = certify_noise_epsilon(GridDescription.from_arguments(masses, reach=2, **tails))
     assert rep.epsilon == pytest.approx(math.log(4.0), abs=1e-14)
     assert rep.cell == 2 and rep.partner in (0, 4)
-    drep = noise_delta(masses, epsilon=0.0, reach=2, debug=True)
+    drep = certify_noise_delta(GridDescription.from_arguments(masses, reach=2), epsilon=0.0)
     assert isinstance(drep, DeltaReport)
     assert abs(drep.shift) == 2.0
     assert drep.per_shift.shape == (2,)
@@ -227,8 +231,12 @@ def test_certify_and_check_noise_objects() -> None:
     assert check_noise(noise, 1.0) is True
     assert check_noise(noise, 0.9) is False
     assert check_noise(noise, 0.9, 0.5) is True  # δ at ε = 0.9 is small
-    assert isinstance(check_noise(noise, 1.0, debug=True), type(cert))
-    with pytest.raises(TypeError, match="grid_description"):
+    assert check_noise(noise, 1.0, debug=True) is True
+    with pytest.raises(PrivacyViolationError, match=r"not 0.9-DP: certified .*cells apart") as err:
+        check_noise(noise, 0.9, debug=True)
+    assert isinstance(err.value.report, NoiseCertificate)
+    assert err.value.report.epsilon == cert.epsilon
+    with pytest.raises(TypeError, match="describes itself"):
         certify_noise(object())
 
 
@@ -278,10 +286,10 @@ def test_reach_just_past_an_integer_counts_the_next_cell() -> None:
     assert certify_noise(noise).epsilon >= 1.5
     assert check_noise(noise, 1.0) is False
     d = noise.grid_description()
-    tails = {"left_tail": d["left_tail"], "right_tail": d["right_tail"]}
-    assert noise_epsilon(d["masses"], sensitivity=0.6000000001, width=0.3, **tails) >= 1.5
+    tails = {"left_tail": d.left_tail, "right_tail": d.right_tail}
+    assert noise_epsilon(d.masses, sensitivity=0.6000000001, width=0.3, **tails) >= 1.5
     # An exact reach of two cells (given as `reach`, taken as exact) compares pairs 2 apart.
-    two = noise_epsilon(d["masses"], reach=2.0, **tails)
+    two = noise_epsilon(d.masses, reach=2.0, **tails)
     assert 1.0 <= two <= 1.0 + 1e-12
     assert certify_noise(_laplace_like(0.25, 0.5, 0.5)).epsilon == pytest.approx(1.0, abs=1e-12)
     assert cells_within_reach(0.6000000001, 0.3) == 3
@@ -301,7 +309,9 @@ def test_reach_below_one_cell_interpolates_from_zero() -> None:
     direct = max(_hockey_exact(edges, dens, eps, d), _hockey_exact(edges, dens, eps, -d))
     got = noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h)
     assert direct <= got <= direct + 1e-14
-    rep = noise_delta(dens * h, epsilon=eps, sensitivity=d, width=h, debug=True)
+    rep = certify_noise_delta(
+        GridDescription.from_arguments(dens * h, sensitivity=d, width=h), epsilon=eps
+    )
     assert rep.per_shift.shape == (0,) and abs(rep.shift) == pytest.approx(0.6)
 
 

@@ -24,6 +24,7 @@ import pytest
 
 from optmech.certify.noise2d import (
     NORMS,
+    certify_noise2d_epsilon,
     footprint,
     noise2d_epsilon,
     reach_of,
@@ -181,7 +182,9 @@ def test_certificate_sees_a_raised_cell_a_zero_cell_and_a_missing_tail() -> None
     dens = tail_values(tail, i, j)
     raised = dens.copy()
     raised[5, 3] *= math.exp(0.25)
-    got = noise2d_epsilon(raised, norm="linf", reach=m, tails=[tail], debug=True)
+    got = certify_noise2d_epsilon(
+        {"densities": raised, "norm": "linf", "reach": m, "tails": [tail]}
+    )
     assert got.epsilon == pytest.approx(eps + 0.25, abs=1e-12)
     assert (5 - n0, 3 - n0) in (got.cell, got.partner)
     zero = dens.copy()

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from scipy import special
 from scipy.special import logsumexp
 
+from optmech.certify import certify_guarantee, certify_mu, certify_rho
 from optmech.certify.profiles import (
     Certificate,
     GuaranteeReport,
@@ -41,6 +42,7 @@ from optmech.certify.profiles import (
     pure_epsilon,
     renyi_divergence,
 )
+from optmech.exceptions import PrivacyViolationError
 from optmech.mechanisms import (
     DiscreteStaircase,
     Geometric,
@@ -275,8 +277,8 @@ def test_discrete_gaussian_is_delta_squared_over_two_sigma_squared_zcdp(
     """Exactly ρ = Δ²/(2σ²) (attained at every integer order), so a pessimistic certificate is
     at least ρ and, with rtol = 1e-6, at most ρ(1 + 1e-6) plus rounding."""
     rho = reach**2 / (2 * sigma**2)
-    cert = certified_rho(discrete_gaussian(sigma), sensitivity=reach, debug=True)
-    assert isinstance(cert, Certificate)
+    cert = certify_rho(discrete_gaussian(sigma), sensitivity=reach)
+    assert isinstance(cert, Certificate) and cert.guarantee == ZCDP(cert.value)
     assert rho <= cert.value <= rho * (1 + 1e-6 + 1e-12)
     assert cert.lower <= cert.value
 
@@ -304,7 +306,7 @@ def test_geometric_mu_is_the_pure_dp_curve(eps: float) -> None:
     """With Δ = 1 the geometric pair is the canonical ε-DP pair; its trade-off curve lies above
     G_μ iff μ ≥ −2Φ⁻¹(1/(1 + e^ε)) (the kink). Bisection rtol 1e-6."""
     mu_star = -2 * float(special.ndtri(1 / (1 + math.exp(eps))))
-    cert = certified_mu(Geometric(epsilon=eps), debug=True)
+    cert = certify_mu(Geometric(epsilon=eps))
     assert mu_star <= cert.value <= mu_star * (1 + 2e-6)
     assert cert.lower < mu_star
 
@@ -350,8 +352,12 @@ def test_check_guarantee_each_kind() -> None:
     ]  # fmt: skip
     for guarantee, holds in cases:
         assert check_guarantee(g, guarantee) is holds, guarantee
-    rep = check_guarantee(g, ZCDP(0.3), debug=True)
+    rep = certify_guarantee(g, ZCDP(0.3))
     assert isinstance(rep, GuaranteeReport) and not rep.holds and "0.3-zCDP" in rep.reason
+    with pytest.raises(PrivacyViolationError, match=r"not 0\.3-zCDP") as err:
+        check_guarantee(g, ZCDP(0.3), debug=True)
+    assert isinstance(err.value.report, GuaranteeReport) and not err.value.report.holds
+    assert check_guarantee(g, ZCDP(kl * 1.00001), debug=True) is True
 
 
 def test_discrete_gaussian_guarantees() -> None:
@@ -404,7 +410,7 @@ def test_discrete_gaussian_guarantees() -> None:
                 sensitivity=1,
             ),
             ValueError,
-            "differ in length",
+            "same length",
         ),
         (
             lambda: renyi_divergence(

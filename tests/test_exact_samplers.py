@@ -106,8 +106,8 @@ def test_designed_lattice_noise() -> None:
     )
     assert _family_pmf_ok(noise, 7)
     law = noise.grid_description()
-    stored = sum(Fraction(float(v)) for v in law["masses"])
-    for base, ratio in (law["left_tail"], law["right_tail"]):
+    stored = sum(Fraction(float(v)) for v in law.masses)
+    for base, ratio in (law.left_tail, law.right_tail):
         stored += sum(Fraction(float(v)) for v in base) / (1 - Fraction(float(ratio)))
     assert noise.exact_total == stored
     assert abs(float(stored) - 1.0) <= 1e-12

@@ -79,3 +79,43 @@ def test_bad_objects_are_refused() -> None:
         to_opendp(42)
     with pytest.raises(TypeError, match="`float_sampling`"):
         optmech.Geometric(epsilon=1.0).to_opendp(float_sampling="yes")  # type: ignore[arg-type]
+
+
+def _same_measurement(a, b, distances) -> None:
+    assert str(a.input_domain) == str(b.input_domain)
+    assert str(a.output_measure) == str(b.output_measure)
+    assert [a.map(d) for d in distances] == [b.map(d) for d in distances]
+
+
+def test_the_method_and_the_function_give_the_same_measurement() -> None:
+    """``noise.to_opendp()`` reaches ``optmech.interop.to_opendp`` through the registry of
+    bridges (the families do not import interop): both build the same measurement."""
+    from optmech._bridges import PROVIDERS, bridge
+    from optmech.interop import to_opendp
+
+    assert bridge("to_opendp") is to_opendp and PROVIDERS["to_opendp"] == to_opendp.__module__
+    lattice = optmech.design_noise(optmech.PureDP(0.7), sensitivity=3, cost="abs", integer=True)
+    approx = optmech.design_noise(
+        optmech.ApproxDP(1.0, 1e-3), sensitivity=2, cost="abs", integer=True
+    )
+    for noise, distances in [
+        (optmech.Geometric(epsilon=0.8, sensitivity=2), [0, 1, 2, 3, 5]),
+        (lattice, [0, 3, 4, 7]),
+        (approx, [0, 1, 2]),
+    ]:
+        _same_measurement(noise.to_opendp(), to_opendp(noise), distances)
+    staircase = optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost="abs")
+    _same_measurement(
+        staircase.to_opendp(float_sampling=True),
+        to_opendp(staircase, float_sampling=True),
+        [0.0, 0.5, 1.0, 2.5],
+    )
+    user = optmech.bayesian_mechanism(np.full(6, 1 / 6), "abs", 0.5)
+    _same_measurement(user.to_opendp(), to_opendp(user), [0, 1, 2])
+
+
+def test_noise_in_the_plane_is_refused() -> None:
+    from optmech.interop import to_opendp
+
+    with pytest.raises(TypeError, match="noise on the line"):
+        to_opendp(optmech.StaircaseND(epsilon=1.0, gamma=0.5))

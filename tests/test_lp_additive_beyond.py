@@ -144,8 +144,8 @@ def test_profile_design(integer: bool) -> None:
         masses, reach = _pmf(noise, _span(noise)), 1
     else:
         desc = noise.grid_description()
-        assert desc["left_tail"][1] == 0 and desc["right_tail"][1] == 0  # finite support
-        masses, reach = np.concatenate([[0.0] * 8, desc["masses"], [0.0] * 8]), 4
+        assert desc.left_tail[1] == 0 and desc.right_tail[1] == 0  # finite support
+        masses, reach = np.concatenate([[0.0] * 8, desc.masses, [0.0] * 8]), 4
         assert abs(math.fsum(masses.tolist()) - 1.0) < 1e-12
     eps = np.array(g.epsilons)
     worst = np.max([_hockey(masses, s, eps) for s in range(1, reach + 1)], axis=0)
@@ -173,12 +173,12 @@ def test_zcdp_density_design() -> None:
     every real shift: the Rényi sum is linear in between) by direct sums over cell masses."""
     noise = design_noise(optmech.ZCDP(0.5), sensitivity=1.0, cost="abs", resolution=8)
     desc = noise.grid_description()
-    base_l, r = desc["left_tail"]
-    base_r, _ = desc["right_tail"]
+    base_l, r = desc.left_tail
+    base_r, _ = desc.right_tail
     reps = np.arange(1, 120)[:, None]
     left = (base_l[None, :] * r ** (reps - 1))[::-1].ravel()
     right = (base_r[None, :] * r ** (reps - 1)).ravel()
-    masses = np.concatenate([left, desc["masses"], right])
+    masses = np.concatenate([left, desc.masses, right])
     assert abs(math.fsum(masses.tolist()) - 1.0) < 1e-10
     alphas = 1.0 + np.geomspace(1e-3, 60.0, 40)
     for s in range(1, 9):

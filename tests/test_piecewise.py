@@ -217,13 +217,13 @@ def test_lattice_sampler_chi_square() -> None:
 def test_description_and_symmetry() -> None:
     noise = _continuous(atom=0.1)
     d = noise.grid_description()
-    lb, lr = d["left_tail"]
-    rb, rr = d["right_tail"]
-    total = d["masses"].sum() + lb.sum() / (1 - lr) + rb.sum() / (1 - rr) + d["atom"]
+    lb, lr = d.left_tail
+    rb, rr = d.right_tail
+    total = d.masses.sum() + lb.sum() / (1 - lr) + rb.sum() / (1 - rr) + d.atom
     assert total == pytest.approx(1.0, abs=1e-14)
-    assert d["reach"] == pytest.approx(3.0)
+    assert d.reach == pytest.approx(3.0)
     assert not noise.is_symmetric
-    assert _lattice().grid_description()["reach"] == 3
+    assert _lattice().grid_description().reach == 3
     sym = two_cell_period_noise()
     assert sym.is_symmetric
     assert "PiecewiseConstantNoise(" in repr(sym) and "LatticeNoise(" in repr(_lattice())

@@ -2,11 +2,17 @@
 
 Nothing here trusts the LP that produced a mechanism. Achieved ε and δ are recomputed with
 numpy from the densities, pmfs or matrices, rounded towards more privacy loss (an entry of
-1e-20 beside an exact zero is an infinite ε).
+1e-20 beside an exact zero is an infinite ε). Nothing here asks which class a noise is either:
+each noise describes itself (``privacy_source()``,
+[`optmech.mechanisms.description`][optmech.mechanisms.description]) and the certifier reads the
+description.
 
-- [`optmech.certify.noise`][optmech.certify.noise]: additive noise (piecewise-constant densities
-  or pmfs on ℤ with geometric tails): achieved ε over all shifts ``|d| ≤ Δ`` and achieved δ
-  (hockey-stick).
+- [`optmech.certify.api`][optmech.certify.api]: the one entry point,
+  [`certify`][optmech.certify.api.certify] (any mechanism or noise → its certificate) and
+  [`check`][optmech.certify.api.check] (any claim → a bool).
+- [`optmech.certify.noise`][optmech.certify.noise]: noise on the line (piecewise-constant
+  densities or pmfs on ℤ with geometric tails, and the closed forms): achieved ε over all shifts
+  ``|d| ≤ Δ``, achieved δ (hockey-stick), and the number of the noise's own guarantee.
 - [`optmech.certify.noise2d`][optmech.certify.noise2d]: additive noise in ℝ² on square cells with
   tail shapes: achieved ε over all shifts in an ℓ1, ℓ2 or ℓ∞ ball.
 - [`optmech.certify.matrix`][optmech.certify.matrix]: mechanism matrices over a neighbour graph.
@@ -16,8 +22,27 @@ numpy from the densities, pmfs or matrices, rounded towards more privacy loss (a
 - [`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic]: the same certificates
   in exact rational arithmetic with interval enclosures of ``log`` and ``exp`` (``exact=True``
   of every certifier; needs python-flint and is imported only on first use).
+- [`optmech.certify.report`][optmech.certify.report]: the base class of every certificate
+  (guarantee, certified value, exact or float, reason, ``to_dict``, ``_repr_html_``).
+
+**One API.** Every ``check_*`` returns a bool; with ``debug=True`` it returns True when the
+guarantee holds and raises [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]
+otherwise, the explanation as its message and the certificate as its ``report`` (OpenDP's
+``check(d_in, d_out, debug)``). Every ``certify_*`` returns a report; the functions that return
+a number (``noise_epsilon``, ``certified_rho``, ...) always return the number (their old
+``debug=True`` is deprecated in favour of the ``certify_*`` counterpart).
+
+**One tolerance.** A check passes when ``certified ≤ claim·(1 + rtol)``; the certified number is
+already rounded up, so ``rtol`` covers the distance the certifier may leave between it and the
+exact value. For numbers computed directly from the floats (pure ε, δ, a profile's δ(ε_j), Rényi
+divergences at given orders) that is rounding of a few ulps, and a stored mechanism's own
+rounding: ``FLOAT_RTOL = 1e-9``. For numbers found by a search over a continuum (ρ over every
+order, μ by bisection) it is the search's stopping accuracy: ``SEARCH_RTOL = 1e-6``. The default
+``rtol`` of every check is the one of the number it compares
+([`default_rtol`][optmech.certify.report.default_rtol]).
 """
 
+from optmech.certify.api import certify, check
 from optmech.certify.matrix import (
     MatrixCertificate,
     certified_epsilon,
@@ -31,33 +56,63 @@ from optmech.certify.noise import (
     NoiseCertificate,
     cells_within_reach,
     certify_noise,
+    certify_noise_delta,
+    certify_noise_epsilon,
     check_noise,
     noise_delta,
     noise_epsilon,
 )
-from optmech.certify.noise2d import noise2d_epsilon
+from optmech.certify.noise2d import Noise2DReport, certify_noise2d_epsilon, noise2d_epsilon
 from optmech.certify.profiles import (
+    Certificate,
+    GuaranteeReport,
     certified_mu,
     certified_rho,
+    certify_guarantee,
+    certify_mu,
+    certify_rho,
     check_guarantee,
     privacy_profile,
     renyi_divergence,
 )
+from optmech.certify.report import (
+    FLOAT_RTOL,
+    SEARCH_RTOL,
+    PrivacyReport,
+    TheoremReport,
+    default_rtol,
+)
 
 __all__ = [
+    "FLOAT_RTOL",
+    "SEARCH_RTOL",
+    "Certificate",
     "DeltaReport",
     "EpsilonReport",
+    "GuaranteeReport",
     "MatrixCertificate",
+    "Noise2DReport",
     "NoiseCertificate",
+    "PrivacyReport",
+    "TheoremReport",
     "cells_within_reach",
     "certified_epsilon",
     "certified_mu",
     "certified_rho",
+    "certify",
+    "certify_guarantee",
     "certify_mechanism",
+    "certify_mu",
     "certify_noise",
+    "certify_noise2d_epsilon",
+    "certify_noise_delta",
+    "certify_noise_epsilon",
+    "certify_rho",
+    "check",
     "check_dp",
     "check_guarantee",
     "check_noise",
+    "default_rtol",
     "log_ratio_bound",
     "noise2d_epsilon",
     "noise_delta",

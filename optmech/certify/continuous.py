@@ -36,6 +36,13 @@ import numpy as np
 from scipy import special
 
 from optmech._floats import FloatArray
+from optmech._validation import check_real
+from optmech.mechanisms.description import (
+    PiecewiseDescription,
+    PrivacySource,
+    SourceKind,
+    source_of,
+)
 from optmech.privacy import gaussian_dp_delta
 
 __all__ = ["ContinuousSource", "continuous_source"]
@@ -43,8 +50,8 @@ __all__ = ["ContinuousSource", "continuous_source"]
 _U = 2.0**-53
 #: Relative allowance of a piece's mass (density within 8 ulps, width within 2).
 _REL = 16.0 * _U
-#: The staircase's mass left beyond the pieces, at most.
-_TAIL = 1e-18
+#: The kinds of source read here.
+_KINDS = (SourceKind.LAPLACE, SourceKind.GAUSSIAN, SourceKind.PIECEWISE)
 
 
 def _negative(profile: Callable[[FloatArray], FloatArray], eps: FloatArray) -> FloatArray:
@@ -115,41 +122,28 @@ def _gaussian(sigma: float, delta: float) -> ContinuousSource:
     return ContinuousSource(profile, divergence, np.zeros(0), math.inf, rho, mu)
 
 
-def _edges(noise: Any) -> tuple[FloatArray, float, float]:
-    """Edges (≥ 0 side, mirrored later), the atom and the mass beyond the last edge."""
-    from optmech.mechanisms.staircase import Staircase
-
-    delta = noise.sensitivity
-    if isinstance(noise, Staircase):
-        k = 1
-        while float(noise.sf(k * delta)) > _TAIL / 2.0 and k < 10**6:
-            k *= 2
-        base = np.arange(k + 1, dtype=float)
-        edges = np.concatenate([base, base[:-1] + noise.gamma]) * delta
-        return np.unique(edges), 0.0, 2.0 * float(noise.sf(k * delta))
-    return np.array([0.0, noise.half_width]), float(noise.atom), 0.0
-
-
-def _pieces(noise: Any, edges: FloatArray, shift: float) -> tuple[FloatArray, ...]:
+def _pieces(
+    source: PiecewiseDescription, edges: FloatArray, shift: float
+) -> tuple[FloatArray, ...]:
     """Log masses of the pieces under ``P`` and ``P_d`` (−inf for none)."""
     cuts = np.unique(np.concatenate([edges, edges - shift]))
     lo, hi = cuts[:-1], cuts[1:]
     mid = (lo + hi) / 2.0
     with np.errstate(divide="ignore"):
         width = np.log(hi - lo)
-    lp = np.asarray(noise.logpdf(mid), dtype=float) + width
-    lq = np.asarray(noise.logpdf(mid + shift), dtype=float) + width
+    lp = np.asarray(source.log_density(mid), dtype=float) + width
+    lq = np.asarray(source.log_density(mid + shift), dtype=float) + width
     return lp, lq
 
 
-def _piecewise(noise: Any, delta: float) -> ContinuousSource:
-    half, atom, tail = _edges(noise)
+def _piecewise(source: PiecewiseDescription, own: float, delta: float) -> ContinuousSource:
+    half, atom, tail = source.edges, source.atom, source.tail_mass
     edges = np.unique(np.concatenate([-half[::-1], half]))
-    near = edges[np.abs(edges) <= 3.0 * max(delta, noise.sensitivity)]
+    near = edges[np.abs(edges) <= 3.0 * max(delta, own)]
     diffs = np.abs(near[:, None] - near[None, :]).ravel()
     shifts = np.unique(np.append(diffs[(diffs > 0) & (diffs <= delta)], delta))
-    pairs = [_pieces(noise, edges, float(s)) for s in shifts]
-    pure = noise.privacy.epsilon if tail > 0 else 0.0
+    pairs = [_pieces(source, edges, float(s)) for s in shifts]
+    pure = source.tail_epsilon if tail > 0 else 0.0
 
     def profile(eps: FloatArray) -> FloatArray:
         best = np.zeros(eps.shape)
@@ -185,23 +179,22 @@ def _piecewise(noise: Any, delta: float) -> ContinuousSource:
 
 
 def continuous_source(noise: Any, sensitivity: Any) -> ContinuousSource | None:
-    """The certified profile and divergences of a continuous family, or None for others.
+    """The certified profile and divergences of a continuous closed form, or None for others.
 
-    Laplace, Gaussian, Staircase and UniformAtom; ``sensitivity`` defaults to the noise's own.
+    Reads the noise's self-description (``privacy_source()``): Laplace and Gaussian by their
+    parameters, a density constant between known edges (Staircase, UniformAtom) by its
+    [`PiecewiseDescription`][optmech.mechanisms.description.PiecewiseDescription]. ``noise``
+    may also be that [`PrivacySource`][optmech.mechanisms.description.PrivacySource] itself;
+    ``sensitivity`` defaults to the noise's own.
     """
-    from optmech.mechanisms.gaussian import Gaussian
-    from optmech.mechanisms.laplace import Laplace
-    from optmech.mechanisms.staircase import Staircase
-    from optmech.mechanisms.uniform_atom import UniformAtom
-
-    if not isinstance(noise, Laplace | Gaussian | Staircase | UniformAtom):
+    src = noise if isinstance(noise, PrivacySource) else source_of(noise)
+    if src is None or src.kind not in _KINDS:
         return None
-    from optmech._validation import check_real
-
-    delta = noise.sensitivity if sensitivity is None else sensitivity
+    delta = src.sensitivity if sensitivity is None else sensitivity
     delta = check_real("sensitivity", delta, low=0.0, low_open=True)
-    if isinstance(noise, Laplace):
-        return _laplace(noise.scale, delta)
-    if isinstance(noise, Gaussian):
-        return _gaussian(noise.sigma, delta)
-    return _piecewise(noise, delta)
+    if src.kind == SourceKind.LAPLACE:
+        return _laplace(float(src.parameters["scale"]), delta)
+    if src.kind == SourceKind.GAUSSIAN:
+        return _gaussian(float(src.parameters["sigma"]), delta)
+    assert src.pieces is not None
+    return _piecewise(src.pieces, src.sensitivity, delta)

@@ -265,7 +265,7 @@ def delta_exact(
         sums = _hockey_exact(arr, offset, p.size, lb.size, cells, e_num, e_bits)
         curves.append([(far * w_far + mid + near * w_near) * unit for far, mid, near in sums])
     mass = Fraction(atom)
-    candidates = [
+    candidates: list[tuple[Fraction, float]] = [
         (
             max(curves[0][s - 1], curves[1][s - 1]) + mass,
             s if curves[0][s - 1] >= curves[1][s - 1] else -s,

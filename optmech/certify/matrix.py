@@ -36,8 +36,13 @@ to the next float:
 
 >>> certified_epsilon(G, exact=True)
 0.6931471805599454
->>> print(check_dp(np.array([[1.0, 0.0], [0.5, 0.5]]), 5.0, debug=True)[1])
-not 5-DP: certified epsilon = inf at edge (0, 1), output 1: 0 faces 0.5 (a zero facing a ...
+
+With ``debug=True`` a failing check raises, naming the worst pair:
+
+>>> check_dp(np.array([[1.0, 0.0], [0.5, 0.5]]), 5.0, debug=True)
+Traceback (most recent call last):
+...
+optmech.exceptions.PrivacyViolationError: not 5-DP: certified epsilon = inf at edge (0, 1), ...
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
+from optmech.certify.report import FLOAT_RTOL, PureEpsilonReport, verdict
+from optmech.privacy import PureDP
 
 __all__ = [
     "MatrixCertificate",
@@ -65,14 +72,15 @@ __all__ = [
 #: Largest deviation of a row sum from 1 accepted as a probability distribution.
 ROW_SUM_TOL = 1e-9
 #: Default relative slack of ``check_dp``: certified ε ≤ ε·(1 + 1e-9), for the rounding
-#: of mechanisms that are exactly private in exact arithmetic.
-DEFAULT_RTOL = 1e-9
+#: of mechanisms that are exactly private in exact arithmetic (the convention of
+#: [`optmech.certify.report`][optmech.certify.report]: ``FLOAT_RTOL``).
+DEFAULT_RTOL = FLOAT_RTOL
 #: Entries compared per block (memory bound of the vectorised comparison).
 _BLOCK = 4_000_000
 
 
 @dataclass(frozen=True)
-class MatrixCertificate:
+class MatrixCertificate(PureEpsilonReport):
     """The achieved ε of a mechanism matrix and where it is attained.
 
     Attributes
@@ -91,6 +99,12 @@ class MatrixCertificate:
         ``max_i |Σ_r M[i, r] − 1|``.
     num_edges : int
         Edges checked.
+    exact : bool
+        Certified in exact rational arithmetic.
+    guarantee, value, reason
+        ``PureDP(epsilon)`` (None for an infinite or zero ε), `epsilon`, and
+        [`explain`][explain]'s line
+        ([`PrivacyReport`][optmech.certify.report.PrivacyReport]).
     """
 
     epsilon: float
@@ -100,6 +114,7 @@ class MatrixCertificate:
     zero_facing_positive: int
     max_row_error: float
     num_edges: int
+    exact: bool = False
 
     def explain(self) -> str:
         """One line: the certified ε, the worst pair of neighbours, the output and the ratio."""
@@ -118,6 +133,11 @@ class MatrixCertificate:
             f"{head} at edge ({i}, {j}), output {self.output}: {a:.6g} vs {b:.6g}, "
             f"ratio {max(a, b) / min(a, b):.10g}"
         )
+
+    @property
+    def reason(self) -> str:
+        """The worst pair of neighbours, the output and the ratio ([`explain`][explain])."""
+        return self.explain()
 
 
 def log_ratio_bound(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
@@ -244,7 +264,8 @@ def certify_mechanism(
     """
     m = _check_mechanism(mechanism)
     src, dst = _edges_from(graph, m.shape[0])
-    if check_flag("exact", exact):
+    exact = check_flag("exact", exact)
+    if exact:
         from optmech.certify.exact_arithmetic import matrix_epsilon_exact  # needs python-flint
 
         worst, best, zeros = matrix_epsilon_exact(m, src, dst, _BLOCK)
@@ -260,6 +281,7 @@ def certify_mechanism(
             zero_facing_positive=0,
             max_row_error=row_err,
             num_edges=int(src.size),
+            exact=exact,
         )
     i, j, r, va, vb = best
     return MatrixCertificate(
@@ -270,6 +292,7 @@ def certify_mechanism(
         zero_facing_positive=zeros,
         max_row_error=row_err,
         num_edges=int(src.size),
+        exact=exact,
     )
 
 
@@ -290,7 +313,7 @@ def check_dp(
     *,
     rtol: float = DEFAULT_RTOL,
     exact: bool = False,
-) -> bool | tuple[bool, str]:
+) -> bool:
     """Whether ``mechanism`` is ε-DP over ``graph`` (certified ε ≤ ε·(1 + rtol)).
 
     Parameters
@@ -302,23 +325,24 @@ def check_dp(
     graph : networkx.Graph, (E, 2) int array, or None
         Neighbour graph (``None``: the count-query path).
     debug : bool, default False
-        With ``True`` return ``(ok, explanation)``, the explanation naming the worst pair of
-        neighbours, the output and the ratio.
+        Return True when ε-DP holds and otherwise raise
+        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError], whose message names
+        the worst pair of neighbours, the output and the ratio and whose ``report`` is the
+        [`MatrixCertificate`][MatrixCertificate]. (Earlier versions returned
+        ``(ok, explanation)`` instead; ``certify_mechanism(...).explain()`` gives that line.)
     rtol : float, default 1e-9
         Relative slack for the floating-point rounding of a mechanism that is exactly private
-        in exact arithmetic; in [0, 1e-3]. ``0`` demands certified ε ≤ ε.
+        in exact arithmetic (``FLOAT_RTOL``, [`optmech.certify.report`][optmech.certify.report]);
+        in [0, 1e-3]. ``0`` demands certified ε ≤ ε.
     exact : bool, default False
         Certify in exact rational arithmetic ([`certify_mechanism`][certify_mechanism]).
 
     Returns
     -------
-    bool, or (bool, str) with ``debug=True``
+    bool
     """
     eps = check_real("epsilon", epsilon, low=0.0, low_open=True)
     rtol = check_real("rtol", rtol, low=0.0, high=1e-3)
+    debug = check_flag("debug", debug)
     cert = certify_mechanism(mechanism, graph, exact=exact)
-    ok = bool(cert.epsilon <= eps * (1.0 + rtol))
-    if not debug:
-        return ok
-    verdict = f"{eps:g}-DP" if ok else f"not {eps:g}-DP"
-    return ok, f"{verdict}: {cert.explain()}"
+    return verdict(cert.epsilon <= eps * (1.0 + rtol), cert, PureDP(eps), debug)

@@ -42,8 +42,18 @@ twenty unit roundoffs ``u = 2^-53`` (tail masses ``base·ratio^k`` within nine),
 divergence (a sum of ``n`` terms in any order). ``exact=True`` computes in rational arithmetic
 with interval enclosures of ``log`` and ``exp`` instead
 ([`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], for grids up to about 10^4
-cells). ``debug=True``
-returns a report naming the worst pair (ε) or the worst shift (δ).
+cells). [`certify_noise_epsilon`][certify_noise_epsilon] and
+[`certify_noise_delta`][certify_noise_delta] return reports naming the worst pair (ε) or the worst
+shift (δ).
+
+**Descriptions.** Each function takes the grid either as a
+[`GridDescription`][optmech.mechanisms.description.GridDescription] (what
+``noise.grid_description()`` returns; its reach is exact) or by the keywords ``masses``,
+``reach`` (or ``sensitivity`` and ``width``), ``left_tail``, ``right_tail`` and ``atom``.
+[`certify_noise`][certify_noise] takes any 1-D noise that describes itself
+(``privacy_source()``): grids are read here, closed forms through
+[`optmech.certify.profiles`][optmech.certify.profiles], and the guarantee the noise claims —
+pure ε, (ε, δ), or beyond (ρ, μ, a profile, a Rényi curve) — is certified.
 
 Sources: Geng & Viswanath (2016), "The optimal noise-adding mechanism in differential privacy",
 IEEE Trans. Inf. Theory 62(2); Balle & Wang (2018), "Improving the Gaussian mechanism for
@@ -62,6 +72,10 @@ The two-sided geometric pmf ``P(i) ∝ b^|i|`` on ℤ is ε-DP for Δ = 1:
 >>> right = (masses[-1:] * b, b)
 >>> round(noise_epsilon(masses, reach=1, left_tail=tail, right_tail=right), 12)
 1.0
+>>> from optmech.mechanisms.description import GridDescription
+>>> rep = certify_noise_epsilon(GridDescription(masses, tail, right, reach=1))
+>>> abs(rep.cell - rep.partner), round(rep.value, 12)  # neighbours, ratio e^1
+(1, 1.0)
 >>> noise_delta(masses, epsilon=1.0, reach=1, left_tail=tail, right_tail=right) < 1e-13
 True
 
@@ -74,18 +88,34 @@ A sensitivity a hair above two cells reaches the third cell:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-from scipy import ndimage
 
-from optmech._floats import TINY as _TINY
+import optmech.certify._grid as _grid_mod
 from optmech._floats import FloatArray
-from optmech._floats import U as _U
-from optmech._validation import check_flag, check_real, check_real_array, check_tail, describe
+from optmech._validation import check_flag, check_int, check_real, describe
+from optmech.certify.profiles import certify_guarantee, privacy_profile, pure_epsilon
+from optmech.certify.report import (
+    FLOAT_RTOL,
+    PrivacyReport,
+    PureEpsilonReport,
+    approx_or_none,
+    default_rtol,
+    number_or_report,
+    verdict,
+)
+from optmech.mechanisms.description import (
+    GridDescription,
+    SourceKind,
+    cells_within_reach,
+    exact_reach,
+    grid_of,
+    source_of,
+)
+from optmech.privacy import ApproxDP, PureDP, check_privacy
 
 __all__ = [
     "DeltaReport",
@@ -93,6 +123,8 @@ __all__ = [
     "NoiseCertificate",
     "cells_within_reach",
     "certify_noise",
+    "certify_noise_delta",
+    "certify_noise_epsilon",
     "check_noise",
     "noise_delta",
     "noise_epsilon",
@@ -100,7 +132,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class EpsilonReport:
+class EpsilonReport(PureEpsilonReport):
     """The achieved ε and where it is attained.
 
     Attributes
@@ -115,6 +147,10 @@ class EpsilonReport:
         Their masses.
     reason : str
         One line: the pair and ratio, a zero cell facing a positive one, or the atom.
+    exact : bool
+        Certified in exact rational arithmetic.
+    guarantee, value
+        ``PureDP(epsilon)`` (None when ε is 0 or infinite) and `epsilon`.
     """
 
     epsilon: float
@@ -123,10 +159,11 @@ class EpsilonReport:
     cell_mass: float
     partner_mass: float
     reason: str
+    exact: bool = False
 
 
 @dataclass(frozen=True)
-class DeltaReport:
+class DeltaReport(PrivacyReport):
     """The achieved δ at a given ε and the shift attaining it.
 
     Attributes
@@ -142,6 +179,10 @@ class DeltaReport:
         the roundoff bound.
     reason : str
         One line describing the worst shift.
+    exact : bool
+        Certified in exact rational arithmetic.
+    guarantee, value
+        The (ε, δ) guarantee established (``PureDP(ε)`` when δ = 0) and `delta`.
     """
 
     delta: float
@@ -149,102 +190,62 @@ class DeltaReport:
     shift: float
     per_shift: FloatArray = field(repr=False)
     reason: str
+    exact: bool = False
+
+    @property
+    def guarantee(self) -> PureDP | ApproxDP | None:
+        """``ApproxDP(epsilon, delta)`` (``PureDP`` for δ = 0), or None for δ ≥ 1."""
+        return approx_or_none(self.epsilon, self.delta)
+
+    @property
+    def value(self) -> float:
+        """The certified δ."""
+        return self.delta
 
 
 @dataclass(frozen=True)
-class NoiseCertificate:
-    """Both certified numbers of a noise, as [`certify_noise`][certify_noise] returns them.
+class NoiseCertificate(PrivacyReport):
+    """What is certified about a 1-D noise, as [`certify_noise`][certify_noise] returns it.
 
     Attributes
     ----------
     epsilon : float
         Achieved pure ε (``inf`` when the noise is not pure-DP, e.g. finite support or an atom).
-    delta : float
-        Achieved δ at `delta_epsilon`.
-    delta_epsilon : float
+    delta : float or None
+        Achieved δ at `delta_epsilon` (None when no ε was given and the guarantee has none).
+    delta_epsilon : float or None
         The ε at which δ was computed.
-    epsilon_report, delta_report : EpsilonReport, DeltaReport
-        Where each is attained.
+    epsilon_report, delta_report : EpsilonReport, DeltaReport or None
+        Where each is attained (grid noise; None for a closed form, whose numbers come from its
+        exact profile, and for δ when none was computed).
+    guarantee : object
+        The guarantee certified: the one asked for, else the noise's own claim.
+    value : float or tuple of float
+        Its certified number: ε (PureDP), δ at its ε (ApproxDP), ρ (ZCDP), μ (GaussianDP), the
+        divergences at its orders (RenyiDP) or δ at its ε_j (PrivacyProfile).
+    holds : bool
+        Whether `value` meets `guarantee` within the tolerance of
+        [`optmech.certify.report`][optmech.certify.report].
+    reason : str
+        One line: where the number is attained, or how it was found.
+    exact : bool
+        Certified in exact rational arithmetic (ε and δ of grid noise with ``exact=True``).
     """
 
     epsilon: float
-    delta: float
-    delta_epsilon: float
-    epsilon_report: EpsilonReport = field(repr=False)
-    delta_report: DeltaReport = field(repr=False)
+    delta: float | None
+    delta_epsilon: float | None
+    epsilon_report: EpsilonReport | None = field(default=None, repr=False)
+    delta_report: DeltaReport | None = field(default=None, repr=False)
+    guarantee: Any = None
+    value: Any = None
+    holds: bool | None = None
+    reason: str = ""
+    exact: bool = False
 
 
-class _Noise(NamedTuple):
-    """Validated grid noise: masses, exact reach in cells, tails, atom."""
-
-    p: FloatArray
-    reach: Fraction
-    lb: FloatArray
-    lr: float
-    rb: FloatArray
-    rr: float
-    atom: float
-
-    @property
-    def period(self) -> int:
-        return int(self.lb.size)
-
-
-# -- input handling ---------------------------------------------------------------------------
-def cells_within_reach(sensitivity: float, width: float) -> int:
-    """Cells a shift by at most ``sensitivity`` can move a point on cells of ``width``.
-
-    ``ceil(Δ/h)`` of the *exact* rational ``Δ/h`` (both floats are dyadic rationals): the
-    integer itself when ``Δ`` is an exact multiple of ``h``, otherwise the next integer, however
-    close ``Δ/h`` is to an integer, since a shift reaching past a cell edge by any positive
-    amount lands in the next cell. Pairs of cells this far apart constrain a pure-DP density
-    (Geng & Viswanath, 2016).
-
-    Parameters
-    ----------
-    sensitivity : float
-        ``Δ``, in (0, inf).
-    width : float
-        Cell width ``h``, in (0, inf).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> cells_within_reach(1.0, 0.25), cells_within_reach(1.0, 0.3)
-    (4, 4)
-    >>> cells_within_reach(1.0, 1.0 / 3.0)  # the float 1/3 is below 1/3: 3 + 2e-16 cells
-    4
-    """
-    d = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-    h = check_real("width", width, low=0.0, low_open=True)
-    return math.ceil(Fraction(d) / Fraction(h))
-
-
-def _exact_reach(reach: Any, sensitivity: Any, width: Any) -> Fraction:
-    """``R`` as an exact rational from ``reach`` or from ``sensitivity / width``."""
-    if reach is not None:
-        if sensitivity is not None or width is not None:
-            raise TypeError(
-                "pass either `reach` or both `sensitivity` and `width`, not both; got "
-                f"reach={describe(reach)}, sensitivity={describe(sensitivity)}, "
-                f"width={describe(width)}."
-            )
-        return Fraction(check_real("reach", reach, low=0.0, low_open=True))
-    if sensitivity is None or width is None:
-        raise TypeError(
-            "`reach`, or both `sensitivity` and `width`, are required (the reach in cells is "
-            f"sensitivity / width); got sensitivity={describe(sensitivity)}, "
-            f"width={describe(width)}."
-        )
-    d = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-    h = check_real("width", width, low=0.0, low_open=True)
-    return Fraction(d) / Fraction(h)
-
-
-def _prepare(
+# -- the grid, from a description or the keywords ----------------------------------------------
+def _described(
     masses: Any,
     reach: Any,
     sensitivity: Any,
@@ -252,83 +253,46 @@ def _prepare(
     left_tail: Any,
     right_tail: Any,
     atom: Any,
-) -> _Noise:
-    p = check_real_array("masses", masses, ndim=1, nonnegative=True)
-    r = _exact_reach(reach, sensitivity, width)
-    a = check_real("atom", atom, low=0.0)
-    lb, lr = check_tail("left_tail", left_tail)
-    rb, rr = check_tail("right_tail", right_tail)
-    if left_tail is None and right_tail is not None:
-        lb = np.zeros(rb.size)
-    if right_tail is None and left_tail is not None:
-        rb = np.zeros(lb.size)
-    if lb.size != rb.size:
-        raise ValueError(
-            "`left_tail` and `right_tail` must have base periods of the same length; got "
-            f"{lb.size} and {rb.size}."
+) -> GridDescription:
+    """The grid of the keyword form: ``masses`` and the keywords, or a description given in
+    their place (then alone)."""
+    if isinstance(masses, np.ndarray | list | tuple) or grid_of(masses) is None:
+        return GridDescription.from_arguments(
+            masses,
+            reach=reach,
+            sensitivity=sensitivity,
+            width=width,
+            left_tail=left_tail,
+            right_tail=right_tail,
+            atom=atom,
         )
-    return _Noise(p, r, lb, lr, rb, rr, a)
+    given = (reach, sensitivity, width, left_tail, right_tail)
+    if any(v is not None for v in given) or atom != 0.0:
+        raise TypeError(
+            "give the grid either as a description (change its reach with `with_reach`) or by "
+            "`masses` and the keywords, not both; got a description and keywords."
+        )
+    return _grid(masses)
 
 
-def _exact_module() -> Any:
-    """[`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], imported on first
-    use (it needs python-flint)."""
-    try:
-        from optmech.certify import exact_arithmetic as exact
-    except ImportError as exc:  # pragma: no cover - python-flint is a dependency
-        raise ImportError(
-            "exact=True needs python-flint (pip install 'python-flint>=0.6')."
-        ) from exc
-    return exact
-
-
-def _extended(
-    p: FloatArray, lb: FloatArray, lr: float, rb: FloatArray, rr: float, reach_cells: int
-) -> tuple[FloatArray, int, int]:
-    """Grid plus ``2 + ceil(reach/P)`` virtual tail periods each side: (array, offset, n_v)."""
-    period = lb.size
-    n_v = 2 + -(-reach_cells // period)
-    powers = lr ** np.arange(n_v)
-    left = (powers[::-1, None] * lb[None, :]).reshape(-1)  # farthest period first
-    right = ((rr ** np.arange(n_v))[:, None] * rb[None, :]).reshape(-1)
-    return np.concatenate([left, p, right]), n_v * period, n_v
+def _grid(grid: Any) -> GridDescription:
+    """The [`GridDescription`][optmech.mechanisms.description.GridDescription] of ``grid``
+    (itself, a pmf mapping, or a noise's), its reach known."""
+    desc = None if isinstance(grid, np.ndarray | list | tuple) else grid_of(grid)
+    if desc is None:
+        raise TypeError(
+            "`grid` must be a GridDescription (e.g. GridDescription.from_arguments(masses, "
+            "reach=...)), a pmf mapping or a noise with a grid; got "
+            f"{describe(grid)}. The keyword form is noise_epsilon(masses, reach=...)."
+        )
+    if desc.reach is None:
+        raise TypeError("the description has no reach: give it with `with_reach(cells)`.")
+    return desc
 
 
 # -- ε --------------------------------------------------------------------------------------------
-def _epsilon_float(g: _Noise, cells: int) -> tuple[float, int, int, float, float, float]:
-    """Float path: (ε, larger cell, smaller cell, their masses, computed ratio), offset-free."""
-    ext, offset, n_v = _extended(g.p, g.lb, g.lr, g.rb, g.rr, cells)
-    with np.errstate(divide="ignore"):
-        logs = np.log(ext)
-    top = ndimage.maximum_filter1d(logs, size=2 * cells + 1, mode="constant", cval=-np.inf)
-    with np.errstate(invalid="ignore"):
-        gaps = top - logs  # -inf - -inf = nan: two zero cells, no constraint
-    gaps = np.where(np.isnan(gaps), -np.inf, gaps)
-    worst = int(np.argmax(gaps))
-    eps_hat = float(gaps[worst])
-    if eps_hat == -np.inf:  # every cell is zero
-        raise ValueError("`masses` and the tails are all zero: not a distribution.")
-    lo, hi = max(0, worst - cells), min(ext.size, worst + cells + 1)
-    partner = lo + int(np.argmax(logs[lo:hi]))
-    if math.isfinite(eps_hat):
-        finite = logs[np.isfinite(logs)]
-        # Four ulps of each log, one of the difference (at most twice the largest log), and
-        # nine roundoffs of each tail mass (numpy's power within four ulps, then a product).
-        margin = 10.0 * float(np.spacing(np.max(np.abs(finite)))) + 20.0 * _U
-        # The smallest power of each tail ratio (a subnormal power spoils the products too).
-        powers = [x for r in (g.lr, g.rr) if (x := r ** (n_v - 1)) > 0]
-        smallest = min([float(np.min(ext[ext > 0])), *powers])
-        if smallest < _TINY:  # a subnormal mass: its rounding is absolute, not relative
-            margin += 4.0 * 2.0**-1074 / smallest
-        eps = math.nextafter(max(eps_hat + margin, 0.0), math.inf)
-    else:
-        eps = math.inf
-    ratio = math.exp(min(eps_hat, 709.0)) if math.isfinite(eps_hat) else math.inf
-    return eps, partner - offset, worst - offset, float(ext[partner]), float(ext[worst]), ratio
-
-
 def _epsilon_report(
-    eps: float, big: int, small: int, big_mass: float, small_mass: float, ratio: float
+    eps: float, big: int, small: int, big_mass: float, small_mass: float, ratio: float, exact: bool
 ) -> EpsilonReport:
     if math.isinf(eps):
         reason = (
@@ -338,11 +302,47 @@ def _epsilon_report(
     else:
         reason = f"p[{big}] / p[{small}] = {ratio:.12g} ({abs(big - small)} cells apart)"
     # Reported as (larger, smaller): the pair's ratio p_cell / p_partner is the worst.
-    return EpsilonReport(eps, big, small, big_mass, small_mass, reason)
+    return EpsilonReport(eps, big, small, big_mass, small_mass, reason, exact)
+
+
+def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
+    """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included), with the worst pair.
+
+    Parameters
+    ----------
+    grid : GridDescription, mapping or noise
+        The grid: a [`GridDescription`][optmech.mechanisms.description.GridDescription] (its
+        reach exact), a pmf mapping with a ``reach``, or a noise with a grid (its
+        ``grid_description()``). The keyword form is [`noise_epsilon`][noise_epsilon]'s.
+    exact : bool
+        Compute in rational arithmetic with an interval enclosure of the logarithm
+        ([`optmech.certify.exact_arithmetic.epsilon_exact`][optmech.certify.exact_arithmetic.epsilon_exact]):
+        the result is the exact ε rounded up to the next float. For grids up to a few thousand
+        cells.
+
+    Returns
+    -------
+    EpsilonReport
+        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained;
+        ``inf`` when a positive cell faces a zero one within reach, or for an atom.
+    """
+    g = _grid_mod.grid_numbers(_grid(grid))
+    exact = check_flag("exact", exact)
+    if g.atom > 0:
+        reason = f"an atom of mass {g.atom:.3g} at the origin"
+        return EpsilonReport(math.inf, -1, -1, g.atom, 0.0, reason, exact)
+    found: tuple[float, int, int, float, float, float]
+    if exact:
+        found = _grid_mod.exact_module().epsilon_exact(
+            g.p, g.lb, g.lr, g.rb, g.rr, math.ceil(g.reach)
+        )
+    else:
+        found = _grid_mod.epsilon_float(g, math.ceil(g.reach))
+    return _epsilon_report(*found, exact)
 
 
 def noise_epsilon(
-    masses: npt.ArrayLike,
+    masses: Any,
     *,
     reach: float | None = None,
     sensitivity: float | None = None,
@@ -352,13 +352,15 @@ def noise_epsilon(
     atom: float = 0.0,
     debug: bool = False,
     exact: bool = False,
-) -> float | EpsilonReport:
+) -> float:
     """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included).
 
     Parameters
     ----------
-    masses : array_like
-        Non-negative cell masses (or pmf values) on the grid, left to right.
+    masses : array_like or GridDescription
+        Non-negative cell masses (or pmf values) on the grid, left to right; or the grid's
+        description (then without the other keywords; see
+        [`certify_noise_epsilon`][certify_noise_epsilon]).
     reach : float, optional
         Sensitivity in cells, ``Δ/h`` (``Δ`` for noise on ℤ), in (0, inf), taken as exact:
         pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
@@ -371,135 +373,84 @@ def noise_epsilon(
     atom : float
         Mass of an atom at the origin (continuous noise); any positive atom gives ``inf``.
     debug : bool
-        Return an [`EpsilonReport`][EpsilonReport] instead of the float.
+        Deprecated: return the [`EpsilonReport`][EpsilonReport]; use
+        [`certify_noise_epsilon`][certify_noise_epsilon].
     exact : bool
-        Compute in rational arithmetic with an interval enclosure of the logarithm
-        ([`optmech.certify.exact_arithmetic.epsilon_exact`][optmech.certify.exact_arithmetic.epsilon_exact]):
-        the result is the exact ε rounded up to the next float. For grids up to a few thousand
-        cells.
+        Rational arithmetic ([`certify_noise_epsilon`][certify_noise_epsilon]).
 
     Returns
     -------
-    float or EpsilonReport
+    float
         Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)``.
     """
-    g = _prepare(masses, reach, sensitivity, width, left_tail, right_tail, atom)
-    debug = check_flag("debug", debug)
-    if check_flag("exact", exact) and g.atom == 0:
-        found = _exact_module().epsilon_exact(g.p, g.lb, g.lr, g.rb, g.rr, math.ceil(g.reach))
-    elif g.atom > 0:
-        rep = EpsilonReport(
-            math.inf, -1, -1, g.atom, 0.0, f"an atom of mass {g.atom:.3g} at the origin"
-        )
-        return rep if debug else rep.epsilon
-    else:
-        found = _epsilon_float(g, math.ceil(g.reach))
-    rep = _epsilon_report(*found)
-    return rep if debug else rep.epsilon
+    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
+    report = certify_noise_epsilon(desc, exact=exact)
+    old, new = "noise_epsilon(..., debug=True)", "certify_noise_epsilon(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]
 
 
 # -- δ --------------------------------------------------------------------------------------------
-def _hockey_one_direction(
-    ext: FloatArray, weights: FloatArray, factor: float, shifts: int
-) -> FloatArray:
-    """``H(s) = Σ_j w_j (p_j − factor·p_{j+s})_+``, ``s = 1..shifts``, partners in the array."""
-    out = np.empty(shifts)
-    buf = np.empty(ext.size)
-    for s in range(1, shifts + 1):  # one vectorised pass per shift, in place
-        diff = buf[: ext.size - s]
-        np.multiply(ext[s:], -factor, out=diff)
-        np.add(diff, ext[:-s], out=diff)
-        np.maximum(diff, 0.0, out=diff)
-        out[s - 1] = float(np.dot(weights[:-s], diff))
-    return out
+def _graded_delta(desc: GridDescription, eps: float) -> DeltaReport:
+    """δ of densities on a graded grid: only the bound from the pure ε (cells are unequal)."""
+    g = _grid_mod.grid_numbers(desc)
+    short = _grid_mod.delta_shortcut(g, eps, mass=1.0 + 1e-9)  # the family's mass tolerance
+    if short is not None:
+        return DeltaReport(short[0], eps, 0.0, short[1], short[2])
+    per = np.ones(math.floor(g.reach))
+    reason = "graded grid: δ is certified from the pure ε only; 1 bounds it"
+    return DeltaReport(1.0, eps, 0.0, per, reason)
 
 
-def _weights(size: int, offset: int, grid: int, period: int, lr: float, rr: float) -> FloatArray:
-    """Weights making the finite sum equal the infinite one (module docstring)."""
-    w = np.ones(size)
-    w[:period] = 1.0 / (1.0 - lr)  # the farthest left virtual period stands for all beyond it
-    right_start = offset + grid
-    w[right_start : right_start + period] = 1.0 / (1.0 - rr)
-    w[right_start + period :] = 0.0  # scaled copies of the first right period
-    return w
+def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> DeltaReport:
+    """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions, with
+    the worst shift.
 
+    Parameters
+    ----------
+    grid : GridDescription, mapping or noise
+        As in [`certify_noise_epsilon`][certify_noise_epsilon]; an atom adds its mass to every
+        shift's divergence. On a graded grid only the bound from the pure ε is certified.
+    epsilon : float
+        The ε at which δ is computed, in [0, inf).
+    exact : bool
+        Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
+        ``e^ε``
+        ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
+        the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
+        the next float. For grids up to a few thousand cells times reach.
 
-def _bracket(t: Fraction) -> tuple[float, float]:
-    """Two floats ``lo ≤ t ≤ hi`` (equal when ``t`` is a float)."""
-    near = float(t)
-    exact = Fraction(near)
-    if exact < t:
-        return near, math.nextafter(near, math.inf)
-    if exact > t:
-        return math.nextafter(near, -math.inf), near
-    return near, near
-
-
-def _delta_float(g: _Noise, eps: float) -> tuple[float, float, FloatArray, float]:
-    """Float path: (pessimistic δ, signed worst shift, per-shift H, computed worst H)."""
-    whole, cells = math.floor(g.reach), math.ceil(g.reach)
-    # e^ε rounded down (four ulps), so every computed term is at least the exact one.
-    factor = math.exp(eps) * (1.0 - 4.0 * _U)
-    ext, offset, _ = _extended(g.p, g.lb, g.lr, g.rb, g.rr, cells)
-    w = _weights(ext.size, offset, g.p.size, g.period, g.lr, g.rr)
-    forward = _hockey_one_direction(ext, w, factor, cells)
-    ext_rev, offset_rev, _ = _extended(g.p[::-1], g.rb[::-1], g.rr, g.lb[::-1], g.lr, cells)
-    w_rev = _weights(ext_rev.size, offset_rev, g.p.size, g.period, g.rr, g.lr)
-    backward = _hockey_one_direction(ext_rev, w_rev, factor, cells)
-    curves = np.stack([forward[:whole], backward[:whole]])  # H(1..floor R), both directions
-    shifts = np.arange(1, whole + 1, dtype=float)
-    if g.reach > whole:
-        # H is linear between the integers floor R and ceil R (H(0) = 0): the larger of its
-        # values at the two floats bracketing t = R − floor R bounds H(R).
-        below = np.array([forward[whole - 1], backward[whole - 1]]) if whole else np.zeros(2)
-        above = np.array([forward[cells - 1], backward[cells - 1]])
-        ends = [(1.0 - t) * below + t * above for t in _bracket(g.reach - whole)]
-        curves = np.column_stack([curves, np.maximum(ends[0], ends[1])])
-        shifts = np.append(shifts, float(g.reach))
-    both = np.max(curves, axis=0) + g.atom
-    k = int(np.argmax(both))
-    d_hat = float(both[k])
-    total_mass = float(np.dot(w, ext)) + g.atom
-    h_max = max(float(forward.max()), float(backward.max())) + g.atom
-    margin = (10.0 + 10.0 * factor) * _U * total_mass + (ext.size + 8.0) * _U * h_max
-    # δ ≤ the total mass: cap at 1, or at the mass (rounded up) when the floats sum above 1.
-    mass_up = math.nextafter(total_mass * (1.0 + (ext.size + 8.0) * _U), math.inf)
-    delta = min(math.nextafter(d_hat + margin, math.inf), max(1.0, mass_up))
-    sign = 1.0 if curves[0, k] >= curves[1, k] else -1.0
-    per = np.maximum(forward[:whole], backward[:whole]) + g.atom
-    return delta, sign * float(shifts[k]), per, d_hat
-
-
-def _delta_shortcut(g: _Noise, eps: float) -> DeltaReport | None:
-    """δ from the pure ε when that is at most ``ε(1 + 1e-9)`` (no hockey-stick sums needed).
-
-    If every ratio within reach is at most ``e^ε'`` (ε' the pessimistic pure ε), each term is at
-    most ``p_j (1 − e^(ε − ε'))``, so δ ≤ ``−expm1(ε − ε')·(total mass)``: exactly 0 when
-    ``ε' ≤ ε``, and a cheap rigorous bound when ε' exceeds ε by roundoff.
+    Returns
+    -------
+    DeltaReport
+        Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
+        the total mass when the given floats sum above 1).
     """
-    if g.atom != 0.0 or eps <= 0.0:
-        return None
-    pure = _epsilon_float(g, math.ceil(g.reach))[0]
-    if pure > eps * (1.0 + 1e-9):
-        return None
-    terms = g.p.size + 2 * g.period
-    mass = float(g.p.sum() + g.lb.sum() / (1.0 - g.lr) + g.rb.sum() / (1.0 - g.rr))
-    bound = 0.0
-    if pure > eps:
-        bound = math.nextafter(-math.expm1(eps - pure) * mass * (1.0 + (terms + 8) * _U), 1.0)
-    whole = math.floor(g.reach)
-    return DeltaReport(
-        bound,
-        eps,
-        0.0,
-        np.full(whole, bound),
-        f"pure ε = {pure:.12g} ≤ {eps:g}(1 + 1e-9): every term is at most "
-        f"p_j(1 − e^(ε − ε')), δ ≤ {bound:.3g}",
+    eps = check_real("epsilon", epsilon, low=0.0)
+    desc = _grid(grid)
+    exact = check_flag("exact", exact)
+    if not desc.equal_cells:
+        return _graded_delta(desc, eps)
+    g = _grid_mod.grid_numbers(desc)
+    if exact:
+        found = _grid_mod.exact_module().delta_exact(
+            g.p, g.lb, g.lr, g.rb, g.rr, g.atom, eps, g.reach
+        )
+    else:
+        short = _grid_mod.delta_shortcut(g, eps)
+        if short is not None:
+            return DeltaReport(short[0], eps, 0.0, short[1], short[2])
+        found = _grid_mod.delta_float(g, eps)
+    delta, shift, per, value = found
+    reason = (
+        f"shift of {abs(shift):g} cells ({'right' if shift > 0 else 'left'}): "
+        f"Σ (p_j − e^{eps:g} p_(j±s))_+ = {value - g.atom:.6g}"
+        + (f" plus the atom {g.atom:.6g}" if g.atom > 0 else "")
     )
+    return DeltaReport(delta, eps, shift, per, reason, exact)
 
 
 def noise_delta(
-    masses: npt.ArrayLike,
+    masses: Any,
     *,
     epsilon: float,
     reach: float | None = None,
@@ -510,98 +461,155 @@ def noise_delta(
     atom: float = 0.0,
     debug: bool = False,
     exact: bool = False,
-) -> float | DeltaReport:
+) -> float:
     """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions.
 
     Parameters
     ----------
     masses, reach, sensitivity, width, left_tail, right_tail, atom
-        As in [`noise_epsilon`][noise_epsilon]; the atom adds its mass to every shift's divergence.
+        As in [`noise_epsilon`][noise_epsilon]; the atom adds its mass to every shift's
+        divergence.
     epsilon : float
         The ε at which δ is computed, in [0, inf).
     debug : bool
-        Return a [`DeltaReport`][DeltaReport] instead of the float.
+        Deprecated: return the [`DeltaReport`][DeltaReport]; use
+        [`certify_noise_delta`][certify_noise_delta].
     exact : bool
-        Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
-        ``e^ε``
-        ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
-        the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
-        the next float. For grids up to a few thousand cells times reach.
+        Rational arithmetic ([`certify_noise_delta`][certify_noise_delta]).
 
     Returns
     -------
-    float or DeltaReport
+    float
         Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
         the total mass when the given floats sum above 1).
     """
-    eps = check_real("epsilon", epsilon, low=0.0)
-    g = _prepare(masses, reach, sensitivity, width, left_tail, right_tail, atom)
-    debug = check_flag("debug", debug)
-    if check_flag("exact", exact):
-        found = _exact_module().delta_exact(g.p, g.lb, g.lr, g.rb, g.rr, g.atom, eps, g.reach)
-    else:
-        short = _delta_shortcut(g, eps)
-        if short is not None:
-            return short if debug else short.delta
-        found = _delta_float(g, eps)
-    delta, shift, per, value = found
-    if not debug:
-        return delta
-    reason = (
-        f"shift of {abs(shift):g} cells ({'right' if shift > 0 else 'left'}): "
-        f"Σ (p_j − e^{eps:g} p_(j±s))_+ = {value - g.atom:.6g}"
-        + (f" plus the atom {g.atom:.6g}" if g.atom > 0 else "")
-    )
-    return DeltaReport(delta, eps, shift, per, reason)
+    desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
+    report = certify_noise_delta(desc, epsilon=epsilon, exact=exact)
+    old, new = "noise_delta(..., debug=True)", "certify_noise_delta(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]
 
 
 # -- objects --------------------------------------------------------------------------------------
-def _grid_arguments(noise: Any) -> dict[str, Any]:
-    """Masses, tails, atom, sensitivity and width of a grid noise object."""
-    try:
-        desc = noise.grid_description()
-        sensitivity, width = noise.sensitivity, noise.width
-    except AttributeError as exc:
-        raise TypeError(
-            "`noise` must be grid noise with a grid_description() method and `sensitivity` "
-            "and `width` attributes (optmech.mechanisms.piecewise.PiecewiseConstantNoise or "
-            f"LatticeNoise); got {describe(noise)} of type {type(noise).__name__}."
-        ) from exc
-    out = {k: desc[k] for k in ("masses", "left_tail", "right_tail", "atom")}
-    out["sensitivity"] = desc.get("sensitivity", sensitivity)
-    out["width"] = desc.get("width", width)
-    return out
+def _with_sensitivity(desc: GridDescription, sensitivity: Any) -> GridDescription:
+    """The grid with the reach of another sensitivity: ``Δ`` points on ℤ, ``Δ/h`` cells."""
+    if sensitivity is None:
+        return desc
+    if desc.discrete:  # whole shifts on ℤ
+        delta = check_int("sensitivity", sensitivity, low=1, hint="noise on ℤ")
+        return replace(desc, reach=Fraction(delta), sensitivity=float(delta))
+    if not desc.equal_cells or desc.width is None:
+        raise ValueError(
+            "`sensitivity` of a grid without a uniform cell width (a graded grid reaches m cells "
+            f"per period Δ) is its own; got {describe(sensitivity)}."
+        )
+    cells = exact_reach(None, sensitivity, desc.width)
+    return replace(desc, reach=cells, sensitivity=float(sensitivity))
+
+
+def _claim(src: Any, guarantee: Any) -> Any:
+    if guarantee is not None:
+        return check_privacy(guarantee, beyond=True)
+    if src is None:
+        return None
+    return src.guarantee
+
+
+def _pure_and_delta(
+    noise: Any, src: Any, grid: GridDescription | None, at: float | None, sens: Any, exact: bool
+) -> tuple[float, EpsilonReport | None, float | None, DeltaReport | None]:
+    """Pure ε and δ at ``at``: from the grid, or from a closed form's exact profile."""
+    if grid is not None:
+        eps_rep = certify_noise_epsilon(grid, exact=exact)
+        delta_rep = None if at is None else certify_noise_delta(grid, epsilon=at, exact=exact)
+        return eps_rep.epsilon, eps_rep, None if delta_rep is None else delta_rep.delta, delta_rep
+    if src.kind in (SourceKind.LAPLACE, SourceKind.GAUSSIAN, SourceKind.PIECEWISE):
+        if exact:
+            raise ValueError(
+                f"`exact=True` certifies grid noise; {src.family} is certified from its exact "
+                "closed-form profile (pass exact=False)."
+            )
+        delta = None if at is None else float(privacy_profile(noise, at, sensitivity=sens))
+        return pure_epsilon(noise, sensitivity=sens), None, delta, None
+    raise TypeError(
+        f"{src.family} has no independent certifier: its guarantee is its theorem's "
+        f"({src.guarantee}); optmech.certify reads grids, closed-form profiles and matrices."
+    )
 
 
 def certify_noise(
-    noise: Any, *, epsilon: float | None = None, exact: bool = False
+    noise: Any,
+    *,
+    epsilon: float | None = None,
+    exact: bool = False,
+    guarantee: Any = None,
+    sensitivity: float | None = None,
+    rtol: float | None = None,
 ) -> NoiseCertificate:
-    """Certify grid noise: achieved pure ε, and δ at ``epsilon`` (default: the noise's own ε).
+    """Certify 1-D noise: pure ε, δ at ``epsilon``, and the number of its guarantee.
 
     Parameters
     ----------
-    noise : PiecewiseConstantNoise or LatticeNoise
-        Any object with a ``grid_description()`` method returning a dict with keys ``masses``,
-        ``left_tail``, ``right_tail``, ``atom``, and attributes ``sensitivity`` and ``width``
-        (the piecewise families of `optmech.mechanisms.piecewise`); nothing else about it
-        is trusted. The reach is the exact ``sensitivity / width``
-        ([`cells_within_reach`][cells_within_reach]), not the rounded ``reach`` of the description.
+    noise : noise object or GridDescription
+        Any 1-D noise that describes itself (``privacy_source()``): the tabulated families
+        (`PiecewiseConstantNoise`, `LatticeNoise`, graded noise, every design) are read from
+        their ``grid_description()`` — nothing else about them is trusted; `Geometric` and
+        `DiscreteStaircase` from their exact periodic pmf; `Laplace`, `Gaussian`, `Staircase`
+        and `UniformAtom` from their exact profiles
+        ([`optmech.certify.profiles`][optmech.certify.profiles]). A bare
+        [`GridDescription`][optmech.mechanisms.description.GridDescription] (or pmf mapping) is
+        certified without a claim. The reach is exact (``Δ/h``, see
+        [`cells_within_reach`][cells_within_reach]).
     epsilon : float, optional
-        The ε at which δ is certified, in [0, inf); default the ε of ``noise.privacy``.
+        The ε at which δ is certified, in [0, inf); default the ε of the guarantee (none for
+        ZCDP, GaussianDP, RenyiDP and PrivacyProfile: then `delta` is None).
     exact : bool, default False
-        Rational arithmetic with interval enclosures ([`noise_epsilon`][noise_epsilon]).
+        ε and δ of grid noise in rational arithmetic with interval enclosures
+        ([`certify_noise_epsilon`][certify_noise_epsilon]); the number of a guarantee beyond
+        (ε, δ) is always certified in pessimistic floating point.
+    guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile, optional
+        The guarantee whose number to certify; default the noise's own (``noise.privacy``).
+    sensitivity : float, optional
+        Δ, in (0, inf) (an integer on ℤ); default the noise's own.
+    rtol : float, optional
+        Slack of `holds` (default by the convention of
+        [`optmech.certify.report`][optmech.certify.report]).
 
     Returns
     -------
     NoiseCertificate
     """
-    kwargs = _grid_arguments(noise)
     exact = check_flag("exact", exact)
-    eps_rep = noise_epsilon(**kwargs, debug=True, exact=exact)
-    at = float(noise.privacy.epsilon) if epsilon is None else check_real("epsilon", epsilon, low=0)
-    delta_rep = noise_delta(**kwargs, epsilon=at, debug=True, exact=exact)
-    assert isinstance(eps_rep, EpsilonReport) and isinstance(delta_rep, DeltaReport)
-    return NoiseCertificate(eps_rep.epsilon, delta_rep.delta, at, eps_rep, delta_rep)
+    src = source_of(noise)
+    grid = grid_of(noise)
+    if src is None and grid is None:
+        raise TypeError(
+            "`noise` must be an optmech noise that describes itself (privacy_source(); grid "
+            "noise also grid_description()) or a GridDescription; got "
+            f"{describe(noise)} of type {type(noise).__name__}."
+        )
+    claim = _claim(src, guarantee)
+    if grid is not None:
+        grid = _with_sensitivity(grid, sensitivity)
+    if epsilon is not None:
+        at: float | None = check_real("epsilon", epsilon, low=0.0)
+    else:
+        at = claim.epsilon if isinstance(claim, PureDP | ApproxDP) else None
+    eps, eps_rep, delta, delta_rep = _pure_and_delta(noise, src, grid, at, sensitivity, exact)
+    tol = default_rtol(claim) if rtol is None else check_real("rtol", rtol, low=0.0, high=1.0)
+    if claim is None or isinstance(claim, PureDP):
+        value, reason = eps, (eps_rep.reason if eps_rep else "the exact closed-form profile")
+        holds = None if claim is None else bool(eps <= claim.epsilon * (1.0 + tol))
+    elif isinstance(claim, ApproxDP) and at == claim.epsilon and delta is not None:
+        value, reason = delta, (delta_rep.reason if delta_rep else "the exact profile")
+        holds = bool(delta <= claim.delta * (1.0 + tol))
+    else:
+        target, sens = (grid, None) if grid is not None else (noise, sensitivity)
+        rep = certify_guarantee(target, claim, sensitivity=sens, rtol=tol)
+        value, holds, reason = rep.achieved, rep.holds, rep.reason
+    exact_value = exact and isinstance(claim, PureDP | ApproxDP | None) and grid is not None
+    return NoiseCertificate(
+        eps, delta, at, eps_rep, delta_rep, claim, value, holds, reason, exact_value
+    )
 
 
 def check_noise(
@@ -609,38 +617,46 @@ def check_noise(
     epsilon: float,
     delta: float = 0.0,
     *,
-    rtol: float = 1e-9,
+    rtol: float = FLOAT_RTOL,
     debug: bool = False,
     exact: bool = False,
-) -> bool | NoiseCertificate:
-    """Whether grid noise is (ε, δ)-DP for its sensitivity, up to relative tolerance ``rtol``.
+) -> bool:
+    """Whether 1-D noise is (ε, δ)-DP for its sensitivity, up to relative tolerance ``rtol``.
 
     Parameters
     ----------
-    noise : PiecewiseConstantNoise or LatticeNoise
-        Grid noise, as for [`certify_noise`][certify_noise].
+    noise : noise object
+        As for [`certify_noise`][certify_noise].
     epsilon : float
         Claimed ε, in [0, inf).
     delta : float, default 0
         Claimed δ, in [0, 1]. With ``0`` the pure ε is checked; otherwise δ at ``epsilon``.
     rtol : float, default 1e-9
-        Relative slack for rounding, in [0, inf).
+        Relative slack for rounding, in [0, inf) (``FLOAT_RTOL``,
+        [`optmech.certify.report`][optmech.certify.report]).
     debug : bool, default False
-        Return the [`NoiseCertificate`][NoiseCertificate] (whose reports name the worst pair /
-        shift).
+        Return True when the claim holds, otherwise raise
+        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] naming the worst
+        pair or shift, the [`NoiseCertificate`][NoiseCertificate] as its ``report``. (Earlier
+        versions returned the certificate; use [`certify_noise`][certify_noise] for it.)
     exact : bool, default False
         Certify in rational arithmetic ([`certify_noise`][certify_noise]).
 
     Returns
     -------
-    bool or NoiseCertificate
+    bool
     """
     eps = check_real("epsilon", epsilon, low=0.0)
     dlt = check_real("delta", delta, low=0.0, high=1.0)
     tol = check_real("rtol", rtol, low=0.0)
+    debug = check_flag("debug", debug)
     cert = certify_noise(noise, epsilon=eps, exact=exact)
-    if check_flag("debug", debug):
-        return cert
+    why: PrivacyReport | None
     if dlt == 0.0:
-        return bool(cert.epsilon <= eps * (1.0 + tol))
-    return bool(cert.delta <= dlt * (1.0 + tol))
+        holds = bool(cert.epsilon <= eps * (1.0 + tol))
+        claim, why = f"{eps:g}-DP", cert.epsilon_report
+    else:
+        assert cert.delta is not None
+        holds = bool(cert.delta <= dlt * (1.0 + tol))
+        claim, why = f"({eps:g}, {dlt:g})-DP", cert.delta_report
+    return verdict(holds, cert, claim, debug, why)

@@ -62,6 +62,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -70,11 +71,14 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
-from optmech._validation import check_flag, check_real, check_real_array, describe
+from optmech._validation import check_real, check_real_array, describe
+from optmech.certify.report import PureEpsilonReport, number_or_report
+from optmech.mechanisms.description import source_of
 
 __all__ = [
     "NORMS",
     "Noise2DReport",
+    "certify_noise2d_epsilon",
     "footprint",
     "noise2d_epsilon",
     "reach_of",
@@ -242,7 +246,7 @@ def _tail_level(tail: Any, offsets: IntArray) -> tuple[float, str]:
 
 
 @dataclass(frozen=True)
-class Noise2DReport:
+class Noise2DReport(PureEpsilonReport):
     """The certified ε of a 2-D grid noise and where it is attained.
 
     Attributes
@@ -255,12 +259,17 @@ class Noise2DReport:
         a tail shape's own level is the maximum.
     reason : str
         One line.
+    exact : bool
+        Always False: the 2-D certificate is in pessimistic floating point.
+    guarantee, value
+        ``PureDP(epsilon)`` (None when infinite) and `epsilon`.
     """
 
     epsilon: float
     cell: tuple[int, int]
     partner: tuple[int, int]
     reason: str
+    exact: bool = False
 
 
 def _extended_logs(dens: FloatArray, tails: list[Any], w: int) -> tuple[FloatArray, FloatArray]:
@@ -298,38 +307,10 @@ def _worst_pair(logs: FloatArray, offsets: IntArray) -> tuple[float, tuple[int, 
     return best, where[0], where[1]
 
 
-def noise2d_epsilon(
-    densities: npt.ArrayLike,
-    *,
-    norm: str,
-    reach: Any = None,
-    sensitivity: float | None = None,
-    width: float | None = None,
-    tails: Any = (),
-    debug: bool = False,
-) -> float | Noise2DReport:
-    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ.
-
-    Parameters
-    ----------
-    densities : array_like, shape (2n₀, 2n₀)
-        Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
-        column ``b`` being cell ``(a − n₀, b − n₀)``.
-    norm : {'l1', 'l2', 'linf'}
-        Norm of the ball of shifts.
-    reach : int, float or Fraction, optional
-        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
-    tails : sequence
-        Tail shapes with their scales (module docstring), in the densities' units; empty means
-        zero density outside the box (never ε-DP).
-    debug : bool
-        Return a [`Noise2DReport`][Noise2DReport].
-
-    Returns
-    -------
-    float or Noise2DReport
-        Pessimistic ε (module docstring).
-    """
+def _certify2d(
+    densities: Any, norm: str, reach: Any, sensitivity: Any, width: Any, tails: Any
+) -> Noise2DReport:
+    """The certificate of [`noise2d_epsilon`][noise2d_epsilon]'s arguments."""
     dens = check_real_array("densities", densities, ndim=2, nonnegative=True)
     if dens.shape[0] != dens.shape[1] or dens.shape[0] % 2:
         raise ValueError(f"`densities` must be square with an even side; got {dens.shape}.")
@@ -340,7 +321,6 @@ def noise2d_epsilon(
     else:
         r = _check_reach(reach)
     offsets = footprint(norm, r)
-    debug = check_flag("debug", debug)
     tails = list(tails)
     w = int(np.max(np.abs(offsets)))
     logs, outside = _extended_logs(dens, tails, w)
@@ -365,5 +345,74 @@ def noise2d_epsilon(
                 eps, cell_ij, partner_ij, reason = level, (0, 0), (0, 0), why
     if not tails or not np.any(outside > 0):
         eps, reason = math.inf, "zero density outside the box next to positive cells"
-    report = Noise2DReport(eps, cell_ij, partner_ij, reason)
-    return report if debug else report.epsilon
+    return Noise2DReport(eps, cell_ij, partner_ij, reason)
+
+
+def certify_noise2d_epsilon(noise: Any) -> Noise2DReport:
+    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ, and where.
+
+    Parameters
+    ----------
+    noise : PiecewiseConstantNoise2D or mapping
+        A noise in ℝ² that describes itself (``privacy_source()``: the 2-D designs), or the
+        keywords of [`noise2d_epsilon`][noise2d_epsilon] as a mapping (a noise's
+        ``description()``).
+
+    Returns
+    -------
+    Noise2DReport
+        Pessimistic ε (module docstring) and the worst pair of cells.
+    """
+    source = source_of(noise)
+    found = source.grid2d if source is not None else noise
+    if not isinstance(found, Mapping) or "densities" not in found or "norm" not in found:
+        raise TypeError(
+            "`noise` must be a 2-D noise that describes itself or a mapping with the keywords "
+            f"of noise2d_epsilon ('densities', 'norm', ...); got {describe(noise)}."
+        )
+    return _certify2d(
+        found["densities"],
+        found["norm"],
+        found.get("reach"),
+        found.get("sensitivity"),
+        found.get("width"),
+        found.get("tails", ()),
+    )
+
+
+def noise2d_epsilon(
+    densities: npt.ArrayLike,
+    *,
+    norm: str,
+    reach: Any = None,
+    sensitivity: float | None = None,
+    width: float | None = None,
+    tails: Any = (),
+    debug: bool = False,
+) -> float:
+    """Achieved pure ε of a 2-D grid noise for all shifts in the ball of radius Δ.
+
+    Parameters
+    ----------
+    densities : array_like, shape (2n₀, 2n₀)
+        Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
+        column ``b`` being cell ``(a − n₀, b − n₀)``.
+    norm : {'l1', 'l2', 'linf'}
+        Norm of the ball of shifts.
+    reach : int, float or Fraction, optional
+        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
+    tails : sequence
+        Tail shapes with their scales (module docstring), in the densities' units; empty means
+        zero density outside the box (never ε-DP).
+    debug : bool
+        Deprecated: return the [`Noise2DReport`][Noise2DReport]; use
+        [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
+
+    Returns
+    -------
+    float
+        Pessimistic ε (module docstring).
+    """
+    report = _certify2d(densities, norm, reach, sensitivity, width, tails)
+    old, new = "noise2d_epsilon(..., debug=True)", "certify_noise2d_epsilon(...)"
+    return number_or_report(report, debug, old, new)  # type: ignore[no-any-return]

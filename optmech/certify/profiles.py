@@ -1,12 +1,15 @@
 """Certified privacy beyond (ε, δ) of additive noise on ℤ: profiles, Rényi, zCDP and GDP.
 
-The noise is given by its numbers: the description of
-[`optmech.certify.noise`][optmech.certify.noise] (masses on consecutive integers; each side a
-geometric tail repeating a base period of ``P`` points, times
-``ratio`` per period), an object with ``grid_description()`` (``LatticeNoise``), ``Geometric``,
-``DiscreteStaircase``, or (Rényi and zCDP only) [`discrete_gaussian`][discrete_gaussian]. Masses are
-normalised by their total, tails included. All is a supremum over the shifts ``P_s(k) = P(k + s)``,
-``0 < |s| ≤ Δ``, both directions (Δ an integer).
+The noise is given by its numbers: a
+[`GridDescription`][optmech.mechanisms.description.GridDescription] or a pmf mapping (masses on
+consecutive integers; each side a geometric tail repeating a base period of ``P`` points, times
+``ratio`` per period), any noise whose self-description (``privacysource()``) has a grid
+(``LatticeNoise``, a design, ``Geometric``, ``DiscreteStaircase``; a density on equal cells is read
+at whole-cell shifts, where its divergences are linear in between), a closed form with an exact
+profile ([`optmech.certify.continuous`][optmech.certify.continuous]), or (Rényi and zCDP only)
+[`discrete_gaussian`][discrete_gaussian]. Masses are normalised by their total, tails included. All
+is a supremum over the shifts ``P_s(k) = P(k + s)``, ``0 < |s| ≤ Δ``, both directions (Δ an
+integer).
 
 * **Profile** ``δ(ε) = max_s Σ_k (P(k) − e^ε P_s(k))₊``: per shift convex, piecewise linear in
   ``t = e^ε`` with breakpoints at the losses ``ℓ_k = log P(k)/P_s(k)``; with losses sorted down,
@@ -53,38 +56,35 @@ The two-sided geometric ``P(k) ∝ e^(−|k|)`` has losses ±1 only, so ``δ(0) 
 True
 >>> bool(certified_rho(geo, sensitivity=1) <= 0.5)  # ε-DP ⇒ ε²/2-zCDP (Bun & Steinke)
 True
+>>> check_guarantee(geo, ZCDP(0.5), sensitivity=1)
+True
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+import optmech.certify._lattice as lat
+from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray
 from optmech._floats import U as _U
-from optmech._validation import (
-    check_flag,
-    check_int,
-    check_real,
-    check_real_array,
-    check_tail,
-    describe,
-)
+from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
 from optmech.certify._gdp import curve_holds
 from optmech.certify._moments import kl_bound, kl_moments
-from optmech.certify.continuous import ContinuousSource, continuous_source
+from optmech.certify.continuous import ContinuousSource
 from optmech.certify.discrete_gaussian import (
     DiscreteGaussian,
     discrete_gaussian,
     renyi_discrete_gaussian,
 )
-from optmech.certify.noise import cells_within_reach
+from optmech.certify.report import SEARCH_RTOL, PrivacyReport, default_rtol, verdict
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -92,6 +92,9 @@ __all__ = [
     "GuaranteeReport",
     "certified_mu",
     "certified_rho",
+    "certify_guarantee",
+    "certify_mu",
+    "certify_rho",
     "check_guarantee",
     "discrete_gaussian",
     "privacy_profile",
@@ -106,206 +109,39 @@ _TAU = 16.0 * _U
 
 
 @dataclass(frozen=True)
-class Certificate:
-    """A certified number: ``value`` (pessimistic), ``lower`` (the best a finite search reached
-    from the other side: the exact value is about there or above) and a one-line ``reason``."""
+class Certificate(PrivacyReport):
+    """A certified number found by a search: ``value`` (pessimistic), ``lower`` (the best a
+    finite search reached from the other side: the exact value is about there or above), a
+    one-line ``reason``, and the ``guarantee`` it establishes (``ZCDP(value)`` from
+    [`certify_rho`][certify_rho], ``GaussianDP(value)`` from [`certify_mu`][certify_mu]; None
+    when infinite)."""
 
     value: float
     lower: float
     reason: str
+    guarantee: Any = None
+    exact: bool = False
 
 
 @dataclass(frozen=True)
-class GuaranteeReport:
-    """[`check_guarantee`][check_guarantee]: whether it holds, what was certified, and why."""
+class GuaranteeReport(PrivacyReport):
+    """[`certify_guarantee`][certify_guarantee]: whether the claim ``guarantee`` holds, what was
+    certified (``achieved``, also ``value``: ε, δ, ρ, μ, or a tuple of δ(ε_j) or D_α), and why."""
 
     holds: bool
     guarantee: Any
     achieved: Any
     reason: str
+    exact: bool = False
 
-
-# -- input --------------------------------------------------------------------------------------
-class _Lattice(NamedTuple):
-    """Log masses (and error bounds) on the grid plus ``V`` tail periods each side."""
-
-    logs: FloatArray
-    errs: FloatArray
-    period: int
-    virtual: int  # V, enough for every shift up to Δ: 2 + ceil(Δ/P)
-    log_w: tuple[float, float]  # log 1/(1 − ratio), left and right
-    log_atom: float
-    log_mass: float
-    mass_err: float
-
-
-def _logs(x: Any) -> tuple[FloatArray, FloatArray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(x)
-    return out, np.where(np.isfinite(out), 4.0 * _U * (1.0 + np.abs(out)), 0.0)
-
-
-def _periods(base: FloatArray, ratio: float, count: int) -> tuple[FloatArray, FloatArray]:
-    """Logs and errors of ``count`` tail periods, nearest first: ``log base + m log ratio``."""
-    (lb, eb), (lr, _) = _logs(base), _logs(ratio)
-    m = np.arange(count, dtype=float)[:, None]
-    with np.errstate(invalid="ignore"):
-        step = np.where(m == 0, 0.0, m * lr)
-    extra = np.where(np.isfinite(step), 4.0 * _U * (1.0 + np.abs(step)), 0.0)
-    return lb[None, :] + step, eb[None, :] + extra
-
-
-def _lattice(desc: Mapping[str, Any], reach: int) -> _Lattice:
-    p = check_real_array("masses", desc["masses"], ndim=1, nonnegative=True)
-    left, right = desc.get("left_tail"), desc.get("right_tail")
-    (lb, lr), (rb, rr) = check_tail("left_tail", left), check_tail("right_tail", right)
-    lb = np.zeros(rb.size) if left is None else lb  # a zero tail of the other one's period
-    rb = np.zeros(lb.size) if right is None else rb
-    if lb.size != rb.size:
-        raise ValueError(f"the tails' base periods differ in length: {lb.size} and {rb.size}.")
-    atom = check_real("atom", desc.get("atom", 0.0), low=0.0)
-    mass = math.fsum(p) + math.fsum(lb) / (1.0 - lr) + math.fsum(rb) / (1.0 - rr) + atom
-    if not 0.0 < mass < math.inf:
-        raise ValueError(f"the masses must have a positive finite total; got {mass!r}.")
-    virtual = 2 + -(-reach // lb.size)
-    ll, el = _periods(lb, lr, virtual)
-    rl, er = _periods(rb, rr, virtual)
-    lp, ep = _logs(p)
-    logs = np.concatenate([ll[::-1].ravel(), lp, rl.ravel()])  # farthest left period first
-    errs = np.concatenate([el[::-1].ravel(), ep, er.ravel()])
-    log_mass = math.log(mass)
-    log_w = (-math.log1p(-lr), -math.log1p(-rr))
-    return _Lattice(
-        logs,
-        errs,
-        lb.size,
-        virtual,
-        log_w,
-        float(_logs(atom)[0]),
-        log_mass,
-        8.0 * _U * (2.0 + abs(log_mass)),
-    )
-
-
-def _reversed(g: _Lattice) -> _Lattice:
-    return g._replace(logs=g.logs[::-1], errs=g.errs[::-1], log_w=g.log_w[::-1])
-
-
-def _family(noise: Any) -> tuple[dict[str, Any], int] | None:
-    """Geometric and DiscreteStaircase as descriptions with their exact geometric tails."""
-    from optmech.mechanisms.discrete_staircase import DiscreteStaircase
-    from optmech.mechanisms.geometric import Geometric
-
-    if isinstance(noise, Geometric):
-        d, b = 1, noise.beta
-    elif isinstance(noise, DiscreteStaircase):
-        d, b = int(noise.sensitivity), math.exp(-noise.privacy.epsilon)
-    else:
-        return None
-    p = np.asarray(noise.pmf(np.arange(-d, 2 * d)), dtype=float)  # periods of d points
-    desc = {"masses": p[d : 2 * d], "left_tail": (p[:d], b), "right_tail": (p[2 * d :], b)}
-    return desc, int(noise.sensitivity)
-
-
-def _source(noise: Any, sensitivity: Any, lattice: str = "") -> tuple[Any, int]:
-    """The noise as a validated lattice (or the discrete Gaussian) and the integer Δ."""
-    if isinstance(noise, DiscreteGaussian):
-        if lattice:
-            raise TypeError(f"{lattice} needs a pmf with geometric tails, not a discrete Gaussian.")
-        if sensitivity is None:
-            raise TypeError("`sensitivity` is required for the discrete Gaussian; got None.")
-        return noise, check_int("sensitivity", sensitivity, low=1)
-    if (cont := continuous_source(noise, sensitivity)) is not None:
-        return cont, 0
-    if isinstance(noise, Mapping):
-        desc, default = noise, noise.get("reach")
-    elif hasattr(noise, "grid_description"):
-        desc = noise.grid_description()
-        default = desc.get("reach", getattr(noise, "sensitivity", None))
-        if not getattr(noise, "discrete", True):  # a density: whole cells reached, exactly
-            default = cells_within_reach(noise.sensitivity, noise.width)
-    elif (found := _family(noise)) is not None:
-        desc, default = found
-    else:
-        raise TypeError(
-            "`noise` must be a pmf description (a mapping with 'masses' and optional "
-            "'left_tail', 'right_tail', 'atom'), an object with grid_description(), Geometric, "
-            "DiscreteStaircase, discrete_gaussian(sigma), Laplace, Gaussian, Staircase or "
-            f"UniformAtom; got {describe(noise)}."
-        )
-    if "masses" not in desc:
-        raise TypeError(f"a pmf description needs the key 'masses'; got keys {sorted(desc)}.")
-    hint = "shifts on ℤ; for a fractional reach in cells use optmech.certify.noise"
-    reach = check_int(
-        "sensitivity", default if sensitivity is None else sensitivity, low=1, hint=hint
-    )
-    return _lattice(desc, reach), reach
-
-
-# -- the pairs of one shift ------------------------------------------------------------------
-def _atoms(g: _Lattice, s: int) -> tuple[FloatArray, ...]:
-    """Logs and errors of ``P``, ``P_s``, weight ``w`` over pairs with both masses positive, and
-    the log mass facing zero (atom included), ``s > 0``. The farthest left period stands for all
-    beyond it (``w = 1/(1 − ratio)``), the first right one for those after it (the rest: 0)."""
-    lw = np.zeros(g.logs.size)
-    lw[: g.period] = g.log_w[0]
-    start = g.logs.size - g.virtual * g.period
-    lw[start : start + g.period] = g.log_w[1]
-    lw[start + g.period :] = -np.inf
-    lp, lq, ep, eq, w = g.logs[:-s], g.logs[s:], g.errs[:-s], g.errs[s:], lw[:-s]
-    live = np.isfinite(lp) & np.isfinite(w)
-    both, lost = live & np.isfinite(lq), live & ~np.isfinite(lq)
-    log_inf = g.log_atom
-    if np.any(lost):
-        x = special.logsumexp(w[lost] + lp[lost]) + float(np.max(ep[lost])) + 8.0 * _U
-        log_inf = float(np.logaddexp(log_inf, x))
-    ew = 4.0 * _U * (1.0 + np.abs(w[both]))
-    return lp[both], ep[both], lq[both], eq[both], w[both], ew, np.asarray(log_inf)
-
-
-class _Curve(NamedTuple):
-    """One shift's profile: losses (rounded up, descending), ``log A⁺_j``, ``log B⁻_j``."""
-
-    loss: FloatArray
-    log_a: FloatArray
-    log_b: FloatArray
-    inf_mass: float  # normalised, rounded up
-    shift: int
-
-
-def _curve(g: _Lattice, at: tuple[FloatArray, ...], shift: int) -> _Curve:
-    lp, ep, lq, eq, lw, ew, log_inf = at
-    ell = lp - lq
-    eta = ep + eq + 2.0 * _U * (1.0 + np.abs(ell))
-    loss = ell + eta
-    la = lw + lp + ew + ep + 2.0 * eta - g.log_mass + g.mass_err
-    lb = lw + lq - ew - eq - g.log_mass - g.mass_err
-    la, lb = la + 4.0 * _U * (1.0 + np.abs(la)), lb - 4.0 * _U * (1.0 + np.abs(lb))
-    order = np.argsort(-loss, kind="stable")
-    acc_a, acc_b = np.logaddexp.accumulate(la[order]), np.logaddexp.accumulate(lb[order])
-    big = float(np.max(np.abs(np.concatenate([acc_a, acc_b])), initial=0.0))
-    gamma = 2.0 * _U * (big + 2.0) * np.arange(1, loss.size + 1)
-    inf_mass = 0.0
-    if log_inf > -np.inf:
-        inf_mass = math.exp(float(log_inf) - g.log_mass + g.mass_err) * (1.0 + 8.0 * _U)
-    return _Curve(loss[order], acc_a + gamma, acc_b - gamma, inf_mass, shift)
-
-
-def _shifts(g: _Lattice, reach: int) -> list[tuple[_Lattice, int]]:
-    """Oriented lattices and shifts: ``s = 1..Δ``, and ``−s`` (the mirror) unless symmetric."""
-    r = _reversed(g)
-    mirror = not (np.array_equal(g.logs, r.logs) and g.log_w[0] == g.log_w[1])
-    return [
-        (o, sign * s) for o, sign in ((g, 1), (r, -1))[: 1 + mirror] for s in range(1, reach + 1)
-    ]
-
-
-def _curves(g: _Lattice, reach: int) -> list[_Curve]:
-    return [_curve(o, _atoms(o, abs(s)), s) for o, s in _shifts(g, reach)]
+    @property
+    def value(self) -> Any:
+        """The certified number(s), `achieved`."""
+        return self.achieved
 
 
 # -- privacy profile ---------------------------------------------------------------------------
-def _curve_delta(c: _Curve, eps: FloatArray) -> FloatArray:
+def _curve_delta(c: lat.Curve, eps: FloatArray) -> FloatArray:
     """Upper bound of the normalised ``δ_s(ε)`` at each ε."""
     j = np.searchsorted(-c.loss, -eps, side="left")  # how many losses exceed ε
     out = np.full(eps.shape, c.inf_mass)
@@ -318,7 +154,7 @@ def _curve_delta(c: _Curve, eps: FloatArray) -> FloatArray:
 
 
 def privacy_profile(
-    noise: Any, epsilons: npt.ArrayLike, *, sensitivity: int | None = None
+    noise: Any, epsilons: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
     """Certified ``δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊`` at each ε, tails exact.
 
@@ -331,8 +167,10 @@ def privacy_profile(
         ``DiscreteStaircase``. (Rényi and zCDP also take [`discrete_gaussian`][discrete_gaussian].)
     epsilons : array_like
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
-    sensitivity : int, optional
-        Δ in [1, inf); default the description's ``reach`` or the object's sensitivity.
+    sensitivity : int or float, optional
+        Δ: an integer in [1, inf) on ℤ; for a density on equal cells or a closed form a real in
+        (0, inf) (a density is then read at the whole cells ``ceil(Δ/h)`` reaches). Default the
+        description's ``reach`` or the object's sensitivity.
 
     Returns
     -------
@@ -340,40 +178,33 @@ def privacy_profile(
         Pessimistic δ at each ε (the piecewise-linear form in ``e^ε`` is exact between the
         breakpoints), at most 1.
     """
-    src, reach = _source(noise, sensitivity, "privacy_profile")
+    src, reach = lat.source(noise, sensitivity, "privacy_profile")
     eps = np.asarray(check_real_array("epsilons", np.atleast_1d(epsilons)), dtype=float)
     if isinstance(src, ContinuousSource):
         top = src.profile(eps.ravel())
     else:
-        top = np.max([_curve_delta(c, eps.ravel()) for c in _curves(src, reach)], axis=0)
+        top = np.max([_curve_delta(c, eps.ravel()) for c in lat.curves(src, reach)], axis=0)
     out = np.minimum(np.where(top > 0, np.nextafter(top, np.inf), 0.0), 1.0).reshape(eps.shape)
     return float(out[0]) if np.ndim(epsilons) == 0 else out
 
 
-def profile_breakpoints(noise: Any, *, sensitivity: int | None = None) -> FloatArray:
+def profile_breakpoints(noise: Any, *, sensitivity: float | None = None) -> FloatArray:
     """The finite privacy losses ``log P(k)/P(k+s)`` (rounded up) of all shifts, sorted, unique.
 
     ``δ(ε)`` of each shift is linear in ``e^ε`` between consecutive ones.
     """
-    src, reach = _source(noise, sensitivity, "profile_breakpoints")
+    src, reach = lat.source(noise, sensitivity, "profile_breakpoints")
     if isinstance(src, ContinuousSource):
         return np.unique(src.losses)
-    return np.unique(np.concatenate([c.loss for c in _curves(src, reach)]))
+    return np.unique(np.concatenate([c.loss for c in lat.curves(src, reach)]))
 
 
-def pure_epsilon(noise: Any, *, sensitivity: int | None = None) -> float:
+def pure_epsilon(noise: Any, *, sensitivity: float | None = None) -> float:
     """Certified pure ε, ``D_∞ = max_s max_k log P(k)/P(k+s)`` (``inf`` if a mass faces zero)."""
-    src, reach = _source(noise, sensitivity)
+    src, reach = lat.source(noise, sensitivity)
     if isinstance(src, DiscreteGaussian | ContinuousSource):
         return math.inf if isinstance(src, DiscreteGaussian) else src.d_inf
-    return _d_inf(_curves(src, reach))
-
-
-def _d_inf(curves: list[_Curve]) -> float:
-    if any(c.inf_mass > 0 for c in curves):
-        return math.inf
-    top = max((float(c.loss[0]) for c in curves if c.loss.size), default=0.0)
-    return math.nextafter(max(top, 0.0), math.inf)
+    return lat.d_inf(lat.curves(src, reach))
 
 
 # -- Rényi divergence --------------------------------------------------------------------------
@@ -381,7 +212,7 @@ def _up(x: FloatArray, rel: float) -> FloatArray:
     return np.nextafter(x + rel * np.abs(x), np.inf)
 
 
-def _renyi_atoms(g: _Lattice, at: tuple[FloatArray, ...], alphas: FloatArray) -> FloatArray:
+def _renyi_atoms(g: lat.Lattice, at: tuple[FloatArray, ...], alphas: FloatArray) -> FloatArray:
     lp, ep, lq, eq, lw, ew, log_inf = at
     if log_inf > -np.inf:
         return np.full(alphas.shape, np.inf)
@@ -398,18 +229,18 @@ def _renyi_atoms(g: _Lattice, at: tuple[FloatArray, ...], alphas: FloatArray) ->
     return _up(out / (alphas - 1.0), 4.0 * _U)
 
 
-def _divergence(src: _Lattice | DiscreteGaussian, reach: int) -> Callable[[FloatArray], Any]:
+def _divergence(src: lat.Lattice | DiscreteGaussian, reach: int) -> Callable[[FloatArray], Any]:
     """``α ↦`` upper bounds of ``max_s D_α``, vectorised over α."""
     if isinstance(src, DiscreteGaussian):
         return lambda alphas: renyi_discrete_gaussian(src.sigma, reach, alphas)
     if isinstance(src, ContinuousSource):
         return src.divergence
-    pairs = [(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
+    pairs = [(o, lat.atoms(o, abs(s))) for o, s in lat.shifts(src, reach)]
     return lambda alphas: np.max([_renyi_atoms(o, at, alphas) for o, at in pairs], axis=0)
 
 
 def renyi_divergence(
-    noise: Any, alpha: npt.ArrayLike, *, sensitivity: int | None = None
+    noise: Any, alpha: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
     """Certified ``max_{0<|s|≤Δ} D_α(P ‖ P_s)``, ``D_α = log(Σ P^α P_s^(1−α))/(α − 1)``.
 
@@ -426,7 +257,7 @@ def renyi_divergence(
         Pessimistic divergence at each order; ``inf`` when a positive mass faces a zero one
         within reach.
     """
-    src, reach = _source(noise, sensitivity)
+    src, reach = lat.source(noise, sensitivity)
     orders = check_real_array("alpha", np.atleast_1d(alpha))
     if np.any(orders <= 1.0):
         bad = float(orders[orders <= 1.0][0])
@@ -493,26 +324,30 @@ def _rho_search(
         alphas, computed = alphas[order], computed[order]
 
 
-def certified_rho(
+def certify_rho(
     noise: Any,
     *,
-    sensitivity: int | None = None,
-    rtol: float = 1e-6,
+    sensitivity: float | None = None,
+    rtol: float = SEARCH_RTOL,
     max_orders: int = 20_000,
-    debug: bool = False,
-) -> float | Certificate:
-    """Certified zCDP ρ: an upper bound of ``sup_{α>1} max_s D_α/α`` over the continuum of α.
+) -> Certificate:
+    """Certified zCDP ρ: an upper bound of ``sup_{α>1} max_s D_α/α`` over the continuum of α,
+    with the best grid value below it and how it was found.
 
     Parameters
     ----------
     noise, sensitivity
         As in [`privacy_profile`][privacy_profile].
     rtol : float, default 1e-6
-        Target relative gap between the certified bound and the best grid value, in (0, 1).
+        Target relative gap between the certified bound and the best grid value, in (0, 1)
+        (``SEARCH_RTOL``, [`optmech.certify.report`][optmech.certify.report]).
     max_orders : int, default 20000
         Largest grid; the bound stays valid if it is reached (the reason says so).
-    debug : bool
-        Return a [`Certificate`][Certificate] instead of the float.
+
+    Returns
+    -------
+    Certificate
+        ``value`` the certified ρ, ``guarantee`` ``ZCDP(value)`` (None when infinite).
 
     Notes
     -----
@@ -522,7 +357,7 @@ def certified_rho(
     ``D_α ≤ αΔ²/(2σ²)`` (Canonne, Kamath & Steinke, 2020: ``θ(c) ≤ θ(0)``) serves, and its
     certificate is ``Δ²/(2σ²)`` within ``rtol`` (attained at every integer order).
     """
-    src, reach = _source(noise, sensitivity)
+    src, reach = lat.source(noise, sensitivity)
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
     cap = check_int("max_orders", max_orders, low=64)
     if isinstance(src, DiscreteGaussian):
@@ -532,33 +367,61 @@ def certified_rho(
         d_inf, moments = (0.0, []) if src.rho is not None else (src.d_inf, [])
         tail = lambda a_hi: src.rho or d_inf / a_hi  # noqa: E731
     else:
-        d_inf = _d_inf(_curves(src, reach))
+        d_inf = lat.d_inf(lat.curves(src, reach))
         tail = lambda a_hi: d_inf / a_hi  # noqa: E731
-        moments = [kl_moments(o, _atoms(o, abs(s))) for o, s in _shifts(src, reach)]
+        moments = [kl_moments(o, lat.atoms(o, abs(s))) for o, s in lat.shifts(src, reach)]
     if isinstance(src, ContinuousSource) and src.rho is not None:
         cert = Certificate(src.rho, src.rho, "closed form")
     elif math.isinf(d_inf):
         cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
     else:
-        near = kl_bound(moments) if isinstance(src, _Lattice) else None
+        near = kl_bound(moments) if isinstance(src, lat.Lattice) else None
         cert = _rho_search(_divergence(src, reach), tail, tol, cap, near)
-    return cert if check_flag("debug", debug) else cert.value
+    return replace(cert, guarantee=ZCDP(cert.value) if 0 < cert.value < math.inf else None)
+
+
+def certified_rho(
+    noise: Any,
+    *,
+    sensitivity: float | None = None,
+    rtol: float = SEARCH_RTOL,
+    max_orders: int = 20_000,
+    debug: bool = False,
+) -> float:
+    """Certified zCDP ρ ([`certify_rho`][certify_rho], which also says how it was found).
+
+    Parameters
+    ----------
+    noise, sensitivity, rtol, max_orders
+        As in [`certify_rho`][certify_rho].
+    debug : bool
+        Deprecated: return the [`Certificate`][Certificate]; use [`certify_rho`][certify_rho].
+
+    Returns
+    -------
+    float
+    """
+    cert = certify_rho(noise, sensitivity=sensitivity, rtol=rtol, max_orders=max_orders)
+    if check_flag("debug", debug):
+        warn_deprecated("certified_rho(..., debug=True)", "certify_rho(...)")
+        return cert  # type: ignore[return-value]
+    return cert.value
 
 
 # -- GDP over the continuum of ε ----------------------------------------------------------------
-def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[_Curve] | float:
+def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[lat.Curve] | float:
     """The curves of lattice noise, or the closed-form μ of a continuous family that has one."""
-    src, reach = _source(noise, sensitivity, what)
+    src, reach = lat.source(noise, sensitivity, what)
     if isinstance(src, ContinuousSource):
         if src.mu is None:
             raise TypeError(f"{what} needs lattice noise or a Gaussian; got {describe(noise)}.")
         return src.mu
-    return _curves(src, reach)
+    return lat.curves(src, reach)
 
 
-def certified_mu(
-    noise: Any, *, sensitivity: int | None = None, rtol: float = 1e-6, debug: bool = False
-) -> float | Certificate:
+def certify_mu(
+    noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL
+) -> Certificate:
     """Certified GDP μ: the smallest μ (to ``rtol``) with ``δ(ε) ≤ δ_μ(ε)`` for all ε ≥ 0.
 
     Parameters
@@ -566,24 +429,21 @@ def certified_mu(
     noise, sensitivity
         As in [`privacy_profile`][privacy_profile], lattice noise only (not the discrete Gaussian).
     rtol : float, default 1e-6
-        Relative width of the final bisection bracket, in (0, 1).
-    debug : bool
-        Return a [`Certificate`][Certificate] (``value`` passes the check, ``lower`` fails it).
+        Relative width of the final bisection bracket, in (0, 1) (``SEARCH_RTOL``).
 
     Returns
     -------
-    float or Certificate
-        A μ that passes the continuum check (``inf`` when a mass faces zero within reach).
+    Certificate
+        ``value`` a μ that passes the continuum check (``inf`` when a mass faces zero within
+        reach), ``lower`` one that fails it, ``guarantee`` ``GaussianDP(value)``.
     """
     curves = _gdp_curves(noise, sensitivity, "certified_mu")
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
-    debug = check_flag("debug", debug)
     if isinstance(curves, float):
-        return Certificate(curves, curves, "closed form") if debug else curves
-    d_inf = _d_inf(curves)
+        return Certificate(curves, curves, "closed form", GaussianDP(curves))
+    d_inf = lat.d_inf(curves)
     if math.isinf(d_inf):
-        cert = Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
-        return cert if debug else cert.value
+        return Certificate(math.inf, math.inf, "a positive mass faces zero within reach")
 
     def holds(mu: float) -> bool:
         return all(curve_holds(c, mu) for c in curves)
@@ -596,34 +456,39 @@ def certified_mu(
     while math.isfinite(hi) and hi - lo > tol * hi:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if holds(mid) else (mid, hi)
-    cert = Certificate(hi, lo, f"μ = {hi:.9g} passes, {lo:.9g} does not")
-    return cert if debug else cert.value
+    proven = GaussianDP(hi) if math.isfinite(hi) else None
+    return Certificate(hi, lo, f"μ = {hi:.9g} passes, {lo:.9g} does not", proven)
 
 
-def check_guarantee(
-    noise: Any,
-    guarantee: Any,
-    *,
-    sensitivity: int | None = None,
-    rtol: float = 1e-6,
-    debug: bool = False,
-) -> bool | GuaranteeReport:
-    """Whether the noise satisfies ``guarantee`` for sensitivity Δ, up to relative ``rtol``.
+def certified_mu(
+    noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL, debug: bool = False
+) -> float:
+    """Certified GDP μ ([`certify_mu`][certify_mu], which also gives the μ that fails).
 
     Parameters
     ----------
-    noise, sensitivity
-        As in [`privacy_profile`][privacy_profile].
-    guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
-        The claim. GaussianDP needs lattice noise with geometric tails.
-    rtol : float, default 1e-6
-        Relative slack on the claim, in [0, 1) (it covers the continuum certificates'
-        accuracy; every certified number is already pessimistic).
+    noise, sensitivity, rtol
+        As in [`certify_mu`][certify_mu].
     debug : bool
-        Return a [`GuaranteeReport`][GuaranteeReport] naming what was certified.
+        Deprecated: return the [`Certificate`][Certificate]; use [`certify_mu`][certify_mu].
+
+    Returns
+    -------
+    float
+        A μ that passes the continuum check (``inf`` when a mass faces zero within reach).
     """
-    tol = check_real("rtol", rtol, low=0.0, high=1.0, high_open=True)
-    g, kw = guarantee, {"sensitivity": sensitivity}
+    debug = check_flag("debug", debug)
+    cert = certify_mu(noise, sensitivity=sensitivity, rtol=rtol)
+    if debug:
+        warn_deprecated("certified_mu(..., debug=True)", "certify_mu(...)")
+        return cert  # type: ignore[return-value]
+    return cert.value
+
+
+def _assess(noise: Any, g: Any, sensitivity: Any, tol: float, value: bool) -> GuaranteeReport:
+    """Whether ``g`` holds within ``tol`` and what was certified (μ of a GaussianDP claim only
+    with ``value``: its check is the direct continuum test at ``μ(1 + tol)``)."""
+    kw = {"sensitivity": sensitivity}
     if isinstance(g, PureDP):
         got: Any = pure_epsilon(noise, **kw)
         pairs = [(got, g.epsilon)]
@@ -639,19 +504,77 @@ def check_guarantee(
     elif isinstance(g, GaussianDP):  # the exact continuum check at μ(1 + rtol)
         curves = _gdp_curves(noise, sensitivity, "a GaussianDP check")
         if isinstance(curves, float):
-            got = curves <= g.mu * (1 + tol)
+            ok = curves <= g.mu * (1 + tol)
         else:
-            got = all(curve_holds(c, g.mu * (1 + tol)) for c in curves)
-        pairs = [(0.0 if got else 1.0, 0.0)]
+            ok = all(curve_holds(c, g.mu * (1 + tol)) for c in curves)
+        got = certified_mu(noise, rtol=max(tol / 2, 1e-9), **kw) if value else None
+        pairs = [(0.0 if ok else 1.0, 0.0)]
     elif isinstance(g, PrivacyProfile):
         got = tuple(np.asarray(privacy_profile(noise, list(g.epsilons), **kw)).tolist())
         pairs = list(zip(got, g.deltas, strict=True))
     else:
         raise TypeError(
             "`guarantee` must be PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile; "
-            f"got {describe(guarantee)}."
+            f"got {describe(g)}."
         )
     holds = all(x <= c * (1 + tol) for x, c in pairs)
-    if not check_flag("debug", debug):
-        return holds
     return GuaranteeReport(holds, g, got, f"certified {got!r} against {g} (rtol {tol:g})")
+
+
+def _rtol(guarantee: Any, rtol: float | None) -> float:
+    if rtol is None:
+        return default_rtol(guarantee)
+    return check_real("rtol", rtol, low=0.0, high=1.0, high_open=True)
+
+
+def certify_guarantee(
+    noise: Any, guarantee: Any, *, sensitivity: float | None = None, rtol: float | None = None
+) -> GuaranteeReport:
+    """What is certified about the noise under ``guarantee``, and whether it holds.
+
+    Parameters
+    ----------
+    noise, sensitivity
+        As in [`privacy_profile`][privacy_profile].
+    guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+        The claim. GaussianDP needs lattice noise with geometric tails (or a Gaussian).
+    rtol : float, optional
+        Relative slack on the claim, in [0, 1); default by the convention of
+        [`optmech.certify.report`][optmech.certify.report]: 1e-6 for ZCDP and GaussianDP (their
+        numbers are found by searches run to half of it), 1e-9 for the others.
+
+    Returns
+    -------
+    GuaranteeReport
+        ``achieved``: the pure ε, δ at ε, ρ, μ, or the tuple of δ(ε_j) or D_α at the orders.
+    """
+    return _assess(noise, guarantee, sensitivity, _rtol(guarantee, rtol), value=True)
+
+
+def check_guarantee(
+    noise: Any,
+    guarantee: Any,
+    *,
+    sensitivity: float | None = None,
+    rtol: float | None = None,
+    debug: bool = False,
+) -> bool:
+    """Whether the noise satisfies ``guarantee`` for sensitivity Δ, up to relative ``rtol``.
+
+    Parameters
+    ----------
+    noise, sensitivity, guarantee, rtol
+        As in [`certify_guarantee`][certify_guarantee].
+    debug : bool
+        Return True when it holds, otherwise raise
+        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] naming what was
+        certified, the [`GuaranteeReport`][GuaranteeReport] as its ``report``. (Earlier
+        versions returned the report; use [`certify_guarantee`][certify_guarantee] for it.)
+
+    Returns
+    -------
+    bool
+    """
+    debug = check_flag("debug", debug)
+    report = _assess(noise, guarantee, sensitivity, _rtol(guarantee, rtol), value=False)
+    return verdict(report.holds, report, guarantee, debug)

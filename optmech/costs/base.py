@@ -253,8 +253,6 @@ class Cost(ABC):
         """The cost ``e ↦ c(−e)`` (itself when symmetric)."""
         if self.symmetric:
             return self
-        from optmech.costs.custom import _Mirrored  # the subclass lives beside Custom
-
         return _Mirrored(self)
 
     # -- helpers ----------------------------------------------------------------------------
@@ -381,3 +379,23 @@ class Cost(ABC):
 
     def __hash__(self) -> int:
         return hash(repr(self))
+
+
+class _Mirrored(Cost):
+    """``e ↦ c(−e)``: what ``Cost.mirrored`` returns for an asymmetric cost."""
+
+    def __init__(self, base: Cost) -> None:
+        self._base = base
+        self.symmetric = base.symmetric
+        self.nondecreasing = base.nondecreasing
+        self.growth = base.growth
+
+    def _value(self, e: FloatArray) -> FloatArray:
+        return self._base._value(-e)
+
+    def _antiderivative(self, x: FloatArray) -> FloatArray | None:
+        f = self._base._antiderivative(-x)
+        return None if f is None else -f
+
+    def __repr__(self) -> str:
+        return f"{self._base!r}.mirrored()"

@@ -1,4 +1,4 @@
-"""A user's own cost ([`Custom`][Custom]) and the mirror image of any cost."""
+"""A user's own cost ([`Custom`][Custom])."""
 
 from __future__ import annotations
 
@@ -130,23 +130,3 @@ class Custom(Cost):
             f"Custom(name={self._label!r}, symmetric={self.symmetric}, "
             f"nondecreasing={self.nondecreasing})"
         )
-
-
-class _Mirrored(Cost):
-    """``e ↦ c(−e)``."""
-
-    def __init__(self, base: Cost) -> None:
-        self._base = base
-        self.symmetric = base.symmetric
-        self.nondecreasing = base.nondecreasing
-        self.growth = base.growth
-
-    def _value(self, e: FloatArray) -> FloatArray:
-        return self._base._value(-e)
-
-    def _antiderivative(self, x: FloatArray) -> FloatArray | None:
-        f = self._base._antiderivative(-x)
-        return None if f is None else -f
-
-    def __repr__(self) -> str:
-        return f"{self._base!r}.mirrored()"

@@ -2,5 +2,10 @@
 
 - [`optmech.interop.opendp`][optmech.interop.opendp]: any optmech noise or count mechanism as an
   OpenDP ``Measurement`` whose privacy map is the certified guarantee
-  (``pip install optmech[opendp]``).
+  (``pip install optmech[opendp]``); [`to_opendp`][optmech.interop.to_opendp] dispatches on the
+  object's self-description.
 """
+
+from optmech.interop.opendp import to_opendp
+
+__all__ = ["to_opendp"]

@@ -13,7 +13,20 @@ OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts th
 * **privacy map** — the *certified* guarantee, never the requested one: for pure ε-DP,
   ``d_in ↦ ε·⌈d_in/Δ⌉`` (a shift of ``d_in ≤ kΔ`` is ``k`` shifts within the certified
   sensitivity ``Δ``; group privacy); for (ε, δ), ``(ε, δ)`` for ``d_in ≤ Δ`` and an error
-  beyond (no group-privacy bound is claimed).
+  beyond (no group-privacy bound is claimed); for ρ-zCDP, OpenDP's
+  ``zero_concentrated_divergence`` with ``d_in ↦ ρ·⌈d_in/Δ⌉²`` (the group privacy of zCDP,
+  Bun & Steinke 2016). Guarantees OpenDP has no measure for here (μ-GDP, Rényi DP at given
+  orders, a privacy profile) become an approximate-DP measurement at the certified profile:
+  the map is ``(ε, δ)`` for ``d_in ≤ Δ``, with ``δ`` the ``delta`` asked for (default: a
+  profile's smallest positive δ_j, else ``DEFAULT_DELTA``) and ``ε`` the least ε
+  at which the certified profile of the noise
+  ([`privacy_profile`][optmech.certify.profiles.privacy_profile]) is at most ``δ``, found on a
+  grid to about 1e-6 of its range and rounded up.
+
+The measurement is built from the object's self-description
+([`PrivacySource`][optmech.mechanisms.description.PrivacySource]): its kind, samplers and claim.
+The families' ``to_opendp()`` methods reach this function through the registry of
+``optmech._bridges`` (this module registers it on import), so they return the same measurement.
 
 OpenDP asks for its ``contrib`` and ``honest-but-curious`` features to build a measurement from
 Python callbacks: [`to_opendp`][to_opendp] enables both (the map is optmech's certificate, the
@@ -25,6 +38,8 @@ Examples
 >>> m = optmech.Geometric(epsilon=1.0).to_opendp()
 >>> m.map(1)
 1.0
+>>> to_opendp(optmech.Geometric(epsilon=1.0)).map(2)
+2.0
 >>> isinstance(m(10), int)
 True
 """
@@ -36,9 +51,27 @@ import secrets
 from fractions import Fraction
 from typing import Any
 
-from optmech._validation import check_flag, describe
+import numpy as np
 
-__all__ = ["to_opendp"]
+from optmech._bridges import register
+from optmech._validation import check_flag, check_real, describe
+from optmech.certify.noise import certify_noise
+from optmech.certify.profiles import privacy_profile
+from optmech.mechanisms.description import PrivacySource, SourceKind, source_of
+from optmech.privacy import ZCDP, ApproxDP, PrivacyProfile, PureDP
+
+__all__ = ["DEFAULT_DELTA", "to_opendp"]
+
+#: The δ of the approximate-DP measurement of a μ-GDP or Rényi-DP noise, unless asked otherwise.
+DEFAULT_DELTA = 1e-6
+
+_ONE_D = (
+    SourceKind.LAPLACE,
+    SourceKind.GAUSSIAN,
+    SourceKind.PIECEWISE,
+    SourceKind.GRID,
+    SourceKind.THEOREM,
+)
 
 
 def _opendp() -> Any:
@@ -50,33 +83,65 @@ def _opendp() -> Any:
     return dp
 
 
-def _certified(noise: Any) -> tuple[float, float]:
-    """``(ε, δ)`` of the law the measurement samples, at the noise's sensitivity.
-
-    Tabulated noise (a design, or any ``LatticeNoise``) is certified from its stored numbers by
-    the independent certifier ([`optmech.certify.certify_noise`][optmech.certify.certify_noise]):
-    pure ε, or δ at the claimed ε for an (ε, δ) noise. Its exact sampler draws the stored
-    numbers divided by their exact sum ``T`` (1 up to float rounding): ratios, hence ε, are
-    unchanged, and δ is divided by ``T`` (rounded up). A closed-form lattice family is sampled
-    exactly at its own law, so its theorem's guarantee (``noise.privacy``) holds as it is.
-    """
-    from optmech.privacy import ApproxDP
-
-    if not callable(getattr(noise, "grid_description", None)):
-        return float(noise.privacy.epsilon), float(noise.privacy.delta)
-    from optmech.certify import certify_noise
-
-    certificate = certify_noise(noise)
-    if not isinstance(noise.privacy, ApproxDP):
-        return float(certificate.epsilon), 0.0
+def _scaled_delta(noise: Any, delta: float) -> float:
+    """δ of the law the exact sampler draws: the stored numbers divided by their exact sum
+    ``T`` (1 up to float rounding), so δ/T, rounded up."""
     total = getattr(noise, "exact_total", None)
-    delta = float(certificate.delta)
-    if total is not None and delta > 0:
-        scaled = Fraction(delta) / total
-        delta = float(scaled)
-        if Fraction(delta) < scaled:
-            delta = math.nextafter(delta, math.inf)
-    return float(noise.privacy.epsilon), delta
+    if total is None or delta == 0:
+        return delta
+    scaled = Fraction(delta) / total
+    out = float(scaled)
+    return math.nextafter(out, math.inf) if Fraction(out) < scaled else out
+
+
+def _epsilon_at(noise: Any, delta: float) -> float:
+    """The least ε (to about 1e-6 of the search range, rounded up) whose certified δ(ε) is at
+    most ``delta``: the profile is non-increasing, and each grid value is certified."""
+
+    def profile(eps: Any) -> Any:
+        return np.asarray(privacy_profile(noise, eps), dtype=float)
+
+    if float(profile(0.0)) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while float(profile(hi)) > delta:
+        lo, hi = hi, 2.0 * hi
+        if hi > 2.0**14:
+            raise ValueError(
+                f"no ε up to {2.0**14:g} has a certified δ(ε) ≤ {delta:g}: the noise is not "
+                f"(ε, {delta:g})-DP (e.g. a finite support); pass a larger `delta`."
+            )
+    for _ in range(4):
+        grid = np.linspace(lo, hi, 33)
+        k = int(np.argmax(profile(grid) <= delta))  # the first grid point that passes
+        lo, hi = float(grid[k - 1]), float(grid[k])
+    return hi
+
+
+def _certified(noise: Any, src: PrivacySource, delta: float | None) -> tuple[str, tuple]:
+    """The certified guarantee of the law the measurement samples, as (measure, numbers).
+
+    A closed form is sampled exactly at its own law: its theorem's guarantee holds as it is.
+    Stored numbers are certified by
+    [`certify_noise`][optmech.certify.noise.certify_noise] under the guarantee they claim.
+    """
+    claim = src.guarantee
+    if not src.tabulated:
+        if isinstance(claim, PureDP):
+            return "pure", (claim.epsilon,)
+        return "approx", (claim.epsilon, claim.delta)
+    if isinstance(claim, PureDP):
+        return "pure", (certify_noise(noise).epsilon,)
+    if isinstance(claim, ApproxDP):
+        found = certify_noise(noise).delta
+        assert found is not None
+        return "approx", (claim.epsilon, _scaled_delta(noise, float(found)))
+    if isinstance(claim, ZCDP):
+        return "zcdp", (float(certify_noise(noise).value),)
+    if delta is None:
+        positive = [d for d in getattr(claim, "deltas", ()) if d > 0]
+        delta = min(positive) if isinstance(claim, PrivacyProfile) and positive else DEFAULT_DELTA
+    return "approx", (_epsilon_at(noise, delta), delta)
 
 
 def _pure_map(epsilon: float, sensitivity: float) -> Any:
@@ -85,6 +150,16 @@ def _pure_map(epsilon: float, sensitivity: float) -> Any:
         if not d >= 0:
             raise ValueError(f"d_in must be a distance ≥ 0; got {d_in!r}.")
         return epsilon * math.ceil(d / sensitivity)
+
+    return privacy_map
+
+
+def _zcdp_map(rho: float, sensitivity: float) -> Any:
+    def privacy_map(d_in: Any) -> float:
+        d = float(d_in)
+        if not d >= 0:
+            raise ValueError(f"d_in must be a distance ≥ 0; got {d_in!r}.")
+        return rho * math.ceil(d / sensitivity) ** 2
 
     return privacy_map
 
@@ -102,76 +177,90 @@ def _approx_map(epsilon: float, delta: float, sensitivity: float) -> Any:
     return privacy_map
 
 
-def _noise_measurement(noise: Any, float_sampling: bool) -> Any:
+def _measure(dp: Any, kind: str, numbers: tuple, sensitivity: float) -> tuple[Any, Any]:
+    if kind == "pure":
+        return dp.max_divergence(), _pure_map(numbers[0], sensitivity)
+    if kind == "zcdp":
+        return dp.zero_concentrated_divergence(), _zcdp_map(numbers[0], sensitivity)
+    epsilon, delta = numbers
+    if delta == 0.0:
+        return dp.max_divergence(), _pure_map(epsilon, sensitivity)
+    return dp.approximate(dp.max_divergence()), _approx_map(epsilon, delta, sensitivity)
+
+
+def _noise_measurement(noise: Any, src: PrivacySource, float_sampling: bool, delta: Any) -> Any:
     dp = _opendp()
-    lattice = callable(getattr(noise, "sample_exact", None))
-    if not lattice and not float_sampling:
+    exact = src.sample_exact
+    if exact is None and not float_sampling:
         raise ValueError(
-            f"{type(noise).__name__} is continuous noise: it can only be sampled in floating "
+            f"{src.family} is continuous noise: it can only be sampled in floating "
             "point, whose rounding leaks (Mironov 2012). Pass float_sampling=True to wrap it "
             "anyway, or design lattice noise (design_noise(..., integer=True))."
         )
-    epsilon, delta = _certified(noise)
-    sensitivity = float(noise.sensitivity)
+    kind, numbers = _certified(noise, src, delta)
     system = secrets.SystemRandom()
-    if lattice:
+    release: Any
+    out: Any
+    if exact is not None:
         space = (dp.atom_domain(T="i64"), dp.absolute_distance(T="i64"))
 
-        def release(x: int) -> int:
-            return int(x) + int(noise.sample_exact(rng=system))
+        def release_int(x: int) -> int:
+            return int(x) + int(exact(rng=system))
 
-        kind: Any = "i64"
+        release, out = release_int, "i64"
     else:
         space = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
+        draw = src.sample_float
+        assert draw is not None
 
-        def release(x: float) -> float:
-            return float(x) + float(noise.rvs())
+        def release_float(x: float) -> float:
+            return float(x) + float(draw())
 
-        kind = float
-    if delta == 0.0:
-        measure, privacy_map = dp.max_divergence(), _pure_map(epsilon, sensitivity)
-    else:
-        measure = dp.approximate(dp.max_divergence())
-        privacy_map = _approx_map(epsilon, delta, sensitivity)
-    return dp.m.make_user_measurement(*space, measure, release, privacy_map, TO=kind)
+        release, out = release_float, float
+    measure, privacy_map = _measure(dp, kind, numbers, src.sensitivity)
+    return dp.m.make_user_measurement(*space, measure, release, privacy_map, TO=out)
 
 
-def _mechanism_measurement(user: Any) -> Any:
-    from optmech.graphs import is_path_graph
-
-    if not (is_path_graph(user.setting.graph) and user.setting.is_count_query):
+def _mechanism_measurement(src: PrivacySource) -> Any:
+    matrix = src.matrix
+    assert matrix is not None
+    if not matrix.count_query:
         raise ValueError(
             "to_opendp() wraps count-query mechanisms (the path graph, outputs 0..n): OpenDP's "
             "absolute distance between answers is then the neighbour relation."
         )
     dp = _opendp()
     system = secrets.SystemRandom()
-    n = user.mechanism.shape[0] - 1
+    n = matrix.mechanism.shape[0] - 1
 
     def release(x: int) -> int:
         if not 0 <= int(x) <= n:
             raise ValueError(f"the count must be in 0..{n}; got {x!r}.")
-        return int(user.sample(int(x), rng=system))
+        return int(matrix.sample(int(x), system))
 
     return dp.m.make_user_measurement(
         dp.atom_domain(T="i64"),
         dp.absolute_distance(T="i64"),
         dp.max_divergence(),
         release,
-        _pure_map(user.sampled_epsilon(), 1.0),
+        _pure_map(matrix.sampled_epsilon(), 1.0),
         TO="i64",
     )
 
 
-def to_opendp(obj: Any, *, float_sampling: bool = False) -> Any:
+def to_opendp(obj: Any, *, float_sampling: bool = False, delta: float | None = None) -> Any:
     """An OpenDP ``Measurement`` releasing with ``obj`` (module docstring).
 
     Parameters
     ----------
-    obj : NoiseDistribution or UserMechanism
-        Additive noise (closed-form or designed), or a count mechanism of a user LP.
+    obj : noise or mechanism result
+        Anything that describes itself (``privacy_source()``): 1-D additive noise (closed-form
+        or designed, under any guarantee), or a count mechanism of a user LP.
     float_sampling : bool
         Allow continuous noise, sampled in floating point (see the module docstring).
+    delta : float, optional
+        The δ of the approximate-DP measurement of a μ-GDP, Rényi-DP or profile noise, in
+        (0, 1) (module docstring); ignored otherwise.
 
     Returns
     -------
@@ -185,13 +274,21 @@ def to_opendp(obj: Any, *, float_sampling: bool = False) -> Any:
     ValueError
         Continuous noise without ``float_sampling=True``, or a mechanism that is not a count
         query's.
+    TypeError
+        An object that does not describe itself, or noise in more than one dimension.
     """
     float_sampling = check_flag("float_sampling", float_sampling)
-    from optmech.lp.user.result import UserMechanism
-    from optmech.mechanisms.base import NoiseDistribution
+    if delta is not None:
+        delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    src = source_of(obj)
+    if src is not None and src.kind == SourceKind.MATRIX:
+        return _mechanism_measurement(src)
+    if src is not None and src.kind in _ONE_D and src.dimension == 1:
+        return _noise_measurement(obj, src, float_sampling, delta)
+    raise TypeError(
+        "`obj` must be an optmech noise on the line or a UserMechanism (an object whose "
+        f"privacy_source() describes it); got {describe(obj)}."
+    )
 
-    if isinstance(obj, UserMechanism):
-        return _mechanism_measurement(obj)
-    if isinstance(obj, NoiseDistribution):
-        return _noise_measurement(obj, float_sampling)
-    raise TypeError(f"`obj` must be an optmech noise or a UserMechanism; got {describe(obj)}.")
+
+register("to_opendp", to_opendp)

@@ -39,6 +39,11 @@ __all__ = [
     "table_support",
 ]
 
+#: Relative accuracy required of the default quadrature of a moment or an entropy.
+QUAD_RTOL = 1e-10
+#: Largest number of integers the default moment/entropy of a pmf sums.
+MAX_TERMS = 10_000_000
+
 
 def polylog_negative(m: int, ratio: float) -> float:
     """``Σ_{k≥0} ratio^k k^m`` (``0⁰ = 1``) for ``0 ≤ ratio < 1``: Eulerian closed form."""
@@ -170,8 +175,6 @@ def numeric_expectation(noise: Any, fn: Any, what: str) -> float:
     See [`optmech.mechanisms.statistics`][optmech.mechanisms.statistics] for the pieces, the
     accepted error and the truncation of a pmf.
     """
-    from optmech.mechanisms.statistics import MAX_TERMS, QUAD_RTOL
-
     if noise.discrete:
         low = float(noise.ppf(1e-300))
         high = float(noise.isf(1e-300))

@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from optmech._bridges import bridge
 from optmech._floats import FloatArray
 from optmech._validation import check_rng, check_size
 from optmech.costs import Cost, as_cost
 from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _log, _out
+from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.mechanisms.statistics import NoiseStatistics
 from optmech.privacy import ApproxDP, Privacy, PureDP
 
@@ -221,13 +224,50 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
         return html_summary(repr(self), [("guarantee", self.privacy)])
 
-    def to_opendp(self, *, float_sampling: bool = False) -> Any:
+    def to_opendp(self, *, float_sampling: bool = False, **options: Any) -> Any:
         """This noise as an OpenDP measurement releasing ``x + noise``, its privacy map the
-        certified guarantee ([`optmech.interop.opendp.to_opendp`][optmech.interop.opendp.to_opendp];
-        lattice noise is drawn by its exact sampler)."""
-        from optmech.interop.opendp import to_opendp
+        certified guarantee: [`optmech.interop.to_opendp`][optmech.interop.to_opendp]
+        ``(self, ...)`` (lattice noise is drawn by its exact sampler).
 
-        return to_opendp(self, float_sampling=float_sampling)
+        The families do not import `optmech.interop` (it imports them): this method asks the
+        registry ``optmech._bridges`` for the function, which
+        `optmech.interop.opendp` registers when it is imported (the registry imports it on first
+        use). The method and the function return the same measurement.
+
+        Parameters
+        ----------
+        float_sampling : bool, default False
+            Allow continuous noise, sampled in floating point.
+        **options
+            Further keywords of the function (``delta=``).
+        """
+        return bridge("to_opendp")(self, float_sampling=float_sampling, **options)
+
+    # -- self-description (certification, accounting, interop read it) ---------------------
+    def privacy_source(self) -> PrivacySource:
+        """What the privacy of this noise rests on
+        ([`optmech.mechanisms.description.PrivacySource`][optmech.mechanisms.description.PrivacySource]).
+
+        This default describes a family known by its theorem alone (no certifier reads it);
+        the families with a closed-form law, known edges or a table override it.
+        """
+        return self._source(SourceKind.THEOREM)
+
+    def _source(self, kind: SourceKind, **details: Any) -> PrivacySource:
+        """A [`PrivacySource`][optmech.mechanisms.description.PrivacySource] of this noise with
+        its guarantee, sensitivity and samplers, and ``details`` (parameters, grid, ...)."""
+        exact = getattr(type(self), "sample_exact", None)
+        own_exact = exact is not None and exact is not DiscreteNoise.sample_exact
+        return PrivacySource(
+            kind=kind,
+            family=type(self).__name__,
+            guarantee=self.privacy,
+            sensitivity=float(self.sensitivity),
+            discrete=self.discrete,
+            sample_exact=self.sample_exact if own_exact else None,  # type: ignore[attr-defined]
+            sample_float=self.rvs,
+            **details,
+        )
 
     @property
     def epsilon(self) -> float:
@@ -374,6 +414,15 @@ class DiscreteNoise(NoiseDistribution):
         integral = np.isfinite(arr) & (arr == np.round(arr))
         safe = np.where(integral, arr, 0.0)
         return _out(np.where(integral, self._logpmf(safe), -np.inf))
+
+    def _periodic_grid(self, period: int, ratio: float) -> GridDescription:
+        """The exact description of a pmf whose tails repeat one period of ``period`` points
+        times ``ratio`` outwards from ``[0, period)``: the table ``P(0..period−1)``, the periods
+        on each side as tails, and the reach Δ."""
+        p = np.asarray(self.pmf(np.arange(-period, 2 * period)), dtype=np.float64)
+        d = float(self.sensitivity)
+        left, right = (p[:period], ratio), (p[2 * period :], ratio)
+        return GridDescription(p[period : 2 * period], left, right, 0.0, Fraction(d), d, 1.0, True)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone

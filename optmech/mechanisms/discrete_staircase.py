@@ -49,6 +49,7 @@ from optmech._validation import check_int
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms._exact_moments import lerch
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
+from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.mechanisms.exact_sampling import (
     bernoulli,
     bernoulli_exp,
@@ -260,6 +261,17 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)`` for integer queries of sensitivity Δ."""
         return PureDP(self._epsilon)
+
+    # -- self-description -------------------------------------------------------------------
+    def grid_description(self) -> GridDescription:
+        """``P(0..Δ−1)`` with tails repeating a period of Δ points times ``e^−ε``: the pmf
+        exactly, as [`optmech.certify`][optmech.certify] reads it."""
+        return self._periodic_grid(int(self.sensitivity), math.exp(-self._epsilon))
+
+    def privacy_source(self) -> PrivacySource:
+        """The discrete staircase (kind ``grid``, closed form: sampled at its own law)."""
+        parameters = {"epsilon": self._epsilon, "r": self.r}
+        return self._source(SourceKind.GRID, parameters=parameters, grid=self.grid_description())
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact_sampling`).

@@ -46,6 +46,7 @@ from optmech._validation import check_real, describe
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.privacy import ApproxDP
 
 __all__ = ["Gaussian", "analytic_gaussian_delta"]
@@ -210,6 +211,12 @@ class Gaussian(_SymmetricNoise, ContinuousNoise):
     def privacy(self) -> ApproxDP:
         """``ApproxDP(ε, δ)`` for queries of sensitivity `sensitivity`."""
         return ApproxDP(self._epsilon, self._delta)
+
+    # -- self-description -------------------------------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """The Gaussian law ``N(0, σ²)``: closed-form profile (μ-GDP with ``μ = Δ/σ``) and
+        divergences (kind ``gaussian``)."""
+        return self._source(SourceKind.GAUSSIAN, parameters={"sigma": self.sigma})
 
     def __repr__(self) -> str:
         return _keyword_repr(

@@ -43,6 +43,7 @@ from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms._exact_moments import lerch
 from optmech.mechanisms.base import DiscreteNoise, _keyword_repr, _SymmetricNoise
+from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.mechanisms.exact_sampling import draw_many, geometric_exp, two_sided
 from optmech.mechanisms.laplace import _power_law, arithmetic_as_value_error, quiet_overflow
 from optmech.mechanisms.staircase import EPSILON_MAX, EPSILON_MIN
@@ -108,6 +109,18 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)`` for integer queries of sensitivity Δ."""
         return PureDP(self._epsilon)
+
+    # -- self-description -------------------------------------------------------------------
+    def grid_description(self) -> GridDescription:
+        """``P(0)`` with tails of one point and ratio `beta` each side: the pmf exactly, as
+        [`optmech.certify`][optmech.certify] reads it."""
+        return self._periodic_grid(1, self.beta)
+
+    def privacy_source(self) -> PrivacySource:
+        """The two-sided geometric law (kind ``grid``, closed form: sampled at its own law)."""
+        return self._source(
+            SourceKind.GRID, parameters={"beta": self.beta}, grid=self.grid_description()
+        )
 
     def __repr__(self) -> str:
         return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity)

@@ -53,6 +53,7 @@ The staircase with γ = 1/4 (Geng & Viswanath 2016, Thm. 3) on the partition
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ from optmech._validation import check_int, check_real, check_real_array, check_t
 from optmech.costs import Cost
 from optmech.mechanisms._exact_moments import Cells, Table, TableStatistics
 from optmech.mechanisms.base import ContinuousNoise
+from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["GradedNoise", "anchored_integrals"]
@@ -292,6 +294,28 @@ class GradedNoise(TableStatistics, ContinuousNoise):
             "left_tail": self.left_tail,
             "right_tail": self.right_tail,
         }
+
+    def grid_description(self) -> GridDescription:
+        """The densities, their tails and the cell reach ``m`` (exact): the numbers whose ratios
+        ε-DP constrains on a periodic partition (module text), as a
+        [`GridDescription`][optmech.mechanisms.description.GridDescription] with
+        ``equal_cells=False`` (only the pure ε is read from it)."""
+        return GridDescription(
+            self._dens.copy(),
+            self.left_tail,
+            self.right_tail,
+            0.0,
+            Fraction(self._m),
+            self.sensitivity,
+            None,
+            discrete=False,
+            equal_cells=False,
+        )
+
+    def privacy_source(self) -> PrivacySource:
+        """A table of densities on a graded periodic grid, stored: certify its pure ε from
+        [`grid_description`][grid_description]."""
+        return self._source(SourceKind.GRID, tabulated=True, grid=self.grid_description())
 
     @property
     def is_symmetric(self) -> bool:

@@ -48,6 +48,7 @@ from optmech._scipy import integrate
 from optmech._validation import check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.privacy import PureDP
 
 __all__ = ["QUAD_RTOL", "Laplace"]
@@ -180,6 +181,12 @@ class Laplace(_SymmetricNoise, ContinuousNoise):
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ``."""
         return PureDP(self._epsilon)
+
+    # -- self-description -------------------------------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """The Laplace law of scale `scale`: closed-form profile and divergences (kind
+        ``laplace``)."""
+        return self._source(SourceKind.LAPLACE, parameters={"scale": self.scale})
 
     def __repr__(self) -> str:
         return _keyword_repr(self, epsilon=self._epsilon, sensitivity=self.sensitivity)

@@ -23,7 +23,8 @@ position in the cell).
 
 The ``privacy`` given to the constructor is the guarantee *claimed*; it is not checked here.
 [`optmech.certify.noise.certify_noise`][optmech.certify.noise.certify_noise] certifies it from the
-numbers alone (it reads `grid_description`), and [`optmech.design_noise`][optmech.design_noise] only
+numbers alone (it reads the [`GridDescription`][optmech.mechanisms.description.GridDescription] of
+`grid_description`), and [`optmech.design_noise`][optmech.design_noise] only
 hands out certified noise.
 
 Examples
@@ -60,7 +61,6 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import (
     check_int,
-    check_privacy,
     check_real,
     check_real_array,
     check_tail,
@@ -69,8 +69,9 @@ from optmech.costs import Cost
 from optmech.mechanisms._exact_moments import Cells, Table, TableStatistics
 from optmech.mechanisms._grid_law import GridLaw
 from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise
+from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.mechanisms.exact_sampling import draw_many, lattice_draw
-from optmech.privacy import Privacy
+from optmech.privacy import Privacy, check_privacy
 
 __all__ = ["LatticeNoise", "PiecewiseConstantNoise"]
 
@@ -97,6 +98,17 @@ class _TabulatedMixin:
         """The guarantee claimed at construction (certify it with
         [`optmech.certify.noise`][optmech.certify.noise])."""
         return self._privacy
+
+    def grid_description(self) -> GridDescription:  # implemented by each family
+        raise NotImplementedError
+
+    def privacy_source(self) -> PrivacySource:
+        """A table on a grid with geometric tails, its numbers stored: certify them
+        ([`PrivacySource`][optmech.mechanisms.description.PrivacySource] of kind ``grid``,
+        tabulated)."""
+        return self._source(  # type: ignore[attr-defined, no-any-return]
+            SourceKind.GRID, tabulated=True, grid=self.grid_description()
+        )
 
     @property
     def start(self) -> float:
@@ -221,17 +233,16 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
         """Density on each grid cell (a copy)."""
         return self._law.values.copy()
 
-    def grid_description(self) -> dict[str, Any]:
-        """Masses, reach (``Δ/h`` cells), tails, atom: the input of
-        [`optmech.certify.noise`][optmech.certify.noise]."""
+    def grid_description(self) -> GridDescription:
+        """Cell masses, tails (masses), atom and the exact reach ``Δ/h`` in cells: what
+        [`optmech.certify.noise`][optmech.certify.noise] reads
+        ([`GridDescription`][optmech.mechanisms.description.GridDescription]; its mapping access
+        ``desc["masses"]`` of earlier versions is deprecated)."""
         masses, left, right = self._law.masses()
-        return {
-            "masses": masses,
-            "reach": self.sensitivity / self._law.h,
-            "left_tail": left,
-            "right_tail": right,
-            "atom": self._atom,
-        }
+        reach = Fraction(self.sensitivity) / Fraction(self._law.h)
+        return GridDescription(
+            masses, left, right, self._atom, reach, self.sensitivity, self._law.h, discrete=False
+        )
 
     def __repr__(self) -> str:
         return (
@@ -407,17 +418,14 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
         """Lattice noise has no atom outside its pmf: 0 (for code handling any grid noise)."""
         return 0.0
 
-    def grid_description(self) -> dict[str, Any]:
-        """Masses, reach (Δ points), tails: the input of
-        [`optmech.certify.noise`][optmech.certify.noise]."""
+    def grid_description(self) -> GridDescription:
+        """The pmf, its tails and the reach Δ (points): what
+        [`optmech.certify.noise`][optmech.certify.noise] and
+        [`optmech.certify.profiles`][optmech.certify.profiles] read
+        ([`GridDescription`][optmech.mechanisms.description.GridDescription])."""
         masses, left, right = self._law.masses()
-        return {
-            "masses": masses,
-            "reach": self.sensitivity,
-            "left_tail": left,
-            "right_tail": right,
-            "atom": 0.0,
-        }
+        reach = Fraction(int(self.sensitivity))
+        return GridDescription(masses, left, right, 0.0, reach, self.sensitivity, 1.0, True)
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws of the pmf exactly as stored, by integer and rational arithmetic alone.

@@ -48,6 +48,7 @@ from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real, check_real_array, check_rng, check_size, describe
 from optmech.costs.norm import Norm
 from optmech.costs.vector import VectorCustom, as_vector_cost
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.mechanisms.tails2d import (
     GaugeTail,
     ProductTail,
@@ -181,6 +182,23 @@ class PiecewiseConstantNoise2D(VectorNoise):
             "norm": self.norm,
             "tails": [shape.description(s) for shape, s in self.tails],
         }
+
+    # -- self-description (certification reads it) -------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """Densities on the cells of a box closed by tail shapes, stored: certify them
+        ([`PrivacySource`][optmech.mechanisms.description.PrivacySource] of kind ``grid2d``, its
+        ``grid2d`` the keywords of [`description`][description])."""
+        return PrivacySource(
+            kind=SourceKind.GRID_2D,
+            family=type(self).__name__,
+            guarantee=self.privacy,
+            sensitivity=self.sensitivity,
+            dimension=2,
+            tabulated=True,
+            parameters={"norm": self.norm, "width": self.width},
+            grid2d=self.description(),
+            sample_float=self.rvs,
+        )
 
     def __repr__(self) -> str:
         n = 2 * self.cells

@@ -61,6 +61,7 @@ from optmech._scipy import optimize
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
+from optmech.mechanisms.description import CUT_MASS, PiecewiseDescription, PrivacySource, SourceKind
 from optmech.mechanisms.laplace import (
     Laplace,
     _power_law,
@@ -438,6 +439,23 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ`` (Geng & Viswanath
         2016)."""
         return PureDP(self._epsilon)
+
+    # -- self-description -------------------------------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """A density constant between the edges ``kΔ`` and ``(k + γ)Δ`` (Geng & Viswanath 2016,
+        Thm. 3), cut at the first ``2^jΔ`` with mass beyond below `CUT_MASS` (that mass is
+        stated; its privacy losses are at most ε): kind ``piecewise``."""
+        delta = self.sensitivity
+        k = 1
+        while float(self.sf(k * delta)) > CUT_MASS / 2.0 and k < 10**6:
+            k *= 2
+        base = np.arange(k + 1, dtype=float)
+        edges = np.unique(np.concatenate([base, base[:-1] + self.gamma]) * delta)
+        pieces = PiecewiseDescription(
+            edges, 0.0, 2.0 * float(self.sf(k * delta)), self._epsilon, self.logpdf
+        )
+        parameters = {"epsilon": self._epsilon, "gamma": self.gamma}
+        return self._source(SourceKind.PIECEWISE, parameters=parameters, pieces=pieces)
 
     def __repr__(self) -> str:
         return _keyword_repr(

@@ -77,6 +77,7 @@ from optmech._validation import (
 )
 from optmech.costs.norm import Norm
 from optmech.costs.vector import VectorCustom, as_vector_cost
+from optmech.mechanisms.description import PrivacySource, SourceKind
 from optmech.mechanisms.vector import VectorNoise, keyword_epsilon
 from optmech.privacy import PureDP
 
@@ -508,6 +509,31 @@ class StaircaseND(VectorNoise):
     def privacy(self) -> PureDP:
         """``PureDP(epsilon)`` for shifts in the ball of radius Δ of `norm`."""
         return PureDP(self.certified_epsilon)
+
+    # -- self-description (certification reads it) -------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """Known by its theorem: the ratio bound of [`certified_epsilon`][certified_epsilon] is
+        a proof from the formula, with no float in it (kind ``theorem``)."""
+        parameters = {
+            "epsilon": self.epsilon,
+            "gamma": self.gamma,
+            "norm": self.norm,
+            "dimension": self.dimension,
+        }
+        return PrivacySource(
+            kind=SourceKind.THEOREM,
+            family=type(self).__name__,
+            guarantee=self.privacy,
+            sensitivity=self.sensitivity,
+            dimension=self.dimension,
+            parameters=parameters,
+            sample_float=self.rvs,
+            proof=(
+                "the density is a·b^n(‖x‖/Δ) with step radii Δ apart, so |n(t) − n(t')| ≤ 1 "
+                "for every shift in the ball: ratio ≤ e^ε (Geng, Kairouz, Oh & Viswanath 2015; "
+                "StaircaseND.certified_epsilon)"
+            ),
+        )
 
     # -- density -----------------------------------------------------------------------------
     def _norm_of(self, x: FloatArray) -> FloatArray:

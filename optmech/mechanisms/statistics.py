@@ -41,16 +41,13 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray
 from optmech._validation import check_int, describe
+from optmech.mechanisms._exact_moments import MAX_TERMS, QUAD_RTOL, numeric_expectation
 from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _out
 
 __all__ = ["MAX_ORDER", "MAX_TERMS", "QUAD_RTOL", "NoiseStatistics"]
 
 #: Largest moment order: the series coefficients (Eulerian numbers) stay inside the double range.
 MAX_ORDER = 100
-#: Relative accuracy required of the default quadrature of a moment or an entropy.
-QUAD_RTOL = 1e-10
-#: Largest number of integers the default moment/entropy of a pmf sums.
-MAX_TERMS = 10_000_000
 _MOMENT_CODES = "mvsk"
 _SIGN = np.int64(-0x8000000000000000)
 
@@ -177,8 +174,6 @@ class NoiseStatistics:
         return self._sf(np.floor(x) if self.discrete else x)
 
     def _numeric_expectation(self, fn: Any, what: str) -> float:
-        from optmech.mechanisms._exact_moments import numeric_expectation
-
         return numeric_expectation(self, fn, what)
 
     def _shape(self, n: int) -> float:

@@ -47,6 +47,7 @@ from optmech._scipy import optimize
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, Power, as_cost
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr
+from optmech.mechanisms.description import PiecewiseDescription, PrivacySource, SourceKind
 from optmech.privacy import ApproxDP
 
 __all__ = ["UniformAtom", "uniform_atom_min_cost"]
@@ -135,6 +136,15 @@ class UniformAtom(ContinuousNoise):
     def privacy(self) -> ApproxDP:
         """``ApproxDP(0, δ)`` for queries of sensitivity `sensitivity`."""
         return ApproxDP(0.0, self._delta)
+
+    # -- self-description -------------------------------------------------------------------
+    def privacy_source(self) -> PrivacySource:
+        """A uniform density on ``[−half_width, half_width]`` plus the atom (Geng, Ding, Guo &
+        Kumar 2019): kind ``piecewise``, edges ``0`` and `half_width`."""
+        edges = np.array([0.0, self.half_width])
+        pieces = PiecewiseDescription(edges, float(self.atom), 0.0, 0.0, self.logpdf)
+        parameters = {"half_width": self.half_width, "atom": self.alpha}
+        return self._source(SourceKind.PIECEWISE, parameters=parameters, pieces=pieces)
 
     def __repr__(self) -> str:
         return _keyword_repr(

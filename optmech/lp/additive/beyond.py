@@ -65,7 +65,7 @@ from scipy import special
 from optmech._floats import FloatArray
 from optmech.certify.profiles import (
     certified_mu,
-    certified_rho,
+    certify_rho,
     check_guarantee,
     privacy_profile,
     profile_breakpoints,
@@ -90,6 +90,7 @@ from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
 from optmech.lp.additive.solving import DesignRun, solve_additive
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.solve import SolveInfo
+from optmech.mechanisms.description import GridDescription
 from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
@@ -183,12 +184,10 @@ class _Check(NamedTuple):
     beyond: BeyondCertificate
 
 
-def _description(noise: Any, period: int) -> dict[str, Any]:
+def _description(noise: Any, period: int) -> GridDescription:
     """The noise's masses and tails with the reach ``m`` cells (exact on ℤ; on a uniform grid
     ``Δ/h ≤ m`` and every divergence is linear between whole-cell shifts, so ``m`` is safe)."""
-    desc = dict(noise.grid_description())
-    desc["reach"] = period
-    return desc
+    return noise.grid_description().with_reach(period)
 
 
 def _local_maxima(x: FloatArray, score: FloatArray, above: float) -> tuple[float, ...]:
@@ -202,8 +201,8 @@ def _local_maxima(x: FloatArray, score: FloatArray, above: float) -> tuple[float
     return tuple(float(v) for v in x[idx])
 
 
-def _check_zcdp(g: ZCDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
-    cert = certified_rho(desc, rtol=CERT_RTOL, debug=True)
+def _check_zcdp(g: ZCDP, desc: GridDescription, cuts: Cuts) -> _Check:
+    cert = certify_rho(desc, rtol=CERT_RTOL)
     orders = list(cuts.points)
     renyi = tuple(zip(orders, np.atleast_1d(renyi_divergence(desc, orders)).tolist(), strict=True))
     holds = cert.value <= g.rho
@@ -217,7 +216,7 @@ def _check_zcdp(g: ZCDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
     return _Check(holds, cert.value, new, BeyondCertificate(rho=cert.value, renyi=renyi))
 
 
-def _check_gdp(g: GaussianDP, desc: dict[str, Any], cuts: Cuts) -> _Check:
+def _check_gdp(g: GaussianDP, desc: GridDescription, cuts: Cuts) -> _Check:
     holds = bool(check_guarantee(desc, g, rtol=0.0))
     mu = float(certified_mu(desc, rtol=CERT_RTOL))
     mu = min(mu, g.mu) if holds else mu  # the continuum check passed at μ itself

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -55,7 +55,6 @@ from optmech.lp.additive.repair import envelope_raise, hockey_delta, mixture_rep
 from optmech.lp.additive.solving import DesignRun, cross_check, relatively_wide, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, _top_step_cells, default_periods
 from optmech.lp.solve import SolveInfo, provenance_of
-from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
 from optmech.privacy import PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, Repair, RepairKind
@@ -235,29 +234,16 @@ def design_noise(
 
 
 # -- certification ------------------------------------------------------------------------------
-def _described(noise: GridNoise) -> tuple[FloatArray, Any, Any, float]:
-    """(values, left tail, right tail, atom) of a grid noise, as certification reads them.
-
-    A uniform grid or ℤ: masses (the numbers
-    [`optmech.certify.noise.certify_noise`][optmech.certify.noise.certify_noise] reads); a graded
-    grid: densities — on a partition with unequal widths only densities have the ratios ε-DP
-    constrains ([`optmech.mechanisms.graded`][optmech.mechanisms.graded]).
-    """
-    if isinstance(noise, GradedNoise):
-        return noise.densities, noise.left_tail, noise.right_tail, 0.0
-    desc = noise.grid_description()
-    return desc["masses"], desc["left_tail"], desc["right_tail"], float(desc["atom"])
-
-
 def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, bool]:
     """(pure ε, δ at the requested ε or None, whether ``lp.privacy`` holds exactly).
 
     The cell reach is the grid's ``m`` cells per Δ, exact: a shift by Δ moves a point at most
     ``m`` cells on a Δ-periodic grid ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
     """
-    values, left, right, atom = _described(noise)
+    # The noise's own description: masses on a uniform grid or ℤ, densities on a graded grid (on
+    # unequal cells only densities have the ratios ε-DP constrains, optmech.mechanisms.graded).
     reach = lp.grid.period
-    eps = float(noise_epsilon(values, reach=reach, left_tail=left, right_tail=right, atom=atom))
+    eps = noise_epsilon(noise.grid_description().with_reach(reach))
     privacy = lp.privacy
     if isinstance(privacy, PureDP):
         # The tails' pairs one period apart sit at exactly e^ε (their ratio is e^−ε rounded
@@ -265,7 +251,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
         ok = within_privacy(eps, privacy.epsilon)
         # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
         return eps, (0.0 if ok else None), bool(ok)
-    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
+    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
     delta = hockey_delta(noise, privacy.epsilon, reach)
     return eps, delta, bool(delta <= privacy.delta)
 
@@ -330,15 +316,16 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
         "right_tail": noise.right_tail,
         "privacy": noise.privacy,
     }
-    if isinstance(noise, LatticeNoise):
+    if noise.discrete:
+        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
         return LatticeNoise, {
             **common,
-            "start": int(noise.start),
-            "pmf": noise.probabilities,
-            "period": noise.period,
-            "sensitivity": int(noise.sensitivity),
+            "start": int(lattice.start),
+            "pmf": lattice.probabilities,
+            "period": lattice.period,
+            "sensitivity": int(lattice.sensitivity),
         }
-    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
+    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
     return type(noise), {
         **common,
         "start": noise.start,
@@ -388,7 +375,7 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     if isinstance(privacy, PureDP):
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
-    assert not isinstance(raw, GradedNoise)
+    assert raw.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
     noise, lam = mixture_repair(raw, privacy.epsilon, privacy.delta, reach=lp.grid.period)
     family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)

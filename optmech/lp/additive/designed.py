@@ -268,10 +268,9 @@ class DesignedNoise(RecordViews):
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
-        if isinstance(self, LatticeNoise):
-            return self.points
-        assert isinstance(self, PiecewiseConstantNoise | GradedNoise)
-        return self.edges
+        if self.discrete:  # type: ignore[attr-defined]
+            return self.points  # type: ignore[attr-defined, no-any-return]
+        return self.edges  # type: ignore[attr-defined, no-any-return]
 
     def summary(self) -> dict[str, Any]:
         """The record as a plain dict (see [`DesignRecord`][DesignRecord])."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
 from scipy import ndimage
@@ -59,10 +60,15 @@ def cell_reach(sensitivity: float, width: float) -> int:
     return int(ratio.numerator // ratio.denominator) + (ratio.denominator != 1)
 
 
+def _graded(noise: GridNoise) -> bool:
+    """Whether the noise says its cells are unequal (a graded grid: densities, reach ``m``)."""
+    return not noise.grid_description().equal_cells
+
+
 def _values(noise: GridNoise) -> FloatArray:
-    if isinstance(noise, LatticeNoise):
-        return noise.probabilities
-    return noise.densities
+    if noise.discrete:
+        return cast(LatticeNoise, noise).probabilities
+    return noise.densities  # type: ignore[union-attr]
 
 
 def _rebuild(
@@ -74,8 +80,9 @@ def _rebuild(
     privacy: PureDP | ApproxDP,
 ) -> GridNoise:
     """Same grid, new numbers, normalised to total mass 1."""
-    if isinstance(noise, GradedNoise):
-        w, delta = noise.widths, noise.sensitivity
+    if _graded(noise):
+        graded = cast(GradedNoise, noise)
+        w, delta = graded.widths, graded.sensitivity
         reps = values.size // w.size
         total = delta * (
             float(np.dot(values, np.tile(w, reps)))
@@ -86,19 +93,19 @@ def _rebuild(
         return GradedNoise(
             sensitivity=delta,
             widths=w,
-            first_period=noise.first_period,
+            first_period=graded.first_period,
             densities=values * s,
             left_tail=(left[0] * s, left[1]),
             right_tail=(right[0] * s, right[1]),
             privacy=privacy,
         )
-    h = noise.width
+    h = noise.width  # type: ignore[union-attr]
     total = (
         h * (values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1]))
         + atom
     )
     s = 1.0 / total
-    if isinstance(noise, PiecewiseConstantNoise):
+    if not noise.discrete:
         return PiecewiseConstantNoise(
             start=noise.start,
             width=h,
@@ -122,9 +129,9 @@ def _rebuild(
 
 
 def _reach(noise: GridNoise) -> int:
-    if isinstance(noise, GradedNoise):
+    if _graded(noise):
         return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
-    return cell_reach(noise.sensitivity, noise.width)
+    return cell_reach(noise.sensitivity, noise.width)  # type: ignore[union-attr]
 
 
 def envelope_raise(
@@ -222,15 +229,16 @@ def envelope_repair(
 def _laplace_values(noise: GridNoise, eps_ref: float) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Grid Laplace values at ``eps_ref`` on the grid and on the first period beyond each end."""
     p = noise.period
-    if isinstance(noise, GradedNoise):
-        t = np.concatenate([[0.0], np.cumsum(noise.widths)])
+    if _graded(noise):
+        graded = cast(GradedNoise, noise)
+        t = np.concatenate([[0.0], np.cumsum(graded.widths)])
         mid = (t[:-1] + t[1:]) / 2.0
-        k = noise.first_period + np.arange(noise.num_cells // p + 2) - 1
+        k = graded.first_period + np.arange(noise.num_cells // p + 2) - 1
         pos = ((k[:, None] + mid[None, :]) * noise.sensitivity).reshape(-1)
         vals = np.exp(-eps_ref * np.abs(pos) / noise.sensitivity)
         return vals[p:-p], vals[:p], vals[-p:]
-    h = noise.width
-    centre = 0.0 if isinstance(noise, LatticeNoise) else 0.5
+    h = noise.width  # type: ignore[union-attr]
+    centre = 0.0 if noise.discrete else 0.5
     pos = noise.start / h + np.arange(-p, noise.num_cells + p) + centre
     vals = np.exp(-eps_ref * h * np.abs(pos) / noise.sensitivity)
     return vals[p:-p], vals[:p], vals[-p:]
@@ -242,17 +250,7 @@ def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, r
     [`optmech.certify.noise.noise_delta`][optmech.certify.noise.noise_delta] on the noise's masses,
     tails and atom, with the cell reach given exactly (the designer certifies with the same call).
     """
-    desc = noise.grid_description()
-    return float(
-        noise_delta(
-            desc["masses"],
-            epsilon=epsilon,
-            reach=reach,
-            left_tail=desc["left_tail"],
-            right_tail=desc["right_tail"],
-            atom=desc["atom"],
-        )
-    )
+    return noise_delta(noise.grid_description().with_reach(reach), epsilon=epsilon)
 
 
 def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> GridNoise:
@@ -270,7 +268,9 @@ def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> Gr
 
 
 def _width(noise: GridNoise) -> float:
-    return noise.sensitivity / noise.period if isinstance(noise, GradedNoise) else noise.width
+    if _graded(noise):
+        return noise.sensitivity / noise.period
+    return noise.width  # type: ignore[union-attr]
 
 
 def mixture_repair(

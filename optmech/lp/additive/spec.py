@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from optmech._validation import check_flag, check_int, check_privacy, check_real, describe
+import optmech.privacy as guarantees
+from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.costs import Cost, as_cost
 from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
@@ -306,7 +307,7 @@ class AdditiveSpec:
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        privacy = check_privacy(self.privacy, beyond=True)
+        privacy = guarantees.check_privacy(self.privacy, beyond=True)
         if isinstance(privacy, PureDP | ApproxDP):
             pure = isinstance(privacy, PureDP)
             check_real(

@@ -16,8 +16,11 @@ from typing import Any
 import numpy as np
 
 from optmech._floats import FloatArray, IntArray
+from optmech.graphs import is_path_graph
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
+from optmech.mechanisms.description import MatrixDescription, PrivacySource, SourceKind
+from optmech.privacy import PureDP
 from optmech.provenance import Provenance, ProvenanceFields, Repair
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
@@ -162,6 +165,26 @@ class UserMechanism(_Provenanced):
         excess = float(max(totals) / min(totals) - 1)  # log(1 + x) ≤ x
         return math.nextafter(
             float(self.certified_epsilon) + math.nextafter(excess, math.inf), math.inf
+        )
+
+    def privacy_source(self) -> PrivacySource:
+        """This result described as a mechanism matrix over its graph (kind ``matrix``), as
+        certification and `optmech.interop` read it."""
+        matrix = MatrixDescription(
+            self.mechanism,
+            self.setting.graph,
+            is_path_graph(self.setting.graph) and self.setting.is_count_query,
+            lambda x, rng: self.sample(x, rng=rng),
+            self.sampled_epsilon,
+        )
+        return PrivacySource(
+            kind=SourceKind.MATRIX,
+            family=type(self).__name__,
+            guarantee=PureDP(self.epsilon),
+            sensitivity=1.0,
+            discrete=True,
+            tabulated=True,
+            matrix=matrix,
         )
 
     def to_opendp(self) -> Any:
