@@ -32,6 +32,11 @@ REPEATS = 1
 TIMED = ("total", "build", "compile", "solve", "certify", "wall_with_startup", "peak_rss_mb")
 
 
+def repeats() -> int:
+    """Runs of every case (`REPEATS`, set by [`set_repeats`][set_repeats])."""
+    return REPEATS
+
+
 def set_repeats(runs: int) -> None:
     """Run every case ``runs`` times (at least 1)."""
     global REPEATS
@@ -122,14 +127,19 @@ def run_case(module: str, func: str, timeout: float, **kwargs: Any) -> dict[str,
     return run_cases([(module, func, kwargs)], timeout)[0]
 
 
-def median_seconds(fn: Callable[[], object], repeat: int) -> float:
-    """Median wall time of ``repeat`` calls of ``fn``."""
+def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(min, median) wall time of ``repeat`` calls of ``fn``."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return min(times), statistics.median(times)
+
+
+def median_seconds(fn: Callable[[], object], repeat: int) -> float:
+    """Median wall time of ``repeat`` calls of ``fn``."""
+    return timings(fn, repeat)[1]
 
 
 def fmt_field(row: dict[str, Any], key: str, fmt: str = ".2f") -> str:
