@@ -1,4 +1,5 @@
-"""``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...] [--timeout S]``.
+"""``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...] [--timeout S] [--repeat N]
+[--page PATH]``.
 
 Writes ``DIR/benchmarks.json`` (every row, with the machine load) and ``DIR/benchmarks.md``
 (the tables of docs/performance.md). ``--quick`` uses small sizes (a couple of minutes);
@@ -272,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="runs of every case, alternated (default 3)"
     )
+    parser.add_argument(
+        "--page", default=None, help="also write the performance page (docs/performance.md)"
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
     set_repeats(args.repeat)
@@ -289,12 +293,19 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(f"benchmarks.{name}")
         report["rows"] += module.run(args.quick, timeout)
     report["load_end"] = load()
+    report["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as fh:
         json.dump(report, fh, indent=2, default=str)
     with open(os.path.join(args.out, "benchmarks.md"), "w") as fh:
         fh.write(markdown(report))
     print(f"wrote {args.out}/benchmarks.json and {args.out}/benchmarks.md")
+    if args.page:
+        from benchmarks.page import render
+
+        with open(args.page, "w", encoding="utf-8") as fh:
+            fh.write(render(report))
+        print(f"wrote {args.page}")
     return 0
 
 
