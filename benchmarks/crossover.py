@@ -115,10 +115,9 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     return rows
 
 
-def _one(eps: float, m: int, cost: str, timeout: float) -> dict[str, Any]:
-    cases = [
-        (MODULE, "design_case", {"eps": eps, "m": m, "cost": cost, "solver": s}) for s in SOLVERS
-    ]
+def _one(eps: float, m: int, cost: str, periods: int | None, timeout: float) -> dict[str, Any]:
+    kwargs = {"eps": eps, "m": m, "cost": cost, "periods": periods}
+    cases = [(MODULE, "design_case", {**kwargs, "solver": s}) for s in SOLVERS]
     highs, clarabel = run_cases(cases, timeout)
     row: dict[str, Any] = {"section": "crossover", "kind": "case", "cost": cost, "epsilon": eps}
     row["m"] = m

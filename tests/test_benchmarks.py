@@ -164,3 +164,17 @@ def test_crossover_is_the_size_from_which_clarabel_stays_faster() -> None:
     assert crossover.crossover(rows((100, 1.5), (200, 0.9), (400, 1.1), (800, 0.5))) == 800
     assert crossover.crossover(rows((800, 0.5), (100, 0.9), (200, 0.8))) == 100
     assert crossover.crossover(rows((100, 0.5), (200, 1.2))) is None
+
+
+def test_crossover_row_pairs_the_two_solvers_on_one_lp() -> None:
+    """Both solvers' certified intervals contain the LP's optimum, so they overlap, and the two
+    certified values agree to the wider interval's width."""
+    row = crossover._one(1.0, 4, "abs", None, 120.0)
+    assert row["highs_status"] in SOLVED and row["clarabel_status"] in SOLVED
+    assert row["intervals_overlap"] is True
+    width = (
+        max(row[f"{s}_value"] - row[f"{s}_lower_bound"] for s in ("highs", "clarabel"))
+        / row["highs_value"]
+    )
+    assert abs(row["value_gap"]) <= width + 1e-12
+    assert row["variables"] > 0 and row["clarabel_over_highs"] > 0

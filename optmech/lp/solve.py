@@ -221,7 +221,7 @@ SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     # repair). Above, HiGHS slows sharply (m = 1000, 5 periods: 43 s vs 1.4 s) and Clarabel's
     # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
     # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
-    "additive": (15_000, "HIGHS", "CLARABEL"),
+    "additive": (1_000, "HIGHS", "CLARABEL"),
     # 2-D additive LPs (optmech.lp.additive2d: window rows over the cells' orbits, many more
     # rows than variables), measured on 2 shared cores (benchmarks/additive2d.py): HiGHS is
     # faster and exact where Clarabel ends with a wide certified interval (ℓ∞ ball, ε = 1,
