@@ -80,13 +80,13 @@ def crossover(rows: list[dict[str, Any]]) -> int | None:
 
 #: (cost, ε, periods or None for the default, resolutions) of each group of the full mode.
 GROUPS: tuple[tuple[str, float, int | None, tuple[int, ...]], ...] = (
-    ("abs", 0.5, None, (25, 50, 100, 200, 300, 400)),
-    ("abs", 1.0, None, (25, 50, 100, 200, 300, 400)),
-    ("abs", 3.0, None, (25, 50, 100, 200, 300, 400)),
-    ("squared", 1.0, None, (25, 50, 100, 200, 300, 400)),
-    ("squared", 3.0, None, (25, 50, 100, 200, 300, 400)),
-    ("abs", 1.0, 20, (5, 10, 25, 50, 100, 200)),
-    ("squared", 1.0, 20, (5, 10, 25, 50, 100, 200)),
+    ("abs", 0.5, None, (25, 100, 200, 400)),
+    ("abs", 1.0, None, (25, 100, 200, 400)),
+    ("abs", 3.0, None, (25, 100, 200, 400)),
+    ("squared", 1.0, None, (25, 100, 200, 400)),
+    ("squared", 3.0, None, (25, 100, 200, 400)),
+    ("abs", 1.0, 20, (5, 25, 50, 200)),
+    ("squared", 1.0, 20, (5, 25, 50, 200)),
 )
 QUICK_GROUPS: tuple[tuple[str, float, int | None, tuple[int, ...]], ...] = (
     ("abs", 1.0, None, (25, 100, 200)),

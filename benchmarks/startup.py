@@ -4,7 +4,7 @@ Every command runs as its own process, alternately with the others (A B C ... A 
 is timed from launch to exit. Commands:
 
 * the interpreter alone, ``import numpy``, ``import cvxpy``, ``import scipy.sparse, highspy``;
-* the closed-form command ``optmech staircase --epsilon 1``;
+* the closed-form command ``optmech staircase --epsilon 1``, and ``optmech verify --quick``;
 * per LP kind — the GRS user LP (uniform prior on {0..n}, |e| loss, ε = 0.5, n = 30) and the
   additive ε-DP LP (|e|, ε = 1, the default grid) — optmech's pipeline, split inside the process
   into imports (cvxpy's own, then optmech's and the solvers'), build, cvxpy compile, solve and
@@ -179,15 +179,15 @@ qif.mechanism.d_privacy.min_loss_given_d(
 def _commands(stem: str) -> dict[str, list[str]]:
     py = sys.executable
     cli = os.path.join(os.path.dirname(py), "optmech")
+    optmech = [cli] if os.path.exists(cli) else [py, "-m", "optmech"]
     tol = _json(HIGHS_TOLERANCES)
     cmds = {
         "python -c pass": [py, "-c", "pass"],
         "import numpy": [py, "-c", "import numpy"],
         "import cvxpy": [py, "-c", "import cvxpy"],
         "import scipy.sparse, highspy": [py, "-c", "import scipy.sparse, highspy"],
-        "optmech staircase --epsilon 1": [cli, "staircase", "--epsilon", "1"]
-        if os.path.exists(cli)
-        else [py, "-m", "optmech", "staircase", "--epsilon", "1"],
+        "optmech staircase --epsilon 1": [*optmech, "staircase", "--epsilon", "1"],
+        "optmech verify --quick": [*optmech, "verify", "--quick"],
         f"user LP n={N_USER}: optmech": [py, "-c", _USER_PIPELINE, str(N_USER), str(EPS_USER)],
         f"user LP n={N_USER}: highspy, no cvxpy": [
             py,

@@ -214,14 +214,18 @@ def default_options(solver: str, kind: ProblemKind = "generic") -> dict[str, Any
 #: choice are in ``docs/performance.md`` and the benchmarks.
 SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     "generic": (50_000, "HIGHS", "CLARABEL"),
-    # Additive-noise LPs (optmech.lp.additive, 2 shared cores, benchmarks/bench_additive.py):
-    # HiGHS returns exact vertices (no repair; integer/(0, δ) optima to ~1e-16) and stays
-    # within ~2x of Clarabel up to ~15k variables (ε-DP m = 100, 20 periods: 2-3 s vs 1-1.5 s);
-    # Clarabel can end "inaccurate" there (e², m = 100: raw ε 2.06, value 4e-7 high after the
-    # repair). Above, HiGHS slows sharply (m = 1000, 5 periods: 43 s vs 1.4 s) and Clarabel's
-    # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
-    # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
-    "additive": (1_000, "HIGHS", "CLARABEL"),
+    # Additive-noise LPs (optmech.lp.additive): the crossover measured by
+    # benchmarks/crossover.py (python -m benchmarks --only crossover; 2 shared cores, each
+    # design 3 times in fresh processes, HiGHS and Clarabel alternated; in-process design time,
+    # median). At the default 3 periods Clarabel is as fast or faster (median at most 1.01x
+    # HiGHS's) from 1,950 variables on in every group (|e|, e²; ε = 0.5, 1, 3; m = 150:
+    # 0.08-0.25 s against 0.15-0.50 s; m = 400, 5,200 variables: 0.30-0.91 s against
+    # 1.2-2.5 s), and faster by under 0.1 s below. At 20
+    # periods HiGHS is faster up to 1,600 variables (m = 25: 0.19 s against 0.29 s) and
+    # Clarabel from 3,200 (m = 200, 12,800 variables: 2.2 s against 11.5 s). HiGHS's vertices
+    # give certified intervals 1e-10 wide where Clarabel's are up to 6e-7; both contain the
+    # other's value in every case. So HiGHS up to 1,800 variables, Clarabel above.
+    "additive": (1_800, "HIGHS", "CLARABEL"),
     # 2-D additive LPs (optmech.lp.additive2d: window rows over the cells' orbits, many more
     # rows than variables), measured on 2 shared cores (benchmarks/additive2d.py): HiGHS is
     # faster and exact where Clarabel ends with a wide certified interval (ℓ∞ ball, ε = 1,
