@@ -10,9 +10,10 @@ certified value and interval. The two designs solve the same LP, so each certifi
 ``[lower_bound, value]`` must contain the other's LP optimum: the rows record the values' gap
 and whether the intervals overlap.
 
-The ``crossover`` rows give, per cost and ε, the number of LP variables from which Clarabel's
-median design time is below HiGHS's at every larger size measured;
-``optmech.lp.solve.SOLVER_POLICY["additive"]`` is set from them.
+The ``crossover`` rows give, per cost, ε and periods, the number of LP variables from which
+Clarabel's median design time is below HiGHS's at every larger size measured; the largest of
+them (the size from which Clarabel was faster in every group) is what
+``optmech.lp.solve.SOLVER_POLICY["additive"]`` is set from.
 """
 
 from __future__ import annotations
@@ -80,13 +81,12 @@ def crossover(rows: list[dict[str, Any]]) -> int | None:
 
 #: (cost, ε, periods or None for the default, resolutions) of each group of the full mode.
 GROUPS: tuple[tuple[str, float, int | None, tuple[int, ...]], ...] = (
-    ("abs", 0.5, None, (25, 100, 200, 400)),
     ("abs", 1.0, None, (25, 100, 200, 400)),
     ("abs", 3.0, None, (25, 100, 200, 400)),
     ("squared", 1.0, None, (25, 100, 200, 400)),
     ("squared", 3.0, None, (25, 100, 200, 400)),
-    ("abs", 1.0, 20, (5, 25, 50, 200)),
-    ("squared", 1.0, 20, (5, 25, 50, 200)),
+    ("abs", 1.0, 20, (5, 25, 50, 100, 200)),
+    ("squared", 1.0, 20, (5, 25, 50, 100, 200)),
 )
 QUICK_GROUPS: tuple[tuple[str, float, int | None, tuple[int, ...]], ...] = (
     ("abs", 1.0, None, (25, 100, 200)),

@@ -117,11 +117,12 @@ def _best(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any] | None:
 
 
 def _secs(row: dict[str, Any] | None, key: str = "total") -> str:
-    if row is None or not isinstance(row.get(key), (int, float)):
+    value = None if row is None else row.get(key, row.get(f"{key}_median"))
+    if row is None or not isinstance(value, (int, float)):
         return "not measured in this run" if row is None else str(row.get("status"))
     low = row.get(f"{key}_min")
     tail = f" (min {low:.3g})" if isinstance(low, (int, float)) else ""
-    return f"{row[key]:.3g} s{tail}"
+    return f"{value:.3g} s{tail}"
 
 
 def targets(rows: list[dict[str, Any]]) -> list[str]:
@@ -204,6 +205,19 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
                 f"highspy without cvxpy {direct['wall_median']:.2f} s "
                 f"({pipe['wall_median'] / direct['wall_median']:.1f}x less)."
             )
+    cuts = [r for r in rows if r["section"] == "crossover" and r.get("kind") == "crossover"]
+    if cuts:
+        from optmech.lp.solve import SOLVER_POLICY
+
+        limit, small, large = SOLVER_POLICY["additive"]
+        known = [r["crossover_variables"] for r in cuts]
+        every = "never in every group" if None in known else f"from {max(known):,} variables"
+        out.append(
+            f"- Additive LP, HiGHS against Clarabel: Clarabel faster in every group measured "
+            f"{every} (per group in the list under the crossover table). The default "
+            f'(`SOLVER_POLICY["additive"]`) in this run: {small} up to {limit:,} variables, '
+            f"{large} above."
+        )
     qif = start.get("user LP n=30: qif")
     pipe = start.get("user LP n=30: optmech")
     if qif and pipe and qif.get("wall_median") and pipe.get("wall_median"):

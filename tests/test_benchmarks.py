@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import benchmarks
-from benchmarks import additive, additive2d, crossover, grs
+from benchmarks import additive, additive2d, crossover, grs, page
 from benchmarks.__main__ import markdown
 from benchmarks._process import run_process
 from optmech.mechanisms.staircase import Staircase
@@ -178,3 +178,22 @@ def test_crossover_row_pairs_the_two_solvers_on_one_lp() -> None:
     )
     assert abs(row["value_gap"]) <= width + 1e-12
     assert row["variables"] > 0 and row["clarabel_over_highs"] > 0
+
+
+def test_the_page_states_its_command_and_every_figure_comes_from_the_rows() -> None:
+    rows = [
+        {"section": "startup", "command": "optmech staircase --epsilon 1", "runs": 3,
+         "wall_min": 0.2, "wall_median": 0.25, "peak_rss_mb": 40.0, "load": 1.0},
+        {"section": "samplers", "sampler": "Staircase.rvs", "epsilon": 1.0, "runs": 3,
+         "samples_per_s": 2e7, "samples_per_s_best": 2.2e7, "limit": "numpy laplace",
+         "ours_over_limit_time": 1.25, "load": 1.0},
+    ]  # fmt: skip
+    report = {"started": "now", "mode": "quick", "load_start": 0.5, "load_end": 0.7,
+              "versions": {"optmech": "test"}, "repeat": 3, "command": "python -m benchmarks",
+              "rows": rows}  # fmt: skip
+    text = page.render(report)
+    assert page.REGENERATE in text and "every case run 3 times" in text
+    # The targets table reads the rows: the closed-form command's median, and "yes" for it.
+    assert "< 0.3 s, whole process | 0.25 s (min 0.2) | yes |" in text
+    assert "at most 1.25x | yes |" in text
+    assert "### Samplers" in text and "### Whole processes of small problems" in text
