@@ -196,10 +196,10 @@ def _squared_cost(eps: Any, gamma: Any, delta: float) -> Any:
 
 
 def _gamma_star_abs(eps: Any) -> Any:
-    """``γ* = 1/(1 + e^(ε/2))`` for ``|x|``, as ``h/(1 + h)`` with ``h = e^(−ε/2) ≤ 1`` (no
-    cancellation, no overflow; numpy only, so the closed forms import no SciPy)."""
-    half = np.exp(-0.5 * np.asarray(eps, dtype=np.float64))
-    return half / (1.0 + half)
+    """``γ* = 1/(1 + e^(ε/2))`` for ``|x|`` (numpy only: the closed forms import no SciPy; an
+    overflowing ``e^(ε/2)`` gives 0)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(0.5 * np.asarray(eps, dtype=np.float64)))
 
 
 def _gamma_star_squared(eps: Any) -> Any:
