@@ -47,7 +47,7 @@ prior = np.full(n + 1, 1.0 / (n + 1))
 loss = np.abs(i[:, None] - i[None, :]).astype(np.float64)
 res = user_lp.bayesian_mechanism(prior, loss, eps)
 t4 = time.perf_counter()
-info = res.info
+info = res.provenance
 print(json.dumps({"numpy": t1 - t0, "cvxpy": t2 - t1, "optmech": t3 - t2, "lp": t4 - t3,
     "compile": info.compile_time, "solve": info.solve_time,
     "build_certify": t4 - t3 - info.compile_time - info.solve_time,
@@ -63,7 +63,8 @@ t1 = time.perf_counter()
 import cvxpy
 t2 = time.perf_counter()
 import optmech
-from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise
+from optmech.lp.additive import AdditiveSpec, build_additive_lp
+design_noise = optmech.design_noise
 import highspy, clarabel
 t3 = time.perf_counter()
 eps = float(sys.argv[1])

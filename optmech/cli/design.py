@@ -129,7 +129,7 @@ def compute(
 ) -> tuple[dict[str, Any], Any, Any]:
     """Design and compare; returns (printed numbers, designed noise, closed-form reference)."""
     from optmech.costs import parse_cost
-    from optmech.lp.additive import design_noise
+    from optmech.lp.design import design_noise
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
     from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
@@ -150,7 +150,7 @@ def compute(
         grid=grid,
         max_memory_gb=max_memory_gb,
     )
-    info = noise.info
+    info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
     ref = (
         ClosedFormReference("none", None, [])
@@ -164,7 +164,7 @@ def compute(
         "sensitivity": info.sensitivity,
         "cost": cost.name,
         "integer": integer,
-        "grid": info.grid,
+        "grid": info.grid_kind,
         "resolution": info.resolution,
         "periods": info.periods,
         "symmetric": symmetric,
@@ -182,7 +182,7 @@ def compute(
         "num_variables": info.num_variables,
         "num_constraints": info.num_constraints,
         "max_violation": info.max_violation,
-        "repair": str(info.repair),
+        "repair": str(info.repair.kind),
         "repair_cost": info.repair_cost,
         "window": info.window,
     }
@@ -236,7 +236,7 @@ def compute_2d(
     """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
     (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
     from optmech.costs.norm import Norm
-    from optmech.lp.additive import design_noise
+    from optmech.lp.design import design_noise
     from optmech.mechanisms.staircase import Staircase
     from optmech.mechanisms.staircase_nd import StaircaseND
     from optmech.privacy import parse_privacy

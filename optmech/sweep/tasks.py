@@ -170,7 +170,7 @@ def design_noise_task(
         solver=solver,
         **options,
     )
-    info = noise.summary()
+    info = noise.to_dict()
     return {
         "value": noise.value,
         "lower_bound": noise.lower_bound,
@@ -179,7 +179,7 @@ def design_noise_task(
         "solver": noise.solver,
         "status": noise.status,
         "solve_time": noise.solve_time,
-        "num_variables": info["num_variables"],
+        "num_variables": info["provenance"]["num_variables"],
         "repair_cost": info["repair_cost"],
     }
 
