@@ -73,10 +73,10 @@ def power_gap(low: FloatArray, width: FloatArray, n: int) -> FloatArray:
 
     Examples
     --------
-    >>> (1e8 + 1e-8) ** 2 - 1e8**2  # the plain difference: every digit lost
-    0.0
-    >>> round(float(power_gap(np.array(1e8), np.array(1e-8), 2)), 12)  # 2e8·1e-8 + 1e-16
-    2.0
+    >>> (3.0 + 1e-12) ** 2 - 3.0**2  # the plain difference keeps four digits of 6e-12 + 1e-24
+    6.000533403494046e-12
+    >>> float(power_gap(np.array(3.0), np.array(1e-12), 2))
+    6.0000000000009995e-12
     """
     top = low + width
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
