@@ -157,6 +157,33 @@ def test_profile_design(integer: bool) -> None:
     assert noise.certified_profile[0][1] <= 1e-2
 
 
+@pytest.mark.parametrize(
+    ("integer", "grid"), [(True, {}), (False, {"resolution": 20, "periods": 3, "grid": "uniform"})]
+)
+def test_profile_with_a_zero_delta_point_is_pure_dp(integer: bool, grid: dict) -> None:
+    """A profile point (ε, 0) is ε-DP: the design meets it, and on the same grid it solves the
+    same LP as the ε-DP design, so the two certified intervals meet. On ℤ (Δ = 1) both contain
+    the two-sided geometric's E|X| = 2b/(1 − b²), b = e^−ε (Geng & Viswanath 2016, the
+    optimum over ε-DP pmfs); its pmf is checked against the geometric's by direct sums."""
+    eps = 1.0
+    noise = design_noise(
+        optmech.PrivacyProfile([eps], [0.0]), sensitivity=1, cost="abs", integer=integer, **grid
+    )
+    pure = design_noise(optmech.PureDP(eps), sensitivity=1, cost="abs", integer=integer, **grid)
+    assert max(noise.lower_bound, pure.lower_bound) <= min(noise.value, pure.value)
+    assert noise.certified_epsilon <= eps * (1 + 1e-9)
+    # δ(ε) certified with outward rounding: zero up to the certificate's own roundoff.
+    assert noise.certified_profile[0][0] == eps and noise.certified_profile[0][1] <= 1e-12
+    if integer:
+        b = math.exp(-eps)
+        geometric = 2 * b / (1 - b * b)
+        assert noise.lower_bound <= geometric * (1 + 1e-12)
+        assert noise.value >= geometric * (1 - 1e-12)
+        p = _pmf(noise, _span(noise))
+        k = np.arange(p.size, dtype=float) - (p.size - 1) / 2
+        np.testing.assert_allclose(p, (1 - b) / (1 + b) * b ** np.abs(k), rtol=1e-6, atol=1e-40)
+
+
 def test_renyi_design_at_two_orders() -> None:
     """D_2 ≤ 0.5 and D_8 ≤ 1.5, by direct sums, for a lattice design with Δ = 2 (shifts 1, 2)."""
     g = optmech.RenyiDP([2, 8], [0.5, 1.5])

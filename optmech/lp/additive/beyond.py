@@ -519,12 +519,30 @@ def _interval(
     point = lp.variables_of(_values(lp, kwargs), float(kwargs.get("atom", 0.0)))
     if lp.cones is not None:
         return _cone_bound(lp, spec), lp_interval(lp, point, accuracy=math.inf)[1]
-    # The sum rows read (terms)/(target δ) ≤ 1; at the requested δ = target/(1 − margin).
-    undo = 1.0 / (1.0 - rnd.cuts.margin)
-    blocks = tuple(
-        dataclasses.replace(b, b=b.b * undo) if b.name == "hockey-sum" else b for b in lp.rows
-    )
-    return lp_interval(dataclasses.replace(lp, rows=RowRecord(blocks)), point, accuracy=accuracy)
+    requested = dataclasses.replace(lp, rows=_requested_rows(spec, lp, rnd.cuts.margin))
+    return lp_interval(requested, point, accuracy=accuracy)
+
+
+def _requested_rows(spec: Any, lp: AdditiveLP, margin: float) -> RowRecord:
+    """The LP's rows at the *requested* guarantee, for the lower bound: the sum rows read
+    (terms)/(target δ) ≤ 1, at the requested δ = target/(1 − margin); a profile's pure rows
+    (points with δ = 0) were written at ``ε − slack``, and are rewritten at ε. Each is a
+    relaxation of the rows solved, so the solver's multipliers give a valid bound of it."""
+    undo = 1.0 / (1.0 - margin)
+    exact_pure = None
+    if isinstance(spec.privacy, PrivacyProfile) and spec.tail_epsilon is not None:
+        grid = lp.grid
+        pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, lp.expand, reduced=spec.reduced)
+        exact_pure = pure_block(pairs, spec.tail_epsilon).a
+    blocks = []
+    for b in lp.rows:
+        if b.name == "hockey-sum":
+            b = dataclasses.replace(b, b=b.b * undo)
+        elif b.name == "pure" and exact_pure is not None:
+            pad = sp.csr_matrix((exact_pure.shape[0], b.a.shape[1] - exact_pure.shape[1]))
+            b = dataclasses.replace(b, a=sp.hstack([exact_pure, pad], format="csr"))
+        blocks.append(b)
+    return RowRecord(tuple(blocks))
 
 
 def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:

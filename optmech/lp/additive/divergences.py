@@ -79,21 +79,14 @@ def hockey_rows(
     """The hockey-stick rows of every point (module docstring), after the blocks ``head``.
 
     Variables: the values, the atom (which leaves the origin under every shift, so it adds to
-    every sum), then one auxiliary per pair and point.
+    every sum), then one auxiliary per pair and point. Without points (a profile whose every
+    point has δ = 0, i.e. pure ε-DP through the ``head`` rows) there are no auxiliaries and
+    only the ``head`` blocks.
     """
     k, n_points = pairs.size, len(points)
     n_aux = k * n_points
     diffs = [(pairs.first - math.exp(eps) * pairs.second).tocsr() for eps, _ in points]
     on_values = sp.vstack(diffs, format="csr") if diffs else sp.csr_matrix((0, n_values))
-    atom_col = sp.csr_matrix((n_aux, int(atom)))
-    hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
-    sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * n_points, format="csr")
-    atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
-    total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
-    # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
-    bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
-    total = (sp.diags(1.0 / bounds) @ total).tocsr()
-    bounds = np.ones(bounds.size)
     width = n_values + int(atom) + n_aux
     blocks = [
         RowBlock(
@@ -103,8 +96,34 @@ def hockey_rows(
         )
         for b in head
     ]
-    blocks += [RowBlock("hockey", hockey, np.zeros(n_aux)), RowBlock("hockey-sum", total, bounds)]
+    if n_points:
+        blocks += _hockey_blocks(pairs, points, on_values, n_values=n_values, atom=atom)
     return RowRecord(tuple(blocks)), AuxMap(hockey=on_values)
+
+
+def _hockey_blocks(
+    pairs: PairMaps,
+    points: Sequence[tuple[float, float]],
+    on_values: sp.csr_matrix,
+    *,
+    n_values: int,
+    atom: bool,
+) -> list[RowBlock]:
+    """The ``"hockey"`` rows (one per pair and point) and the ``"hockey-sum"`` rows (one per
+    shift, direction and point, each over its bound δ)."""
+    n_aux = on_values.shape[0]
+    atom_col = sp.csr_matrix((n_aux, int(atom)))
+    hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
+    sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * len(points), format="csr")
+    atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
+    total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
+    # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
+    bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
+    total = (sp.diags(1.0 / bounds) @ total).tocsr()
+    return [
+        RowBlock("hockey", hockey, np.zeros(n_aux)),
+        RowBlock("hockey-sum", total, np.ones(bounds.size)),
+    ]
 
 
 @dataclass(frozen=True)
