@@ -96,9 +96,17 @@ from optmech.lp.additive.pairs import pair_maps
 from optmech.lp.additive.repair import envelope_raise
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
 from optmech.lp.additive.solving import DesignRun, solve_additive
+from optmech.lp.additive.spec import GDP_CAP_DELTA, default_periods
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.description import GridDescription
-from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
+from optmech.privacy import (
+    ZCDP,
+    ApproxDP,
+    GaussianDP,
+    PrivacyProfile,
+    RenyiDP,
+    gaussian_dp_delta,
+)
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
@@ -121,7 +129,7 @@ GDP_MARGIN = 1e-6
 #: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows
 #: there): the profile is then 0 beyond, the LP's point has no zero facing a positive mass,
 #: and the cap binds only where the masses involved are below it.
-CAP_DELTA = 1e-12
+CAP_DELTA = GDP_CAP_DELTA
 #: Relative accuracy of the certified ρ and μ reported.
 CERT_RTOL = 1e-7
 #: Largest mixing weight applied inside a round to a point with zero masses.
@@ -516,6 +524,45 @@ def _requested_rows(spec: Any, lp: AdditiveLP, margin: float) -> RowRecord:
     return RowRecord(tuple(blocks))
 
 
+def _longest_support(spec: Any) -> int | None:
+    """Periods of a support long enough for every point of a profile with a derived finite
+    support: the truncated Laplace's at the profile's smallest ε and smallest δ (Geng, Ding, Guo
+    & Kumar 2020) is (ε_min, δ_min)-DP, so δ(ε_j) ≤ δ_min ≤ δ_j at every point. None when the
+    support was given, or is infinite."""
+    g = spec.privacy
+    if not (spec.periods_defaulted and isinstance(g, PrivacyProfile)) or spec.tail_ratio > 0:
+        return None
+    points = [(e, d) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0.0 < d < 1.0]
+    if not points:
+        return None
+    return default_periods(ApproxDP(min(e for e, _ in points), min(d for _, d in points)))
+
+
+def _rounds_on_a_long_enough_support(
+    spec: Any, solve: Callable[..., Any]
+) -> tuple[Any, _Round, tuple[CutRound, ...]]:
+    """[`_rounds`][_rounds] and the spec it solved. A profile's derived support is the longest of
+    its points' own, which their joint constraints can make too short: when it is infeasible,
+    it is doubled (each time refused up front if too large) up to
+    [`_longest_support`][_longest_support]."""
+    longest = _longest_support(spec)
+    while True:
+        try:
+            return (spec, *_rounds(spec, solve))
+        except SolverError as exc:
+            if exc.status != "infeasible" or spec.tail_ratio > 0:
+                raise
+            if longest is None or spec.periods >= longest:
+                raise SolverError(
+                    exc.solver,
+                    exc.status,
+                    f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the "
+                    "support is too short for these δ; raise `periods`",
+                    attempts=exc.attempts,
+                ) from exc
+            spec = spec.replace(periods=min(2 * spec.periods, longest))
+
+
 def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     """Design certified noise for a guarantee beyond (ε, δ) (module docstring).
 
@@ -534,18 +581,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
         kind = "conic" if conic else "additive"
         return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
-    try:
-        rnd, log = _rounds(spec, solve)
-    except SolverError as exc:
-        if exc.status != "infeasible" or spec.tail_ratio > 0:
-            raise
-        raise SolverError(
-            exc.solver,
-            exc.status,
-            f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the support is "
-            "too short for these δ; raise `periods`",
-            attempts=exc.attempts,
-        ) from exc
+    spec, rnd, log = _rounds_on_a_long_enough_support(spec, solve)
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
         if not run.repair:

@@ -153,14 +153,15 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
     Returns
     -------
     float
-        The largest bound found, rounded down; ``-inf`` without multipliers.
+        The largest bound found, rounded down, and at least 0 for a cost ≥ 0 (without
+        multipliers: 0 for such a cost, else ``-inf``).
     """
     cones = lp.cones
     assert cones is not None
     names = [k for k in ("renyi", "renyi-near", "kl") if k in lp.constraints]
     duals = {k: lp.constraints[k].dual_value for k in names}
     if any(d is None for d in duals.values()) or lp.col_scale is None:
-        return -math.inf
+        return 0.0 if np.all(lp.weights >= 0) else -math.inf
     g = spec.privacy
     if isinstance(g, ZCDP):
         budgets, kl = (cones.orders - 1.0) * g.rho * cones.orders, g.rho
@@ -171,6 +172,7 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
         lam = np.concatenate([lam, np.atleast_1d(duals["kl"]) * (kl or 1.0)])
     lam = np.clip(lam, 0.0, None) * lp.objective_factor
     k = lp.num_values
+    trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     full = np.asarray(lp.expand @ np.maximum(lp.point()[:k], 0.0), dtype=float)
     start = lp.variables_of(reliable_envelope(lp, full), 0.0)[:k]
     best, z, slope = _bound_at(lp, cones, lam, budgets, kl, start)
@@ -196,4 +198,4 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
             below = (scale, slope)
         else:
             above = (scale, slope)
-    return best
+    return max(best, trivial)
