@@ -45,7 +45,7 @@ _U = 2.0**-53
 
 def reliable_envelope(lp: AdditiveLP, full: FloatArray) -> FloatArray:
     """The grid values with their deep tail raised: the least envelope above them whose losses
-    within reach stay within the largest loss among values above [`RELIABLE`][RELIABLE] times the
+    within reach stay within the largest loss among values above ``RELIABLE`` times the
     peak (below that the solver's point is at its tolerance: zeros and steps there are
     noise, and they would make every high-order divergence infinite or huge)."""
     m = lp.grid.period
