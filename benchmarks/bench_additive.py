@@ -33,10 +33,10 @@ import optmech
 from optmech.lp.additive import (
     AdditiveSpec,
     build_additive_lp,
-    design_noise,
     estimate_additive_size,
     finish_design,
 )
+from optmech.lp.design import design_noise
 from optmech.lp.solve import solve
 
 WINDOWS = ("pairs", "sparse-table", "blocks")
@@ -99,14 +99,14 @@ def bench_solvers(ms: list[int], k: int) -> None:
     _by_solver(
         [(m, {"m": m, "k": k}) for m in ms],
         lambda lp, noise, t_cert: (
-            noise.info.num_variables,
+            noise.record.num_variables,
             lp.build_time,
-            noise.info.compile_time,
-            noise.info.solve_time,
+            noise.record.compile_time,
+            noise.record.solve_time,
             t_cert,
             noise.value / V_STAR_ABS_EPS1 - 1,
-            noise.info.repair,
-            noise.info.repair_cost / noise.info.value,
+            noise.record.repair.kind,
+            noise.record.repair_cost / noise.record.value,
         ),
     )
 
@@ -117,11 +117,11 @@ def bench_windows(m: int, k: int) -> None:
     _by_solver(
         [(w, {"m": m, "k": k, "cost": "asym:3,1", "window": w}) for w in WINDOWS],
         lambda lp, noise, _: (
-            noise.info.num_variables,
+            noise.record.num_variables,
             lp.a_ub.shape[0],
             lp.build_time,
-            noise.info.compile_time,
-            noise.info.solve_time,
+            noise.record.compile_time,
+            noise.record.solve_time,
             noise.value,
         ),
     )
@@ -133,9 +133,9 @@ def bench_full(ms: list[int], k: int) -> None:
     _by_solver(
         [(m, {"m": m, "k": k, "cost": "asym:3,1"}) for m in ms],
         lambda _, noise, __: (
-            noise.info.num_variables,
-            noise.info.compile_time,
-            noise.info.solve_time,
+            noise.record.num_variables,
+            noise.record.compile_time,
+            noise.record.solve_time,
             noise.value,
             noise.certified_epsilon,
         ),
@@ -158,7 +158,7 @@ def bench_approx() -> None:
             except Exception as exc:
                 _row(str(privacy), m, "-", solver, "FAIL", type(exc).__name__)
                 continue
-            i = noise.info
+            i = noise.record
             _row(
                 str(privacy),
                 m,
@@ -168,7 +168,7 @@ def bench_approx() -> None:
                 i.solve_time,
                 noise.value,
                 noise.certified_delta,
-                i.repair,
+                i.repair.kind,
             )
 
 
@@ -176,7 +176,7 @@ _MEMORY_CHILD = """
 import resource, sys, warnings
 warnings.simplefilter("ignore")
 import optmech
-from optmech.lp.additive import design_noise
+from optmech.lp.design import design_noise
 m, k = int(sys.argv[1]), int(sys.argv[2])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="asym:3,1", resolution=m, periods=k,

@@ -40,7 +40,7 @@ def _dpl_staircase_rate(eps: float, gamma: float, count: int) -> float | str:
 
 def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     """Rows of the samplers section (``timeout`` unused: every case is short)."""
-    from optmech.lp.additive import design_noise
+    from optmech.lp.design import design_noise
     from optmech.mechanisms.discrete_staircase import DiscreteStaircase
     from optmech.mechanisms.geometric import Geometric
     from optmech.mechanisms.staircase import Staircase

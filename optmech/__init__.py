@@ -50,8 +50,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.lp.additive": (
         "AdditiveSpec",
         "CoarseGridWarning",
-        "design_noise",
     ),
+    "optmech.lp.design": ("design_noise",),
     "optmech.lp.additive2d": (
         "AdditiveSpec2D",
         "DesignedNoise2D",
@@ -155,7 +155,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech.exceptions import SolverError as SolverError
     from optmech.lp.additive import AdditiveSpec as AdditiveSpec
     from optmech.lp.additive import CoarseGridWarning as CoarseGridWarning
-    from optmech.lp.additive import design_noise as design_noise
     from optmech.lp.additive.designed import DesignedGradedNoise as DesignedGradedNoise
     from optmech.lp.additive.designed import DesignedLatticeNoise as DesignedLatticeNoise
     from optmech.lp.additive.designed import DesignedNoise as DesignedNoise
@@ -163,6 +162,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech.lp.additive2d import AdditiveSpec2D as AdditiveSpec2D
     from optmech.lp.additive2d import DesignedNoise2D as DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp as dependent_noise_lp
+    from optmech.lp.design import design_noise as design_noise
     from optmech.lp.remap import RemapResult as RemapResult
     from optmech.lp.remap import apply_remap as apply_remap
     from optmech.lp.remap import bayes_remap as bayes_remap

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_mechanism", "plot_noise", "privacy_title", "save_figure"]
+__all__ = ["plot_mechanism", "plot_noise", "plot_phases", "privacy_title", "save_figure"]
 
 
 def _axes(ax: Any) -> Any:
@@ -136,6 +136,23 @@ def plot_mechanism(
     ):
         if labels is not None and size <= 30:
             setter(range(size), [str(v) for v in labels])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_phases(support: Any, pmfs: Any, ax: Any = None, *, title: str | None = None) -> Any:
+    """The pmf of each phase ``t`` of a query-value-dependent noise, one line per phase
+    (``pmfs[t, k]`` at the points ``support[k]``); returns the Axes."""
+    ax = _axes(ax)
+    rows = np.atleast_2d(np.asarray(pmfs, dtype=np.float64))
+    k = np.asarray(support, dtype=np.float64)
+    for t, row in enumerate(rows):
+        ax.plot(k, row, marker="o", ms=3, lw=1, label=f"t ≡ {t}")
+    ax.set_xlabel("noise k")
+    ax.set_ylabel("pmf")
+    if rows.shape[0] <= 12:
+        ax.legend(fontsize=8, title="phase")
     if title:
         ax.set_title(title)
     return ax

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from optmech._deprecation import warn_deprecated
 from optmech.exceptions import InaccurateSolutionWarning
 
 __all__ = [
@@ -76,6 +77,24 @@ class Repair:
     kind: RepairKind = RepairKind.NONE
     weight: float = 0.0
     cost: float = 0.0
+
+    def __str__(self) -> str:
+        """The kind, as [`RepairKind`][RepairKind] prints (``"envelope"``, ``"mixture"``, ...)."""
+        return str(self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal records; comparing with a kind (a string or a
+        [`RepairKind`][RepairKind]) compares the kind, with a `DeprecationWarning`: earlier
+        versions gave the kind alone on design records."""
+        if isinstance(other, str):
+            warn_deprecated("comparing a `Repair` with a repair kind", "`repair.kind == ...`")
+            return bool(self.kind == other)
+        if not isinstance(other, Repair):
+            return NotImplemented
+        return (self.kind, self.weight, self.cost) == (other.kind, other.weight, other.cost)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.weight, self.cost))
 
 
 @dataclass(frozen=True)
@@ -290,9 +309,9 @@ class ProvenanceBounds:
 class ProvenanceFields(ProvenanceBounds):
     """The flat attributes of an LP-backed result, read-only views of ``self.provenance``.
 
-    The one mixin behind ``value``, ``lower_bound``, ``optimality_gap``, ``solver``,
-    ``status``, the timings and sizes, ``max_violation`` and ``repair_cost`` of the designed
-    noise, the user LPs' results and the remaps.
+    The one mixin behind ``value``, ``lower_bound``, ``optimality_gap``, ``repair``, ``solver``,
+    ``status``, the timings and sizes, ``max_violation`` and ``repair_cost`` of every LP result
+    ([`optmech.results.LPResult`][optmech.results.LPResult]) and of the design records.
     """
 
     @property
@@ -300,6 +319,11 @@ class ProvenanceFields(ProvenanceBounds):
         """The objective at the returned (exactly feasible) point, rounded up: an upper bound
         on the optimum (for a designed noise, its exact expected cost)."""
         return self.provenance.value
+
+    @property
+    def repair(self) -> Repair:
+        """How the solver's point was made exactly private, and at what cost."""
+        return self.provenance.repair
 
     @property
     def solver(self) -> str:

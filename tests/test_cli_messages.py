@@ -24,12 +24,12 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 def test_a_bad_plot_path_is_refused_before_the_lp_is_solved(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import optmech.lp.additive as additive
+    import optmech.lp.design as design
 
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("the LP was solved before the output path was checked")
 
-    monkeypatch.setattr(additive, "design_noise", boom)
+    monkeypatch.setattr(design, "design_noise", boom)
     err = _fails(["design", "--privacy", "eps=1", "--plot", "/nonexistent/dir/x.png"], capsys)
     assert "`--plot`" in err and "/nonexistent/dir" in err
 

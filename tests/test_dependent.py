@@ -61,7 +61,6 @@ def test_certified_interval_contains_the_discrete_staircase(
     assert prov.lower_bound <= ref * (1 + REFERENCE_RTOL)
     assert ref * (1 - REFERENCE_RTOL) <= prov.value  # a private family cannot beat the theorem
     assert prov.certified  # decisive: within optmech's requested accuracy
-    assert res.value == prov.value and res.lower_bound == prov.lower_bound
     assert res.phase_costs.shape == (period,)
     assert float(np.max(res.phase_costs)) <= res.value
 

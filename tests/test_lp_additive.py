@@ -20,7 +20,7 @@ from scipy import integrate, optimize, stats
 
 import optmech
 from optmech.costs import Asymmetric
-from optmech.lp.additive import design_noise
+from optmech.lp.design import design_noise
 
 RTOL = 1e-9
 
@@ -209,7 +209,7 @@ def test_asymmetric_cost_beats_symmetric_staircase() -> None:
     assert noise.value < 0.9 * 2 * v_star
     assert noise.cdf(0.0) > 0.6  # under-estimates preferred
     assert not noise.is_symmetric
-    assert not noise.info.reduced
+    assert not noise.record.reduced
 
 
 # -- (ε, δ) --------------------------------------------------------------------------------------
@@ -252,6 +252,6 @@ def test_mirror_reduction_is_exact_for_symmetric_costs(privacy) -> None:
     kw = {"sensitivity": 1.0, "cost": "squared", "resolution": 6, "periods": 4}
     full = design_noise(privacy, reduce_symmetric=False, **kw)
     half = design_noise(privacy, **kw)
-    assert half.info.reduced and not full.info.reduced
+    assert half.record.reduced and not full.record.reduced
     assert half.value == pytest.approx(full.value, rel=1e-8)
     assert half.is_symmetric

@@ -29,7 +29,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 import optmech
-from optmech.lp.additive import design_noise
+from optmech.lp.design import design_noise
 
 FLOAT_RTOL = 1e-9
 
@@ -293,4 +293,4 @@ def test_designed_noise_has_no_single_epsilon() -> None:
     with pytest.raises(AttributeError, match="no single"):
         _ = noise.epsilon
     assert noise.privacy == optmech.ZCDP(1.0)
-    assert noise.summary()["certified_rho"] == noise.certified_rho
+    assert noise.to_dict()["certified_rho"] == noise.certified_rho

@@ -24,12 +24,12 @@ from optmech.exceptions import (
 from optmech.lp.additive import (
     AdditiveSpec,
     build_additive_lp,
-    design_noise,
     estimate_additive_size,
     finish_design,
 )
 from optmech.lp.additive.designed import DesignedLatticeNoise, DesignedPiecewiseNoise
 from optmech.lp.additive.rows import virtual_rows
+from optmech.lp.design import design_noise
 from optmech.lp.solve import solve
 
 
@@ -38,7 +38,7 @@ def test_designed_density_is_a_first_class_mechanism() -> None:
     assert isinstance(noise, DesignedPiecewiseNoise)
     assert noise.status == "optimal" and noise.solver in ("HIGHS", "CLARABEL")
     assert noise.solve_time >= 0 and noise.max_violation <= 1e-7
-    assert noise.info.lp_objective == pytest.approx(noise.value, rel=1e-7)
+    assert noise.record.lp_objective == pytest.approx(noise.value, rel=1e-7)
     assert noise.grid[0] == -4.0 and noise.grid[-1] == 4.0 and noise.grid.size == 33
     assert noise.sensitivity == 2.0 and noise.privacy == optmech.PureDP(1.0)
     # The cost scales with Δ: V* = Δ e^(ε/2)/(e^ε − 1) (Geng & Viswanath 2016).
@@ -49,8 +49,8 @@ def test_designed_density_is_a_first_class_mechanism() -> None:
     assert noise.ppf(0.5) == pytest.approx(0.0, abs=1e-9)
     cert = certify_noise(noise)  # the public certifier agrees with the recorded numbers
     assert cert.epsilon == noise.certified_epsilon
-    summary = noise.summary()
-    assert json.loads(json.dumps(summary, default=str))["status"] == "optimal"
+    data = json.loads(json.dumps(noise.to_dict(), allow_nan=False))
+    assert data["provenance"]["status"] == "optimal" and data["grid_kind"] == "uniform"
     assert "DesignedPiecewiseNoise(1-DP" in repr(noise)
 
 
@@ -85,18 +85,18 @@ def test_envelope_repair_of_a_zeroed_cell() -> None:
     point[2] = 0.0  # a zero cell next to positive ones: ε = inf
     lp.variable.value = point
     quiet = finish_design(lp, result)  # filterwarnings = error: no warning may be issued
-    assert quiet.info.repair == "envelope" and quiet.info.raw_certified_epsilon == math.inf
+    assert quiet.repair.kind == "envelope" and quiet.record.raw_certified_epsilon == math.inf
     assert quiet.provenance.certified and quiet.lower_bound <= quiet.value
     point[3] *= 5.0  # an inflated neighbour: the raise must lift cells around it
     lp.variable.value = point
     with pytest.raises(PrivacyViolationError, match="not 1-DP"):
-        finish_design(lp, result, repair=False)
+        finish_design(lp, result, allow_repair=False)
     with pytest.warns(InaccurateSolutionWarning, match="repaired by envelope"):
         noise = finish_design(lp, result)
-    assert noise.info.raw_certified_epsilon == math.inf
-    assert noise.info.repair == "envelope"
+    assert noise.record.raw_certified_epsilon == math.inf
+    assert noise.repair.kind == "envelope"
     assert noise.certified_epsilon <= 1.0 * (1 + 1e-9)
-    assert noise.info.repair_cost > 0.0  # raising cells costs something ...
+    assert noise.repair.cost > 0.0  # raising cells costs something ...
     assert noise.value >= math.exp(0.5) / (math.e - 1) * (1 - 1e-9)  # ... and V* bounds it
     assert noise.value == pytest.approx(noise.expected_cost("abs"), rel=1e-14)
     assert noise.lower_bound == pytest.approx(quiet.lower_bound, rel=1e-9)  # same multipliers
@@ -110,11 +110,11 @@ def test_mixture_repair_of_an_inflated_cell() -> None:
     point[0] += 0.05  # extra mass in the outermost (half-grid) cell: δ exceeded
     lp.variable.value = point
     with pytest.raises(PrivacyViolationError, match="δ"):
-        finish_design(lp, result, repair=False)
+        finish_design(lp, result, allow_repair=False)
     with pytest.warns(InaccurateSolutionWarning, match="repaired by mixture"):
         noise = finish_design(lp, result)
-    assert noise.info.raw_certified_delta > delta
-    assert noise.info.repair == "mixture" and "lambda" in noise.info.repair_detail
+    assert noise.record.raw_certified_delta > delta
+    assert noise.repair.kind == "mixture" and "lambda" in noise.record.repair_detail
     assert noise.certified_delta <= delta
     assert noise.certified_delta >= 0.99 * delta  # the least mixture (12 bisection steps)
 

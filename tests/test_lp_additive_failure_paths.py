@@ -17,8 +17,8 @@ from scipy import optimize, stats
 
 import optmech
 import optmech.lp.additive.lp as lp_module
+from optmech import design_noise
 from optmech.exceptions import ProblemTooLargeError, SolverError
-from optmech.lp.additive import design_noise
 from optmech.lp.additive.spec import BEYOND_LOSS_MAX, DELTA_MIN
 
 
@@ -95,7 +95,7 @@ def test_profile_support_grows_when_the_default_is_too_short() -> None:
     g = optmech.PrivacyProfile([0.5, 1.0, 2.0], [1e-2, 1e-3, 1e-5])
     grown = design_noise(g, sensitivity=1, cost="abs", integer=True)
     wide = design_noise(g, sensitivity=1, cost="abs", integer=True, periods=20)
-    assert grown.info.periods > 9
+    assert grown.record.periods > 9
     assert max(grown.lower_bound, wide.lower_bound) <= min(grown.value, wide.value)
     for (eps, got), target in zip(grown.certified_profile, g.deltas, strict=True):
         assert got <= target, eps

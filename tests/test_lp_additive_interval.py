@@ -18,10 +18,11 @@ import pytest
 from scipy import optimize
 
 import optmech
-from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise, finish_design
+from optmech.lp.additive import AdditiveSpec, build_additive_lp, finish_design
 from optmech.lp.additive.grid import uniform_width
 from optmech.lp.additive.repair import cell_reach
 from optmech.lp.additive.rows import RowRecord
+from optmech.lp.design import design_noise
 from optmech.lp.solve import solve
 
 CASES = [
@@ -95,7 +96,7 @@ def test_closed_form_lies_in_the_interval_widened_by_the_grid(eps, kw, cost) -> 
     best = optmech.Staircase.optimal(epsilon=eps, sensitivity=1.0, cost=cost)
     v_star = best.expected_cost(cost)
     assert _staircase_cost(best.gamma, eps, cost) == pytest.approx(v_star, rel=1e-11)
-    if noise.record.grid == "graded":
+    if noise.record.grid_kind == "graded":
         edges = np.concatenate([[0.0], np.cumsum(noise.widths)])
     else:
         edges = np.arange(noise.record.resolution + 1) / noise.record.resolution

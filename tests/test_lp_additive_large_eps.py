@@ -23,8 +23,8 @@ from optmech.lp.additive import (
     CoarseGridWarning,
     GridKind,
     build_additive_lp,
-    design_noise,
 )
+from optmech.lp.design import design_noise
 
 
 def _v_star(eps: float, cost: str) -> float:
@@ -38,7 +38,7 @@ def test_default_design_is_within_two_percent_of_the_staircase(eps: float, cost:
     turns warnings into errors) — with the default (graded) grid and nothing else given."""
     noise = design_noise(optmech.PureDP(eps), sensitivity=1.0, cost=cost)
     v_star = _v_star(eps, cost)
-    assert noise.record.grid == "graded"
+    assert noise.record.grid_kind == "graded"
     assert v_star * (1 - 1e-12) <= noise.value <= 1.02 * v_star
     assert noise.certified_epsilon <= eps * (1 + 1e-9)
     assert noise.lower_bound <= noise.value
@@ -123,7 +123,7 @@ def test_asymmetric_cost_on_a_graded_grid() -> None:
     noise = design_noise(
         optmech.PureDP(eps), sensitivity=1.0, cost=optmech.costs.Asymmetric(over=3, under=1)
     )
-    assert noise.record.grid == "graded" and not noise.record.reduced
+    assert noise.record.grid_kind == "graded" and not noise.record.reduced
     assert noise.certified_epsilon <= eps * (1 + 1e-9)
     assert noise.value < 2.0 * _v_star(eps, "abs")
 

@@ -19,7 +19,7 @@ from _exact_tails import exact_piecewise_cost
 
 import optmech
 from optmech.costs import as_cost
-from optmech.lp.additive.design import PRIVACY_ATOL, PRIVACY_RTOL
+from optmech.lp.engine.acceptance import PRIVACY_ATOL, PRIVACY_RTOL
 
 
 @pytest.mark.parametrize("eps", [1e-5, 1e-6])
@@ -32,7 +32,7 @@ def test_tiny_epsilon_designs_are_certified_and_optimal(eps: float) -> None:
     # Falsification: log f(x) − log f(x + d) for real x and |d| ≤ Δ. Each float log carries
     # an error of at most u·|log f| ≤ 2^-53·745, so two of them 2e-13 at the most.
     rng = np.random.default_rng(7)
-    reach = noise.info.periods + 2.0
+    reach = noise.record.periods + 2.0
     x = rng.uniform(-reach, reach, 100_000)
     d = rng.uniform(-1.0, 1.0, x.size)
     ratio = np.abs(np.log(noise.pdf(x)) - np.log(noise.pdf(x + d)))

@@ -18,7 +18,7 @@ from scipy import optimize
 
 import optmech
 from optmech.costs import Asymmetric
-from optmech.lp.additive import AdditiveSpec, build_additive_lp, design_noise
+from optmech.lp.additive import AdditiveSpec, build_additive_lp
 from optmech.lp.additive.windows import (
     PAIRS_MAX_ROWS,
     WINDOW_METHODS,
@@ -26,6 +26,7 @@ from optmech.lp.additive.windows import (
     window_size,
     window_system,
 )
+from optmech.lp.design import design_noise
 
 
 def _pairwise_ok(g: np.ndarray, r: int, factor: float) -> bool:
@@ -107,7 +108,7 @@ def test_same_optimum_with_every_window_form() -> None:
         noise = design_noise(
             optmech.PureDP(1.0), sensitivity=1.0, cost=cost, resolution=6, periods=2, window=method
         )
-        assert noise.info.window == method
+        assert noise.record.window == method
         values.append(noise.value)
     assert max(values) - min(values) <= 1e-9 * min(values)
 
@@ -121,7 +122,7 @@ def test_monotone_collapse_keeps_the_staircase_optimum(eps: float) -> None:
     free = design_noise(optmech.PureDP(eps), **kw)
     mono = design_noise(optmech.PureDP(eps), monotone=True, **kw)
     sym_mono = design_noise(optmech.PureDP(eps), symmetric=True, monotone=True, **kw)
-    assert mono.info.window == "monotone"
+    assert mono.record.window == "monotone"
     assert mono.value == pytest.approx(free.value, rel=1e-9)
     assert sym_mono.value == pytest.approx(free.value, rel=1e-9)
     right = mono.densities[mono.num_cells // 2 :]

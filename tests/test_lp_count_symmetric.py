@@ -76,9 +76,9 @@ def test_reduced_matches_full_lp_and_grs(n: int, eps: float, power: int) -> None
     red = bayesian_mechanism(prior, loss, eps)
     full = bayesian_mechanism(prior, loss, eps, reduce_symmetric=False)
     assert red.symmetry_reduced and not full.symmetry_reduced
-    assert red.info is not None and full.info is not None
     size = (n + 1) ** 2
-    assert red.info.num_variables == (size + 1) // 2 and full.info.num_variables == size
+    assert red.provenance.num_variables == (size + 1) // 2
+    assert full.provenance.num_variables == size
     assert red.value == pytest.approx(full.value, rel=1e-9, abs=1e-12)
     # Certified ε-DP, recomputed here.
     assert red.mechanism.shape == (n + 1, n + 1)
@@ -161,7 +161,7 @@ def test_vertex_and_minimax_are_not_reduced() -> None:
     loss = distance_loss(n, 1)
     vert = bayesian_mechanism(prior, loss, eps, vertex=True)
     assert not vert.symmetry_reduced
-    assert vert.info is not None and vert.info.num_variables == (n + 1) ** 2
+    assert vert.provenance.num_variables == (n + 1) ** 2
     assert vert.value == pytest.approx(g_plus_bayes_remap(prior, loss, eps), rel=1e-9)
     assert not minimax_mechanism(loss, eps).symmetry_reduced
 

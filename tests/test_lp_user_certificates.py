@@ -190,13 +190,29 @@ def test_duals_are_read_by_name() -> None:
 
 
 def test_repair_is_recorded_as_a_repair_record(lp_solver: str) -> None:
-    """The repair is a ``Repair(kind, weight, cost)``; the flat attributes read it."""
-    res = bayesian_mechanism(np.full(6, 1 / 6), "abs", 0.5, solver=lp_solver)
-    repair = res.provenance.repair
+    """The repair is a ``Repair(kind, weight, cost)`` whose numbers match the matrices: the value
+    is the objective at the returned mechanism (recomputed here in exact rationals, the value
+    rounded up by at most 1e-12 relative), the cost is that minus the objective at the raw
+    mechanism (recomputed here in floating point: 1e-12 absolute), a weight only for a
+    mixture, and the interval contains the GRS optimum (geometric mechanism + Bayes remap,
+    Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1; 1e-12 relative for its float sum)."""
+    n, eps = 5, 0.5
+    prior = np.full(n + 1, 1 / (n + 1))
+    res = bayesian_mechanism(prior, "abs", eps, solver=lp_solver)
+    repair = res.repair
     assert isinstance(repair.kind, RepairKind)
-    assert res.repair_lambda == repair.weight and res.repair_cost == repair.cost
-    assert res.value == res.provenance.value and res.lower_bound == res.provenance.lower_bound
-    assert res.optimality_gap == res.provenance.gap and res.solver == res.provenance.solver
+    loss = np.abs(np.subtract.outer(np.arange(n + 1), np.arange(n + 1))).astype(float)
+    exact = sum(
+        Fraction(float(p)) * Fraction(float(m)) * Fraction(float(c))
+        for p, row, lrow in zip(prior, res.mechanism, loss, strict=True)
+        for m, c in zip(row, lrow, strict=True)
+    )
+    assert Fraction(res.value) >= exact and res.value <= float(exact) * (1 + 1e-12)
+    raw = float(np.sum(prior[:, None] * res.raw_mechanism * loss))
+    assert repair.cost == pytest.approx(res.value - raw, abs=1e-12)
+    assert (repair.weight > 0) == (repair.kind == RepairKind.UNIFORM_MIXTURE)
+    optimum = g_plus_bayes_remap(prior, loss, eps)
+    assert res.lower_bound <= optimum * (1 + 1e-12) and optimum <= res.value * (1 + 1e-12)
 
 
 def test_repr_is_compact() -> None:

@@ -49,8 +49,6 @@ def test_known_optimum_primal_and_duals(solver: str) -> None:
     assert x.value.min() >= -TOL
     assert cons[0].dual_value * (x.value.sum() - 1) == pytest.approx(0.0, abs=TOL)
     assert (info.num_variables, info.num_constraints) == (2, 2)
-    assert info.total_time >= 0 and info.solve_time >= 0 and info.compile_time >= 0
-    assert info.iterations is None or info.iterations >= 0
     assert info.options == default_options(solver)
 
 

@@ -62,33 +62,35 @@ True
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
 
 import cvxpy as cp
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
-from optmech._validation import check_epsilon, check_int
+from optmech._validation import check_epsilon, check_flag, check_int
 from optmech.certify.matrix import log_ratio_bound
 from optmech.costs import Cost, as_cost
-from optmech.exceptions import PrivacyViolationError
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound, upper_dot
+from optmech.lp.dependent_result import (
+    DependentNoiseResult,
+    Multipliers,
+    geometric_half,
+)
+from optmech.lp.engine.mixing import MixingSearch, least_mixture
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
-from optmech.provenance import (
-    Provenance,
-    ProvenanceFields,
-    Repair,
-    RepairKind,
-    warn_if_uncertified,
-)
+from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
+
+_log = logging.getLogger(__name__)
 
 
 #: Default memory budget of the LP, in GB: 200,000 variables (phases × grid points) at the user
@@ -96,108 +98,6 @@ __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 DEFAULT_MAX_MEMORY_GB = 200_000 * BYTES_PER_VARIABLE / 1e9
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
-
-
-@dataclass(frozen=True)
-class Multipliers:
-    """The solver's multipliers of the LP it solved, by constraint name, and that LP's scaling.
-
-    Enough to recompute the Lagrangian bound of the module docstring in other arithmetic (the
-    exact mode of ``optmech verify`` does, in ball arithmetic): the privacy rows are those of
-    the extended grid, shift by shift (``d = −Δ … Δ``, ``d ≠ 0``), phase by phase, column by
-    column, divided by ``e^(ε/2)`` when `balanced`.
-
-    Attributes
-    ----------
-    cost : ndarray, shape (P,)
-        Multipliers of ``y_t·c̄/unit − w ≤ 0``.
-    privacy : ndarray
-        Multipliers of the privacy rows, in the order above.
-    objective_unit : float
-        The LP's ``w`` times this is a cost.
-    coefficients : ndarray, shape (2K + 1,)
-        The cost coefficients ``c̄_k/unit`` of the epigraph rows as solved.
-    balanced : bool
-        Whether the privacy rows were divided by ``e^(ε/2)``.
-    w_box : tuple of float
-        The box on ``w`` used by the bound.
-    """
-
-    cost: FloatArray = field(repr=False)
-    privacy: FloatArray = field(repr=False)
-    objective_unit: float
-    coefficients: FloatArray = field(repr=False)
-    balanced: bool
-    w_box: tuple[float, float]
-
-
-@dataclass(frozen=True, repr=False)
-class DependentNoiseResult(ProvenanceFields):
-    """The optimal query-value-dependent noise family and its worst-case cost.
-
-    The noise at query value ``t`` has pmf ``(1 − λ) q_{t mod P}(k) + λ u(k)`` where ``q`` is
-    `probabilities` on `support` with the geometric tails of the module docstring,
-    and ``u`` the ``ε/2``-geometric noise (``λ`` = `repair_lambda`, usually 0).
-
-    Attributes
-    ----------
-    probabilities : ndarray, shape (P, 2K + 1)
-        ``q_t(k)`` on the grid.
-    support : ndarray of int
-        The grid ``−K..K``.
-    phase_costs : ndarray, shape (P,)
-        ``E c(X_t)`` for each phase (nearest rounding).
-    certified_epsilon : float
-        Achieved ε of the family, pessimistic and independent of the LP; at most ``epsilon``.
-    epsilon, sensitivity, period, half_width
-        The instance.
-    provenance : Provenance
-        Solver attempts, repair and the certified interval ``[lower_bound, value]`` that
-        contains the LP's optimum; `value` (``max_t E c(X_t)``, tails included, rounded up),
-        `solver`, `status`, `solve_time` and `repair_lambda` read it.
-    multipliers : Multipliers or None
-        The solver's multipliers (``None`` when it returned none).
-    info : SolveInfo
-    """
-
-    probabilities: FloatArray = field(repr=False)
-    support: IntArray = field(repr=False)
-    phase_costs: FloatArray
-    certified_epsilon: float
-    epsilon: float
-    sensitivity: int
-    period: int
-    half_width: int
-    provenance: Provenance = field(repr=False)
-    multipliers: Multipliers | None = field(repr=False, default=None)
-    info: SolveInfo | None = field(repr=False, default=None)
-
-    def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
-        """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""
-        kk = np.asarray(k, dtype=np.int64)
-        q = _with_tails(
-            self.probabilities[int(t) % self.period],
-            self.half_width,
-            self.sensitivity,
-            self.epsilon,
-            kk,
-        )
-        u = _geometric_half(self.epsilon, self.sensitivity, kk)
-        return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
-
-    def __repr__(self) -> str:
-        return (
-            f"DependentNoiseResult(epsilon={self.epsilon:g}, sensitivity={self.sensitivity}, "
-            f"period={self.period}, half_width={self.half_width}, value={self.value:.9g}, "
-            f"lower_bound={self.lower_bound:.9g}, "
-            f"certified_epsilon={self.certified_epsilon:.9g}, solver={self.solver}, "
-            f"status={self.status})"
-        )
-
-    @property
-    def repair_lambda(self) -> float:
-        """Weight of the ``ε/2``-geometric mixed in to make the point exactly private."""
-        return self.provenance.repair.weight
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,27 +123,6 @@ class _Instance:
     @property
     def n_grid(self) -> int:
         return 2 * self.half + 1
-
-
-def _geometric_half(eps: float, delta: int, k: IntArray) -> FloatArray:
-    """The ε/2-geometric pmf ``u(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/(2Δ))``."""
-    # (1 − β)/(1 + β) = tanh(ε/(4Δ))
-    return math.tanh(eps / (4.0 * delta)) * np.exp(-eps / (2.0 * delta) * np.abs(k))
-
-
-def _with_tails(q: FloatArray, half: int, delta: int, eps: float, k: IntArray) -> FloatArray:
-    """Grid values ``q`` on ``−K..K`` continued by their geometric tails, at integers ``k``."""
-    b = math.exp(-eps)
-    out = np.zeros(k.shape)
-    inside = np.abs(k) <= half
-    out[inside] = q[k[inside] + half]
-    right = k > half
-    periods = -((half - k[right]) // delta)  # ceil((k − K)/Δ)
-    out[right] = b**periods * q[k[right] - periods * delta + half]
-    left = k < -half
-    periods = -((k[left] + half) // delta)  # ceil((−K − k)/Δ)
-    out[left] = b**periods * q[k[left] + periods * delta + half]
-    return out
 
 
 def _extension(half: int, delta: int, b: float) -> FloatArray:
@@ -371,6 +250,18 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
 
 
 def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
+    """[`_assemble`][_assemble], logged as the stage ``build`` with the LP's size."""
+    with stage("build", _log) as found:
+        problem, record = _assemble(inst, strategy)
+        found.update(
+            variables=record.x.size,
+            rows=inst.period + record.a_cost.shape[0] + record.a_dp.shape[0],
+            nonzeros=inst.period * inst.n_grid + record.a_cost.nnz + record.a_dp.nnz,
+        )
+    return problem, record
+
+
+def _assemble(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
     """The LP for one attempt of [`solve_robust`][solve_robust] (rescaled: coefficients ≤ 1,
     balanced)."""
     n = inst.period * inst.n_grid
@@ -481,7 +372,7 @@ def _repair(inst: _Instance, q: FloatArray) -> tuple[FloatArray, float, float]:
     if cert <= inst.eps:
         return ext, 0.0, cert
     n_ext = inst.extension.shape[1]
-    u_ext = _geometric_half(inst.eps, inst.delta, np.arange(n_ext) - inst.half - inst.delta)
+    u_ext = geometric_half(inst.eps, inst.delta, np.arange(n_ext) - inst.half - inst.delta)
     # Aim inside ε by what the certificate adds to an exactly tight pair: the ulps of the logs,
     # the entries' rounding and the normalisations' spread (twice, for safety).
     positive = ext[ext > 0]
@@ -494,16 +385,19 @@ def _repair(inst: _Instance, q: FloatArray) -> tuple[FloatArray, float, float]:
         a, bb = ext[:, cols], ext[partner][:, cols_d]
         ua, ub = u_ext[cols][None, :], u_ext[cols_d][None, :]
         need = max(need, float(np.max((a - et * bb) / (et * ub - ua))))
-    lam = max(need / (1.0 + need), 1e-16)
-    for _ in range(80):
+
+    def certified(lam: float) -> tuple[FloatArray, float] | None:
         mixed = (1.0 - lam) * ext + lam * u_ext[None, :]
         cert = _family_epsilon(inst, mixed, q)
-        if cert <= inst.eps:
-            return mixed, lam, cert
-        lam = min(1.0, 2.0 * lam)
-    raise PrivacyViolationError(  # pragma: no cover - λ = 1 is the ε/2-geometric, private
-        "the dependent-noise repair failed; this is a bug"
+        return (mixed, cert) if cert <= inst.eps else None
+
+    lam, (mixed, cert) = least_mixture(  # λ = 1 is the ε/2-geometric, private
+        certified,
+        max(need / (1.0 + need), 1e-16),
+        MixingSearch(),
+        failure="the dependent-noise repair failed; this is a bug",
     )
+    return mixed, lam, cert
 
 
 def _geometric_cost(c: Cost, eps: float, delta: int) -> float:
@@ -570,6 +464,8 @@ def dependent_noise_lp(
     half_width: int | None = None,
     solver: str | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    verbose: bool = False,
+    progress: bool = False,
 ) -> DependentNoiseResult:
     """Optimal worst-case noise when the noise may depend on the query value.
 
@@ -596,6 +492,11 @@ def dependent_noise_lp(
     max_memory_gb : float, default 0.48
         Refuse ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], with the
         estimate) an LP whose estimated solver memory is larger; ``math.inf`` for no limit.
+    verbose : bool, default False
+        Log the stages (build, solve, certify, repair) at INFO to stderr
+        ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+    progress : bool, default False
+        Show a progress bar of the stages, solver attempts and repair steps.
 
     Returns
     -------
@@ -628,16 +529,19 @@ def dependent_noise_lp(
         period * n_grid,
         max_memory_gb=budget,
     )
-    inst, ks = _instance(eps, delta, c, period, half)
-    build = time.perf_counter() - start
-    record, info = solve_robust(
-        lambda strategy: _build(inst, strategy),
-        num_variables=period * n_grid + 1,
-        solver=solver,
-        kind="count",
-    )
-    point = np.asarray(record.x.value, dtype=np.float64)
-    q, phase, cert, provenance = _finish(inst, point, info, record, c, build)
+    with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
+        inst, ks = _instance(eps, delta, c, period, half)
+        build = time.perf_counter() - start
+        record, info = solve_robust(
+            lambda strategy: _build(inst, strategy),
+            num_variables=period * n_grid + 1,
+            solver=solver,
+            kind="count",
+        )
+        point = np.asarray(record.x.value, dtype=np.float64)
+        with stage("certify", _log) as found:
+            q, phase, cert, provenance = _finish(inst, point, info, record, c, build)
+            found.update(certified_epsilon=cert, repair_weight=provenance.repair.weight)
     warn_if_uncertified(provenance)
     return DependentNoiseResult(
         probabilities=q,
@@ -650,5 +554,5 @@ def dependent_noise_lp(
         half_width=half,
         provenance=provenance,
         multipliers=_multipliers(record),
-        info=info,
+        _solve_info=info,
     )

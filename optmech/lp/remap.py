@@ -73,12 +73,8 @@ from optmech.lp.user.setting import (
     side_information_rows,
 )
 from optmech.mechanisms.geometric import truncated_geometric
-from optmech.provenance import (
-    DEFAULT_ACCURACY,
-    Provenance,
-    ProvenanceFields,
-    warn_if_uncertified,
-)
+from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.results import MechanismResult
 
 __all__ = [
     "GeometricRemapTest",
@@ -158,7 +154,7 @@ def _exact(value: float) -> Provenance:
 
 
 @dataclass(frozen=True, repr=False)
-class RemapResult(ProvenanceFields):
+class RemapResult(MechanismResult):
     """A remap and what it does for the user.
 
     Attributes
@@ -188,13 +184,10 @@ class RemapResult(ProvenanceFields):
     kind: RemapKind
     provenance: Provenance
 
-    def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (``M T``, rows: inputs); returns the Axes."""
-        from optmech.plotting import plot_mechanism
+    _dict_fields = ("kind", "remap", "assignment", "mechanism")
 
-        return plot_mechanism(
-            self.mechanism, ax, title=f"{self.kind} remap, value {self.value:.6g}"
-        )
+    def _plot_title(self) -> str:
+        return f"{self.kind} remap, value {self.value:.6g}"
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"

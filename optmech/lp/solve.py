@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import logging
 import os
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -27,6 +29,7 @@ import numpy as np
 
 from optmech._validation import describe
 from optmech.exceptions import SolverError
+from optmech.lp.engine.report import reporting, stage
 from optmech.provenance import Attempt, Provenance
 
 __all__ = [
@@ -47,6 +50,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+_log = logging.getLogger(__name__)
 
 #: The LP families of [`SOLVER_POLICY`][SOLVER_POLICY].
 ProblemKind = Literal["generic", "additive", "additive2d", "count", "remap", "conic"]
@@ -114,7 +119,11 @@ _HINTS = {
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """Provenance of one LP solve.
+    """The record of one LP solve, as [`solve`][solve] and [`solve_robust`][solve_robust] return it.
+
+    Results do not carry it: each LP result holds a
+    [`Provenance`][optmech.provenance.Provenance] ([`provenance_of`][provenance_of] builds it
+    from this record, the certified interval and the repair).
 
     Attributes
     ----------
@@ -283,21 +292,60 @@ def _normalise_solver(
 
 
 @contextlib.contextmanager
-def _stdout_to_devnull() -> Iterator[None]:
-    """Send file descriptor 1 to /dev/null, flushing Python's and C's buffers on both sides."""
+def _stdout_to(target: int) -> Iterator[None]:
+    """Send file descriptor 1 to ``target``, flushing Python's and C's buffers on both sides."""
     sys.stdout.flush()
     libc = ctypes.CDLL(None)
     libc.fflush(None)
     saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, 1)
+        os.dup2(target, 1)
         yield
     finally:
+        sys.stdout.flush()
         libc.fflush(None)
         os.dup2(saved, 1)
         os.close(saved)
+
+
+@contextlib.contextmanager
+def _stdout_to_devnull() -> Iterator[None]:
+    """Send file descriptor 1 to /dev/null for the duration."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        with _stdout_to(devnull):
+            yield
+    finally:
         os.close(devnull)
+
+
+class _ToDebug(logging.Handler):
+    """Forwards cvxpy's log records to this module's logger at DEBUG."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _log.debug("cvxpy: %s", record.getMessage())
+
+
+@contextlib.contextmanager
+def _solver_log(name: str) -> Iterator[None]:
+    """Route the solver's log through the logger ``"optmech.lp.solve"`` at DEBUG: what the solver
+    prints (to file descriptor 1) is kept in a temporary file and logged line by line after the
+    solve, and cvxpy's own log records are forwarded."""
+    cvx = logging.getLogger("__cvxpy__")
+    saved = cvx.handlers[:]
+    cvx.handlers = [_ToDebug()]
+    try:
+        with tempfile.TemporaryFile() as sink:
+            try:
+                with _stdout_to(sink.fileno()):
+                    yield
+            finally:
+                sink.seek(0)
+                for line in sink.read().decode("utf-8", "replace").splitlines():
+                    if line.strip():
+                        _log.debug("%s: %s", name, line)
+    finally:
+        cvx.handlers = saved
 
 
 @functools.cache
@@ -342,7 +390,9 @@ def solve(
     options : dict, optional
         Solver options overriding optmech's defaults for that solver.
     verbose : bool
-        Pass through to the solver's log.
+        Log this solve at INFO to stderr ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+        The solver's own log goes to the logger ``"optmech.lp.solve"`` at DEBUG, whenever that
+        level is enabled.
     kind : str
         Problem family for the default solver choice (a key of `SOLVER_POLICY`).
 
@@ -367,17 +417,42 @@ def solve(
         opts["highs_options"] = {"solver": "simplex"}
     if options:
         opts.update(options)
-    if name == "HIGHS" and not verbose:
-        _quiet_highs_banner()
+    with reporting(verbose=verbose):
+        return _solve_once(problem, name, opts, int(num_variables), int(num_constraints))
+
+
+def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
+    """``problem.solve`` with the solver's log on DEBUG when that is enabled, else silent."""
+    with warnings.catch_warnings():
+        # cvxpy's own "Solution may be inaccurate" warning: the status is handled below
+        # (InaccurateSolutionWarning or SolverError), so it would only be said twice.
+        warnings.filterwarnings(
+            "ignore", message="Solution may be inaccurate", category=UserWarning
+        )
+        with contextlib.ExitStack() as stack:
+            logged = False
+            if _log.isEnabledFor(logging.DEBUG):
+                try:
+                    stack.enter_context(_solver_log(name))
+                    logged = True
+                except OSError:  # no file descriptor 1 to redirect (an embedding host)
+                    pass
+            if name == "HIGHS" and not logged:
+                _quiet_highs_banner()
+            problem.solve(solver=name, verbose=logged, **opts)
+
+
+def _solve_once(
+    problem: cp.Problem,
+    name: str,
+    opts: dict[str, Any],
+    num_variables: int,
+    num_constraints: int,
+) -> SolveInfo:
+    """One call of the solver and the handling of its status ([`solve`][solve])."""
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings():
-            # cvxpy's own "Solution may be inaccurate" warning: the status is handled below
-            # (InaccurateSolutionWarning or SolverError), so it would only be said twice.
-            warnings.filterwarnings(
-                "ignore", message="Solution may be inaccurate", category=UserWarning
-            )
-            problem.solve(solver=name, verbose=verbose, **opts)
+        _run_solver(problem, name, opts)
     except cp.error.SolverError as exc:
         raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
     except ValueError as exc:
@@ -402,8 +477,8 @@ def solve(
         compile_time=compile_time,
         total_time=total,
         iterations=None if stats is None else stats.num_iters,
-        num_variables=int(num_variables),
-        num_constraints=int(num_constraints),
+        num_variables=num_variables,
+        num_constraints=num_constraints,
         options=opts,
         attempts=(Attempt(name, "as built", status, total),),
     )
@@ -474,6 +549,42 @@ def _point_is_finite(problem: cp.Problem) -> bool:
     return True
 
 
+def _attempt(
+    build: Callable[[Strategy], tuple[cp.Problem, T]],
+    strategy: Strategy,
+    attempts: list[Attempt],
+    vertex: bool,
+    options: dict[str, Any] | None,
+    kind: ProblemKind,
+) -> tuple[T, SolveInfo | SolverError]:
+    """One attempt of [`solve_robust`][solve_robust] (its seconds include the build), appended
+    to ``attempts`` and logged as the stage ``solve``: the payload, and the solve's record or
+    why it failed."""
+    start = time.perf_counter()
+    problem, payload = build(strategy)
+    failed: SolverError | None = None
+    info: SolveInfo | None = None
+    with stage("solve", _log, solver=strategy.solver, variant=strategy.variant) as found:
+        try:
+            info = solve(problem, solver=strategy.solver, vertex=vertex, options=options, kind=kind)
+        except SolverError as exc:
+            failed = exc
+        if info is not None and not _point_is_finite(problem):
+            failed = SolverError(strategy.solver, "no_solution", "no finite point returned")
+            info = None
+        status = failed.status if failed is not None else info.status  # type: ignore[union-attr]
+        seconds = time.perf_counter() - start
+        attempts.append(Attempt(strategy.solver, strategy.variant, status, seconds))
+        found.update(status=status)
+        if info is not None:
+            found.update(
+                variables=info.num_variables,
+                constraints=info.num_constraints,
+                iterations=info.iterations,
+            )
+    return payload, info if info is not None else failed  # type: ignore[return-value]
+
+
 def solve_robust(
     build: Callable[[Strategy], tuple[cp.Problem, T]],
     *,
@@ -519,34 +630,16 @@ def solve_robust(
     """
     attempts: list[Attempt] = []
     last: SolverError | None = None
-    for strategy in attempt_plan(num_variables, solver=solver, vertex=vertex, kind=kind):
-        start = time.perf_counter()
-        problem, payload = build(strategy)
-        try:
-            info = solve(
-                problem,
-                solver=strategy.solver,
-                vertex=vertex,
-                options=options,
-                verbose=verbose,
-                kind=kind,
-            )
-        except SolverError as exc:
-            seconds = time.perf_counter() - start
-            attempts.append(Attempt(strategy.solver, strategy.variant, exc.status, seconds))
-            last = exc
-            if not feasible and exc.status in ("infeasible", "unbounded"):
+    with reporting(verbose=verbose):
+        for strategy in attempt_plan(num_variables, solver=solver, vertex=vertex, kind=kind):
+            payload, outcome = _attempt(build, strategy, attempts, vertex, options, kind)
+            if isinstance(outcome, SolveInfo):
+                return payload, replace(outcome, attempts=tuple(attempts))
+            last = outcome
+            if not feasible and last.status in ("infeasible", "unbounded"):
                 raise SolverError(
-                    exc.solver, exc.status, exc.hint, attempts=tuple(attempts)
-                ) from exc
-            continue
-        seconds = time.perf_counter() - start
-        if not _point_is_finite(problem):
-            attempts.append(Attempt(strategy.solver, strategy.variant, "no_solution", seconds))
-            last = SolverError(strategy.solver, "no_solution", "no finite point returned")
-            continue
-        attempts.append(Attempt(strategy.solver, strategy.variant, info.status, seconds))
-        return payload, replace(info, attempts=tuple(attempts))
+                    last.solver, last.status, last.hint, attempts=tuple(attempts)
+                ) from last
     assert last is not None
     tried = "; ".join(str(a) for a in attempts)
     why = (

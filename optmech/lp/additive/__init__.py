@@ -19,12 +19,15 @@ The package, one idea per module:
     The constraint rows as named blocks (window, monotone, hockey-stick).
 [`lp`][optmech.lp.additive.lp]
     [`build_additive_lp`][build_additive_lp] and [`AdditiveLP`][AdditiveLP].
-[`design`][optmech.lp.additive.design]
-    [`design_noise`][design_noise] and [`finish_design`][finish_design]: solve, certify, repair,
-    bound, record.
-[`interval`][optmech.lp.additive.interval]
-    The certified interval ``[lower_bound, value]`` of a solved LP: the value at the point,
-    rounded up, and weak duality with the solver's multipliers.
+[`designer`][optmech.lp.additive.designer]
+    [`design_additive`][optmech.lp.additive.designer.design_additive] and
+    [`finish_design`][finish_design]: solve, certify, repair, bound, record.
+[`repair`][optmech.lp.additive.repair]
+    The least ε-DP envelope above a solver's point, and the (ε, δ) mixture.
+[`diagnostics`][optmech.lp.additive.diagnostics]
+    A certified interval wider than asked, a grid too coarse for the staircase optimum.
+[`designed`][optmech.lp.additive.designed]
+    [`DesignedNoise`][optmech.lp.additive.designed.DesignedNoise] and its record.
 [`pairs`][optmech.lp.additive.pairs], [`divergences`][optmech.lp.additive.divergences]
     Beyond (ε, δ): the pairs of every shift over the tails; hockey-stick rows, Rényi and
     Kullback–Leibler cones.
@@ -32,12 +35,18 @@ The package, one idea per module:
     Designs under zCDP, Rényi DP, GDP and privacy profiles: cutting planes over orders / ε,
     certified over the continuum.
 
+The entry point is [`optmech.design_noise`][optmech.lp.design.design_noise], which chooses between
+this designer, the one beyond (ε, δ) and the 2-D one; the certified interval, the repair loop and
+the cross-check are the engine's ([`optmech.lp.engine`][optmech.lp.engine]). Reading
+``optmech.lp.additive.design_noise`` still works, with a `DeprecationWarning`.
+
 Examples
 --------
 >>> import numpy as np
 >>> import optmech
->>> noise = design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=8,
-...                      periods=2, symmetric=True)
+>>> spec = AdditiveSpec(optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=8,
+...                     periods=2, symmetric=True)
+>>> noise = design_additive(spec, DesignRun())
 >>> noise.certified_epsilon <= 1.0 * (1 + 1e-9)
 True
 >>> v_star = float(np.exp(0.5) / (np.e - 1))     # staircase optimum, Geng & Viswanath (2016)
@@ -45,15 +54,12 @@ True
 True
 """
 
-from optmech.lp.additive.design import (
-    PRIVACY_RTOL,
-    STAIRCASE_WARN_RATIO,
-    CoarseGridWarning,
-    design_noise,
-    finish_design,
-)
+from typing import Any
+
+from optmech._deprecation import warn_deprecated
+from optmech.lp.additive.designer import design_additive, finish_design
+from optmech.lp.additive.diagnostics import STAIRCASE_WARN_RATIO, CoarseGridWarning
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, graded_widths
-from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.rows import RowBlock, RowRecord
 from optmech.lp.additive.spec import (
@@ -64,6 +70,9 @@ from optmech.lp.additive.spec import (
     default_resolution,
     estimate_additive_size,
 )
+from optmech.lp.engine.acceptance import PRIVACY_RTOL
+from optmech.lp.engine.interval import lp_interval
+from optmech.lp.engine.run import DesignRun
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",
@@ -73,6 +82,7 @@ __all__ = [
     "AdditiveLP",
     "AdditiveSpec",
     "CoarseGridWarning",
+    "DesignRun",
     "GridKind",
     "RowBlock",
     "RowRecord",
@@ -80,9 +90,19 @@ __all__ = [
     "build_additive_lp",
     "default_periods",
     "default_resolution",
-    "design_noise",
+    "design_additive",
     "estimate_additive_size",
     "finish_design",
     "graded_widths",
     "lp_interval",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``design_noise``, the dispatcher above this package, read from here: it warns (PEP 562)."""
+    if name == "design_noise":
+        from optmech.lp import design as dispatch
+
+        warn_deprecated("`optmech.lp.additive.design_noise`", "`optmech.design_noise`")
+        return dispatch.design_noise
+    raise AttributeError(f"module 'optmech.lp.additive' has no attribute {name!r}")

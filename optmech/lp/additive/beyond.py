@@ -32,7 +32,7 @@ is a jointly convex divergence, so mixing helps); never is an uncertified noise 
 
 **The interval.** ``value`` is the exact expected cost of the returned noise, rounded up.
 ``lower_bound``: for the LPs, the Lagrangian bound of
-[`lp_interval`][optmech.lp.additive.design.lp_interval] on the LP at the *requested* guarantee (the
+[`lp_interval`][optmech.lp.engine.interval.lp_interval] on the LP at the *requested* guarantee (the
 cuts' right-hand sides undone: a relaxation of the continuum, so its bound holds for it); for
 the cones, a tangent-plane bound: the constraint
 functions ``g`` are convex and 1-homogeneous, so for multipliers ``λ ≥ 0`` and any point ``z̄``,
@@ -52,6 +52,7 @@ Kelley, J. E. (1960). The cutting-plane method for solving convex programs. J. S
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -74,7 +75,6 @@ from optmech.certify.profiles import (
 )
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.cone_bound import cone_bound, reliable_envelope
-from optmech.lp.additive.design import design_provenance, slack
 from optmech.lp.additive.designed import (
     BeyondCertificate,
     DesignedNoise,
@@ -90,13 +90,17 @@ from optmech.lp.additive.divergences import (
     pure_block,
 )
 from optmech.lp.additive.grid import AdditiveGrid
-from optmech.lp.additive.interval import lp_interval
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.pairs import pair_maps
-from optmech.lp.additive.repair import envelope_raise
+from optmech.lp.additive.repair import envelope_raise, slack
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
-from optmech.lp.additive.solving import DesignRun, solve_additive
+from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import GDP_CAP_DELTA, default_periods
+from optmech.lp.engine.interval import lp_interval
+from optmech.lp.engine.mixing import MixingSearch, least_mixture
+from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.description import GridDescription
 from optmech.privacy import (
@@ -110,6 +114,8 @@ from optmech.privacy import (
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
+
+_log = logging.getLogger(__name__)
 
 
 #: Orders of the first zCDP round (besides the Kullback–Leibler bound, always present).
@@ -151,6 +157,13 @@ class Cuts:
     points: tuple[float, ...] = ()
     margin: float = 0.0
     tangent: FloatArray | None = dataclasses.field(default=None, compare=False)
+
+    def constraints(
+        self, grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any
+    ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
+        """This round's rows ([`constraints_for`][constraints_for]), for
+        [`build_additive_lp`][optmech.lp.additive.lp.build_additive_lp]."""
+        return constraints_for(grid, expand, spec, self)
 
 
 # -- the constraints --------------------------------------------------------------------------
@@ -464,28 +477,19 @@ def _repair(
     if reference is None:
         reference = _gaussian_reference(spec, rnd) or _reference(lp)
 
-    def attempt(lam: float) -> _Check:
-        return _check(spec, rnd.family(**_mix(kwargs, reference, lam)), rnd.cuts)
+    def certified(lam: float) -> _Check | None:
+        chk = _check(spec, rnd.family(**_mix(kwargs, reference, lam)), rnd.cuts)
+        return chk if chk.holds else None
 
-    hi = min(1e-12, largest)
-    chk = attempt(hi)
-    while not chk.holds:
-        if hi >= largest:
-            raise PrivacyViolationError(
-                f"the designed noise is not {spec.privacy}, and mixing it with the reference "
-                f"noise (weight up to {largest:g}) did not certify either; try a finer grid, "
-                "more periods or another solver."
-            )
-        hi = min(largest, hi * 16.0)
-        chk = attempt(hi)
-    lo, best = 0.0, (hi, chk)
-    for _ in range(8):  # each step one certification
-        mid = math.sqrt(max(lo, hi / 16.0) * hi)
-        got = attempt(mid)
-        lo, hi = (lo, mid) if got.holds else (mid, hi)
-        if got.holds:
-            best = (mid, got)
-    return _mix(kwargs, reference, best[0]), best[1], Repair(RepairKind.MIXTURE, weight=best[0])
+    lam, chk = least_mixture(
+        certified,
+        1e-12,
+        MixingSearch(growth=16.0, largest=largest, refine_steps=8, geometric=True),
+        failure=f"the designed noise is not {spec.privacy}, and mixing it with the reference "
+        f"noise (weight up to {largest:g}) did not certify either; try a finer grid, more "
+        "periods or another solver.",
+    )
+    return _mix(kwargs, reference, lam), chk, Repair(RepairKind.MIXTURE, weight=lam)
 
 
 # -- the interval -----------------------------------------------------------------------------
@@ -571,7 +575,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     spec : AdditiveSpec
         A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
     run : DesignRun
-        The settings of [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise];
+        The settings of [`optmech.design_noise`][optmech.lp.design.design_noise];
         ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
         provenance).
     """
@@ -579,15 +583,17 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
 
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
         kind = "conic" if conic else "additive"
-        return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
+        with stage("round", _log, **lp.counts()):
+            return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
-    spec, rnd, log = _rounds_on_a_long_enough_support(spec, solve)
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        spec, rnd, log = _rounds_on_a_long_enough_support(spec, solve)
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
-        if not run.repair:
+        if not run.allow_repair:
             raise PrivacyViolationError(
                 f"the solver's point is not {spec.privacy} (certified {chk.beyond}); pass "
-                "repair=True, tighten the solver tolerances or try another solver."
+                "allow_repair=True, tighten the solver tolerances or try another solver."
             )
         kwargs, chk, fix = _repair(spec, rnd)
     # The target was tightened by the margin: the interval is about that wide by design.

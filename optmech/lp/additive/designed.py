@@ -1,6 +1,6 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-[`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] returns a
+[`optmech.design_noise`][optmech.lp.design.design_noise] returns a
 [`DesignedNoise`][DesignedNoise]: a `PiecewiseConstantNoise` (density on a uniform grid),
 [`GradedNoise`][optmech.mechanisms.graded.GradedNoise] (density on a graded Δ-periodic grid) or
 `LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
@@ -20,11 +20,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray
 from optmech.lp.additive.spec import SpecViews
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.provenance import Provenance, ProvenanceFields, RepairKind
+from optmech.results import RecordViews
 
 if TYPE_CHECKING:
     from optmech.lp.additive.spec import AdditiveSpec
@@ -143,16 +145,19 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return self.spec.integer
 
     @property
-    def grid(self) -> str:
-        """``"uniform"``, ``"graded"`` or ``"integer"``."""
+    def grid_kind(self) -> str:
+        """``"uniform"``, ``"graded"`` or ``"integer"`` (the grid itself, as an array, is the
+        noise's [`grid`][optmech.lp.additive.designed.DesignedNoise.grid])."""
         return str(self.spec.grid)
 
-    # -- the solve ------------------------------------------------------------------------------
     @property
-    def repair(self) -> RepairKind:
-        """The repair applied (``"none"``, ``"envelope"`` or ``"mixture"``)."""
-        return self.provenance.repair.kind
+    def grid(self) -> str:
+        """Deprecated name of [`grid_kind`][grid_kind] (``grid`` is the array of cell edges or
+        points on the noise itself)."""
+        warn_deprecated("`DesignRecord.grid`", "`DesignRecord.grid_kind`")
+        return self.grid_kind
 
+    # -- the solve ------------------------------------------------------------------------------
     @property
     def repair_detail(self) -> str:
         """E.g. the mixture weight."""
@@ -160,13 +165,14 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return f"lambda={rep.weight:.3g}" if rep.kind == RepairKind.MIXTURE else ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON: the specification, the provenance and the certified privacy."""
+        """Plain dict for JSON: the specification and the certified privacy, and the provenance
+        nested under ``"provenance"``."""
         spec = self.spec
         out: dict[str, Any] = {
             "privacy": str(spec.privacy),
             "cost": repr(spec.cost),
             "sensitivity": spec.sensitivity,
-            "grid": self.grid,
+            "grid_kind": self.grid_kind,
             "resolution": self.cells_per_period,
             "periods": self.periods,
             "integer": spec.integer,
@@ -186,47 +192,25 @@ class DesignRecord(SpecViews, ProvenanceFields):
         }
         if self.beyond is not None:
             out.update(self.beyond.to_dict())
-        out.update(self.provenance.to_dict())
-        out["repair"] = str(self.repair)
-        for key, val in list(out.items()):
-            if isinstance(val, float) and not math.isfinite(val):
-                out[key] = str(val)
+        out["provenance"] = self.provenance.to_dict()
+        return {k: _finite_or_str(v) for k, v in out.items()}
+
+    def flat_dict(self) -> dict[str, Any]:
+        """The dict of earlier versions' ``summary()``: the fields of [`to_dict`][to_dict] with
+        the provenance's merged in, ``grid`` for the grid's kind and ``repair`` its kind."""
+        out = self.to_dict()
+        prov = out.pop("provenance")
+        out["grid"] = out.pop("grid_kind")
+        out.update(prov)
+        out["repair"] = str(self.repair.kind)
         return out
 
 
-class RecordViews(ProvenanceFields):
-    """The design record of a designed noise as read-only attributes (a mixin of the 1-D and
-    2-D designed families)."""
-
-    _record: Any
-
-    @property
-    def record(self) -> Any:
-        """The design record: spec, provenance, certified privacy."""
-        return self._record
-
-    @property
-    def info(self) -> Any:
-        """The design record (the name of earlier versions)."""
-        return self._record
-
-    @property
-    def spec(self) -> Any:
-        """The validated specification."""
-        return self._record.spec
-
-    @property
-    def provenance(self) -> Provenance:
-        """How the LP was solved and the certified interval of its optimum."""
-        return self._record.provenance
-
-    @property
-    def certified_epsilon(self) -> float:
-        """Certified pure ε (``inf`` for finite support or an atom)."""
-        return float(self._record.certified_epsilon)
+def _finite_or_str(value: Any) -> Any:
+    return str(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
-class DesignedNoise(RecordViews):
+class DesignedNoise(RecordViews, abstract=True):
     """Mixin of the designed families: the design record on top of a tabulated noise."""
 
     _record: DesignRecord
@@ -272,9 +256,18 @@ class DesignedNoise(RecordViews):
             return self.points  # type: ignore[attr-defined, no-any-return]
         return self.edges  # type: ignore[attr-defined, no-any-return]
 
-    def summary(self) -> dict[str, Any]:
-        """The record as a plain dict (see [`DesignRecord`][DesignRecord])."""
-        return self._record.to_dict()
+    def summary(self) -> dict[str, Any]:  # type: ignore[override]
+        """Deprecated: the record as a flat dict
+        ([`DesignRecord.flat_dict`][DesignRecord.flat_dict]). Use
+        [`to_dict`][optmech.results.LPResult.to_dict]; in the next release ``summary()`` returns
+        text, as on every other result."""
+        warn_deprecated(f"`{type(self).__name__}.summary()` (a dict)", "`.to_dict()`")
+        return self._record.flat_dict()  # type: ignore[no-any-return]
+
+    def _fields(self) -> dict[str, Any]:
+        families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
+        family = next(c for c in type(self).__mro__ if c in families)
+        return {**super()._fields(), "family": family.__name__, "atom": self.atom}
 
     def certified_guarantee(self) -> list[tuple[str, str, float]]:
         """``(attribute, label, value)`` of the certified guarantee, headline first: for
@@ -309,7 +302,7 @@ class DesignedNoise(RecordViews):
             ("cost", rec.cost.name),
             *((label, value) for _, label, value in self.certified_guarantee()),
             *super()._summary_rows(),
-            ("grid", f"{rec.grid}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
+            ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 
     def plot(  # type: ignore[override]
@@ -330,6 +323,10 @@ class DesignedNoise(RecordViews):
             refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
                 found.baselines
             )
+            # Only references of the same kind are drawn: a pmf beside pmfs, a density beside
+            # densities (an (ε, δ) lattice design's continuous baselines are left out).
+            lattice = hasattr(self, "pmf")
+            refs = [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
         ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
         ax.set_title(
             f"{privacy_title(self._record.privacy, self.sensitivity)}, "
@@ -341,7 +338,7 @@ class DesignedNoise(RecordViews):
         rec = self._record
         return (
             f"{rec.privacy}, cost={rec.cost!r}, value={self.value:.9g}, "
-            f"lower_bound={self.lower_bound:.9g}, grid={rec.grid}, "
+            f"lower_bound={self.lower_bound:.9g}, grid={rec.grid_kind}, "
             f"resolution={rec.cells_per_period}, periods={rec.periods}, "
             f"certified_epsilon={self.certified_epsilon:.9g}, "
             f"certified_delta={self.certified_delta:.3g}, "

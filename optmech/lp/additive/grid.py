@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.costs import Cost
+from optmech.lp.engine.rounding import uniform_width
 from optmech.mechanisms.graded import anchored_integrals
 
 __all__ = [
@@ -248,14 +248,6 @@ def graded_widths(
     half = np.diff(edges)
     widths = np.concatenate([half, half[::-1]])
     return widths / widths.sum()
-
-
-def uniform_width(sensitivity: float, m: int) -> float:
-    """``Δ/m`` rounded up to a float, so that ``Δ/h ≤ m`` exactly (a shift by Δ reaches ``m``)."""
-    h = sensitivity / m
-    if Fraction(sensitivity) / Fraction(h) > m:
-        h = math.nextafter(h, math.inf)
-    return h
 
 
 def make_grid(

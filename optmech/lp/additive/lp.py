@@ -29,15 +29,11 @@ constraint under its name for reading the multipliers.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
@@ -47,8 +43,9 @@ from optmech._floats import U as _U
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.divergences import RenyiCones
 from optmech.lp.additive.grid import AdditiveGrid, GridKind, graded_widths, make_grid
-from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, balance, pure_rows
+from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, pure_rows
 from optmech.lp.additive.spec import AdditiveSpec, SpecViews
+from optmech.lp.engine.readout import LPReadout
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
@@ -57,131 +54,10 @@ __all__ = ["AdditiveLP", "GridNoise", "LPReadout", "build_additive_lp"]
 
 #: The noise families an additive design is read into.
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
-#: Name of the normalisation constraint (a simplex block, not a row of ``RowRecord``).
-NORMALISATION = "normalisation"
 #: Smallest mass of a cell in the solver's units on a graded grid (``AdditiveLP.solver_scale``).
 MASS_FLOOR = 1e-3
 #: ... but no column is lifted by more than this factor above the reference staircase.
 MAX_LIFT = 1e10
-
-
-@dataclass(frozen=True, kw_only=True)
-class LPReadout:
-    """The solver's side of a built additive LP (the 1-D and 2-D ones): the problem of one
-    attempt, its scalings, and reading its point and multipliers back in the LP's own units,
-    with the bounds its certified interval uses.
-
-    The LP supplies ``weights``, ``mass``, ``rows`` and ``num_aux``; the fields below are set
-    by its ``for_strategy`` (keyword-only, so they follow the LP's own fields).
-
-    Attributes
-    ----------
-    objective_factor : float
-        The solver's objective is ``weights / objective_factor``.
-    col_scale : numpy.ndarray or None
-        The solver's variable is ``z / col_scale``.
-    problem : cvxpy.Problem
-        The solver's problem (None until built for an attempt).
-    variable : cvxpy.Variable
-        The solver's variable.
-    constraints : Mapping[str, cvxpy.Constraint]
-        Each row block's constraint by name, and ``"normalisation"``.
-    row_scale : Mapping[str, numpy.ndarray]
-        The factor each block's rows were multiplied by for the solver.
-    strategy : Strategy or None
-        The attempt this problem was built for.
-    """
-
-    if TYPE_CHECKING:  # fields of the LP itself
-        weights: FloatArray
-        mass: FloatArray
-        rows: RowRecord
-        num_aux: int
-
-    objective_factor: float = 1.0
-    col_scale: FloatArray | None = None
-    problem: Any = None
-    variable: Any = None
-    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    row_scale: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
-    strategy: Strategy | None = None
-
-    @property
-    def num_variables(self) -> int:
-        """All variables: values, atom or tail scales, auxiliaries."""
-        return int(self.weights.size)
-
-    def attempt(self, strategy: Strategy | None, col_scale: FloatArray, *, balanced: bool) -> Any:
-        """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
-
-        Columns divided by ``col_scale``, rows balanced if asked
-        (`balance`), and the objective divided by the LP's
-        ``scale`` — or, rescaled, by its largest entry in the solver's units.
-        """
-        factor = self.scale  # type: ignore[attr-defined]
-        if strategy is not None and strategy.rescaled:
-            top = float(np.max(np.abs(self.weights * col_scale)))
-            factor = top if top > 0 else factor
-        problem, variable, constraints, row_scale = _problem(
-            self.weights / factor,
-            self.mass,
-            self.rows,
-            col_scale,
-            balanced=balanced,
-            cones=getattr(self, "cones", None),
-        )
-        return dataclasses.replace(
-            self,  # type: ignore[arg-type]
-            objective_factor=factor,
-            col_scale=col_scale,
-            problem=problem,
-            variable=variable,
-            constraints=constraints,
-            row_scale=row_scale,
-            strategy=strategy,
-        )
-
-    def value_upper(self, value: float) -> FloatArray:
-        """Upper bounds ``min(1/a_j, U/c_j)`` of the value variables at an optimum, ``U ≥`` it.
-
-        ``Σ a_j x_j = 1`` and ``x ≥ 0`` give ``x_j ≤ 1/a_j``; with a cost ``c ≥ 0`` an optimum
-        also has ``c_j x_j ≤ c·x ≤ U`` for any ``U`` at least the optimum (the value of a
-        feasible point), so restricting the LP to these boxes keeps its optimum.
-        """
-        k = self.num_variables - self.num_aux
-        a, c = self.mass[:k], self.weights[:k]
-        upper = 1.0 / a
-        if np.all(self.weights >= 0) and math.isfinite(value) and value > 0:
-            with np.errstate(divide="ignore"):
-                upper = np.minimum(upper, np.where(c > 0, value / c, np.inf))
-        return upper * (1.0 + 8.0 * _U)
-
-    def point(self) -> FloatArray:
-        """The solver's point ``z`` (values, atom, auxiliaries) in the LP's own units."""
-        assert self.col_scale is not None
-        return np.asarray(self.variable.value, dtype=np.float64) * self.col_scale
-
-    def duals(self) -> dict[str, FloatArray] | None:
-        """The solver's multipliers of each row block in the LP's own units (None if missing)."""
-        out = {}
-        for block in self.rows:
-            if not block.rows:
-                continue
-            y = self.constraints[block.name].dual_value
-            if y is None:
-                return None
-            scale = self.row_scale.get(block.name, 1.0) * self.objective_factor
-            out[block.name] = np.asarray(y, dtype=np.float64).reshape(-1) * scale
-        return out
-
-    def violation(self, z: npt.ArrayLike) -> float:
-        """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
-        za = np.asarray(z, dtype=np.float64)
-        parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
-        for block in self.rows:
-            if block.rows:
-                parts.append(float(np.max(block.a @ za - block.b)))
-        return max(parts)
 
 
 @dataclass(frozen=True)
@@ -287,7 +163,7 @@ class AdditiveLP(SpecViews, LPReadout):
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP:
         """The same LP as a fresh cvxpy problem for one solver attempt (None: as built).
 
-        Rescaled: rows balanced (`balance`) and the objective
+        Rescaled: rows balanced ([`balance`][optmech.lp.engine.rows.balance]) and the objective
         divided so that its largest entry is 1; on a graded grid the columns are then scaled by
         the reference staircase alone ([`solver_scale`][solver_scale]).
         """
@@ -390,39 +266,6 @@ class AdditiveLP(SpecViews, LPReadout):
         return family(**kwargs)  # type: ignore[no-any-return]
 
 
-def _problem(
-    c: FloatArray,
-    mass: FloatArray,
-    rows: RowRecord,
-    col_scale: FloatArray,
-    balanced: bool,
-    cones: RenyiCones | None = None,
-) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
-    """The cvxpy problem in the solver's variable ``y = z / col_scale``, rows scaled, cones
-    added."""
-    y = cp.Variable(c.size, nonneg=True)
-    d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
-    named: dict[str, Any] = {}
-    scales: dict[str, FloatArray] = {}
-    for block in rows:
-        if not block.rows:
-            continue
-        a = (block.a @ d).tocsr() if d is not None else block.a
-        if balanced:
-            s = balance(a)
-            scales[block.name] = s
-            a, b = (sp.diags(s) @ a).tocsr(), block.b * s
-        else:
-            b = block.b
-        named[block.name] = a @ y <= b
-    if cones is not None:
-        named.update(cones.constraints(y, col_scale))
-    norm = mass * col_scale
-    named[NORMALISATION] = sp.csr_matrix(norm.reshape(1, -1)) @ y == np.ones(1)
-    problem = cp.Problem(cp.Minimize((c * col_scale) @ y), list(named.values()))
-    return problem, y, MappingProxyType(named), MappingProxyType(scales)
-
-
 def _staircase_profile(
     grid: AdditiveGrid, spec: AdditiveSpec, weights: FloatArray, mass: FloatArray
 ) -> tuple[FloatArray, float] | None:
@@ -502,12 +345,16 @@ def _rows(
     grid: AdditiveGrid, expand: sp.csr_matrix, spec: AdditiveSpec, cuts: Any
 ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
     """The row blocks, the auxiliaries, the window form (``"none"`` for (ε, δ)) and the cones
-    (guarantees beyond (ε, δ):
-    [`optmech.lp.additive.beyond.constraints_for`][optmech.lp.additive.beyond.constraints_for])."""
+    (guarantees beyond (ε, δ): the round's
+    [`Cuts.constraints`][optmech.lp.additive.beyond.Cuts.constraints])."""
     if spec.beyond:
-        from optmech.lp.additive.beyond import constraints_for
-
-        return constraints_for(grid, expand, spec, cuts)
+        if cuts is None:
+            raise TypeError(
+                f"building the LP of {spec.privacy} needs `cuts` (a round of "
+                "optmech.lp.additive.beyond.Cuts: its orders or ε and margin); "
+                "optmech.design_noise runs the rounds."
+            )
+        return cuts.constraints(grid, expand, spec)  # type: ignore[no-any-return]
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
     if spec.pure:
         return (

@@ -3,7 +3,7 @@
 Solvers stop at absolute tolerances near 1e-9…1e-7, and cells deep in the support are smaller
 than that: a returned point typically has a few ratios above ``e^ε``, zero cells next to tiny
 positive ones (``ε = inf``), or a hockey-stick sum a hair above δ. Two repairs, each followed by
-an independent certification in [`optmech.lp.additive.design`][optmech.lp.additive.design]:
+an independent certification in [`optmech.lp.additive.designer`][optmech.lp.additive.designer]:
 
 [`envelope_raise`][envelope_raise] / [`envelope_repair`][envelope_repair] (pure ε)
     The smallest grid sequence above the given one that satisfies ``p_i ≤ e^ε p_j`` for
@@ -36,11 +36,19 @@ from scipy import ndimage
 from optmech._floats import FloatArray
 from optmech.certify.noise import noise_delta
 from optmech.exceptions import PrivacyViolationError
+from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 
-__all__ = ["cell_reach", "envelope_raise", "envelope_repair", "hockey_delta", "mixture_repair"]
+__all__ = [
+    "cell_reach",
+    "envelope_raise",
+    "envelope_repair",
+    "hockey_delta",
+    "mixture_repair",
+    "slack",
+]
 
 GridNoise = PiecewiseConstantNoise | LatticeNoise | GradedNoise
 
@@ -132,6 +140,19 @@ def _reach(noise: GridNoise) -> int:
     if _graded(noise):
         return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
     return cell_reach(noise.sensitivity, noise.width)  # type: ignore[union-attr]
+
+
+def slack(epsilon: float, values: FloatArray) -> float:
+    """How far inside ε the window of a returned ε-DP design is: ``2^-36·max(1, ε, max|log v|)``.
+
+    Rounding in the log-domain raise and in ``fl(e^ε)`` is a few ulps of the largest
+    ``|log v|``; this is far above it, so every window row of the LP holds at the returned
+    point in exact arithmetic, and far below any accuracy asked for (it moves the cost by about
+    ``slack`` relative, ≤ 1e-8 for |log v| ≤ 700).
+    """
+    positive = values[values > 0]
+    spread = float(np.max(np.abs(np.log(positive)))) if positive.size else 0.0
+    return 2.0**-36 * max(1.0, epsilon, spread)
 
 
 def envelope_raise(
@@ -318,27 +339,18 @@ def mixture_repair(
             privacy,
         )
 
-    def private(candidate: GridNoise) -> bool:
-        return hockey_delta(candidate, epsilon, r) <= delta  # type: ignore[arg-type]
+    def certified(lam: float) -> GridNoise | None:
+        candidate = mix(lam)
+        return candidate if hockey_delta(candidate, epsilon, r) <= delta else None  # type: ignore[arg-type]
 
     # Convexity gives a λ that works; the bound is loose (mixing also lowers P's own terms),
     # so bisect down to the least λ that certifies (to 1e-3 relative).
     excess = max(h_p - delta, 0.0)
-    hi = min(1.0, excess / (h_p - h_ref) * (1.0 + 1e-6) + 1e-15)
-    best = mix(hi)
-    while not private(best):
-        if hi >= 1.0:
-            raise PrivacyViolationError(
-                f"mixing with a reference density did not reach δ = {delta:g} (λ up to 1)"
-            )
-        hi = min(1.0, 2.0 * hi)
-        best = mix(hi)
-    lo = 0.0
-    for _ in range(12):  # each step one certification
-        mid = 0.5 * (lo + hi)
-        candidate = mix(mid)
-        if private(candidate):
-            hi, best = mid, candidate
-        else:
-            lo = mid
-    return best, hi
+    start = min(1.0, excess / (h_p - h_ref) * (1.0 + 1e-6) + 1e-15)
+    lam, best = least_mixture(
+        certified,
+        start,
+        MixingSearch(refine_steps=12),
+        failure=f"mixing with a reference density did not reach δ = {delta:g} (λ up to 1)",
+    )
+    return best, lam

@@ -2,8 +2,9 @@
 
 Variables, in this order: the grid values ``x`` (densities × Δ; half of them when the LP is
 mirror-reduced), the atom ``α`` when allowed, then the auxiliaries (window minima for ε-DP,
-hockey-stick terms for (ε, δ)). Each family of rows is a [`RowBlock`][RowBlock] with a name; the
-LP keeps them in a frozen [`RowRecord`][RowRecord] and reads each one's multipliers by that name
+hockey-stick terms for (ε, δ)). Each family of rows is a
+[`RowBlock`][optmech.lp.engine.rows.RowBlock] with a name; the LP keeps them in a frozen
+[`RowRecord`][optmech.lp.engine.rows.RowRecord] and reads each one's multipliers by that name
 (cvxpy's ``dual_vars[constr.id]`` discipline), never by position.
 
 ``"monotone"``
@@ -30,7 +31,6 @@ LP keeps them in a frozen [`RowRecord`][RowRecord] and reads each one's multipli
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray, IntArray
 from optmech.lp.additive.grid import AdditiveGrid, GridKind
 from optmech.lp.additive.windows import WindowSystem, choose_window_method, window_system
+from optmech.lp.engine.rows import RowBlock, RowRecord
 
 __all__ = ["AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 
@@ -50,78 +51,6 @@ __all__ = ["AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 #: iterations at m = 10 where the tail rows take 147 (0.05 s against 0.08 s); from m = 30 on
 #: the two are within the machine's noise, and at m = 1000 the tail rows save ~25%.
 VIRTUAL_ROWS_ABOVE = 1e-6
-
-
-@dataclass(frozen=True)
-class RowBlock:
-    """One named family of rows ``a @ z ≤ b`` over all the LP's variables ``z``.
-
-    Attributes
-    ----------
-    name : str
-        ``"monotone"``, ``"window"``, ``"hockey"`` or ``"hockey-sum"``.
-    a : scipy.sparse.csr_matrix
-        Coefficients, shape ``(rows, variables)``.
-    b : numpy.ndarray
-        Right-hand sides.
-    """
-
-    name: str
-    a: sp.csr_matrix
-    b: FloatArray
-
-    @property
-    def rows(self) -> int:
-        """Number of rows."""
-        return int(self.a.shape[0])
-
-
-@dataclass(frozen=True)
-class RowRecord:
-    """The LP's row blocks by name (frozen, in the order they were built)."""
-
-    blocks: tuple[RowBlock, ...]
-
-    def __getitem__(self, name: str) -> RowBlock:
-        for block in self.blocks:
-            if block.name == name:
-                return block
-        raise KeyError(f"no row block named {name!r}; the LP has {self.names}")
-
-    def __iter__(self) -> Iterator[RowBlock]:
-        return iter(self.blocks)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Block names, in order."""
-        return tuple(b.name for b in self.blocks)
-
-    def stacked(self, num_variables: int) -> tuple[sp.csr_matrix, FloatArray]:
-        """All rows as one ``(A_ub, b_ub)`` (for a direct solver call or a violation check)."""
-        if not self.blocks:
-            return sp.csr_matrix((0, num_variables)), np.zeros(0)
-        return (
-            sp.vstack([b.a for b in self.blocks], format="csr"),
-            np.concatenate([b.b for b in self.blocks]),
-        )
-
-
-def balance(a: sp.csr_matrix) -> FloatArray:
-    """Row scales ``1/√(max|a_ij| · min|a_ij|)`` over each row's nonzeros (1 for empty rows).
-
-    A privacy row ``x_a − e^ε x_b ≤ 0`` becomes ``e^(−ε/2) x_a − e^(ε/2) x_b ≤ 0``: the same
-    feasible set, better balanced ([`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy]).
-    """
-    m = abs(a).tocsr()
-    m.eliminate_zeros()
-    filled = np.diff(m.indptr) > 0
-    starts = m.indptr[:-1][filled]
-    scale = np.ones(m.shape[0])
-    if starts.size:
-        top = np.maximum.reduceat(m.data, starts)
-        low = np.minimum.reduceat(m.data, starts)
-        scale[filled] = 1.0 / np.sqrt(top * low)
-    return scale
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the grid (kind, cells per Δ, periods), the class restrictions, the form of the 
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
 name the parameter, its range and the value (the `dp_accounting` style). Defaults that
 depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. [`optmech.lp.additive.design_noise`][optmech.lp.additive.design_noise] takes
+records what was built. [`optmech.design_noise`][optmech.lp.design.design_noise] takes
 the same keywords and passes them here.
 """
 
@@ -24,6 +24,7 @@ from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
+from optmech.lp.engine.rounding import tail_ratio_for
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -84,23 +85,6 @@ GRADED_ABOVE_CELLS = UNIFORM_MAX_CELLS
 #: about 730 bytes per nonzero all included; these constants give about 1.5x that.
 _BYTES_PER_NONZERO = 600
 _BYTES_PER_ROW = 900
-
-
-def tail_ratio_for(epsilon: float) -> float:
-    """``e^−ε`` rounded *up* (two ulps, and until ``fl(e^ε)·ratio ≥ 1`` exactly): a geometric
-    tail with this ratio per period is exactly ε-DP against the rounded ``e^ε`` of the rows.
-
-    Examples
-    --------
-    >>> r = tail_ratio_for(1.0)
-    >>> r > math.exp(-1.0) and Fraction(math.exp(1.0)) * Fraction(r) >= 1
-    True
-    """
-    ratio = math.nextafter(math.nextafter(math.exp(-epsilon), 1.0), 1.0)
-    factor = Fraction(math.exp(epsilon))
-    while factor * Fraction(ratio) < 1:  # exactly, as the product of the two floats
-        ratio = math.nextafter(ratio, 1.0)
-    return ratio
 
 
 def _top_step_cells(epsilon: float) -> float:

@@ -18,8 +18,8 @@ it with a certified interval
   averages and the tails' cost series, divided by its mass, rounded up: at least the exact
   expected cost of the returned noise;
 * ``lower_bound`` — weak duality with the solver's multipliers
-  ([`optmech.lp.additive.design.lp_interval`][optmech.lp.additive.design.lp_interval], the 1-D
-  machinery: values and tail scales in one simplex block, auxiliaries in boxes) with the *lower*
+  ([`lp_interval`][optmech.lp.engine.interval.lp_interval], the engine's, as in 1-D: values and
+  tail scales in one simplex block, auxiliaries in boxes) with the *lower*
   ends of the costs, divided by
   ``1 + r`` where ``r`` bounds the relative rest of the tails' mass series (a point of the LP
   with the exact masses, rescaled to this LP's masses, costs at most ``1 + r`` times more).
@@ -28,24 +28,30 @@ it with a certified interval
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
 from optmech.exceptions import PrivacyViolationError
-from optmech.lp.additive.design import design_provenance, within_privacy
-from optmech.lp.additive.interval import lp_interval, lp_value
-from optmech.lp.additive.solving import DesignRun, solve_additive
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.interval import lp_interval, lp_value
+from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.lp.engine.solving import solve_built
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["design_noise_2d", "finish_design_2d"]
+
+_log = logging.getLogger(__name__)
 
 
 def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> DesignedNoise2D:
@@ -88,9 +94,14 @@ def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> Desig
     (True, True)
     """
     run = DesignRun() if run is None else run
-    lp = build_additive_lp_2d(spec)
-    solved, info = solve_additive(lp, run, kind="additive2d", fresh=True, feasible=True)
-    return finish_design_2d(solved, info, repair=run.repair, accuracy=run.accuracy)
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise (2-D)"):
+        with stage("build", _log) as found:
+            lp = build_additive_lp_2d(spec)
+            found.update(lp.counts())
+        solved, info = solve_built(lp, run, kind="additive2d", feasible=True, fresh=True)
+        return finish_design_2d(
+            solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, stacklevel=5
+        )
 
 
 def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
@@ -120,7 +131,7 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     whose tail neighbours span two levels of a gauge tail (``e^(2ε)``) is pinned to the level
     between them from both sides, exactly at ``e^ε``. So every ratio is raised to at most
     ``e^ε`` (in the log domain, to rounding); the certificate then exceeds ε by its rounding
-    margin only ([`PRIVACY_RTOL`][optmech.lp.additive.design.PRIVACY_RTOL]), as the 1-D tails do.
+    margin only ([`PRIVACY_RTOL`][optmech.lp.engine.acceptance.PRIVACY_RTOL]), as the 1-D tails do.
     """
     k = lp.num_reps
     box = lp.box(values)
@@ -133,31 +144,49 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
 
 
 def finish_design_2d(
-    lp: AdditiveLP2D, info: SolveInfo, *, repair: bool = True, accuracy: float = DEFAULT_ACCURACY
+    lp: AdditiveLP2D,
+    info: SolveInfo,
+    *,
+    allow_repair: bool = True,
+    accuracy: float = DEFAULT_ACCURACY,
+    stacklevel: int = 3,
+    repair: bool | None = None,
 ) -> DesignedNoise2D:
-    """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text)."""
+    """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text).
+
+    ``allow_repair`` and ``accuracy`` are those of
+    [`optmech.design_noise`][optmech.lp.design.design_noise] (``repair`` is the deprecated
+    spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
+    """
+    allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     eps = lp.spec.epsilon
     x = lp.point()
     k = lp.num_reps + len(lp.tails)
     raw = np.maximum(x[:k], 0.0)
-    raw_eps = _certify(_noise(lp, raw))
+    with stage("certify", _log, point="solver's") as found:
+        raw_eps = _certify(_noise(lp, raw))
+        found.update(certified_epsilon=raw_eps)
     high = dataclasses.replace(lp, weights=lp.weights_high)
     raw_value = lp_value(high, raw)
     fix = RepairKind.NONE
     values = raw
-    if repair:
-        values, changed = _repaired(lp, raw)
-        fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
+    if allow_repair:
+        with stage("repair", _log) as found:
+            values, changed = _repaired(lp, raw)
+            fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
+            found.update(kind=str(fix))
     elif not within_privacy(raw_eps, eps):
         raise PrivacyViolationError(
             f"the solver's point is not {lp.spec.privacy}: certified ε = {raw_eps:.12g}; pass "
-            "repair=True, tighten the solver tolerances or try another solver."
+            "allow_repair=True, tighten the solver tolerances or try another solver."
         )
     source = "solver"
     if lp_value(high, lp.reference) < lp_value(high, values):
         values, source = lp.reference.copy(), "reference"
     noise = _noise(lp, values)
-    cert_eps = _certify(noise)
+    with stage("certify", _log, point="returned") as found:
+        cert_eps = _certify(noise)
+        found.update(certified_epsilon=cert_eps)
     if not within_privacy(cert_eps, eps):
         raise PrivacyViolationError(
             f"the designed 2-D noise is not {lp.spec.privacy} even after repair: certified "
@@ -187,7 +216,7 @@ def finish_design_2d(
         cost_error=max(spread, 0.0),
         staircase_value=lp_value(high, lp.reference),
     )
-    warn_if_uncertified(prov, stacklevel=3)
+    warn_if_uncertified(prov, stacklevel=stacklevel)
     desc = noise.description()
     return DesignedNoise2D(
         record=record,

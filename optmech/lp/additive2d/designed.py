@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from optmech._deprecation import warn_deprecated
-from optmech.lp.additive.designed import RecordViews
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import Provenance, ProvenanceFields
+from optmech.results import RecordViews
 
 __all__ = ["DesignRecord2D", "DesignedNoise2D"]
 
@@ -71,7 +71,8 @@ class DesignRecord2D(ProvenanceFields):
     staircase_value: float
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON: the specification, the provenance and the certificate."""
+        """Plain dict for JSON: the specification and the certificate, and the provenance
+        nested under ``"provenance"``."""
         spec = self.spec
         out: dict[str, Any] = {
             "dimension": 2,
@@ -91,11 +92,12 @@ class DesignRecord2D(ProvenanceFields):
             "cost_error": self.cost_error,
             "staircase_value": self.staircase_value,
         }
-        out.update(self.provenance.to_dict())
-        return {
+        out = {
             k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v)
             for k, v in out.items()
         }
+        out["provenance"] = self.provenance.to_dict()
+        return out
 
 
 class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
@@ -106,7 +108,7 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
     a quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
     ``certified_epsilon`` the ε certified independently of the solver; ``record``,
     ``spec`` and ``provenance`` as for the 1-D designs
-    ([`RecordViews`][optmech.lp.additive.designed.RecordViews]).
+    ([`RecordViews`][optmech.results.RecordViews]).
     """
 
     _record: DesignRecord2D

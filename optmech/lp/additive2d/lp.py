@@ -52,12 +52,11 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.certify.noise2d import footprint, row_half_widths
-from optmech.lp.additive.grid import uniform_width
-from optmech.lp.additive.lp import LPReadout
-from optmech.lp.additive.rows import RowBlock, RowRecord
-from optmech.lp.additive.spec import tail_ratio_for
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.additive2d.windows import WindowSystem2D, window_system_2d
+from optmech.lp.engine.readout import LPReadout
+from optmech.lp.engine.rounding import tail_ratio_for, uniform_width
+from optmech.lp.engine.rows import RowBlock, RowRecord
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.tails2d import GaugeTail, ProductTail, TailSums, gauge_polygon, tail_sums
 
@@ -156,10 +155,9 @@ class AdditiveLP2D(LPReadout):
     """A built 2-D LP and what is needed to read a noise off its solution.
 
     The fields and methods the certified interval uses (``weights``, ``mass``, ``rows``,
-    ``num_aux``, ``aux_upper`` and those of [`LPReadout`][optmech.lp.additive.lp.LPReadout]) mean
-    what they mean for the 1-D [`AdditiveLP`][optmech.lp.additive.lp.AdditiveLP], so
-    [`optmech.lp.additive.design.lp_interval`][optmech.lp.additive.design.lp_interval] applies as it
-    is.
+    ``num_aux``, ``aux_upper`` and those of [`LPReadout`][optmech.lp.engine.readout.LPReadout])
+    mean what they mean for the 1-D LP, so the engine's
+    [`lp_interval`][optmech.lp.engine.interval.lp_interval] applies as it is.
 
     Attributes
     ----------
@@ -233,8 +231,8 @@ class AdditiveLP2D(LPReadout):
     # -- attempts ------------------------------------------------------------------------------
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP2D:
         """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns
-        by [`solver_scale`][solver_scale]; [`attempt`][optmech.lp.additive.lp.LPReadout.attempt]).
-        """
+        by [`solver_scale`][solver_scale];
+        [`attempt`][optmech.lp.engine.readout.LPReadout.attempt])."""
         return self.attempt(strategy, self.solver_scale(), balanced=True)  # type: ignore[no-any-return]
 
     def solver_scale(self) -> FloatArray:

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
+from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
 from optmech.lp.user.engine import Solved, solve_user_lp
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
@@ -58,7 +59,7 @@ def _user_result(
         raw_value=solved.raw_value,
         setting=setting,
         provenance=solved.provenance,
-        info=solved.info,
+        _solve_info=solved.info,
         **extra,
     )
 
@@ -77,6 +78,8 @@ def bayesian_mechanism(
     max_variables: int | None = None,
     reduce_symmetric: bool = True,
     accuracy: float = DEFAULT_ACCURACY,
+    verbose: bool = False,
+    progress: bool = False,
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
 
@@ -123,6 +126,11 @@ def bayesian_mechanism(
     accuracy : float, default 1e-6
         Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
         to ``max(value, 1)``); in (0, 1].
+    verbose : bool, default False
+        Log the stages (build, solve, certify, repair; sizes and seconds) at INFO to stderr
+        ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) of the stages, solver attempts and repair steps.
 
     Returns
     -------
@@ -162,15 +170,16 @@ def bayesian_mechanism(
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     weights = p[:, None] * setting.loss
     reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
-    solved = solve_user_lp(
-        setting,
-        eps,
-        LinearObjective(weights),
-        solver=solver,
-        vertex=vertex,
-        reduce=reduced,
-        accuracy=acc,
-    )
+    with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
+        solved = solve_user_lp(
+            setting,
+            eps,
+            LinearObjective(weights),
+            solver=solver,
+            vertex=vertex,
+            reduce=reduced,
+            accuracy=acc,
+        )
     result = _user_result(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
@@ -191,6 +200,8 @@ def minimax_mechanism(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
     accuracy: float = DEFAULT_ACCURACY,
+    verbose: bool = False,
+    progress: bool = False,
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
 
@@ -212,7 +223,7 @@ def minimax_mechanism(
     side_information : collection of inputs, optional
         The set S of inputs the user considers possible (node labels: integers for a count
         query); default all inputs.
-    graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy
+    graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy, verbose, progress
         As for [`bayesian_mechanism`][bayesian_mechanism].
 
     Returns
@@ -247,9 +258,10 @@ def minimax_mechanism(
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
-    solved = solve_user_lp(
-        setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
-    )
+    with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
+        solved = solve_user_lp(
+            setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
+        )
     result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
@@ -310,6 +322,8 @@ def common_mechanism(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
     accuracy: float = DEFAULT_ACCURACY,
+    verbose: bool = False,
+    progress: bool = False,
 ) -> CommonMechanismResult:
     """How close one ε-DP mechanism can come to being optimal for several Bayesian users.
 
@@ -336,7 +350,7 @@ def common_mechanism(
     optima : sequence of float, optional
         Each user's own optimum; computed by [`bayesian_mechanism`][bayesian_mechanism] when
         omitted.
-    solver, max_memory_gb, max_variables, accuracy
+    solver, max_memory_gb, max_variables, accuracy, verbose, progress
         As for [`bayesian_mechanism`][bayesian_mechanism].
 
     Returns
@@ -348,6 +362,22 @@ def common_mechanism(
     budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     settings, priors_ok = _users(priors, losses, outputs, graph, budget)
     weights = [p[:, None] * s.loss for p, s in zip(priors_ok, settings, strict=True)]
+    with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
+        return _common(settings, priors_ok, weights, eps, optima, solver, budget, acc)
+
+
+def _common(
+    settings: list[UserSetting],
+    priors_ok: list[FloatArray],
+    weights: list[FloatArray],
+    eps: float,
+    optima: Sequence[float] | None,
+    solver: str | None,
+    budget: dict[str, Any],
+    acc: float,
+) -> CommonMechanismResult:
+    """The body of [`common_mechanism`][common_mechanism], its arguments validated."""
+    max_memory_gb, max_variables = budget["max_memory_gb"], budget["max_variables"]
     if optima is None:
         optima_arr = np.asarray(
             [

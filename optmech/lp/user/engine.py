@@ -52,6 +52,7 @@ its entries, whose rows sum to 1 up to a few ulps of floating-point normalisatio
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -60,7 +61,10 @@ import cvxpy as cp
 
 from optmech._floats import FloatArray
 from optmech.exceptions import SolverError
-from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
+from optmech.lp.engine.crosscheck import cross_check, labelled
+from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.report import stage
+from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
 from optmech.lp.user.build import Bounds, LPForm, RowScaling, UserLP
 from optmech.lp.user.objectives import Objective, Reference, reference_scale
 from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
@@ -69,6 +73,8 @@ from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Provenance, Repair, RepairKind
 
 __all__ = ["Solved", "solve_user_lp"]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -147,12 +153,14 @@ def _solve(ctx: _Context, factor_of: Callable[[Strategy], float]) -> _Solve:
 
     def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
         start = time.perf_counter()
-        factor = factor_of(strategy)
-        form = LPForm(
-            bounds=Bounds.FIRST_ROW if strategy.interior_point else Bounds.ALL,
-            scaling=RowScaling.NORMALISED if strategy.rescaled else RowScaling.PLAIN,
-        )
-        lp, inverse = ctx.reduction.apply(ctx.objective.data(factor), ctx.epsilon, form)
+        with stage("build", _log) as found:
+            factor = factor_of(strategy)
+            form = LPForm(
+                bounds=Bounds.FIRST_ROW if strategy.interior_point else Bounds.ALL,
+                scaling=RowScaling.NORMALISED if strategy.rescaled else RowScaling.PLAIN,
+            )
+            lp, inverse = ctx.reduction.apply(ctx.objective.data(factor), ctx.epsilon, form)
+            found.update(_counts(lp))
         build_time[0] = time.perf_counter() - start
         return lp.problem, _Run(lp, inverse, factor)
 
@@ -174,9 +182,17 @@ def _solve(ctx: _Context, factor_of: Callable[[Strategy], float]) -> _Solve:
     return _Solve(best, raw, violation, lower, info, build_time[0])
 
 
-def _wide(value: float, lower: float, accuracy: float) -> bool:
-    """Whether ``[lower, value]`` is wider than ``accuracy`` relative to the value itself."""
-    return value > 0 and value - lower > accuracy * value
+def _counts(lp: UserLP) -> dict[str, int]:
+    """Variables, rows and stored coefficients of a built user LP, for the logs (a privacy row
+    holds two entries, a row sum one per variable, an epigraph row one input's row and ``t``)."""
+    n = int(lp.variable.size)
+    privacy = int(lp.forward.size) + (0 if lp.backward is None else int(lp.backward.size))
+    epigraph = 0 if lp.epigraph is None else int(lp.epigraph.size) * (lp.variable.shape[1] + 1)
+    return {
+        "variables": n + (lp.worst_case is not None),
+        "rows": sum(int(c.size) for c in lp.problem.constraints),
+        "nonzeros": n + 2 * privacy + epigraph,
+    }
 
 
 def _compete(
@@ -198,19 +214,16 @@ def _compete(
     return best, kept
 
 
-def _relabel(attempt: Attempt) -> Attempt:
-    return _label(attempt, "refined")
-
-
 def _refine(ctx: _Context, best: _Candidate) -> tuple[_Solve | None, list[Attempt]]:
     """Re-solve with the objective divided by the current value (step 5); ``None`` if that
     fails. Its attempts are labelled ``"refined, …"``."""
     factor = best.value
     try:
-        again = _solve(ctx, lambda _strategy: factor)
+        with stage("refine", _log, divisor=factor):
+            again = _solve(ctx, lambda _strategy: factor)
     except SolverError as exc:
-        return None, [_relabel(a) for a in exc.attempts if isinstance(a, Attempt)]
-    return again, [_relabel(a) for a in again.info.attempts]
+        return None, labelled(exc.attempts, "refined")
+    return again, labelled(again.info.attempts, "refined")
 
 
 def _cross_check(
@@ -220,20 +233,13 @@ def _cross_check(
     labelled ``"cross-check, …"``); both points and bounds are certified, so the better value
     and the larger bound are kept."""
     factor = best.value if best.value > 0 else scale
-    out = []
-    for name in alternative_solvers(used):
-        try:
-            other = _solve(replace(ctx, solver=name), lambda _strategy: factor)
-        except SolverError as exc:
-            attempts += [_label(a, "cross-check") for a in exc.attempts if isinstance(a, Attempt)]
-            continue
-        attempts += [_label(a, "cross-check") for a in other.info.attempts]
-        out.append(other)
-    return out
 
+    def solve_with(name: str) -> _Solve:
+        return _solve(replace(ctx, solver=name), lambda _strategy: factor)
 
-def _label(attempt: Attempt, step: str) -> Attempt:
-    return replace(attempt, variant=f"{step}, {attempt.variant}")
+    others, tried = cross_check(used, solve_with, lambda other: other.info.attempts)
+    attempts += tried
+    return others
 
 
 def _should_refine(
@@ -241,7 +247,7 @@ def _should_refine(
 ) -> bool:
     """Wide, positive, not already solved at this scale, and coefficients stay below 1e12."""
     return (
-        _wide(best.value, lower, accuracy)
+        relatively_wide(best.value, lower, accuracy)
         and best.value >= 1e-12 * top
         and not 0.5 <= scale / best.value <= 2.0
     )
@@ -289,7 +295,7 @@ def solve_user_lp(
     first = _solve(ctx, lambda s: top if s.rescaled and top > 0 else scale)
     used, best, lower = first, first.best, first.lower
     attempts = list(first.info.attempts)
-    if _wide(best.value, lower, accuracy):
+    if relatively_wide(best.value, lower, accuracy):
         best, kept = _compete(best, references, ctx)
         attempts += kept
     if _should_refine(best, lower, accuracy, scale, top):
@@ -299,7 +305,7 @@ def solve_user_lp(
             lower = max(lower, again.lower)
             if again.best.value < best.value:
                 used, best = again, again.best
-    if _wide(best.value, lower, accuracy):
+    if relatively_wide(best.value, lower, accuracy):
         # A solver named by the caller (or a vertex) keeps its point: the other solver then
         # only tightens the bound.
         keep_point = ctx.solver is not None or ctx.vertex

@@ -15,6 +15,7 @@ mixture with a 0-DP mechanism keeps the ratio bound where it holds and closes it
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -27,8 +28,10 @@ from scipy.sparse import csgraph
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_real_array
 from optmech.certify.matrix import certify_mechanism
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import SolverError
 from optmech.graphs import edge_pairs, is_path_graph, path_graph
+from optmech.lp.engine.mixing import MixingSearch, least_mixture
+from optmech.lp.engine.report import stage
 from optmech.lp.user.setting import check_epsilon
 from optmech.provenance import RepairKind
 
@@ -52,6 +55,10 @@ PRIVACY_MARGIN = 1e-10
 ZERO_COLUMN = 1e-9
 #: The smallest positive float (subnormal).
 _TINY = 5e-324
+#: The search for the uniform mixture's weight: doubling from the closed form, from 1e-15 on.
+_MIXING = MixingSearch(growth=2.0, floor=1e-15)
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -218,25 +225,43 @@ def repair_point(
     RepairOutcome
     """
     pairs = np.stack([src, dst], axis=1)
-    x = raw.copy()
-    x[:, x.max(axis=0) < ZERO_COLUMN] = 0.0
-    x /= x.sum(axis=1, keepdims=True)
-    cert = certify_mechanism(x, pairs).epsilon
+    with stage("certify", _log) as found:
+        x = raw.copy()
+        x[:, x.max(axis=0) < ZERO_COLUMN] = 0.0
+        x /= x.sum(axis=1, keepdims=True)
+        cert = certify_mechanism(x, pairs).epsilon
+        found.update(certified_epsilon=cert, holds=cert <= epsilon)
     if cert <= epsilon:
         return RepairOutcome(x, RepairKind.NONE, 0.0, cert)
+    with stage("repair", _log) as found:
+        outcome = _repaired(x, epsilon, src, dst, path)
+        found.update(kind=str(outcome.kind), weight=outcome.weight)
+    return outcome
+
+
+def _repaired(
+    x: FloatArray, epsilon: float, src: IntArray, dst: IntArray, path: bool
+) -> RepairOutcome:
+    """Steps 2 and 3 of [`repair_point`][repair_point]: a lower closure, else the least uniform
+    mixture that certifies ([`least_mixture`][optmech.lp.engine.mixing.least_mixture])."""
     done, (y, lam) = _closure_attempts(x, epsilon, src, dst, path)
     if done is not None:
         return done
-    for _ in range(60):
-        z = (1.0 - lam) * y + lam / y.shape[1]
+    pairs = np.stack([src, dst], axis=1)
+
+    def certified(weight: float) -> tuple[FloatArray, float] | None:
+        z = (1.0 - weight) * y + weight / y.shape[1]
         z /= z.sum(axis=1, keepdims=True)
         cert = certify_mechanism(z, pairs).epsilon
-        if cert <= epsilon:
-            return RepairOutcome(z, RepairKind.UNIFORM_MIXTURE, lam, cert)
-        lam = min(1.0, max(2.0 * lam, 1e-15))
-    raise PrivacyViolationError(  # pragma: no cover - λ = 1 gives the uniform mechanism
-        "the repair did not reach the privacy target; this is a bug"
+        return (z, cert) if cert <= epsilon else None
+
+    weight, (z, cert) = least_mixture(  # λ = 1 gives the uniform mechanism, 0-DP
+        certified,
+        lam,
+        _MIXING,
+        failure="the repair did not reach the privacy target; this is a bug",
     )
+    return RepairOutcome(z, RepairKind.UNIFORM_MIXTURE, weight, cert)
 
 
 def make_private(

@@ -15,13 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import is_path_graph
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
 from optmech.mechanisms.description import MatrixDescription, PrivacySource, SourceKind
 from optmech.privacy import PureDP
-from optmech.provenance import Provenance, ProvenanceFields, Repair
+from optmech.provenance import Provenance
+from optmech.results import MechanismResult
 
 __all__ = ["CommonMechanismResult", "UserMechanism", "UserObjective"]
 
@@ -37,14 +39,10 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
-class _Provenanced(ProvenanceFields):
-    """Read-only views of ``self.provenance`` shared by the results (the repair's besides
-    those of [`ProvenanceFields`][optmech.provenance.ProvenanceFields])."""
-
-    @property
-    def repair(self) -> Repair:
-        """How the solver's point was made exactly private."""
-        return self.provenance.repair
+class _Provenanced(MechanismResult, abstract=True):
+    """What the user LPs' results share besides the
+    [`MechanismResult`][optmech.results.MechanismResult] interface: the weight of the uniform
+    mechanism mixed in."""
 
     @property
     def repair_lambda(self) -> float:
@@ -74,13 +72,10 @@ class UserMechanism(_Provenanced):
     setting : UserSetting
         Graph, outputs and loss matrix.
     provenance : Provenance
-        Solver, status, attempts, timings, repair and the certified interval
-        ``[lower_bound, value]``; `value`, `lower_bound`, `solver`,
-        `status`, `solve_time`, `repair_lambda`, `repair_cost`,
-        `max_violation` and `optimality_gap` read it.
-    info : SolveInfo
-        The successful solve (sizes of the LP actually solved: the orbit LP when
-        `symmetry_reduced`).
+        Solver, status, attempts, timings, sizes of the LP actually solved (the orbit LP when
+        `symmetry_reduced`), repair and the certified interval ``[lower_bound, value]``;
+        `value`, `lower_bound`, `solver`, `status`, `solve_time`, `repair`,
+        `repair_lambda`, `repair_cost`, `max_violation` and `optimality_gap` read it.
     prior : ndarray or None
         Bayesian prior.
     side_information : ndarray of int or None
@@ -98,10 +93,17 @@ class UserMechanism(_Provenanced):
     raw_value: float
     setting: UserSetting
     provenance: Provenance
-    info: SolveInfo
     prior: FloatArray | None = None
     side_information: IntArray | None = None
     symmetry_reduced: bool = False
+    _solve_info: SolveInfo | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def info(self) -> SolveInfo | None:
+        """Deprecated: the successful solve's record; everything in it is in
+        [`provenance`][optmech.provenance.Provenance] (sizes, timings, attempts)."""
+        warn_deprecated("`UserMechanism.info`", "`UserMechanism.provenance`")
+        return self._solve_info
 
     @property
     def loss(self) -> FloatArray:
@@ -194,16 +196,27 @@ class UserMechanism(_Provenanced):
 
         return to_opendp(self)
 
-    def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (rows: inputs); returns the Axes."""
-        from optmech.plotting import plot_mechanism
+    _dict_fields = (
+        "objective",
+        "epsilon",
+        "certified_epsilon",
+        "inputs",
+        "outputs",
+        "loss",
+        "mechanism",
+        "raw_value",
+        "prior",
+        "side_information",
+        "symmetry_reduced",
+    )
 
-        return plot_mechanism(
-            self.mechanism,
-            ax,
-            outputs=self.outputs,
-            title=f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}",
-        )
+    @property
+    def inputs(self) -> FloatArray:
+        """Labels of the rows (the graph's node values)."""
+        return self.setting.values
+
+    def _plot_title(self) -> str:
+        return f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}"
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         n_in, n_out = self.mechanism.shape
@@ -258,6 +271,14 @@ class CommonMechanismResult(_Provenanced):
     def ratio(self) -> float:
         """``max_u value_u(M_u)/optimum_u`` at the certified joint mechanism (rounded up)."""
         return self.provenance.value
+
+    _dict_fields = ("ratio", "lp_ratio", "values", "optima", "certified_epsilon", "mechanism")
+
+    def _plot_title(self) -> str:
+        return f"common mechanism for {self.optima.size} users, ratio {self.ratio:.6g}"
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        return [("users", self.optima.size), *super()._summary_rows()]
 
     def __repr__(self) -> str:
         return (

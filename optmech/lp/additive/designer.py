@@ -1,0 +1,365 @@
+"""The 1-D designer: solve, read, certify, repair, bound, record.
+
+[`design_additive`][design_additive] takes a validated
+[`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] of ε-DP or (ε, δ) noise (the dispatcher
+[`optmech.lp.design.design_noise`][optmech.lp.design.design_noise] validates it), builds its LP once
+([`build_additive_lp`][optmech.lp.additive.lp.build_additive_lp]) and solves it through optmech's
+one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]: as built,
+rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace density
+satisfies every row — so an "infeasible" or failed status there is numerical trouble and is
+retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as such
+at once.
+
+[`finish_design`][finish_design] then reads the noise off the solver's point (clipped at 0, tails
+attached, renormalised), certifies its privacy from the numbers alone
+([`optmech.certify.noise`][optmech.certify.noise], on densities with the exact cell reach ``m``),
+repairs it when it falls short ([`optmech.lp.additive.repair`][optmech.lp.additive.repair]:
+raising cells to a hair *inside* ε, or mixing for δ) and certifies again, so the returned point is
+exactly feasible for the LP. It returns the noise with a certified interval
+``[lower_bound, value]`` containing the LP's optimum:
+
+* ``value`` — the exact expected cost of the returned noise (the LP objective at its point,
+  divided by its normalisation), rounded up
+  ([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]);
+* ``lower_bound`` — weak duality with the solver's multipliers, read by name from the LP's row
+  record ([`optmech.lp.engine.interval`][optmech.lp.engine.interval]): the normalisation row's
+  variables form one simplex block (``a_j`` = mass per unit, total 1); each auxiliary (window
+  minimum or hockey-stick term) a box ``[0, ū]`` with ``ū = max_j 1/a_j`` — valid because at an
+  optimum the auxiliaries can take their canonical values (block minima, ``max(0, x_j −
+  e^ε x_{j+s})``), which never exceed the largest value variable, itself at most ``1/a_j``;
+  ``coefficient_rtol`` covers the rounded ``e^ε``, and the objective's scale is undone by scaling
+  the multipliers.
+
+When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by the
+other main solver ([`optmech.lp.engine.crosscheck`][optmech.lp.engine.crosscheck]) and the larger
+bound kept; what is still wide is then reported
+([`optmech.lp.additive.diagnostics`][optmech.lp.additive.diagnostics]).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, cast
+
+import numpy as np
+
+from optmech._floats import FloatArray
+from optmech.certify.noise import noise_epsilon
+from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
+from optmech.lp.additive.diagnostics import warn_about
+from optmech.lp.additive.grid import GridKind
+from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
+from optmech.lp.additive.repair import envelope_raise, hockey_delta, mixture_repair, slack
+from optmech.lp.additive.solving import cross_check, solve_additive
+from optmech.lp.additive.spec import AdditiveSpec, default_periods
+from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.interval import interval_value, lp_interval, relatively_wide
+from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.lp.solve import SolveInfo
+from optmech.mechanisms.piecewise import LatticeNoise
+from optmech.privacy import PureDP
+from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
+
+__all__ = ["design_additive", "finish_design"]
+
+_log = logging.getLogger(__name__)
+
+
+def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
+    """Design certified ε-DP or (ε, δ) noise for a validated ``spec`` (module docstring).
+
+    Parameters
+    ----------
+    spec : AdditiveSpec
+        A validated spec of ε-DP or (ε, δ) noise (guarantees beyond (ε, δ) are designed by
+        [`optmech.lp.additive.beyond.design_beyond`][optmech.lp.additive.beyond.design_beyond]).
+    run : DesignRun
+        Solver, repair, accuracy, solver options, verbosity and progress.
+
+    Raises
+    ------
+    SolverError
+        Every attempt failed (each is named), or an (ε, δ) support is too short.
+    PrivacyViolationError
+        The solver's point is not private and ``run.allow_repair`` is False.
+    """
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        with stage("build", _log) as found:
+            lp = build_additive_lp(spec)
+            found.update(lp.counts())
+        try:
+            solved, info = solve_additive(lp, run, fresh=True)
+        except SolverError as exc:
+            if exc.status != "infeasible" or spec.pure:
+                raise
+            need = default_periods(spec.privacy)
+            raise SolverError(
+                exc.solver,
+                exc.status,
+                f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] is {spec.privacy}: the "
+                f"support is too short for this δ (the truncated Laplace needs about {need} "
+                "periods); raise `periods`",
+                attempts=exc.attempts,
+            ) from exc
+        noise = finish_design(
+            solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
+        )
+        prov = noise.provenance
+        if relatively_wide(prov.value, prov.lower_bound, prov.accuracy):
+            noise = cross_check(noise, lp, finish_design, run)
+        warn_about(noise, lp, stacklevel=4)
+        return noise
+
+
+# -- certification ------------------------------------------------------------------------------
+def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, bool]:
+    """(pure ε, δ at the requested ε or None, whether ``lp.privacy`` holds exactly).
+
+    The cell reach is the grid's ``m`` cells per Δ, exact: a shift by Δ moves a point at most
+    ``m`` cells on a Δ-periodic grid ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
+    """
+    # The noise's own description: masses on a uniform grid or ℤ, densities on a graded grid (on
+    # unequal cells only densities have the ratios ε-DP constrains, optmech.mechanisms.graded).
+    reach = lp.grid.period
+    eps = noise_epsilon(noise.grid_description().with_reach(reach))
+    privacy = lp.privacy
+    if isinstance(privacy, PureDP):
+        # The tails' pairs one period apart sit at exactly e^ε (their ratio is e^−ε rounded
+        # up), so the pessimistic certificate exceeds ε by its own rounding margin only.
+        ok = within_privacy(eps, privacy.epsilon)
+        # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
+        return eps, (0.0 if ok else None), bool(ok)
+    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    delta = hockey_delta(noise, privacy.epsilon, reach)
+    return eps, delta, bool(delta <= privacy.delta)
+
+
+def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
+    """The least raise of ``full`` non-increasing in ``|x|``, across the tails too.
+
+    Each cell is raised to the largest cell outwards of it (a running maximum from each end);
+    the outermost cells to the tail ratio times the first cells of their period (the virtual
+    cell beyond them). Raising a cell to an outer neighbour's value keeps every window ratio
+    within the bound the neighbour already met.
+    """
+    out = full.copy()
+    ratio, p = lp.tail_ratio, lp.grid.period
+    index = lp.grid.index
+    right = index >= 0
+    left = index <= (0 if lp.grid.integer else -1)
+    out[-1] = max(out[-1], ratio * out[-p])
+    out[0] = max(out[0], ratio * out[p - 1])
+    out[right] = np.maximum.accumulate(out[right][::-1])[::-1]
+    out[left] = np.maximum.accumulate(out[left])
+    return out
+
+
+def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], bool]:
+    """Raise the grid values to window ratios ``e^(ε − slack)`` ([`slack`][slack]), tails at the
+    LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
+    of the result, and whether anything was raised."""
+    eps, m = lp.privacy.epsilon, lp.grid.period
+    bound = eps - slack(eps, full)
+    tail_log = min(-math.log(lp.tail_ratio), bound)
+    raised = full
+    for _ in range(64):  # each round only raises; the monotone class needs a few
+        raised = envelope_raise(raised, reach=m, period=m, bound=bound, tail_log_ratio=tail_log)
+        if not lp.monotone:
+            break
+        again = _monotone_raise(lp, raised)
+        if np.array_equal(again, raised):
+            break
+        raised = again
+    family, kwargs = lp.noise_parts(raised, 0.0)
+    return family, kwargs, not np.array_equal(raised, full)
+
+
+def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
+    """The family and constructor keywords of a uniform-grid or lattice noise."""
+    common = {
+        "left_tail": noise.left_tail,
+        "right_tail": noise.right_tail,
+        "privacy": noise.privacy,
+    }
+    if noise.discrete:
+        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
+        return LatticeNoise, {
+            **common,
+            "start": int(lattice.start),
+            "pmf": lattice.probabilities,
+            "period": lattice.period,
+            "sensitivity": int(lattice.sensitivity),
+        }
+    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    return type(noise), {
+        **common,
+        "start": noise.start,
+        "width": noise.width,
+        "densities": noise.densities,
+        "period": noise.period,
+        "atom": noise.atom,
+        "sensitivity": noise.sensitivity,
+    }
+
+
+# -- the certified interval -----------------------------------------------------------------------
+def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
+    """The LP's value and atom variables of a noise (``x = Δ·f``, or ``Δ·pmf`` on ℤ), and the
+    mass it puts beyond the grid where the LP allows none ((ε, δ): a finite support)."""
+    if "pmf" in kwargs:
+        full, atom = np.asarray(kwargs["pmf"]) * lp.grid.period, 0.0
+        scale = 1.0
+    else:
+        full = np.asarray(kwargs["densities"]) * lp.grid.sensitivity
+        atom = float(kwargs.get("atom", 0.0))
+        scale = lp.grid.width if lp.grid.kind == GridKind.UNIFORM else 1.0
+    outside = 0.0
+    if lp.tail_ratio == 0.0:
+        for base, ratio in (kwargs["left_tail"], kwargs["right_tail"]):
+            outside += float(np.sum(base)) * scale / (1.0 - ratio)
+    return lp.variables_of(full, atom), atom, outside
+
+
+# -- finishing a solve --------------------------------------------------------------------------
+def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
+    """The reference staircase of a graded grid as a certified noise: (family, keywords,
+    value, LP point), or None. It is an exactly feasible point of the LP (its step ratio and
+    tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more."""
+    if lp.profile is None:
+        return None
+    full = np.asarray(lp.expand @ lp.profile, dtype=np.float64)
+    family, kwargs = lp.noise_parts(full, 0.0)
+    if not _certify(family(**kwargs), lp)[2]:
+        return None
+    point = _grid_point(lp, kwargs)[0]
+    return family, kwargs, interval_value(lp, point), point
+
+
+def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, dict, Repair]:
+    privacy = lp.privacy
+    if isinstance(privacy, PureDP):
+        family, kwargs, changed = _envelope(lp, full)
+        return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
+    assert raw.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    noise, lam = mixture_repair(raw, privacy.epsilon, privacy.delta, reach=lp.grid.period)
+    family, kwargs = _kwargs_of(noise)
+    return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
+
+
+def _repair_stage(
+    lp: AdditiveLP,
+    raw: GridNoise,
+    full: FloatArray,
+    certified: tuple[float, Any, bool],
+    allow: bool,
+) -> tuple[type, dict[str, Any], Repair] | None:
+    """The repaired family, keywords and repair, or None when the point is kept as it is."""
+    raw_eps, raw_delta, ok = certified
+    if lp.spec.pure and allow:  # always: the window strictly inside ε, so exactly feasible
+        return _repaired(lp, raw, full)
+    if ok:
+        return None
+    if not allow:
+        what = (
+            f"ε = {raw_eps:.12g}"
+            if lp.spec.pure
+            else f"δ = {raw_delta:.6g} at ε = {lp.privacy.epsilon:g}"
+        )
+        raise PrivacyViolationError(
+            f"the solver's point is not {lp.privacy}: certified {what}; pass "
+            "allow_repair=True, tighten the solver tolerances or try another solver."
+        )
+    return _repaired(lp, raw, full)
+
+
+def finish_design(
+    lp: AdditiveLP,
+    info: SolveInfo,
+    *,
+    allow_repair: bool = True,
+    accuracy: float = DEFAULT_ACCURACY,
+    warn: bool = True,
+    stacklevel: int = 2,
+    repair: bool | None = None,
+) -> DesignedNoise:
+    """Read, certify, repair if needed, bound and wrap the solution of a solved LP.
+
+    Parameters
+    ----------
+    lp : AdditiveLP
+        The LP whose ``problem`` was solved (its variable and constraints hold the solution).
+    info : SolveInfo
+        The solve's provenance ([`optmech.lp.solve.solve`][optmech.lp.solve.solve] or
+        ``solve_robust``).
+    allow_repair, accuracy
+        As in [`design_noise`][optmech.lp.design.design_noise].
+    warn : bool
+        Issue the warnings of [`warn_about`][optmech.lp.additive.diagnostics.warn_about]
+        ([`design_additive`][design_additive] issues them itself, after its cross-check).
+    stacklevel : int
+        Of the warnings issued.
+    repair : bool, optional
+        Deprecated spelling of ``allow_repair``.
+    """
+    allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
+    z = lp.point()
+    full, atom = lp.full_values(z)
+    family, kwargs = lp.noise_parts(full, atom)
+    raw = family(**kwargs)
+    with stage("certify", _log, point="solver's") as found:
+        raw_eps, raw_delta, ok = _certify(raw, lp)
+        found.update(certified_epsilon=raw_eps, certified_delta=raw_delta, holds=ok)
+    raw_value = interval_value(lp, _grid_point(lp, kwargs)[0])
+    fix = Repair()
+    with stage("repair", _log) as found:
+        repaired = _repair_stage(lp, raw, full, (raw_eps, raw_delta, ok), allow_repair)
+        if repaired is not None:
+            family, kwargs, fix = repaired
+        found.update(kind=str(fix.kind), weight=fix.weight)
+    with stage("certify", _log, point="returned") as found:
+        cert_eps, cert_delta, ok = _certify(family(**kwargs), lp)
+        found.update(certified_epsilon=cert_eps, certified_delta=cert_delta, holds=ok)
+    if not ok or cert_delta is None:
+        raise PrivacyViolationError(
+            f"the designed noise is not {lp.privacy} even after repair ({fix.kind}): certified "
+            f"ε = {cert_eps:.12g}, δ = {cert_delta}."
+        )
+    point, _, outside = _grid_point(lp, kwargs)
+    source = "solver"
+    reference = _reference_point(lp)
+    if reference is not None and reference[2] < interval_value(lp, point):
+        family, kwargs, _, point = reference
+        cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
+        source = "reference"
+    lower, value = lp_interval(lp, point, accuracy=accuracy)
+    if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
+        value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
+    cost = value - raw_value if fix.kind != RepairKind.NONE else 0.0
+    prov = design_provenance(
+        lp,
+        info,
+        (lower, value),
+        accuracy,
+        (lp.violation(z), outside),
+        Repair(fix.kind, fix.weight, cost),
+    )
+    record = DesignRecord(
+        spec=lp.spec,
+        provenance=prov,
+        certified_epsilon=cert_eps,
+        certified_delta=float(cert_delta),
+        raw_certified_epsilon=raw_eps,
+        raw_certified_delta=None if lp.spec.pure else raw_delta,
+        cells_per_period=lp.grid.period,
+        window=lp.window,
+        lp_objective=float(info.objective) * lp.objective_factor,
+        source=source,
+    )
+    noise = designed_class(family)(record=record, **kwargs)
+    if warn:
+        warn_about(noise, lp, stacklevel=stacklevel + 1)
+    return noise

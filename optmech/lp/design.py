@@ -1,0 +1,180 @@
+"""`design_noise`: one entry point that chooses the designer for a guarantee and a dimension.
+
+The dispatch lives above what it dispatches to: the designers import nothing from each other,
+only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
+
+* ε-DP and (ε, δ) noise on ℝ or ℤ — the 1-D LP designer
+  ([`optmech.lp.additive.designer`][optmech.lp.additive.designer]);
+* zCDP, Rényi DP, Gaussian DP and privacy profiles — cutting planes and cones on the same grid LP
+  ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]);
+* ``dimension=2`` — noise in ℝ² for a ball of shifts
+  ([`optmech.lp.additive2d.design`][optmech.lp.additive2d.design]).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from optmech._validation import check_flag, check_int, check_real
+from optmech.lp.additive.beyond import design_beyond
+from optmech.lp.additive.designer import design_additive
+from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.additive2d.design import design_noise_2d
+from optmech.lp.additive2d.spec import AdditiveSpec2D
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.provenance import DEFAULT_ACCURACY
+
+if TYPE_CHECKING:
+    from optmech.lp.additive.designed import DesignedNoise
+    from optmech.lp.additive2d.designed import DesignedNoise2D
+
+__all__ = ["design_noise"]
+
+_log = logging.getLogger(__name__)
+
+#: The keywords of `design_noise` itself (besides the spec's options).
+_OWN = (
+    "privacy, sensitivity, cost, solver, allow_repair, accuracy, solver_options, verbose, "
+    "progress and dimension"
+)
+
+
+def _validated_spec(
+    privacy: Any, sensitivity: float, cost: Any, dimension: int, options: dict[str, Any]
+) -> AdditiveSpec | AdditiveSpec2D:
+    """The [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] (or, in 2-D,
+    [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]) of a ``design_noise`` call;
+    an option the spec does not have is refused by name, with the valid ones."""
+    spec_class: Any = AdditiveSpec2D if dimension == 2 else AdditiveSpec
+    where = " for dimension=2" if dimension == 2 else ""
+    valid = spec_class.options()
+    bad = sorted(set(options) - set(valid))
+    if bad:
+        raise TypeError(
+            f"design_noise() got unexpected keyword argument(s) {', '.join(map(repr, bad))}"
+            f"{where}; the options of {spec_class.__name__} are {', '.join(valid)} (besides "
+            f"{_OWN})."
+        )
+    if dimension == 2 and options.get("sensitivity_norm") is None:
+        raise TypeError(
+            "design_noise() with dimension=2 needs `sensitivity_norm` ('l1', 'l2' or 'linf'): "
+            "the norm in which the sensitivity Δ is measured."
+        )
+    return spec_class(privacy, sensitivity, cost, **options)  # type: ignore[no-any-return]
+
+
+def design_noise(
+    privacy: Any,
+    *,
+    sensitivity: float,
+    cost: Any,
+    solver: str | None = None,
+    allow_repair: bool = True,
+    accuracy: float = DEFAULT_ACCURACY,
+    solver_options: dict[str, Any] | None = None,
+    verbose: bool = False,
+    progress: bool = False,
+    dimension: int = 1,
+    repair: bool | None = None,
+    **spec_options: Any,
+) -> DesignedNoise | DesignedNoise2D:
+    """Design optimal additive noise for ``privacy`` and ``cost`` by LP, certified.
+
+    Parameters
+    ----------
+    privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+        The guarantee ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]); the last four are
+        designed by cutting planes and cones
+        ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]) and their certificates
+        (``certified_rho``, ``certified_mu``, ``certified_profile``,
+        ``certified_renyi``) cover every order / ε.
+    sensitivity : float
+        Δ, in (0, inf).
+    cost : Cost, str or callable
+        Any cost of the error.
+    solver : str, optional
+        cvxpy solver name; default by problem size (`optmech.lp.solve.SOLVER_POLICY`),
+        retried rescaled and with the other solver on failure.
+    allow_repair : bool, default True
+        Repair a solver point that is not exactly private
+        ([`optmech.lp.additive.repair`][optmech.lp.additive.repair]) and record what it cost
+        (``provenance.repair``); with ``allow_repair=False`` raise
+        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] instead.
+    accuracy : float
+        Width of the certified interval ``[lower_bound, value]`` (relative to the value, or
+        absolute below 1) above which a warning is issued; in [0, inf).
+    solver_options : dict, optional
+        Options passed to the solver (override optmech's defaults).
+    verbose : bool, default False
+        Log the stages (build, solve, certify, repair; sizes and seconds) at INFO to stderr
+        ([`optmech.lp.engine.report`][optmech.lp.engine.report]); the solver's own log is on the
+        logger ``"optmech.lp.solve"`` at DEBUG.
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) that advances with every stage, solver attempt,
+        cutting-plane round and repair step.
+    dimension : {1, 2}
+        ``2`` designs noise in ℝ² for shifts in a norm ball
+        ([`optmech.lp.additive2d.design.design_noise_2d`][optmech.lp.additive2d.design.design_noise_2d]),
+        with a vector ``cost`` and the options of
+        [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]: ``sensitivity_norm``
+        (required), ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``,
+        ``gamma``, ``max_memory_gb``.
+    repair : bool, optional
+        Deprecated spelling of ``allow_repair`` (a repair is a
+        [`Repair`][optmech.provenance.Repair] record everywhere else).
+    **spec_options
+        The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
+        ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
+        ``window``, ``atom``, ``reduce_symmetric``, ``max_memory_gb``. Anything else raises
+        `TypeError`.
+
+    Returns
+    -------
+    DesignedNoise or DesignedNoise2D
+        Certified for ``privacy``; ``value`` (exact expected cost, rounded up), ``lower_bound``
+        (the LP's optimum is in between), ``certified_epsilon``, ``certified_delta``, and the
+        full record in ``record`` / ``provenance`` / ``to_dict()``.
+
+    Raises
+    ------
+    SolverError
+        Every attempt failed (each is named), or an (ε, δ) support is too short.
+    PrivacyViolationError
+        The solver's point is not private and ``allow_repair=False`` (or the repair failed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=8, periods=2, symmetric=True)
+    >>> v_star = float(np.exp(0.5) / (np.e - 1))  # staircase optimum, Geng & Viswanath (2016)
+    >>> bool(noise.lower_bound <= noise.value and v_star <= noise.value <= 1.001 * v_star)
+    True
+    >>> noise.certified_epsilon <= 1.0 + 1e-9
+    True
+    """
+    dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
+    spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
+    allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
+    run = DesignRun(
+        solver,
+        allow_repair,
+        check_real("accuracy", accuracy, low=0.0),
+        solver_options,
+        bool(verbose),
+        check_flag("progress", progress),
+    )
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        with stage("design_noise", _log, privacy=str(spec.privacy), dimension=dimension) as found:
+            noise: DesignedNoise | DesignedNoise2D
+            if isinstance(spec, AdditiveSpec2D):
+                noise = design_noise_2d(spec, run)
+            elif spec.beyond:
+                noise = design_beyond(spec, run)
+            else:
+                noise = design_additive(spec, run)
+            found.update(value=noise.value, lower_bound=noise.lower_bound)
+    return noise

@@ -1,0 +1,150 @@
+"""Logging and progress of the LP designers and user LPs: what each stage did, how big, how long.
+
+optmech logs through the standard `logging` module, under the logger ``"optmech"`` and one
+child logger per module (``"optmech.lp.solve"``, ``"optmech.lp.additive.designer"``, ...). It
+adds only a `logging.NullHandler`, so nothing is printed unless the application configures
+logging. The stages of a design or a user LP are INFO records:
+
+* ``build`` — the LP's variables, rows and nonzeros, and the seconds it took;
+* ``solve`` — one per attempt: solver, variant, status, seconds (and the LP's size as solved);
+* ``certify`` and ``repair`` — what the independent certificate found, what the repair did;
+* ``round`` (cutting planes), ``refine`` and ``cross-check`` where they run.
+
+Each record carries its numbers in ``record.optmech`` (a dict: ``stage``, ``seconds`` and the
+sizes), for handlers that want them as data. The solver's own log is routed through the logger
+``"optmech.lp.solve"`` at DEBUG ([`optmech.lp.solve.solve`][optmech.lp.solve.solve]).
+
+[`reporting`][reporting] is what the public entry points wrap their work in: ``verbose=True``
+logs these INFO records to stderr for the duration of the call, and ``progress=True`` shows a
+tqdm bar that advances with every stage (and with every attempt, round and repair step).
+
+Examples
+--------
+>>> import logging
+>>> with stage("build", logging.getLogger("optmech.doc"), variables=3, rows=2) as extra:
+...     extra["nonzeros"] = 5
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["LOGGER", "reporting", "stage", "tick"]
+
+#: The logger of the whole library; every module logs to a child of it.
+LOGGER = logging.getLogger("optmech")
+LOGGER.addHandler(logging.NullHandler())
+
+_log = logging.getLogger(__name__)
+#: The progress bar of the call being reported (None: no progress asked for).
+_BAR: ContextVar[Any] = ContextVar("optmech_progress_bar", default=None)
+#: The stream handler of a ``verbose=True`` call (None: none active).
+_VERBOSE: ContextVar[logging.Handler | None] = ContextVar("optmech_verbose", default=None)
+
+
+def _text(value: Any) -> str:
+    return f"{value:.10g}" if isinstance(value, float) else str(value)
+
+
+@contextlib.contextmanager
+def stage(
+    name: str, logger: logging.Logger | None = None, **numbers: Any
+) -> Iterator[dict[str, Any]]:
+    """Time one stage; on success log it at INFO with its numbers and advance the progress bar.
+
+    Parameters
+    ----------
+    name : str
+        ``"build"``, ``"solve"``, ``"certify"``, ``"repair"``, ...
+    logger : logging.Logger, optional
+        The calling module's logger (default this module's).
+    **numbers
+        Sizes and outcomes known before the stage runs (``variables=…, rows=…``).
+
+    Yields
+    ------
+    dict
+        Numbers found while the stage runs (``status``, ``certified_epsilon``, ...), added to
+        the record.
+    """
+    found: dict[str, Any] = {}
+    bar = _BAR.get()
+    if bar is not None:  # shown while the stage runs (a solve may take a while)
+        bar.set_description_str(f"optmech {name}")
+    start = time.perf_counter()
+    yield found
+    seconds = time.perf_counter() - start
+    if bar is not None:
+        bar.update(1)
+    where = logger or _log
+    if where.isEnabledFor(logging.INFO):
+        data = {**numbers, **found}
+        text = ", ".join(f"{key}={_text(val)}" for key, val in data.items())
+        where.info(
+            "%s: %s (%.3g s)",
+            name,
+            text or "done",
+            seconds,
+            extra={"optmech": {"stage": name, "seconds": seconds, **data}},
+        )
+
+
+def tick(description: str) -> None:
+    """Advance the progress bar of the call being reported by one step (no log record): for
+    the inner steps of a stage, e.g. each certification of a repair's search."""
+    bar = _BAR.get()
+    if bar is not None:
+        bar.set_description_str(f"optmech {description}", refresh=False)
+        bar.update(1)
+
+
+@contextlib.contextmanager
+def reporting(*, verbose: bool = False, progress: bool = False, what: str = "") -> Iterator[None]:
+    """Report the stages of one call: INFO records to stderr (``verbose``), a progress bar.
+
+    Nested calls add nothing: the outermost call's handler and bar serve them all. Nothing is
+    changed when neither is asked for (the application's logging configuration alone decides).
+
+    Parameters
+    ----------
+    verbose : bool
+        Log at INFO to stderr for the duration of the call (the logger ``"optmech"`` is set to
+        INFO meanwhile if it was quieter, and restored).
+    progress : bool
+        Show a tqdm bar on stderr that advances with every stage and step.
+    what : str
+        What the bar is about (e.g. ``"design_noise"``).
+    """
+    handler: logging.Handler | None = None
+    saved = LOGGER.level
+    tokens = []
+    if verbose and _VERBOSE.get() is None:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setLevel(logging.INFO)
+        handler.setFormatter(logging.Formatter("optmech %(name)s: %(message)s"))
+        LOGGER.addHandler(handler)
+        if LOGGER.getEffectiveLevel() > logging.INFO:
+            LOGGER.setLevel(logging.INFO)
+        tokens.append((_VERBOSE, _VERBOSE.set(handler)))
+    bar = None
+    if progress and _BAR.get() is None:
+        from tqdm import tqdm
+
+        bar = tqdm(desc=f"optmech {what}", unit=" step", file=sys.stderr, leave=False)
+        tokens.append((_BAR, _BAR.set(bar)))
+    try:
+        yield
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
+        if bar is not None:
+            bar.close()
+        if handler is not None:
+            LOGGER.removeHandler(handler)
+            LOGGER.setLevel(saved)

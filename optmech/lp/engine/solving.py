@@ -1,0 +1,63 @@
+"""Solving a row-block LP: its attempts built from the LP's own matrices.
+
+[`solve_built`][solve_built] runs [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]
+(as built, rescaled, then the other solver) on an LP that knows how to build its problem for one
+attempt ([`LPReadout`][optmech.lp.engine.readout.LPReadout]: ``for_strategy``), and returns the
+variant that was solved, whose point and multipliers are then read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from optmech.lp.engine.run import DesignRun
+from optmech.lp.solve import ProblemKind, SolveInfo, Strategy, solve_robust
+
+__all__ = ["solve_built"]
+
+L = TypeVar("L")
+
+
+def solve_built(
+    lp: L,
+    run: DesignRun,
+    *,
+    kind: ProblemKind,
+    feasible: bool,
+    fresh: bool = False,
+) -> tuple[L, SolveInfo]:
+    """Solve ``lp`` robustly; returns the variant solved and the solve's record.
+
+    Parameters
+    ----------
+    lp : LPReadout
+        A built LP (``for_strategy``, ``problem``, ``num_variables``).
+    run : DesignRun
+        The solver and its options.
+    kind : str
+        The LP family of `optmech.lp.solve.SOLVER_POLICY` (``"conic"``: cone
+        solvers only).
+    feasible : bool
+        The LP is feasible by construction, so "infeasible" is numerical trouble and is retried.
+    fresh : bool
+        ``lp.problem`` has not been solved yet, so the first "as built" attempt may use it
+        rather than a new build.
+    """
+    unused: list[Any] = [lp] if fresh else []
+    readout: Any = lp
+
+    def build(strategy: Strategy) -> tuple[Any, L]:
+        variant = (
+            unused.pop() if unused and not strategy.rescaled else readout.for_strategy(strategy)
+        )
+        unused.clear()
+        return variant.problem, variant
+
+    return solve_robust(
+        build,
+        num_variables=readout.num_variables,
+        solver=run.solver,
+        kind=kind,
+        options=run.options,
+        feasible=feasible,
+    )
