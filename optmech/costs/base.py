@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate
 
 from optmech._floats import FloatArray
+from optmech._scipy import integrate
 from optmech._validation import check_real, describe
 
 __all__ = ["Cost"]

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
 
+from optmech._scipy import special
 from optmech._validation import check_real
 from optmech.costs._geometric import (
     MAX_EXPLICIT_TERMS,
