@@ -3,7 +3,7 @@
 Column generation ([`optmech.lp.user.column_generation`][optmech.lp.user.column_generation])
 solves one master LP many times, a few columns larger each time; simplex restarted from the last
 basis does only the pivots the new columns need, which a cvxpy problem (rebuilt and re-solved
-from scratch) cannot do. The solver is [`INCREMENTAL_SOLVER`][optmech.lp.solve.INCREMENTAL_SOLVER]
+from scratch) cannot do. The solver is `optmech.lp.solve.INCREMENTAL_SOLVER`
 (named in [`optmech.lp.solve`][optmech.lp.solve], optmech's one place for solver names), called
 through its own Python interface; status is handled as everywhere in optmech: ``optimal`` is
 kept, anything else is retried once from a cleared basis and then raised as
@@ -44,7 +44,7 @@ _STATUS = {
 
 
 def new_incremental_model() -> Any:
-    """A silent ``highspy.Highs`` model with [`INCREMENTAL_OPTIONS`][INCREMENTAL_OPTIONS].
+    """A silent ``highspy.Highs`` model with `INCREMENTAL_OPTIONS`.
 
     Raises
     ------

@@ -13,7 +13,8 @@ rays of K is in K). The row sums are written through the invertible operator L o
 [`kink_operator`][optmech.lp.user.cone.kink_operator] — the same constraints — because ``L v``
 is non-zero only at the ray's peaks and valleys: a master column holds a few entries where the
 ray has N (measured, Dirichlet prior, |e|, ε = 0.5, n = 4000: the first master's solve took
-7.7 s with the plain row sums and truncated rays, 0.1 s with 9,866 nonzeros this way). Its multipliers ``z`` give those of the plain row sums as ``y = L z`` (L is symmetric). The
+7.7 s with the plain row sums and truncated rays, 0.1 s with 9,866 nonzeros this way). Its
+multipliers ``z`` give those of the plain row sums as ``y = L z`` (L is symmetric). The
 master is solved by simplex with its basis kept between rounds
 ([`optmech.lp.incremental.run_incremental`][optmech.lp.incremental.run_incremental]).
 

@@ -162,7 +162,7 @@ def prefer_columns(
     Yes when the theorem's start is optimal (a Bayesian user on a count query with a loss
     monotone in ``|i − r|``: Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1 — the first
     master is the last), when ``ε`` times the tree's diameter is at least
-    [`LOCALISED`][LOCALISED], or when the full LP does not fit the memory budget; else the full
+    `LOCALISED`, or when the full LP does not fit the memory budget; else the full
     LP.
 
     Examples
