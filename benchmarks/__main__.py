@@ -111,6 +111,16 @@ def markdown(report: dict[str, Any]) -> str:
             _load(r),
         ],
     )
+    scaling_rows = [r for r in rows if r["section"] == "grs-scaling"]
+    if scaling_rows:
+        from benchmarks.grs_scaling import markdown as scaling_markdown
+
+        lines += [
+            "### GRS user LP, general prior (Dirichlet(1), |e|, ε = 0.5), by method",
+            "",
+            scaling_markdown(scaling_rows),
+            "",
+        ]
     add = [r for r in rows if r["section"] == "additive" and r.get("kind") != "scaling"]
     lines += _table(
         "Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",

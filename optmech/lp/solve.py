@@ -34,6 +34,7 @@ from optmech.provenance import Attempt, Provenance
 
 __all__ = [
     "CONIC_SOLVERS",
+    "INCREMENTAL_SOLVER",
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "ProblemKind",
@@ -45,6 +46,7 @@ __all__ = [
     "choose_solver",
     "default_options",
     "provenance_of",
+    "quiet_incremental_solver",
     "solve",
     "solve_robust",
 ]
@@ -661,3 +663,15 @@ def solve_robust(
         "(solver=...), or looser privacy",
         attempts=tuple(attempts),
     )
+
+
+# -- LPs grown column by column -----------------------------------------------------------------
+#: The solver of LPs grown by columns (column generation's master, `optmech.lp.incremental`,
+#: which calls it directly): simplex keeps its basis from one round to the next, which a cvxpy
+#: problem cannot pass on.
+INCREMENTAL_SOLVER = "HIGHS"
+
+
+def quiet_incremental_solver() -> None:
+    """Spend the incremental solver's licence banner on /dev/null (once per process)."""
+    _quiet_highs_banner()
