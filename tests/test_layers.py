@@ -23,6 +23,7 @@ PACKAGE = Path(optmech.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "_floats",
+        "_scipy",
         "_deprecation",
         "_bridges",
         "exceptions",
