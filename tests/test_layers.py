@@ -34,6 +34,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "_display",
         "provenance",
         "results",  # the LP results' interface, on provenance
+        "constraints",
+        "utilities",
         "plotting",  # imports numpy and matplotlib only
     ),
     ("mechanisms",),

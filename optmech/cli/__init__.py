@@ -33,7 +33,15 @@ from optmech.exceptions import OptmechError, ProblemTooLargeError
 __all__ = ["COMMANDS", "INTERRUPTED", "ArgumentParser", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
-COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep", "experiment")
+COMMANDS: tuple[str, ...] = (
+    "staircase",
+    "design",
+    "user",
+    "local",
+    "verify",
+    "sweep",
+    "experiment",
+)
 
 
 #: Exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
