@@ -1,20 +1,29 @@
-"""optmech's benchmarks: ``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...]``.
+"""optmech's benchmarks: ``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...]
+[--repeat N] [--page docs/performance.md]``.
 
-Four sections, each a module with ``run(quick, timeout) -> list[dict]`` (rows of the report):
+Seven sections, each a module with ``run(quick, timeout) -> list[dict]`` (rows of the report):
 
-``grs``        GRS user LP (uniform prior, |e| loss; Ghosh, Roughgarden & Sundararajan 2012): phases
-of the pipeline per
-               solver, pipeline / the same solver on hand-built sparse matrices, pipeline / qif.
-``additive``   Additive ε-DP noise LP (Geng & Viswanath 2016; exact discretisation, see the theory
-pages): phases per solver, pipeline / direct
-               solver, and the scaling exponent of solver time against the number of cells.
+``grs``        GRS user LP (uniform prior, |e| loss; Ghosh, Roughgarden & Sundararajan 2012):
+               phases of the pipeline per solver, pipeline / the same solver on hand-built
+               sparse matrices, pipeline / qif.
+``additive``   Additive ε-DP noise LP (Geng & Viswanath 2016; the exact discretisation): phases
+               per solver, pipeline / direct solver, and the scaling exponent of solver time
+               against the number of cells.
+``crossover``  HiGHS against Clarabel on ``design_noise`` by cost, ε, resolution and periods:
+               the measurement behind ``SOLVER_POLICY["additive"]``.
+``startup``    Whole processes of small problems: the closed-form command, and per LP kind the
+               split of imports, build, solve and certify, against the same matrices solved
+               through ``highspy`` without cvxpy, and qif.
 ``samplers``   ``Staircase``, ``DiscreteStaircase``, ``UniformAtom`` sampling throughput against
-               numpy's Laplace / geometric samplers and diffprivlib's Staircase.
+               numpy's samplers and diffprivlib's Staircase; the exact samplers with the default
+               and a seeded bit source.
 ``closedform`` The closed forms (staircase, geometric + Bayes remap) against the LP that
                reaches the same answer: time saved, value agreement.
+``additive2d`` The 2-D additive LP: the target case and a resolution ladder per ball.
 
-Every case runs in a fresh subprocess with a time limit (reported as ``"timeout"``, never a hang)
-and reports its own peak RSS. Every comparison is a ratio of two timings taken in the same run,
-so it holds on a noisy machine better than the raw seconds; the machine load (``uptime``) is
-recorded with every row. See ``docs/performance.md``.
+Every case runs in a fresh subprocess with a time limit (reported as ``"timeout"``, never a
+hang), ``--repeat`` times (default 3), alternated with the case it is compared with, and
+reports min and median; its peak resident memory is its own (``benchmarks._process``: never
+the driver's, which ``ru_maxrss`` would inherit). The machine load is recorded with every row.
+``--page`` writes ``docs/performance.md`` from the run (``benchmarks.page``).
 """

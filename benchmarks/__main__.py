@@ -1,4 +1,5 @@
-"""``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...] [--timeout S]``.
+"""``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...] [--timeout S] [--repeat N]
+[--page PATH]``.
 
 Writes ``DIR/benchmarks.json`` (every row, with the machine load) and ``DIR/benchmarks.md``
 (the tables of docs/performance.md). ``--quick`` uses small sizes (a couple of minutes);
@@ -17,9 +18,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._common import load
+from benchmarks._common import load, set_repeats
 
-SECTIONS = ("grs", "additive", "samplers", "closedform", "additive2d")
+SECTIONS = ("grs", "additive", "crossover", "startup", "samplers", "closedform", "additive2d")
 
 
 def _versions() -> dict[str, str]:
@@ -49,6 +50,22 @@ def _cells(row: dict[str, Any], *keys: str) -> list[str]:
     return [_fmt(row.get(key)) for key in keys]
 
 
+def _mm(row: dict[str, Any], key: str, fmt: str = ".3g") -> str:
+    """``median (min)`` of a repeated figure, or the one value of a single run."""
+    med = row.get(f"{key}_median", row.get(key))
+    low = row.get(f"{key}_min")
+    if low is None or med is None:
+        return _fmt(med, fmt)
+    return f"{_fmt(med, fmt)} ({_fmt(low, fmt)})"
+
+
+def _load(row: dict[str, Any]) -> str:
+    low, high = row.get("load_min"), row.get("load")
+    if high is None:
+        return "–"
+    return f"{high:.2f}" if low is None or abs(high - low) < 0.005 else f"{low:.2f}–{high:.2f}"
+
+
 def _table(
     title: str, header: str, rows: list[dict[str, Any]], cells: Callable[[dict[str, Any]], list]
 ) -> list[str]:
@@ -65,36 +82,50 @@ def markdown(report: dict[str, Any]) -> str:
     """The report as markdown tables (one per section)."""
     rows = report["rows"]
     lines = [
-        f"Run {report['started']} ({report['mode']} mode), load average at start "
-        f"{report['load_start']:.2f}, at end {report['load_end']:.2f}; "
+        f"Run {report['started']} ({report['mode']} mode, `{report.get('command', '')}`, every "
+        f"case run {report.get('repeat', 1)} times, alternated with the case it is compared "
+        f"with), load average at start {report['load_start']:.2f}, at end "
+        f"{report['load_end']:.2f}; "
         + ", ".join(f"{k} {v}" for k, v in report["versions"].items()),
         "",
     ]
     grs = [r for r in rows if r["section"] == "grs"]
     lines += _table(
         "GRS user LP (uniform prior, |e|, ε = 0.5)",
-        "n | solver | status | total s | build | compile | solve | certify | gap to G+remap | "
-        "pipeline / direct | pipeline / qif | peak RSS MB | load",
+        "n | solver | status | runs | total s | build | compile | solve | certify | "
+        "gap to G+remap | pipeline / direct | pipeline / qif | peak RSS MB | load",
         grs,
         lambda r: [
             r["n"],
             r["solver"],
             r["status"],
-            *_cells(r, "total", "build", "compile", "solve", "certify"),
+            r.get("runs", 1),
+            _mm(r, "total"),
+            *_cells(r, "build", "compile", "solve", "certify"),
             _fmt(r.get("gap_to_closed_form"), "+.1e"),
             _fmt(r.get("pipeline_over_direct")),
             _fmt(r.get("pipeline_over_qif"), ".2g")
             if "pipeline_over_qif" in r
             else r.get("qif_status", "–"),
             _fmt(r.get("peak_rss_mb"), ".0f"),
-            _fmt(r.get("load"), ".2f"),
+            _load(r),
         ],
     )
+    scaling_rows = [r for r in rows if r["section"] == "grs-scaling"]
+    if scaling_rows:
+        from benchmarks.grs_scaling import markdown as scaling_markdown
+
+        lines += [
+            "### GRS user LP, general prior (Dirichlet(1), |e|, ε = 0.5), by method",
+            "",
+            scaling_markdown(scaling_rows),
+            "",
+        ]
     add = [r for r in rows if r["section"] == "additive" and r.get("kind") != "scaling"]
     lines += _table(
         "Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",
-        "m | periods | class | solver | status | cells | variables | total s | build | compile | "
-        "solve | certify | gap to staircase | pipeline / direct | peak RSS MB | load",
+        "m | periods | class | solver | status | runs | cells | variables | total s | build | "
+        "compile | solve | certify | gap to staircase | pipeline / direct | peak RSS MB | load",
         add,
         lambda r: [
             r["m"],
@@ -102,11 +133,14 @@ def markdown(report: dict[str, Any]) -> str:
             "monotone" if r["monotone"] else "all",
             r["solver"],
             r["status"],
-            *_cells(r, "cells", "variables", "total", "build", "compile", "solve", "certify"),
+            r.get("runs", 1),
+            *_cells(r, "cells", "variables"),
+            _mm(r, "total"),
+            *_cells(r, "build", "compile", "solve", "certify"),
             _fmt(r.get("gap_to_closed_form"), "+.1e"),
             _fmt(r.get("pipeline_over_direct")),
             _fmt(r.get("peak_rss_mb"), ".0f"),
-            _fmt(r.get("load"), ".2f"),
+            _load(r),
         ],
     )
     scaling = [r for r in rows if r["section"] == "additive" and r.get("kind") == "scaling"]
@@ -117,47 +151,121 @@ def markdown(report: dict[str, Any]) -> str:
     ] + ([""] if scaling and add else [])
     lines += _table(
         "2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
-        "case | ball | m | periods | status | cells | variables | rows | total s | build | "
+        "case | ball | m | periods | status | runs | cells | variables | rows | total s | build | "
         "compile | solve | certify | gap to StaircaseND | peak RSS MB | load",
         [r for r in rows if r["section"] == "additive2d"],
         lambda r: [
-            *_cells(r, "kind", "norm", "m", "periods", "status", "cells", "variables", "rows"),
-            *_cells(r, "total", "build", "compile", "solve", "certify"),
+            *_cells(r, "kind", "norm", "m", "periods", "status", "runs"),
+            *_cells(r, "cells", "variables", "rows"),
+            _mm(r, "total"),
+            *_cells(r, "build", "compile", "solve", "certify"),
             _fmt(r.get("gap_to_staircase_nd"), "+.1e"),
             _fmt(r.get("peak_rss_mb"), ".0f"),
-            _fmt(r.get("load"), ".2f"),
+            _load(r),
+        ],
+    )
+    lines += _crossover_tables(rows)
+    lines += _table(
+        "Whole processes of small problems (seconds from launch to exit)",
+        "command | runs | wall s, median (min) | imports: numpy, cvxpy, optmech + solvers | "
+        "LP work in process | peak RSS MB | load",
+        [r for r in rows if r["section"] == "startup"],
+        lambda r: [
+            r["command"],
+            r.get("runs", "–"),
+            _mm(r, "wall", ".3g"),
+            _split_imports(r),
+            _split_work(r),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _load(r),
         ],
     )
     lines += _table(
         "Samplers (samples/s)",
-        "sampler | ε | samples/s | limit | time / limit | vs diffprivlib | load",
+        "sampler | ε | runs | samples/s, median (best) | limit | time / limit | vs diffprivlib | "
+        "load",
         [r for r in rows if r["section"] == "samplers"],
         lambda r: [
             r["sampler"],
             f"{r['epsilon']:g}",
-            f"{r['samples_per_s']:.3g}",
+            r.get("runs", "–"),
+            f"{r['samples_per_s']:.3g} ({r.get('samples_per_s_best', r['samples_per_s']):.3g})",
             r["limit"],
             f"{r['ours_over_limit_time']:.2f}",
             f"{r['ours_over_peer_rate']:.0f}x faster"
             if "ours_over_peer_rate" in r
             else r.get("peer_status", "–"),
-            f"{r['load']:.2f}",
+            _load(r),
         ],
     )
     lines += _table(
         "Closed form vs LP",
-        "case | closed form ms | LP s | LP / closed form | value gap | load",
+        "case | runs | closed form ms, median (min) | LP s, median (min) | LP / closed form | "
+        "value gap | load",
         [r for r in rows if r["section"] == "closedform"],
         lambda r: [
             r["case"],
-            f"{r['closed_form_s'] * 1e3:.3g}",
-            f"{r['lp_s']:.3g}",
+            r.get("runs", "–"),
+            f"{r['closed_form_s'] * 1e3:.3g} ({r.get('closed_form_s_min', 0) * 1e3:.3g})",
+            f"{r['lp_s']:.3g} ({r.get('lp_s_min', r['lp_s']):.3g})",
             f"{r['lp_over_closed_form']:.3g}",
             f"{r['relative_gap']:+.1e}",
-            f"{r['load']:.2f}",
+            _load(r),
         ],
     )
     return "\n".join(lines)
+
+
+def _split_imports(row: dict[str, Any]) -> str:
+    keys = ("numpy_median", "cvxpy_median", "optmech_median")
+    if "imports_median" in row:
+        return f"numpy, scipy.sparse, highspy {row['imports_median']:.3g}"
+    if all(k in row for k in keys):
+        return " + ".join(f"{row[k]:.3g}" for k in keys)
+    return "–"
+
+
+def _split_work(row: dict[str, Any]) -> str:
+    parts = [
+        (name, row.get(f"{name}_median"))
+        for name in ("build", "load", "compile", "solve", "certify", "build_certify", "check")
+    ]
+    text = ", ".join(f"{name.replace('_', ' + ')} {val:.2g}" for name, val in parts if val)
+    return text or "–"
+
+
+def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
+    cases = [r for r in rows if r["section"] == "crossover" and r.get("kind") == "case"]
+    out = _table(
+        "Additive LP: HiGHS against Clarabel (design seconds in process, median (min))",
+        "cost | ε | periods | m | variables | default | runs | HiGHS s | Clarabel s | "
+        "Clarabel / HiGHS | whole process s, HiGHS / Clarabel | value gap | intervals overlap | "
+        "load",
+        cases,
+        lambda r: [
+            r["cost"],
+            f"{r['epsilon']:g}",
+            r.get("periods", "–"),
+            r["m"],
+            r.get("variables", "–"),
+            r.get("default_solver", "–"),
+            r.get("runs", "–"),
+            f"{_fmt(r.get('highs_total_median'))} ({_fmt(r.get('highs_total_min'))})",
+            f"{_fmt(r.get('clarabel_total_median'))} ({_fmt(r.get('clarabel_total_min'))})",
+            _fmt(r.get("clarabel_over_highs"), ".2f"),
+            f"{_fmt(r.get('highs_wall_median'))} / {_fmt(r.get('clarabel_wall_median'))}",
+            _fmt(r.get("value_gap"), "+.1e"),
+            "yes" if r.get("intervals_overlap") else "NO",
+            _load(r),
+        ],
+    )
+    cuts = [r for r in rows if r["section"] == "crossover" and r.get("kind") == "crossover"]
+    out += [
+        f"- {r['cost']}, ε = {r['epsilon']:g}, periods {r.get('periods')}: Clarabel faster from "
+        f"{r['crossover_variables']} variables on (every larger size measured)."
+        for r in cuts
+    ]
+    return [*out, ""] if cuts else out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,26 +280,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=None, help="seconds per case (default 120 quick, 600 full)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of every case, alternated (default 3)"
+    )
+    parser.add_argument(
+        "--page", default=None, help="also write the performance page (docs/performance.md)"
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
+    set_repeats(args.repeat)
     report: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
         "mode": "quick" if args.quick else "full",
         "load_start": load(),
         "versions": _versions(),
         "timeout_s": timeout,
+        "repeat": args.repeat,
+        "command": "python -m benchmarks " + " ".join(sys.argv[1:] if argv is None else argv),
         "rows": [],
     }
     for name in args.only or SECTIONS:
         module = importlib.import_module(f"benchmarks.{name}")
         report["rows"] += module.run(args.quick, timeout)
     report["load_end"] = load()
+    report["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as fh:
         json.dump(report, fh, indent=2, default=str)
     with open(os.path.join(args.out, "benchmarks.md"), "w") as fh:
         fh.write(markdown(report))
     print(f"wrote {args.out}/benchmarks.json and {args.out}/benchmarks.md")
+    if args.page:
+        from benchmarks.page import render
+
+        with open(args.page, "w", encoding="utf-8") as fh:
+            fh.write(render(report))
+        print(f"wrote {args.page}")
     return 0
 
 

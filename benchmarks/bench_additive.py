@@ -173,15 +173,22 @@ def bench_approx() -> None:
 
 
 _MEMORY_CHILD = """
-import resource, sys, warnings
+import sys, warnings
 warnings.simplefilter("ignore")
 import optmech
 from optmech.lp.design import design_noise
+
+
+def peak_mb():  # VmHWM: this process's own peak (ru_maxrss would include the parent's size)
+    with open("/proc/self/status") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith("VmHWM:")) * 1024 / 1e6
+
+
 m, k = int(sys.argv[1]), int(sys.argv[2])
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = peak_mb()
 design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="asym:3,1", resolution=m, periods=k,
              solver="CLARABEL")
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+print(peak_mb() - base)
 """
 
 

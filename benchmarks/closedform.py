@@ -5,18 +5,19 @@
 * GRS count query, uniform prior, |e| loss: ``geometric_bayes`` (G + Bayes remap, GRS
   Thm. 3.1) against ``bayesian_mechanism`` (the LP): time ratio, value gap.
 
-Both sides run in this process, one after the other (ratios within one run).
+Both sides run in this process, one after the other (ratios within one run), after one
+untimed call of each (so imports are not counted): min and median over at least 3 calls.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import load, median_seconds
+from benchmarks._common import load, repeats, timings
 
 
 def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
@@ -29,54 +30,56 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
 
     rows: list[dict[str, Any]] = []
     m = 50 if quick else 100
+    runs = max(repeats(), 3)
     for cost in ("abs", "squared"):
-        t_cf = median_seconds(
-            lambda c=cost: Staircase.optimal(epsilon=1.0, cost=c).expected_cost(c), 5
-        )
-        closed = Staircase.optimal(epsilon=1.0, cost=cost).expected_cost(cost)
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            noise = design_noise(
-                optmech.PureDP(1.0), sensitivity=1.0, cost=cost, resolution=m, periods=20
-            )
-        t_lp = time.perf_counter() - start
-        rows.append(
-            _row(
-                f"staircase vs additive LP ({cost}, m={m}, 20 periods)",
-                t_cf,
-                t_lp,
-                closed,
-                noise.value,
-            )
-        )
+
+        def closed(c: str = cost) -> float:
+            return Staircase.optimal(epsilon=1.0, cost=c).expected_cost(c)
+
+        def lp(c: str = cost) -> float:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return design_noise(
+                    optmech.PureDP(1.0), sensitivity=1.0, cost=c, resolution=m, periods=20
+                ).value
+
+        case = f"staircase vs additive LP ({cost}, m={m}, 20 periods)"
+        rows.append(_row(case, closed, lp, runs))
     for n in [50, 100] if quick else [50, 100, 200]:
         i = np.arange(n + 1)
         prior = np.full(n + 1, 1.0 / (n + 1))
         loss = np.abs(i[:, None] - i[None, :]).astype(np.float64)
-        t_cf = median_seconds(lambda p=prior, ls=loss: geometric_bayes(p, ls, 0.5), 3)
-        closed = geometric_bayes(prior, loss, 0.5).value
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = bayesian_mechanism(prior, loss, 0.5)
-        t_lp = time.perf_counter() - start
-        rows.append(
-            _row(f"G + Bayes remap vs GRS LP (n={n}, eps=0.5)", t_cf, t_lp, closed, res.value)
-        )
+
+        def closed_grs(p: Any = prior, ls: Any = loss) -> float:
+            return geometric_bayes(p, ls, 0.5).value
+
+        def lp_grs(p: Any = prior, ls: Any = loss) -> float:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return bayesian_mechanism(p, ls, 0.5).value
+
+        rows.append(_row(f"G + Bayes remap vs GRS LP (n={n}, eps=0.5)", closed_grs, lp_grs, runs))
     return rows
 
 
-def _row(case: str, t_cf: float, t_lp: float, closed: float, lp_value: float) -> dict[str, Any]:
+def _row(
+    case: str, closed: Callable[[], float], lp: Callable[[], float], runs: int
+) -> dict[str, Any]:
+    closed_value, lp_value = closed(), lp()  # also the untimed first calls
+    cf_min, t_cf = timings(closed, max(runs, 5))
+    lp_min, t_lp = timings(lp, runs)
     row = {
         "section": "closedform",
         "case": case,
+        "runs": runs,
         "closed_form_s": t_cf,
+        "closed_form_s_min": cf_min,
         "lp_s": t_lp,
+        "lp_s_min": lp_min,
         "lp_over_closed_form": t_lp / t_cf,
-        "closed_form_value": closed,
+        "closed_form_value": closed_value,
         "lp_value": lp_value,
-        "relative_gap": (lp_value - closed) / closed,
+        "relative_gap": (lp_value - closed_value) / closed_value,
         "load": load(),
     }
     print(

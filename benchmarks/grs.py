@@ -8,6 +8,8 @@ same run: pipeline / the same solver on a hand-built scipy.sparse LP (same scali
 tolerances, no cvxpy; the *full* LP, while the pipeline solves the mirror-reduced one on this
 symmetric instance, so the ratio includes the reduction's gain), and pipeline / qif's
 ``min_loss_given_d`` (libqif, not a dependency; skipped with a note when it is not installed).
+These rows solve the whole LP (``method="full"``); the general-prior rows of
+``benchmarks.grs_scaling`` (column generation, the default, against the whole LP) follow them.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     prior, loss = instance(n)
     weights = prior[:, None] * loss
     start = time.perf_counter()
-    res = user_lp.bayesian_mechanism(prior, loss, eps, solver=solver)
+    res = user_lp.bayesian_mechanism(prior, loss, eps, solver=solver, method="full")
     total = time.perf_counter() - start
     # The build phase alone (the same vectorised construction, timed on its own).
     setting = user_lp.resolve_setting(loss, graph=None, outputs=None, num_inputs=n + 1)
@@ -196,7 +198,9 @@ def run(quick: bool, timeout: float, eps: float = 0.5) -> list[dict[str, Any]]:
                     row["qif_gap_to_closed_form"] = (qf["value"] - ref) / ref
             print(_line(row), flush=True)
             rows.append(row)
-    return rows
+    from benchmarks import grs_scaling
+
+    return rows + grs_scaling.run(quick, timeout, max_n=400 if quick else 4000)
 
 
 def _line(row: dict[str, Any]) -> str:

@@ -5,6 +5,10 @@ Closed-form optimal noise ([`Staircase`][Staircase], [`DiscreteStaircase`][Discr
 [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]); the additive-noise LP designer
 [`design_noise`][design_noise]; the user-specific count-query LPs
 [`bayesian_mechanism`][bayesian_mechanism] and [`minimax_mechanism`][minimax_mechanism] with remaps;
+the local model ([`local_mechanism`][local_mechanism] with constraints of one's own from
+[`optmech.constraints`][optmech.constraints], [`rr_on_bins`][rr_on_bins],
+[`extremal_mechanism`][extremal_mechanism] for the utilities of
+[`optmech.utilities`][optmech.utilities]);
 and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]:
 ``optmech.certify.certify(obj)`` for a certificate, [`check`][check] for a claim).
 Every LP-backed result carries a [`Provenance`][Provenance] with a certified interval
@@ -29,11 +33,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "": (
         "accounting",
         "certify",
+        "constraints",
         "costs",
         "experiments",
         "graphs",
         "interop",
-    ),  # subpackages
+        "utilities",
+    ),  # subpackages and modules
     "optmech.certify": (
         "certify_mechanism",
         "certify_noise",
@@ -42,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "optmech.exceptions": (
         "InaccurateSolutionWarning",
+        "InfeasibleConstraintsError",
         "OptmechError",
         "PrivacyViolationError",
         "ProblemTooLargeError",
@@ -57,6 +64,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "DesignedNoise2D",
     ),
     "optmech.lp.dependent": ("dependent_noise_lp",),
+    "optmech.lp.local": (
+        "ExtremalMechanism",
+        "LocalMechanism",
+        "RROnBins",
+        "extremal_mechanism",
+        "local_mechanism",
+        "rr_on_bins",
+    ),
     "optmech.lp.additive.designed": (
         "DesignedGradedNoise",
         "DesignedLatticeNoise",
@@ -140,15 +155,18 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is a
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as X``: re-exported)
     from optmech import accounting as accounting
     from optmech import certify as certify
+    from optmech import constraints as constraints
     from optmech import costs as costs
     from optmech import experiments as experiments
     from optmech import graphs as graphs
     from optmech import interop as interop
+    from optmech import utilities as utilities
     from optmech.certify import certify_mechanism as certify_mechanism
     from optmech.certify import certify_noise as certify_noise
     from optmech.certify import check as check
     from optmech.certify import check_dp as check_dp
     from optmech.exceptions import InaccurateSolutionWarning as InaccurateSolutionWarning
+    from optmech.exceptions import InfeasibleConstraintsError as InfeasibleConstraintsError
     from optmech.exceptions import OptmechError as OptmechError
     from optmech.exceptions import PrivacyViolationError as PrivacyViolationError
     from optmech.exceptions import ProblemTooLargeError as ProblemTooLargeError
@@ -163,6 +181,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as
     from optmech.lp.additive2d import DesignedNoise2D as DesignedNoise2D
     from optmech.lp.dependent import dependent_noise_lp as dependent_noise_lp
     from optmech.lp.design import design_noise as design_noise
+    from optmech.lp.local import ExtremalMechanism as ExtremalMechanism
+    from optmech.lp.local import LocalMechanism as LocalMechanism
+    from optmech.lp.local import RROnBins as RROnBins
+    from optmech.lp.local import extremal_mechanism as extremal_mechanism
+    from optmech.lp.local import local_mechanism as local_mechanism
+    from optmech.lp.local import rr_on_bins as rr_on_bins
     from optmech.lp.remap import RemapResult as RemapResult
     from optmech.lp.remap import apply_remap as apply_remap
     from optmech.lp.remap import bayes_remap as bayes_remap

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "InaccurateSolutionWarning",
+    "InfeasibleConstraintsError",
     "OptmechError",
     "PrivacyViolationError",
     "ProblemTooLargeError",
@@ -72,6 +73,22 @@ class PrivacyViolationError(OptmechError):
 
 class ProblemTooLargeError(OptmechError):
     """A problem would need more memory than allowed; refused before anything was built."""
+
+
+class InfeasibleConstraintsError(OptmechError):
+    """The caller's constraints admit no mechanism at the privacy level asked.
+
+    Parameters
+    ----------
+    message : str
+        The explanation, naming the constraints that cannot all hold.
+    constraints : tuple of str
+        The names of those constraints.
+    """
+
+    def __init__(self, message: str = "", *, constraints: tuple[str, ...] = ()) -> None:
+        self.constraints = constraints
+        super().__init__(message)
 
 
 class InaccurateSolutionWarning(UserWarning):

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
 
+from optmech._scipy import optimize, special
 from optmech._validation import check_real, describe
 
 __all__ = [

@@ -31,6 +31,7 @@ from optmech.exceptions import InaccurateSolutionWarning
 __all__ = [
     "DEFAULT_ACCURACY",
     "Attempt",
+    "ConstraintRecord",
     "CutRound",
     "Provenance",
     "ProvenanceBounds",
@@ -127,6 +128,30 @@ class Attempt:
 
 
 @dataclass(frozen=True)
+class ConstraintRecord:
+    """A constraint of the caller's own, as the returned point meets it.
+
+    Attributes
+    ----------
+    name : str
+        The constraint as given (its ``repr``, e.g. ``"MaxRisk(bound=0.5)"``).
+    kind : str
+        ``"equality"``, ``"inequality"`` or ``"custom"`` (a callable's cvxpy constraints).
+    residual : float
+        Largest violation at the returned point, relative to `scale` (0 when it holds with
+        slack).
+    scale : float
+        The magnitude the residual is relative to (the bound, the largest output, 1 for a
+        probability).
+    """
+
+    name: str
+    kind: str
+    residual: float
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class CutRound:
     """One round of a cutting-plane design (guarantees over a continuum: zCDP, GDP).
 
@@ -184,6 +209,9 @@ class Provenance:
     rounds : tuple of CutRound
         The rounds of a cutting-plane design, in order (empty for a single solve); the
         solver fields and timings are those of the last round.
+    constraints : tuple of ConstraintRecord
+        The caller's own constraints and their residuals at the returned point (empty when
+        none were given).
     """
 
     solver: str
@@ -204,6 +232,7 @@ class Provenance:
     num_constraints: int = 0
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)
     rounds: tuple[CutRound, ...] = ()
+    constraints: tuple[ConstraintRecord, ...] = ()
 
     @property
     def solvers_tried(self) -> tuple[str, ...]:

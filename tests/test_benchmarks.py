@@ -9,10 +9,18 @@ Sundararajan 2012, Thm. 3.1) and the staircase for the additive LP (Geng & Viswa
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from benchmarks import additive, additive2d, grs
+import benchmarks
+from benchmarks import additive, additive2d, crossover, grs, page
 from benchmarks.__main__ import markdown
+from benchmarks._process import run_process
 from optmech.mechanisms.staircase import Staircase
 
 SOLVED = ("optimal", "optimal_inaccurate")
@@ -79,3 +87,113 @@ def test_markdown_tabulates_every_section() -> None:
     text = markdown(report)
     assert "### GRS user LP" in text and "### Additive ε-DP noise LP" in text
     assert "error" not in text
+
+
+# -- peak memory that cannot be inherited --------------------------------------------------------
+BIG_PARENT = """
+import json, sys
+from benchmarks._process import proc_peak_mb, run_process
+held = b"\\x01" * (400 * 2**20)  # 419 MB written, so resident
+out = {{"parent": proc_peak_mb()}}
+for method in ("proc", "launcher"):
+    for name, code in (("trivial", "pass"), ("200MB", "b = b'1' * (200 * 2**20)")):
+        run = run_process([sys.executable, "-c", code], timeout=60, method=method)
+        out[f"{{method}} {{name}}"] = [run.returncode, run.peak_rss_mb]
+naive = run_process(
+    [sys.executable, "-c", "import resource; print(resource.getrusage(0).ru_maxrss / 1024)"],
+    timeout=60,
+)
+out["naive"] = float(naive.stdout)
+print(json.dumps(out))
+"""
+
+
+def test_a_small_child_of_a_large_parent_reports_its_own_peak_memory() -> None:
+    """A parent holding 419 MB launches a trivial child and one that writes 210 MB: both
+    measurements (``VmHWM`` and the launcher's ``wait4``) report the child's own peak, never the
+    parent's size, which the child's own ``ru_maxrss`` inherits on Linux."""
+    root = Path(benchmarks.__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", BIG_PARENT.format()],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    peaks = json.loads(out.stdout)
+    assert peaks["parent"] >= 400  # the setup: the parent really is large
+    assert peaks["naive"] >= 400  # what the old measurement read in the child
+    for method in ("proc", "launcher"):
+        code, trivial = peaks[f"{method} trivial"]
+        assert code == 0 and 1 < trivial < 60, (method, trivial)
+        code, written = peaks[f"{method} 200MB"]
+        assert code == 0 and 200 * 2**20 / 1e6 <= written < 400, (method, written)
+
+
+def test_a_process_over_its_time_limit_is_killed_with_its_children() -> None:
+    for method in ("proc", "launcher"):
+        run = run_process(
+            [sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5, method=method
+        )
+        assert run.timed_out and run.returncode is None
+        assert run.wall < 30
+
+
+# -- the solver crossover -------------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["HIGHS", "CLARABEL"])
+def test_crossover_case_certifies_an_interval_around_the_staircase_grid_optimum(
+    solver: str,
+) -> None:
+    row = crossover.design_case(1.0, 6, "abs", solver)
+    assert row["solver"] == solver and row["status"] in SOLVED
+    assert row["certified_epsilon"] <= 1 + 1e-9
+    v_star = Staircase.optimal(epsilon=1.0, cost="abs").expected_cost("abs")
+    # An exact cost of 1-DP noise: at least the optimum V* (Geng & Viswanath 2016), and at most
+    # the best staircase whose step lies on the grid (those are points of the LP), up to the
+    # width of the certified interval.
+    on_grid = min(Staircase(epsilon=1.0, gamma=j / 6).expected_cost("abs") for j in range(7))
+    assert v_star * (1 - 1e-12) <= row["value"] <= on_grid * (1 + 1e-9)
+    assert row["lower_bound"] <= row["value"]
+
+
+def test_crossover_is_the_size_from_which_clarabel_stays_faster() -> None:
+    def rows(*pairs: tuple[int, float]) -> list[dict[str, float]]:
+        return [{"variables": v, "clarabel_over_highs": r} for v, r in pairs]
+
+    assert crossover.crossover(rows((100, 1.5), (200, 0.9), (400, 1.1), (800, 0.5))) == 800
+    assert crossover.crossover(rows((800, 0.5), (100, 0.9), (200, 0.8))) == 100
+    assert crossover.crossover(rows((100, 0.5), (200, 1.2))) is None
+
+
+def test_crossover_row_pairs_the_two_solvers_on_one_lp() -> None:
+    """Both solvers' certified intervals contain the LP's optimum, so they overlap, and the two
+    certified values agree to the wider interval's width."""
+    row = crossover._one(1.0, 4, "abs", None, 120.0)
+    assert row["highs_status"] in SOLVED and row["clarabel_status"] in SOLVED
+    assert row["intervals_overlap"] is True
+    width = (
+        max(row[f"{s}_value"] - row[f"{s}_lower_bound"] for s in ("highs", "clarabel"))
+        / row["highs_value"]
+    )
+    assert abs(row["value_gap"]) <= width + 1e-12
+    assert row["variables"] > 0 and row["clarabel_over_highs"] > 0
+
+
+def test_the_page_states_its_command_and_every_figure_comes_from_the_rows() -> None:
+    rows = [
+        {"section": "startup", "command": "optmech staircase --epsilon 1", "runs": 3,
+         "wall_min": 0.2, "wall_median": 0.25, "peak_rss_mb": 40.0, "load": 1.0},
+        {"section": "samplers", "sampler": "Staircase.rvs", "epsilon": 1.0, "runs": 3,
+         "samples_per_s": 2e7, "samples_per_s_best": 2.2e7, "limit": "numpy laplace",
+         "ours_over_limit_time": 1.25, "load": 1.0},
+    ]  # fmt: skip
+    report = {"started": "now", "mode": "quick", "load_start": 0.5, "load_end": 0.7,
+              "versions": {"optmech": "test"}, "repeat": 3, "command": "python -m benchmarks",
+              "rows": rows}  # fmt: skip
+    text = page.render(report)
+    assert page.REGENERATE in text and "every case run 3 times" in text
+    # The targets table reads the rows: the closed-form command's median, and "yes" for it.
+    assert "< 0.3 s, whole process | 0.25 s (min 0.2) | yes |" in text
+    assert "at most 1.25x | yes |" in text
+    assert "### Samplers" in text and "### Whole processes of small problems" in text

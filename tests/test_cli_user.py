@@ -125,7 +125,7 @@ def test_loss_matrix_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         (["--n", "0", "--epsilon", "1"], "`--n` must be an integer in [1, inf); got 0"),
         (["--n", "3", "--epsilon", "1", "--graph", "star"], "`--graph` spec"),
         (["--n", "3", "--epsilon", "1", "--minimax", "--side-info", "a,b"], "comma-separated"),
-        (["--n", "300", "--epsilon", "1", "--max-memory-gb", "0.01"], "--max-memory-gb"),
+        (["--n", "300", "--epsilon", "1", "--max-memory-gb", "0.001"], "--max-memory-gb"),
     ],
 )
 def test_bad_arguments_exit_2(

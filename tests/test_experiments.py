@@ -33,6 +33,8 @@ COLUMNS = {
     "gdp-lattice": {"cost", "mu", "design_cost", "lower_bound", "rounded_gaussian_cost"},
     "composition": {"noise", "k", "epsilon", "delta"},
     "noise-2d": {"study", "norm", "epsilon", "method", "cost", "ratio_to_staircase_nd"},
+    "label-dp": {"dataset", "epsilon", "method", "mse", "lower_bound", "outputs_used"},
+    "ldp-extremal": {"utility", "epsilon", "method", "value_nats", "fraction_of_optimum"},
 }
 
 
@@ -311,3 +313,55 @@ def test_noise_2d(results: dict[str, object]) -> None:
             assert float(r["lower_bound"]) <= product
             assert float(r["certified_epsilon"]) <= eps * (1 + 1e-9)
     assert res.headline["max_lp_over_grid_staircase"] <= 1 + 1e-6  # type: ignore[attr-defined]
+
+
+def test_label_dp(results: dict[str, object]) -> None:
+    """Laplace ``2Δ²/ε²`` and the staircase's ``Δ²(u*² + b)/(1 − b)²``, ``u* = (b(1+b)/2)^(1/3)``
+    (Geng & Viswanath 2016), written out; RR-on-Bins (optimal over real outputs, Ghazi et al.
+    2023) below the grid LP, which is above it by at most h²/4 (randomised rounding, h the widest
+    cell: 41 outputs over the labels' range in the quick run); the unbiased optimum never below
+    RR-on-Bins."""
+    rows = _rows(results["label-dp"].csv)  # type: ignore[attr-defined]
+    for (name, eps), group in _groups(rows).items():
+        mse = {r["method"]: float(r["mse"]) for r in group}
+        lower = {r["method"]: float(r["lower_bound"]) for r in group}
+        span = _diabetes_span() if name == "diabetes targets" else 11.0
+        b = math.exp(-eps)
+        u = (b * (1 + b) / 2) ** (1 / 3)
+        assert mse["Laplace"] == pytest.approx(2 * span**2 / eps**2, rel=1e-12)
+        assert mse["staircase"] == pytest.approx(span**2 * (u * u + b) / (1 - b) ** 2, rel=1e-9)
+        h = span / 40  # 41 outputs over the labels' range
+        assert mse["RR-on-Bins"] <= mse["LP optimum (grid)"] * (1 + 1e-12)
+        assert lower["LP optimum (grid)"] <= mse["RR-on-Bins"] + h * h / 4
+        assert lower["unbiased optimum"] >= mse["RR-on-Bins"]
+
+
+def _diabetes_span() -> float:
+    from sklearn.datasets import load_diabetes
+
+    target = np.round(load_diabetes().target / 10.0) * 10.0
+    return float(target.max() - target.min())
+
+
+def _groups(rows: list[dict[str, str]]) -> dict[tuple[str, float], list[dict[str, str]]]:
+    out: dict[tuple[str, float], list[dict[str, str]]] = {}
+    for r in rows:
+        out.setdefault((r["dataset"], float(r["epsilon"])), []).append(r)
+    return out
+
+
+def test_ldp_extremal(results: dict[str, object]) -> None:
+    """No mechanism above the certified optimum (fraction ≤ 1 up to the bound's rounding); the
+    binary mechanism optimal at the smallest ε and randomized response at the largest (Kairouz,
+    Oh & Viswanath 2016), each within 1e-9 of the certified upper bound."""
+    rows = _rows(results["ldp-extremal"].csv)  # type: ignore[attr-defined]
+    assert all(float(r["fraction_of_optimum"]) <= 1 + 1e-12 for r in rows)
+    eps = sorted({float(r["epsilon"]) for r in rows})
+    for utility in ("mutual information", "KL divergence"):
+        at = {
+            (float(r["epsilon"]), r["method"]): float(r["fraction_of_optimum"])
+            for r in rows
+            if r["utility"] == utility
+        }
+        assert at[(eps[0], "binary mechanism")] >= 1 - 1e-9
+        assert at[(eps[-1], "randomized response")] >= 1 - 1e-9

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import optmech
+from optmech._floats import FloatArray
 from optmech.certify.noise import noise_epsilon
 from optmech.costs import Squared
 from optmech.lp.additive.repair import envelope_raise
@@ -153,6 +154,38 @@ def test_equals_the_staircase_family(eps: float, gamma: float) -> None:
     np.testing.assert_allclose(noise.ppf(q), stair.ppf(q), rtol=1e-11, atol=1e-12)
     for cost in ("abs", "squared"):
         assert noise.expected_cost(cost) == pytest.approx(stair.expected_cost(cost), rel=1e-12)
+
+
+def _one_sided_densities(noise: GradedNoise, x: FloatArray, step: FloatArray) -> FloatArray:
+    """Density at ``x > 0`` from the masses of ``[x, x + step]`` (``sf``, right of 0) and of its
+    mirror image ``[−x − step, −x]`` (``cdf``), the two as columns; ``step < 0`` measures
+    ``[x + step, x]``. Each mass is a difference of two tail masses that keep their relative
+    precision, divided by the exact length of the interval."""
+    lo, hi = np.minimum(x, x + step), np.maximum(x, x + step)
+    width = np.array([float(Fraction(b) - Fraction(a)) for a, b in zip(lo, hi, strict=True)])
+    right = (noise.sf(lo) - noise.sf(hi)) / width
+    left = (noise.cdf(-lo) - noise.cdf(-hi)) / width
+    return np.stack([right, left], axis=1)
+
+
+def test_narrow_top_step_is_located_on_both_sides_of_zero() -> None:
+    """ε = 50: the staircase's top step ends at ±γΔ ≈ ±1.4e-11, and ``1 − γ`` (where a point
+    left of 0 sits in its period) has no digits left for offsets of 1e-18. Points a few 1e-18
+    from both edges: ``pdf``/``logpdf`` are symmetric, equal the staircase family's own formulas
+    and the densities that ``cdf``/``sf`` integrate (one-sided differences within the cell:
+    1e-18 inside the step, 1e-11 outside it; relative 1e-4, from the cdf's rounding)."""
+    eps = 50.0
+    gamma = 1.0 / (1.0 + math.exp(eps / 2.0))
+    noise, stair = _staircase_as_graded(eps, gamma), optmech.Staircase(epsilon=eps, gamma=gamma)
+    offsets = np.array([-1e-15, -1e-16, -1e-17, -3e-18, 3e-18, 1e-17, 1e-16, 1e-15])
+    x = gamma + offsets
+    np.testing.assert_array_equal(noise.pdf(-x), noise.pdf(x))
+    np.testing.assert_allclose(noise.pdf(x), stair.pdf(x), rtol=1e-12)
+    np.testing.assert_allclose(noise.logpdf(-x), np.log(stair.pdf(x)), rtol=1e-12)
+    np.testing.assert_allclose(noise.logpdf(x), noise.logpdf(-x), rtol=1e-15)
+    step = np.where(offsets < 0, -1e-18, 1e-11)
+    measured = _one_sided_densities(noise, x, step)
+    np.testing.assert_allclose(measured, np.stack([stair.pdf(x)] * 2, axis=1), rtol=1e-4)
 
 
 def test_tails_are_exact_far_out() -> None:

@@ -128,3 +128,50 @@ def test_dir_lists_the_public_names_only() -> None:
     for helper in ("Any", "importlib", "annotations", "TYPE_CHECKING", "_EXPORTS"):
         assert helper not in listed
     assert {"accounting", "experiments", "interop", "Staircase", "__version__"} <= set(listed)
+
+
+SCIPY_HEAVY = ("scipy.integrate", "scipy.optimize", "scipy.special")
+
+SCIPY_PATH = """
+import sys
+import optmech
+from optmech.cli import main
+s = optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost=optmech.costs.Absolute())
+s.expected_cost("abs")
+optmech.Laplace(epsilon=1.0).expected_cost("abs")
+for argv in {argvs!r}:
+    main(argv)
+print(",".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
+"""
+
+
+def test_the_closed_form_command_loads_no_scipy_quadrature_special_or_optimize() -> None:
+    """``optmech staircase`` (|e| and e²) and the staircase's and Laplace's exact costs for
+    power costs use closed forms only: SciPy's quadrature, special functions and optimisers
+    (``optmech._scipy``, imported on first use) stay unloaded."""
+    argvs = [["staircase", "--epsilon", "1"], ["staircase", "--epsilon", "2", "--cost", "abs"]]
+    out = subprocess.run(
+        [sys.executable, "-c", SCIPY_PATH.format(argvs=argvs, heavy=SCIPY_HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "staircase cost" in out.stdout
+    assert out.stderr.splitlines()[-1] == ""  # the names of those loaded: none
+
+
+def test_scipy_subpackages_load_on_first_use() -> None:
+    """The stand-ins of ``optmech._scipy`` import their subpackage on the first attribute read
+    and then give SciPy's own objects."""
+    probe = (
+        "import sys\n"
+        "from optmech._scipy import integrate\n"
+        "before = 'scipy.integrate' in sys.modules\n"
+        "quad = integrate.quad\n"
+        "import scipy.integrate\n"
+        "print(before, quad is scipy.integrate.quad)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["False", "True"]

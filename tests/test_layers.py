@@ -23,6 +23,7 @@ PACKAGE = Path(optmech.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "_floats",
+        "_scipy",
         "_deprecation",
         "_bridges",
         "exceptions",
@@ -33,6 +34,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "_display",
         "provenance",
         "results",  # the LP results' interface, on provenance
+        "constraints",
+        "utilities",
         "plotting",  # imports numpy and matplotlib only
     ),
     ("mechanisms",),

@@ -19,8 +19,10 @@ strictly inside); costs compared exactly, except for GDP (see its test).
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import flint
 import numpy as np
 import pytest
 from scipy import stats
@@ -157,6 +159,33 @@ def test_profile_design(integer: bool) -> None:
     assert noise.certified_profile[0][1] <= 1e-2
 
 
+@pytest.mark.parametrize(
+    ("integer", "grid"), [(True, {}), (False, {"resolution": 20, "periods": 3, "grid": "uniform"})]
+)
+def test_profile_with_a_zero_delta_point_is_pure_dp(integer: bool, grid: dict) -> None:
+    """A profile point (ε, 0) is ε-DP: the design meets it, and on the same grid it solves the
+    same LP as the ε-DP design, so the two certified intervals meet. On ℤ (Δ = 1) both contain
+    the two-sided geometric's E|X| = 2b/(1 − b²), b = e^−ε (Geng & Viswanath 2016, the
+    optimum over ε-DP pmfs); its pmf is checked against the geometric's by direct sums."""
+    eps = 1.0
+    noise = design_noise(
+        optmech.PrivacyProfile([eps], [0.0]), sensitivity=1, cost="abs", integer=integer, **grid
+    )
+    pure = design_noise(optmech.PureDP(eps), sensitivity=1, cost="abs", integer=integer, **grid)
+    assert max(noise.lower_bound, pure.lower_bound) <= min(noise.value, pure.value)
+    assert noise.certified_epsilon <= eps * (1 + 1e-9)
+    # δ(ε) certified with outward rounding: zero up to the certificate's own roundoff.
+    assert noise.certified_profile[0][0] == eps and noise.certified_profile[0][1] <= 1e-12
+    if integer:
+        b = math.exp(-eps)
+        geometric = 2 * b / (1 - b * b)
+        assert noise.lower_bound <= geometric * (1 + 1e-12)
+        assert noise.value >= geometric * (1 - 1e-12)
+        p = _pmf(noise, _span(noise))
+        k = np.arange(p.size, dtype=float) - (p.size - 1) / 2
+        np.testing.assert_allclose(p, (1 - b) / (1 + b) * b ** np.abs(k), rtol=1e-6, atol=1e-40)
+
+
 def test_renyi_design_at_two_orders() -> None:
     """D_2 ≤ 0.5 and D_8 ≤ 1.5, by direct sums, for a lattice design with Δ = 2 (shifts 1, 2)."""
     g = optmech.RenyiDP([2, 8], [0.5, 1.5])
@@ -166,6 +195,59 @@ def test_renyi_design_at_two_orders() -> None:
         got = _renyi(p, s, np.array([2.0, 8.0]))
         assert np.all(got <= np.array([0.5, 1.5]) * (1 + FLOAT_RTOL))
     assert [a for a, _ in noise.certified_renyi] == [2.0, 8.0]
+
+
+def _renyi_exact(p: np.ndarray, alpha: float) -> float:
+    """max over ±1 of D_α(P ‖ P shifted by 1), by sums in 200-bit ball arithmetic (python-flint),
+    rounded up: near α = 1 the float sum ``Σ P^α Q^(1−α) ≈ 1 + (α − 1)ε`` would lose the digits
+    that matter."""
+    worst = -math.inf
+    with flint.ctx.workprec(200):
+        a = flint.arb(alpha)
+        for first, second in ((p[:-1], p[1:]), (p[1:], p[:-1])):
+            total = flint.arb(0)
+            for x, y in zip(first.tolist(), second.tolist(), strict=True):
+                if x > 0:
+                    total += flint.arb(x) ** a * flint.arb(y) ** (1 - a)
+            mass = sum((flint.arb(x) for x in first.tolist()), flint.arb(0))
+            # P sums to 1 only up to its float rounding: the Rényi sum of the normalised pair.
+            d = (total / mass).log() / (a - 1)
+            worst = max(worst, float(d.upper()))
+    return worst
+
+
+@pytest.mark.parametrize("alpha", [1.001, 1.01, 1.1])
+def test_renyi_design_at_orders_near_one(alpha: float) -> None:
+    """ε(α) = 0.01 at α near 1, where the budget (α − 1)ε leaves the power cones too thin to
+    solve (α = 1.01 failed every solver attempt): the design meets D_α ≤ ε, recomputed from the
+    pmf in ball arithmetic; its cost, summed here, is at most that of the discrete Gaussian
+    N_ℤ(0, σ²) with σ² = α/(2ε), which is (1/(2σ²))-zCDP (Canonne, Kamath & Steinke 2020), so
+    D_α ≤ α/(2σ²) = ε: a feasible competitor; and the certified interval is informative."""
+    eps = 0.01
+    noise = design_noise(optmech.RenyiDP(alpha, eps), sensitivity=1, cost="abs", integer=True)
+    p = _pmf(noise, _span(noise))
+    assert abs(math.fsum(p.tolist()) - 1.0) < 1e-12
+    assert _renyi_exact(p, alpha) <= eps
+    assert noise.certified_renyi[0][0] == alpha and noise.certified_renyi[0][1] <= eps
+    k = np.arange(-2000, 2001, dtype=float)
+    dg = np.exp(-k * k * eps / alpha)  # e^(−k²/(2σ²)), σ² = α/(2ε)
+    dg_cost = float(np.sum(dg * np.abs(k)) / np.sum(dg))
+    mine = _cost(p, "abs")
+    assert mine <= dg_cost
+    assert noise.value >= mine * (1 - 1e-12)
+    assert noise.lower_bound <= mine <= noise.lower_bound * (1 + 1e-4)
+
+
+def test_renyi_designs_near_one_are_ordered_by_the_order() -> None:
+    """D_α is non-decreasing in α (van Erven & Harremoës 2014, Thm. 3), so the constraint
+    D_α ≤ ε tightens as α grows and the optimum cannot fall: each design's lower bound is at
+    most the next order's value."""
+    designs = [
+        design_noise(optmech.RenyiDP(a, 0.01), sensitivity=1, cost="abs", integer=True)
+        for a in (1.001, 1.01, 1.1)
+    ]
+    for low, high in itertools.pairwise(designs):
+        assert low.lower_bound <= high.value
 
 
 def test_zcdp_density_design() -> None:

@@ -135,3 +135,22 @@ def test_epsilon_beyond_the_solvable_range_is_refused_by_name(privacy: object) -
     with pytest.raises(ValueError, match=r"`epsilon`.*50") as info:
         AdditiveSpec(privacy, 1.0, "abs")
     assert repr(privacy.epsilon) in str(info.value) or f"{privacy.epsilon:g}" in str(info.value)
+
+
+def test_density_at_epsilon_50_is_symmetric_at_the_top_step_edge() -> None:
+    """The design at ε = 50 has its step edge near ±1.3569e-11 Δ, cells of 1e-23 Δ next to 0.
+    A point 3e-18 beyond the edge, left of 0, sits at ``1 − 1.36e-11`` in its period, where a
+    float has no digits for 3e-18: the density there was read off the wrong cell (3.7e10
+    against 7.1e-12 at the mirror point). Independent truth: the design is symmetric (its
+    mirror reduction), and the density is the mass that ``sf``/``cdf`` give to an interval
+    beyond the edge (1e-13 wide, within the cell), over its length; relative 1e-2 from the
+    cdf's rounding, against a discrepancy of 22 orders of magnitude."""
+    noise = design_noise(optmech.PureDP(50.0), sensitivity=1.0, cost="abs")
+    x = 1.3569195180237092e-11 + 3e-18
+    assert noise.pdf(x) == noise.pdf(-x)
+    assert noise.logpdf(-x) == pytest.approx(math.log(noise.pdf(x)), rel=1e-14)
+    step = 1e-13
+    right = (noise.sf(x) - noise.sf(x + step)) / step
+    left = (noise.cdf(-x) - noise.cdf(-x - step)) / step
+    assert noise.pdf(x) == pytest.approx(right, rel=1e-2)
+    assert noise.pdf(-x) == pytest.approx(left, rel=1e-2)

@@ -4,17 +4,21 @@ its own rounding (2e-14 to 4e-14 absolute here), which at ε ≤ 1e-5 is more th
 certified ε it has.
 
 Independent truth: the staircase optimum ``V* = Δ e^(ε/2)/(e^ε − 1)`` (Geng & Viswanath 2016,
-Thm. 4) written out here, and density ratios read off ``pdf`` at random real points and shifts.
+Thm. 4) written out here, density ratios read off ``pdf`` at random real points and shifts, and
+the exact rational cost of the returned noise (``_exact_tails``).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from _exact_tails import exact_piecewise_cost
 
 import optmech
+from optmech.costs import as_cost
 from optmech.lp.engine.acceptance import PRIVACY_ATOL, PRIVACY_RTOL
 
 
@@ -43,3 +47,18 @@ def test_epsilon_below_the_certifiable_range_is_refused_by_name() -> None:
     assert "1e-09" in str(info.value)
     # (0, δ) keeps ε = 0.
     optmech.AdditiveSpec(optmech.ApproxDP(0.0, 0.1), 1.0, "abs")
+
+
+@pytest.mark.parametrize("cost", ["squared", "abs"])
+def test_the_interval_brackets_the_exact_cost_of_the_returned_noise(cost: str) -> None:
+    """At ε = 1e-6 nearly all the mass lies in the geometric tails (ratio 1 − 1e-6 per Δ), whose
+    cost is a sum of about 10⁶ periods. ``value`` must be at least the exact cost of the noise
+    returned (it is that noise's cost rounded up), and ``lower_bound`` at most the cost of any
+    feasible point, the returned one included. (With the tails as differences of two huge sums,
+    ``value`` was 4.3e-11 below the exact cost for x² and ``lower_bound`` 6.6e-11 above it for
+    |x|.)"""
+    noise = optmech.design_noise(optmech.PureDP(1e-6), sensitivity=1.0, cost=cost)
+    exact = exact_piecewise_cost(noise, as_cost(cost))
+    assert Fraction(noise.value) >= exact
+    assert Fraction(noise.lower_bound) <= exact
+    assert float(exact - Fraction(noise.lower_bound)) <= 1e-9 * float(exact)

@@ -323,7 +323,7 @@ def test_loss_and_epsilon_and_graph_validation() -> None:
 
 
 def test_too_large_is_refused_before_building() -> None:
-    n = 5000
+    n = 20000  # by column generation about 32 GB (the full LP's would be far more)
     with pytest.raises(ProblemTooLargeError, match=r"about \d+\.\d GB of solver memory"):
         bayesian_mechanism(np.full(n + 1, 1 / (n + 1)), "abs", 1.0)
     with pytest.raises(ProblemTooLargeError):

@@ -73,8 +73,8 @@ def test_reduced_matches_full_lp_and_grs(n: int, eps: float, power: int) -> None
     rng = np.random.default_rng(1000 * n + power)
     prior = symmetric_prior(n, rng)
     loss = distance_loss(n, power)
-    red = bayesian_mechanism(prior, loss, eps)
-    full = bayesian_mechanism(prior, loss, eps, reduce_symmetric=False)
+    red = bayesian_mechanism(prior, loss, eps, method="full")
+    full = bayesian_mechanism(prior, loss, eps, reduce_symmetric=False, method="full")
     assert red.symmetry_reduced and not full.symmetry_reduced
     size = (n + 1) ** 2
     assert red.provenance.num_variables == (size + 1) // 2
@@ -106,8 +106,8 @@ def test_reduced_matches_full_lp_and_grs(n: int, eps: float, power: int) -> None
 def test_zero_one_loss_and_uniform_prior() -> None:
     n, eps = 11, 0.8
     prior = np.full(n + 1, 1.0 / (n + 1))
-    red = bayesian_mechanism(prior, "zero-one", eps)
-    full = bayesian_mechanism(prior, "zero-one", eps, reduce_symmetric=False)
+    red = bayesian_mechanism(prior, "zero-one", eps, method="full")
+    full = bayesian_mechanism(prior, "zero-one", eps, reduce_symmetric=False, method="full")
     assert red.symmetry_reduced
     assert red.value == pytest.approx(full.value, rel=1e-9)
     loss = 1.0 - np.eye(n + 1)
@@ -122,8 +122,8 @@ def test_non_square_outputs() -> None:
     r = np.arange(m)[None, :]
     loss = ((i * (m - 1) - r * n) ** 2).astype(np.float64)
     prior = symmetric_prior(n, np.random.default_rng(5))
-    red = bayesian_mechanism(prior, loss, eps)
-    full = bayesian_mechanism(prior, loss, eps, reduce_symmetric=False)
+    red = bayesian_mechanism(prior, loss, eps, method="full")
+    full = bayesian_mechanism(prior, loss, eps, reduce_symmetric=False, method="full")
     assert red.symmetry_reduced and red.mechanism.shape == (n + 1, m)
     assert red.value == pytest.approx(full.value, rel=1e-9, abs=1e-12)
     assert max_log_ratio_path(red.mechanism) <= eps * (1 + 1e-9)

@@ -65,6 +65,7 @@ FACTORIES: dict[str, Callable[[], Any]] = {
         optmech.truncated_geometric(5, 0.5), "abs", [0, 5]
     ),
     "DependentNoiseResult": lambda: optmech.dependent_noise_lp(1.0, sensitivity=2, period=2),
+    "LocalMechanism": lambda: optmech.local_mechanism(PRIOR, "abs", 0.5, inputs=np.arange(5.0)),
 }
 
 

@@ -92,7 +92,7 @@ def test_interval_contains_the_exact_optimum(
     p = np.array([float(v) for v in prior])
     assert [Fraction(v) for v in p] == prior
     opt_lo, opt_hi = exact_optimum_bracket(prior, loss, eps)
-    res = bayesian_mechanism(p, loss, eps, solver=lp_solver)
+    res = bayesian_mechanism(p, loss, eps, solver=lp_solver, method="full")
     assert res.lower_bound <= opt_hi
     assert res.value >= opt_lo
     assert res.provenance.certified
@@ -129,7 +129,7 @@ def test_zero_optimum_is_returned_as_exact_zero(lp_solver: str) -> None:
     """Prior [0, 1], |e|, ε = 15: answering 1 always is 0-DP and loses nothing, so the
     optimum is 0; it must come back as 0.0 exactly (it was 3.06e-7 = e^-15 from a solver that
     stopped at the vertex answering 0 on input 0), with 0 in the interval."""
-    res = bayesian_mechanism([0.0, 1.0], Absolute(), 15, solver=lp_solver)
+    res = bayesian_mechanism([0.0, 1.0], Absolute(), 15, solver=lp_solver, method="full")
     assert res.value == 0.0
     assert res.lower_bound <= 0.0 <= res.value
     assert np.array_equal(res.mechanism, [[0.0, 1.0], [0.0, 1.0]])
@@ -226,9 +226,9 @@ def test_memory_refusal_quotes_the_estimate() -> None:
     with pytest.raises(
         ProblemTooLargeError, match=r"about 0\.0\d+ GB of solver memory\), more than max_memory_gb"
     ):
-        bayesian_mechanism(np.full(11, 1 / 11), "abs", 1.0, max_memory_gb=1e-4)
+        bayesian_mechanism(np.full(11, 1 / 11), "abs", 1.0, max_memory_gb=1e-4, method="full")
     with pytest.raises(ProblemTooLargeError, match=r"GB of solver memory\), more than max_var"):
-        bayesian_mechanism(np.full(11, 1 / 11), "abs", 1.0, max_variables=100)
+        bayesian_mechanism(np.full(11, 1 / 11), "abs", 1.0, max_variables=100, method="full")
     with pytest.raises(ValueError, match="`max_memory_gb` must be"):
         bayesian_mechanism(np.full(3, 1 / 3), "abs", 1.0, max_memory_gb=0)
     with pytest.raises(ValueError, match="`accuracy` must be"):

@@ -293,7 +293,7 @@ def test_failures_are_summarised_and_exported_in_grid_order(
     err = capsys.readouterr().err
     assert "failed ×2: RuntimeError: three is unlucky" in err
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "key,x,x,status,error,seconds"  # the parameter x, the result x
+    assert lines[0] == "key,x,result.x,status,error,seconds"  # the parameter x, the result x
     xs = [line.split(",")[1] for line in lines[1:]]
     assert xs == ["3", "1", "3.0", "2"]  # grid order, not completion order
     status = [line.split(",")[-3] for line in lines[1:]]

@@ -9,8 +9,12 @@ module needs it, maps the library's other parameter names (``max_variables``) to
 (``--max-memory-gb``). The modules named in [`COMMANDS`][COMMANDS] are wired up here.
 
 Bad arguments exit with status 2 and a one-line message in the command's own terms (its flags,
-never a traceback): that includes a problem too large for the memory allowed; a failed check or
-solver exits with status 1. Every option's default is shown in ``--help``.
+never a traceback): that includes a problem too large for the memory allowed or outside what
+the designers serve (refused before any work, ``optmech.cli._limits``); a failed check or
+solver exits with status 1, and so does an unexpected error (one line naming it; set the
+environment variable ``OPTMECH_TRACEBACK=1`` for its traceback). Ctrl-C stops a command with
+one line saying what was kept, and exit status 130. Every option's default is shown in
+``--help``.
 """
 
 from __future__ import annotations
@@ -21,14 +25,36 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from optmech.cli._args import HelpFormatter, command_flags, command_text, in_cli_terms
 from optmech.exceptions import OptmechError, ProblemTooLargeError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "INTERRUPTED", "ArgumentParser", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
-COMMANDS: tuple[str, ...] = ("staircase", "design", "user", "verify", "sweep", "experiment")
+COMMANDS: tuple[str, ...] = (
+    "staircase",
+    "design",
+    "user",
+    "local",
+    "verify",
+    "sweep",
+    "experiment",
+)
+
+
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line, as every other error of the command line:
+    ``optmech design: error: argument --resolution: invalid int value: 'x' (see optmech design
+    --help)``, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def _loaded_commands() -> list[object]:
@@ -46,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (exposed for the docs and the tests)."""
     from optmech import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="optmech",
         description=(
             "Design and verify optimal differential-privacy mechanisms by linear programming."
@@ -57,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command",
         metavar="COMMAND",
         required=True,
-        parser_class=functools.partial(argparse.ArgumentParser, formatter_class=HelpFormatter),
+        parser_class=functools.partial(ArgumentParser, formatter_class=HelpFormatter),
     )
     for module in _loaded_commands():
         text = command_text(module.__doc__ or "")
@@ -85,21 +111,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     flags = args.flags
+    name = f"optmech {args.command}"
     try:
         return int(args.run(args))
     except (ValueError, TypeError, ProblemTooLargeError) as exc:
         # Bad input, including a problem too large for the memory allowed: exit status 2.
         kind = "error" if isinstance(exc, ValueError | TypeError) else type(exc).__name__
-        print(f"optmech {args.command}: {kind}: {_one_line(exc, flags)}", file=sys.stderr)
+        print(f"{name}: {kind}: {_one_line(exc, flags)}", file=sys.stderr)
         return 2
     except OptmechError as exc:
-        print(
-            f"optmech {args.command}: {type(exc).__name__}: {_one_line(exc, flags)}",
-            file=sys.stderr,
-        )
+        print(f"{name}: {type(exc).__name__}: {_one_line(exc, flags)}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (``optmech verify | head``): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt as exc:
+        kept = getattr(exc, "kept", None) or "nothing was written"
+        print(f"{name}: interrupted: {kept}", file=sys.stderr)
+        return INTERRUPTED
+    except OSError as exc:  # the disk, not the input: a file that could not be written or read
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"{name}: {type(exc).__name__}: {_reason(exc)}{where}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if os.environ.get("OPTMECH_TRACEBACK"):
+            raise
+        print(
+            f"{name}: unexpected {type(exc).__name__}: {_one_line(exc, flags)} (a bug: please "
+            "report it with the command line; OPTMECH_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or " ".join(str(exc).split()) or type(exc).__name__

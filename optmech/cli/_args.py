@@ -8,10 +8,13 @@ import argparse
 import inspect
 import os
 import re
+import tempfile
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T")
 
 __all__ = [
     "CommandText",
@@ -22,8 +25,11 @@ __all__ = [
     "add_plot",
     "add_solver",
     "check_output_path",
+    "check_plot_path",
+    "check_solver",
     "command_flags",
     "command_text",
+    "flagged",
     "in_cli_terms",
     "plain",
 ]
@@ -185,24 +191,102 @@ def check_output_path(
 ) -> Path | None:
     """``path`` as a Path if a file can be written there, else ValueError naming ``flag``.
 
-    Checked before any work is done, so a long solve never ends in an unwritable path. With
-    ``create`` the missing folders will be made when the file is written: the nearest existing
-    one must be writable; otherwise the folder must exist.
+    Checked before any work is done, so a long solve never ends in an unwritable path, and
+    checked by writing, not by reading permissions (which say nothing under ``/proc``, on a
+    read-only mount, or to root): an existing file is opened for appending (nothing is
+    changed), and a probe file is created and removed beside it (the outputs are written
+    through a temporary file there and renamed into place). With ``create`` the missing
+    folders are made now; otherwise the folder must exist.
     """
     if path is None:
         return None
-    target = Path(path)
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise ValueError(f"`{flag}` must be a file path; got an empty string.")
+    target = Path(text)
     if target.is_dir():
         raise ValueError(f"`{flag}` must be a file path; got the folder {str(target)!r}.")
+    if target.exists() and not target.is_file():
+        raise ValueError(f"`{flag}` must be a regular file; got {str(target)!r}, which is not one.")
     folder = target.parent
     if create:
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(
+                f"`{flag}`: the folder {str(folder)!r} cannot be created ({_reason(exc)}); "
+                f"got {str(target)!r}."
+            ) from None
     if not folder.is_dir():
-        raise ValueError(f"`{flag}`: the folder {str(folder)!r} does not exist; got {str(path)!r}.")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"`{flag}`: the folder {str(folder)!r} is not writable.")
+        raise ValueError(
+            f"`{flag}`: the folder {str(folder)!r} does not exist; got {str(target)!r}."
+        )
+    try:
+        if target.exists():
+            with target.open("ab"):
+                pass
+        handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"`{flag}`: {str(target)!r} cannot be written ({_reason(exc)}).") from None
     return target
+
+
+def check_plot_path(flag: str, path: str | os.PathLike[str] | None) -> Path | None:
+    """[`check_output_path`][check_output_path] for a figure: also refuses a suffix that
+    matplotlib cannot write (``out.x``), before any work. No suffix means PNG."""
+    target = check_output_path(flag, path)
+    if target is None or not target.suffix:
+        return target
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if target.suffix[1:].lower() not in formats:
+        raise ValueError(
+            f"`{flag}` must end in a figure format matplotlib writes ({', '.join(formats)}); "
+            f"got {str(target)!r}."
+        )
+    return target
+
+
+def _reason(exc: OSError) -> str:
+    """An OSError's reason in words (``Permission denied``), without the path."""
+    return exc.strerror or type(exc).__name__
+
+
+def flagged(flag: str, value: Any, parse: Callable[[Any], T]) -> T:
+    """``parse(value)``, its ValueError, TypeError or ArithmeticError (as a ValueError) prefixed
+    with ``flag`` and the value when its message names neither the flag nor the parameter the
+    flag stands for (```cost``` for ``--cost``).
+
+    Examples
+    --------
+    >>> flagged("--cost", "nope", lambda s: float(s))
+    Traceback (most recent call last):
+    ...
+    ValueError: `--cost` 'nope': could not convert string to float: 'nope'
+    """
+    try:
+        return parse(value)
+    except (ValueError, TypeError, ArithmeticError) as exc:
+        message = " ".join(str(exc).split())
+        if flag in message or f"`{flag.lstrip('-').replace('-', '_')}`" in message:
+            raise  # named already (the library's name becomes the flag in the final message)
+        raise ValueError(f"`{flag}` {value!r}: {message}") from None
+
+
+def check_solver(solver: str | None) -> None:
+    """Refuse a ``--solver`` name that is not an installed LP solver, before any work."""
+    if solver is None:
+        return
+    from optmech.lp.solve import available_solvers
+
+    solvers = available_solvers()
+    if not isinstance(solver, str) or solver.upper() not in solvers:
+        raise ValueError(
+            f"`--solver` must be one of {solvers} (installed LP solvers); got {solver!r}."
+        )
 
 
 def command_flags(parser: argparse.ArgumentParser, overrides: Mapping[str, str]) -> dict[str, str]:

@@ -28,6 +28,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from optmech.cli._args import (
@@ -36,8 +37,11 @@ from optmech.cli._args import (
     add_max_memory,
     add_plot,
     add_solver,
-    check_output_path,
+    check_plot_path,
+    check_solver,
+    flagged,
 )
+from optmech.cli._limits import check_design_1d, check_design_2d
 from optmech.cli._output import print_json, print_table, save_plot
 
 __all__ = ["add_arguments", "compute", "compute_2d", "run"]
@@ -109,6 +113,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar of the design's stages and solver attempts on standard error",
+    )
     add_json(parser)
     add_plot(parser, "the designed density beside the closed-form reference")
 
@@ -126,6 +135,7 @@ def compute(
     solver: str | None = None,
     grid: str = "auto",
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], Any, Any]:
     """Design and compare; returns (printed numbers, designed noise, closed-form reference)."""
     from optmech.costs import parse_cost
@@ -133,22 +143,22 @@ def compute(
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
     from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
-    privacy = parse_privacy(privacy_spec)
-    cost = parse_cost(cost_spec)
+    privacy = flagged("--privacy", privacy_spec, parse_privacy)
+    cost = flagged("--cost", cost_spec, parse_cost)
+    check_solver(solver)
+    options: dict[str, Any] = {
+        "integer": integer,
+        "resolution": resolution,
+        "periods": periods,
+        "symmetric": symmetric,
+        "monotone": monotone,
+        "grid": grid,
+        "max_memory_gb": max_memory_gb,
+    }
+    sensitivity = int(sensitivity) if integer and _is_whole(sensitivity) else sensitivity
+    check_design_1d(privacy, sensitivity, cost, **options)  # before any grid is built
     noise = design_noise(
-        privacy,
-        sensitivity=int(sensitivity)
-        if integer and float(sensitivity).is_integer()
-        else sensitivity,
-        cost=cost,
-        integer=integer,
-        resolution=resolution,
-        periods=periods,
-        symmetric=symmetric,
-        monotone=monotone,
-        solver=solver,
-        grid=grid,
-        max_memory_gb=max_memory_gb,
+        privacy, sensitivity=sensitivity, cost=cost, solver=solver, progress=progress, **options
     )
     info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
@@ -189,10 +199,21 @@ def compute(
     if beyond:
         out.update(_beyond_summary(privacy, noise, float(sensitivity), cost, integer))
     if out["reference_value"] is not None:
-        out["relative_gap"] = (noise.value - out["reference_value"]) / out["reference_value"]
+        out["relative_gap"] = _relative_gap(noise.value, out["reference_value"])
     for name, base in ref.baselines:
         out[f"{name} cost"] = base.expected_cost(cost)
     return out, noise, ref
+
+
+def _is_whole(value: float) -> bool:
+    """Whether ``value`` is a finite whole number."""
+    return math.isfinite(value) and float(value).is_integer()
+
+
+def _relative_gap(value: float, reference: float) -> float | None:
+    """``(value − reference)/reference``; None when the reference is 0 (a reference whose cost
+    underflows: the relative gap has no meaning, both numbers are printed)."""
+    return (value - reference) / reference if reference != 0.0 else None
 
 
 def _beyond_summary(
@@ -232,6 +253,7 @@ def compute_2d(
     periods: int | None = None,
     solver: str | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], Any]:
     """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
     (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
@@ -241,9 +263,19 @@ def compute_2d(
     from optmech.mechanisms.staircase_nd import StaircaseND
     from optmech.privacy import parse_privacy
 
-    privacy = parse_privacy(privacy_spec)
+    privacy = flagged("--privacy", privacy_spec, parse_privacy)
     cost = "l1" if cost_spec == "abs" else cost_spec
+    check_solver(solver)
     options = {"resolution": resolution} if resolution is not None else {}
+    check_design_2d(  # before any grid is built
+        privacy,
+        sensitivity,
+        cost,
+        sensitivity_norm=sensitivity_norm,
+        periods=periods,
+        max_memory_gb=max_memory_gb,
+        **options,
+    )
     noise = design_noise(
         privacy,
         sensitivity=sensitivity,
@@ -253,6 +285,7 @@ def compute_2d(
         periods=periods,
         solver=solver,
         max_memory_gb=max_memory_gb,
+        progress=progress,
         **options,
     )
     spec, prov = noise.spec, noise.provenance
@@ -284,7 +317,7 @@ def compute_2d(
             norm=spec.sensitivity_norm,
         )
         out["staircase_nd_value"] = best.expected_cost(norm_cost)
-        out["relative_gap"] = noise.value / out["staircase_nd_value"] - 1.0
+        out["relative_gap"] = _relative_gap(noise.value, out["staircase_nd_value"])
     if norm_cost == Norm(1):
         half = Staircase.optimal(epsilon=spec.epsilon / 2, sensitivity=spec.sensitivity, cost="abs")
         out["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
@@ -300,7 +333,7 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
-    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb")
+    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb", "progress")
     result, noise = compute_2d(
         args.privacy,
         cost_spec=args.cost,
@@ -334,7 +367,7 @@ def _print(result: dict[str, Any], as_json: bool, labels: dict[str, str] | None 
 
 def run(args: argparse.Namespace) -> int:
     """Design, print, plot; bad arguments raise ValueError/TypeError (exit status 2)."""
-    plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    plot = check_plot_path("--plot", args.plot)  # before the solve, not after
     if args.dimension == 2:
         return _run_2d(args, plot)
     if args.sensitivity_norm is not None:
@@ -351,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
         solver=args.solver,
         grid=args.grid,
         max_memory_gb=args.max_memory_gb,
+        progress=args.progress,
     )
     if plot is not None:
         save_plot(noise.plot, plot, result)

@@ -56,8 +56,21 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         raise ValueError(f"an experiment NAME is required, one of {', '.join(EXPERIMENTS)}.")
     if args.out is not None:
+        if not args.out.strip():
+            raise ValueError("`--out` must be a folder path; got an empty string.")
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ValueError(f"`--out` must be a folder; got the file {args.out!r}.")
         check_output_path("--out", Path(args.out) / "summary.md", create=True)
-    result = run_experiment(args.name, args.out, seed=args.seed, quick=args.quick)
+    try:
+        result = run_experiment(args.name, args.out, seed=args.seed, quick=args.quick)
+    except KeyboardInterrupt:
+        folder = args.out if args.out is not None else str(Path("results") / args.name)
+        stopped = KeyboardInterrupt()
+        stopped.kept = (  # type: ignore[attr-defined]
+            f"the run is incomplete: {folder} holds no summary.md (files written before the "
+            "interruption are left there)"
+        )
+        raise stopped from None
     rows = [
         ("csv", str(result.csv)),
         ("figure", str(result.figure)),

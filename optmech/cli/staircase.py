@@ -13,9 +13,10 @@ Example::
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
-from optmech.cli._args import add_cost, add_json
+from optmech.cli._args import add_cost, add_json, flagged
 from optmech.cli._output import print_json, print_table
 
 __all__ = ["add_arguments", "run"]
@@ -48,10 +49,22 @@ def compute(epsilon: float, sensitivity: float, cost_spec: str) -> dict[str, Any
     from optmech.mechanisms.laplace import Laplace
     from optmech.mechanisms.staircase import Staircase, heuristic_gamma
 
-    cost = parse_cost(cost_spec)
-    best = Staircase.optimal(epsilon=epsilon, sensitivity=sensitivity, cost=cost)
-    staircase_cost = best.expected_cost(cost)
-    laplace_cost = Laplace(epsilon=epsilon, sensitivity=sensitivity).expected_cost(cost)
+    cost = flagged("--cost", cost_spec, parse_cost)
+    Staircase(epsilon=epsilon, sensitivity=sensitivity, gamma=0.5)  # --epsilon, --sensitivity
+
+    def costs(cost: Any) -> tuple[Any, float, float]:
+        best = Staircase.optimal(epsilon=epsilon, sensitivity=sensitivity, cost=cost)
+        laplace = Laplace(epsilon=epsilon, sensitivity=sensitivity)
+        return best, best.expected_cost(cost), laplace.expected_cost(cost)
+
+    # The optimum and both costs are finite for every ε and Δ in range: what fails is the cost.
+    best, staircase_cost, laplace_cost = flagged("--cost", cost_spec, lambda _: costs(cost))
+    if not (math.isfinite(staircase_cost) and math.isfinite(laplace_cost)):
+        raise ValueError(
+            f"`--cost` {cost_spec!r}: the expected costs overflow float64 at --epsilon "
+            f"{epsilon:g} and --sensitivity {sensitivity:g} (staircase {staircase_cost:g}, "
+            f"Laplace {laplace_cost:g}); choose a smaller power or sensitivity."
+        )
     return {
         "epsilon": best.epsilon,
         "sensitivity": best.sensitivity,

@@ -2,11 +2,14 @@
 
 Runs every unfinished task of a sweep spec (a YAML or JSON file), locally or on a Dask cluster;
 the results go to an SQLite store keyed by the task parameters, so a killed sweep resumes where
-it stopped. Each distinct failure is printed with its count; exit status 1 if any task failed.
+it stopped, and several sweeps may share one store (each task is claimed before it is
+computed, and computed once). Each distinct failure is printed with its count; exit status 1
+if any task failed. Ctrl-C stops the workers and says how many tasks the store holds (exit
+status 130).
 
 Examples::
 
-    $ optmech sweep spec.yaml --csv out.csv
+    $ optmech sweep spec.yaml --csv out.csv --progress
     $ optmech sweep spec.yaml --scheduler tcp://10.0.0.5:8786
 """
 
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from optmech.cli._args import add_json, check_output_path
 from optmech.cli._output import print_json, print_table
@@ -24,10 +26,9 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``sweep`` options."""
-    parser.add_argument("spec", type=Path, help="sweep spec file (.yaml, .yml or .json)")
+    parser.add_argument("spec", metavar="SPEC", help="sweep spec file (.yaml, .yml or .json)")
     parser.add_argument(
         "--store",
-        type=Path,
         default=None,
         help="SQLite file (default: the spec's `store`, else NAME.sqlite in this folder)",
     )
@@ -45,12 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--csv",
-        type=Path,
         default=None,
         metavar="OUT.csv",
         help="export the sweep's rows as a tidy CSV in grid order (failed rows with their error)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--progress", action="store_true", help="show a progress bar with an ETA on standard error"
+    )
+    parser.add_argument(  # the default now; still accepted
+        "--no-progress", action="store_true", help=argparse.SUPPRESS
+    )
     add_json(parser)
 
 
@@ -60,12 +65,14 @@ def run(args: argparse.Namespace) -> int:
 
     csv_path = check_output_path("--csv", args.csv)
     spec = load_spec(args.spec)
+    if args.store is not None and not args.store.strip():
+        raise ValueError("`--store` must be a file path; got an empty string.")
     summary = run_sweep(
         spec,
         store=args.store,
         scheduler=args.scheduler,
         workers=args.workers,
-        progress=not args.no_progress,
+        progress=args.progress and not args.no_progress,
     )
     if csv_path is not None:
         with ResultStore(summary.store) as db:
@@ -75,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         "tasks": summary.total,
         "already_done": summary.skipped,
         "completed": summary.completed,
+        "done_elsewhere": summary.elsewhere,
         "failed": summary.failed,
         "seconds": round(summary.seconds, 3),
         "store": summary.store,

@@ -30,8 +30,10 @@ from optmech.cli._args import (
     add_max_memory,
     add_plot,
     add_solver,
-    check_output_path,
+    check_plot_path,
+    check_solver,
 )
+from optmech.cli._limits import check_user_size, user_lp_shape
 from optmech.cli._output import fmt, print_json, print_table, save_plot
 
 __all__ = ["FLAGS", "add_arguments", "compute", "run"]
@@ -60,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="largest query result (inputs 0..N); needed for the path graph",
+        help="largest query result (inputs 0..N): for the path and sensitivity graphs only "
+        "(the other graphs fix their inputs)",
     )
     parser.add_argument(
         "--epsilon",
@@ -71,9 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--prior",
-        default="uniform",
+        default=None,
         metavar="PRIOR",
-        help="uniform, binomial:p, or a JSON file holding a list of probabilities (Bayesian users)",
+        help="uniform, binomial:p, or a JSON file holding a list of probabilities (Bayesian "
+        "users; default: uniform)",
     )
     parser.add_argument(
         "--normalize-prior",
@@ -106,27 +110,81 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _read_json(path: str, what: str) -> Any:
     try:
-        return json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"`{what}` file {path!r} cannot be read: {exc.strerror}.") from exc
+        raise ValueError(f"`{what}` file {path!r} cannot be read: {exc.strerror}.") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"`{what}` file {path!r} is not UTF-8 text ({exc.reason}).") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"`{what}` file {path!r} is not valid JSON: {exc}.") from exc
+        raise ValueError(f"`{what}` file {path!r} is not valid JSON: {exc}.") from None
 
 
-def _json_prior(spec: str) -> np.ndarray:
-    """The list of probabilities in the JSON file ``spec``, or a ValueError naming --prior."""
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _floats(data: list[Any], flag: str, path: str) -> np.ndarray:
+    """``data`` (numbers, or rows of them) as floats; an integer beyond the floats names
+    ``flag``."""
+    try:
+        return np.asarray(data, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"`{flag}` file {path!r} holds an integer too large for a float."
+        ) from None
+
+
+def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
+    """The list of probabilities in the JSON file ``spec``, or a ValueError naming --prior.
+
+    With ``normalize`` the list is divided by its largest entry first (the prior's direction
+    is what counts), so that weights near the largest float sum without overflow."""
     data = _read_json(spec, "--prior")
-    if not isinstance(data, list) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in data
-    ):
+    if not isinstance(data, list) or not all(_is_number(v) for v in data):
         raise ValueError(
             f"`--prior` file {spec!r} must hold a JSON list of probabilities such as "
             f"[0.5, 0.25, 0.25]; got {type(data).__name__} {str(data)[:60]}."
         )
-    return np.asarray(data, dtype=np.float64)
+    prior = _floats(data, "--prior", spec)
+    if not np.all(np.isfinite(prior)):
+        raise ValueError(f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}.")
+    largest = float(np.max(prior, initial=0.0))
+    if normalize and largest > 0.0:
+        prior = prior / largest
+    elif not normalize and not math.isfinite(sum(data)):
+        raise ValueError(
+            f"`--prior` file {spec!r} must sum to 1; its sum overflows float64. Pass "
+            "--normalize-prior to rescale it."
+        )
+    return prior
 
 
-def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
+def _json_loss(spec: str) -> np.ndarray:
+    """The loss matrix ``L[input][output]`` in the JSON file ``spec``: rows of finite numbers, of
+    equal length; or a ValueError naming --cost."""
+    data = _read_json(spec, "--cost")
+    if not (
+        isinstance(data, list)
+        and data
+        and all(isinstance(row, list) and row and all(_is_number(v) for v in row) for row in data)
+    ):
+        raise ValueError(
+            f"`--cost` file {spec!r} must hold a loss matrix L[input][output] as a JSON list "
+            f"of rows of numbers such as [[0, 1], [1, 0]]; got {str(data)[:60]}."
+        )
+    lengths = sorted({len(row) for row in data})
+    if len(lengths) > 1:
+        raise ValueError(
+            f"`--cost` file {spec!r}: every row of the loss matrix must have as many entries "
+            f"(one per output); got rows of lengths {lengths}."
+        )
+    loss = _floats(data, "--cost", spec)
+    if not np.all(np.isfinite(loss)):
+        raise ValueError(f"`--cost` file {spec!r}: the loss matrix must be finite.")
+    return loss
+
+
+def _prior(spec: str, values: np.ndarray, graph_kind: str, *, normalize: bool) -> np.ndarray:
     """The prior over the graph's nodes from a CLI spec."""
     from scipy import stats
 
@@ -138,7 +196,7 @@ def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
             prob = float(arg)
         except ValueError as exc:
             raise ValueError(f"`--prior` binomial:p needs a number p; got {spec!r}.") from exc
-        if not 0.0 <= prob <= 1.0:
+        if not 0.0 <= prob <= 1.0:  # (nan fails too)
             raise ValueError(f"`--prior` binomial:p needs p in [0, 1]; got {prob!r}.")
         if graph_kind == "hypercube":  # every row ~ Bernoulli(p): P(D) = p^k (1 − p)^(R − k)
             rows = int(values.max())
@@ -148,7 +206,7 @@ def _prior(spec: str, values: np.ndarray, graph_kind: str) -> np.ndarray:
             pmf = stats.binom.pmf(vals, vals.max(axis=0)[None, :], prob).prod(axis=1)
         return pmf / pmf.sum()
     if Path(spec).suffix.lower() == ".json":
-        return _json_prior(spec)
+        return _json_prior(spec, normalize=normalize)
     raise ValueError(
         "`--prior` must be 'uniform', 'binomial:p' or a .json file with probabilities; got "
         f"{spec!r}."
@@ -159,7 +217,7 @@ def _loss(spec: str) -> Any:
     from optmech.costs import parse_cost
 
     if spec.strip().lower().endswith(".json"):
-        return np.asarray(_read_json(spec, "--cost"), dtype=np.float64)
+        return _json_loss(spec)
     return parse_cost(spec)
 
 
@@ -178,7 +236,7 @@ def compute(
     *,
     n: int | None,
     epsilon: float,
-    prior: str = "uniform",
+    prior: str | None = None,
     loss: str = "abs",
     minimax: bool = False,
     side_info: str | None = None,
@@ -187,20 +245,31 @@ def compute(
     normalize_prior: bool = False,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
 ) -> tuple[dict[str, Any], Any]:
-    """Solve and assemble everything the command prints (also used by the tests)."""
+    """Solve and assemble everything the command prints (also used by the tests).
+
+    Every option that would be ignored is an error: ``--prior`` and ``--normalize-prior`` with
+    ``--minimax``, ``--side-info`` without it, and ``--n`` with a graph that fixes its own
+    inputs. The LP's size is checked against ``--max-memory-gb`` before any graph is built.
+    """
     from optmech._validation import check_int
     from optmech.graphs import node_values, parse_graph
     from optmech.lp.user import bayesian_mechanism, minimax_mechanism
 
+    _check_combination(n, prior, minimax, side_info, graph, normalize_prior)
+    check_solver(solver)
     loss_arg = _loss(loss)
     n_eff = None if n is None else check_int("--n", n, low=1)
     if n_eff is None and isinstance(loss_arg, np.ndarray) and loss_arg.ndim == 2:
         n_eff = loss_arg.shape[0] - 1
-    if n_eff is None and not graph.startswith(("grid", "king", "hypercube")):
-        if prior.lower().endswith(".json"):
-            n_eff = len(_json_prior(prior)) - 1
+    if n_eff is None and _graph_kind(graph) in ("path", "sensitivity"):
+        if prior is not None and prior.lower().endswith(".json"):
+            n_eff = len(_json_prior(prior, normalize=normalize_prior)) - 1
         else:
             raise ValueError("`--n` is needed for the path and sensitivity graphs.")
+    shape = user_lp_shape(graph, n_eff)
+    if shape is not None:  # before the graph is built
+        where = f"--n {n_eff}" if _graph_kind(graph) == "path" else f"--graph {graph!r}"
+        check_user_size(shape, max_memory_gb, where)
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
@@ -208,10 +277,13 @@ def compute(
     if minimax:
         result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
     else:
-        if side is not None:
-            raise ValueError("`--side-info` is for minimax users: add --minimax.")
         result = bayesian_mechanism(
-            _prior(prior, values, g.graph.get("kind", "")),
+            _prior(
+                "uniform" if prior is None else prior,
+                values,
+                g.graph.get("kind", ""),
+                normalize=normalize_prior,
+            ),
             loss_arg,
             epsilon,
             graph=g,
@@ -269,6 +341,43 @@ def compute(
     return out, result
 
 
+def _graph_kind(graph: str) -> str:
+    """The ``--graph`` spec's kind: ``path``, ``grid``, ... (lower case)."""
+    return graph.strip().lower().partition(":")[0]
+
+
+def _check_combination(
+    n: int | None,
+    prior: str | None,
+    minimax: bool,
+    side_info: str | None,
+    graph: str,
+    normalize_prior: bool,
+) -> None:
+    """Refuse options that the other options make meaningless (they would be ignored)."""
+    if minimax and prior is not None:
+        raise ValueError(
+            f"`--prior` is for Bayesian users; a minimax user (--minimax) has no prior: drop "
+            f"--prior {prior!r} or --minimax."
+        )
+    if minimax and normalize_prior:
+        raise ValueError(
+            "`--normalize-prior` is for Bayesian users; a minimax user (--minimax) has no "
+            "prior: drop --normalize-prior or --minimax."
+        )
+    if not minimax and side_info is not None:
+        raise ValueError("`--side-info` is for minimax users: add --minimax.")
+    kind, _, arg = graph.strip().lower().partition(":")
+    well_formed = user_lp_shape(graph, None) is not None or (
+        kind == "hypercube" and arg.isdigit() and int(arg) >= 1
+    )
+    if n is not None and well_formed:  # (a malformed --graph: the graph's parser says why)
+        raise ValueError(
+            f"`--n` is for the path and sensitivity graphs; the graph {graph!r} fixes its own "
+            f"inputs: drop --n {n}."
+        )
+
+
 def _label(v: Any) -> str:
     if isinstance(v, list):
         return "(" + ",".join(fmt(float(x), 3) for x in v) + ")"
@@ -277,7 +386,7 @@ def _label(v: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
-    plot = check_output_path("--plot", args.plot)  # before the solve, not after
+    plot = check_plot_path("--plot", args.plot)  # before the solve, not after
     out, result = compute(
         n=args.n,
         epsilon=args.epsilon,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import shutil
 import sys
 import textwrap
@@ -56,6 +57,8 @@ HEADERS = (
 _SHRINKABLE = ("check", "instance", "certified interval")
 #: The narrowest a shrunk column gets.
 _MIN_WIDTH = 10
+#: Width of the legend's lines when the table is not fitted (standard output is no terminal).
+_LEGEND_WIDTH = 100
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run the exact mode: small rows reproduced in rational and ball arithmetic",
     )
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar with the running check and an ETA on standard error",
+    )
     add_json(parser)
     parser.add_argument(
         "--report",
@@ -140,17 +148,31 @@ def _print_rows(rows: list[CheckResult]) -> None:
     for r in rows:
         rules.setdefault(r.pass_rule, f"R{len(rules) + 1}")
     cells = [list(HEADERS)] + [[fmt(c) for c in _row(r, rules[r.pass_rule])] for r in rows]
-    width = shutil.get_terminal_size((160, 24)).columns
-    fitted = _fit(cells, width)
+    width = _table_width()
+    fitted = cells if width is None else _fit(cells, width)
     print_table(fitted[0], fitted[1:])
     if rules:
         print("\npass if:")
         for rule, key in rules.items():
             print(
                 textwrap.fill(
-                    f"{key}: {rule}", width, initial_indent="  ", subsequent_indent="      "
+                    f"{key}: {rule}",
+                    width or _LEGEND_WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="      ",
                 )
             )
+
+
+def _table_width() -> int | None:
+    """The width to fit the table to: ``COLUMNS`` if set, else the terminal's when standard
+    output is one; None (no fitting: nothing is cut) when it goes to a file or a pipe."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((160, 24)).columns
+    return None
 
 
 def _validate_selection(args: argparse.Namespace) -> None:
@@ -160,6 +182,13 @@ def _validate_selection(args: argparse.Namespace) -> None:
     for g in args.group or []:
         if g not in groups:
             raise ValueError(f"`--group` must be one of {groups}; got {g!r}.")
+        modes = {c.exact for c in checks.values() if c.group == g}
+        if bool(args.exact) not in modes:
+            hint = "drop --exact" if args.exact else "add --exact"
+            raise ValueError(
+                f"`--group` {g!r} holds only checks "
+                f"{'of' if True in modes else 'outside'} the exact mode: {hint}."
+            )
     for name in args.check or []:
         if name not in checks:
             raise ValueError(f"`--check` must name a registered check (see --list); got {name!r}.")
@@ -271,6 +300,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the selected checks; print the table (or JSON); return 1 if any row fails."""
     check_output_path("--report", args.report, create=True)  # before the checks run
     _validate_selection(args)
+    selected = select_checks(
+        quick=args.quick, groups=args.group, names=args.check, exact=args.exact
+    )
+    if not selected and not args.list:
+        raise ValueError(
+            "no check matches --quick, --group and --check together (see --list for which "
+            "checks are quick and in which group); got "
+            f"{'--quick, ' if args.quick else ''}--group {args.group}, --check {args.check}."
+        )
     if args.list:
         print_table(
             ("check", "group", "quick", "exact mode"),
@@ -282,32 +320,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows: list[CheckResult] = []
     start = time.perf_counter()
-    selected = select_checks(
-        quick=args.quick, groups=args.group, names=args.check, exact=args.exact
-    )
-    bar = None
-    if sys.stderr.isatty():  # a live bar with ETA on a terminal; plain lines in logs
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(selected), unit="check", file=sys.stderr, leave=False)
-    for done, (chk, chk_rows, secs) in enumerate(
-        run_checks(quick=args.quick, groups=args.group, names=args.check, exact=args.exact),
-        start=1,
+    for _, chk_rows, _ in run_checks(
+        quick=args.quick,
+        groups=args.group,
+        names=args.check,
+        exact=args.exact,
+        progress=args.progress,
     ):
         rows.extend(chk_rows)
-        status = "ok" if all(r.passed for r in chk_rows) else "FAIL"
-        if bar is not None:
-            bar.set_postfix_str(f"{chk.name}: {status}")
-            bar.update(1)
-        else:
-            print(
-                f"[{done}/{len(selected)}] {chk.name}: {len(chk_rows)} rows, {status} "
-                f"({secs:.2f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
-    if bar is not None:
-        bar.close()
     seconds = time.perf_counter() - start
     n_failed = sum(not r.passed for r in rows)
     if args.json:

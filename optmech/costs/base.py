@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate
 
 from optmech._floats import FloatArray
+from optmech._scipy import integrate
 from optmech._validation import check_real, describe
 
 __all__ = ["Cost"]
@@ -25,6 +25,11 @@ QUADRATURE_RTOL = 1e-10
 
 _GL_NODES_LO, _GL_WEIGHTS_LO = np.polynomial.legendre.leggauss(24)
 _GL_NODES_HI, _GL_WEIGHTS_HI = np.polynomial.legendre.leggauss(48)
+
+#: Most terms of a geometric series summed term by term (costs without a closed-form tail).
+_MAX_SERIES_TERMS = 2_000_000
+#: The series stops when its remainder is below ``10^−17`` of the sum.
+_SERIES_DECADES = 17.0
 
 # Probe points used to infer / check the shape of a user cost.
 _PROBE = np.concatenate([[0.0], np.logspace(-6, 6, 601)])
@@ -90,21 +95,6 @@ def _no_nan(out: FloatArray, what: str) -> FloatArray:
     if np.any(np.isnan(out)):
         raise ValueError(f"{what} is not a number: the arguments overflow float64.")
     return out
-
-
-def _eulerian_polylog(order: int, ratio: float) -> float:
-    """``Σ_{k≥0} k^order ρ^k`` for integer order ≥ 0, 0 ≤ ρ < 1 (Li_{−n}, Eulerian numbers)."""
-    if order == 0:
-        return 1.0 / (1.0 - ratio)
-    # Eulerian numbers A(n, m) by the standard recurrence.
-    row = [1]
-    for n in range(2, order + 1):
-        new = [1] * n
-        for m in range(1, n - 1):
-            new[m] = (m + 1) * row[m] + (n - m) * row[m - 1]
-        row = new
-    poly = sum(a * ratio**m for m, a in enumerate(row))
-    return ratio * poly / (1.0 - ratio) ** (order + 1)
 
 
 class Cost(ABC):
@@ -303,6 +293,8 @@ class Cost(ABC):
         except OverflowError as exc:  # Python float powers of a huge period
             raise ValueError(f"{what} overflows float64.") from exc
         if out is not None:
+            if np.any(np.isinf(out)):
+                raise ValueError(f"{what} overflows float64.")
             return _scalar_or_array(_no_nan(out, what))
         return _scalar_or_array(self._series(term, ratio, shape))
 
@@ -318,10 +310,18 @@ class Cost(ABC):
             return np.asarray(term(np.zeros(1)), dtype=np.float64)[0]
         total = np.zeros(shape)
         log_ratio = math.log(ratio)
+        max_terms = _MAX_SERIES_TERMS
+        if -log_ratio * max_terms < _SERIES_DECADES * math.log(10.0):
+            # ratio^max_terms alone is above 1e-17: the remainder cannot get small enough.
+            raise ValueError(
+                f"the geometric tail of {self!r} with ratio {ratio!r} converges too slowly to sum "
+                f"as a series (it needs more than {max_terms} terms); the built-in costs with "
+                "integer powers, 'abs', 'squared' and 'zero-one', have closed forms without "
+                "this limit."
+            )
         size = max(int(np.prod(shape)), 1)
         cap = max(2, 200_000 // size)
         block = min(64, cap)
-        max_terms = 2_000_000
         k0 = 0
         while k0 < max_terms:
             ks = np.arange(k0, k0 + block, dtype=np.float64)
@@ -392,6 +392,15 @@ class _Mirrored(Cost):
 
     def _value(self, e: FloatArray) -> FloatArray:
         return self._base._value(-e)
+
+    def _periodic_integral_closed(
+        self, a: FloatArray, b: FloatArray, period: float, ratio: float
+    ) -> FloatArray | None:
+        # ∫_{a+kT}^{b+kT} c(−e) de = ∫_{−b−kT}^{−a−kT} c(u) du.
+        return self._base._periodic_integral_closed(-b, -a, -period, ratio)
+
+    def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
+        return self._base._periodic_sum_closed(-x, -period, ratio)
 
     def _antiderivative(self, x: FloatArray) -> FloatArray | None:
         f = self._base._antiderivative(-x)

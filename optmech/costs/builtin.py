@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
 
+from optmech._scipy import special
 from optmech._validation import check_real
-from optmech.costs.base import Cost, FloatArray, _eulerian_polylog, _num
+from optmech.costs._geometric import (
+    MAX_EXPLICIT_TERMS,
+    first_index,
+    geometric_head,
+    geometric_moment,
+    geometric_power,
+    power_gap,
+    ramp_series,
+)
+from optmech.costs.base import Cost, FloatArray, _num
 
 __all__ = ["Absolute", "Asymmetric", "Power", "Squared", "ZeroOne"]
 
@@ -36,50 +46,75 @@ class _PowerLike(Cost):
         mag = np.abs(x) ** (self._p + 1.0) / (self._p + 1.0)
         return np.where(x >= 0, self._over * mag, -self._under * mag)
 
-    def _half_line_series(
-        self,
-        x: FloatArray,
-        period: float,
-        ratio: float,
-        power: int,
-        weight_pos: float,
-        weight_neg: float,
-    ) -> FloatArray | None:
-        """``Σ_k ρ^k g(x + kT)`` for ``g(y) = w·|y|^power``, every point on one side of 0."""
-        if not float(self._p).is_integer():
+    def _outwards(self, period: float) -> float:
+        """Weight of the half line a tail walks into (``over`` for ``period > 0``)."""
+        return self._over if period > 0 else self._under
+
+    @staticmethod
+    def _far_from(y: FloatArray, t: float) -> FloatArray | None:
+        """``k₀``: the first period with ``y + k₀·t ≥ 0`` (``y`` measured outwards, ``t > 0``);
+        None when too many periods come before it to sum them one by one."""
+        k0 = first_index(lambda k: y + k * t >= 0, -y / t)
+        if k0 is None or float(k0.max(initial=0.0)) * max(k0.size, 1) > MAX_EXPLICIT_TERMS:
             return None
-        if period > 0 and np.all(x >= 0):
-            y, w = x, weight_pos
-        elif period < 0 and np.all(x <= 0):
-            y, w = -x, weight_neg
-        else:
-            return None
-        t = abs(period)
-        total = np.zeros_like(y)
-        for i in range(power + 1):
-            total = total + special.comb(power, i) * y ** (power - i) * t**i * _eulerian_polylog(
-                i, ratio
-            )
-        return w * total
+        return k0
 
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
+        """``Σ_k ρ^k c(x + kT) = w Σ_i C(p, i) y^(p−i) |T|^i Σ_k k^i ρ^k`` on the far half line
+        (``y = x + k₀T`` mirrored to ``y ≥ 0``): non-negative terms only. The periods before
+        ``k₀`` are summed one by one."""
         if not float(self._p).is_integer():
             return None
-        return self._half_line_series(x, period, ratio, int(self._p), self._over, self._under)
+        p, t = int(self._p), abs(period)
+        y = x if period > 0 else -x
+        k0 = self._far_from(y, t)
+        if k0 is None:
+            return None
+        far = np.where(k0 > 0, y + k0 * t, y)
+        total = np.zeros_like(far)
+        for i in range(p + 1):
+            total = total + special.comb(p, i) * far ** (p - i) * t**i * geometric_moment(i, ratio)
+        head = self._head(lambda k: np.asarray(self(x + k * period)), k0, ratio)
+        return head + self._outwards(period) * geometric_power(ratio, k0) * total
 
     def _periodic_integral_closed(
         self, a: FloatArray, b: FloatArray, period: float, ratio: float
     ) -> FloatArray | None:
+        """``Σ_k ρ^k ∫_{a+kT}^{b+kT} c`` on the far half line (cells ``[y, y + w]``, ``y ≥ 0``
+        after mirroring): ``w Σ_i C(p, i) |T|^i Σ_k k^i ρ^k ((y + w)^q − y^q)/q`` with
+        ``q = p − i + 1``, each power gap in the cancellation-free form of
+        ``power_gap``. Non-negative terms only, so the
+        result keeps its relative precision however close ``ρ`` is to 1. The periods before
+        ``k₀`` (cells reaching the near half line) are summed one by one."""
         if not float(self._p).is_integer():
             return None
-        q = int(self._p) + 1
-        # ∫_a^b c = F(b) − F(a) with F(y) = ±w y^q / q on each half line.
-        fb = self._half_line_series(b, period, ratio, q, self._over / q, self._under / q)
-        fa = self._half_line_series(a, period, ratio, q, self._over / q, self._under / q)
-        if fb is None or fa is None:
+        sign = np.where(b >= a, 1.0, -1.0)
+        p, t = int(self._p), abs(period)
+        low = np.minimum(a, b) if period > 0 else -np.maximum(a, b)
+        k0 = self._far_from(low, t)
+        if k0 is None:
             return None
-        # On the negative half line F(y) = −w|y|^q/q, so the signed integral is fa − fb there.
-        return fb - fa if period > 0 else fa - fb
+        width = np.abs(b - a)
+        far = np.where(k0 > 0, low + k0 * t, low)
+        total = np.zeros_like(far)
+        for i in range(p + 1):
+            q = p - i + 1
+            moment = geometric_moment(i, ratio)
+            total = total + special.comb(p, i) * t**i * moment * power_gap(far, width, q) / q
+        head = self._head(
+            lambda k: np.asarray(self.integral(a + k * period, b + k * period)), k0, ratio
+        )
+        return head + sign * self._outwards(period) * geometric_power(ratio, k0) * total
+
+    @staticmethod
+    def _head(term: Callable[[FloatArray], FloatArray], k0: FloatArray, ratio: float) -> FloatArray:
+        """``Σ_{k<k₀} ρ^k term(k)`` per point (the periods summed one by one)."""
+        longest = int(k0.max(initial=0.0))
+        if longest == 0:
+            return np.zeros(k0.shape)
+        ks = np.arange(longest, dtype=np.float64).reshape((-1,) + (1,) * k0.ndim)
+        terms = np.where(ks < k0, geometric_power(ratio, ks) * term(ks), 0.0)
+        return np.asarray(np.sum(terms, axis=0), dtype=np.float64)
 
 
 class Power(_PowerLike):
@@ -216,6 +251,36 @@ class ZeroOne(Cost):
 
     def _antiderivative(self, x: FloatArray) -> FloatArray:
         return np.sign(x) * np.maximum(np.abs(x) - self._t, 0.0)
+
+    def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
+        """``Σ_k ρ^k 1[|x + kT| > t] = (ρ^(k₊) + 1 − ρ^(k₋))/(1 − ρ)``: ``k₋`` periods below
+        ``−t`` then, from ``k₊`` on, above ``t`` (walking outwards; the cost is symmetric, so
+        ``period < 0`` is the mirror image). Both indices are checked against the float sums
+        ``x + k·T`` that the series would evaluate."""
+        if ratio == 0.0:
+            return np.asarray(self._value(x), dtype=np.float64)
+        y, t = (x, period) if period > 0 else (-x, -period)
+        above = first_index(lambda k: y + k * t > self._t, (self._t - y) / t)
+        below = first_index(lambda k: y + k * t >= -self._t, (-self._t - y) / t)
+        if above is None or below is None:
+            return None
+        return geometric_power(ratio, above) / (1.0 - ratio) + geometric_head(ratio, below)
+
+    def _periodic_integral_closed(
+        self, a: FloatArray, b: FloatArray, period: float, ratio: float
+    ) -> FloatArray | None:
+        """``Σ_k ρ^k ∫_{a+kT}^{b+kT} 1[|e| > t] de``: the parts of each cell
+        ``[y + kT, y + kT + w]`` beyond ``t`` and below ``−t`` are clipped ramps in ``k``
+        (``ramp_series``): geometric blocks plus the few
+        periods where a cell crosses ``±t``, non-negative terms only."""
+        sign = np.where(b >= a, 1.0, -1.0)
+        low = np.minimum(a, b) if period > 0 else -np.maximum(a, b)
+        t, width = abs(period), np.abs(b - a)
+        beyond = ramp_series(low + width - self._t, t, width, ratio)
+        below = ramp_series(-self._t - low, -t, width, ratio)
+        if beyond is None or below is None:
+            return None
+        return sign * (beyond + below)
 
     def __repr__(self) -> str:
         return f"ZeroOne(tolerance={self._t!r})"

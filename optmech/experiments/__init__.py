@@ -27,6 +27,11 @@ runs a small version. The registry maps the command-line names to the modules:
 ``noise-2d``              noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dimensional staircase, two
                           1-D staircases at ε/2 and product Laplace (Geng, Kairouz, Oh &
                           Viswanath 2015; Kulesza, Suresh & Wang 2025)
+``label-dp``              label DP for regression: RR-on-Bins, the LP optimum, the unbiased
+                          optimum, Laplace and staircase vs ε (Ghazi et al. 2023; Badanidiyuru
+                          et al. 2023)
+``ldp-extremal``          local DP: the mutual-information / KL optimum vs the binary mechanism
+                          and randomized response across ε (Kairouz, Oh & Viswanath 2016)
 ========================  ==========================================================================
 
 Examples
@@ -59,6 +64,8 @@ EXPERIMENTS: dict[str, str] = {
     "gdp-lattice": "gdp_lattice",
     "composition": "composition",
     "noise-2d": "noise_2d",
+    "label-dp": "label_dp",
+    "ldp-extremal": "ldp_extremal",
 }
 
 #: Command-line name → (one-line description, typical wall time of ``--quick`` and of the full
@@ -76,6 +83,8 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "gdp-lattice": ("optimal noise on ℤ under μ-GDP vs the rounded Gaussian", "6 s", "14 s"),
     "composition": ("δ(ε) after k = 1, 10, 100 compositions, five noises", "3 s", "31 s"),
     "noise-2d": ("noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dim staircase", "3 s", "100 s"),
+    "label-dp": ("label DP: RR-on-Bins, LP, unbiased, Laplace, staircase vs ε", "14 s", "28 s"),
+    "ldp-extremal": ("LDP mutual information / KL: optimum vs binary and RR", "8 s", "10 s"),
 }
 
 

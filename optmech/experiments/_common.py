@@ -75,6 +75,21 @@ class ExperimentResult:
     seed: int = 0
     quick: bool = False
 
+    def to_dataframe(self) -> Any:
+        """The run's tidy table, ``results.csv``, as a `pandas.DataFrame` (one row per
+        measurement, the CSV's columns and values).
+
+        Needs pandas (``pip install 'optmech[pandas]'``).
+        """
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError(
+                "ExperimentResult.to_dataframe() needs pandas, an optional dependency: "
+                "pip install 'optmech[pandas]'."
+            ) from None
+        return pandas.read_csv(self.csv)
+
 
 def _umask() -> int:
     """The process's file-creation mask (read by setting it and setting it back)."""

@@ -34,6 +34,7 @@ from optmech.provenance import Attempt, Provenance
 
 __all__ = [
     "CONIC_SOLVERS",
+    "INCREMENTAL_SOLVER",
     "MAIN_SOLVERS",
     "SOLVER_POLICY",
     "ProblemKind",
@@ -45,6 +46,7 @@ __all__ = [
     "choose_solver",
     "default_options",
     "provenance_of",
+    "quiet_incremental_solver",
     "solve",
     "solve_robust",
 ]
@@ -223,14 +225,20 @@ def default_options(solver: str, kind: ProblemKind = "generic") -> dict[str, Any
 #: choice are in ``docs/performance.md`` and the benchmarks.
 SOLVER_POLICY: dict[str, tuple[int, str, str]] = {
     "generic": (50_000, "HIGHS", "CLARABEL"),
-    # Additive-noise LPs (optmech.lp.additive, 2 shared cores, benchmarks/bench_additive.py):
-    # HiGHS returns exact vertices (no repair; integer/(0, δ) optima to ~1e-16) and stays
-    # within ~2x of Clarabel up to ~15k variables (ε-DP m = 100, 20 periods: 2-3 s vs 1-1.5 s);
-    # Clarabel can end "inaccurate" there (e², m = 100: raw ε 2.06, value 4e-7 high after the
-    # repair). Above, HiGHS slows sharply (m = 1000, 5 periods: 43 s vs 1.4 s) and Clarabel's
-    # points need only a repair costing ~1e-9 relative. (0, δ) LPs favour Clarabel earlier
-    # ((0, 0.01), 10.7k variables: 6 s vs 0.4 s): pass solver="CLARABEL" there.
-    "additive": (15_000, "HIGHS", "CLARABEL"),
+    # Additive-noise LPs (optmech.lp.additive): the crossover measured by
+    # benchmarks/crossover.py (python -m benchmarks --only crossover; 2 shared cores, each
+    # design 3 times in fresh processes, HiGHS and Clarabel alternated; in-process design time,
+    # median). It depends on the periods and the cost, not on the size alone. At the default
+    # 3 periods Clarabel is as fast or faster from about 2,000 variables (|e| and e²,
+    # ε = 0.5-3; m = 400, 5,200 variables: 0.3-0.9 s against 1.2-2.5 s). At 20 periods it is
+    # faster from 3,200 variables for |e| (m = 200, 12,800 variables: 2.2 s against 11.5 s),
+    # but for e² it ends "inaccurate" after many iterations and is 3-4.6x slower up to 6,400
+    # variables (m = 100: 21 s against 7 s), faster only at 12,800 (11 s against 23 s). So
+    # HiGHS up to 10,000 variables, Clarabel above: the size from which Clarabel was faster
+    # in every group, which bounds the worst loss measured at 2.8x (2.4 s). Both solvers'
+    # certified intervals contain the other's value in every case (HiGHS's are ~1e-10 wide,
+    # Clarabel's up to 1e-6, relative).
+    "additive": (10_000, "HIGHS", "CLARABEL"),
     # 2-D additive LPs (optmech.lp.additive2d: window rows over the cells' orbits, many more
     # rows than variables), measured on 2 shared cores (benchmarks/additive2d.py): HiGHS is
     # faster and exact where Clarabel ends with a wide certified interval (ℓ∞ ball, ε = 1,
@@ -655,3 +663,15 @@ def solve_robust(
         "(solver=...), or looser privacy",
         attempts=tuple(attempts),
     )
+
+
+# -- LPs grown column by column -----------------------------------------------------------------
+#: The solver of LPs grown by columns (column generation's master, `optmech.lp.incremental`,
+#: which calls it directly): simplex keeps its basis from one round to the next, which a cvxpy
+#: problem cannot pass on.
+INCREMENTAL_SOLVER = "HIGHS"
+
+
+def quiet_incremental_solver() -> None:
+    """Spend the incremental solver's licence banner on /dev/null (once per process)."""
+    _quiet_highs_banner()

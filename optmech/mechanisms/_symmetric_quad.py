@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from scipy import integrate
 
 from optmech._floats import FloatArray
+from optmech._scipy import integrate
 from optmech.costs import Cost
 
 __all__ = ["QUADRATURE_ACCEPT", "QUADRATURE_RTOL", "integrate_symmetric"]

@@ -39,9 +39,9 @@ import sys
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
 
 from optmech._floats import FloatArray
+from optmech._scipy import optimize, special
 from optmech._validation import check_real, describe
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric

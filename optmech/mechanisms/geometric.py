@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import linalg
 
 from optmech._floats import FloatArray
+from optmech._scipy import linalg
 from optmech._validation import check_int, check_real
 from optmech.costs import Cost, ZeroOne
 from optmech.mechanisms._exact_moments import lerch

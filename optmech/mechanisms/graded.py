@@ -339,12 +339,29 @@ class GradedNoise(TableStatistics, ContinuousNoise):
 
     # -- locating points ---------------------------------------------------------------------
     def _locate(self, x: FloatArray) -> tuple[IntArray, IntArray, FloatArray]:
-        """Period relative to the table (``k − k0``), cell in the period, fraction in the cell."""
+        """Period relative to the table (``k − k0``), cell in the period, fraction in the cell.
+
+        Cells are found the way they are placed (``_position``): a cell in the left half of
+        its period by its offset from the period's start (prefix sums ``t``), one in the right
+        half by its distance to the period's end (suffix sums ``s``), so that the narrow cells
+        at both ends of a period (e.g. the staircase's top step at large ε, cells of 1e-23 Δ
+        next to 0) are told apart wherever ``x`` itself is (``1 − 1e-11`` has no digits left
+        for them, ``1e-11`` has).
+        """
         y = np.where(np.isfinite(x), x / self.sensitivity, 0.0)
         k = np.floor(y)
         r = np.clip(y - k, 0.0, 1.0)
-        i = np.clip(np.searchsorted(self._t, r, side="right") - 1, 0, self._m - 1)
-        theta = np.clip((r - self._t[i]) / self._w[i], 0.0, 1.0)
+        d = np.clip((k + 1.0) - y, 0.0, 1.0)  # distance to the period's end (exact near it)
+        m = self._m
+        left = np.clip(np.searchsorted(self._t, r, side="right") - 1, 0, m - 1)
+        # Right-anchored cell i holds the distances (s[i+1], s[i]].
+        right = np.clip(m - np.searchsorted(self._s[::-1], d, side="left"), 0, m - 1)
+        first_right = int(np.argmax(self._from_right)) if np.any(self._from_right) else m
+        from_right = d <= self._s[first_right] if first_right < m else np.zeros(y.shape, bool)
+        i = np.where(from_right, right, left)
+        with np.errstate(invalid="ignore"):
+            offset = np.where(from_right, self._s[i] - d, r - self._t[i])
+        theta = np.clip(offset / self._w[i], 0.0, 1.0)
         return (k - self._k0).astype(np.int64), i.astype(np.int64), theta
 
     # -- formulas ----------------------------------------------------------------------------

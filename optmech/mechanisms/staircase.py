@@ -55,9 +55,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
 
 from optmech._floats import FloatArray
+from optmech._scipy import optimize
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, ZeroOne, as_cost
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr, _SymmetricNoise
@@ -196,8 +196,10 @@ def _squared_cost(eps: Any, gamma: Any, delta: float) -> Any:
 
 
 def _gamma_star_abs(eps: Any) -> Any:
-    """``γ* = 1/(1 + e^(ε/2))`` for ``|x|``."""
-    return special.expit(-0.5 * np.asarray(eps, dtype=np.float64))
+    """``γ* = 1/(1 + e^(ε/2))`` for ``|x|`` (numpy only: the closed forms import no SciPy; an
+    overflowing ``e^(ε/2)`` gives 0)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(0.5 * np.asarray(eps, dtype=np.float64)))
 
 
 def _gamma_star_squared(eps: Any) -> Any:

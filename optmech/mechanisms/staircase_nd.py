@@ -64,9 +64,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
 
 from optmech._floats import FloatArray
+from optmech._scipy import optimize, special
 from optmech._validation import (
     check_int,
     check_real,

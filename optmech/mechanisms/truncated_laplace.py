@@ -42,9 +42,9 @@ import math
 import sys
 
 import numpy as np
-from scipy import special
 
 from optmech._floats import FloatArray
+from optmech._scipy import special
 from optmech._validation import check_real
 from optmech.costs import Cost, Power, ZeroOne
 from optmech.mechanisms._symmetric_quad import integrate_symmetric

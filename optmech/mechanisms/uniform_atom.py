@@ -41,9 +41,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize
 
 from optmech._floats import FloatArray
+from optmech._scipy import optimize
 from optmech._validation import check_real, check_real_array
 from optmech.costs import Cost, Power, as_cost
 from optmech.mechanisms.base import ContinuousNoise, _keyword_repr

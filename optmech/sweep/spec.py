@@ -148,8 +148,14 @@ def load_spec(path: str | Path) -> SweepSpec:
     """Read a sweep spec from a ``.yaml``/``.yml`` or ``.json`` file, with clear errors."""
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"sweep spec file {str(p)!r} does not exist.")
-    text = p.read_text(encoding="utf-8")
+        what = "is a folder, not a file" if p.is_dir() else "does not exist"
+        raise ValueError(f"sweep spec file {str(p)!r} {what}.")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"sweep spec file {str(p)!r} cannot be read ({exc.strerror}).") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"sweep spec file {str(p)!r} is not UTF-8 text ({exc.reason}).") from None
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)

@@ -16,17 +16,31 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available_tasks", "check_task_parameters", "resolve_task", "sweep_task"]
+__all__ = [
+    "available_tasks",
+    "check_task_parameters",
+    "resolve_task",
+    "sweep_task",
+    "task_options",
+    "task_parameters",
+]
 
 TaskFn = Callable[..., dict[str, Any]]
 _TASKS: dict[str, TaskFn] = {}
+#: Built-in tasks taking ``**options``: the option names each accepts (read when checked).
+_OPTIONS: dict[str, Callable[[], tuple[str, ...]]] = {}
 
 
-def sweep_task(name: str) -> Callable[[TaskFn], TaskFn]:
-    """Register a built-in task under ``name``."""
+def sweep_task(
+    name: str, *, options: Callable[[], tuple[str, ...]] | None = None
+) -> Callable[[TaskFn], TaskFn]:
+    """Register a built-in task under ``name``; ``options`` returns the names its
+    ``**options`` accept (so a misspelt option is refused before anything runs)."""
 
     def wrap(fn: TaskFn) -> TaskFn:
         _TASKS[name] = fn
+        if options is not None:
+            _OPTIONS[name] = options
         return fn
 
     return wrap
@@ -39,6 +53,8 @@ def available_tasks() -> list[str]:
 
 def resolve_task(name: str) -> TaskFn:
     """The function behind a task name (built-in, or ``"module:function"``), or a clear error."""
+    if not isinstance(name, str):
+        raise ValueError(f"sweep spec: `task` must be a string; got {name!r}.")
     if name in _TASKS:
         return _TASKS[name]
     module_name, sep, attr = name.partition(":")
@@ -57,24 +73,51 @@ def resolve_task(name: str) -> TaskFn:
     return fn
 
 
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def task_parameters(name: str) -> dict[str, Any]:
+    """The named parameters of task ``name`` and their defaults (`inspect.Parameter.empty`
+    for a required one), in order; see [`task_options`][task_options] for the rest.
+
+    Examples
+    --------
+    >>> task_parameters("staircase")
+    {'epsilon': <class 'inspect._empty'>, 'cost': 'abs', 'sensitivity': 1.0}
+    """
+    sig = inspect.signature(resolve_task(name))
+    return {p.name: p.default for p in sig.parameters.values() if p.kind in _KEYWORD}
+
+
+def task_options(name: str) -> tuple[str, ...]:
+    """The options a built-in task takes through its ``**options`` and passes on (empty for a
+    task without them).
+
+    Examples
+    --------
+    >>> "resolution" in task_options("design-noise"), task_options("staircase")
+    (True, ())
+    """
+    named = task_parameters(name)
+    return tuple(o for o in _OPTIONS[name]() if o not in named) if name in _OPTIONS else ()
+
+
 def check_task_parameters(name: str, keys: Any) -> None:
     """Raise ValueError unless the task ``name`` accepts every parameter in ``keys`` and gets
-    every parameter it requires (a misspelt grid key fails before anything runs)."""
+    every parameter it requires: a misspelt or a missing one fails before anything runs."""
     fn = resolve_task(name)  # an unknown task: a clear error
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):  # no signature to read (a builtin): the tasks will say
         return
     params = sig.parameters.values()
-    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params):
-        return
-    accepted = [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
+    accepted = [p.name for p in params if p.kind in _KEYWORD]
+    open_ended = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params)
+    if open_ended and name in _OPTIONS:
+        accepted += task_options(name)
+        open_ended = False
     unknown = sorted(set(keys) - set(accepted))
-    if unknown:
+    if unknown and not open_ended:
         raise ValueError(
             f"sweep spec: task {name!r} has no parameter {', '.join(map(repr, unknown))}; its "
             f"parameters are {', '.join(accepted)}."
@@ -82,7 +125,7 @@ def check_task_parameters(name: str, keys: Any) -> None:
     missing = [
         p.name
         for p in params
-        if p.default is inspect.Parameter.empty and p.name in accepted and p.name not in keys
+        if p.default is inspect.Parameter.empty and p.kind in _KEYWORD and p.name not in keys
     ]
     if missing:
         raise ValueError(
@@ -143,7 +186,21 @@ def uniform_atom_task(
     return {"alpha": u.alpha, "cost": u.expected_cost(c)}
 
 
-@sweep_task("design-noise")
+def _design_options() -> tuple[str, ...]:
+    """The options ``design-noise`` passes to `optmech.design_noise`: its own keywords and the
+    modelling options of the 1-D and 2-D specs."""
+    from optmech.lp.additive.spec import AdditiveSpec
+    from optmech.lp.additive2d.spec import AdditiveSpec2D
+    from optmech.lp.design import design_noise
+
+    own = ("privacy", "sensitivity", "cost", "solver")
+    keywords = [p.name for p in inspect.signature(design_noise).parameters.values()]
+    run = tuple(k for k in keywords if k not in own and k != "spec_options")
+    names = (*run, *AdditiveSpec.options(), *AdditiveSpec2D.options())
+    return tuple(dict.fromkeys(names))
+
+
+@sweep_task("design-noise", options=_design_options)
 def design_noise_task(
     *,
     privacy: str,

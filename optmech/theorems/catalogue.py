@@ -609,16 +609,34 @@ def run_checks(
     groups: list[str] | None = None,
     names: list[str] | None = None,
     exact: bool = False,
+    progress: bool = False,
 ) -> Iterator[tuple[Check, list[CheckResult], float]]:
     """Run the catalogue, yielding ``(check, rows, seconds)`` as each check finishes.
 
     An exception inside a check becomes a failed row naming the exception: a broken check
-    must fail loudly, not vanish from the table.
+    must fail loudly, not vanish from the table. ``progress=True`` shows a progress bar with
+    the running check's name and an ETA on standard error (tqdm); off by default.
     """
-    for chk in select_checks(quick=quick, groups=groups, names=names, exact=exact):
-        start = time.perf_counter()
-        try:
-            rows = chk.run()
-        except Exception as exc:  # reported as a failing row, never swallowed
-            rows = [_failed_row(chk, exc)]
-        yield chk, rows, time.perf_counter() - start
+    selected = select_checks(quick=quick, groups=groups, names=names, exact=exact)
+    bar = None
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(selected), unit="check", file=sys.stderr, desc="verify")
+    try:
+        for chk in selected:
+            if bar is not None:
+                bar.set_postfix_str(chk.name)
+            start = time.perf_counter()
+            try:
+                rows = chk.run()
+            except Exception as exc:  # reported as a failing row, never swallowed
+                rows = [_failed_row(chk, exc)]
+            if bar is not None:
+                bar.update(1)
+            yield chk, rows, time.perf_counter() - start
+    finally:
+        if bar is not None:
+            bar.close()

@@ -74,20 +74,28 @@ from optmech.certify.profiles import (
     renyi_divergence,
 )
 from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.additive.cone_bound import cone_bound, reliable_envelope
 from optmech.lp.additive.designed import (
     BeyondCertificate,
     DesignedNoise,
     DesignRecord,
     designed_class,
 )
-from optmech.lp.additive.divergences import RenyiCones, hockey_rows, monotone_block, pure_block
+from optmech.lp.additive.divergences import (
+    NEAR_ONE_BUDGET,
+    NEAR_ONE_ORDER,
+    RenyiCones,
+    hockey_rows,
+    monotone_block,
+    pure_block,
+)
 from optmech.lp.additive.grid import AdditiveGrid
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.pairs import pair_maps
 from optmech.lp.additive.repair import envelope_raise, slack
 from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord
 from optmech.lp.additive.solving import solve_additive
-from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
+from optmech.lp.additive.spec import GDP_CAP_DELTA, default_periods
 from optmech.lp.engine.interval import lp_interval
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.record import design_provenance
@@ -95,7 +103,14 @@ from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.description import GridDescription
-from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP, gaussian_dp_delta
+from optmech.privacy import (
+    ZCDP,
+    ApproxDP,
+    GaussianDP,
+    PrivacyProfile,
+    RenyiDP,
+    gaussian_dp_delta,
+)
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "Cuts", "constraints_for", "design_beyond"]
@@ -120,7 +135,7 @@ GDP_MARGIN = 1e-6
 #: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows
 #: there): the profile is then 0 beyond, the LP's point has no zero facing a positive mass,
 #: and the cap binds only where the masses involved are below it.
-CAP_DELTA = 1e-12
+CAP_DELTA = GDP_CAP_DELTA
 #: Relative accuracy of the certified ρ and μ reported.
 CERT_RTOL = 1e-7
 #: Largest mixing weight applied inside a round to a point with zero masses.
@@ -128,10 +143,6 @@ ZERO_REPAIR = 1e-6
 #: The accuracy asked of a design is at least this many times its last round's margin (the
 #: target was tightened by the margin, so the certified interval is about as wide).
 MARGIN_ACCURACY = 10.0
-#: Jacobi–Newton steps polishing the tangent point of the conic bound.
-TANGENT_STEPS = 400
-#: Values below this fraction of the largest are taken as the solver's tolerance, not a shape.
-RELIABLE = 1e-9
 #: New cut points per round, at most.
 NEW_PER_ROUND = 12
 _U = 2.0**-53
@@ -139,10 +150,13 @@ _U = 2.0**-53
 
 @dataclass(frozen=True)
 class Cuts:
-    """One round's problem: the cut points (orders for zCDP, ε for GDP) and the margin."""
+    """One round's problem: the cut points (orders for zCDP, ε for GDP), the margin, and the
+    tangent point of the near-one Rényi rows (the value variables of the last round's noise;
+    [`RenyiCones`][optmech.lp.additive.divergences.RenyiCones])."""
 
     points: tuple[float, ...] = ()
     margin: float = 0.0
+    tangent: FloatArray | None = dataclasses.field(default=None, compare=False)
 
     def constraints(
         self, grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any
@@ -170,10 +184,12 @@ def constraints_for(
     if isinstance(g, ZCDP | RenyiDP):
         if isinstance(g, ZCDP):
             orders, rho = np.asarray(cuts.points, dtype=float), g.rho * keep
-            cones = RenyiCones(pairs, orders, (orders - 1.0) * rho * orders, kl=rho)
+            budgets = (orders - 1.0) * rho * orders
+            cones = RenyiCones(pairs, orders, budgets, kl=rho)
         else:
             orders = np.asarray(g.orders, dtype=float)
-            cones = RenyiCones(pairs, orders, (orders - 1.0) * np.asarray(g.epsilons) * keep)
+            budgets = (orders - 1.0) * np.asarray(g.epsilons) * keep
+            cones = RenyiCones(pairs, orders, budgets, tangent=cuts.tangent, near_one_form=True)
         return RowRecord(tuple(head)), AuxMap(), "cones", cones
     if isinstance(g, GaussianDP):
         points = [(e, float(gaussian_dp_delta(g.mu, e)) * keep) for e in cuts.points]
@@ -301,7 +317,7 @@ def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
     lp = build_additive_lp(spec, cuts=cuts)
     solved, info = solve(lp)
     full, atom = solved.full_values(solved.point())
-    raised = _reliable_envelope(solved, full) if solved.cones is not None else full
+    raised = reliable_envelope(solved, full) if solved.cones is not None else full
     family, kwargs = solved.noise_parts(raised, atom)
     fix = Repair(RepairKind.ENVELOPE if not np.array_equal(raised, full) else RepairKind.NONE)
     rnd = _Round(solved, info, kwargs, family, _check(spec, family(**kwargs), cuts), cuts, fix)
@@ -314,19 +330,59 @@ def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
     return rnd
 
 
+def _near_one(spec: Any) -> bool:
+    """Whether a Rényi DP spec has orders solved in the near-one form (linearised at a tangent
+    point that the rounds move)."""
+    g = spec.privacy
+    if not isinstance(g, RenyiDP):
+        return False
+    orders = np.asarray(g.orders)
+    budgets = (orders - 1.0) * np.asarray(g.epsilons)
+    return bool(np.any((budgets < NEAR_ONE_BUDGET) & (orders <= NEAR_ONE_ORDER)))
+
+
+def _tangent(rnd: _Round) -> FloatArray:
+    """The value variables of a round's noise: the next round's tangent point."""
+    lp = rnd.lp
+    full = _values(lp, rnd.kwargs)
+    return lp.variables_of(full, float(rnd.kwargs.get("atom", 0.0)))[: lp.num_values]
+
+
+def _excess(spec: Any, rnd: _Round) -> float:
+    """How far a Rényi DP round's certificate is from the requested guarantee: the largest
+    ``D_α/ε(α)`` over the orders (at most 1 when it holds)."""
+    got = rnd.check.beyond.renyi
+    ratios = [d / e for (_, d), e in zip(got, spec.privacy.epsilons, strict=True)]
+    return max(ratios) if ratios and all(math.isfinite(r) for r in ratios) else math.inf
+
+
 def _rounds(spec: Any, solve: Callable[..., Any]) -> tuple[_Round, tuple[CutRound, ...]]:
-    """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`)."""
-    cutting = isinstance(spec.privacy, ZCDP | GaussianDP)
+    """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`).
+
+    Near-one Rényi orders are linearised at the first round's noise; after that, each round
+    that still fails multiplies the margin by ten and moves the tangent point to the best
+    round's noise so far (the one nearest the guarantee), which is also returned for the
+    repair if none certifies."""
+    near = _near_one(spec)
+    cutting = isinstance(spec.privacy, ZCDP | GaussianDP) or near
     cuts = Cuts(_initial(spec), MARGIN if isinstance(spec.privacy, ZCDP) else GDP_MARGIN)
     log: list[CutRound] = []
+    best: _Round | None = None
     while True:
         start = time.perf_counter()
         rnd = _solve_round(spec, cuts, solve)
         chk = rnd.check
         log.append(CutRound(cuts.points, chk.number, chk.holds, time.perf_counter() - start))
+        if near and (best is None or _excess(spec, rnd) <= _excess(spec, best)):
+            best = rnd
         if chk.holds or not cutting or len(log) >= MAX_ROUNDS:
-            return rnd, tuple(log)
-        if chk.new:
+            return (rnd if chk.holds or best is None else best), tuple(log)
+        if near:
+            if cuts.tangent is not None and cuts.margin >= MAX_MARGIN:
+                return best or rnd, tuple(log)
+            margin = cuts.margin if cuts.tangent is None else min(cuts.margin * 10.0, MAX_MARGIN)
+            cuts = Cuts(cuts.points, margin, _tangent(best or rnd))
+        elif chk.new:
             cuts = Cuts(tuple(sorted(set(cuts.points) | set(chk.new))), cuts.margin)
         elif cuts.margin < MAX_MARGIN and math.isfinite(chk.number):
             cuts = Cuts(cuts.points, min(cuts.margin * 10.0, MAX_MARGIN))
@@ -437,84 +493,6 @@ def _repair(
 
 
 # -- the interval -----------------------------------------------------------------------------
-def _reliable_envelope(lp: AdditiveLP, full: FloatArray) -> FloatArray:
-    """The grid values with their deep tail raised: the least envelope above them whose losses
-    within reach stay within the largest loss among values above [`RELIABLE`][RELIABLE] times the
-    peak (below that the solver's point is at its tolerance: zeros and steps there are
-    noise, and they would make every high-order divergence infinite or huge)."""
-    m = lp.grid.period
-    with np.errstate(divide="ignore"):
-        logs = np.log(full)
-    good = full > RELIABLE * float(np.max(full))
-    steps = [np.abs(logs[s:] - logs[:-s])[good[s:] & good[:-s]] for s in range(1, m + 1)]
-    bound = max((float(np.max(d)) for d in steps if d.size), default=1.0)
-    tail = -math.log(lp.tail_ratio)
-    if tail > bound:
-        return full
-    return envelope_raise(full, reach=m, period=m, bound=bound, tail_log_ratio=tail)
-
-
-def _tangent_point(
-    lp: AdditiveLP, cones: RenyiCones, lam: FloatArray, budgets: FloatArray, kl: float | None
-) -> FloatArray:
-    """A tangent point for [`_cone_bound`][_cone_bound]: the solver's point, its deep tail (left at
-    the solver's tolerance, zeros included) first raised to the envelope of the losses where the
-    point is reliable, then polished by damped Jacobi–Newton steps on ``c·z + λ·g(z)`` over the
-    normalised noises. Any point inside the domain gives a valid bound; a nearly stationary one
-    gives a tight one."""
-    k = lp.num_values
-    a, c = lp.mass[:k], lp.weights[:k]
-    full = np.asarray(lp.expand @ np.maximum(lp.point()[:k], 0.0), dtype=float)
-    z = lp.variables_of(_reliable_envelope(lp, full), 0.0)[:k]
-    for _ in range(TANGENT_STEPS):
-        _, grad, _, hess = cones.divergence_gradient(z, budgets, kl)
-        d = c + lam @ grad
-        if not np.all(np.isfinite(d)):
-            break
-        nu = float(z @ d) / float(a @ z)  # Euler: z·∇φ = φ(z)
-        h = np.maximum(lam @ hess, 1e-300)
-        step = np.clip(-(d - nu * a) / (h * z), -2.0, 2.0)  # Newton on log z, damped
-        if np.max(np.abs(step)) < 1e-12:
-            break
-        z = z * np.exp(0.7 * step)
-    return z
-
-
-def _cone_bound(lp: AdditiveLP, spec: Any) -> float:
-    """The tangent-plane Lagrangian bound of a conic design (module docstring), rounded down."""
-    cones = lp.cones
-    assert cones is not None
-    duals = [lp.constraints[k].dual_value for k in ("renyi", "kl") if k in lp.constraints]
-    if any(d is None for d in duals) or lp.col_scale is None:
-        return -math.inf
-    g = spec.privacy
-    if isinstance(g, ZCDP):
-        budgets, kl = (cones.orders - 1.0) * g.rho * cones.orders, g.rho
-    else:
-        budgets, kl = (cones.orders - 1.0) * np.asarray(g.epsilons), None
-    # The "renyi" rows are normalised (≤ 1); the "kl" rows bound KL by ρ: their multipliers
-    # times ρ are those of KL/ρ ≤ 1, the form divergence_gradient evaluates.
-    scale = [1.0, kl or 1.0][: len(duals)]
-    lam = np.concatenate([np.atleast_1d(d) * f for d, f in zip(duals, scale, strict=True)])
-    lam = np.clip(lam, 0.0, None) * lp.objective_factor
-    k = lp.num_values
-    z = _tangent_point(lp, cones, lam, budgets, kl)
-    _, grad, err, _ = cones.divergence_gradient(z, budgets, kl)
-    if not (np.all(np.isfinite(grad)) and np.all(np.isfinite(err))):
-        return -math.inf
-    c = lp.weights[:k] + lam @ grad
-    c_err = lam @ err + (grad.shape[0] + 8) * _U * (np.abs(lam) @ np.abs(grad))
-    rows = [b for b in lp.rows if b.rows]
-    y = [np.asarray(lp.duals()[b.name]) for b in rows] if rows else []  # type: ignore[index]
-    a_ub = sp.vstack([b.a[:, :k] for b in rows], format="csr") if rows else None
-    blocks = SimplexBlocks(np.zeros(k, dtype=np.int64), lp.mass[:k], np.ones(1))
-    b_ub = np.zeros(0 if a_ub is None else a_ub.shape[0])
-    y_ub = np.concatenate(y) if y else None
-    bound = lagrangian_bound(c - c_err, a_ub=a_ub, b_ub=b_ub, y_ub=y_ub, blocks=blocks)
-    total = math.fsum(lam.tolist())
-    return bound - total - 4.0 * _U * (abs(bound) + total)
-
-
 def _interval(
     spec: Any, rnd: _Round, kwargs: dict[str, Any], accuracy: float
 ) -> tuple[float, float]:
@@ -522,13 +500,71 @@ def _interval(
     lp = rnd.lp
     point = lp.variables_of(_values(lp, kwargs), float(kwargs.get("atom", 0.0)))
     if lp.cones is not None:
-        return _cone_bound(lp, spec), lp_interval(lp, point, accuracy=math.inf)[1]
-    # The sum rows read (terms)/(target δ) ≤ 1; at the requested δ = target/(1 − margin).
-    undo = 1.0 / (1.0 - rnd.cuts.margin)
-    blocks = tuple(
-        dataclasses.replace(b, b=b.b * undo) if b.name == "hockey-sum" else b for b in lp.rows
-    )
-    return lp_interval(dataclasses.replace(lp, rows=RowRecord(blocks)), point, accuracy=accuracy)
+        value = lp_interval(lp, point, accuracy=math.inf)[1]
+        return cone_bound(lp, spec, value=value, accuracy=accuracy), value
+    requested = dataclasses.replace(lp, rows=_requested_rows(spec, lp, rnd.cuts.margin))
+    return lp_interval(requested, point, accuracy=accuracy)
+
+
+def _requested_rows(spec: Any, lp: AdditiveLP, margin: float) -> RowRecord:
+    """The LP's rows at the *requested* guarantee, for the lower bound: the sum rows read
+    (terms)/(target δ) ≤ 1, at the requested δ = target/(1 − margin); a profile's pure rows
+    (points with δ = 0) were written at ``ε − slack``, and are rewritten at ε. Each is a
+    relaxation of the rows solved, so the solver's multipliers give a valid bound of it."""
+    undo = 1.0 / (1.0 - margin)
+    exact_pure = None
+    if isinstance(spec.privacy, PrivacyProfile) and spec.tail_epsilon is not None:
+        grid = lp.grid
+        pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, lp.expand, reduced=spec.reduced)
+        exact_pure = pure_block(pairs, spec.tail_epsilon).a
+    blocks = []
+    for b in lp.rows:
+        if b.name == "hockey-sum":
+            b = dataclasses.replace(b, b=b.b * undo)
+        elif b.name == "pure" and exact_pure is not None:
+            pad = sp.csr_matrix((exact_pure.shape[0], b.a.shape[1] - exact_pure.shape[1]))
+            b = dataclasses.replace(b, a=sp.hstack([exact_pure, pad], format="csr"))
+        blocks.append(b)
+    return RowRecord(tuple(blocks))
+
+
+def _longest_support(spec: Any) -> int | None:
+    """Periods of a support long enough for every point of a profile with a derived finite
+    support: the truncated Laplace's at the profile's smallest ε and smallest δ (Geng, Ding, Guo
+    & Kumar 2020) is (ε_min, δ_min)-DP, so δ(ε_j) ≤ δ_min ≤ δ_j at every point. None when the
+    support was given, or is infinite."""
+    g = spec.privacy
+    if not (spec.periods_defaulted and isinstance(g, PrivacyProfile)) or spec.tail_ratio > 0:
+        return None
+    points = [(e, d) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0.0 < d < 1.0]
+    if not points:
+        return None
+    return default_periods(ApproxDP(min(e for e, _ in points), min(d for _, d in points)))
+
+
+def _rounds_on_a_long_enough_support(
+    spec: Any, solve: Callable[..., Any]
+) -> tuple[Any, _Round, tuple[CutRound, ...]]:
+    """[`_rounds`][_rounds] and the spec it solved. A profile's derived support is the longest of
+    its points' own, which their joint constraints can make too short: when it is infeasible,
+    it is doubled (each time refused up front if too large) up to
+    [`_longest_support`][_longest_support]."""
+    longest = _longest_support(spec)
+    while True:
+        try:
+            return (spec, *_rounds(spec, solve))
+        except SolverError as exc:
+            if exc.status != "infeasible" or spec.tail_ratio > 0:
+                raise
+            if longest is None or spec.periods >= longest:
+                raise SolverError(
+                    exc.solver,
+                    exc.status,
+                    f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the "
+                    "support is too short for these δ; raise `periods`",
+                    attempts=exc.attempts,
+                ) from exc
+            spec = spec.replace(periods=min(2 * spec.periods, longest))
 
 
 def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
@@ -550,19 +586,8 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
         with stage("round", _log, **lp.counts()):
             return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
-    try:
-        with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
-            rnd, log = _rounds(spec, solve)
-    except SolverError as exc:
-        if exc.status != "infeasible" or spec.tail_ratio > 0:
-            raise
-        raise SolverError(
-            exc.solver,
-            exc.status,
-            f"no noise on [-{spec.periods}Δ, {spec.periods}Δ] meets {spec.privacy}: the support is "
-            "too short for these δ; raise `periods`",
-            attempts=exc.attempts,
-        ) from exc
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        spec, rnd, log = _rounds_on_a_long_enough_support(spec, solve)
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
         if not run.allow_repair:

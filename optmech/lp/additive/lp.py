@@ -42,7 +42,7 @@ from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.divergences import RenyiCones
-from optmech.lp.additive.grid import AdditiveGrid, GridKind, make_grid
+from optmech.lp.additive.grid import AdditiveGrid, GridKind, graded_widths, make_grid
 from optmech.lp.additive.rows import AuxMap, RowRecord, approx_rows, pure_rows
 from optmech.lp.additive.spec import AdditiveSpec, SpecViews
 from optmech.lp.engine.readout import LPReadout
@@ -372,6 +372,16 @@ def _rows(
     return rows, aux, "none", None
 
 
+def _cells_per_period(spec: AdditiveSpec, epsilon: float) -> int:
+    """Cells (points) per Δ of the grid `make_grid` will build: Δ on ℤ, ``resolution`` on a
+    uniform grid, the ladder's cells on a graded one (one period's widths, cheap)."""
+    if spec.grid == GridKind.INTEGER:
+        return int(spec.sensitivity)
+    if spec.grid == GridKind.GRADED:
+        return int(graded_widths(epsilon, coarse=int(spec.resolution or 0)).size)
+    return int(spec.resolution or 0)
+
+
 def build_additive_lp(
     spec: AdditiveSpec, *, strategy: Strategy | None = None, cuts: Any = None
 ) -> AdditiveLP:
@@ -397,14 +407,11 @@ def build_additive_lp(
     """
     start = time.perf_counter()
     assert spec.resolution is not None and spec.periods is not None
+    epsilon = spec.privacy.epsilon if spec.pure else 0.0
+    spec.check_size(_cells_per_period(spec, epsilon))  # before anything of the grid's size
     grid = make_grid(
-        spec.grid,
-        spec.sensitivity,
-        spec.periods,
-        cells=spec.resolution,
-        epsilon=spec.privacy.epsilon if spec.pure else 0.0,
+        spec.grid, spec.sensitivity, spec.periods, cells=spec.resolution, epsilon=epsilon
     )
-    spec.check_size(grid.period)
     expand, n_values = grid.expand(spec.reduced)
     cell_w, cell_m = _cells(grid, spec)
     rows, aux, window, cones = _rows(grid, expand, spec, cuts)

@@ -28,9 +28,12 @@ from optmech.lp.engine.rounding import tail_ratio_for
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
+    "BEYOND_LOSS_MAX",
     "DEFAULT_MAX_MEMORY_GB",
+    "DELTA_MIN",
     "EPSILON_MAX",
     "EPSILON_MIN",
+    "GDP_CAP_DELTA",
     "GRADED_ABOVE_CELLS",
     "UNIFORM_MAX_CELLS",
     "AdditiveSpec",
@@ -54,6 +57,19 @@ EPSILON_MAX = 50.0
 #: Smallest ε of an ε-DP design (as for the staircase families): the certificate's rounding
 #: (at most about 1.1e-12 absolute) stays within about 1e-6 of ε.
 EPSILON_MIN = 1e-6
+#: Smallest δ > 0 of an (ε, δ) design and of a profile point. The hockey-stick sums are scaled
+#: by 1/δ and the support grows as ln(1/δ)/ε. Measured (HiGHS, ℝ, |x|, ε = 1, default grid):
+#: δ = 1e-9 solves in 13 s to a relative interval of 3e-7; 1e-10 and 1e-11 in 12 s but only to
+#: 1.2% and 3.6%; 1e-12 and 1e-300 run for more than ten minutes (the latter at 2.3 GB).
+DELTA_MIN = 1e-9
+#: Largest privacy loss the rows of a design beyond (ε, δ) may span: the ε of its geometric
+#: tails (ρ-zCDP: √ρ; see `AdditiveSpec.tail_epsilon`) and the cap of a GDP design (the ε
+#: where ``δ_μ(ε)`` is `GDP_CAP_DELTA`). Measured (ℤ, |x|): GDP designs solve at μ = 6.4 (cap
+#: 64.6) and fail at every attempt at μ = 7 (cap 73); beyond ε ≈ 700 ``e^ε`` overflows.
+BEYOND_LOSS_MAX = 65.0
+#: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows there,
+#: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]).
+GDP_CAP_DELTA = 1e-12
 #: Largest default cells per Δ of a uniform grid.
 UNIFORM_MAX_CELLS = 400
 #: ``grid="auto"`` grades the grid when about 20 cells on the staircase's top step γ*Δ would
@@ -180,6 +196,53 @@ def estimate_additive_size(
     return {"variables": n_vars, "rows": rows, "nonzeros": nnz, "bytes": float(memory)}
 
 
+def _largest_mu() -> float:
+    """The μ whose GDP cap ε (where ``δ_μ(ε) = GDP_CAP_DELTA``) is `BEYOND_LOSS_MAX`."""
+    from scipy import optimize
+
+    def excess(mu: float) -> float:
+        return GaussianDP(mu).to_approx(GDP_CAP_DELTA).epsilon - BEYOND_LOSS_MAX
+
+    return float(optimize.brentq(excess, 1e-3, 100.0, xtol=1e-12))
+
+
+def _check_beyond(privacy: Privacy) -> None:
+    """Refuse a guarantee beyond (ε, δ) whose design cannot be solved, before anything is built:
+    ρ, μ or the Rényi budgets whose privacy rows would span more than ``e^BEYOND_LOSS_MAX``, and
+    profile points with ε above `EPSILON_MAX` or ``0 < δ < DELTA_MIN``."""
+    hint = "beyond it the design's privacy rows span more than e^65 and no solver resolves them"
+    if isinstance(privacy, ZCDP):
+        check_real("rho", privacy.rho, low=0.0, high=BEYOND_LOSS_MAX**2, low_open=True, hint=hint)
+    elif isinstance(privacy, GaussianDP):
+        cap = privacy.to_approx(GDP_CAP_DELTA).epsilon
+        if not cap <= BEYOND_LOSS_MAX:
+            raise ValueError(
+                f"`mu` must be in (0, {_largest_mu():.4g}] for a design: every privacy loss is "
+                f"capped at the ε where δ_μ(ε) = {GDP_CAP_DELTA:g} (here {cap:.4g}), and {hint}; "
+                f"got {privacy.mu!r}."
+            )
+    elif isinstance(privacy, RenyiDP):
+        tails = min(
+            max(e / 2.0, math.sqrt(e / a))
+            for a, e in zip(privacy.orders, privacy.epsilons, strict=True)
+        )
+        if not tails <= BEYOND_LOSS_MAX:
+            raise ValueError(
+                "`privacy` must leave the Rényi design's geometric tails a loss "
+                f"min_α max(ε(α)/2, √(ε(α)/α)) in (0, {BEYOND_LOSS_MAX:g}]: {hint}; got "
+                f"{tails:.4g} for {privacy}."
+            )
+    elif isinstance(privacy, PrivacyProfile):
+        for eps, delta in zip(privacy.epsilons, privacy.deltas, strict=True):
+            if eps > EPSILON_MAX or 0.0 < delta < DELTA_MIN:
+                raise ValueError(
+                    f"`privacy` profile points must have ε in [0, {EPSILON_MAX:g}] and δ = 0 or "
+                    f"δ ≥ {DELTA_MIN:g} for a design (beyond these the LP's rows span more than "
+                    f"e^50 or are scaled by 1/δ, and no solver resolves them); got (ε, δ) = "
+                    f"({eps!r}, {delta!r})."
+                )
+
+
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"`{name}` must be one of {choices}; got {describe(value)}.")
@@ -303,7 +366,18 @@ class AdditiveSpec:
                 "resolves them; below 1e-6 (ε-DP) the certificate's own rounding is a visible "
                 "fraction of ε",
             )
+            if not pure:
+                check_real(
+                    "delta",
+                    privacy.delta,
+                    low=DELTA_MIN,
+                    high=1.0,
+                    hint="below it the hockey-stick rows, scaled by 1/δ, stall the solvers",
+                )
+        else:
+            _check_beyond(privacy)
         put("privacy", privacy)
+        put("_periods_defaulted", self.periods is None)
         for name in ("integer", "symmetric", "monotone", "reduce_symmetric"):
             put(name, check_flag(name, getattr(self, name)))
         put("cost", as_cost(self.cost))
@@ -399,6 +473,12 @@ class AdditiveSpec:
 
     # -- derived ----------------------------------------------------------------------------
     @property
+    def periods_defaulted(self) -> bool:
+        """Whether `periods` was derived ([`default_periods`][default_periods]) rather than
+        given: a design may then lengthen a finite support that turns out too short."""
+        return bool(getattr(self, "_periods_defaulted", False))
+
+    @property
     def pure(self) -> bool:
         """Whether the guarantee is pure ε-DP."""
         return isinstance(self.privacy, PureDP)
@@ -463,6 +543,8 @@ class AdditiveSpec:
         """A copy with some fields changed, validated again (defaults are *not* re-derived:
         pass ``resolution=None`` / ``periods=None`` / ``grid="auto"`` to re-derive them)."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        if fields["grid"] == GridKind.INTEGER:  # resolved from `integer`, not an input
+            fields["grid"] = GridKind.AUTO
         fields.update(changes)
         return AdditiveSpec(**fields)
 

@@ -23,7 +23,13 @@ The package, along the seams of the computation:
 * [`objectives`][optmech.lp.user.objectives] — what differs between the LPs.
 * [`bounds`][optmech.lp.user.bounds] — rigorous Lagrangian lower bounds.
 * [`repair`][optmech.lp.user.repair] — from a solver's point to a certified ε-DP mechanism.
-* [`engine`][optmech.lp.user.engine] — the one solve path.
+* [`engine`][optmech.lp.user.engine] — the solve path of the whole LP.
+* [`methods`][optmech.lp.user.methods] — the whole LP or column generation (the default on
+  trees: [`cone`][optmech.lp.user.cone], [`cone_bounds`][optmech.lp.user.cone_bounds],
+  [`column_master`][optmech.lp.user.column_master],
+  [`column_generation`][optmech.lp.user.column_generation],
+  [`column_engine`][optmech.lp.user.column_engine]); [`size_model`][optmech.lp.user.size_model]
+  — time and memory by method.
 * [`result`][optmech.lp.user.result], [`api`][optmech.lp.user.api] — results and entry points.
 
 What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent

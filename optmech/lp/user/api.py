@@ -21,9 +21,10 @@ from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
+from optmech.lp.user.dispatch import solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.methods import SolveMethod, admissible_method
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
-from optmech.lp.user.reductions import is_mirror_symmetric
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
 from optmech.lp.user.setting import (
     DEFAULT_MAX_MEMORY_GB,
@@ -33,6 +34,12 @@ from optmech.lp.user.setting import (
     check_lp_size,
     resolve_setting,
     side_information_rows,
+)
+from optmech.lp.user.size_model import (
+    COLUMN_GENERATION_BAYESIAN,
+    COLUMN_GENERATION_MINIMAX,
+    FULL_LP,
+    FULL_LP_MIRROR,
 )
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
@@ -80,6 +87,7 @@ def bayesian_mechanism(
     accuracy: float = DEFAULT_ACCURACY,
     verbose: bool = False,
     progress: bool = False,
+    method: str = "auto",
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
 
@@ -131,6 +139,16 @@ def bayesian_mechanism(
         ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
     progress : bool, default False
         Show a progress bar (tqdm, on stderr) of the stages, solver attempts and repair steps.
+    method : {"auto", "column-generation", "full"}, default "auto"
+        How the LP is solved ([`optmech.lp.user.methods`][optmech.lp.user.methods]): by column
+        generation over the outputs (a tree neighbour graph such as the count query's path, no
+        ``vertex``, no other solver named; warm-started from the geometric mechanism with the
+        Bayes remap), or as one LP. ``"auto"`` takes column generation where it applies and
+        pays ([`prefer_columns`][optmech.lp.user.methods.prefer_columns]: always for a count
+        query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
+        whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
+        certified interval come out wider than ``accuracy``. The certificate is the same either
+        way; ``reduce_symmetric`` concerns the whole LP only.
 
     Returns
     -------
@@ -139,7 +157,7 @@ def bayesian_mechanism(
     Raises
     ------
     ValueError, TypeError
-        Bad prior, loss, graph, outputs, ε or flags.
+        Bad prior, loss, graph, outputs, ε, method or flags.
     ProblemTooLargeError
         Estimated memory above ``max_memory_gb`` (or more than ``max_variables`` variables).
     SolverError
@@ -159,26 +177,33 @@ def bayesian_mechanism(
     vertex = check_flag("vertex", vertex)
     acc = _check_accuracy(accuracy)
     p_arr = check_real_array("prior", prior, ndim=1)
-    setting = resolve_setting(
+    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
+    mirror = reduce_symmetric and not vertex and bool(np.array_equal(p_arr, p_arr[::-1]))
+    budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
+    setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
         graph=graph,
         outputs=outputs,
         num_inputs=p_arr.size,
-        max_memory_gb=max_memory_gb,
-        max_variables=max_variables,
+        size_model=(
+            (FULL_LP_MIRROR if mirror else FULL_LP)
+            if admissible == SolveMethod.FULL
+            else COLUMN_GENERATION_BAYESIAN
+        ),
+        **budget,
     )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
-    weights = p[:, None] * setting.loss
-    reduced = reduce_symmetric and not vertex and is_mirror_symmetric(weights, setting.graph)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved = solve_user_lp(
+        solved, reduced = solve_by_method(
             setting,
             eps,
-            LinearObjective(weights),
+            LinearObjective(p[:, None] * setting.loss),
+            method=admissible,
             solver=solver,
             vertex=vertex,
-            reduce=reduced,
+            reduce_symmetric=reduce_symmetric,
             accuracy=acc,
+            budget=budget,
         )
     result = _user_result(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
@@ -202,6 +227,7 @@ def minimax_mechanism(
     accuracy: float = DEFAULT_ACCURACY,
     verbose: bool = False,
     progress: bool = False,
+    method: str = "auto",
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
 
@@ -225,6 +251,10 @@ def minimax_mechanism(
         query); default all inputs.
     graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy, verbose, progress
         As for [`bayesian_mechanism`][bayesian_mechanism].
+    method : {"auto", "column-generation", "full"}, default "auto"
+        As for [`bayesian_mechanism`][bayesian_mechanism]; under column generation the master
+        gains the rows ``Σ_r x[i, r] l(i, r) ≤ t`` and the warm start remaps G for the summed
+        loss.
 
     Returns
     -------
@@ -247,20 +277,30 @@ def minimax_mechanism(
                 f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
                 f"({graph.number_of_nodes()})."
             )
-    setting = resolve_setting(
+    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
+    budget = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
+    setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
         graph=graph,
         outputs=outputs,
         num_inputs=num_inputs,
-        max_memory_gb=max_memory_gb,
-        max_variables=max_variables,
+        size_model=FULL_LP if admissible == SolveMethod.FULL else COLUMN_GENERATION_MINIMAX,
+        **budget,
     )
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved = solve_user_lp(
-            setting, eps, objective, solver=solver, vertex=vertex, reduce=False, accuracy=acc
+        solved, _ = solve_by_method(
+            setting,
+            eps,
+            objective,
+            method=admissible,
+            solver=solver,
+            vertex=vertex,
+            reduce_symmetric=False,
+            accuracy=acc,
+            budget=budget,
         )
     result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)

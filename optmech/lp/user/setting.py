@@ -33,6 +33,7 @@ from optmech.graphs import (
     node_values,
     path_graph,
 )
+from optmech.lp.user.size_model import FULL_LP, SizeModel
 
 __all__ = [
     "BYTES_PER_VARIABLE",
@@ -249,6 +250,7 @@ def resolve_setting(
     num_inputs: int | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
+    size_model: SizeModel = FULL_LP,
 ) -> UserSetting:
     """Resolve a user's loss, graph and outputs into a [`UserSetting`][UserSetting], validating
     sizes.
@@ -256,7 +258,8 @@ def resolve_setting(
     The number of inputs comes from ``graph``, else ``num_inputs``, else the rows of a loss
     matrix; the LP's estimated memory (inputs × outputs variables) is checked against
     ``max_memory_gb`` *before* any loss matrix or graph is built
-    ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], quoting the estimate).
+    ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], quoting the estimate of
+    ``size_model`` and its source).
 
     Parameters
     ----------
@@ -276,6 +279,9 @@ def resolve_setting(
         Refuse LPs whose estimated solver memory exceeds this many GB, in (0, inf].
     max_variables : int, optional
         Also refuse LPs with more variables than this (kept for backward compatibility).
+    size_model : SizeModel
+        How the LP will be solved, for the memory estimate
+        ([`optmech.lp.user.size_model`][optmech.lp.user.size_model]); default the full LP.
     """
     budget, cap = check_budget(max_memory_gb, max_variables)
     matrix = None
@@ -298,7 +304,8 @@ def resolve_setting(
         n_in * n_out,
         max_memory_gb=budget,
         max_variables=cap,
-        hint="(n = 800 takes about 25 s and 1.5 GB.) ",
+        bytes_per_variable=size_model.bytes_per_variable(n_in, n_out),
+        hint=size_model.note(n_in, n_out),
     )
     if matrix is not None and matrix.shape[1] != n_out:
         raise ValueError(

@@ -1,0 +1,41 @@
+"""The local model: ε-local-DP (label-DP) randomizers, RR-on-Bins and extremal mechanisms.
+
+In the local model each input is randomized before anyone sees it, so every two inputs are
+neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all inputs ``x, x'`` and outputs ``y``. With one
+label per record, label DP is the same condition (Ghazi et al. (2023)).
+
+* [`local_mechanism`][optmech.lp.local.api.local_mechanism] — the optimal randomizer for a
+  loss, Bayesian or minimax, with the caller's constraints
+  ([`optmech.constraints`][optmech.constraints]), by the per-column envelope LP.
+* [`rr_on_bins`][optmech.lp.local.bins.rr_on_bins] — RR-on-Bins, optimal over all real outputs
+  for the squared and the absolute error (Ghazi et al. (2023)), by its dynamic programme.
+* [`extremal_mechanism`][optmech.lp.local.extremal.extremal_mechanism] — the randomizer that
+  maximises mutual information or a KL divergence ([`optmech.utilities`][optmech.utilities]),
+  by the staircase-pattern LP of Kairouz, Oh & Viswanath (2016).
+
+The package, along the seams of the computation: [`setting`][optmech.lp.local.setting] (inputs,
+outputs, loss, size limits), [`rows`][optmech.lp.local.rows] (the variables' layout and the
+caller's constraints as rows), [`build`][optmech.lp.local.build] (the envelope LP),
+[`bound`][optmech.lp.local.bound] (its Lagrangian lower bound),
+[`repair`][optmech.lp.local.repair] (closure and exact row correction),
+[`diagnose`][optmech.lp.local.diagnose] (infeasible constraints named),
+[`engine`][optmech.lp.local.engine] (the solve path),
+[`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
+[`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api]; [`bins`][optmech.lp.local.bins]
+(RR-on-Bins as a result); [`patterns`][optmech.lp.local.patterns] and
+[`extremal`][optmech.lp.local.extremal] (the staircase-pattern LP).
+"""
+
+from optmech.lp.local.api import local_mechanism
+from optmech.lp.local.bins import RROnBins, rr_on_bins
+from optmech.lp.local.extremal import ExtremalMechanism, extremal_mechanism
+from optmech.lp.local.result import LocalMechanism
+
+__all__ = [
+    "ExtremalMechanism",
+    "LocalMechanism",
+    "RROnBins",
+    "extremal_mechanism",
+    "local_mechanism",
+    "rr_on_bins",
+]

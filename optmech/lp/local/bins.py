@@ -1,0 +1,159 @@
+"""RR-on-Bins as a result: the optimal label randomizer of Ghazi et al. (2023), certified.
+
+[`rr_on_bins`][rr_on_bins] runs the dynamic programme of
+[`optmech.mechanisms.rr_on_bins`][optmech.mechanisms.rr_on_bins] (no LP) and returns the bins, their
+outputs, the optimal expected loss and the randomizer's matrix, whose ε is certified over every
+pair of inputs. The matrix is built with the ratio ``e^ε (1 − 2^-40)``, so that floating-point
+rounding cannot put its certificate above ε; its expected loss exceeds `value` by less than
+1e-11 relative.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._floats import FloatArray
+from optmech.lp.local.repair import certify_local
+from optmech.lp.user.setting import check_epsilon
+from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss
+
+__all__ = ["RROnBins", "rr_on_bins"]
+
+#: Relative shrink of the ratio of the returned matrix (module docstring).
+_SHRINK = 2.0**-40
+
+
+@dataclass(frozen=True, repr=False)
+class RROnBins:
+    """The optimal RR-on-Bins randomizer (Ghazi et al. (2023)).
+
+    Attributes
+    ----------
+    inputs : ndarray, shape (n,)
+        The labels.
+    prior : ndarray, shape (n,)
+    epsilon : float
+    loss : str
+        ``"squared"`` or ``"absolute"``.
+    bins : tuple of tuple of float
+        The labels of each bin, bins in increasing order.
+    outputs : ndarray, shape (k,)
+        The output of each bin (the bins' values).
+    value : float
+        The optimal expected loss (the programme's, at the ratio ``e^ε``).
+    mechanism : ndarray, shape (n, k)
+        ``Q[i, j]``: probability of output j for label i.
+    certified_epsilon : float
+        ε of `mechanism` certified over every pair of labels (≤ `epsilon`).
+    values_by_bins : ndarray
+        The best expected loss with exactly k bins, k = 1, …, n (``inf`` where the programme
+        proved k bins cannot win).
+    """
+
+    inputs: FloatArray = field(repr=False)
+    prior: FloatArray = field(repr=False)
+    epsilon: float
+    loss: str
+    bins: tuple[tuple[float, ...], ...]
+    outputs: FloatArray = field(repr=False)
+    value: float
+    mechanism: FloatArray = field(repr=False)
+    certified_epsilon: float
+    values_by_bins: FloatArray = field(repr=False)
+
+    @property
+    def assignment(self) -> np.ndarray:
+        """The bin of each label."""
+        out = np.empty(self.inputs.size, dtype=np.int64)
+        for j, members in enumerate(self.bins):
+            out[np.isin(self.inputs, members)] = j
+        return out
+
+    def expected_loss(self) -> float:
+        """The expected loss of `mechanism` as stored (within 1e-11 of `value`)."""
+        err = self.outputs[None, :] - self.inputs[:, None]
+        table = err * err if self.loss == "squared" else np.abs(err)
+        return float(np.sum(self.prior[:, None] * self.mechanism * table))
+
+    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release outputs for the label ``true_value`` (one of `inputs`): draws from its row of
+        `mechanism` as stored, by the exact sampler
+        ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
+        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
+
+        match = np.flatnonzero(self.inputs == float(true_value))
+        if match.size == 0:
+            raise ValueError(
+                f"`true_value` must be one of the inputs {self.inputs.tolist()}; got "
+                f"{true_value!r}."
+            )
+        index = np.asarray(draw_many(RationalTable(self.mechanism[int(match[0])]).draw, size, rng))
+        out = self.outputs[index]
+        return out.item() if size is None and out.ndim == 0 else out
+
+    def __repr__(self) -> str:
+        return (
+            f"RROnBins(loss={self.loss}, epsilon={self.epsilon:g}, bins={len(self.bins)}, "
+            f"value={self.value:.10g}, certified_epsilon={self.certified_epsilon:.10g})"
+        )
+
+
+def rr_on_bins(
+    prior: npt.ArrayLike, loss: Any, epsilon: float, *, inputs: npt.ArrayLike
+) -> RROnBins:
+    """The optimal RR-on-Bins randomizer of the labels ``inputs`` (Ghazi et al. (2023)).
+
+    It is optimal among *all* ε-label-DP randomizers with real outputs for the squared and the
+    absolute error; its bins are contiguous and follow from their dynamic programme
+    ([`optimal_bins`][optmech.mechanisms.rr_on_bins.optimal_bins]).
+
+    Parameters
+    ----------
+    prior : array_like, shape (n,)
+        Probabilities of the labels (summing to 1 within 1e-9).
+    loss : {"squared", "absolute"} or Cost
+        ``Squared()``, ``Absolute()`` (or ``Power(2)``, ``Power(1)``).
+    epsilon : float
+        Privacy level, in (0, 50].
+    inputs : array_like, shape (n,)
+        The labels, strictly increasing, at most 1000.
+
+    Returns
+    -------
+    RROnBins
+
+    Examples
+    --------
+    >>> import math
+    >>> res = rr_on_bins([0.5, 0.5], "squared", math.log(3.0), inputs=[0.0, 1.0])
+    >>> res.bins, round(res.value, 12)
+    (((0.0,), (1.0,)), 0.1875)
+    >>> res.certified_epsilon <= math.log(3.0)
+    True
+    """
+    eps = check_epsilon(epsilon)
+    x = check_labels(inputs, "inputs")
+    name = supported_loss(loss)
+    sol = optimal_bins(x, prior, eps, name)
+    p = np.asarray(prior, dtype=np.float64)
+    k = len(sol.bins)
+    ratio = math.exp(eps) * (1.0 - _SHRINK)
+    matrix = np.full((x.size, k), 1.0 / (ratio + k - 1))
+    matrix[np.arange(x.size), sol.assignment] = ratio / (ratio + k - 1)
+    return RROnBins(
+        inputs=x,
+        prior=p,
+        epsilon=eps,
+        loss=name,
+        bins=tuple(tuple(float(v) for v in x[a : b + 1]) for a, b in sol.bins),
+        outputs=sol.outputs,
+        value=sol.value,
+        mechanism=matrix,
+        certified_epsilon=certify_local(matrix) if x.size > 1 else 0.0,
+        values_by_bins=sol.values_by_bins,
+    )

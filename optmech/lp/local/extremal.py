@@ -1,0 +1,313 @@
+"""The ε-LDP randomizer that maximises an information-theoretic utility (Kairouz, Oh &
+Viswanath (2016)), and the binary and randomized-response mechanisms it is compared with.
+
+[`extremal_mechanism`][extremal_mechanism] solves the staircase-pattern LP
+([`optmech.lp.local.patterns`][optmech.lp.local.patterns]) exactly for up to 14 inputs, builds the
+staircase mechanism of its vertex, certifies it ε-LDP from its matrix over every pair of inputs,
+and encloses the optimum in ``[value, upper_bound]``: ``value`` is the utility of the returned
+matrix rounded down, ``upper_bound`` the LP's weak-duality bound rounded up.
+
+Kairouz, Oh & Viswanath (2016) also show that two simple staircase mechanisms suffice at the
+extremes: the **binary** mechanism is optimal for every small enough ε (with
+``T = {x : p₀(x) ≥ p₁(x)}`` for hypothesis testing) and **randomized response** for every
+large enough ε. [`binary_value`][binary_value] and
+[`randomized_response_value`][randomized_response_value] give those mechanisms' utilities,
+enclosed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from optmech._floats import FloatArray
+from optmech._validation import describe
+from optmech.lp.local.patterns import (
+    check_pattern_size,
+    pattern_bound,
+    pattern_columns,
+    patterns,
+)
+from optmech.lp.local.repair import certify_local
+from optmech.lp.solve import Strategy, provenance_of, solve_robust
+from optmech.lp.user.setting import check_epsilon
+from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
+from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.utilities import KLDivergence, Utility
+
+__all__ = [
+    "ExtremalMechanism",
+    "binary_value",
+    "extremal_mechanism",
+    "paper_binary_set",
+    "randomized_response_value",
+]
+
+#: The returned mechanism's ratio is ``e^ε (1 − 2^-36)``: room for the rows' normalisation, so
+#: that the certificate is at most ε.
+_SHRINK = 2.0**-36
+
+
+@dataclass(frozen=True, repr=False)
+class ExtremalMechanism:
+    """The optimal ε-LDP randomizer for a utility, with its certified interval.
+
+    A *maximisation*: the optimum lies in ``[value, upper_bound]`` (the other LP results of
+    optmech minimise, and their interval is ``[lower_bound, value]``).
+
+    Attributes
+    ----------
+    utility : Utility
+        What is maximised.
+    epsilon : float
+        Requested ε.
+    mechanism : ndarray, shape (k, N)
+        A staircase mechanism (rows: inputs; one column per pattern used).
+    patterns : ndarray of bool, shape (k, N)
+        Which entries of each column are the high ones (``e^ε`` times the low).
+    value : float
+        Utility of `mechanism` in nats, rounded down: the optimum is at least this.
+    upper_bound : float
+        The optimum is at most this (weak duality, rounded up).
+    certified_epsilon : float
+        ε of `mechanism` certified over every pair of inputs (≤ `epsilon`).
+    provenance : Provenance
+        The LP's solve, stated as the minimisation of ``−U``: its ``value`` is ``−value`` and
+        its ``lower_bound`` is ``−upper_bound``.
+    """
+
+    utility: Utility
+    epsilon: float
+    mechanism: FloatArray = field(repr=False)
+    patterns: np.ndarray = field(repr=False)
+    value: float
+    upper_bound: float
+    certified_epsilon: float
+    provenance: Provenance
+
+    @property
+    def gap(self) -> float:
+        """``upper_bound − value``: how far the optimum can be above `value`."""
+        return self.upper_bound - self.value
+
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of `mechanism` (rows: inputs; columns: the patterns used); returns the Axes."""
+        from optmech.plotting import plot_mechanism
+
+        return plot_mechanism(
+            self.mechanism,
+            ax,
+            outputs=np.arange(self.mechanism.shape[1]),
+            title=f"extremal mechanism, ε = {self.epsilon:g}, {self.value:.6g} nats",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: the utility, ε, the interval, the mechanism and the provenance."""
+        from optmech.results import json_safe
+
+        return json_safe(  # type: ignore[no-any-return]
+            {
+                "result": type(self).__name__,
+                "utility": repr(self.utility),
+                "epsilon": self.epsilon,
+                "value": self.value,
+                "upper_bound": self.upper_bound,
+                "certified_epsilon": self.certified_epsilon,
+                "mechanism": self.mechanism,
+                "patterns": self.patterns,
+                "provenance": self.provenance.to_dict(),
+            }
+        )
+
+    def _summary_rows(self) -> list[tuple[str, object]]:
+        return [
+            ("utility", repr(self.utility)),
+            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
+            ("value (nats)", self.value),
+            ("upper bound", self.upper_bound),
+            ("outputs", self.mechanism.shape[1]),
+            ("solver, status", f"{self.provenance.solver}, {self.provenance.status}"),
+        ]
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(type(self).__name__, self._summary_rows())
+
+    def __repr__(self) -> str:
+        return (
+            f"ExtremalMechanism({self.utility!r}, epsilon={self.epsilon:g}, value="
+            f"{self.value:.10g}, upper_bound={self.upper_bound:.10g}, outputs="
+            f"{self.mechanism.shape[1]}, certified_epsilon={self.certified_epsilon:.10g})"
+        )
+
+
+def _check_utility(utility: Any) -> Utility:
+    if not isinstance(utility, Utility):
+        raise TypeError(
+            "`utility` must be an optmech.utilities utility such as MutualInformation(prior) "
+            f"or KLDivergence(p0, p1); got {describe(utility)}."
+        )
+    return utility
+
+
+def _staircase(bits: FloatArray, weights: FloatArray, epsilon: float) -> FloatArray:
+    """The mechanism of the used patterns at ratio ``e^ε(1 − shrink)``, rows normalised, the
+    shrink doubled until the certificate is at most ε."""
+    shrink = _SHRINK
+    for _ in range(40):
+        ratio = math.exp(epsilon) * (1.0 - shrink)
+        q = pattern_columns(bits, ratio) * weights[None, :]
+        q /= q.sum(axis=1, keepdims=True)
+        if certify_local(q) <= epsilon:
+            return q
+        shrink *= 2.0
+    raise AssertionError("a ratio below e^ε certifies")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class _PatternSolve:
+    bits: FloatArray
+    weights: FloatArray
+    multipliers: FloatArray
+    info: Any
+    build_time: float
+
+
+def _solve(utility: Utility, epsilon: float, solver: str | None) -> _PatternSolve:
+    """The pattern LP at ratio ``e^ε``, solved for a vertex."""
+    bits = patterns(utility.num_inputs)
+    columns = pattern_columns(bits, math.exp(epsilon))
+    mu = utility.column_values(columns)
+    top = float(np.max(np.abs(mu))) or 1.0
+    built = [0.0]
+
+    def build(strategy: Strategy) -> tuple[cp.Problem, tuple[cp.Variable, cp.Constraint, float]]:
+        start = time.perf_counter()
+        theta = cp.Variable(bits.shape[1], nonneg=True)
+        scale = top if strategy.rescaled else 1.0
+        rows = columns @ theta == 1
+        problem = cp.Problem(cp.Maximize((mu / scale) @ theta), [rows])
+        built[0] = time.perf_counter() - start
+        return problem, (theta, rows, scale)
+
+    (theta, rows, scale), info = solve_robust(
+        build,
+        num_variables=bits.shape[1],
+        solver=solver,
+        vertex=True,
+        kind="generic",
+        feasible=True,
+    )
+    duals = rows.dual_value
+    lam = np.full(bits.shape[0], np.nan) if duals is None else np.asarray(duals, dtype=float)
+    return _PatternSolve(
+        bits,
+        np.clip(np.asarray(theta.value, dtype=np.float64), 0.0, None),
+        lam.reshape(-1) * scale,
+        info,
+        built[0],
+    )
+
+
+def extremal_mechanism(
+    utility: Utility,
+    epsilon: float,
+    *,
+    solver: str | None = None,
+    accuracy: float = DEFAULT_ACCURACY,
+) -> ExtremalMechanism:
+    """The ε-LDP randomizer maximising ``utility`` (Kairouz, Oh & Viswanath (2016)).
+
+    Parameters
+    ----------
+    utility : MutualInformation or KLDivergence
+        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs (``2^14`` patterns).
+    epsilon : float
+        Privacy level, in (0, 50].
+    solver : str, optional
+        A simplex LP solver (a vertex is needed); default by the policy.
+    accuracy : float, default 1e-6
+        Warn when ``upper_bound − value`` exceeds this (relative to ``max(value, 1)``).
+
+    Returns
+    -------
+    ExtremalMechanism
+
+    Raises
+    ------
+    ProblemTooLargeError
+        More than 14 inputs.
+
+    Examples
+    --------
+    >>> import math
+    >>> from optmech.utilities import MutualInformation
+    >>> res = extremal_mechanism(MutualInformation([0.5, 0.5]), math.log(3.0))
+    >>> round(res.value, 9)   # binary = randomized response: log 2 − h(3/4) nats
+    0.130812036
+    >>> res.certified_epsilon <= math.log(3.0) and res.value <= res.upper_bound
+    True
+    """
+    util = _check_utility(utility)
+    eps = check_epsilon(epsilon)
+    check_pattern_size(util.num_inputs)
+    solved = _solve(util, eps, solver)
+    weights = solved.weights
+    used = weights > 1e-14 * weights.max()
+    mechanism = _staircase(solved.bits[:, used], weights[used], eps)
+    low, _ = util.value_interval(mechanism)
+    lam = solved.multipliers
+    # Either sign convention of the solver's multipliers gives a valid bound: keep the smaller.
+    upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
+    provenance = provenance_of(
+        solved.info,
+        value=-low,
+        lower_bound=-upper,
+        build_time=solved.build_time,
+        accuracy=accuracy,
+    )
+    result = ExtremalMechanism(
+        utility=util,
+        epsilon=eps,
+        mechanism=mechanism,
+        patterns=solved.bits[:, used].astype(bool),
+        value=low,
+        upper_bound=upper,
+        certified_epsilon=certify_local(mechanism),
+        provenance=provenance,
+    )
+    warn_if_uncertified(provenance)
+    return result
+
+
+def paper_binary_set(utility: Utility) -> np.ndarray:
+    """The set ``T`` of the binary mechanism of Kairouz, Oh & Viswanath (2016): ``{x : p₀(x) ≥
+    p₁(x)}`` for hypothesis testing; for mutual information the ``T`` whose prior mass is
+    closest to 1/2 (``I = h(q) − h(e^ε/(1 + e^ε))`` with ``q`` the chance of output 1, which is
+    largest when ``P(T)`` is closest to 1/2; ties broken by the smallest index set)."""
+    if isinstance(utility, KLDivergence):
+        return utility.p0 >= utility.p1
+    k = utility.num_inputs
+    bits = patterns(k)[:, 1:-1].astype(bool)
+    mass = utility.prior @ bits  # type: ignore[attr-defined]
+    return bits[:, int(np.argmin(np.abs(mass - 0.5)))]
+
+
+def binary_value(
+    utility: Utility, epsilon: float, high: np.ndarray | None = None
+) -> tuple[float, float]:
+    """Enclosure of the utility of the binary mechanism with set ``high`` (default
+    [`paper_binary_set`][paper_binary_set])."""
+    t = paper_binary_set(utility) if high is None else np.asarray(high, dtype=bool)
+    return utility.value_interval(binary_mechanism(t, epsilon))
+
+
+def randomized_response_value(utility: Utility, epsilon: float) -> tuple[float, float]:
+    """Enclosure of the utility of k-ary randomized response (Warner (1965))."""
+    return utility.value_interval(randomized_response(utility.num_inputs, epsilon))

@@ -1,0 +1,238 @@
+"""The setting of a local randomizer: inputs, outputs, loss matrix and prior, validated once.
+
+In the local model (equivalently, label DP for one label) every pair of inputs is a pair of
+neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all ``x, x'`` and every output ``y``
+(Kairouz, Oh & Viswanath (2016); Ghazi et al. (2023)). The inputs are any
+strictly increasing reals (labels), the outputs any strictly increasing finite grid of reals,
+not necessarily the inputs.
+
+[`resolve_local_setting`][resolve_local_setting] turns a caller's loss (an optmech cost of
+``output − input``, a callable ``loss(output, input)`` on arrays, or a loss matrix) into the
+matrix ``L[i, r] = ℓ(y_r, x_i)``, and refuses an LP whose size would exceed the memory budget
+*before* anything is built ([`check_local_size`][check_local_size]).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from optmech._floats import FloatArray, IntArray
+from optmech._validation import check_prior, check_real_array, describe
+from optmech.costs import Cost, as_cost
+from optmech.graphs import edge_pairs
+from optmech.lp.user.setting import UserSetting, check_budget, check_lp_size
+from optmech.mechanisms.rr_on_bins import check_labels
+
+__all__ = [
+    "DEFAULT_LOCAL_MEMORY_GB",
+    "LOCAL_BYTES_PER_VARIABLE",
+    "MAX_CERTIFIED_ENTRIES",
+    "LocalSetting",
+    "check_local_size",
+    "resolve_local_setting",
+]
+
+#: Peak resident memory per variable of the whole local solve (LP with Clarabel, repair and
+#: certification), measured on 2 shared cores: 140 inputs x 1400 outputs (197,400 mechanism
+#: entries) peaked at 0.97 GB with the interpreter and its libraries (about 0.2 GB) included;
+#: the LP alone at 0.65 GB.
+LOCAL_BYTES_PER_VARIABLE = 4_000
+#: Default budget: 250,000 variables (1 GB; 140 x 1400 solved in 32 s, 100 x 1000 in 10 s).
+DEFAULT_LOCAL_MEMORY_GB = 250_000 * LOCAL_BYTES_PER_VARIABLE / 1e9
+#: Largest number of (pair of inputs, output) ratios the certifier compares over the complete
+#: graph (``n(n − 1)/2 · m``); about 10 s of certification at the limit.
+MAX_CERTIFIED_ENTRIES = 100_000_000
+
+
+@dataclass(frozen=True)
+class LocalSetting:
+    """Inputs, outputs, loss matrix and prior of a local randomizer, resolved and validated.
+
+    Attributes
+    ----------
+    inputs : ndarray, shape (n,)
+        The input values (labels), strictly increasing.
+    outputs : ndarray, shape (m,)
+        The output grid, strictly increasing.
+    loss : ndarray, shape (n, m)
+        ``loss[i, r] = ℓ(y_r, x_i)``, finite and non-negative.
+    cost : Cost or None
+        The cost of ``output − input`` the loss was built from (``None`` for a callable of two
+        arguments or a matrix).
+    prior : ndarray or None
+        The prior over the inputs; ``None`` for the minimax (worst-input) objective.
+    """
+
+    inputs: FloatArray
+    outputs: FloatArray
+    loss: FloatArray
+    cost: Cost | None
+    prior: FloatArray | None
+
+    @property
+    def num_inputs(self) -> int:
+        """``n``."""
+        return int(self.inputs.size)
+
+    @property
+    def num_outputs(self) -> int:
+        """``m``."""
+        return int(self.outputs.size)
+
+    @property
+    def pairs(self) -> IntArray:
+        """Every pair ``i < j`` of rows: the complete neighbour graph, shape ``(n(n−1)/2, 2)``."""
+        i, j = np.triu_indices(self.num_inputs, k=1)
+        return np.stack([i, j], axis=1).astype(np.int64)
+
+    def user_setting(self) -> UserSetting:
+        """The same setting as the user LPs describe it: the complete graph on the inputs."""
+        graph = nx.complete_graph(self.num_inputs)
+        for k, value in enumerate(self.inputs):
+            graph.nodes[k]["value"] = float(value)
+        src, dst = edge_pairs(graph)
+        return UserSetting(
+            graph=graph,
+            values=self.inputs,
+            outputs=self.outputs,
+            loss=self.loss,
+            cost=self.cost,
+            src=src,
+            dst=dst,
+        )
+
+
+def _two_arguments(function: Any) -> bool:
+    """Whether ``function`` takes two positional arguments (``loss(output, input)``)."""
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature: a cost of one argument
+        return False
+    positional = [
+        p
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    return len(positional) == 2
+
+
+def _loss_matrix(loss: Any, x: FloatArray, y: FloatArray) -> tuple[FloatArray, Cost | None]:
+    """``L[i, r] = ℓ(y_r, x_i)`` from a cost, a two-argument callable or a matrix."""
+    shape = (x.size, y.size)
+    if isinstance(loss, np.ndarray | list | tuple):
+        matrix = check_real_array("loss", loss, ndim=2)
+        if matrix.shape != shape:
+            raise ValueError(
+                f"`loss` matrix must have one row per input and one column per output {shape}; "
+                f"got shape {matrix.shape}."
+            )
+        cost = None
+    elif callable(loss) and not isinstance(loss, Cost) and _two_arguments(loss):
+        try:
+            values = loss(y[None, :], x[:, None])
+        except Exception as exc:
+            raise ValueError(
+                f"`loss(output, input)` must accept numpy arrays; calling it raised "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        matrix = np.broadcast_to(np.asarray(values, dtype=np.float64), shape).copy()
+        cost = None
+    else:
+        cost = as_cost(loss)
+        matrix = cost.loss_matrix(x, y)
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise ValueError(
+            f"`loss` must be finite and non-negative on the inputs and outputs; got "
+            f"{describe(loss)} with values in [{float(np.nanmin(matrix))}, "
+            f"{float(np.nanmax(matrix))}]."
+        )
+    return matrix, cost
+
+
+def check_local_size(
+    num_inputs: int,
+    num_outputs: int,
+    *,
+    extra_variables: int = 0,
+    max_memory_gb: Any = DEFAULT_LOCAL_MEMORY_GB,
+) -> None:
+    """Refuse a local LP that would exceed ``max_memory_gb`` (estimated) or whose certification
+    over the complete graph would compare more than `MAX_CERTIFIED_ENTRIES` ratios.
+
+    Raises
+    ------
+    ProblemTooLargeError
+        Naming the size, the estimate and the limit, before anything is built.
+    """
+    budget, _ = check_budget(max_memory_gb)
+    n, m = num_inputs, num_outputs
+    check_lp_size(
+        f"the local LP would have {n} inputs x {m} outputs = {n * m} mechanism entries "
+        f"({n * m + m + extra_variables} variables)",
+        n * m + m + extra_variables,
+        max_memory_gb=budget,
+        bytes_per_variable=LOCAL_BYTES_PER_VARIABLE,
+        hint="(140 x 1400 takes about 30 s and 1 GB; a coarser output grid or fewer, binned "
+        "labels shrink it.) ",
+    )
+    entries = n * (n - 1) // 2 * m
+    if entries > MAX_CERTIFIED_ENTRIES:
+        from optmech.exceptions import ProblemTooLargeError
+
+        raise ProblemTooLargeError(
+            f"certifying a local mechanism with {n} inputs and {m} outputs compares "
+            f"{entries} ratios over every pair of inputs, more than {MAX_CERTIFIED_ENTRIES}; "
+            "refused before building anything. Bin the labels into fewer inputs."
+        )
+
+
+def resolve_local_setting(
+    prior: Any,
+    loss: Any,
+    *,
+    inputs: Any,
+    outputs: Any = None,
+    normalize: bool = False,
+    extra_variables: int = 0,
+    max_memory_gb: Any = DEFAULT_LOCAL_MEMORY_GB,
+) -> LocalSetting:
+    """Validate and resolve a local randomizer's setting (module docstring).
+
+    Parameters
+    ----------
+    prior : array_like or None
+        Prior over the inputs (``None``: the minimax objective).
+    loss : Cost, str, callable or array_like
+        A cost of ``output − input``, a callable ``loss(output, input)`` on arrays (two
+        positional parameters; a callable of one is a cost of the error), or a matrix of shape
+        ``(len(inputs), len(outputs))``.
+    inputs : array_like
+        Input values, strictly increasing, at least 2.
+    outputs : array_like, optional
+        Output grid, strictly increasing; default the inputs.
+    normalize : bool
+        Rescale a prior that does not sum to 1.
+    extra_variables : int
+        Variables beyond the mechanism and its envelope (a monotonicity constraint's).
+    max_memory_gb : float
+        Memory budget of the LP, in (0, inf].
+    """
+    x = check_labels(inputs, "inputs")
+    y = x.copy() if outputs is None else check_labels(outputs, "outputs")
+    check_local_size(x.size, y.size, extra_variables=extra_variables, max_memory_gb=max_memory_gb)
+    p = None
+    if prior is not None:
+        p = check_prior(check_real_array("prior", prior, ndim=1), x.size, normalize=normalize)
+    matrix, cost = _loss_matrix(loss, x, y)
+    return LocalSetting(inputs=x, outputs=y, loss=matrix, cost=cost, prior=p)
+
+
+def grid_spacing(outputs: FloatArray) -> float:
+    """The widest gap between consecutive outputs (``inf`` for fewer than 2)."""
+    return float(np.max(np.diff(outputs))) if outputs.size > 1 else math.inf

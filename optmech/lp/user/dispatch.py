@@ -1,0 +1,148 @@
+"""Which engine solves a user LP: the whole LP or column generation, and the size checks that go
+with each ([`optmech.lp.user.methods`][optmech.lp.user.methods] says what the methods are).
+
+The public entry points validate their arguments, build the setting (refusing it up front by
+the smallest estimate among the admissible methods) and hand over here:
+[`solve_by_method`][solve_by_method] settles ``"auto"``
+([`prefer_columns`][optmech.lp.user.methods.prefer_columns]), checks the memory estimate of the
+problem actually solved (the orbit LP of the mirror reduction, the whole LP, or column
+generation's arrays), and solves. Under ``"auto"``, a column-generation run whose certified
+interval is wider than asked is followed by the whole LP where that fits the budget, and the
+narrower certified interval is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from optmech.lp.user.column_engine import solve_by_columns
+from optmech.lp.user.cone import RootedTree
+from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.methods import SolveMethod, prefer_columns
+from optmech.lp.user.objectives import LinearObjective, Objective
+from optmech.lp.user.reductions import is_mirror_symmetric
+from optmech.lp.user.setting import UserSetting, check_budget, check_lp_size
+from optmech.lp.user.size_model import FULL_LP, FULL_LP_MIRROR, SizeModel
+
+__all__ = ["check_size", "solve_by_method"]
+
+
+def check_size(
+    setting: UserSetting, model: SizeModel, *, max_memory_gb: Any, max_variables: Any
+) -> None:
+    """Refuse the LP if ``model``'s memory estimate exceeds the budget (the message quotes the
+    estimate, the time the model predicts and where the model comes from)."""
+    n_in, n_out = setting.num_inputs, setting.num_outputs
+    memory, cap = check_budget(max_memory_gb, max_variables)
+    check_lp_size(
+        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
+        n_in * n_out,
+        max_memory_gb=memory,
+        max_variables=cap,
+        bytes_per_variable=model.bytes_per_variable(n_in, n_out),
+        hint=model.note(n_in, n_out),
+    )
+
+
+def _fits(setting: UserSetting, model: SizeModel, budget: dict[str, Any]) -> bool:
+    memory, cap = check_budget(budget["max_memory_gb"], budget.get("max_variables"))
+    n_in, n_out = setting.num_inputs, setting.num_outputs
+    return model.memory_gb(n_in, n_out) <= memory and (cap is None or n_in * n_out <= cap)
+
+
+def _proven_start(setting: UserSetting, objective: Objective) -> bool:
+    """A Bayesian user on a count query whose loss ``l(i, r)`` is non-decreasing in ``|i − r|``
+    for every input: G with the Bayes remap, the first master, is optimal (Ghosh, Roughgarden &
+    Sundararajan (2012), Thm. 3.1)."""
+    if not (isinstance(objective, LinearObjective) and setting.is_count_query):
+        return False
+    steps = np.diff(setting.loss, axis=1)  # steps[i, r] = l(i, r + 1) − l(i, r)
+    rows, cols = np.indices(steps.shape)
+    return bool(np.all(np.where(cols < rows, steps <= 0, steps >= 0)))
+
+
+def _whole(
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+    options: dict[str, Any],
+    budget: dict[str, Any],
+) -> tuple[Solved, bool]:
+    """The whole LP (over the mirror orbits where that applies), its size checked first."""
+    reduce = (
+        options["reduce_symmetric"]
+        and not options["vertex"]
+        and isinstance(objective, LinearObjective)
+        and is_mirror_symmetric(objective.weights, setting.graph)
+    )
+    check_size(setting, FULL_LP_MIRROR if reduce else FULL_LP, **budget)
+    solved = solve_user_lp(
+        setting,
+        epsilon,
+        objective,
+        solver=options["solver"],
+        vertex=options["vertex"],
+        reduce=reduce,
+        accuracy=options["accuracy"],
+    )
+    return solved, reduce
+
+
+def solve_by_method(
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+    *,
+    method: SolveMethod,
+    solver: str | None,
+    vertex: bool,
+    reduce_symmetric: bool,
+    accuracy: float,
+    budget: dict[str, Any],
+) -> tuple[Solved, bool]:
+    """Solve by the method that applies (module docstring); returns the solve and whether it
+    was over the mirror orbits.
+
+    Parameters
+    ----------
+    setting : UserSetting
+        The resolved setting.
+    epsilon : float
+        Privacy level.
+    objective : LinearObjective or EpigraphObjective
+        What is minimised.
+    method : SolveMethod
+        From [`admissible_method`][optmech.lp.user.methods.admissible_method].
+    solver, vertex, reduce_symmetric, accuracy
+        As for [`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism].
+    budget : dict
+        ``max_memory_gb`` and ``max_variables``.
+
+    Raises
+    ------
+    ProblemTooLargeError
+        The method's estimate exceeds the budget.
+    """
+    options = {
+        "solver": solver,
+        "vertex": vertex,
+        "reduce_symmetric": reduce_symmetric,
+        "accuracy": accuracy,
+    }
+    if method == SolveMethod.FULL:
+        return _whole(setting, epsilon, objective, options, budget)
+    full_fits = _fits(setting, FULL_LP, budget)
+    if method == SolveMethod.AUTO:
+        tree = RootedTree.of(setting.src, setting.dst, setting.num_inputs)
+        assert tree is not None  # admissible: a tree
+        proven = _proven_start(setting, objective)
+        if not prefer_columns(tree, epsilon, proven_start=proven, full_fits=full_fits):
+            return _whole(setting, epsilon, objective, options, budget)
+    solved = solve_by_columns(setting, epsilon, objective, accuracy=accuracy)
+    if method == SolveMethod.AUTO and not solved.provenance.certified and full_fits:
+        whole, reduced = _whole(setting, epsilon, objective, options, budget)
+        if whole.provenance.relative_gap < solved.provenance.relative_gap:
+            return whole, reduced
+    return solved, False

@@ -1,0 +1,94 @@
+"""Time and memory of a user LP by how it is solved: the model behind every size refusal.
+
+Each [`SizeModel`][SizeModel] counts the problem actually solved — the ``N·m`` variables of the
+full LP, the ``⌈N·m/2⌉`` orbit variables of the mirror-reduced one
+([`optmech.lp.user.reductions`][optmech.lp.user.reductions]), or the ``N × m`` pricing arrays and
+the sparse master of column generation
+([`optmech.lp.user.column_generation`][optmech.lp.user.column_generation]) — and predicts
+
+    memory (GB) = bytes_per_unit · units / 1e9,    seconds = seconds_per_unit · units^exponent,
+
+the memory being what the solve adds to the process (peak resident memory, ``VmHWM``, minus the
+resident memory after the imports). The coefficients are fitted to the table that
+``python -m benchmarks grs --scaling`` writes to ``benchmarks/results/grs_scaling.json``
+(Dirichlet(1) and uniform priors, |e|, ε = 0.5, 2 shared cores; fitted on the larger half of the
+sizes, where the solve dominates): ``SOURCE``, quoted in every refusal.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "COLUMN_GENERATION_BAYESIAN",
+    "COLUMN_GENERATION_MINIMAX",
+    "FULL_LP",
+    "FULL_LP_MIRROR",
+    "SOURCE",
+    "SizeModel",
+]
+
+#: Where the models' coefficients come from (quoted in refusals).
+SOURCE = "the table of `python -m benchmarks grs --scaling` (benchmarks/results/grs_scaling.json)"
+
+
+@dataclass(frozen=True)
+class SizeModel:
+    """Predicted memory and time of one way of solving a user LP (module docstring).
+
+    Attributes
+    ----------
+    method : str
+        How the LP is solved, for messages.
+    fraction : float
+        Units per entry of the ``N × m`` mechanism (1, or 1/2 over the mirror orbits).
+    bytes_per_unit : float
+        Memory per unit.
+    seconds_per_unit : float
+        Time coefficient.
+    exponent : float
+        Time grows as ``units^exponent`` (the fitted growth in ``n`` is twice this when
+        ``m = N``).
+    """
+
+    method: str
+    fraction: float
+    bytes_per_unit: float
+    seconds_per_unit: float
+    exponent: float
+
+    def units(self, num_inputs: int, num_outputs: int) -> int:
+        """The size of the problem solved."""
+        return math.ceil(num_inputs * num_outputs * self.fraction)
+
+    def memory_gb(self, num_inputs: int, num_outputs: int) -> float:
+        """Predicted memory added by the solve, GB."""
+        return self.units(num_inputs, num_outputs) * self.bytes_per_unit / 1e9
+
+    def seconds(self, num_inputs: int, num_outputs: int) -> float:
+        """Predicted wall time on the benchmark's machine."""
+        return self.seconds_per_unit * self.units(num_inputs, num_outputs) ** self.exponent
+
+    def bytes_per_variable(self, num_inputs: int, num_outputs: int) -> float:
+        """Predicted memory per entry of the ``N × m`` mechanism (the unit of the size checks)."""
+        return self.bytes_per_unit * self.fraction
+
+    def note(self, num_inputs: int, num_outputs: int) -> str:
+        """``"<method>: about <t> s here; estimates by the model fitted to <SOURCE>. "``."""
+        seconds = self.seconds(num_inputs, num_outputs)
+        shown = f"{seconds:.2g}" if seconds < 100 else f"{seconds:.0f}"
+        return (
+            f"{self.method[:1].upper()}{self.method[1:]}: about {shown} s on 2 cores; estimates "
+            f"by the model fitted to {SOURCE}. "
+        )
+
+
+#: The whole LP through cvxpy (Clarabel above n = 50).
+FULL_LP = SizeModel("the full LP", 1.0, 2_200.0, 2.0e-7, 1.4)
+#: The full LP over the mirror orbits (a mirror-symmetric Bayesian instance).
+FULL_LP_MIRROR = SizeModel("the full LP over the mirror orbits", 0.5, 2_700.0, 2.0e-7, 1.4)
+#: Column generation for a Bayesian user.
+COLUMN_GENERATION_BAYESIAN = SizeModel("column generation", 1.0, 80.0, 1.0e-6, 1.0)
+#: Column generation for a minimax user (more rounds).
+COLUMN_GENERATION_MINIMAX = SizeModel("column generation (minimax)", 1.0, 80.0, 1.0e-5, 1.2)
