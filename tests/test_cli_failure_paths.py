@@ -66,7 +66,8 @@ def test_a_design_the_designer_cannot_serve_is_refused_up_front(
 def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
     """The refusals follow the library's own numbers: its size estimate, and the smallest
     mass its solvers resolve (change either, and the refusal moves with it)."""
-    import optmech.lp.additive.beyond as beyond
+    import optmech.lp.additive.cone_bound as cone_bound
+    import optmech.lp.additive.spec as spec
     from optmech.cli._limits import check_design_1d
     from optmech.exceptions import ProblemTooLargeError
     from optmech.lp.additive.spec import AdditiveSpec
@@ -78,9 +79,12 @@ def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyP
     with pytest.raises(ProblemTooLargeError, match="--privacy"):
         check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 0.999)
     tiny = ApproxDP(1.0, 1e-12)
+    with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-09, 1\]; got 1e-12"):
+        check_design_1d(tiny, 1.0, "abs")
+    monkeypatch.setattr(spec, "DELTA_MIN", 1e-13)
     with pytest.raises(ValueError, match="δ must be at least 1e-09"):
         check_design_1d(tiny, 1.0, "abs")
-    monkeypatch.setattr(beyond, "RELIABLE", 1e-13)
+    monkeypatch.setattr(cone_bound, "RELIABLE", 1e-13)
     assert check_design_1d(tiny, 1.0, "abs").privacy == tiny
 
 

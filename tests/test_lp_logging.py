@@ -56,7 +56,9 @@ def test_a_user_lp_logs_its_stages(caplog: pytest.LogCaptureFixture) -> None:
     output), two entries in each privacy row and one per variable in the row sums."""
     n = 4
     caplog.set_level(logging.INFO, logger="optmech")
-    optmech.bayesian_mechanism(np.full(n + 1, 0.2), "abs", 0.5, reduce_symmetric=False)
+    optmech.bayesian_mechanism(
+        np.full(n + 1, 0.2), "abs", 0.5, reduce_symmetric=False, method="full"
+    )
     stages = _stages(caplog)
     assert [s["stage"] for s in stages][:3] == ["build", "solve", "certify"]
     build = stages[0]
@@ -101,3 +103,15 @@ def test_progress_draws_a_bar_on_stderr(capfd: pytest.CaptureFixture[str]) -> No
 def test_progress_must_be_a_flag() -> None:
     with pytest.raises(TypeError, match="`progress` must be True or False; got 'yes'"):
         optmech.design_noise(optmech.PureDP(1.0), progress="yes", **KW)
+
+
+def test_column_generation_logs_its_rounds(caplog: pytest.LogCaptureFixture) -> None:
+    """Column generation logs each round with its objective and bound (the bound never above
+    the objective), then the certificate."""
+    caplog.set_level(logging.INFO, logger="optmech")
+    optmech.bayesian_mechanism(np.full(41, 1 / 41), "abs", 0.5, method="column-generation")
+    stages = _stages(caplog)
+    rounds = [s for s in stages if s["stage"] == "column generation round"]
+    assert rounds
+    assert all(r["bound"] <= r["objective"] + 1e-9 for r in rounds)
+    assert stages[-1]["stage"] == "certify"

@@ -12,7 +12,7 @@ names each bad parameter — then refuses, before any grid is built, a design
   ([`EPSILON_MAX`][optmech.lp.additive.spec.EPSILON_MAX]): its rows would span more than
   ``e^50`` (about 5e21), which no solver resolves;
 * whose smallest mass that matters is below the fraction of the largest that a solver
-  resolves (``RELIABLE`` of [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond],
+  resolves (``RELIABLE`` of [`optmech.lp.additive.cone_bound`][optmech.lp.additive.cone_bound],
   1e-9): an (ε, δ) design's δ (or a privacy profile's), or, for zCDP, Rényi DP and GDP, the
   matching Gaussian's mass one sensitivity from its centre relative to its centre,
   ``exp(−1/(2s²))`` with ``s`` its scale in units of Δ
@@ -44,7 +44,7 @@ _PRIVACY_PARAMETER = re.compile(r"`(epsilon|delta|rho|mu|alpha|privacy)`")
 
 def _smallest_resolved() -> float:
     """The smallest fraction of the largest mass that a solver resolves (the library's)."""
-    from optmech.lp.additive.beyond import RELIABLE
+    from optmech.lp.additive.cone_bound import RELIABLE
 
     return float(RELIABLE)
 
