@@ -14,6 +14,8 @@ themselves (exact rational identities the papers state).
   to 2), exactly as the paper prints it.
 - :func:`laplace_like`, :func:`two_cell_period_noise`: tabulated noises whose true ε follows
   from their construction, for the certifiers and the tabulated families.
+- :data:`LATTICE_COSTS`, :func:`lattice_expectation`, :func:`assert_expected_costs`: expected
+  costs of a law on ℤ as sums over its pmf written out by the caller.
 """
 
 from __future__ import annotations
@@ -24,16 +26,22 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pytest
 from scipy import integrate
+
+from optmech.costs import Asymmetric, Cost, Custom, Power, ZeroOne
 
 __all__ = [
     "FIG2",
     "FIG2_STRINGS",
+    "LATTICE_COSTS",
+    "assert_expected_costs",
     "fig2_matrix",
     "g_plus_bayes_remap",
     "g_plus_bayes_remap_exact",
     "geometric_exact",
     "geometric_from_theory",
+    "lattice_expectation",
 ]
 
 
@@ -172,3 +180,46 @@ def two_cell_period_noise() -> Any:
         sensitivity=1.0,
         privacy=PureDP(1.0),
     )
+
+
+#: Costs without a closed form of their own on every family: powers, asymmetric powers, 0-1
+#: losses with and without a tolerance, and two custom costs (smooth; asymmetric and kinked).
+LATTICE_COSTS: tuple[Cost, ...] = (
+    Power(3),
+    Power(1.5),
+    Asymmetric(over=3.0, under=1.0, p=1.5),
+    Asymmetric(over=3.0, under=1.0, p=2),
+    ZeroOne(0.0),
+    ZeroOne(2.5),
+    ZeroOne(2.7),
+    Custom(lambda e: np.log1p(np.abs(e))),
+    Custom(lambda e: np.where(e > 0, e, 2.0 * e * e)),
+)
+
+
+def lattice_expectation(cost: Cost, support: np.ndarray, pmf: np.ndarray) -> float:
+    """``Σ_k pmf[k]·cost(k)`` over the integers ``support``, summed by ``math.fsum``.
+
+    Parameters
+    ----------
+    cost : Cost
+        The cost, called on the integers as floats.
+    support : numpy.ndarray
+        The integers summed over (far enough out that the rest of the mass is negligible).
+    pmf : numpy.ndarray
+        The probabilities of ``support``, written out from the law's formula.
+
+    Returns
+    -------
+    float
+        The sum.
+    """
+    return math.fsum((pmf * np.asarray(cost(support.astype(float)))).tolist())
+
+
+def assert_expected_costs(noise: Any, costs: Any, support: np.ndarray, pmf: np.ndarray) -> None:
+    """Assert ``noise.expected_cost(c)`` equals :func:`lattice_expectation` for each cost (to
+    1e-10 relative), ``pmf`` written out independently of ``noise``."""
+    for cost in costs:
+        reference = lattice_expectation(cost, support, pmf)
+        assert noise.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost

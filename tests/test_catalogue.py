@@ -171,7 +171,7 @@ def test_registration_and_duplicates(scratch_checks: list[str]) -> None:
 
 
 def test_run_checks_filters_and_turns_exceptions_into_failed_rows(
-    scratch_checks: list[str],
+    scratch_checks: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     @check("test-catalogue: boom", group="test-group", quick=True)
     def boom() -> list[CheckResult]:
@@ -184,10 +184,13 @@ def test_run_checks_filters_and_turns_exceptions_into_failed_rows(
     scratch_checks.extend(["test-catalogue: boom", "test-catalogue: slow"])
     names = ["test-catalogue: boom", "test-catalogue: slow"]
 
+    ticks = iter([10.0, 12.5])  # a clock read once before and once after the check
+    monkeypatch.setattr(catalogue.time, "perf_counter", lambda: next(ticks))
     quick = list(run_checks(quick=True, names=names))
+    monkeypatch.undo()
     assert [chk.name for chk, _, _ in quick] == ["test-catalogue: boom"]
     _, rows, seconds = quick[0]
-    assert seconds >= 0
+    assert seconds == 2.5  # the time between the two readings
     (row,) = rows
     assert not row.passed
     assert row.check == "test-catalogue: boom" and row.group == "test-group"

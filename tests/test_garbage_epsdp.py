@@ -1,16 +1,18 @@
-"""Garbage in, clear errors out: the ε-DP closed-form families under random junk (hypothesis).
+"""Garbage in, clear errors out: the closed-form families under random junk (hypothesis).
 
-Every public constructor and function of laplace, staircase, discrete_staircase and geometric
-is called with values drawn from junk (NaN, ±inf, negative, zero, huge, tiny, strings, None,
-bools, lists, complex numbers, Decimals, numpy scalars) mixed with valid values. The only
-exceptions allowed out are :class:`ValueError` and :class:`TypeError`; whatever comes back must
-contain no NaN (pytest's ``filterwarnings = error`` also turns any numpy overflow or invalid-value
-warning into a failure).
+The constructor of every closed-form family on ℝ and ℤ of the registry (``_families``) is
+called with values drawn from junk (NaN, ±inf, negative, zero, huge, tiny, strings, None, bools,
+lists, complex numbers, Decimals, numpy scalars) mixed with valid values, in every keyword, and
+whatever it builds is exercised with junk; so are the staircase optimisers and helpers, the
+range-restricted geometric and the ``staircase`` command. The only exceptions allowed out are
+:class:`ValueError` and :class:`TypeError`; whatever comes back must contain no NaN (pytest's
+``filterwarnings = error`` also turns any numpy overflow or invalid-value warning into a failure).
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import math
 from decimal import Decimal
@@ -19,14 +21,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _families import entries
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optmech.cli import main
 from optmech.costs import Absolute, Asymmetric, Power, ZeroOne
 from optmech.mechanisms.discrete_staircase import DiscreteStaircase
-from optmech.mechanisms.geometric import Geometric, truncated_geometric
-from optmech.mechanisms.laplace import Laplace
+from optmech.mechanisms.geometric import truncated_geometric
 from optmech.mechanisms.staircase import (
     Staircase,
     heuristic_gamma,
@@ -165,16 +167,19 @@ sizes = st.one_of(
 )
 
 
-#: Each family's class and the name of its shape parameter (None where it has none).
-FAMILIES = [(Laplace, None), (Geometric, None), (Staircase, "gamma"), (DiscreteStaircase, "r")]
+#: The closed-form families on ℝ and ℤ of the registry, one class each, and their keywords.
+FAMILIES = sorted(
+    {type(e.noise) for e in entries(space=("R", "Z")) if e.code is not None},
+    key=lambda cls: cls.__name__,
+)
 
 
-@pytest.mark.parametrize(("family", "shape"), FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda cls: cls.__name__)
 @SETTINGS
-@given(eps=junk, delta=junk, value=junk, point=junk, size=sizes, cost=costs)
-def test_family(family, shape, eps, delta, value, point, size, cost) -> None:
-    extra = {} if shape is None else {shape: value}
-    noise = attempt(family, epsilon=eps, sensitivity=delta, **extra)
+@given(values=st.lists(junk, min_size=4, max_size=4), point=junk, size=sizes, cost=costs)
+def test_family(family, values, point, size, cost) -> None:
+    keywords = list(inspect.signature(family).parameters)
+    noise = attempt(family, **dict(zip(keywords, values, strict=False)))
     if noise is not None:
         exercise(noise, point, size, cost)
 

@@ -125,7 +125,8 @@ def test_check_graph_rejects_bad_graphs() -> None:
         check_graph(g)
     with pytest.raises(ValueError, match="undirected"):
         check_graph(nx.DiGraph([(0, 1)]))
-    assert check_graph(path_graph(2)) is not None
+    path = path_graph(2)
+    assert check_graph(path) is path  # a valid graph comes back as given
 
 
 def test_builders_validate_and_refuse_huge_graphs() -> None:

@@ -332,16 +332,6 @@ def test_too_large_is_refused_before_building() -> None:
         bayesian_mechanism(np.full(11, 1 / 11), "abs", 1.0, max_variables=100)
 
 
-def test_count_lp_catalogue_quick_checks_pass() -> None:
-    """``optmech verify --quick --group count-lp``: every row passes (about 2 s)."""
-    from optmech.theorems.catalogue import run_checks
-
-    rows = [row for _chk, found, _s in run_checks(quick=True, groups=["count-lp"]) for row in found]
-    assert len(rows) >= 40
-    failed = [(r.check, r.instance, r.detail) for r in rows if not r.passed]
-    assert not failed
-
-
 def test_theorem_checks_refuse_losses_outside_the_theorem() -> None:
     from optmech.theorems.count import minimax_optimality_check, universal_optimality_check
 

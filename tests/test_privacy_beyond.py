@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 
 import mpmath as mp
 import numpy as np
@@ -22,6 +23,7 @@ from optmech.privacy import (
     PrivacyProfile,
     PureDP,
     RenyiDP,
+    check_privacy,
     parse_privacy,
 )
 
@@ -180,9 +182,13 @@ def test_profile_implied_delta() -> None:
 
 
 def test_privacy_alias_lists_every_guarantee() -> None:
-    for g in [PureDP(1), ApproxDP(1, 0.1), ZCDP(1), RenyiDP(2, 1), GaussianDP(1)]:
-        assert isinstance(g, Privacy)
-    assert isinstance(PrivacyProfile([1], [0.1]), Privacy)
+    """The alias holds exactly the kinds the parser builds from every documented form, and
+    check_privacy(beyond=True) accepts each of them."""
+    forms = ["eps=1", "eps=1,delta=0.1", "zcdp=0.5", "gdp=1", "rdp=2:1", "profile=1:0.1"]
+    parsed = [parse_privacy(form) for form in forms]
+    assert {type(g) for g in parsed} == set(typing.get_args(Privacy))
+    for g in parsed:
+        assert check_privacy(g, beyond=True) is g
 
 
 # -- parsing ---------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ import optmech.mechanisms
 from optmech.certify import certify_noise_epsilon, noise_delta, noise_epsilon
 from optmech.mechanisms.description import (
     GridDescription,
-    PrivacySource,
     SourceKind,
     grid_of,
     source_of,
@@ -103,36 +102,7 @@ def test_the_scan_finds_an_isinstance_of_a_family(tmp_path: Path) -> None:
     assert set().union(*(_named(c.args[1]) for c in calls)) >= {"Staircase", "Laplace"}
 
 
-# -- the descriptions ---------------------------------------------------------------------------
-FAMILIES = [
-    (optmech.Laplace(epsilon=1.0), SourceKind.LAPLACE, "optmech.certify.continuous"),
-    (optmech.Gaussian(epsilon=0.5, delta=1e-5), SourceKind.GAUSSIAN, "optmech.certify.continuous"),
-    (optmech.Staircase(epsilon=1.0, gamma=0.3), SourceKind.PIECEWISE, "optmech.certify.continuous"),
-    (
-        optmech.UniformAtom(delta=0.1, alpha=0.03),
-        SourceKind.PIECEWISE,
-        "optmech.certify.continuous",
-    ),
-    (optmech.Geometric(epsilon=1.0, sensitivity=2), SourceKind.GRID, "optmech.certify.noise"),
-    (
-        optmech.DiscreteStaircase(epsilon=1.0, sensitivity=3, r=1),
-        SourceKind.GRID,
-        "optmech.certify.noise",
-    ),
-    (optmech.TruncatedLaplace(epsilon=1.0, delta=1e-3), SourceKind.THEOREM, "theorem"),
-    (optmech.StaircaseND(epsilon=1.0, gamma=0.5), SourceKind.THEOREM, "theorem"),
-]
-
-
-@pytest.mark.parametrize(("noise", "kind", "certifier"), FAMILIES, ids=lambda x: repr(x)[:30])
-def test_every_family_describes_itself(noise: object, kind: SourceKind, certifier: str) -> None:
-    src = source_of(noise)
-    assert isinstance(src, PrivacySource)
-    assert src.kind == kind and src.certifier == certifier
-    assert src.guarantee == noise.privacy  # type: ignore[attr-defined]
-    assert src.family == type(noise).__name__ and not src.tabulated
-
-
+# -- the descriptions (every family's kind, guarantee and samplers: test_family_battery) -------
 def test_geometric_grid_is_its_closed_form_pmf() -> None:
     """P(k) = (1 − b)/(1 + b)·b^|k| with b = e^(−ε/Δ): the table at 0 and one point per tail."""
     eps, delta = 1.3, 2

@@ -6,7 +6,9 @@ shell-by-shell sums of the density read off ``pdf`` times those volumes (no Lerc
 radial moments and the radial cdf as direct finite sums over the shells; angular means by
 :func:`scipy.integrate.quad` along the unit sphere's perimeter.
 
-Statistical tests use a fixed seed each. Mean checks allow 4 standard errors, a two-sided
+What every family shares (goodness of fit, empirical privacy, bad parameters, repr, sampler
+shapes) is checked by the conformance battery, ``test_family_battery``. Statistical tests use a
+fixed seed each. Mean checks allow 4 standard errors, a two-sided
 false-failure rate of ``P(|Z| > 4) ≈ 6.3e-5`` per check (the costs have all moments, so the
 CLT applies at 2·10⁵ samples); distribution checks are Kolmogorov–Smirnov tests at
 ``ALPHA = 1e-6``.
@@ -314,14 +316,6 @@ def test_directions_are_cone_measure_on_the_right_sphere(norm: str) -> None:
     assert stats.kstest(pos[inner], "uniform").pvalue > ALPHA
 
 
-def test_rvs_shapes_and_reproducibility() -> None:
-    s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=3)
-    assert s.rvs(rng=1).shape == (3,)
-    assert s.rvs(5, rng=1).shape == (5, 3)
-    assert s.rvs((2, 4), rng=1).shape == (2, 4, 3)
-    np.testing.assert_array_equal(s.rvs(10, rng=3), s.rvs(10, rng=np.random.default_rng(3)))
-
-
 # -- privacy -------------------------------------------------------------------------------------
 def _shifts(norm: str, d: int, n: int, delta: float, rng: np.random.Generator) -> np.ndarray:
     """Shifts with ‖s‖ ≤ Δ in ``norm``: half on the sphere, half inside."""
@@ -370,27 +364,6 @@ def test_privacy_check_has_teeth() -> None:
 
 
 # -- input checks --------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("kwargs", "exc", "match"),
-    [
-        ({"epsilon": 0.0}, ValueError, r"`epsilon` must be a finite real number in \[1e-06, 700\]"),
-        ({"epsilon": "1"}, TypeError, r"`epsilon` must be a real number"),
-        ({"gamma": 1.5}, ValueError, r"`gamma` must be a finite real number in \[0, 1\]; got 1.5"),
-        ({"sensitivity": -1.0}, ValueError, r"`sensitivity` must be .* \(0, inf\); got -1.0"),
-        ({"norm": "l3"}, ValueError, r"`norm` must be one of 'l1', 'l2', 'linf'; got 'l3'"),
-        ({"norm": 1}, ValueError, r"`norm` must be one of 'l1', 'l2', 'linf'; got 1"),
-        ({"dimension": 0}, ValueError, r"`dimension` must be an integer in \[1, 64\]; got 0"),
-        ({"dimension": 2.5}, ValueError, r"`dimension` must be an integer in \[1, 64\]; got 2.5"),
-        ({"sensitivity": 1e-300}, ValueError, "outside the normal double range"),
-    ],
-)
-def test_bad_parameters(kwargs: dict[str, object], exc: type[Exception], match: str) -> None:
-    params: dict[str, object] = {"epsilon": 1.0, "gamma": 0.5} | kwargs
-    epsilon = params.pop("epsilon")
-    with pytest.raises(exc, match=match):
-        StaircaseND(epsilon=epsilon, **params)  # type: ignore[arg-type]
-
-
 def test_bad_calls() -> None:
     s = StaircaseND(epsilon=1.0, gamma=0.5, norm="l2", dimension=2)
     with pytest.raises(

@@ -16,7 +16,9 @@ evaluated in 50-digit decimal arithmetic (:mod:`decimal`; mpmath is not installe
 
 Tolerances: ``sf`` to 1e-12 relative wherever the true tail is at least 1e-300, ``logsf`` and
 ``logcdf`` to 1e-12 relative (absolute 1e-15 for the tabulated families, whose masses near 1
-carry the rounding of their tables) also far beyond the underflow of ``sf``.
+carry the rounding of their tables) also far beyond the underflow of ``sf``. How the tail
+methods agree with each other (mirror images, complements, monotonicity, infinite points,
+shapes, bad input) is checked on every family by the conformance battery, ``test_family_battery``.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import special
 
 from optmech.costs import Absolute
@@ -792,67 +792,6 @@ def test_log_density_matches_reference(case: Case) -> None:
         np.testing.assert_allclose(got[shown], np.log(plain[shown]), rtol=1e-13)
 
 
-# -- symmetry, complements, consistency -----------------------------------------------------------
-SYMMETRIC = [c for c in CASES if c.symmetric]
-
-
-@pytest.mark.parametrize("case", SYMMETRIC, ids=[c.name for c in SYMMETRIC])
-def test_sf_is_mirrored_cdf_down_to_1e300(case: Case) -> None:
-    """``sf(x) = cdf(−x)`` (``cdf(−x − 1)`` on ℤ); atoms at 0 excepted, at x = 0 only."""
-    noise = case.noise
-    x = _points(case)
-    x = x[x != 0] if getattr(noise, "atom", 0.0) > 0 else x
-    mirror = -x - 1.0 if noise.discrete else -x
-    sf, cdf = np.asarray(noise.sf(x)), np.asarray(noise.cdf(mirror))
-    assert np.min(sf) < 1e-290 or isinstance(noise, TruncatedLaplace | UniformAtom)
-    shown = cdf >= SMALLEST
-    np.testing.assert_allclose(sf[shown], cdf[shown], rtol=RTOL, atol=0.0)
-    beyond = _beyond(case)
-    mirror = -beyond - 1.0 if noise.discrete else -beyond
-    np.testing.assert_allclose(noise.logsf(beyond), noise.logcdf(mirror), rtol=RTOL)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_sf_plus_cdf_is_one_in_the_bulk(case: Case) -> None:
-    x = _points(case)
-    x = x[np.abs(x) <= 0.05 * case.far]
-    total = np.asarray(case.noise.sf(x)) + np.asarray(case.noise.cdf(x))
-    np.testing.assert_allclose(total, 1.0, rtol=0.0, atol=1e-14)
-    logs = np.logaddexp(case.noise.logsf(x), case.noise.logcdf(x))
-    np.testing.assert_allclose(logs, 0.0, rtol=0.0, atol=1e-14)
-
-
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
-@given(
-    st.sampled_from(SYMMETRIC),
-    st.floats(min_value=-1.0, max_value=1.0, allow_nan=False),
-)
-def test_symmetry_and_log_consistency_property(case: Case, s: float) -> None:
-    """At any point: ``sf(x) = cdf(−x)``, ``logsf = log(sf)``, ``logcdf = log(cdf)``."""
-    noise = case.noise
-    x = math.floor(s * case.far) if noise.discrete else s * case.far
-    if getattr(noise, "atom", 0.0) > 0 and x == 0:
-        return
-    mirror = -x - 1.0 if noise.discrete else -x
-    sf, cdf = noise.sf(x), noise.cdf(mirror)
-    assert sf == pytest.approx(cdf, rel=RTOL, abs=SMALLEST)
-    if sf >= SMALLEST:
-        assert noise.logsf(x) == pytest.approx(math.log(sf), rel=RTOL, abs=case.log_atol + 1e-16)
-    if noise.cdf(x) >= SMALLEST:
-        assert noise.logcdf(x) == pytest.approx(
-            math.log(noise.cdf(x)), rel=RTOL, abs=case.log_atol + 1e-16
-        )
-
-
-@settings(max_examples=100, deadline=None, derandomize=True, database=None)
-@given(st.sampled_from(CASES), st.floats(min_value=-1.0, max_value=1.0, allow_nan=False))
-def test_sf_is_non_increasing_property(case: Case, s: float) -> None:
-    x = case.far * s
-    step = 1.0 if case.noise.discrete else abs(x) * 1e-3 + 1e-3
-    assert case.noise.sf(x + step) <= case.noise.sf(x)
-    assert case.noise.logsf(x + step) <= case.noise.logsf(x)
-
-
 # -- the examples that motivated tail-accurate distributions ---------------------------------------
 def test_laplace_far_tail_examples() -> None:
     lap = Laplace(epsilon=1.0)
@@ -880,28 +819,7 @@ def test_gaussian_log_tails_are_finite_far_out() -> None:
     assert g.logcdf(-z * g.sigma) == pytest.approx(expected, rel=1e-12)
 
 
-# -- edges: infinities, atoms, supports, discreteness ---------------------------------------------
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_infinite_points(case: Case) -> None:
-    noise = case.noise
-    top = noise.cdf(np.inf)
-    np.testing.assert_array_equal(noise.sf([-np.inf, np.inf]), [top, 0.0])
-    assert noise.logsf(np.inf) == -np.inf and noise.logcdf(-np.inf) == -np.inf
-    assert abs(noise.logsf(-np.inf)) <= 1e-15 and abs(noise.logcdf(np.inf)) <= 1e-15
-    log_density = noise.logpmf if noise.discrete else noise.logpdf
-    np.testing.assert_array_equal(log_density([-np.inf, np.inf]), [-np.inf, -np.inf])
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.noise.discrete], ids=lambda c: c.name)
-def test_discrete_methods_floor_and_refuse_non_integers(case: Case) -> None:
-    noise = case.noise
-    x = np.array([-3.5, -0.25, 0.0, 0.75, 4.999])
-    np.testing.assert_array_equal(noise.sf(x), noise.sf(np.floor(x)))
-    np.testing.assert_array_equal(noise.logsf(x), noise.logsf(np.floor(x)))
-    np.testing.assert_array_equal(noise.logcdf(x), noise.logcdf(np.floor(x)))
-    np.testing.assert_array_equal(noise.logpmf([0.5, -2.25, 1e-9]), [-np.inf] * 3)
-
-
+# -- edges: atoms and supports -------------------------------------------------------------------
 def test_atoms_sit_on_the_cdf_side_at_zero() -> None:
     ua = UniformAtom(delta=0.8, alpha=0.4)
     assert ua.sf(0.0) == pytest.approx(0.3, rel=1e-14)  # (1 − α)/2: the atom is not above 0
@@ -935,41 +853,3 @@ def test_tabulated_far_points_do_not_warn() -> None:
         assert noise.cdf(-1e300) == 0.0 and noise.sf(1e300) == 0.0
         assert -np.inf < noise.logsf(1e300) < -1e299
         assert noise.logcdf(-1.7e308) < -1e300
-
-
-# -- shapes and bad input --------------------------------------------------------------------------
-METHODS = ["sf", "logsf", "logcdf", "log_density"]
-
-
-def _method(noise: NoiseDistribution, name: str) -> Callable[[Any], Any]:
-    if name == "log_density":
-        return noise.logpmf if noise.discrete else noise.logpdf
-    return getattr(noise, name)
-
-
-@pytest.mark.parametrize("name", METHODS)
-@pytest.mark.parametrize("case", CASES[::4], ids=IDS[::4])
-def test_shapes_follow_the_input(case: Case, name: str) -> None:
-    fn = _method(case.noise, name)
-    assert isinstance(fn(1.0), float) and isinstance(fn(np.float64(2)), float)
-    assert isinstance(fn(np.array(1.0)), float)
-    assert np.shape(fn([[0.0, 1.0, 2.0]])) == (1, 3)
-    assert np.shape(fn(np.zeros((2, 0)))) == (2, 0)
-
-
-@pytest.mark.parametrize("name", METHODS)
-@pytest.mark.parametrize("case", CASES[::3], ids=IDS[::3])
-def test_bad_input_raises(case: Case, name: str) -> None:
-    fn = _method(case.noise, name)
-    with pytest.raises(ValueError, match="must not contain NaN"):
-        fn(math.nan)
-    with pytest.raises(ValueError, match="must not contain NaN"):
-        fn([0.0, np.nan])
-    with pytest.raises(TypeError, match="must be real numbers"):
-        fn(None)
-    with pytest.raises(TypeError, match="must be real numbers"):
-        fn(1j)
-    with pytest.raises(TypeError, match="must be real numbers"):
-        fn("abc")
-    with pytest.raises(TypeError, match="must be real numbers"):
-        fn(10**400)

@@ -284,7 +284,8 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
         in_atom = (q > below) & (q <= below + a)
         shifted = np.where(q > below + a, q - a, q)
         x = self._law.quantile(np.clip(shifted, 0.0, self._law.total))
-        return np.where(in_atom, 0.0, x)
+        # q = 1 is the upper end of the support (scipy's convention), not where cdf rounds to 1.
+        return np.where(in_atom, 0.0, np.where(q >= 1.0, self._support()[1], x))
 
     def _rvs(self, size: tuple[int, ...] | None, rng: np.random.Generator) -> FloatArray:
         count = 1 if size is None else int(np.prod(size))
@@ -499,7 +500,8 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
         # One correction step against rounding in x: the answer is k - 1, k or k + 1.
         k = np.where(law.cumulative(k) >= q, k - 1.0, k)  # F(k - 1) = G(k)
         k = np.where(law.cumulative(k + 1.0) < q, k + 1.0, k)
-        return np.where(finite, k, x)
+        # q = 1 is the upper end of the support (scipy's convention), not where cdf rounds to 1.
+        return np.where(q >= 1.0, self._support()[1], np.where(finite, k, x))
 
     def _rvs(self, size: tuple[int, ...] | None, rng: np.random.Generator) -> FloatArray:
         count = 1 if size is None else int(np.prod(size))
