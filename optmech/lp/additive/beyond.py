@@ -483,8 +483,8 @@ def _reference_stop(spec: Any, rnd: _Round, accuracy: float) -> _Round | None:
 def gaussian_cost(spec: Any) -> float | None:
     """GDP: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself — in closed form for a
     power cost (``E|X|^p = σ^p 2^(p/2) Γ((p + 1)/2)/√π``, half on each side), else by
-    quadrature; None for other guarantees. The textbook μ-GDP mechanism (Dong, Roth & Su 2022, Theorem 2.7): a design on a
-    grid that costs more says that the grid cannot reach it."""
+    quadrature; None for other guarantees. The textbook μ-GDP mechanism (Dong, Roth & Su
+    2022, Theorem 2.7): a design on a grid that costs more says the grid cannot reach it."""
     if not isinstance(spec.privacy, GaussianDP):
         return None
     sigma = float(spec.sensitivity) / spec.privacy.mu
@@ -638,7 +638,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     conic = isinstance(spec.privacy, ZCDP | RenyiDP)
 
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
-        kind = "conic" if conic else "additive"
+        kind = "conic" if conic else "gdp" if isinstance(spec.privacy, GaussianDP) else "additive"
         with stage("round", _log, **lp.counts()):
             return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
