@@ -156,6 +156,9 @@ ZERO_REPAIR = 1e-6
 MARGIN_ACCURACY = 10.0
 #: New cut points per round, at most.
 NEW_PER_ROUND = 12
+#: GDP rounds stop when two in a row closed less than this part of the gap from their lower
+#: bound to the grid Gaussian (μ = 1, m = 8: rounds 4-12 took 95% of the time for 0.6%).
+STALL = 0.05
 
 
 @dataclass(frozen=True)
@@ -372,7 +375,8 @@ def _rounds(
 ) -> tuple[_Round, tuple[CutRound, ...]]:
     """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`), or — GDP — until the
     round's lower bound shows that no noise on this grid beats the Gaussian reference by more
-    than ``accuracy`` ([`_reference_stop`][_reference_stop]).
+    than ``accuracy`` ([`_reference_stop`][_reference_stop]), or until two rounds in a row
+    closed less than `STALL` of the gap between them (then the repair, as after `MAX_ROUNDS`).
 
     Near-one Rényi orders are linearised at the first round's noise; after that, each round
     that still fails multiplies the margin by ten and moves the tangent point to the best
@@ -383,17 +387,20 @@ def _rounds(
     cuts = Cuts(_initial(spec), MARGIN if isinstance(spec.privacy, ZCDP) else GDP_MARGIN)
     log: list[CutRound] = []
     best: _Round | None = None
+    gaps: list[float] = []
     while True:
         start = time.perf_counter()
         rnd = _solve_round(spec, cuts, solve)
         chk = rnd.check
-        stop = None if chk.holds else _reference_stop(spec, rnd, accuracy)
+        stop, gap = (None, math.nan) if chk.holds else _reference_stop(spec, rnd, accuracy)
         if stop is not None:
             rnd, chk = stop, stop.check
         log.append(CutRound(cuts.points, chk.number, chk.holds, time.perf_counter() - start))
+        gaps.append(gap)
+        stalled = len(gaps) >= 3 and gaps[-1] > (1.0 - STALL) * gaps[-3]  # False with a nan
         if near and (best is None or _excess(spec, rnd) <= _excess(spec, best)):
             best = rnd
-        if chk.holds or not cutting or len(log) >= MAX_ROUNDS:
+        if chk.holds or not cutting or len(log) >= MAX_ROUNDS or stalled:
             return (rnd if chk.holds or best is None else best), tuple(log)
         if near:
             if cuts.tangent is not None and cuts.margin >= MAX_MARGIN:
@@ -461,23 +468,22 @@ def _gaussian_reference(spec: Any, rnd: _Round) -> dict[str, Any] | None:
         return None
 
 
-def _reference_stop(spec: Any, rnd: _Round, accuracy: float) -> _Round | None:
+def _reference_stop(spec: Any, rnd: _Round, accuracy: float) -> tuple[_Round | None, float]:
     """GDP: the round with the Gaussian reference ([`_gaussian_reference`][_gaussian_reference])
     as its noise when the reference certifies and its value is within ``accuracy`` (relative) of
     the round's lower bound — the Lagrangian bound of the LP at the cuts, a relaxation of the
     continuum, so no μ-GDP noise on this grid costs less than it; further rounds could not
-    gain more than ``accuracy``. None otherwise (and for other guarantees)."""
-    if not isinstance(spec.privacy, GaussianDP):
-        return None
-    reference = _gaussian_reference(spec, rnd)
+    gain more than ``accuracy``; None otherwise. And the gap ``value − lower`` (nan without a
+    certified reference, and for other guarantees)."""
+    reference = _gaussian_reference(spec, rnd) if isinstance(spec.privacy, GaussianDP) else None
     if reference is None:
-        return None
+        return None, math.nan
     lower, value = _interval(spec, rnd, reference, accuracy)
     _log.info("GDP round: lower bound %.10g, Gaussian reference %.10g", lower, value)
     if not value <= lower + accuracy * abs(value):
-        return None
+        return None, value - lower
     chk = _check(spec, rnd.family(**reference), rnd.cuts)
-    return rnd._replace(kwargs=reference, check=chk, fix=Repair(), source="reference")
+    return rnd._replace(kwargs=reference, check=chk, fix=Repair(), source="reference"), 0.0
 
 
 def gaussian_cost(spec: Any) -> float | None:
