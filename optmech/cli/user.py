@@ -34,9 +34,24 @@ from optmech.cli._args import (
     check_solver,
 )
 from optmech.cli._limits import check_user_size, user_lp_shape
-from optmech.cli._output import fmt, print_json, print_table, save_plot
+from optmech.cli._output import fmt, print_json, print_table, result_json, save_plot
 
-__all__ = ["FLAGS", "add_arguments", "compute", "run"]
+__all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
+
+#: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
+#: to the top level; ``--plot`` adds ``plot``): the graph's name, the ``--cost`` as given, the
+#: repair's weight and cost (earlier versions' keys), and the geometric reference.
+JSON_EXTRAS = (
+    "graph",
+    "cost",
+    "repair_lambda",
+    "repair_cost",
+    "geometric_value",
+    "remap",
+    "geometric_note",
+    "gap",
+    "plot",
+)
 
 #: The library's parameter names that differ from an option's ``dest``, as this command spells
 #: them (for error messages).
@@ -290,22 +305,13 @@ def compute(
             normalize=normalize_prior,
             **limits,
         )
-    out: dict[str, Any] = {
-        "objective": result.objective,
+    repair = result.provenance.repair
+    extras: dict[str, Any] = {
         "graph": g.graph.get("name", graph),
-        "epsilon": result.epsilon,
-        "loss": loss,
-        "value": result.value,
-        "lower_bound": result.lower_bound,
-        "certified_epsilon": result.certified_epsilon,
-        "solver": result.solver,
-        "status": result.status,
-        "solve_time": result.solve_time,
-        "repair_lambda": result.repair_lambda,
-        "repair_cost": result.repair_cost,
-        "inputs": values.tolist(),
-        "outputs": result.outputs.tolist(),
-        "mechanism": result.mechanism.tolist(),
+        "cost": loss,
+        # Earlier versions' names of the repair's weight and cost, kept for scripts.
+        "repair_lambda": repair.weight,
+        "repair_cost": repair.cost,
         "geometric_value": None,
         "remap": None,
         "geometric_note": "",
@@ -315,15 +321,15 @@ def compute(
 
     count_query = is_path_graph(g) and result.setting.is_count_query
     if not count_query:
-        out["geometric_note"] = (
+        extras["geometric_note"] = (
             "no geometric reference: the geometric mechanism is defined "
             "for a count query (path graph, outputs 0..n)"
         )
-        return out, result
+        return result_json(result, extras), result
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
-        out["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
+        extras["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
     if minimax:
         ref = geometric_minimax(
             result.loss,
@@ -332,13 +338,15 @@ def compute(
             require_monotone=False,
             solver=solver,
         )
-        out["remap"] = ref.remap.tolist()
+        extras["remap"] = ref.remap.tolist()
     else:
         ref = geometric_bayes(result.prior, result.loss, result.epsilon, require_monotone=False)
-        out["remap"] = [int(r) for r in ref.assignment]
-    out["geometric_value"] = ref.value
-    out["gap"] = (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
-    return out, result
+        extras["remap"] = [int(r) for r in ref.assignment]
+    extras["geometric_value"] = ref.value
+    extras["gap"] = (
+        (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
+    )
+    return result_json(result, extras), result
 
 
 def _graph_kind(graph: str) -> str:
