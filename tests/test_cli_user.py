@@ -133,3 +133,17 @@ def test_bad_arguments_exit_2(
 ) -> None:
     assert main(["user", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [[], ["--minimax"]])
+def test_progress_goes_to_standard_error_only(
+    extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["user", "--n", "6", "--epsilon", "1", *extra, "--json"]
+    assert main(argv) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert main([*argv, "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert "step" in shown.err
+    assert json.loads(shown.out)["mechanism"] == json.loads(quiet.out)["mechanism"]

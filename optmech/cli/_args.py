@@ -181,6 +181,13 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def add_progress(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--progress``: a progress bar of ``what`` on standard error (never in ``--json``)."""
+    parser.add_argument(
+        "--progress", action="store_true", help=f"show a progress bar of {what} on standard error"
+    )
+
+
 def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
     """``--plot OUT.png``."""
     parser.add_argument("--plot", default=None, metavar="OUT.png", help=f"save {what} (PNG)")

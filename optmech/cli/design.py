@@ -36,6 +36,7 @@ from optmech.cli._args import (
     add_json,
     add_max_memory,
     add_plot,
+    add_progress,
     add_solver,
     check_plot_path,
     check_solver,
@@ -133,11 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
-    parser.add_argument(
-        "--progress",
-        action="store_true",
-        help="show a progress bar of the design's stages and solver attempts on standard error",
-    )
+    add_progress(parser, "the design's stages and solver attempts")
     add_json(parser)
     add_plot(parser, "the designed density beside the closed-form reference")
 

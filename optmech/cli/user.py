@@ -12,6 +12,7 @@ Examples::
     $ optmech user --n 5 --epsilon 0.693 --prior uniform --loss abs
     $ optmech user --n 10 --epsilon 1 --loss squared --minimax --side-info 0,3,5
     $ optmech user --epsilon 1 --graph grid:3x3 --loss abs --json
+    $ optmech user --n 200 --epsilon 1 --prior binomial:0.3 --progress
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from optmech.cli._args import (
     add_json,
     add_max_memory,
     add_plot,
+    add_progress,
     add_solver,
     check_plot_path,
     check_solver,
@@ -119,6 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    add_progress(parser, "the LP's stages, solver attempts and repair steps")
     add_json(parser)
     add_plot(parser, "a heat map of the mechanism")
 
@@ -259,6 +262,7 @@ def compute(
     solver: str | None = None,
     normalize_prior: bool = False,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], Any]:
     """Solve and assemble everything the command prints (also used by the tests).
 
@@ -288,7 +292,7 @@ def compute(
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
-    limits = {"solver": solver, "max_memory_gb": max_memory_gb}
+    limits = {"solver": solver, "max_memory_gb": max_memory_gb, "progress": progress}
     if minimax:
         result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
     else:
@@ -406,6 +410,7 @@ def run(args: argparse.Namespace) -> int:
         solver=args.solver,
         normalize_prior=args.normalize_prior,
         max_memory_gb=args.max_memory_gb,
+        progress=args.progress,
     )
     if plot is not None:
         save_plot(result.plot, plot, out)
