@@ -131,3 +131,11 @@ def test_the_verify_table_fits_the_terminal(
     assert max(len(line.rstrip()) for line in table) <= 100
     legend = out.split("pass if:")[1]
     assert re.search(r"^  R1: ", legend, re.M)
+
+
+def test_an_overflowing_power_cost_names_the_flag_and_the_exponent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    err = _fails(["staircase", "--epsilon", "1", "--cost", "power:1000"], capsys)
+    assert "`--cost` 'power:1000'" in err and "`power` must be in (0, " in err
+    assert "got 1000." in err
