@@ -140,10 +140,9 @@ def test_progress_goes_to_standard_error_only(
     extra: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["user", "--n", "6", "--epsilon", "1", *extra, "--json"]
-    assert main(argv) == 0
-    quiet = capsys.readouterr()
-    assert quiet.err == ""
-    assert main([*argv, "--progress"]) == 0
-    shown = capsys.readouterr()
-    assert "step" in shown.err
-    assert json.loads(shown.out)["mechanism"] == json.loads(quiet.out)["mechanism"]
+    runs = {}
+    for shown in (False, True):
+        assert main([*argv, *(["--progress"] if shown else [])]) == 0
+        runs[shown] = capsys.readouterr()
+    assert runs[False].err == "" and "step" in runs[True].err
+    assert json.loads(runs[True].out)["mechanism"] == json.loads(runs[False].out)["mechanism"]

@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -20,9 +20,12 @@ __all__ = [
     "CommandText",
     "HelpFormatter",
     "add_cost",
+    "add_epsilon",
     "add_json",
     "add_max_memory",
     "add_plot",
+    "add_progress",
+    "add_sensitivity",
     "add_solver",
     "check_output_path",
     "check_plot_path",
@@ -31,6 +34,7 @@ __all__ = [
     "command_text",
     "flagged",
     "in_cli_terms",
+    "options_of",
     "plain",
 ]
 
@@ -152,6 +156,24 @@ def add_cost(
         "asym:OVER,UNDER[,P]"
         + ("; or a JSON file holding a loss matrix L[input][output]" if matrix else "")
         + "; --loss is the same option",
+    )
+
+
+def add_epsilon(parser: argparse.ArgumentParser, valid: str) -> None:
+    """``--epsilon E`` (required); ``valid`` says its range and why."""
+    parser.add_argument(
+        "--epsilon", type=float, required=True, metavar="E", help=f"privacy parameter, in {valid}"
+    )
+
+
+def add_sensitivity(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--sensitivity D`` (default 1); ``note`` adds to the help."""
+    parser.add_argument(
+        "--sensitivity",
+        type=float,
+        default=1.0,
+        metavar="D",
+        help="query sensitivity, > 0" + (f" ({note})" if note else ""),
     )
 
 
@@ -281,6 +303,11 @@ def flagged(flag: str, value: Any, parse: Callable[[Any], T]) -> T:
         if flag in message or f"`{flag.lstrip('-').replace('-', '_')}`" in message:
             raise  # named already (the library's name becomes the flag in the final message)
         raise ValueError(f"`{flag}` {value!r}: {message}") from None
+
+
+def options_of(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    """The parsed options ``names`` as keyword arguments (the ``dest`` of each)."""
+    return {name: getattr(args, name) for name in names}
 
 
 def check_solver(solver: str | None) -> None:

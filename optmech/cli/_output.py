@@ -11,7 +11,15 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = ["LIFTED_PROVENANCE", "fmt", "print_fields", "print_json", "print_table", "result_json"]
+__all__ = [
+    "LIFTED_PROVENANCE",
+    "fmt",
+    "print_fields",
+    "print_json",
+    "print_mechanism",
+    "print_table",
+    "result_json",
+]
 
 #: The provenance fields that earlier versions printed at the top level of the JSON, and still
 #: do (scripts read them): the solver, its status, the timings and the LP's size.
@@ -58,6 +66,31 @@ def print_table(
     print("  ".join("-" * w for w in widths), file=stream)
     for row in cells:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)), file=stream)
+
+
+def print_mechanism(
+    mechanism: Any,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    corner: str,
+    title: str,
+    max_columns: int,
+    too_wide: str,
+) -> None:
+    """After a blank line, ``title`` and the mechanism ``P(column | row)`` as a table (entries to
+    4 digits) under ``corner`` and the ``columns``' labels; or, with more than ``max_columns``
+    columns, the line ``too_wide``."""
+    print()
+    if len(columns) > max_columns:
+        print(too_wide)
+        return
+    print(title)
+    table = [
+        [label, *(fmt(float(q), 4) for q in row)]
+        for label, row in zip(rows, mechanism, strict=True)
+    ]
+    print_table([corner, *columns], table)
 
 
 def _default(obj: Any) -> Any:

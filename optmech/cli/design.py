@@ -37,10 +37,12 @@ from optmech.cli._args import (
     add_max_memory,
     add_plot,
     add_progress,
+    add_sensitivity,
     add_solver,
     check_plot_path,
     check_solver,
     flagged,
+    options_of,
 )
 from optmech.cli._limits import check_design_1d, check_design_2d
 from optmech.cli._output import print_fields, print_json, result_json, save_plot
@@ -81,13 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="eps=E (pure, E in [1e-6, 50]), delta=D ((0, δ)), eps=E,delta=D (E in [0, 50]), "
         "zcdp=RHO, gdp=MU, rdp=ALPHA:EPS[;ALPHA:EPS...] or profile=EPS:DELTA[,EPS:DELTA...]",
     )
-    parser.add_argument(
-        "--sensitivity",
-        type=float,
-        default=1.0,
-        metavar="D",
-        help="query sensitivity, > 0 (an integer with --integer)",
-    )
+    add_sensitivity(parser, "an integer with --integer")
     add_cost(parser)
     parser.add_argument("--integer", action="store_true", help="noise on the integers")
     parser.add_argument(
@@ -316,13 +312,9 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
-    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb", "progress")
-    result, noise = compute_2d(
-        args.privacy,
-        cost_spec=args.cost,
-        sensitivity_norm=args.sensitivity_norm,
-        **{key: getattr(args, key) for key in keys},
-    )
+    names = ("sensitivity", "sensitivity_norm", "resolution", "periods", "solver")
+    names += ("max_memory_gb", "progress")
+    result, noise = compute_2d(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:
 
         def draw() -> Any:
@@ -353,20 +345,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_2d(args, plot)
     if args.sensitivity_norm is not None:
         raise ValueError("--sensitivity-norm needs --dimension 2.")
-    result, noise, _ = compute(
-        args.privacy,
-        sensitivity=args.sensitivity,
-        cost_spec=args.cost,
-        integer=args.integer,
-        resolution=args.resolution,
-        periods=args.periods,
-        symmetric=args.symmetric,
-        monotone=args.monotone,
-        solver=args.solver,
-        grid=args.grid,
-        max_memory_gb=args.max_memory_gb,
-        progress=args.progress,
-    )
+    names = ("sensitivity", "integer", "resolution", "periods", "symmetric", "monotone")
+    names += ("solver", "grid", "max_memory_gb", "progress")
+    result, noise, _ = compute(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:
         save_plot(noise.plot, plot, result)
     return _print(result, args.json, noise.certified_guarantee())

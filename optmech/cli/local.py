@@ -26,13 +26,21 @@ import numpy as np
 
 from optmech.cli._args import (
     add_cost,
+    add_epsilon,
     add_json,
     add_max_memory,
     add_plot,
     add_solver,
     check_output_path,
 )
-from optmech.cli._output import fmt, print_json, print_table, result_json, save_plot
+from optmech.cli._output import (
+    fmt,
+    print_json,
+    print_mechanism,
+    print_table,
+    result_json,
+    save_plot,
+)
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
@@ -69,9 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--minimax", action="store_true", help="minimise the worst label's expected loss"
     )
-    parser.add_argument(
-        "--epsilon", type=float, required=True, metavar="E", help="privacy parameter, in (0, 50]"
-    )
+    add_epsilon(parser, "(0, 50]")
     add_cost(parser, default="squared")
     parser.add_argument(
         "--outputs",
@@ -217,18 +223,16 @@ def _print(out: dict[str, Any], result: Any) -> None:
     print(f"\ngrid: {out['grid']}")
     mech = result.mechanism
     used = mech.max(axis=0) > 0
-    print()
-    if int(used.sum()) <= MAX_PRINTED_COLUMNS:
-        outputs = np.asarray(out["outputs"])[used]
-        headers = ["label \\ output", *(fmt(float(v), 5) for v in outputs)]
-        table = [
-            [fmt(float(x), 5), *(fmt(float(q), 4) for q in row[used])]
-            for x, row in zip(out["inputs"], mech, strict=True)
-        ]
-        print("optimal mechanism P(output | label), outputs it uses:")
-        print_table(headers, table)
-    else:
-        print(f"optimal mechanism: {mech.shape[0]} x {int(used.sum())} used outputs (see --json)")
+    print_mechanism(
+        mech[:, used],
+        [fmt(float(x), 5) for x in out["inputs"]],
+        [fmt(float(v), 5) for v in np.asarray(out["outputs"])[used]],
+        corner="label \\ output",
+        title="optimal mechanism P(output | label), outputs it uses:",
+        max_columns=MAX_PRINTED_COLUMNS,
+        too_wide=f"optimal mechanism: {mech.shape[0]} x {int(used.sum())} used outputs "
+        "(see --json)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

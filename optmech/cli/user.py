@@ -27,6 +27,7 @@ import numpy as np
 
 from optmech.cli._args import (
     add_cost,
+    add_epsilon,
     add_json,
     add_max_memory,
     add_plot,
@@ -34,9 +35,17 @@ from optmech.cli._args import (
     add_solver,
     check_plot_path,
     check_solver,
+    options_of,
 )
 from optmech.cli._limits import check_user_size, user_lp_shape
-from optmech.cli._output import fmt, print_json, print_table, result_json, save_plot
+from optmech.cli._output import (
+    fmt,
+    print_json,
+    print_mechanism,
+    print_table,
+    result_json,
+    save_plot,
+)
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
@@ -82,13 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest query result (inputs 0..N): for the path and sensitivity graphs only "
         "(the other graphs fix their inputs)",
     )
-    parser.add_argument(
-        "--epsilon",
-        type=float,
-        required=True,
-        metavar="E",
-        help="privacy parameter, in (0, 50] (above 50, e^ε exceeds 1e21 and the LP loses meaning)",
-    )
+    add_epsilon(parser, "(0, 50] (above 50, e^ε exceeds 1e21 and the LP loses meaning)")
     parser.add_argument(
         "--prior",
         default=None,
@@ -141,15 +144,18 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _floats(data: list[Any], flag: str, path: str) -> np.ndarray:
-    """``data`` (numbers, or rows of them) as floats; an integer beyond the floats names
-    ``flag``."""
+def _floats(data: list[Any], flag: str, path: str, not_finite: str) -> np.ndarray:
+    """``data`` (numbers, or rows of them) as finite floats; an integer beyond the floats, or
+    a non-finite number (the error ``not_finite``), names ``flag``."""
     try:
-        return np.asarray(data, dtype=np.float64)
+        values = np.asarray(data, dtype=np.float64)
     except OverflowError:
         raise ValueError(
             f"`{flag}` file {path!r} holds an integer too large for a float."
         ) from None
+    if not np.all(np.isfinite(values)):
+        raise ValueError(not_finite)
+    return values
 
 
 def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
@@ -163,9 +169,8 @@ def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
             f"`--prior` file {spec!r} must hold a JSON list of probabilities such as "
             f"[0.5, 0.25, 0.25]; got {type(data).__name__} {str(data)[:60]}."
         )
-    prior = _floats(data, "--prior", spec)
-    if not np.all(np.isfinite(prior)):
-        raise ValueError(f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}.")
+    not_finite = f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}."
+    prior = _floats(data, "--prior", spec, not_finite)
     largest = float(np.max(prior, initial=0.0))
     if normalize and largest > 0.0:
         prior = prior / largest
@@ -196,10 +201,7 @@ def _json_loss(spec: str) -> np.ndarray:
             f"`--cost` file {spec!r}: every row of the loss matrix must have as many entries "
             f"(one per output); got rows of lengths {lengths}."
         )
-    loss = _floats(data, "--cost", spec)
-    if not np.all(np.isfinite(loss)):
-        raise ValueError(f"`--cost` file {spec!r}: the loss matrix must be finite.")
-    return loss
+    return _floats(data, "--cost", spec, f"`--cost` file {spec!r}: the loss matrix must be finite.")
 
 
 def _prior(spec: str, values: np.ndarray, graph_kind: str, *, normalize: bool) -> np.ndarray:
@@ -399,19 +401,9 @@ def _label(v: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_plot_path("--plot", args.plot)  # before the solve, not after
-    out, result = compute(
-        n=args.n,
-        epsilon=args.epsilon,
-        prior=args.prior,
-        loss=args.cost,
-        minimax=args.minimax,
-        side_info=args.side_info,
-        graph=args.graph,
-        solver=args.solver,
-        normalize_prior=args.normalize_prior,
-        max_memory_gb=args.max_memory_gb,
-        progress=args.progress,
-    )
+    names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
+    names += ("normalize_prior", "max_memory_gb", "progress")
+    out, result = compute(loss=args.cost, **options_of(args, names))
     if plot is not None:
         save_plot(result.plot, plot, out)
     if args.json:
@@ -438,17 +430,16 @@ def run(args: argparse.Namespace) -> int:
     if out["geometric_note"]:
         print(f"\nnote: {out['geometric_note']}")
     mech = result.mechanism
-    print()
-    if mech.shape[1] <= MAX_PRINTED_COLUMNS:
-        headers = ["in \\ out", *(_label(v) for v in out["outputs"])]
-        rows = [
-            [_label(v), *(fmt(float(x), 4) for x in row)]
-            for v, row in zip(out["inputs"], mech, strict=True)
-        ]
-        print("optimal mechanism P(output | input):")
-        print_table(headers, rows)
-    else:
-        print(f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or --plot)")
+    print_mechanism(
+        mech,
+        [_label(v) for v in out["inputs"]],
+        [_label(v) for v in out["outputs"]],
+        corner="in \\ out",
+        title="optimal mechanism P(output | input):",
+        max_columns=MAX_PRINTED_COLUMNS,
+        too_wide=f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or "
+        "--plot)",
+    )
     if out["remap"] is not None:
         print()
         if args.minimax:
