@@ -228,8 +228,9 @@ def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, flo
 def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
     """The reference staircase of a graded grid as a certified noise: (family, keywords,
     value, LP point), or None. It is an exactly feasible point of the LP (its step ratio and
-    tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more."""
-    if lp.profile is None:
+    tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more —
+    unless the caller's constraints are among the rows (None then: it meets none of them)."""
+    if lp.profile is None or lp.declared or lp.custom is not None:
         return None
     full = np.asarray(lp.expand @ lp.profile, dtype=np.float64)
     family, kwargs = lp.noise_parts(full, 0.0)
