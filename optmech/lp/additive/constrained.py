@@ -27,6 +27,10 @@ constraints of [`optmech.constraints`][optmech.constraints], each as returned:
 
 The provenance lists every constraint with its residual
 ([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
+
+The lower bound knows the multipliers of the declarative rows, not those of a callable's cvxpy
+constraints: it stays valid (a Lagrangian of a relaxation) but is usually far from the value
+when a callable binds, and the design then warns that its interval is wide.
 """
 
 from __future__ import annotations
@@ -188,7 +192,8 @@ def design_constrained(
                 missed.append(f"margin {margin:g}: {exc.hint}")
                 continue
             prov = noise.provenance
-            if relatively_wide(prov.value, prov.lower_bound, prov.accuracy):
+            wide = relatively_wide(prov.value, prov.lower_bound, prov.accuracy)
+            if wide and asked.custom is None:  # a callable's multipliers are not in any bound
                 noise = cross_check(noise, lp, finish, run)
             warn_about(noise, asked, stacklevel=4)
             return noise

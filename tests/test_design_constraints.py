@@ -1,0 +1,272 @@
+"""`design_noise(constraints=...)`: the caller's constraints on 1-D additive noise.
+
+Independent truth: the returned noise's mean, tail and costs by numerical integration of its
+pdf (``scipy.integrate.quad`` cell by cell, plus the geometric tails beyond a wide range, which
+hold less than 1e-12 of the mass here), or by summing its pmf on ℤ; constrained optima against
+a separate ``scipy.optimize.linprog`` solve of the discretised LP written out here; the
+infeasible tail bound against the closed-form least tail of any ε-DP noise.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import integrate, optimize
+
+import optmech
+from optmech.constraints import (
+    RESIDUAL_TOL,
+    Custom,
+    MaxCost,
+    MaxRisk,
+    Monotone,
+    TailBound,
+    Unbiased,
+)
+from optmech.costs import Absolute, Asymmetric, Squared
+from optmech.exceptions import InaccurateSolutionWarning, InfeasibleConstraintsError
+
+OVER, UNDER = 3.0, 1.0
+ASYM = Asymmetric(over=OVER, under=UNDER)
+
+
+def _asym(e: np.ndarray | float) -> np.ndarray:
+    e = np.asarray(e, dtype=float)
+    return np.where(e >= 0, OVER * e, -UNDER * e)
+
+
+def _expect(noise, fn, *, reach: float = 60.0, pieces: int = 960) -> float:
+    """``∫ fn(z) pdf(z) dz`` by quad on pieces of width ``2·reach/pieces`` (the cells of the
+    designs below are 1/8 wide, so every piece lies inside one cell), plus the atom."""
+    edges = np.linspace(-reach, reach, pieces + 1)
+    total = 0.0
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        total += integrate.quad(lambda z: fn(z) * noise.pdf(z), a, b, epsabs=1e-15)[0]
+    atom = float(getattr(noise, "atom", 0.0))
+    return total + atom * float(fn(0.0))
+
+
+def _design(privacy, cost, **options):
+    return optmech.design_noise(privacy, sensitivity=1.0, cost=cost, **options)
+
+
+def _linprog(
+    epsilon: float,
+    cells: int,
+    periods: int,
+    cell_integral,
+    equalities=(),
+    inequalities=(),
+) -> float:
+    """The ε-DP LP on a finite grid of ``cells`` per Δ = 1, written out here: densities
+    ``f_j ≥ 0`` on ``[j h, (j + 1) h)``, ``Σ f_j h = 1``, ``f_i ≤ e^ε f_j`` for ``|i − j| ≤
+    cells``, extra rows given as functions of the cell edges; minimise ``Σ f_j ∫_cell c``."""
+    h = 1.0 / cells
+    j = np.arange(-periods * cells, periods * cells)
+    lo, hi = j * h, (j + 1) * h
+    n = j.size
+    rows, cols, vals = [], [], []
+    r = 0
+    for d in range(-cells, cells + 1):
+        if d == 0:
+            continue
+        i = np.arange(max(0, -d), min(n, n - d))
+        rows += [r + np.arange(i.size)] * 2
+        cols += [i, i + d]
+        vals += [np.ones(i.size), -math.exp(epsilon) * np.ones(i.size)]
+        r += i.size
+    a_priv = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, n)
+    )
+    a_ub = sp.vstack([a_priv, *[sp.csr_matrix(g(lo, hi)[None, :]) for g, _ in inequalities]])
+    b_ub = np.concatenate([np.zeros(r), [b for _, b in inequalities]])
+    a_eq = np.vstack([np.full(n, h), *[g(lo, hi) for g in equalities]])
+    b_eq = np.concatenate([[1.0], np.zeros(len(equalities))])
+    res = optimize.linprog(
+        cell_integral(lo, hi), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, method="highs"
+    )
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
+def _asym_integral(lo, hi):
+    """∫ over [lo, hi] of 3e⁺ + e⁻ (cells never straddle 0)."""
+    return np.where(lo >= 0, OVER * (hi**2 - lo**2) / 2, UNDER * (lo**2 - hi**2) / 2)
+
+
+def _first_moment(lo, hi):
+    return (hi**2 - lo**2) / 2
+
+
+# -- Unbiased -------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def asymmetric_pair():
+    privacy = optmech.PureDP(2.0)
+    options = {"resolution": 4, "periods": 10}
+    free = _design(privacy, ASYM, **options)
+    unbiased = _design(privacy, ASYM, constraints=Unbiased(), **options)
+    return free, unbiased
+
+
+def test_unconstrained_asymmetric_design_is_biased(asymmetric_pair):
+    free, _ = asymmetric_pair
+    assert _expect(free, lambda z: z) < -0.05  # over-estimates cost 3x: the noise leans left
+
+
+def test_unbiased_design_has_zero_mean_by_quadrature(asymmetric_pair):
+    free, unbiased = asymmetric_pair
+    assert abs(_expect(unbiased, lambda z: z)) < 1e-8
+    assert abs(_expect(unbiased, lambda z: 1.0) - 1.0) < 1e-8
+    # it costs more than the biased optimum, never less than its certified lower bound
+    assert unbiased.value > free.value * (1 + 1e-3)
+    assert unbiased.value >= free.lower_bound
+    assert unbiased.value == pytest.approx(_expect(unbiased, _asym), rel=1e-8)
+
+
+def test_unbiased_optimum_matches_a_separate_linprog(asymmetric_pair):
+    _, unbiased = asymmetric_pair
+    expected = _linprog(2.0, 4, 10, _asym_integral, equalities=[_first_moment])
+    # the design has geometric tails beyond 10 periods (mass ~e^-20): the LPs agree to that
+    assert unbiased.lower_bound <= unbiased.value
+    assert unbiased.value == pytest.approx(expected, rel=1e-6)
+
+
+def test_provenance_lists_every_constraint_with_its_residual():
+    constraints = [Unbiased(), MaxRisk(5.0), Monotone()]
+    noise = _design(
+        optmech.PureDP(2.0), ASYM, resolution=4, periods=10, constraints=constraints
+    )
+    records = noise.provenance.constraints
+    assert [r.name for r in records] == [c.name for c in constraints]
+    assert [r.kind for r in records] == ["equality", "inequality", "inequality"]
+    assert all(0.0 <= r.residual <= RESIDUAL_TOL for r in records)
+    assert records[0].residual == pytest.approx(abs(_expect(noise, lambda z: z)), abs=1e-8)
+    assert _expect(noise, _asym) <= 5.0
+    assert noise.to_dict()  # the record serialises
+
+
+def test_unbiased_lattice_noise_sums_to_zero_mean():
+    noise = optmech.design_noise(
+        optmech.PureDP(1.0), sensitivity=2, cost=ASYM, integer=True, periods=20,
+        constraints=[Unbiased()],
+    )  # fmt: skip
+    k = np.arange(-400, 401)
+    pmf = noise.pmf(k)
+    assert abs(pmf.sum() - 1.0) < 1e-12
+    assert abs(float(k @ pmf)) < 1e-9
+    assert noise.value == pytest.approx(float(_asym(k) @ pmf), rel=1e-9)
+
+
+def test_unbiased_approx_dp_design():
+    privacy = optmech.ApproxDP(1.0, 1e-3)
+    noise = _design(privacy, ASYM, resolution=8, constraints=[Unbiased()])
+    assert noise.certified_delta <= 1e-3
+    assert noise.certified_epsilon <= 1.0 or noise.certified_delta <= 1e-3
+    assert abs(_expect(noise, lambda z: z, reach=30.0, pieces=480)) < 1e-8
+    free = _design(privacy, ASYM, resolution=8)
+    assert noise.value >= free.lower_bound
+
+
+# -- TailBound ------------------------------------------------------------------------------------
+def test_tail_bound_tightens_the_tail():
+    privacy, t, q = optmech.PureDP(2.0), 1.0, 0.1
+    options = {"resolution": 4, "periods": 10}
+    free = _design(privacy, "abs", **options)
+    far = lambda z: float(abs(z) > t)  # noqa: E731
+    assert _expect(free, far) > q + 0.01  # the optimum's tail exceeds q: the bound binds
+    noise = _design(privacy, "abs", constraints=TailBound(t, q), **options)
+    tail = float(noise.cdf(-t)) + float(noise.sf(t))
+    assert tail <= q + 1e-9
+    assert _expect(noise, far) == pytest.approx(q, abs=1e-7)  # binding
+    assert free.lower_bound <= noise.value
+    expected = _linprog(
+        2.0,
+        4,
+        10,
+        lambda lo, hi: np.abs(hi**2 * np.sign(hi) - lo**2 * np.sign(lo)) / 2,
+        inequalities=[(lambda lo, hi: np.where((lo >= t) | (hi <= -t), hi - lo, 0.0), q)],
+    )
+    assert noise.value == pytest.approx(expected, rel=1e-6)
+
+
+def test_tail_bound_below_every_private_noise_is_refused():
+    # P(|Z| ≤ 1/2) ≤ tanh(ε/2) for every ε-DP noise with Δ = 1 (the cells [k − 1/2, k + 1/2)
+    # carry at least e^(−ε|k|) times the middle one); the discrete staircase attains it.
+    epsilon = 1.0
+    least = 1.0 - math.tanh(epsilon / 2)  # 0.5379
+    with pytest.raises(InfeasibleConstraintsError, match=r"TailBound") as info:
+        _design(
+            optmech.PureDP(epsilon), "abs", resolution=8, periods=8,
+            constraints=[TailBound(0.5, least - 0.01), Unbiased()],
+        )  # fmt: skip
+    assert info.value.constraints == (TailBound(0.5, least - 0.01).name,)
+    noise = _design(
+        optmech.PureDP(epsilon), "abs", resolution=8, periods=8,
+        constraints=[TailBound(0.5, least + 0.005)],
+    )  # fmt: skip
+    assert float(noise.cdf(-0.5)) + float(noise.sf(0.5)) <= least + 0.005 + 1e-9
+
+
+# -- MaxCost --------------------------------------------------------------------------------------
+def test_max_cost_keeps_the_absolute_error_under_a_bound():
+    privacy, bound = optmech.PureDP(1.0), 0.9
+    options = {"resolution": 8, "periods": 12}
+    free = _design(privacy, Squared(), **options)
+    assert _expect(free, abs) > bound + 0.03
+    noise = _design(privacy, Squared(), constraints=MaxCost(Absolute(), bound), **options)
+    assert _expect(noise, abs) <= bound * (1 + 1e-8)
+    assert _expect(noise, abs) == pytest.approx(bound, rel=1e-6)
+    assert noise.value == pytest.approx(_expect(noise, lambda z: z * z), rel=1e-8)
+    assert noise.value > free.value
+    assert noise.value >= free.lower_bound
+
+
+def test_max_risk_on_a_graded_grid():
+    privacy = optmech.PureDP(4.0)
+    free = _design(privacy, ASYM, grid="graded", periods=6)
+    noise = _design(privacy, ASYM, grid="graded", periods=6, constraints=[Unbiased()])
+    bound = noise.value * (1 + 1e-3)
+    capped = _design(
+        privacy, ASYM, grid="graded", periods=6, constraints=[Unbiased(), MaxRisk(bound)]
+    )
+    assert _expect(capped, _asym, reach=6.0, pieces=6000) <= bound
+    assert abs(_expect(noise, lambda z: z, reach=6.0, pieces=6000)) < 1e-8
+    assert noise.value >= free.lower_bound
+
+
+# -- callables and refusals -----------------------------------------------------------------------
+def test_a_callable_sees_the_cell_masses():
+    def right_tail(v):
+        return [v.masses[v.centres > 3].sum() <= 0.005]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)  # its bound is a relaxation's
+        noise = _design(
+            optmech.PureDP(1.0), "abs", resolution=8, periods=8, constraints=Custom(right_tail)
+        )
+    (record,) = noise.provenance.constraints
+    assert record.kind == "custom" and record.residual < 1e-6
+    assert float(noise.sf(3.0)) <= 0.005 + 1e-6
+
+
+@pytest.mark.parametrize(
+    ("privacy", "options"),
+    [
+        (optmech.ZCDP(0.5), {}),
+        (optmech.PureDP(1.0), {"dimension": 2, "sensitivity_norm": "l2"}),
+    ],
+)
+def test_unsupported_designs_refuse_constraints_by_name(privacy, options):
+    with pytest.raises(ValueError, match=r"`constraints`.*PureDP and ApproxDP"):
+        optmech.design_noise(
+            privacy, sensitivity=1.0, cost="abs", constraints=Unbiased(), **options
+        )
+
+
+def test_bad_constraints_are_refused():
+    with pytest.raises(TypeError, match="constraints"):
+        _design(optmech.PureDP(1.0), "abs", constraints=3.0)
