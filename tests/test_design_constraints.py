@@ -9,6 +9,7 @@ infeasible tail bound against the closed-form least tail of any ε-DP noise.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -44,7 +45,7 @@ def _expect(noise, fn, *, reach: float = 60.0, pieces: int = 960) -> float:
     designs below are 1/8 wide, so every piece lies inside one cell), plus the atom."""
     edges = np.linspace(-reach, reach, pieces + 1)
     total = 0.0
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
+    for a, b in itertools.pairwise(edges):
         total += integrate.quad(lambda z: fn(z) * noise.pdf(z), a, b, epsabs=1e-15)[0]
     atom = float(getattr(noise, "atom", 0.0))
     return total + atom * float(fn(0.0))
@@ -137,9 +138,7 @@ def test_unbiased_optimum_matches_a_separate_linprog(asymmetric_pair):
 
 def test_provenance_lists_every_constraint_with_its_residual():
     constraints = [Unbiased(), MaxRisk(5.0), Monotone()]
-    noise = _design(
-        optmech.PureDP(2.0), ASYM, resolution=4, periods=10, constraints=constraints
-    )
+    noise = _design(optmech.PureDP(2.0), ASYM, resolution=4, periods=10, constraints=constraints)
     records = noise.provenance.constraints
     assert [r.name for r in records] == [c.name for c in constraints]
     assert [r.kind for r in records] == ["equality", "inequality", "inequality"]
@@ -276,9 +275,7 @@ def test_a_callable_sees_the_cell_masses():
 )
 def test_unsupported_designs_refuse_constraints_by_name(privacy, options):
     with pytest.raises(ValueError, match=r"`constraints`.*PureDP and ApproxDP"):
-        optmech.design_noise(
-            privacy, sensitivity=1.0, constraints=Unbiased(), **options
-        )
+        optmech.design_noise(privacy, sensitivity=1.0, constraints=Unbiased(), **options)
 
 
 def test_bad_constraints_are_refused():

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
-from optmech.lp.additive.constrained import design_constrained
 from optmech.lp.additive.beyond import design_beyond
+from optmech.lp.additive.constrained import design_constrained
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.additive2d.design import design_noise_2d

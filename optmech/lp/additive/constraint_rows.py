@@ -67,6 +67,7 @@ __all__ = [
     "SUPPORTED",
     "CustomRows",
     "NoiseVariables",
+    "centred",
     "constraint_blocks",
     "constraint_records",
     "mirror_invariant",
@@ -164,6 +165,52 @@ def mirror_invariant(constraint: Constraint) -> bool:
     if isinstance(constraint, MaxCost):
         return bool(constraint.cost.symmetric)
     return not isinstance(constraint, Custom)
+
+
+# -- an exact zero mean ---------------------------------------------------------------------------
+def _one_sided(lp: AdditiveLP) -> FloatArray:
+    """Grid values ``e^(−ε x/(4Δ))`` right of 0 and ``e^(−ε|x|/(2Δ))`` left of it: a feasible
+    point of the ε-DP LP (window ratios at most ``e^(ε/2)``, non-increasing in ``|x|``, tails
+    at the LP's ratio) whose mean is positive."""
+    x = lp.grid.centres() / lp.grid.sensitivity
+    eps = lp.privacy.epsilon
+    return np.where(x >= 0, np.exp(-eps * x / 4.0), np.exp(eps * x / 2.0))
+
+
+def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, Any]] | None:
+    """The family and keywords of the returned ε-DP noise mixed with a private noise of the
+    opposite mean so that its mean is 0 to rounding; None when there is nothing to do.
+
+    After the privacy repair a design asked to be [`Unbiased`][optmech.constraints.Unbiased]
+    has a mean of the order of the solver's tolerance. With ``μ`` that mean and ``μ_g`` the
+    mean of [`_one_sided`][_one_sided] (mirrored to the other sign), the mixture with weight
+    ``λ = μ/(μ − μ_g)`` on it has mean 0; both are feasible points of the LP, so the mixture
+    is too, and ``λ`` — hence the change of every expectation — is of the order of ``μ``.
+    Pure ε-DP designs on the full grid only (the mirror reduction is unbiased already; an
+    (ε, δ) repair mixes with a symmetric reference, which only shrinks the mean).
+    """
+    wanted = any(isinstance(c, Unbiased) for c in lp.declared)
+    if not wanted or lp.reduced or not lp.spec.pure:
+        return None
+    key, unit = ("pmf", lp.grid.period) if "pmf" in kwargs else ("densities", lp.grid.sensitivity)
+    moment = moment_columns(lp)
+
+    def moments(full: FloatArray) -> tuple[float, float]:
+        z = lp.variables_of(full, 0.0)
+        return float(moment[: z.size] @ z), float(lp.mass[: z.size] @ z)
+
+    own = np.asarray(kwargs[key], dtype=np.float64) * unit
+    first, total = moments(own)
+    mean = first / total
+    if mean == 0.0 or not np.isfinite(mean):
+        return None
+    other = _one_sided(lp)
+    if mean > 0:
+        other = other[lp.grid.mirror()]
+    first_g, total_g = moments(other)
+    weight = mean / (mean - first_g / total_g)
+    full = (1.0 - weight) * own / total + weight * other / total_g
+    return lp.noise_parts(full, 0.0)
 
 
 # -- the callables ------------------------------------------------------------------------------

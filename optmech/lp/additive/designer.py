@@ -47,6 +47,7 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.additive.constraint_rows import centred
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
@@ -321,6 +322,10 @@ def finish_design(
         if repaired is not None:
             family, kwargs, fix = repaired
         found.update(kind=str(fix.kind), weight=fix.weight)
+    if lp.declared and allow_repair:  # an exact zero mean for Unbiased, when certified
+        mixed = centred(lp, kwargs)
+        if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
+            family, kwargs = mixed
     with stage("certify", _log, point="returned") as found:
         cert_eps, cert_delta, ok = _certify(family(**kwargs), lp)
         found.update(certified_epsilon=cert_eps, certified_delta=cert_delta, holds=ok)
