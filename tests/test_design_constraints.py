@@ -281,3 +281,21 @@ def test_unsupported_designs_refuse_constraints_by_name(privacy, options):
 def test_bad_constraints_are_refused():
     with pytest.raises(TypeError, match="constraints"):
         _design(optmech.PureDP(1.0), "abs", constraints=3.0)
+
+
+def test_centring_mixes_a_biased_private_noise_to_zero_mean():
+    from optmech.certify.noise import noise_epsilon
+    from optmech.lp.additive.constrained import constrained_lp
+    from optmech.lp.additive.constraint_rows import centred
+    from optmech.lp.additive.lp import build_additive_lp
+    from optmech.lp.additive.spec import AdditiveSpec
+
+    spec = AdditiveSpec(optmech.PureDP(1.0), 1.0, ASYM, resolution=8, periods=12, grid="uniform")
+    lp = constrained_lp(build_additive_lp(spec), [Unbiased()])
+    # a grid Laplace centred at 0.3: ε-DP, mean about 0.3
+    shifted = np.exp(-np.abs(lp.grid.centres() - 0.3))
+    family, kwargs = centred(lp, lp.noise_parts(shifted, 0.0)[1])
+    noise = family(**kwargs)
+    assert abs(_expect(noise, lambda z: z, reach=30.0, pieces=480)) < 1e-9
+    assert abs(_expect(noise, lambda z: 1.0, reach=30.0, pieces=480) - 1.0) < 1e-9
+    assert noise_epsilon(noise.grid_description().with_reach(8)) <= 1.0 + 1e-9
