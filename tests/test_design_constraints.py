@@ -299,3 +299,15 @@ def test_centring_mixes_a_biased_private_noise_to_zero_mean():
     assert abs(_expect(noise, lambda z: z, reach=30.0, pieces=480)) < 1e-9
     assert abs(_expect(noise, lambda z: 1.0, reach=30.0, pieces=480) - 1.0) < 1e-9
     assert noise_epsilon(noise.grid_description().with_reach(8)) <= 1.0 + 1e-9
+
+
+def test_unbiased_linear_asymmetric_cost_is_twice_the_absolute_error():
+    # With E Z = 0, E Z⁺ = E Z⁻, so E[3 Z⁺ + Z⁻] = 2 E|Z|: the unbiased optimum is twice the
+    # least E|Z|, the staircase's e^(ε/2)/(e^ε − 1)·Δ (Geng & Viswanath (2016), Thm. 4) as the
+    # grid refines.
+    epsilon = 2.0
+    v_star = math.exp(epsilon / 2) / math.expm1(epsilon)
+    noise = _design(optmech.PureDP(epsilon), ASYM, resolution=8, periods=10, constraints=Unbiased())
+    assert 2 * v_star * (1 - 1e-9) <= noise.value <= 2 * v_star * 1.005
+    absolute = _design(optmech.PureDP(epsilon), "abs", resolution=8, periods=10)
+    assert noise.value == pytest.approx(2 * absolute.value, rel=1e-7)

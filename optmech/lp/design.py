@@ -152,7 +152,7 @@ def design_noise(
         cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
         ([`optmech.lp.additive.constrained`][optmech.lp.additive.constrained]); every
         declarative constraint holds for the noise as returned, to
-        [`RESIDUAL_TOL`][optmech.constraints.RESIDUAL_TOL], and ``provenance.constraints``
+        ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
         lists each with its residual.
     **spec_options
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
@@ -190,6 +190,16 @@ def design_noise(
     True
     >>> noise.certified_epsilon <= 1.0 + 1e-9
     True
+
+    Over-estimates that cost three times as much as under-estimates pull the optimum's mean
+    below 0; ``Unbiased()`` asks for zero mean (Badanidiyuru et al. (2023)):
+
+    >>> from optmech.constraints import Unbiased
+    >>> skewed = optmech.costs.Asymmetric(over=3, under=1)
+    >>> fair = optmech.design_noise(optmech.PureDP(2.0), sensitivity=1.0, cost=skewed,
+    ...                             resolution=4, periods=10, constraints=Unbiased())
+    >>> abs(fair.mean()) < 1e-12, fair.provenance.constraints[0].residual <= 1e-9
+    (True, True)
     """
     dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
     spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)

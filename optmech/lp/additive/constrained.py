@@ -14,8 +14,8 @@ constraints of [`optmech.constraints`][optmech.constraints], each as returned:
    solver's point here (it meets none of the constraints).
 3. **Check.** Every declarative constraint is evaluated on the returned noise itself (its
    ``mean`` and ``expected_cost``); when one is off by more than
-   [`RESIDUAL_TOL`][optmech.constraints.RESIDUAL_TOL], the LP is **re-solved with a margin**:
-   every inequality's bound tightened to ``(1 − η)·b`` for ``η`` in [`MARGINS`][MARGINS]. The
+   ``optmech.constraints.RESIDUAL_TOL`` (1e-9), the LP is **re-solved with a margin**:
+   every inequality's bound tightened to ``(1 − η)·b`` for ``η`` in ``MARGINS``. The
    certified interval is always that of the problem *asked*: the lower bound is weak duality
    with the margin solve's multipliers on the untightened rows (valid for any multipliers).
    If no margin works, [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]
@@ -56,11 +56,12 @@ from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.engine.crosscheck import labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
-from optmech.provenance import ConstraintRecord
+from optmech.provenance import Attempt, ConstraintRecord
 
 __all__ = ["MARGINS", "constrained_lp", "design_constrained"]
 
@@ -97,6 +98,17 @@ def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> object:
 def _with_records(noise: DesignedNoise, records: tuple[ConstraintRecord, ...]) -> DesignedNoise:
     out = copy.copy(noise)
     prov = noise.provenance.replace(constraints=records)
+    out._record = dataclasses.replace(noise.record, provenance=prov)
+    return out
+
+
+def _with_attempts(noise: DesignedNoise, earlier: Sequence[Attempt]) -> DesignedNoise:
+    """``noise`` with the attempts of the margins that missed a constraint before its own."""
+    if not earlier:
+        return noise
+    out = copy.copy(noise)
+    prov = noise.provenance
+    prov = prov.replace(attempts=(*earlier, *prov.attempts))
     out._record = dataclasses.replace(noise.record, provenance=prov)
     return out
 
@@ -181,16 +193,28 @@ def design_constrained(
             return _with_records(noise, records)
 
         missed: list[str] = []
+        tried: list[Attempt] = []
         for margin in MARGINS:
+            step = f"margin {margin:g}" if margin else ""
             lp = asked if margin == 0.0 else constrained_lp(base, constraints, margin)
-            solved, info = _solve(lp, base, constraints, run)
+            try:
+                solved, info = _solve(lp, base, constraints, run)
+            except InfeasibleConstraintsError as exc:
+                if margin == 0.0:
+                    raise
+                missed.append(f"{step}: infeasible ({exc})")
+                break
+            if step:
+                info = dataclasses.replace(info, attempts=tuple(labelled(info.attempts, step)))
             try:
                 noise = finish(
                     solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
                 )
             except SolverError as exc:
-                missed.append(f"margin {margin:g}: {exc.hint}")
+                missed.append(f"{step or 'as asked'}: {exc.hint}")
+                tried += labelled(info.attempts, "constraint not met")
                 continue
+            noise = _with_attempts(noise, tried)
             prov = noise.provenance
             wide = relatively_wide(prov.value, prov.lower_bound, prov.accuracy)
             if wide and asked.custom is None:  # a callable's multipliers are not in any bound

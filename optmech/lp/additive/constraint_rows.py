@@ -183,7 +183,7 @@ def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, 
 
     After the privacy repair a design asked to be [`Unbiased`][optmech.constraints.Unbiased]
     has a mean of the order of the solver's tolerance. With ``μ`` that mean and ``μ_g`` the
-    mean of [`_one_sided`][_one_sided] (mirrored to the other sign), the mixture with weight
+    mean of ``_one_sided`` (mirrored to the other sign), the mixture with weight
     ``λ = μ/(μ − μ_g)`` on it has mean 0; both are feasible points of the LP, so the mixture
     is too, and ``λ`` — hence the change of every expectation — is of the order of ``μ``.
     Pure ε-DP designs on the full grid only (the mirror reduction is unbiased already; an
@@ -320,5 +320,5 @@ def constraint_records(
 
 def unmet(records: Sequence[ConstraintRecord]) -> list[ConstraintRecord]:
     """The declarative constraints whose residual exceeds
-    [`RESIDUAL_TOL`][optmech.constraints.RESIDUAL_TOL]."""
+    ``optmech.constraints.RESIDUAL_TOL`` (1e-9)."""
     return [r for r in records if r.kind != "custom" and not r.residual <= RESIDUAL_TOL]
