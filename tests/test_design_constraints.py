@@ -267,18 +267,45 @@ def test_max_risk_on_a_graded_grid():
 
 
 # -- callables and refusals -----------------------------------------------------------------------
-def test_a_callable_sees_the_cell_masses():
+def test_an_affine_callable_becomes_rows_of_the_lp():
+    # P(Z > 3) ≤ 0.005 through the cell masses: the same as a one-sided tail bound, so the
+    # separate LP has that row.
     def right_tail(v):
         return [v.masses[v.centres > 3].sum() <= 0.005]
+
+    options = {"resolution": 4, "periods": 16}
+    noise = _design(optmech.PureDP(2.0), "abs", constraints=Custom(right_tail), **options)
+    (record,) = noise.provenance.constraints
+    assert record.kind == "custom" and record.residual < 1e-9
+    assert _expect(noise, lambda z: float(z > 3)) <= 0.005 + 1e-9
+    expected = _linprog(
+        2.0,
+        4,
+        16,
+        lambda lo, hi: (np.abs(hi) * hi - np.abs(lo) * lo) / 2,
+        inequalities=[(lambda lo, hi: np.where(lo >= 3, hi - lo, 0.0), 0.005)],
+    )
+    assert noise.lower_bound <= expected * (1 + 1e-9) and expected <= noise.value * (1 + 1e-9)
+
+
+def test_a_conic_callable_is_passed_to_the_solver():
+    import cvxpy as cp
+
+    def spread(v):  # the unconstrained optimum's cell masses have norm 0.19
+        return [cp.norm(v.masses, 2) <= 0.17]
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InaccurateSolutionWarning)  # its bound is a relaxation's
         noise = _design(
-            optmech.PureDP(1.0), "abs", resolution=8, periods=8, constraints=Custom(right_tail)
+            optmech.PureDP(1.0), "abs", resolution=8, periods=8, constraints=Custom(spread)
         )
     (record,) = noise.provenance.constraints
     assert record.kind == "custom" and record.residual < 1e-6
-    assert float(noise.sf(3.0)) <= 0.005 + 1e-6
+    edges = np.arange(-64, 64) / 8
+    masses = noise.cdf(edges + 1 / 8) - noise.cdf(edges)
+    assert float(np.sqrt(np.sum(masses**2))) <= 0.17 + 1e-6
+    free = _design(optmech.PureDP(1.0), "abs", resolution=8, periods=8)
+    assert noise.value > free.value * (1 + 1e-3)
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,11 @@
 constraints of [`optmech.constraints`][optmech.constraints], each as returned:
 
 1. **Rows.** The LP of the spec is built once and the constraints' rows are added to it
-   ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]); the
-   callables' cvxpy constraints join each solver attempt. The mirror reduction is turned off
-   when a constraint is not mirror-invariant (an asymmetric second cost, a callable).
+   ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]); a
+   callable whose constraints are affine (in)equalities becomes rows too (read off cvxpy's
+   gradient of each), any other callable's cvxpy constraints join each solver attempt. The
+   mirror reduction is turned off when a constraint is not mirror-invariant (an asymmetric
+   second cost, a callable).
 2. **Solve, read, repair** as without constraints
    ([`finish_design`][optmech.lp.additive.designer.finish_design]). The privacy repair (cells
    raised to a window strictly inside ε, or a mixture for δ) moves the point by a hair, which
@@ -28,9 +30,10 @@ constraints of [`optmech.constraints`][optmech.constraints], each as returned:
 The provenance lists every constraint with its residual
 ([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
 
-The lower bound knows the multipliers of the declarative rows, not those of a callable's cvxpy
-constraints: it stays valid (a Lagrangian of a relaxation) but is usually far from the value
-when a callable binds, and the design then warns that its interval is wide.
+The lower bound knows the multipliers of every row, affine callables' included, but not those of
+a callable's other cvxpy constraints: it stays valid (a Lagrangian of a relaxation) but is then
+usually far from the value when the callable binds, and the design warns that its interval is
+wide.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from optmech.lp.additive.constraint_rows import (
     CustomRows,
     constraint_blocks,
     constraint_records,
+    custom_blocks,
     mirror_invariant,
     unmet,
     with_blocks,
@@ -77,12 +81,16 @@ def constrained_lp(
     """``base`` with the rows of ``constraints`` (inequalities tightened by ``margin``) and the
     callables' constraints, as a fresh problem."""
     blocks = constraint_blocks(base, constraints, margin)
-    lp = dataclasses.replace(
-        base, rows=with_blocks(base.rows, blocks), declared=tuple(constraints), custom=None
-    )
     customs = tuple(c for c in constraints if isinstance(c, Custom))
-    if customs:
-        lp = dataclasses.replace(lp, custom=CustomRows(lp, customs))
+    affine, rest = custom_blocks(base, customs) if customs else ((), ())
+    lp = dataclasses.replace(
+        base,
+        rows=with_blocks(base.rows, (*blocks, *affine)),
+        declared=tuple(constraints),
+        custom=None,
+    )
+    if rest:
+        lp = dataclasses.replace(lp, custom=CustomRows(lp, rest))
     return lp.for_strategy(None)
 
 

@@ -70,6 +70,7 @@ __all__ = [
     "centred",
     "constraint_blocks",
     "constraint_records",
+    "custom_blocks",
     "mirror_invariant",
     "moment_columns",
     "unmet",
@@ -277,6 +278,43 @@ class CustomRows:
             for k, found in enumerate(item.function(_variables(self.lp, z))):
                 out[f"custom {i}.{k}: {item.name}"] = found
         return out
+
+
+def _affine_rows(constraint: Any, z: Any) -> tuple[sp.csr_matrix, FloatArray] | None:
+    """``(A, b)`` with ``A z ≤ b`` equivalent to an affine cvxpy (in)equality in ``z`` (whose
+    value is 0), or None for any other constraint."""
+    is_equality = isinstance(constraint, cp.constraints.Equality)
+    if not (is_equality or isinstance(constraint, cp.constraints.Inequality)):
+        return None
+    expr = constraint.expr  # ``lhs − rhs``, ``≤ 0`` or ``= 0``
+    if not expr.is_affine():
+        return None
+    const = np.asarray(expr.value, dtype=np.float64).ravel(order="F")
+    grad = expr.grad.get(z)
+    a = sp.csr_matrix((const.size, z.size)) if grad is None else sp.csr_matrix(grad.T)
+    if is_equality:
+        return sp.vstack([a, -a], format="csr"), np.concatenate([-const, const])
+    return a, -const
+
+
+def custom_blocks(
+    lp: AdditiveLP, items: Sequence[Custom]
+) -> tuple[tuple[RowBlock, ...], tuple[Custom, ...]]:
+    """The callables whose constraints are all affine (in)equalities, as row blocks (their
+    multipliers then enter the certified lower bound like any row's), and the others, left to
+    [`CustomRows`][CustomRows]."""
+    z = cp.Variable(lp.num_variables)
+    z.value = np.zeros(lp.num_variables)
+    blocks, rest = [], []
+    for i, item in enumerate(items):
+        rows = [_affine_rows(c, z) for c in item.function(_variables(lp, z))]
+        if not rows or any(r is None for r in rows):
+            rest.append(item)
+            continue
+        a = sp.vstack([r[0] for r in rows if r is not None], format="csr")
+        b = np.concatenate([r[1] for r in rows if r is not None])
+        blocks.append(RowBlock(f"custom {i}: {item.name}", a, b))
+    return tuple(blocks), tuple(rest)
 
 
 def _custom_residual(lp: AdditiveLP, item: Custom, point: FloatArray) -> float:
