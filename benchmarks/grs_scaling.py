@@ -36,7 +36,6 @@ from benchmarks._common import load, run_case
 
 MODULE = "benchmarks.grs_scaling"
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "grs_scaling.json")
-COMMAND = "python -m benchmarks.grs_scaling --repeat 3"
 EPSILON = 0.5
 #: The memory allowed to a case (the question asked: what solves in 10 minutes and 8 GB).
 MAX_MEMORY_GB = 8.0
@@ -273,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     load_start = load()
     rows = run(args.quick, args.timeout, args.max_n, args.repeat, tuple(args.methods))
     report = {
-        "command": COMMAND if not args.quick else "python -m benchmarks.grs_scaling --quick",
+        "command": " ".join(
+            ["python -m benchmarks.grs_scaling", *(sys.argv[1:] if argv is None else argv)]
+        ),
         "started": started,
         "load_start": load_start,
         "load_end": load(),

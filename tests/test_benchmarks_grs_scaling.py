@@ -54,3 +54,36 @@ def test_a_case_reports_time_memory_rounds_and_the_certified_width() -> None:
         ]
     )
     assert "| 40 | column-generation | bayesian | dirichlet |" in text
+
+
+def test_the_size_models_agree_with_the_committed_table() -> None:
+    """The refusals quote the models of ``optmech.lp.user.size_model`` as fitted to the
+    committed benchmark table: on every measured size n ≥ 400 the memory estimate is at least
+    the measured solve memory (a refusal errs on the safe side) and at most 2.5 times it (column
+    generation's memory per unit falls as n grows: 2.3 times at n = 4000), and the time estimate
+    is within a factor 2 of the measured median."""
+    import json
+    import os
+
+    from optmech.lp.user import size_model as sm
+
+    with open(grs_scaling.RESULTS, encoding="utf-8") as fh:
+        rows = json.load(fh)["rows"]
+    models = {
+        ("column-generation", "bayesian", "dirichlet"): sm.COLUMN_GENERATION_BAYESIAN,
+        ("column-generation", "minimax", "dirichlet"): sm.COLUMN_GENERATION_MINIMAX,
+        ("full", "bayesian", "dirichlet"): sm.FULL_LP,
+        ("full", "bayesian", "uniform"): sm.FULL_LP_MIRROR,
+    }
+    seen = set()
+    for row in rows:
+        if row.get("kind") == "exponent" or "total_median" not in row or row["n"] < 400:
+            continue
+        key = (row["method"], row["objective"], row["prior"])
+        model, size = models[key], row["n"] + 1
+        seen.add(key)
+        memory_mb = model.memory_gb(size, size) * 1e3
+        assert row["solve_mb"] <= memory_mb <= 2.5 * row["solve_mb"], (key, row["n"])
+        assert 0.5 <= model.seconds(size, size) / row["total_median"] <= 2.0, (key, row["n"])
+    assert seen == set(models)
+    assert os.path.basename(grs_scaling.RESULTS) in sm.SOURCE
