@@ -353,3 +353,19 @@ def test_unbiased_linear_asymmetric_cost_is_twice_the_absolute_error():
     assert 2 * v_star * (1 - 1e-9) <= noise.value <= 2 * v_star * 1.005
     absolute = _design(optmech.PureDP(epsilon), "abs", resolution=8, periods=10)
     assert noise.value == pytest.approx(2 * absolute.value, rel=1e-7)
+
+
+# -- the command line -----------------------------------------------------------------------------
+def test_cli_design_unbiased_and_tail():
+    from optmech.cli.design import compute
+
+    out, noise, _ = compute(
+        "eps=2", cost_spec="asym:3,1", resolution=4, periods=16, unbiased=True, tail="1,0.2"
+    )
+    assert abs(_expect(noise, lambda z: z)) < 1e-8
+    assert float(noise.cdf(-1.0)) + float(noise.sf(1.0)) <= 0.2 + 1e-9
+    assert out["constraint Unbiased(): residual"] <= RESIDUAL_TOL
+    with pytest.raises(ValueError, match="--tail"):
+        compute("eps=2", cost_spec="abs", resolution=4, periods=4, tail="1")
+    with pytest.raises(ValueError, match="probability"):
+        compute("eps=2", cost_spec="abs", resolution=4, periods=4, tail="1,2")
