@@ -42,7 +42,9 @@ import copy
 import dataclasses
 import logging
 from collections.abc import Sequence
+from typing import Any
 
+from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
 from optmech.lp.additive.constraint_rows import (
@@ -65,7 +67,7 @@ from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
-from optmech.provenance import Attempt, ConstraintRecord
+from optmech.provenance import Attempt
 
 __all__ = ["MARGINS", "constrained_lp", "design_constrained"]
 
@@ -94,7 +96,7 @@ def constrained_lp(
     return lp.for_strategy(None)
 
 
-def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> object:
+def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> FloatArray:
     """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
     if lp.grid.integer:
         full = noise.probabilities * lp.grid.period  # type: ignore[union-attr]
@@ -103,20 +105,10 @@ def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> object:
     return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
 
 
-def _with_records(noise: DesignedNoise, records: tuple[ConstraintRecord, ...]) -> DesignedNoise:
+def _with_provenance(noise: DesignedNoise, **changes: Any) -> DesignedNoise:
+    """``noise`` with some fields of its provenance changed."""
     out = copy.copy(noise)
-    prov = noise.provenance.replace(constraints=records)
-    out._record = dataclasses.replace(noise.record, provenance=prov)
-    return out
-
-
-def _with_attempts(noise: DesignedNoise, earlier: Sequence[Attempt]) -> DesignedNoise:
-    """``noise`` with the attempts of the margins that missed a constraint before its own."""
-    if not earlier:
-        return noise
-    out = copy.copy(noise)
-    prov = noise.provenance
-    prov = prov.replace(attempts=(*earlier, *prov.attempts))
+    prov = noise.provenance.replace(**changes)
     out._record = dataclasses.replace(noise.record, provenance=prov)
     return out
 
@@ -198,7 +190,7 @@ def design_constrained(
                     f"after the privacy repair the noise misses {worst}",
                     attempts=tuple(info.attempts),
                 )
-            return _with_records(noise, records)
+            return _with_provenance(noise, constraints=records)
 
         missed: list[str] = []
         tried: list[Attempt] = []
@@ -222,7 +214,8 @@ def design_constrained(
                 missed.append(f"{step or 'as asked'}: {exc.hint}")
                 tried += labelled(info.attempts, "constraint not met")
                 continue
-            noise = _with_attempts(noise, tried)
+            if tried:  # the margins that missed a constraint, before this one's
+                noise = _with_provenance(noise, attempts=(*tried, *noise.provenance.attempts))
             prov = noise.provenance
             wide = relatively_wide(prov.value, prov.lower_bound, prov.accuracy)
             if wide and asked.custom is None:  # a callable's multipliers are not in any bound
