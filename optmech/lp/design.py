@@ -147,7 +147,7 @@ def design_noise(
         ([`optmech.constraints`][optmech.constraints]): ``Unbiased()`` (``E Z = 0``),
         ``MaxRisk(b)`` (``E ℓ(Z) ≤ b`` for ``cost``), ``MaxCost(c, b)`` (``E c(Z) ≤ b``),
         ``TailBound(t, q)`` (``P(|Z| > t) ≤ q``), ``Monotone()`` (always true for additive
-        noise) and ``Custom(f)`` (``f`` receives
+        noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
         [`NoiseVariables`][optmech.lp.additive.constraint_rows.NoiseVariables] and returns
         cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
         ([`optmech.lp.additive.constrained`][optmech.lp.additive.constrained]); every

@@ -31,7 +31,9 @@ for the noise whatever the normalisation the read-out applies:
 A *margin* ``η`` tightens every inequality's bound to ``(1 − η)·b`` (the designer re-solves
 with a margin when the privacy repair moved the point across a bound). The residuals reported
 ([`constraint_records`][constraint_records]) are recomputed from the returned noise itself — its
-``mean``, and ``expected_cost`` of the cost or of ``1[|e| > t]`` — not from the LP's point.
+``mean``, and ``expected_cost`` of the cost or of ``1[|e| > t]`` — not from the LP's point:
+``|E Z|/Δ`` for ``Unbiased``, the excess over ``b`` relative to ``b`` for a cost, the excess
+probability for a tail bound.
 """
 
 from __future__ import annotations
