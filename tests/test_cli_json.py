@@ -65,6 +65,8 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
         ["--privacy", "eps=1", "--resolution", "8", "--periods", "2"],
         ["--privacy", "eps=1,delta=1e-3", "--resolution", "8"],
         ["--privacy", "zcdp=0.5", "--integer"],
+        ["--privacy", "eps=2", "--cost", "asym:3,1", "--resolution", "4", "--periods", "16",
+         "--unbiased"],
         ["--dimension", "2", "--sensitivity-norm", "linf", "--privacy", "eps=1",
          "--resolution", "2", "--periods", "2"],
     ],
@@ -76,11 +78,14 @@ def test_design_json_is_the_designed_noise_dict(
     printed = _run(capsys, ["design", *argv])
     (noise,) = kept
     baselines = {key for key in printed if key.endswith(" cost") and key != "repair_cost"}
-    added = _check(printed, noise, (*design.JSON_EXTRAS, *baselines))
+    residuals = {f"constraint {c['name']}: residual" for c in printed["provenance"]["constraints"]}
+    added = _check(printed, noise, (*design.JSON_EXTRAS, *baselines, *residuals))
     assert printed["lp_value"] == printed["value"] == noise.value  # the earlier name kept
     assert {"solver", "status", "lp_value"} <= added
     if "eps=1,delta" in argv[1]:
         assert baselines == {"truncated Laplace cost", "Gaussian (analytic) cost"}
+    if "--unbiased" in argv:
+        assert residuals == {"constraint Unbiased(): residual"} <= added
 
 
 @pytest.mark.parametrize(
