@@ -17,7 +17,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from optmech._validation import check_flag, check_int, check_real
+from optmech.constraints import Constraint, as_constraints
 from optmech.lp.additive.beyond import design_beyond
+from optmech.lp.additive.constrained import design_constrained
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.additive2d.design import design_noise_2d
@@ -37,8 +39,23 @@ _log = logging.getLogger(__name__)
 #: The keywords of `design_noise` itself (besides the spec's options).
 _OWN = (
     "privacy, sensitivity, cost, solver, allow_repair, accuracy, solver_options, verbose, "
-    "progress and dimension"
+    "progress, dimension and constraints"
 )
+
+
+def _checked_constraints(
+    constraints: Any, spec: AdditiveSpec | AdditiveSpec2D
+) -> tuple[Constraint, ...]:
+    """The caller's constraints, refused by name where the designer has no rows for them:
+    they are supported on 1-D ε-DP and (ε, δ) designs."""
+    items = as_constraints(constraints)
+    if items and (isinstance(spec, AdditiveSpec2D) or spec.beyond):
+        what = "dimension=2" if isinstance(spec, AdditiveSpec2D) else str(spec.privacy)
+        raise ValueError(
+            "`constraints` are supported on 1-D designs for PureDP and ApproxDP only; got "
+            f"{len(items)} constraint(s) with {what}."
+        )
+    return items
 
 
 def _validated_spec(
@@ -78,6 +95,7 @@ def design_noise(
     progress: bool = False,
     dimension: int = 1,
     repair: bool | None = None,
+    constraints: Any = None,
     **spec_options: Any,
 ) -> DesignedNoise | DesignedNoise2D:
     """Design optimal additive noise for ``privacy`` and ``cost`` by LP, certified.
@@ -124,6 +142,18 @@ def design_noise(
     repair : bool, optional
         Deprecated spelling of ``allow_repair`` (a repair is a
         [`Repair`][optmech.provenance.Repair] record everywhere else).
+    constraints : Constraint, callable or sequence of them, optional
+        Conditions of the caller's own on the noise ``Z``
+        ([`optmech.constraints`][optmech.constraints]): ``Unbiased()`` (``E Z = 0``),
+        ``MaxRisk(b)`` (``E ℓ(Z) ≤ b`` for ``cost``), ``MaxCost(c, b)`` (``E c(Z) ≤ b``),
+        ``TailBound(t, q)`` (``P(|Z| > t) ≤ q``), ``Monotone()`` (always true for additive
+        noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
+        [`NoiseVariables`][optmech.lp.additive.constraint_rows.NoiseVariables] and returns
+        cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
+        ([`optmech.lp.additive.constrained`][optmech.lp.additive.constrained]); every
+        declarative constraint holds for the noise as returned, to
+        ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
+        lists each with its residual.
     **spec_options
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
@@ -189,7 +219,12 @@ def design_noise(
     SolverError
         Every attempt failed (each is named), or an (ε, δ) support is too short.
     PrivacyViolationError
-        The solver's point is not private and ``allow_repair=False`` (or the repair failed).
+        The solver's point is not private and ``allow_repair=False`` (or the repair failed,
+        or no repair kept every constraint).
+    InfeasibleConstraintsError
+        No noise of the guarantee on the grid meets ``constraints`` (the error names them).
+    ValueError
+        ``constraints`` with ``dimension=2`` or a guarantee beyond (ε, δ).
 
     Examples
     --------
@@ -231,9 +266,20 @@ def design_noise(
     Traceback (most recent call last):
     ...
     optmech.exceptions.ProblemTooLargeError: the LP would need about 3.3 GB ...
+
+    Over-estimates that cost three times as much as under-estimates pull the optimum's mean
+    below 0; ``Unbiased()`` asks for zero mean (Badanidiyuru et al. (2023)):
+
+    >>> from optmech.constraints import Unbiased
+    >>> skewed = optmech.costs.Asymmetric(over=3, under=1)
+    >>> fair = optmech.design_noise(optmech.PureDP(2.0), sensitivity=1.0, cost=skewed,
+    ...                             resolution=4, periods=10, constraints=Unbiased())
+    >>> abs(fair.mean()) < 1e-12, fair.provenance.constraints[0].residual <= 1e-9
+    (True, True)
     """
     dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
     spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
+    declared = _checked_constraints(constraints, spec)
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(
         solver,
@@ -250,6 +296,8 @@ def design_noise(
                 noise = design_noise_2d(spec, run)
             elif spec.beyond:
                 noise = design_beyond(spec, run)
+            elif declared:
+                noise = design_constrained(spec, run, declared)
             else:
                 noise = design_additive(spec, run)
             found.update(value=noise.value, lower_bound=noise.lower_bound)
