@@ -662,7 +662,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     # The target was tightened by the margin: the interval is about that wide by design.
     accuracy = max(run.accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
     lower, value = _interval(spec, rnd, kwargs, accuracy)
-    source = rnd.source
+    source = "reference" if rnd.source == "reference" or fix.weight >= 1.0 else "solver"
     alone = None if source == "reference" else _gaussian_reference(spec, rnd)
     if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
         kwargs, chk, source = alone, _check(spec, rnd.family(**alone), rnd.cuts), "reference"

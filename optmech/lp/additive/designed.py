@@ -111,7 +111,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
     source : str
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
         ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 3,
-        when it costs less than the solver's point — it is a point of the same LP).
+        when it costs less than the solver's point — it is a point of the same LP; for GDP
+        the Gaussian on the grid, or the repair's reference when mixed in with weight 1).
     beyond : BeyondCertificate or None
         The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
