@@ -6,8 +6,8 @@ The local LP states ε-LDP over the complete graph through the column envelope
 of their neighbour graph: ``Q[i, r] ≤ e^ε Q[i', r]`` in both directions. A
 [`NeighbourGraph`][NeighbourGraph] hands the constrained engine
 ([`optmech.lp.local.engine`][optmech.lp.local.engine]) those rows on the LP's variable ``z``
-(the same sparse rows as the unconstrained user LP,
-[`privacy_matrix`][optmech.lp.user.build.privacy_matrix]), the graph's lower closure for the
+(the same sparse rows as the unconstrained user LP, ``privacy_matrix`` of
+``optmech.lp.user.build``), the graph's lower closure for the
 repair ([`lower_closure`][optmech.lp.user.repair.lower_closure]) and its pairs for the
 certifier. The envelope variables of ``z`` are then unused (no row holds them).
 """

@@ -171,7 +171,7 @@ def bayesian_mechanism(
         ``TailBound(t, q)``, ``MaxCost(c, b)`` under the prior, or a callable of the cvxpy
         variables ``mechanism`` and ``envelope``). The returned mechanism meets each
         declarative one as returned, after the privacy repair, to
-        [`RESIDUAL_TOL`][optmech.constraints.RESIDUAL_TOL] relative, and its provenance lists
+        ``optmech.constraints.RESIDUAL_TOL`` (1e-9) relative, and its provenance lists
         each with its residual; the lower bound is that of the constrained LP. They need a
         one-dimensional query with increasing values and outputs; ``Unbiased`` needs outputs
         below the smallest value and above the largest. No mirror reduction is applied.
