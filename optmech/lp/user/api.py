@@ -22,10 +22,14 @@ from optmech._validation import check_flag, check_int, check_prior, check_real, 
 from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
-from optmech.lp.user.constrained import check_constrained_method, solve_constrained
 from optmech.lp.user.dispatch import check_size, solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import SolveMethod, admissible_method, check_method
+from optmech.lp.user.methods import (
+    SolveMethod,
+    admissible_method,
+    check_constrained_method,
+    check_method,
+)
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
 from optmech.lp.user.setting import (
@@ -61,6 +65,16 @@ def _method(
         check_constrained_method(check_method(method), constraints)
         return SolveMethod.FULL
     return admissible_method(method, graph, **flags)
+
+
+def _solve_constrained(
+    setting: UserSetting, epsilon: float, constraints: Any, **options: Any
+) -> Solved:
+    """[`solve_constrained`][optmech.lp.user.constrained.solve_constrained], imported here: the
+    local model's package, which it uses, imports this package's setting as it initialises."""
+    from optmech.lp.user.constrained import solve_constrained
+
+    return solve_constrained(setting, epsilon, constraints, **options)
 
 
 def _user_result(
@@ -227,7 +241,7 @@ def bayesian_mechanism(
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         if items:
             check_size(setting, FULL_LP, **budget)
-            solved = solve_constrained(
+            solved = _solve_constrained(
                 setting,
                 eps,
                 items,
@@ -344,7 +358,7 @@ def minimax_mechanism(
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         if items:
             check_size(setting, FULL_LP, **budget)
-            solved = solve_constrained(
+            solved = _solve_constrained(
                 setting,
                 eps,
                 items,

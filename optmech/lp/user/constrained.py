@@ -29,20 +29,9 @@ from optmech.lp.local.engine import solve_local
 from optmech.lp.local.neighbours import NeighbourGraph
 from optmech.lp.local.setting import LocalSetting
 from optmech.lp.user.engine import Solved
-from optmech.lp.user.methods import SolveMethod
 from optmech.lp.user.setting import UserSetting
 
-__all__ = ["check_constrained_method", "solve_constrained"]
-
-
-def check_constrained_method(method: SolveMethod, constraints: tuple[Constraint, ...]) -> None:
-    """Refuse column generation asked for with constraints (ValueError naming both)."""
-    if constraints and method == SolveMethod.COLUMN_GENERATION:
-        names = ", ".join(c.name for c in constraints)
-        raise ValueError(
-            "`method` 'column-generation' does not take `constraints` (got "
-            f"{names}); use method='full' or 'auto' (the whole LP is solved with constraints)."
-        )
+__all__ = ["solve_constrained"]
 
 
 def _local_setting(
