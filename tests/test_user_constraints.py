@@ -254,3 +254,21 @@ def test_constraints_need_increasing_values() -> None:
         optmech.minimax_mechanism("abs", 1.0, n=3, constraints=Unbiased())
     with pytest.raises(TypeError, match="`constraints`"):
         optmech.minimax_mechanism("abs", 1.0, n=3, constraints=3)
+
+
+def test_cli_user_constraints() -> None:
+    from optmech.cli.user import compute
+
+    out, result = compute(n=4, epsilon=1.0, loss="abs", minimax=True, unbiased=True, max_risk=3.0)
+    outputs = np.asarray(out["outputs"])
+    assert outputs.tolist() == list(range(-4, 9))  # widened by the inputs' range each side
+    x = np.asarray(out["mechanism"])
+    assert np.max(np.abs(x @ outputs - np.arange(5))) <= RESIDUAL_TOL * 8
+    loss = np.abs(outputs[None, :] - np.arange(5)[:, None])
+    assert np.max(np.sum(x * loss, axis=1)) <= 3.0 * (1 + RESIDUAL_TOL)
+    assert [c["name"] for c in out["constraints"]] == ["Unbiased()", "MaxRisk(bound=3.0)"]
+    assert out["geometric_value"] is None
+    truth = _truth(loss, 1.0, _path(4), means=np.arange(5.0), outputs=outputs, max_risk=3.0)
+    _in_interval(result, truth)
+    with pytest.raises(ValueError, match="`--max-risk` must be in"):
+        compute(n=4, epsilon=1.0, minimax=True, max_risk=-1.0)
