@@ -10,6 +10,7 @@ and distribution functions recomputed from the returned matrix.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -272,3 +273,23 @@ def test_cli_user_constraints() -> None:
     _in_interval(result, truth)
     with pytest.raises(ValueError, match="`--max-risk` must be in"):
         compute(n=4, epsilon=1.0, minimax=True, max_risk=-1.0)
+
+
+def test_callable_constraint_is_reported_with_its_violation() -> None:
+    def first_row_answers_zero(variables: Any) -> list[Any]:
+        return [variables.mechanism[0, 0] >= 0.6]
+
+    res = optmech.minimax_mechanism("abs", 1.0, n=3, constraints=first_row_answers_zero)
+    (record,) = res.provenance.constraints
+    assert record.kind == "custom"
+    assert record.residual == pytest.approx(max(0.0, 0.6 - res.mechanism[0, 0]), abs=1e-15)
+    assert res.mechanism[0, 0] >= 0.6 - 1e-6  # the solver met it; the repair moves ~1e-10
+    assert res.certified_epsilon <= 1.0
+
+
+def test_constraints_on_a_graph_without_increasing_values_are_refused() -> None:
+    from optmech.graphs import parse_graph
+
+    grid = parse_graph("grid:2x2", None)
+    with pytest.raises(ValueError, match="`constraints` Monotone"):
+        optmech.minimax_mechanism("abs", 1.0, graph=grid, constraints=Monotone())

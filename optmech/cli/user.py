@@ -340,9 +340,18 @@ def compute(
             for c in result.provenance.constraints
         ],
     }
+    _geometric_reference(out, result, g, minimax=minimax, solver=solver)
+    return out, result
+
+
+def _geometric_reference(
+    out: dict[str, Any], result: Any, g: Any, *, minimax: bool, solver: str | None
+) -> None:
+    """The geometric mechanism with the user's remap, for a count query without constraints
+    (``out``'s ``geometric_value``, ``remap``, ``gap`` and ``geometric_note``)."""
     if out["constraints"]:
         out["geometric_note"] = "no geometric reference: it need not meet the constraints"
-        return out, result
+        return
     from optmech.graphs import is_path_graph
     from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
 
@@ -352,7 +361,7 @@ def compute(
             "no geometric reference: the geometric mechanism is defined "
             "for a count query (path graph, outputs 0..n)"
         )
-        return out, result
+        return
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
@@ -371,7 +380,6 @@ def compute(
         out["remap"] = [int(r) for r in ref.assignment]
     out["geometric_value"] = ref.value
     out["gap"] = (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
-    return out, result
 
 
 def _constraints(

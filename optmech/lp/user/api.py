@@ -182,8 +182,9 @@ def bayesian_mechanism(
         Linear conditions on the mechanism ``X[i, r]``, whose inputs are the query's values and
         whose outputs are the output set ([`optmech.constraints`][optmech.constraints]:
         ``Unbiased()``, ``MaxRisk(b)`` on the loss of every input, ``Monotone()``,
-        ``TailBound(t, q)``, ``MaxCost(c, b)`` under the prior, or a callable of the cvxpy
-        variables ``mechanism`` and ``envelope``). The returned mechanism meets each
+        ``TailBound(t, q)``, ``MaxCost(c, b)`` under the prior, or a callable of the
+        namespace whose ``mechanism`` is the ``(N, m)`` cvxpy expression; its ``envelope`` is
+        not used by these LPs). The returned mechanism meets each
         declarative one as returned, after the privacy repair, to
         ``optmech.constraints.RESIDUAL_TOL`` (1e-9) relative, and its provenance lists
         each with its residual; the lower bound is that of the constrained LP. They need a
