@@ -1,5 +1,10 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
+The same path solves the count-query and graph user LPs with constraints: given a
+[`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph], privacy is ε-DP on its edges
+(rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
+([`optmech.lp.user.constrained`][optmech.lp.user.constrained]).
+
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
    ``e^(−ε) Q ≤ t`` ([`optmech.lp.local.build`][optmech.lp.local.build]).
