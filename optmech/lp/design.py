@@ -158,7 +158,54 @@ def design_noise(
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
         ``window``, ``atom``, ``reduce_symmetric``, ``max_memory_gb``. Anything else raises
-        `TypeError`.
+        `TypeError`. Each is described under *Other Parameters*.
+
+    Other Parameters
+    ----------------
+    resolution : int, optional
+        Cells per Δ, ``m ≥ 1``. On a uniform grid the default is ``20(1 + e^(ε/2))`` for ε-DP
+        (about 20 cells on the staircase's top step; Geng & Viswanath (2016), §V-B), capped at
+        400; 20 for (ε, δ) and privacy profiles; 8 for zCDP, Rényi DP and Gaussian DP. On a
+        graded grid it counts the cells of the coarse part (default 40). Integer noise has Δ
+        points per Δ: give None or Δ. In 2-D: ``m`` cells per Δ, in [1, 64] (default 8).
+    periods : int, optional
+        Periods of Δ on each side of the origin, ``K ≥ 1``, beyond which the tails continue
+        geometrically. Default for ε-DP 3 on a uniform grid and 1 on a graded one; for (ε, δ) one
+        more than the truncated Laplace's support (Geng, Ding, Guo & Kumar (2020)); for (0, δ)
+        one more than ``1/(2δ)``; for zCDP, Rényi DP and GDP about seven scales of the matching
+        Gaussian ([`default_periods`][optmech.lp.additive.spec.default_periods]).
+    integer : bool, default False
+        Noise on ℤ for integer queries (then ``sensitivity`` is an integer ≥ 1): the result is a
+        [`DesignedLatticeNoise`][optmech.lp.additive.designed.DesignedLatticeNoise].
+    symmetric : bool, default False
+        Restrict the search to noise symmetric about 0.
+    monotone : bool, default False
+        Restrict the search to noise non-increasing in ``|x|``.
+    grid : {"auto", "uniform", "graded"}, default "auto"
+        How a period is cut into cells ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
+        "auto" grades it for ε-DP when no ``resolution`` is given and a uniform grid would need
+        more than 400 cells per Δ to resolve the staircase's top step (large ε); (ε, δ) designs
+        and those beyond take "uniform" only.
+    window : {"auto", "pairs", "sparse-table", "blocks"}, default "auto"
+        Form of the ε-DP window rows (`optmech.lp.additive.windows`); in 2-D ``{"auto",
+        "runs", "pairs"}``. Every form gives the same LP optimum.
+    atom : bool, optional
+        Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
+    reduce_symmetric : bool, default True
+        For a symmetric cost, solve on half the variables (in 2-D: one cell per orbit of the
+        cost's symmetry group); an optimum averaged with its mirror images is feasible and
+        optimal, so nothing is lost. False solves the full LP.
+    max_memory_gb : float, default 4.0
+        Refuse, with [`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError] naming
+        the estimate, an LP whose estimated solver memory exceeds this many GB; in (0, inf).
+    sensitivity_norm : {"l1", "l2", "linf"}
+        ``dimension=2`` only, and required there: the norm of the ball of shifts.
+    tails : {"gauge+product", "gauge"}, default "gauge+product"
+        ``dimension=2`` only: the tail closure
+        ([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]).
+    gamma : float or Fraction, optional
+        ``dimension=2`` only: one step position of the gauge tail, in [0, 1); default a gauge
+        tail at each of the ``m`` positions the grid resolves, mixed by the LP.
 
     Returns
     -------
@@ -190,6 +237,35 @@ def design_noise(
     True
     >>> noise.certified_epsilon <= 1.0 + 1e-9
     True
+
+    Integer queries (``integer=True``): the optimum on ℤ is the discrete staircase's
+    (Geng & Viswanath (2016), §VI), which the certified interval contains.
+
+    >>> lattice = optmech.design_noise(optmech.PureDP(1.0), sensitivity=2, cost="abs",
+    ...                                integer=True)
+    >>> type(lattice).__name__
+    'DesignedLatticeNoise'
+    >>> best = optmech.DiscreteStaircase.optimal(epsilon=1.0, sensitivity=2, cost="abs")
+    >>> ref = best.expected_cost("abs")
+    >>> bool(lattice.lower_bound <= ref * (1 + 1e-9) and ref <= lattice.value * (1 + 1e-9))
+    True
+
+    A large ε grades the grid (``grid="auto"``); (ε, δ) takes the same call:
+
+    >>> optmech.design_noise(optmech.PureDP(15.0), sensitivity=1.0, cost="abs").record.spec.grid
+    <GridKind.GRADED: 'graded'>
+    >>> approx = optmech.design_noise(optmech.ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs",
+    ...                               resolution=6, periods=8)
+    >>> approx.certified_delta <= 1e-3
+    True
+
+    An LP too large for ``max_memory_gb`` is refused before it is built, with its estimate:
+
+    >>> optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                      resolution=4000, periods=50, max_memory_gb=0.01)
+    Traceback (most recent call last):
+    ...
+    optmech.exceptions.ProblemTooLargeError: the LP would need about 3.3 GB ...
 
     Over-estimates that cost three times as much as under-estimates pull the optimum's mean
     below 0; ``Unbiased()`` asks for zero mean (Badanidiyuru et al. (2023)):
