@@ -52,7 +52,7 @@ from optmech.lp.local.bound import custom_rows, local_bound
 from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
 from optmech.lp.local.diagnose import diagnose_infeasible
 from optmech.lp.local.neighbours import NeighbourGraph
-from optmech.lp.local.repair import LocalRepair, repair_local
+from optmech.lp.local.repair import LocalRepair, envelope_closure, repair_local
 from optmech.lp.local.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
 from optmech.lp.local.setting import LocalSetting
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
@@ -238,17 +238,15 @@ def _solve_once(
 
 def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
     """The repaired point, if it is certified and keeps every declarative constraint."""
+    graph = problem.graph
     repaired = repair_local(
         point,
         problem.epsilon,
         problem.setting.outputs,
         problem.means,
         allow_mixture=problem.allow_mixture,
-        **(
-            {}
-            if problem.graph is None
-            else {"closure": problem.graph.closure, "pairs": problem.graph.pairs}
-        ),
+        closure=envelope_closure if graph is None else graph.closure,
+        pairs=None if graph is None else graph.pairs,
     )
     if repaired.mechanism is None:
         return None
