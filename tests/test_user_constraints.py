@@ -293,3 +293,24 @@ def test_constraints_on_a_graph_without_increasing_values_are_refused() -> None:
     grid = parse_graph("grid:2x2", None)
     with pytest.raises(ValueError, match="`constraints` Monotone"):
         optmech.minimax_mechanism("abs", 1.0, graph=grid, constraints=Monotone())
+
+
+def test_unbiased_on_a_sensitivity_graph_matches_a_separate_lp() -> None:
+    """A graph other than the path (neighbours up to 2 apart): privacy on its edges only."""
+    from optmech.graphs import parse_graph
+
+    n, epsilon = 4, 1.0
+    graph = parse_graph("sensitivity:2", n)
+    edges = [(i, j) for i in range(n + 1) for j in range(i + 1, min(n, i + 2) + 1)]
+    outputs = np.arange(-4.0, 9.0)
+    prior = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+    res = optmech.bayesian_mechanism(
+        prior, "abs", epsilon, graph=graph, outputs=outputs, constraints=Unbiased()
+    )
+    loss = np.abs(outputs[None, :] - np.arange(n + 1.0)[:, None])
+    truth = _truth(loss, epsilon, edges, prior=prior, means=np.arange(n + 1.0), outputs=outputs)
+    _in_interval(res, truth)
+    assert _edge_epsilon(res.mechanism, edges) <= epsilon * (1 + 1e-12)
+    # the path alone would allow more: the graph's extra edges bind
+    path = _truth(loss, epsilon, _path(n), prior=prior, means=np.arange(n + 1.0), outputs=outputs)
+    assert path < res.lower_bound - 1e-6
