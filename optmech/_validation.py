@@ -187,11 +187,26 @@ def check_real_array(
         raise ValueError(f"`{name}` must have shape {shape}; got shape {arr.shape}.")
     if not allow_empty and arr.size == 0:
         raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}.")
+    valid = "[0, inf)" if nonnegative else "(-inf, inf)"
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must contain only finite numbers; got NaN or inf.")
+        where = np.unravel_index(int(np.argmin(np.isfinite(arr))), arr.shape)
+        raise ValueError(
+            f"`{name}` must contain only finite numbers, each in {valid}; got "
+            f"{float(arr[where])!r} at index {_index(where)}."
+        )
     if nonnegative and np.any(arr < 0):
-        raise ValueError(f"`{name}` must be non-negative; smallest entry is {float(arr.min())!r}.")
+        where = np.unravel_index(int(np.argmin(arr)), arr.shape)
+        raise ValueError(
+            f"`{name}` must be non-negative; smallest entry is {float(arr[where])!r} at index "
+            f"{_index(where)}; each entry must be in {valid}."
+        )
     return arr
+
+
+def _index(where: tuple[Any, ...]) -> str:
+    """An array index as written in Python: ``3`` or ``(1, 2)``."""
+    flat = tuple(int(i) for i in where)
+    return str(flat[0]) if len(flat) == 1 else str(flat)
 
 
 def check_vectors(name: str, value: Any, dimension: int | None = None) -> npt.NDArray[np.float64]:
@@ -303,7 +318,8 @@ def check_prior(
     size : int, optional
         Required length.
     normalize : bool, default False
-        Divide by the sum instead of requiring it to be 1 (the sum must still be positive).
+        Divide by the sum instead of requiring it to be 1 (the sum must still be positive; a
+        sum beyond the largest float is fine: the prior is scaled by its largest entry first).
 
     Examples
     --------
@@ -312,19 +328,31 @@ def check_prior(
     >>> check_prior([0.5, 0.6])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: `prior` must sum to 1 (within 1e-09); got sum 1.1. Pass normalize=True ...
+    ValueError: `prior` must sum to 1 (within 1e-09), each entry in [0, 1]; got sum 1.1. ...
     """
     p = check_real_array("prior", prior, ndim=1, nonnegative=True)
     if size is not None and p.size != size:
         raise ValueError(f"`prior` must have one entry per input ({size}); got {p.size}.")
-    total = float(p.sum())
+    with np.errstate(over="ignore"):  # a sum beyond the largest float is inf
+        total = float(p.sum())
     if normalize:
-        if total <= 0:
-            raise ValueError("`prior` must have a positive sum to be normalised; got all zeros.")
+        if total == 0.0:
+            raise ValueError(
+                "`prior` must have a positive sum, in (0, inf), to be normalised; got sum 0 "
+                "(every entry is 0)."
+            )
+        if math.isinf(total):  # scaled by the largest entry first
+            scaled = p / float(p.max())
+            return scaled / float(scaled.sum())
         return p / total
-    if abs(total - 1.0) > 1e-9:
+    if not abs(total - 1.0) <= 1e-9:
+        overflow = (
+            f" (its entries, up to {float(p.max()):.6g}, add up beyond the largest float)"
+            if math.isinf(total)
+            else ""
+        )
         raise ValueError(
-            f"`prior` must sum to 1 (within 1e-09); got sum {total:.12g}. Pass normalize=True "
-            "to rescale it."
+            f"`prior` must sum to 1 (within 1e-09), each entry in [0, 1]; got sum "
+            f"{total:.12g}{overflow}. Pass normalize=True to rescale it."
         )
     return p

@@ -67,11 +67,13 @@ __all__ = [
 MAX_NODES = 100_000
 
 
-def _refuse(nodes: int, what: str) -> None:
+def _refuse(nodes: int, what: str, parameter: str) -> None:
+    """Refuse a graph of more than `MAX_NODES` nodes, naming the ``parameter`` (with its valid
+    range and the value received) that sets its size."""
     if nodes > MAX_NODES:
         raise ProblemTooLargeError(
             f"{what} would have {nodes} nodes; at most {MAX_NODES} are built (an LP over that "
-            "many inputs would not fit in memory). Choose a smaller instance."
+            f"many inputs would not fit in memory): {parameter}."
         )
 
 
@@ -89,7 +91,7 @@ def path_graph(n: int) -> nx.Graph:
     [0.0, 1.0, 2.0]
     """
     n = check_int("n", n, low=1)
-    _refuse(n + 1, f"path graph with n = {n}")
+    _refuse(n + 1, f"path graph with n = {n}", f"`n` must be in [1, {MAX_NODES - 1}]; got {n}")
     g = nx.path_graph(n + 1)
     nx.set_node_attributes(g, {i: i for i in range(n + 1)}, "value")
     g.graph.update(
@@ -117,7 +119,9 @@ def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
     """
     n = check_int("n", n, low=1)
     delta = check_int("sensitivity", sensitivity, low=1, high=n)
-    _refuse(n + 1, f"sensitivity graph with n = {n}")
+    _refuse(
+        n + 1, f"sensitivity graph with n = {n}", f"`n` must be in [1, {MAX_NODES - 1}]; got {n}"
+    )
     g = nx.Graph()
     g.add_nodes_from((i, {"value": i}) for i in range(n + 1))
     i = np.arange(n + 1)
@@ -158,10 +162,14 @@ def grid_graph(shape: Any, *, diagonal: bool = False) -> nx.Graph:
         raise TypeError(
             f"`shape` must be a sequence of integers such as (4, 4); got {describe(shape)}."
         )
-    dims = tuple(check_int("shape", s, low=2) for s in shape)
+    dims = tuple(_shape_entry(j, s) for j, s in enumerate(shape))
     if not dims:
         raise ValueError("`shape` must have at least one dimension; got ().")
-    _refuse(int(np.prod(np.asarray(dims, dtype=np.float64))), f"grid of shape {dims}")
+    _refuse(
+        int(np.prod(np.asarray(dims, dtype=np.float64))),
+        f"grid of shape {dims}",
+        f"the product of `shape` must be in [2, {MAX_NODES}]; got {dims}",
+    )
     g = nx.Graph()
     nodes = list(itertools.product(*(range(s) for s in dims)))
     g.add_nodes_from((v, {"value": v}) for v in nodes)
@@ -184,6 +192,16 @@ def grid_graph(shape: Any, *, diagonal: bool = False) -> nx.Graph:
         outputs=coords.astype(np.float64),
     )
     return g
+
+
+def _shape_entry(index: int, size: Any) -> int:
+    """``shape[index]`` as an integer ≥ 2, or an error naming `shape`, the entry and the range."""
+    try:
+        return check_int("shape", size, low=2)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(
+            f"each entry of `shape` must be an integer in [2, inf); got shape[{index}] = {size!r}."
+        ) from None
 
 
 def hypercube_graph(rows: int) -> nx.Graph:
@@ -238,24 +256,37 @@ def parse_graph(spec: str, n: int | None = None) -> nx.Graph:
         raise TypeError(f"`graph` spec must be a string; got {describe(spec)}.")
     name, _, arg = spec.strip().lower().partition(":")
     valid = "'path', 'sensitivity:D', 'grid:AxB', 'king:AxB', 'hypercube:R'"
+    needs_n = f"`n` (in [1, {MAX_NODES - 1}]) is needed: '{name}' needs n"
     try:
         if name == "path" and not arg:
             if n is None:
-                raise ValueError("'path' needs n")
+                raise ValueError(needs_n)
             return path_graph(n)
         if name == "sensitivity" and arg:
             if n is None:
-                raise ValueError("'sensitivity:D' needs n")
-            return sensitivity_graph(n, int(arg))
+                raise ValueError(needs_n)
+            return sensitivity_graph(n, _spec_int("D", "sensitivity", "[1, n]", arg))
         if name in ("grid", "king") and arg:
-            return grid_graph(tuple(int(s) for s in arg.split("x")), diagonal=name == "king")
+            sizes = tuple(_spec_int("A, B, ...", "shape", "[2, inf)", s) for s in arg.split("x"))
+            return grid_graph(sizes, diagonal=name == "king")
         if name == "hypercube" and arg:
-            return hypercube_graph(int(arg))
+            return hypercube_graph(_spec_int("R", "rows", "[1, 16]", arg))
     except ValueError as exc:
         raise ValueError(
             f"`graph` spec {spec!r} is malformed ({exc}); valid specs: {valid}."
         ) from exc
     raise ValueError(f"`graph` spec must be one of {valid}; got {spec!r}.")
+
+
+def _spec_int(letter: str, parameter: str, valid: str, text: str) -> int:
+    """An integer of a graph spec, or a ValueError naming it (``letter``, the ``parameter`` of
+    the builder it goes to), its ``valid`` range and the text received."""
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(
+            f"{letter} (`{parameter}`) must be an integer in {valid}; got {text.strip()!r}"
+        ) from None
 
 
 def check_graph(graph: Any, *, min_nodes: int = 2) -> nx.Graph:
@@ -285,7 +316,7 @@ def check_graph(graph: Any, *, min_nodes: int = 2) -> nx.Graph:
     count = graph.number_of_nodes()
     if count < min_nodes:
         raise ValueError(f"`graph` must have at least {min_nodes} nodes; got {count}.")
-    _refuse(count, "the graph")
+    _refuse(count, "the graph", f"`graph` must have at most {MAX_NODES} nodes; got {count}")
     if not nx.is_connected(graph):
         comps = list(nx.connected_components(graph))
         first = sorted(comps[0], key=str)[:3]

@@ -40,8 +40,9 @@ def test_pure_dp_table_compares_with_the_staircase(capsys: pytest.CaptureFixture
         == 0
     )
     out = capsys.readouterr().out
-    for word in ("lp_value", "staircase optimum", "relative_gap", "certified ε", "solver"):
+    for word in ("lower_bound", "staircase optimum", "relative_gap", "certified ε", "solver"):
         assert word in out
+    assert any(line.split()[:1] == ["value"] for line in out.splitlines()[2:])
 
 
 def test_pure_dp_json_value_bounds(capsys: pytest.CaptureFixture[str]) -> None:

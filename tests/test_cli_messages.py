@@ -4,6 +4,7 @@ every default is in ``--help``, and the tables fit the terminal."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -72,14 +73,15 @@ def test_a_prior_file_holding_an_object_names_the_flag(
 
 
 def test_cost_and_loss_are_one_option(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in (
-        ["design", "--privacy", "eps=1", "--resolution", "6"],
-        ["user", "--n", "3", "--epsilon", "1"],
+    from optmech.costs import parse_cost
+
+    for command, written in (
+        (["design", "--privacy", "eps=1", "--resolution", "6"], repr(parse_cost("squared"))),
+        (["user", "--n", "3", "--epsilon", "1"], "squared"),
     ):
         for flag in ("--cost", "--loss"):
             assert main([*command, flag, "squared", "--json"]) == 0
-            out = capsys.readouterr().out
-            assert '"squared"' in out
+            assert json.loads(capsys.readouterr().out)["cost"] == written
 
 
 def test_approximate_designs_lead_with_the_certified_delta(
@@ -129,3 +131,11 @@ def test_the_verify_table_fits_the_terminal(
     assert max(len(line.rstrip()) for line in table) <= 100
     legend = out.split("pass if:")[1]
     assert re.search(r"^  R1: ", legend, re.M)
+
+
+def test_an_overflowing_power_cost_names_the_flag_and_the_exponent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    err = _fails(["staircase", "--epsilon", "1", "--cost", "power:1000"], capsys)
+    assert "`--cost` 'power:1000'" in err and "`power` must be in (0, " in err
+    assert "got 1000." in err

@@ -133,3 +133,16 @@ def test_bad_arguments_exit_2(
 ) -> None:
     assert main(["user", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [[], ["--minimax"]])
+def test_progress_goes_to_standard_error_only(
+    extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["user", "--n", "6", "--epsilon", "1", *extra, "--json"]
+    runs = {}
+    for shown in (False, True):
+        assert main([*argv, *(["--progress"] if shown else [])]) == 0
+        runs[shown] = capsys.readouterr()
+    assert runs[False].err == "" and "step" in runs[True].err
+    assert json.loads(runs[True].out)["mechanism"] == json.loads(runs[False].out)["mechanism"]

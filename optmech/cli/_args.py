@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -20,9 +20,12 @@ __all__ = [
     "CommandText",
     "HelpFormatter",
     "add_cost",
+    "add_epsilon",
     "add_json",
     "add_max_memory",
     "add_plot",
+    "add_progress",
+    "add_sensitivity",
     "add_solver",
     "check_output_path",
     "check_plot_path",
@@ -31,6 +34,7 @@ __all__ = [
     "command_text",
     "flagged",
     "in_cli_terms",
+    "options_of",
     "plain",
 ]
 
@@ -155,6 +159,24 @@ def add_cost(
     )
 
 
+def add_epsilon(parser: argparse.ArgumentParser, valid: str) -> None:
+    """``--epsilon E`` (required); ``valid`` says its range and why."""
+    parser.add_argument(
+        "--epsilon", type=float, required=True, metavar="E", help=f"privacy parameter, in {valid}"
+    )
+
+
+def add_sensitivity(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--sensitivity D`` (default 1); ``note`` adds to the help."""
+    parser.add_argument(
+        "--sensitivity",
+        type=float,
+        default=1.0,
+        metavar="D",
+        help="query sensitivity, > 0" + (f" ({note})" if note else ""),
+    )
+
+
 def add_solver(parser: argparse.ArgumentParser) -> None:
     """``--solver NAME``."""
     parser.add_argument(
@@ -179,6 +201,13 @@ def add_max_memory(parser: argparse.ArgumentParser, default: float) -> None:
 def add_json(parser: argparse.ArgumentParser) -> None:
     """``--json``."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def add_progress(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--progress``: a progress bar of ``what`` on standard error (never in ``--json``)."""
+    parser.add_argument(
+        "--progress", action="store_true", help=f"show a progress bar of {what} on standard error"
+    )
 
 
 def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
@@ -274,6 +303,11 @@ def flagged(flag: str, value: Any, parse: Callable[[Any], T]) -> T:
         if flag in message or f"`{flag.lstrip('-').replace('-', '_')}`" in message:
             raise  # named already (the library's name becomes the flag in the final message)
         raise ValueError(f"`{flag}` {value!r}: {message}") from None
+
+
+def options_of(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    """The parsed options ``names`` as keyword arguments (the ``dest`` of each)."""
+    return {name: getattr(args, name) for name in names}
 
 
 def check_solver(solver: str | None) -> None:

@@ -11,7 +11,27 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = ["fmt", "print_json", "print_table"]
+__all__ = [
+    "LIFTED_PROVENANCE",
+    "fmt",
+    "print_fields",
+    "print_json",
+    "print_mechanism",
+    "print_table",
+    "result_json",
+]
+
+#: The provenance fields that earlier versions printed at the top level of the JSON, and still
+#: do (scripts read them): the solver, its status, the timings and the LP's size.
+LIFTED_PROVENANCE = (
+    "solver",
+    "status",
+    "solve_time",
+    "compile_time",
+    "build_time",
+    "num_variables",
+    "num_constraints",
+)
 
 
 def fmt(value: Any, digits: int = 6) -> str:
@@ -48,6 +68,31 @@ def print_table(
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)), file=stream)
 
 
+def print_mechanism(
+    mechanism: Any,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    corner: str,
+    title: str,
+    max_columns: int,
+    too_wide: str,
+) -> None:
+    """After a blank line, ``title`` and the mechanism ``P(column | row)`` as a table (entries to
+    4 digits) under ``corner`` and the ``columns``' labels; or, with more than ``max_columns``
+    columns, the line ``too_wide``."""
+    print()
+    if len(columns) > max_columns:
+        print(too_wide)
+        return
+    print(title)
+    table = [
+        [label, *(fmt(float(q), 4) for q in row)]
+        for label, row in zip(rows, mechanism, strict=True)
+    ]
+    print_table([corner, *columns], table)
+
+
 def _default(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return obj.tolist()
@@ -73,6 +118,36 @@ def print_json(payload: Any, *, out: TextIO | None = None) -> None:
         _clean(json.loads(json.dumps(payload, default=_default, allow_nan=True))), indent=2
     )
     print(text, file=stream)
+
+
+def result_json(result: Any, extras: dict[str, Any]) -> dict[str, Any]:
+    """What ``--json`` prints for an LP result: the result's own dictionary
+    ([`LPResult.to_dict`][optmech.results.LPResult.to_dict]), then the provenance fields of
+    [`LIFTED_PROVENANCE`][LIFTED_PROVENANCE] at the top level, then the command's ``extras``
+    (its comparisons and references, JSON-safe). An extra never replaces a key of the result's
+    own dictionary.
+    """
+    from optmech.results import json_safe
+
+    out: dict[str, Any] = result.to_dict()
+    prov = out["provenance"]
+    lifted = {key: prov[key] for key in LIFTED_PROVENANCE if key in prov and key not in out}
+    clash = sorted(set(extras) & (set(out) | set(lifted)))
+    if clash:
+        raise AssertionError(f"CLI extras {clash} would replace the result's own keys.")
+    return {**out, **lifted, **json_safe(extras)}
+
+
+def print_fields(result: dict[str, Any], labels: dict[str, str] | None = None) -> None:
+    """``result`` as a two-column table: its scalar and list entries (yes/no for flags;
+    ``labels`` rename keys), without the nested dictionaries (the provenance: see ``--json``)."""
+    labels = labels or {}
+    rows = [
+        (labels.get(k, k), ("yes" if v else "no") if isinstance(v, bool) else v)
+        for k, v in result.items()
+        if not isinstance(v, dict)
+    ]
+    print_table(("quantity", "value"), rows)
 
 
 def save_plot(draw: Callable[[], Any], path: Path, out: dict[str, Any]) -> None:

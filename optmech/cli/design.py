@@ -37,19 +37,42 @@ from optmech.cli._args import (
     add_json,
     add_max_memory,
     add_plot,
+    add_progress,
+    add_sensitivity,
     add_solver,
     check_plot_path,
     check_solver,
     flagged,
+    options_of,
 )
 from optmech.cli._limits import check_design_1d, check_design_2d
-from optmech.cli._output import print_json, print_table, save_plot
+from optmech.cli._output import print_fields, print_json, result_json, save_plot
 
-__all__ = ["add_arguments", "compute", "compute_2d", "run"]
+__all__ = ["JSON_EXTRAS", "LEGACY_KEYS", "add_arguments", "compute", "compute_2d", "run"]
 
 #: ``AdditiveSpec``'s default memory limit, repeated here so ``--help`` loads no LP module
 #: (a test keeps the two equal).
 DEFAULT_MAX_MEMORY_GB = 4.0
+
+
+#: Keys of the ``--json`` output that earlier versions printed and that the result's own
+#: dictionary names otherwise (``value``, ``grid_kind``, ``staircase_value``): kept for scripts,
+#: left out of the table.
+LEGACY_KEYS = ("lp_value", "grid", "grid_staircase_value")
+
+#: What ``--json`` adds to the result's own dictionary: the comparisons, the legacy keys and the
+#: provenance's fields lifted to the top level (``--plot`` adds ``plot``).
+JSON_EXTRAS = (
+    *LEGACY_KEYS,
+    "repair",
+    "reference",
+    "reference_value",
+    "relative_gap",
+    "rounds",
+    "staircase_nd_value",
+    "two_staircases_half_eps_value",
+    "plot",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,13 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="eps=E (pure, E in [1e-6, 50]), delta=D ((0, δ)), eps=E,delta=D (E in [0, 50]), "
         "zcdp=RHO, gdp=MU, rdp=ALPHA:EPS[;ALPHA:EPS...] or profile=EPS:DELTA[,EPS:DELTA...]",
     )
-    parser.add_argument(
-        "--sensitivity",
-        type=float,
-        default=1.0,
-        metavar="D",
-        help="query sensitivity, > 0 (an integer with --integer)",
-    )
+    add_sensitivity(parser, "an integer with --integer")
     add_cost(parser)
     parser.add_argument("--integer", action="store_true", help="noise on the integers")
     parser.add_argument(
@@ -125,11 +142,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
-    parser.add_argument(
-        "--progress",
-        action="store_true",
-        help="show a progress bar of the design's stages and solver attempts on standard error",
-    )
+    add_progress(parser, "the design's stages and solver attempts")
     add_json(parser)
     add_plot(parser, "the designed density beside the closed-form reference")
 
@@ -192,43 +205,23 @@ def compute(
         if beyond
         else closed_form_reference(privacy, sensitivity, cost, integer=integer)
     )
-    out: dict[str, Any] = {
-        "privacy": str(privacy),
-        # The headline guarantee first: the certified δ at the requested ε for (ε, δ).
-        **{key: value for key, _, value in noise.certified_guarantee()},
-        "sensitivity": info.sensitivity,
-        "cost": cost.name,
-        "integer": integer,
-        "grid": info.grid_kind,
-        "resolution": info.resolution,
-        "periods": info.periods,
-        "symmetric": symmetric,
-        "monotone": monotone,
+    extras: dict[str, Any] = {
+        # Earlier versions' names of the result's own keys, kept for scripts.
         "lp_value": noise.value,
-        "lower_bound": noise.lower_bound,
+        "grid": info.grid_kind,
+        "repair": str(info.repair.kind),
         "reference": ref.label,
         "reference_value": None if ref.optimum is None else ref.optimum.expected_cost(cost),
-        "atom": float(getattr(noise, "atom", 0.0)),
-        "solver": info.solver,
-        "status": info.status,
-        "solve_time": info.solve_time,
-        "compile_time": info.compile_time,
-        "build_time": info.build_time,
-        "num_variables": info.num_variables,
-        "num_constraints": info.num_constraints,
-        "max_violation": info.max_violation,
-        "repair": str(info.repair.kind),
-        "repair_cost": info.repair_cost,
-        "window": info.window,
     }
     for record in noise.provenance.constraints:
-        out[f"constraint {record.name}: residual"] = record.residual
+        extras[f"constraint {record.name}: residual"] = record.residual
     if beyond:
-        out.update(_beyond_summary(privacy, noise, float(sensitivity), cost, integer))
-    if out["reference_value"] is not None:
-        out["relative_gap"] = _relative_gap(noise.value, out["reference_value"])
+        extras.update(_beyond_summary(privacy, noise, float(sensitivity), cost, integer))
+    if extras["reference_value"] is not None:
+        extras["relative_gap"] = _relative_gap(noise.value, extras["reference_value"])
     for name, base in ref.baselines:
-        out[f"{name} cost"] = base.expected_cost(cost)
+        extras[f"{name} cost"] = base.expected_cost(cost)
+    out = result_json(noise, extras)
     return out, noise, ref
 
 
@@ -263,8 +256,9 @@ def _relative_gap(value: float, reference: float) -> float | None:
 def _beyond_summary(
     privacy: Any, noise: Any, sensitivity: float, cost: Any, integer: bool
 ) -> dict[str, Any]:
-    """The Gaussian reference that meets the same guarantee, its cost, and what is certified
-    ([`optmech.mechanisms.gaussian_references`][optmech.mechanisms.gaussian_references])."""
+    """The Gaussian reference that meets the same guarantee and its cost
+    ([`optmech.mechanisms.gaussian_references`][optmech.mechanisms.gaussian_references]), and
+    the rounds of the design (what is certified is the result's own)."""
     from optmech.lp.additive.spec import gaussian_scale
     from optmech.mechanisms.gaussian_references import gaussian_cost, lattice_gaussian_cost
     from optmech.privacy import GaussianDP
@@ -281,9 +275,7 @@ def _beyond_summary(
             name, value = "discrete Gaussian", lattice_gaussian_cost(sigma, cost)
         out["reference"] = f"{name} σ = {sigma:.6g} (Bun & Steinke 2016; Dong, Roth & Su 2022)"
         out["reference_value"] = value
-    out.update(noise.record.beyond.to_dict() if noise.record.beyond is not None else {})
     out["rounds"] = len(noise.provenance.rounds)
-    out["source"] = noise.record.source
     return out
 
 
@@ -332,26 +324,12 @@ def compute_2d(
         progress=progress,
         **options,
     )
-    spec, prov = noise.spec, noise.provenance
+    spec = noise.spec
     norm_cost = spec.cost if isinstance(spec.cost, Norm) else None
-    out: dict[str, Any] = {
-        "privacy": str(privacy),
-        "dimension": 2,
-        "sensitivity": spec.sensitivity,
-        "sensitivity_norm": spec.sensitivity_norm,
-        "cost": repr(spec.cost),
-        "resolution": spec.resolution,
-        "periods": spec.periods,
+    # Earlier versions' names of the result's own keys, kept for scripts.
+    extras: dict[str, Any] = {
         "lp_value": noise.value,
-        "lower_bound": noise.lower_bound,
         "grid_staircase_value": noise.record.staircase_value,
-        "certified_epsilon": noise.certified_epsilon,
-        "solver": prov.solver,
-        "status": prov.status,
-        "solve_time": prov.solve_time,
-        "build_time": prov.build_time,
-        "num_variables": prov.num_variables,
-        "num_constraints": prov.num_constraints,
     }
     if norm_cost is not None:
         best = StaircaseND.optimal(
@@ -360,11 +338,12 @@ def compute_2d(
             cost=norm_cost,
             norm=spec.sensitivity_norm,
         )
-        out["staircase_nd_value"] = best.expected_cost(norm_cost)
-        out["relative_gap"] = _relative_gap(noise.value, out["staircase_nd_value"])
+        extras["staircase_nd_value"] = best.expected_cost(norm_cost)
+        extras["relative_gap"] = _relative_gap(noise.value, extras["staircase_nd_value"])
     if norm_cost == Norm(1):
         half = Staircase.optimal(epsilon=spec.epsilon / 2, sensitivity=spec.sensitivity, cost="abs")
-        out["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
+        extras["two_staircases_half_eps_value"] = 2.0 * half.expected_cost("abs")
+    out = result_json(noise, extras)
     return out, noise
 
 
@@ -382,13 +361,9 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
-    keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb", "progress")
-    result, noise = compute_2d(
-        args.privacy,
-        cost_spec=args.cost,
-        sensitivity_norm=args.sensitivity_norm,
-        **{key: getattr(args, key) for key in keys},
-    )
+    names = ("sensitivity", "sensitivity_norm", "resolution", "periods", "solver")
+    names += ("max_memory_gb", "progress")
+    result, noise = compute_2d(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:
 
         def draw() -> Any:
@@ -400,17 +375,15 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
     return _print(result, args.json)
 
 
-def _print(result: dict[str, Any], as_json: bool, labels: dict[str, str] | None = None) -> int:
-    """The numbers as JSON or as a two-column table (yes/no for flags; ``labels`` rename keys)."""
+def _print(result: dict[str, Any], as_json: bool, headline: Any = ()) -> int:
+    """The numbers as JSON or as a two-column table, the privacy and the certified guarantee
+    first (``headline``: ``(key, label, value)`` rows naming the keys in words)."""
     if as_json:
         print_json(result)
         return 0
-    labels = labels or {}
-    rows = [
-        (labels.get(k, k), ("yes" if v else "no") if isinstance(v, bool) else v)
-        for k, v in result.items()
-    ]
-    print_table(("quantity", "value"), rows)
+    first = {"privacy": result["privacy"], **{key: result[key] for key, _, _ in headline}}
+    rows = {key: value for key, value in {**first, **result}.items() if key not in LEGACY_KEYS}
+    print_fields(rows, {key: label for key, label, _ in headline})
     return 0
 
 
@@ -421,23 +394,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_2d(args, plot)
     if args.sensitivity_norm is not None:
         raise ValueError("--sensitivity-norm needs --dimension 2.")
-    result, noise, _ = compute(
-        args.privacy,
-        sensitivity=args.sensitivity,
-        cost_spec=args.cost,
-        integer=args.integer,
-        resolution=args.resolution,
-        periods=args.periods,
-        symmetric=args.symmetric,
-        monotone=args.monotone,
-        solver=args.solver,
-        grid=args.grid,
-        max_memory_gb=args.max_memory_gb,
-        progress=args.progress,
-        unbiased=args.unbiased,
-        tail=args.tail,
-    )
+    names = ("sensitivity", "integer", "resolution", "periods", "symmetric", "monotone")
+    names += ("solver", "grid", "max_memory_gb", "progress", "unbiased", "tail")
+    result, noise, _ = compute(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:
         save_plot(noise.plot, plot, result)
-    labels = {key: label for key, label, _ in noise.certified_guarantee()}
-    return _print(result, args.json, labels)
+    return _print(result, args.json, noise.certified_guarantee())

@@ -19,21 +19,35 @@ Examples::
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
 from optmech.cli._args import (
     add_cost,
+    add_epsilon,
     add_json,
     add_max_memory,
     add_plot,
     add_solver,
     check_output_path,
 )
-from optmech.cli._output import fmt, print_json, print_table, save_plot
+from optmech.cli._output import (
+    fmt,
+    print_json,
+    print_mechanism,
+    print_table,
+    result_json,
+    save_plot,
+)
 
-__all__ = ["FLAGS", "add_arguments", "compute", "run"]
+__all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
+
+#: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
+#: to the top level; ``--plot`` adds ``plot``): the ``--cost`` as given, earlier versions'
+#: ``constraints``, ``grid`` and ``support``, and RR-on-Bins.
+JSON_EXTRAS = ("cost", "constraints", "grid", "support", "rr_on_bins", "plot")
 
 #: The library's parameter names that differ from an option's ``dest``.
 FLAGS = {"loss": "--cost"}
@@ -63,9 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--minimax", action="store_true", help="minimise the worst label's expected loss"
     )
-    parser.add_argument(
-        "--epsilon", type=float, required=True, metavar="E", help="privacy parameter, in (0, 50]"
-    )
+    add_epsilon(parser, "(0, 50]")
     add_cost(parser, default="squared")
     parser.add_argument(
         "--outputs",
@@ -166,36 +178,26 @@ def compute(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         solver=args.solver,
         max_memory_gb=args.max_memory_gb,
     )
-    out: dict[str, Any] = {
-        "objective": str(result.objective),
-        "epsilon": result.epsilon,
+    extras: dict[str, Any] = {
         "cost": args.cost,
-        "value": result.value,
-        "lower_bound": result.lower_bound,
-        "certified_epsilon": result.certified_epsilon,
-        "solver": result.solver,
-        "status": result.status,
-        "constraints": [
-            {"name": c.name, "residual": c.residual, "scale": c.scale} for c in result.constraints
-        ],
-        "grid": result.grid.text if result.grid is not None else "",
-        "inputs": inputs.tolist(),
-        "outputs": outputs.tolist(),
-        "support": result.support.tolist(),
-        "mechanism": result.mechanism.tolist(),
+        # Earlier versions' keys, kept for scripts: the constraints' records (the provenance's),
+        # the grid statement and the outputs the mechanism uses.
+        "constraints": [asdict(record) for record in result.constraints],
+        "grid": result.grid_statement,
+        "support": result.support,
         "rr_on_bins": None,
     }
     if args.rr_on_bins:
         if prior is None:
             raise ValueError("`--rr-on-bins` needs a prior: drop --minimax.")
         rr = rr_on_bins(prior, cost, args.epsilon, inputs=inputs)
-        out["rr_on_bins"] = {
+        extras["rr_on_bins"] = {
             "value": rr.value,
             "bins": [list(b) for b in rr.bins],
             "outputs": rr.outputs.tolist(),
             "certified_epsilon": rr.certified_epsilon,
         }
-    return out, result
+    return result_json(result, extras), result
 
 
 def _print(out: dict[str, Any], result: Any) -> None:
@@ -221,18 +223,16 @@ def _print(out: dict[str, Any], result: Any) -> None:
     print(f"\ngrid: {out['grid']}")
     mech = result.mechanism
     used = mech.max(axis=0) > 0
-    print()
-    if int(used.sum()) <= MAX_PRINTED_COLUMNS:
-        outputs = np.asarray(out["outputs"])[used]
-        headers = ["label \\ output", *(fmt(float(v), 5) for v in outputs)]
-        table = [
-            [fmt(float(x), 5), *(fmt(float(q), 4) for q in row[used])]
-            for x, row in zip(out["inputs"], mech, strict=True)
-        ]
-        print("optimal mechanism P(output | label), outputs it uses:")
-        print_table(headers, table)
-    else:
-        print(f"optimal mechanism: {mech.shape[0]} x {int(used.sum())} used outputs (see --json)")
+    print_mechanism(
+        mech[:, used],
+        [fmt(float(x), 5) for x in out["inputs"]],
+        [fmt(float(v), 5) for v in np.asarray(out["outputs"])[used]],
+        corner="label \\ output",
+        title="optimal mechanism P(output | label), outputs it uses:",
+        max_columns=MAX_PRINTED_COLUMNS,
+        too_wide=f"optimal mechanism: {mech.shape[0]} x {int(used.sum())} used outputs "
+        "(see --json)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

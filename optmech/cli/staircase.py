@@ -16,7 +16,7 @@ import argparse
 import math
 from typing import Any
 
-from optmech.cli._args import add_cost, add_json, flagged
+from optmech.cli._args import add_cost, add_epsilon, add_json, add_sensitivity, flagged
 from optmech.cli._output import print_json, print_table
 
 __all__ = ["add_arguments", "run"]
@@ -24,21 +24,11 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``staircase`` options."""
-    parser.add_argument(
-        "--epsilon",
-        type=float,
-        required=True,
-        metavar="E",
-        help="privacy parameter, in [1e-6, 700] (the closed forms' series lose accuracy below "
-        "and e^(−ε) underflows above)",
+    add_epsilon(
+        parser,
+        "[1e-6, 700] (the closed forms' series lose accuracy below and e^(−ε) underflows above)",
     )
-    parser.add_argument(
-        "--sensitivity",
-        type=float,
-        default=1.0,
-        metavar="D",
-        help="query sensitivity, > 0",
-    )
+    add_sensitivity(parser)
     add_cost(parser)
     add_json(parser)
 

@@ -18,6 +18,7 @@ Examples::
     $ optmech user --n 5 --epsilon 0.693 --prior uniform --loss abs
     $ optmech user --n 10 --epsilon 1 --loss squared --minimax --side-info 0,3,5
     $ optmech user --epsilon 1 --graph grid:3x3 --loss abs --json
+    $ optmech user --n 200 --epsilon 1 --prior binomial:0.3 --progress
     $ optmech user --n 5 --epsilon 1 --loss squared --minimax --unbiased
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +35,42 @@ import numpy as np
 
 from optmech.cli._args import (
     add_cost,
+    add_epsilon,
     add_json,
     add_max_memory,
     add_plot,
+    add_progress,
     add_solver,
     check_plot_path,
     check_solver,
+    options_of,
 )
 from optmech.cli._limits import check_user_size, user_lp_shape
-from optmech.cli._output import fmt, print_json, print_table, save_plot
+from optmech.cli._output import (
+    fmt,
+    print_json,
+    print_mechanism,
+    print_table,
+    result_json,
+    save_plot,
+)
 
-__all__ = ["FLAGS", "add_arguments", "compute", "run"]
+__all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
+
+#: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
+#: to the top level; ``--plot`` adds ``plot``): the graph's name, the ``--cost`` as given, the
+#: repair's weight and cost (earlier versions' keys), and the geometric reference.
+JSON_EXTRAS = (
+    "graph",
+    "cost",
+    "repair_lambda",
+    "repair_cost",
+    "geometric_value",
+    "remap",
+    "geometric_note",
+    "gap",
+    "plot",
+)
 
 #: The library's parameter names that differ from an option's ``dest``, as this command spells
 #: them (for error messages).
@@ -72,13 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest query result (inputs 0..N): for the path and sensitivity graphs only "
         "(the other graphs fix their inputs)",
     )
-    parser.add_argument(
-        "--epsilon",
-        type=float,
-        required=True,
-        metavar="E",
-        help="privacy parameter, in (0, 50] (above 50, e^ε exceeds 1e21 and the LP loses meaning)",
-    )
+    add_epsilon(parser, "(0, 50] (above 50, e^ε exceeds 1e21 and the LP loses meaning)")
     parser.add_argument(
         "--prior",
         default=None,
@@ -126,6 +147,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
+    add_progress(parser, "the LP's stages, solver attempts and repair steps")
     add_json(parser)
     add_plot(parser, "a heat map of the mechanism")
 
@@ -145,15 +167,18 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _floats(data: list[Any], flag: str, path: str) -> np.ndarray:
-    """``data`` (numbers, or rows of them) as floats; an integer beyond the floats names
-    ``flag``."""
+def _floats(data: list[Any], flag: str, path: str, not_finite: str) -> np.ndarray:
+    """``data`` (numbers, or rows of them) as finite floats; an integer beyond the floats, or
+    a non-finite number (the error ``not_finite``), names ``flag``."""
     try:
-        return np.asarray(data, dtype=np.float64)
+        values = np.asarray(data, dtype=np.float64)
     except OverflowError:
         raise ValueError(
             f"`{flag}` file {path!r} holds an integer too large for a float."
         ) from None
+    if not np.all(np.isfinite(values)):
+        raise ValueError(not_finite)
+    return values
 
 
 def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
@@ -167,9 +192,8 @@ def _json_prior(spec: str, *, normalize: bool = False) -> np.ndarray:
             f"`--prior` file {spec!r} must hold a JSON list of probabilities such as "
             f"[0.5, 0.25, 0.25]; got {type(data).__name__} {str(data)[:60]}."
         )
-    prior = _floats(data, "--prior", spec)
-    if not np.all(np.isfinite(prior)):
-        raise ValueError(f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}.")
+    not_finite = f"`--prior` file {spec!r} must hold finite numbers; got {str(data)[:60]}."
+    prior = _floats(data, "--prior", spec, not_finite)
     largest = float(np.max(prior, initial=0.0))
     if normalize and largest > 0.0:
         prior = prior / largest
@@ -200,10 +224,7 @@ def _json_loss(spec: str) -> np.ndarray:
             f"`--cost` file {spec!r}: every row of the loss matrix must have as many entries "
             f"(one per output); got rows of lengths {lengths}."
         )
-    loss = _floats(data, "--cost", spec)
-    if not np.all(np.isfinite(loss)):
-        raise ValueError(f"`--cost` file {spec!r}: the loss matrix must be finite.")
-    return loss
+    return _floats(data, "--cost", spec, f"`--cost` file {spec!r}: the loss matrix must be finite.")
 
 
 def _prior(spec: str, values: np.ndarray, graph_kind: str, *, normalize: bool) -> np.ndarray:
@@ -266,6 +287,7 @@ def compute(
     solver: str | None = None,
     normalize_prior: bool = False,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    progress: bool = False,
     unbiased: bool = False,
     monotone: bool = False,
     max_risk: float | None = None,
@@ -298,7 +320,11 @@ def compute(
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
-    limits: dict[str, Any] = {"solver": solver, "max_memory_gb": max_memory_gb}
+    limits: dict[str, Any] = {
+        "solver": solver,
+        "max_memory_gb": max_memory_gb,
+        "progress": progress,
+    }
     limits.update(_constraints(unbiased, monotone, max_risk, values, loss_arg))
     if minimax:
         result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
@@ -316,56 +342,35 @@ def compute(
             normalize=normalize_prior,
             **limits,
         )
-    out: dict[str, Any] = {
-        "objective": result.objective,
+    repair = result.provenance.repair
+    extras: dict[str, Any] = {
         "graph": g.graph.get("name", graph),
-        "epsilon": result.epsilon,
-        "loss": loss,
-        "value": result.value,
-        "lower_bound": result.lower_bound,
-        "certified_epsilon": result.certified_epsilon,
-        "solver": result.solver,
-        "status": result.status,
-        "solve_time": result.solve_time,
-        "repair_lambda": result.repair_lambda,
-        "repair_cost": result.repair_cost,
-        "inputs": values.tolist(),
-        "outputs": result.outputs.tolist(),
-        "mechanism": result.mechanism.tolist(),
+        "cost": loss,
+        # Earlier versions' names of the repair's weight and cost, kept for scripts.
+        "repair_lambda": repair.weight,
+        "repair_cost": repair.cost,
         "geometric_value": None,
         "remap": None,
         "geometric_note": "",
-        "constraints": [
-            {"name": c.name, "residual": c.residual, "scale": c.scale}
-            for c in result.provenance.constraints
-        ],
+        "constraints": [asdict(record) for record in result.provenance.constraints],
     }
-    _geometric_reference(out, result, g, minimax=minimax, solver=solver)
-    return out, result
-
-
-def _geometric_reference(
-    out: dict[str, Any], result: Any, g: Any, *, minimax: bool, solver: str | None
-) -> None:
-    """The geometric mechanism with the user's remap, for a count query without constraints
-    (``out``'s ``geometric_value``, ``remap``, ``gap`` and ``geometric_note``)."""
-    if out["constraints"]:
-        out["geometric_note"] = "no geometric reference: it need not meet the constraints"
-        return
+    if extras["constraints"]:
+        extras["geometric_note"] = "no geometric reference: it need not meet the constraints"
+        return result_json(result, extras), result
     from optmech.graphs import is_path_graph
     from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
 
     count_query = is_path_graph(g) and result.setting.is_count_query
     if not count_query:
-        out["geometric_note"] = (
+        extras["geometric_note"] = (
             "no geometric reference: the geometric mechanism is defined "
             "for a count query (path graph, outputs 0..n)"
         )
-        return
+        return result_json(result, extras), result
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
-        out["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
+        extras["geometric_note"] = f"the loss is not monotone, GRS does not apply: {exc}"
     if minimax:
         ref = geometric_minimax(
             result.loss,
@@ -374,12 +379,15 @@ def _geometric_reference(
             require_monotone=False,
             solver=solver,
         )
-        out["remap"] = ref.remap.tolist()
+        extras["remap"] = ref.remap.tolist()
     else:
         ref = geometric_bayes(result.prior, result.loss, result.epsilon, require_monotone=False)
-        out["remap"] = [int(r) for r in ref.assignment]
-    out["geometric_value"] = ref.value
-    out["gap"] = (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
+        extras["remap"] = [int(r) for r in ref.assignment]
+    extras["geometric_value"] = ref.value
+    extras["gap"] = (
+        (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
+    )
+    return result_json(result, extras), result
 
 
 def _constraints(
@@ -457,21 +465,9 @@ def _label(v: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_plot_path("--plot", args.plot)  # before the solve, not after
-    out, result = compute(
-        n=args.n,
-        epsilon=args.epsilon,
-        prior=args.prior,
-        loss=args.cost,
-        minimax=args.minimax,
-        side_info=args.side_info,
-        graph=args.graph,
-        solver=args.solver,
-        normalize_prior=args.normalize_prior,
-        max_memory_gb=args.max_memory_gb,
-        unbiased=args.unbiased,
-        monotone=args.monotone,
-        max_risk=args.max_risk,
-    )
+    names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
+    names += ("normalize_prior", "max_memory_gb", "progress", "unbiased", "monotone", "max_risk")
+    out, result = compute(loss=args.cost, **options_of(args, names))
     if plot is not None:
         save_plot(result.plot, plot, out)
     if args.json:
@@ -501,17 +497,16 @@ def run(args: argparse.Namespace) -> int:
     if out["geometric_note"]:
         print(f"\nnote: {out['geometric_note']}")
     mech = result.mechanism
-    print()
-    if mech.shape[1] <= MAX_PRINTED_COLUMNS:
-        headers = ["in \\ out", *(_label(v) for v in out["outputs"])]
-        rows = [
-            [_label(v), *(fmt(float(x), 4) for x in row)]
-            for v, row in zip(out["inputs"], mech, strict=True)
-        ]
-        print("optimal mechanism P(output | input):")
-        print_table(headers, rows)
-    else:
-        print(f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or --plot)")
+    print_mechanism(
+        mech,
+        [_label(v) for v in out["inputs"]],
+        [_label(v) for v in out["outputs"]],
+        corner="in \\ out",
+        title="optimal mechanism P(output | input):",
+        max_columns=MAX_PRINTED_COLUMNS,
+        too_wide=f"optimal mechanism: {mech.shape[0]} x {mech.shape[1]} matrix (see --json or "
+        "--plot)",
+    )
     if out["remap"] is not None:
         print()
         if args.minimax:

@@ -16,6 +16,9 @@ from optmech._floats import FloatArray
 from optmech._scipy import integrate
 from optmech._validation import check_real, describe
 
+#: The largest finite float64.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
 __all__ = ["Cost"]
 
 ArrayLike = npt.ArrayLike
@@ -200,6 +203,7 @@ class Cost(ABC):
             ),
             ratio,
             a_arr.shape,
+            period=period,
         )
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
@@ -213,6 +217,7 @@ class Cost(ABC):
             lambda k: np.asarray(self(x_arr + _column(k, x_arr) * period)),
             ratio,
             x_arr.shape,
+            period=period,
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
@@ -254,6 +259,11 @@ class Cost(ABC):
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
         return None
 
+    def _overflow_message(self, what: str, period: float, ratio: float) -> str:
+        """The error of a tail sum beyond the largest float (a cost with a parameter that
+        sets its growth names it)."""
+        return f"{what} of {self!r} overflows float64 (largest finite {_FLOAT_MAX:.4g})."
+
     def _closed_or_series(
         self,
         what: str,
@@ -261,6 +271,8 @@ class Cost(ABC):
         term: Callable[[FloatArray], FloatArray],
         ratio: float,
         shape: tuple[int, ...],
+        *,
+        period: float,
     ) -> FloatArray | float:
         """A geometric tail sum: its closed form when the cost has one, else the series.
 
@@ -276,6 +288,8 @@ class Cost(ABC):
             The geometric ratio, in ``[0, 1)``.
         shape : tuple of int
             Shape of the result.
+        period : float
+            The period walked (for the error messages).
 
         Returns
         -------
@@ -291,10 +305,10 @@ class Cost(ABC):
             with np.errstate(over="ignore", invalid="ignore"):
                 out = closed()
         except OverflowError as exc:  # Python float powers of a huge period
-            raise ValueError(f"{what} overflows float64.") from exc
+            raise ValueError(self._overflow_message(what, period, ratio)) from exc
         if out is not None:
             if np.any(np.isinf(out)):
-                raise ValueError(f"{what} overflows float64.")
+                raise ValueError(self._overflow_message(what, period, ratio))
             return _scalar_or_array(_no_nan(out, what))
         return _scalar_or_array(self._series(term, ratio, shape))
 

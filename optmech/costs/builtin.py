@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -21,6 +22,36 @@ from optmech.costs._geometric import (
 from optmech.costs.base import Cost, FloatArray, _num
 
 __all__ = ["Absolute", "Asymmetric", "Power", "Squared", "ZeroOne"]
+
+
+def _largest_finite_exponent(period: float, ratio: float) -> float | None:
+    """About the largest ``p`` for which ``Σ_k ratio^k (k·period)^p`` is a finite float64:
+    the sum is about ``Γ(p + 1)·period^p/s^(p + 1)`` with ``s = −ln ratio`` (the moments of a
+    geometric tail, as of the Laplace law), whose log is convex in ``p``; None when there is
+    no tail (``ratio = 0``) or no bound.
+
+    Examples
+    --------
+    >>> round(_largest_finite_exponent(1.0, float(np.exp(-1.0))), 1)
+    170.6
+    """
+    if not 0.0 < ratio < 1.0 or not 0.0 < period < float("inf"):
+        return None
+    scale = -math.log(ratio)
+    limit = math.log(float(np.finfo(np.float64).max))
+
+    def log_sum(p: float) -> float:
+        return math.lgamma(p + 1.0) + p * math.log(period) - (p + 1.0) * math.log(scale)
+
+    if log_sum(0.0) > limit:
+        return None
+    low, high = 0.0, 1.0
+    while log_sum(high) <= limit:
+        low, high = high, 2.0 * high
+    for _ in range(60):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if log_sum(mid) <= limit else (low, mid)
+    return low
 
 
 class _PowerLike(Cost):
@@ -45,6 +76,20 @@ class _PowerLike(Cost):
     def _antiderivative(self, x: FloatArray) -> FloatArray:
         mag = np.abs(x) ** (self._p + 1.0) / (self._p + 1.0)
         return np.where(x >= 0, self._over * mag, -self._under * mag)
+
+    def _overflow_message(self, what: str, period: float, ratio: float) -> str:
+        """Name the exponent and the largest one whose tail sum stays finite here."""
+        largest = _largest_finite_exponent(abs(period), ratio)
+        where = (
+            "smaller, so that |e|^power stays below it"
+            if largest is None
+            else f"in (0, {largest:.4g}] (about)"
+        )
+        return (
+            f"{what} of {self!r} overflows float64 (largest finite {np.finfo(np.float64).max:.4g}):"
+            f" the cost's exponent `power` must be {where} for period {abs(period):g} and ratio "
+            f"{ratio:.6g}; got {self._p:g}."
+        )
 
     def _outwards(self, period: float) -> float:
         """Weight of the half line a tail walks into (``over`` for ``period > 0``)."""
