@@ -354,9 +354,18 @@ def compute(
         "geometric_note": "",
         "constraints": [asdict(record) for record in result.provenance.constraints],
     }
+    _geometric_reference(extras, result, g, minimax=minimax, solver=solver)
+    return result_json(result, extras), result
+
+
+def _geometric_reference(
+    extras: dict[str, Any], result: Any, g: Any, *, minimax: bool, solver: str | None
+) -> None:
+    """The geometric mechanism with the user's remap, for a count query without constraints
+    (``extras``' ``geometric_value``, ``remap``, ``gap`` and ``geometric_note``)."""
     if extras["constraints"]:
         extras["geometric_note"] = "no geometric reference: it need not meet the constraints"
-        return result_json(result, extras), result
+        return
     from optmech.graphs import is_path_graph
     from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
 
@@ -366,7 +375,7 @@ def compute(
             "no geometric reference: the geometric mechanism is defined "
             "for a count query (path graph, outputs 0..n)"
         )
-        return result_json(result, extras), result
+        return
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
@@ -387,7 +396,6 @@ def compute(
     extras["gap"] = (
         (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
     )
-    return result_json(result, extras), result
 
 
 def _constraints(
