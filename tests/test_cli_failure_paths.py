@@ -78,14 +78,16 @@ def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyP
     check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 1.001)
     with pytest.raises(ProblemTooLargeError, match="--privacy"):
         check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 0.999)
-    tiny = ApproxDP(1.0, 1e-12)
-    with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-09, 1\]; got 1e-12"):
+    tiny = ApproxDP(1.0, 1e-13)
+    with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-11, 1\]; got 1e-13"):
         check_design_1d(tiny, 1.0, "abs")
-    monkeypatch.setattr(spec, "DELTA_MIN", 1e-13)
-    with pytest.raises(ValueError, match="δ must be at least 1e-09"):
-        check_design_1d(tiny, 1.0, "abs")
-    monkeypatch.setattr(cone_bound, "RELIABLE", 1e-13)
+    # An (ε, δ) design's δ floor is the spec's own, below the smallest mass resolved ...
+    monkeypatch.setattr(spec, "DELTA_MIN", 1e-14)
     assert check_design_1d(tiny, 1.0, "abs").privacy == tiny
+    # ... and neither floor serves what the other refuses.
+    monkeypatch.setattr(cone_bound, "RELIABLE", 1e-12)
+    with pytest.raises(ValueError, match="`delta` must be at least 1e-12"):
+        check_design_1d(tiny, 1.0, "abs")
 
 
 def test_the_served_limits_keep_what_the_designer_serves(no_work: None) -> None:
