@@ -70,7 +70,7 @@ def _check_served(spec: Any) -> None:
     if isinstance(privacy, ApproxDP):
         # An (ε, δ) design weighs its densities relative to δ (its hockey-stick sums are
         # written relative to δ): its own floor, which the spec has checked already.
-        deltas, delta_floor = [privacy.delta], min(floor, DELTA_MIN)
+        deltas, delta_floor = [privacy.delta], DELTA_MIN
     elif isinstance(privacy, PrivacyProfile):
         deltas = [d for d in privacy.deltas if d > 0.0]
     small = [d for d in deltas if d < delta_floor]
