@@ -86,7 +86,7 @@ def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(spec, "DELTA_MIN", 1e-14)
     monkeypatch.setattr(cone_bound, "RELIABLE", 1e-8)
     assert check_design_1d(tiny, 1.0, "abs").privacy == tiny
-    with pytest.raises(ValueError, match="at most 18.42"):  # −ln(1e-8): the Gaussian's floor
+    with pytest.raises(ValueError, match=r"at most 18\.42"):  # −ln(1e-8): the Gaussian's floor
         check_design_1d(ZCDP(19.0), 1, "abs", integer=True)
 
 

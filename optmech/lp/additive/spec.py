@@ -268,8 +268,9 @@ def _check_beyond(privacy: Privacy) -> None:
             if eps > EPSILON_MAX or 0.0 < delta < PROFILE_DELTA_MIN:
                 raise ValueError(
                     f"`privacy` profile points must have ε in [0, {EPSILON_MAX:g}] and δ = 0 or "
-                    f"δ ≥ {PROFILE_DELTA_MIN:g} for a design (beyond these the LP's rows span more than "
-                    f"e^50 or are scaled by 1/δ, and no solver resolves them); got (ε, δ) = "
+                    f"δ ≥ {PROFILE_DELTA_MIN:g} for a design (beyond these the LP's rows span "
+                    "more than e^50 or are scaled by 1/δ, and no solver resolves them); got "
+                    "(ε, δ) = "
                     f"({eps!r}, {delta!r})."
                 )
 
