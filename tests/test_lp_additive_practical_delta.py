@@ -157,3 +157,17 @@ def test_the_command_line_serves_the_designer_delta_range():
 
     spec = check_design_1d(ApproxDP(1.0, DELTA_MIN), 1.0, "abs")
     assert spec.privacy == ApproxDP(1.0, DELTA_MIN)
+
+
+def test_the_benchmark_rows_compare_with_the_same_truncated_laplace():
+    from benchmarks import approx
+    from benchmarks.__main__ import markdown
+
+    assert approx.truncated_laplace(0.7, 1e-4, "sq") == truncated_laplace_cost(0.7, 1e-4, "sq")
+    row = {"section": "approx", "epsilon": 1.0, "delta": 1e-2, "cost": "abs", "load": 0.5}
+    row |= approx.design_case(1.0, 1e-2, "abs")
+    assert row["certified_delta"] <= 1e-2
+    assert row["value_over_truncated_laplace"] <= 1.0
+    report = {"started": "now", "mode": "quick", "versions": {}, "rows": [row]}
+    report |= {"load_start": 0.5, "load_end": 0.5}
+    assert "### Additive (ε, δ) noise at the default settings" in markdown(report)
