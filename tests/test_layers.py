@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,49 @@ def test_no_module_is_in_an_import_circle(package: str) -> None:
 def test_the_circle_finder_finds_a_circle() -> None:
     """The check above can fail: two modules importing each other form one circle."""
     assert _circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def _page_layers(text: str) -> tuple[tuple[str, ...], ...]:
+    """The layer table of the architecture page, bottom to top: rows ``| k | `a`, `b` |``."""
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", text, flags=re.M)
+    by_number = {int(k): tuple(re.findall(r"`([\w.]+)`", names)) for k, names in rows}
+    return tuple(by_number[k] for k in sorted(by_number))
+
+
+def test_the_architecture_page_states_the_layers_enforced_here() -> None:
+    assert _page_layers(ARCHITECTURE.read_text(encoding="utf-8")) == LAYERS
+
+
+def _parts_of_the_package() -> list[str]:
+    """Every top-level module and every (sub)package of optmech, as the page names them:
+    ``privacy.py``, ``lp/``, ``lp/engine/`` (``__init__.py`` is the package itself)."""
+    modules = [p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"]
+    packages = [
+        f"{p.parent.relative_to(PACKAGE).as_posix()}/"
+        for p in PACKAGE.rglob("__init__.py")
+        if p.parent != PACKAGE
+    ]
+    return sorted(modules + packages)
+
+
+def _unnamed(text: str) -> list[str]:
+    """The parts of the package that have no entry (``**`part`**``) on the page ``text``."""
+    return [part for part in _parts_of_the_package() if f"**`{part}`**" not in text]
+
+
+def test_the_architecture_page_has_a_sentence_on_every_package() -> None:
+    """A module or package added to optmech without an entry on the page fails here."""
+    assert _unnamed(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_page_checks_can_fail() -> None:
+    """A page that omits a package, or swaps two layers, is caught."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert _unnamed(text.replace("**`lp/engine/`**", "`lp/engine/`")) == ["lp/engine/"]
+    swapped = text.replace("| 3 | `certify` |", "| 3 | `mechanisms` |").replace(
+        "| 2 | `mechanisms` |", "| 2 | `certify` |"
+    )
+    assert _page_layers(swapped) != LAYERS

@@ -60,7 +60,8 @@ def test_bayes_remap_is_exact_with_its_provenance() -> None:
     """No LP: solver "none", status "exact", and the value is its own lower bound."""
     res = bayes_remap(np.full((3, 3), 1 / 3), [0.1, 0.3, 0.6], "abs")
     assert res.provenance.solver == "none" and res.provenance.status == "exact"
-    assert res.value == res.lower_bound == res.provenance.value
+    # Uniform rows: every output reports the prior's median 2, at Σ p_i |i − 2| = 0.5 (exact).
+    assert res.value == res.lower_bound == 0.5
     assert res.provenance.attempts == ()
     assert repr(res) == (
         "RemapResult(bayes, 3x3, value=0.5, lower_bound=0.5, solver=none, status=exact)"

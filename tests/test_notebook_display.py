@@ -1,5 +1,10 @@
 """Notebook display: every result summarises itself in a small HTML table and draws itself into
-a matplotlib Axes (Agg backend, nothing shown)."""
+a matplotlib Axes (Agg backend, nothing shown).
+
+The results are found, not only listed: every public class of ``optmech`` that is an LP result
+or a 1-D noise family, or that shows itself in a notebook (``_repr_html_``), must have an
+instance below, and every instance must draw itself (``plot``) — so a new public result without
+a figure fails here."""
 
 from __future__ import annotations
 
@@ -14,6 +19,9 @@ import numpy as np
 import pytest
 
 import optmech
+from optmech.mechanisms.base import NoiseDistribution
+from optmech.results import LPResult
+from optmech.utilities import MutualInformation
 
 RESULTS = {
     "design (uniform grid)": lambda: optmech.design_noise(
@@ -31,6 +39,31 @@ RESULTS = {
     "common mechanism": lambda: optmech.common_mechanism(
         [np.full(4, 0.25), np.array([0.7, 0.1, 0.1, 0.1])], ["abs", "squared"], 0.5
     ),
+    "design (graded grid)": lambda: optmech.design_noise(
+        optmech.PureDP(15.0), sensitivity=1.0, cost="abs"
+    ),
+    "design (2-D)": lambda: optmech.design_noise(
+        optmech.PureDP(1.0),
+        sensitivity=1.0,
+        cost="l1",
+        dimension=2,
+        sensitivity_norm="linf",
+        resolution=2,
+        periods=2,
+    ),
+    "local mechanism": lambda: optmech.local_mechanism(
+        np.full(5, 0.2), "abs", 0.5, inputs=np.arange(5.0)
+    ),
+    "extremal mechanism": lambda: optmech.extremal_mechanism(
+        MutualInformation(np.array([0.5, 0.3, 0.2])), 1.0
+    ),
+    "minimax remap (LP)": lambda: optmech.minimax_remap(
+        optmech.truncated_geometric(5, 0.5), "abs", [0, 5]
+    ),
+    "laplace": lambda: optmech.Laplace(epsilon=1.0),
+    "gaussian": lambda: optmech.Gaussian(epsilon=0.5, delta=1e-5),
+    "truncated laplace": lambda: optmech.TruncatedLaplace(epsilon=1.0, delta=1e-3),
+    "discrete staircase": lambda: optmech.DiscreteStaircase(epsilon=1.0, sensitivity=2, r=1),
     "staircase": lambda: optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost="abs"),
     "geometric": lambda: optmech.Geometric(epsilon=1.0),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
@@ -40,6 +73,25 @@ RESULTS = {
 @pytest.fixture(scope="module", params=sorted(RESULTS))
 def named(request: pytest.FixtureRequest) -> tuple[str, Any]:
     return request.param, RESULTS[request.param]()
+
+
+def _must_display(cls: type) -> bool:
+    """An LP result, a 1-D noise family, or a class that shows itself in a notebook (but for
+    the provenance, a record that every result shows and that is checked on its own below)."""
+    if cls is optmech.Provenance:
+        return False
+    return issubclass(cls, (LPResult, NoiseDistribution)) or hasattr(cls, "_repr_html_")
+
+
+def test_every_public_result_has_an_instance_here() -> None:
+    """Each public class that must display itself has an instance in ``RESULTS``: a new
+    result or family is checked here without a change to the test's logic."""
+    public = [getattr(optmech, name) for name in optmech.__all__]
+    classes = [obj for obj in public if isinstance(obj, type) and _must_display(obj)]
+    assert len(classes) >= 15
+    made = [type(make()) for make in RESULTS.values()]
+    uncovered = [c.__name__ for c in classes if not any(issubclass(m, c) for m in made)]
+    assert uncovered == []
 
 
 def test_html_summary_is_a_small_table(named: tuple[str, Any]) -> None:
@@ -54,7 +106,7 @@ def test_plot_returns_the_axes_it_drew_on(named: tuple[str, Any]) -> None:
     fig, ax = plt.subplots()
     try:
         assert result.plot(ax=ax) is ax
-        assert ax.has_data()
+        assert ax.has_data() or ax.images
     finally:
         plt.close(fig)
 

@@ -180,6 +180,13 @@ def check(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from optmech.mechanisms.laplace import Laplace
+    >>> from optmech.privacy import PureDP
+    >>> check(Laplace(epsilon=1.0), PureDP(1.0)), check(Laplace(epsilon=1.0), PureDP(0.5))
+    (True, False)
     """
     claim = check_privacy(guarantee, beyond=True)
     debug = check_flag("debug", debug)

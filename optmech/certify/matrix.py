@@ -261,6 +261,18 @@ def certify_mechanism(
     Returns
     -------
     MatrixCertificate
+
+    Examples
+    --------
+    Randomized response on two inputs, ``e^ε/(1 + e^ε)`` on the diagonal, is exactly ε-DP
+    (Warner (1965)); the certificate rounds up, by a few units of the last place:
+
+    >>> import math
+    >>> import numpy as np
+    >>> keep = math.e / (1 + math.e)
+    >>> cert = certify_mechanism(np.array([[keep, 1 - keep], [1 - keep, keep]]))
+    >>> bool(1.0 <= cert.epsilon <= 1.0 + 1e-12), cert.edge
+    (True, (0, 1))
     """
     m = _check_mechanism(mechanism)
     src, dst = _edges_from(graph, m.shape[0])
@@ -340,6 +352,15 @@ def check_dp(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> keep = math.e / (1 + math.e)  # randomized response, exactly 1-DP
+    >>> rr = np.array([[keep, 1 - keep], [1 - keep, keep]])
+    >>> check_dp(rr, 1.0), check_dp(rr, 0.9)
+    (True, False)
     """
     eps = check_real("epsilon", epsilon, low=0.0, low_open=True)
     rtol = check_real("rtol", rtol, low=0.0, high=1e-3)

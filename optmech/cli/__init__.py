@@ -20,10 +20,10 @@ one line saying what was kept, and exit status 130. Every option's default is sh
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import os
 import sys
+import types
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -57,7 +57,7 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
-def _loaded_commands() -> list[object]:
+def _loaded_commands() -> list[types.ModuleType]:
     modules = []
     for name in COMMANDS:
         try:
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command",
         metavar="COMMAND",
         required=True,
-        parser_class=functools.partial(ArgumentParser, formatter_class=HelpFormatter),
+        parser_class=ArgumentParser,
     )
     for module in _loaded_commands():
         text = command_text(module.__doc__ or "")
@@ -92,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=text.help,
             description=text.description,
             epilog=text.epilog or None,
+            formatter_class=HelpFormatter,
         )
         module.add_arguments(command)  # type: ignore[attr-defined]
         command.set_defaults(

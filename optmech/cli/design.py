@@ -17,6 +17,7 @@ Examples::
     $ optmech design --privacy eps=1 --sensitivity 1 --cost abs --resolution 40 --periods 4
     $ optmech design --privacy delta=0.3 --cost squared --symmetric --monotone
     $ optmech design --privacy eps=1,delta=1e-6 --cost abs --json
+    $ optmech design --privacy eps=2 --cost asym:3,1 --unbiased --tail 1,0.2
     $ optmech design --privacy eps=20 --cost abs          # a graded grid: within 0.1% of V*
     $ optmech design --privacy zcdp=0.5 --integer --cost abs   # against the discrete Gaussian
     $ optmech design --privacy gdp=1 --integer --cost squared  # against the rounded Gaussian
@@ -98,6 +99,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--monotone", action="store_true", help="restrict to noise non-increasing in |x|"
     )
     parser.add_argument(
+        "--unbiased",
+        action="store_true",
+        help="constrain the noise to zero mean (matters for an asymmetric --cost)",
+    )
+    parser.add_argument(
+        "--tail",
+        default=None,
+        metavar="T,Q",
+        help="constrain P(|Z| > T) ≤ Q (T ≥ 0, Q in [0, 1))",
+    )
+    parser.add_argument(
         "--dimension",
         type=int,
         default=1,
@@ -136,8 +148,14 @@ def compute(
     grid: str = "auto",
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     progress: bool = False,
+    unbiased: bool = False,
+    tail: str | None = None,
 ) -> tuple[dict[str, Any], Any, Any]:
-    """Design and compare; returns (printed numbers, designed noise, closed-form reference)."""
+    """Design and compare; returns (printed numbers, designed noise, closed-form reference).
+
+    ``unbiased`` and ``tail`` (``"T,Q"``) are constraints of
+    [`optmech.constraints`][optmech.constraints]; the closed-form reference is then the
+    unconstrained optimum (a lower bound, not a target)."""
     from optmech.costs import parse_cost
     from optmech.lp.design import design_noise
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
@@ -156,9 +174,16 @@ def compute(
         "max_memory_gb": max_memory_gb,
     }
     sensitivity = int(sensitivity) if integer and _is_whole(sensitivity) else sensitivity
+    constraints = _constraints(unbiased, tail)
     check_design_1d(privacy, sensitivity, cost, **options)  # before any grid is built
     noise = design_noise(
-        privacy, sensitivity=sensitivity, cost=cost, solver=solver, progress=progress, **options
+        privacy,
+        sensitivity=sensitivity,
+        cost=cost,
+        solver=solver,
+        progress=progress,
+        constraints=constraints,
+        **options,
     )
     info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
@@ -196,6 +221,8 @@ def compute(
         "repair_cost": info.repair_cost,
         "window": info.window,
     }
+    for record in noise.provenance.constraints:
+        out[f"constraint {record.name}: residual"] = record.residual
     if beyond:
         out.update(_beyond_summary(privacy, noise, float(sensitivity), cost, integer))
     if out["reference_value"] is not None:
@@ -203,6 +230,23 @@ def compute(
     for name, base in ref.baselines:
         out[f"{name} cost"] = base.expected_cost(cost)
     return out, noise, ref
+
+
+def _constraints(unbiased: bool, tail: str | None) -> list[Any]:
+    """``--unbiased`` and ``--tail T,Q`` as constraints (``--tail`` checked by name)."""
+    from optmech.constraints import TailBound, Unbiased
+
+    out: list[Any] = [Unbiased()] if unbiased else []
+    if tail is not None:
+        parts = str(tail).split(",")
+        try:
+            t, q = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(
+                f"--tail must be T,Q (two numbers: P(|Z| > T) ≤ Q); got {tail!r}."
+            ) from None
+        out.append(flagged("--tail", tail, lambda _: TailBound(t, q)))
+    return out
 
 
 def _is_whole(value: float) -> bool:
@@ -331,6 +375,11 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
             "--integer, --symmetric, --monotone and --grid are for --dimension 1; got one of "
             "them with --dimension 2."
         )
+    if args.unbiased or args.tail is not None:
+        raise ValueError(
+            "--unbiased and --tail are for --dimension 1 (constraints on 1-D ε-DP and (ε, δ) "
+            "designs); got one of them with --dimension 2."
+        )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
     keys = ("sensitivity", "resolution", "periods", "solver", "max_memory_gb", "progress")
@@ -385,6 +434,8 @@ def run(args: argparse.Namespace) -> int:
         grid=args.grid,
         max_memory_gb=args.max_memory_gb,
         progress=args.progress,
+        unbiased=args.unbiased,
+        tail=args.tail,
     )
     if plot is not None:
         save_plot(noise.plot, plot, result)

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 __all__ = [
     "COST_COLORS",
@@ -28,6 +28,7 @@ __all__ = [
     "ExperimentResult",
     "OutDir",
     "OutputFolder",
+    "expect",
     "finish",
     "header_lines",
     "label_axes",
@@ -35,6 +36,17 @@ __all__ = [
     "new_figure",
     "plot_diagonal",
 ]
+
+_T = TypeVar("_T")
+
+
+def expect(kind: type[_T], value: object) -> _T:
+    """``value``, checked to be a ``kind``: the narrower class a call returns for the settings
+    an experiment gives it (``design_noise`` returns a 1-D or a 2-D design)."""
+    if not isinstance(value, kind):
+        raise TypeError(f"expected a {kind.__name__}; got {type(value).__name__}.")
+    return value
+
 
 CSV_NAME = "results.csv"
 FIGURE_NAME = "figure.png"

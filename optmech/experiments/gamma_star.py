@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 import optmech
-from optmech.costs import Power
+from optmech.costs import Cost, Power
 from optmech.experiments import ExperimentResult, _common
 
 __all__ = ["run"]
@@ -61,11 +61,11 @@ def run(out_dir: _common.OutDir = None, *, seed: int = 0, quick: bool = False) -
     return _common.finish(out, fig, title, body, headline, seed=seed, quick=quick)
 
 
-def _costs() -> dict[str, object]:
+def _costs() -> dict[str, Cost | str]:
     return {"|e|": "abs", "e²": "squared", "|e|^0.5": Power(0.5), "|e|^3": Power(3.0)}
 
 
-def _direct_gamma(eps: float, cost: object) -> float:
+def _direct_gamma(eps: float, cost: Cost | str) -> float:
     def f(g: float) -> float:
         return optmech.Staircase(epsilon=eps, gamma=g).expected_cost(cost)
 
@@ -75,7 +75,7 @@ def _direct_gamma(eps: float, cost: object) -> float:
 
 def _cost_rows(
     label: str,
-    cost: object,
+    cost: Cost | str,
     eps_grid: np.ndarray,
     gam: np.ndarray,
     heur: np.ndarray,

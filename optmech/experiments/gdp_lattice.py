@@ -33,8 +33,11 @@ HEADER = (
 
 def _row(cost: str, mu: float) -> list[Any]:
     start = time.perf_counter()
-    noise = optmech.design_noise(
-        optmech.GaussianDP(mu), sensitivity=1, cost=cost, integer=True, accuracy=ACCURACY
+    noise = _common.expect(
+        optmech.DesignedLatticeNoise,
+        optmech.design_noise(
+            optmech.GaussianDP(mu), sensitivity=1, cost=cost, integer=True, accuracy=ACCURACY
+        ),
     )
     seconds = time.perf_counter() - start
     rounded = lattice_gaussian_cost(1.0 / mu, cost, rounded=True)

@@ -85,7 +85,7 @@ def _example_rows() -> list[list[Any]]:
         res = optmech.geometric_bayes(prior, loss, eps)
         vertex = optmech.bayesian_mechanism(prior, loss, eps, vertex=True)
         is_remap, _ = optmech.is_remap_of_geometric(vertex.raw_mechanism, eps)
-        remap = str(res.assignment.tolist())
+        remap = str([] if res.assignment is None else res.assignment.tolist())
         yes_no = "yes" if is_remap else "no"
         examples.append([label, f"{eps:.4g}", remap, res.value, vertex.value, yes_no])
     return examples

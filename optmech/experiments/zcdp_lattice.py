@@ -38,7 +38,10 @@ HEADER = [
 
 def _row(cost: str, rho: float) -> list[Any]:
     start = time.perf_counter()
-    noise = optmech.design_noise(optmech.ZCDP(rho), sensitivity=1, cost=cost, integer=True)
+    noise = _common.expect(
+        optmech.DesignedLatticeNoise,
+        optmech.design_noise(optmech.ZCDP(rho), sensitivity=1, cost=cost, integer=True),
+    )
     seconds = time.perf_counter() - start
     dg = lattice_gaussian_cost(1.0 / math.sqrt(2.0 * rho), cost)
     rounds = len(noise.provenance.rounds)

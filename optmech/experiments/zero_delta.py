@@ -59,17 +59,18 @@ def run(out_dir: _common.OutDir = None, *, seed: int = 0, quick: bool = False) -
     return _common.finish(out, fig, title, body, headline, seed=seed, quick=quick)
 
 
-def _lp(delta: float, p: float, m: int, *, restricted: bool) -> object:
+def _lp(delta: float, p: float, m: int, *, restricted: bool) -> optmech.DesignedPiecewiseNoise:
     periods = max(2, math.ceil(1.0 / (2.0 * delta)) + 1)
-    kw = {"symmetric": True, "monotone": True} if restricted else {}
-    return optmech.design_noise(
+    noise = optmech.design_noise(
         optmech.ApproxDP(0.0, delta),
         sensitivity=1.0,
         cost=Power(p),
         resolution=m,
         periods=periods,
-        **kw,
+        symmetric=restricted,
+        monotone=restricted,
     )
+    return _common.expect(optmech.DesignedPiecewiseNoise, noise)
 
 
 def _lp_threshold(p: float, m: int, steps: int) -> tuple[float, float]:

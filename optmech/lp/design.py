@@ -17,7 +17,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from optmech._validation import check_flag, check_int, check_real
+from optmech.constraints import Constraint, as_constraints
 from optmech.lp.additive.beyond import design_beyond
+from optmech.lp.additive.constrained import design_constrained
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.additive2d.design import design_noise_2d
@@ -37,8 +39,23 @@ _log = logging.getLogger(__name__)
 #: The keywords of `design_noise` itself (besides the spec's options).
 _OWN = (
     "privacy, sensitivity, cost, solver, allow_repair, accuracy, solver_options, verbose, "
-    "progress and dimension"
+    "progress, dimension and constraints"
 )
+
+
+def _checked_constraints(
+    constraints: Any, spec: AdditiveSpec | AdditiveSpec2D
+) -> tuple[Constraint, ...]:
+    """The caller's constraints, refused by name where the designer has no rows for them:
+    they are supported on 1-D ε-DP and (ε, δ) designs."""
+    items = as_constraints(constraints)
+    if items and (isinstance(spec, AdditiveSpec2D) or spec.beyond):
+        what = "dimension=2" if isinstance(spec, AdditiveSpec2D) else str(spec.privacy)
+        raise ValueError(
+            "`constraints` are supported on 1-D designs for PureDP and ApproxDP only; got "
+            f"{len(items)} constraint(s) with {what}."
+        )
+    return items
 
 
 def _validated_spec(
@@ -78,6 +95,7 @@ def design_noise(
     progress: bool = False,
     dimension: int = 1,
     repair: bool | None = None,
+    constraints: Any = None,
     **spec_options: Any,
 ) -> DesignedNoise | DesignedNoise2D:
     """Design optimal additive noise for ``privacy`` and ``cost`` by LP, certified.
@@ -124,11 +142,70 @@ def design_noise(
     repair : bool, optional
         Deprecated spelling of ``allow_repair`` (a repair is a
         [`Repair`][optmech.provenance.Repair] record everywhere else).
+    constraints : Constraint, callable or sequence of them, optional
+        Conditions of the caller's own on the noise ``Z``
+        ([`optmech.constraints`][optmech.constraints]): ``Unbiased()`` (``E Z = 0``),
+        ``MaxRisk(b)`` (``E ℓ(Z) ≤ b`` for ``cost``), ``MaxCost(c, b)`` (``E c(Z) ≤ b``),
+        ``TailBound(t, q)`` (``P(|Z| > t) ≤ q``), ``Monotone()`` (always true for additive
+        noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
+        [`NoiseVariables`][optmech.lp.additive.constraint_rows.NoiseVariables] and returns
+        cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
+        ([`optmech.lp.additive.constrained`][optmech.lp.additive.constrained]); every
+        declarative constraint holds for the noise as returned, to
+        ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
+        lists each with its residual.
     **spec_options
         The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
         ``window``, ``atom``, ``reduce_symmetric``, ``max_memory_gb``. Anything else raises
-        `TypeError`.
+        `TypeError`. Each is described under *Other Parameters*.
+
+    Other Parameters
+    ----------------
+    resolution : int, optional
+        Cells per Δ, ``m ≥ 1``. On a uniform grid the default is ``20(1 + e^(ε/2))`` for ε-DP
+        (about 20 cells on the staircase's top step; Geng & Viswanath (2016), §V-B), capped at
+        400; 20 for (ε, δ) and privacy profiles; 8 for zCDP, Rényi DP and Gaussian DP. On a
+        graded grid it counts the cells of the coarse part (default 40). Integer noise has Δ
+        points per Δ: give None or Δ. In 2-D: ``m`` cells per Δ, in [1, 64] (default 8).
+    periods : int, optional
+        Periods of Δ on each side of the origin, ``K ≥ 1``, beyond which the tails continue
+        geometrically. Default for ε-DP 3 on a uniform grid and 1 on a graded one; for (ε, δ) one
+        more than the truncated Laplace's support (Geng, Ding, Guo & Kumar (2020)); for (0, δ)
+        one more than ``1/(2δ)``; for zCDP, Rényi DP and GDP about seven scales of the matching
+        Gaussian ([`default_periods`][optmech.lp.additive.spec.default_periods]).
+    integer : bool, default False
+        Noise on ℤ for integer queries (then ``sensitivity`` is an integer ≥ 1): the result is a
+        [`DesignedLatticeNoise`][optmech.lp.additive.designed.DesignedLatticeNoise].
+    symmetric : bool, default False
+        Restrict the search to noise symmetric about 0.
+    monotone : bool, default False
+        Restrict the search to noise non-increasing in ``|x|``.
+    grid : {"auto", "uniform", "graded"}, default "auto"
+        How a period is cut into cells ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
+        "auto" grades it for ε-DP when no ``resolution`` is given and a uniform grid would need
+        more than 400 cells per Δ to resolve the staircase's top step (large ε); (ε, δ) designs
+        and those beyond take "uniform" only.
+    window : {"auto", "pairs", "sparse-table", "blocks"}, default "auto"
+        Form of the ε-DP window rows (`optmech.lp.additive.windows`); in 2-D ``{"auto",
+        "runs", "pairs"}``. Every form gives the same LP optimum.
+    atom : bool, optional
+        Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
+    reduce_symmetric : bool, default True
+        For a symmetric cost, solve on half the variables (in 2-D: one cell per orbit of the
+        cost's symmetry group); an optimum averaged with its mirror images is feasible and
+        optimal, so nothing is lost. False solves the full LP.
+    max_memory_gb : float, default 4.0
+        Refuse, with [`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError] naming
+        the estimate, an LP whose estimated solver memory exceeds this many GB; in (0, inf).
+    sensitivity_norm : {"l1", "l2", "linf"}
+        ``dimension=2`` only, and required there: the norm of the ball of shifts.
+    tails : {"gauge+product", "gauge"}, default "gauge+product"
+        ``dimension=2`` only: the tail closure
+        ([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]).
+    gamma : float or Fraction, optional
+        ``dimension=2`` only: one step position of the gauge tail, in [0, 1); default a gauge
+        tail at each of the ``m`` positions the grid resolves, mixed by the LP.
 
     Returns
     -------
@@ -142,7 +219,12 @@ def design_noise(
     SolverError
         Every attempt failed (each is named), or an (ε, δ) support is too short.
     PrivacyViolationError
-        The solver's point is not private and ``allow_repair=False`` (or the repair failed).
+        The solver's point is not private and ``allow_repair=False`` (or the repair failed,
+        or no repair kept every constraint).
+    InfeasibleConstraintsError
+        No noise of the guarantee on the grid meets ``constraints`` (the error names them).
+    ValueError
+        ``constraints`` with ``dimension=2`` or a guarantee beyond (ε, δ).
 
     Examples
     --------
@@ -155,9 +237,49 @@ def design_noise(
     True
     >>> noise.certified_epsilon <= 1.0 + 1e-9
     True
+
+    Integer queries (``integer=True``): the optimum on ℤ is the discrete staircase's
+    (Geng & Viswanath (2016), §VI), which the certified interval contains.
+
+    >>> lattice = optmech.design_noise(optmech.PureDP(1.0), sensitivity=2, cost="abs",
+    ...                                integer=True)
+    >>> type(lattice).__name__
+    'DesignedLatticeNoise'
+    >>> best = optmech.DiscreteStaircase.optimal(epsilon=1.0, sensitivity=2, cost="abs")
+    >>> ref = best.expected_cost("abs")
+    >>> bool(lattice.lower_bound <= ref * (1 + 1e-9) and ref <= lattice.value * (1 + 1e-9))
+    True
+
+    A large ε grades the grid (``grid="auto"``); (ε, δ) takes the same call:
+
+    >>> optmech.design_noise(optmech.PureDP(15.0), sensitivity=1.0, cost="abs").record.spec.grid
+    <GridKind.GRADED: 'graded'>
+    >>> approx = optmech.design_noise(optmech.ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs",
+    ...                               resolution=6, periods=8)
+    >>> approx.certified_delta <= 1e-3
+    True
+
+    An LP too large for ``max_memory_gb`` is refused before it is built, with its estimate:
+
+    >>> optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                      resolution=4000, periods=50, max_memory_gb=0.01)
+    Traceback (most recent call last):
+    ...
+    optmech.exceptions.ProblemTooLargeError: the LP would need about 3.3 GB ...
+
+    Over-estimates that cost three times as much as under-estimates pull the optimum's mean
+    below 0; ``Unbiased()`` asks for zero mean (Badanidiyuru et al. (2023)):
+
+    >>> from optmech.constraints import Unbiased
+    >>> skewed = optmech.costs.Asymmetric(over=3, under=1)
+    >>> fair = optmech.design_noise(optmech.PureDP(2.0), sensitivity=1.0, cost=skewed,
+    ...                             resolution=4, periods=10, constraints=Unbiased())
+    >>> abs(fair.mean()) < 1e-12, fair.provenance.constraints[0].residual <= 1e-9
+    (True, True)
     """
     dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
     spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
+    declared = _checked_constraints(constraints, spec)
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(
         solver,
@@ -174,6 +296,8 @@ def design_noise(
                 noise = design_noise_2d(spec, run)
             elif spec.beyond:
                 noise = design_beyond(spec, run)
+            elif declared:
+                noise = design_constrained(spec, run, declared)
             else:
                 noise = design_additive(spec, run)
             found.update(value=noise.value, lower_bound=noise.lower_bound)

@@ -521,6 +521,12 @@ def remap_of_geometric(
     atol : float, default 1e-9
         Absolute accuracy of the entries of ``mechanism``, in [0, 1e-3]: 0 for a mechanism
         computed exactly, about the solver's feasibility tolerance for an LP's vertex.
+
+    Examples
+    --------
+    >>> merge = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])  # G's outputs 1 and 2 merged
+    >>> remap_of_geometric(truncated_geometric(2, 1.0) @ merge, 1.0).is_remap
+    True
     """
     eps = check_epsilon(epsilon)
     atol = check_real("atol", atol, low=0.0, high=1e-3)
@@ -608,6 +614,11 @@ def constraint_matrix(
     Returns
     -------
     ndarray of str, shape (n, m)
+
+    Examples
+    --------
+    >>> constraint_matrix(truncated_geometric(2, 1.0), 1.0).tolist()  # G: H above, L below
+    [['L', 'H', 'H'], ['L', 'L', 'H']]
     """
     eps = check_epsilon(epsilon)
     m = check_real_array("mechanism", mechanism, ndim=2, nonnegative=True)

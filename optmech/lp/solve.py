@@ -204,7 +204,14 @@ def provenance_of(
 
 
 def available_solvers() -> list[str]:
-    """The LP solvers cvxpy can use on this machine, in optmech's order of preference."""
+    """The LP solvers cvxpy can use on this machine, in optmech's order of preference.
+
+    Examples
+    --------
+    >>> solvers = available_solvers()
+    >>> "HIGHS" in solvers and solvers[0] == "HIGHS"  # HiGHS comes with optmech, and is preferred
+    True
+    """
     installed = set(cp.installed_solvers())
     return [s for s in KNOWN_SOLVERS if s in installed]
 

@@ -43,7 +43,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -377,6 +377,12 @@ def _rest(shape: Tail, first: int, h: float, growth: tuple[float, float]) -> tup
     return mass, cost
 
 
+@overload
+def tail_sums(shapes: Tail, cells: int, width: float, cost: Any = None) -> TailSums: ...
+@overload
+def tail_sums(
+    shapes: Sequence[Tail], cells: int, width: float, cost: Any = None
+) -> list[TailSums]: ...
 def tail_sums(
     shapes: Tail | Sequence[Tail], cells: int, width: float, cost: Any = None
 ) -> TailSums | list[TailSums]:

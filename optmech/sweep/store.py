@@ -239,7 +239,11 @@ class ResultStore:
             held = conn.execute(
                 "SELECT owner, host, pid, heartbeat FROM claims WHERE key = ?", (key,)
             ).fetchone()
-            if held is not None and held[0] != owner.name and _owner_alive(*held[1:], now):
+            if (
+                held is not None
+                and held[0] != owner.name
+                and _owner_alive(held[1], held[2], held[3], now)
+            ):
                 return "busy"
             conn.execute(
                 """

@@ -232,7 +232,12 @@ def geometric_matrix(n: int, eps: float | None = None, *, alpha: Any = None) -> 
     ``G[i, j] = α^|i−j| (1 − α)/(1 + α)`` inside, ``α^i/(1 + α)`` and ``α^(n−i)/(1 + α)`` in
     the first and last columns; ``α = e^(−ε)`` (enclosed) unless ``alpha`` is given.
     """
-    al = _exp_neg(eps) if alpha is None else arb(alpha)
+    if alpha is not None:
+        al = arb(alpha)
+    elif eps is not None:
+        al = _exp_neg(eps)
+    else:
+        raise TypeError("geometric_matrix needs `eps` or `alpha`; got neither.")
     powers = [al**k for k in range(n + 1)]
     inner = (1 - al) / (1 + al)
     rows = []

@@ -46,7 +46,7 @@ from typing import Any
 
 import flint
 
-from optmech import CoarseGridWarning, design_noise
+from optmech import CoarseGridWarning, DesignedPiecewiseNoise, design_noise
 from optmech.certify.matrix import DEFAULT_RTOL
 from optmech.costs import Asymmetric, as_cost
 from optmech.mechanisms.gaussian import Gaussian
@@ -65,6 +65,16 @@ from optmech.theorems.catalogue import (
 __all__ = ["grid_allowance"]
 
 GROUP = "additive-lp"
+
+
+def _piecewise(noise: object) -> DesignedPiecewiseNoise:
+    """``noise``, which ``design_noise`` returns as a 1-D piecewise-constant density for a
+    non-integer design in one dimension (its atom, cdf and symmetry are read below)."""
+    if not isinstance(noise, DesignedPiecewiseNoise):
+        raise TypeError(f"expected a DesignedPiecewiseNoise; got {type(noise).__name__}.")
+    return noise
+
+
 EPS_RULE = f"certified ε ≤ ε·(1 + {DEFAULT_RTOL:.0e})"
 DELTA_RULE = f"certified δ ≤ δ·(1 + {DEFAULT_RTOL:.0e})"
 
@@ -241,13 +251,15 @@ def _uniform_atom_row(name: str, cost: str, p: int, delta: float, m: int) -> Che
         alpha = enc.uniform_atom_alpha(delta, p)
         reference = enc.bounds(enc.uniform_atom_cost(delta, 1.0, p, alpha))
         alpha_star = float(alpha.mid())
-    noise = design_noise(
-        ApproxDP(0.0, delta),
-        sensitivity=1.0,
-        cost=cost,
-        resolution=m,
-        symmetric=True,
-        monotone=True,
+    noise = _piecewise(
+        design_noise(
+            ApproxDP(0.0, delta),
+            sensitivity=1.0,
+            cost=cost,
+            resolution=m,
+            symmetric=True,
+            monotone=True,
+        )
     )
     lower, upper = interval_of(noise)
     atom_ok = noise.atom >= alpha_star / 2 if alpha_star > 0 else noise.atom < 1e-6
@@ -316,8 +328,10 @@ def _zero_delta_free() -> list[CheckResult]:
 def _asymmetric_row(eps: float) -> CheckResult:
     with enc.precision():
         sym = enc.bounds(2 * enc.staircase_optimum(eps, 1.0, "abs"))
-    noise = design_noise(
-        PureDP(eps), sensitivity=1.0, cost=Asymmetric(over=3, under=1), resolution=12, periods=3
+    noise = _piecewise(
+        design_noise(
+            PureDP(eps), sensitivity=1.0, cost=Asymmetric(over=3, under=1), resolution=12, periods=3
+        )
     )
     return _design_row(
         bound_row,

@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from scipy import integrate, optimize, stats
@@ -242,7 +243,7 @@ def _one_sided_row(
 @check("hockey-stick delta of (0,d)/(e,d) noise", group=GROUP, quick=True)
 def hockey_stick_delta() -> list[CheckResult]:
     """δ spent at shift Δ, from the densities, against the δ requested."""
-    cases = [
+    cases: list[tuple[Callable[..., CheckResult], tuple[Any, ...]]] = [
         *((_uniform_atom_row, case) for case in _UNIFORM_CASES[:4]),
         *(
             (_truncated_laplace_row, case)

@@ -29,6 +29,7 @@ together take about a second.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import replace
@@ -169,15 +170,15 @@ def user_lower_bound(weights: np.ndarray, epsilon: float) -> Any:
         e = flint.arb(float(epsilon)).exp()
         total = flint.arb(0)
         for i in range(n_in):
-            best = None
+            candidates: list[flint.arb] = []
             for r in range(n_out):
                 c = flint.arb(float(weights[i, r]))
                 if i < n_in - 1:
                     c += flint.arb(float(z_down[i, r])) - e * flint.arb(float(z_up[i, r]))
                 if i > 0:
                     c += flint.arb(float(z_up[i - 1, r])) - e * flint.arb(float(z_down[i - 1, r]))
-                best = c if best is None else best.min(c)
-            total += best
+                candidates.append(c)
+            total += _ball_min(candidates)
         return total
 
 
@@ -378,7 +379,7 @@ def _minimax_bounds(loss: np.ndarray, side: np.ndarray, epsilon: float) -> tuple
         scale = flint.arb(total)
         lp_bound = flint.arb(0)
         for i in range(n_in):
-            best = None
+            candidates: list[flint.arb] = []
             for r in range(n_out):
                 c = flint.arb(0)
                 if i in in_side:
@@ -389,12 +390,12 @@ def _minimax_bounds(loss: np.ndarray, side: np.ndarray, epsilon: float) -> tuple
                     c += (
                         flint.arb(float(z_up[i - 1, r])) - e * flint.arb(float(z_down[i - 1, r]))
                     ) / scale
-                best = c if best is None else best.min(c)
-            lp_bound += best
+                candidates.append(c)
+            lp_bound += _ball_min(candidates)
         g = enc.geometric_matrix(n_in - 1, epsilon)
         remap_bound = flint.arb(0)
         for z in range(n_in):
-            best = None
+            candidates = []
             for r in range(n_out):
                 c = sum(
                     (
@@ -403,8 +404,8 @@ def _minimax_bounds(loss: np.ndarray, side: np.ndarray, epsilon: float) -> tuple
                     ),
                     flint.arb(0),
                 )
-                best = c if best is None else best.min(c)
-            remap_bound += best
+                candidates.append(c)
+            remap_bound += _ball_min(candidates)
         return lp_bound, remap_bound
 
 
@@ -440,14 +441,15 @@ def exact_minimax_row(
         t = flint.arb_mat([[flint.arb(v) for v in row] for row in remap])
         gt = enc.geometric_matrix(len(rows) - 1, epsilon) * t
         gt_rows = [[gt[i, j] for j in range(gt.ncols())] for i in range(gt.nrows())]
-        remap_up = None
+        worst: list[flint.arb] = []
         for i in side_arr:
             value = sum(
                 (gt_rows[int(i)][r] * flint.arb(float(lp.loss[i, r])) for r in range(gt.ncols())),
                 flint.arb(0),
             )
-            remap_up = value if remap_up is None else remap_up.max(value)
+            worst.append(value)
         first = (enc.bounds(lp_low)[0], enc.bounds(lp_up)[1])
+        remap_up = functools.reduce(lambda a, b: a.max(b), worst)
         second = (enc.bounds(remap_low)[0], enc.bounds(remap_up)[1])
     row = agreement_row(
         "exact: minimax optimality (G + randomized remap)",
@@ -488,11 +490,24 @@ def _exact_minimax() -> list[CheckResult]:
 # --------------------------------------------------------------------------------------------
 # Query-dependent and discrete staircase LPs
 # --------------------------------------------------------------------------------------------
+def _ball_min(balls: list[flint.arb]) -> flint.arb:
+    """The smallest of several balls (``arb.min``: encloses the minimum of the enclosed reals)."""
+    return functools.reduce(lambda a, b: a.min(b), balls)
+
+
+def _power_law(cost: Cost) -> tuple[float, float, float]:
+    """``(p, over, under)`` of a power-law cost; the exact checks take no other."""
+    law = cost.power_law
+    if law is None:
+        raise ValueError(f"`cost` must be a power law |e|^p or 0-1 here; got {cost!r}.")
+    return law
+
+
 def _cost_at(k: int, cost: Cost) -> Any:
     """``c(k)`` at an integer as a ball (|x|^p and 0-1 costs)."""
     if hasattr(cost, "tolerance"):
         return flint.arb(1 if abs(k) > cost.tolerance else 0)
-    p, over, _ = cost.power_law
+    p, over, _ = _power_law(cost)
     return flint.arb(over) * flint.arb(abs(k)) ** flint.arb(p) if k else flint.arb(0)
 
 
@@ -503,7 +518,7 @@ def _class_sum(b: Any, delta: int, offset: int, cost: Cost) -> Any:
         while offset + first * delta <= cost.tolerance:
             first += 1
         return b**first / (1 - b)
-    p, over, _ = cost.power_law
+    p, over, _ = _power_law(cost)
     return flint.arb(over) * enc.power_class_sum(b, delta, offset, p)
 
 

@@ -19,6 +19,7 @@ Each is an LP result decided by its certificate:
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 
@@ -72,7 +73,7 @@ def _large_epsilon() -> list[CheckResult]:
         guarded(
             "field: large-ε design within 2% of V*",
             f"eps={eps:g}, cost={cost}, default grid",
-            lambda eps=eps, cost=cost: _large_epsilon_row(eps, cost),
+            functools.partial(_large_epsilon_row, eps, cost),
             group=GROUP,
         )
         for cost in ("abs", "squared")

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Sequence
@@ -123,7 +124,7 @@ def rr_on_bins_rows(seeds: Sequence[int]) -> list[CheckResult]:
                     guarded(
                         "RR-on-Bins = complete-graph LP",
                         f"seed={seed}, {loss}, {grid}",
-                        lambda s=seed, lo=loss, g=grid: _rr_row(s, lo, g),
+                        functools.partial(_rr_row, seed, loss, grid),
                         group=GROUP,
                     )
                 )
@@ -202,7 +203,7 @@ def _unbiased_instance(seed: int) -> list[CheckResult]:
 def unbiased_rows(seeds: Sequence[int], epsilons: Sequence[float]) -> list[CheckResult]:
     """The unbiased randomizers' rows (module docstring, item 2)."""
     rows = [
-        guarded("unbiased optimum", f"eps={e:g}", lambda e=e: _debiased_row(e), group=GROUP)
+        guarded("unbiased optimum", f"eps={e:g}", functools.partial(_debiased_row, e), group=GROUP)
         for e in epsilons
     ]
     for seed in seeds:
@@ -302,7 +303,7 @@ def extremal_rows(seeds: Sequence[int]) -> list[CheckResult]:
                     guarded(
                         "extremal mechanisms",
                         f"{kind}, {mechanism}, seed={seed}",
-                        lambda s=seed, k=kind, m=mechanism, e=eps: _extremal_row(s, k, m, e),
+                        functools.partial(_extremal_row, seed, kind, mechanism, eps),
                         group=GROUP,
                     )
                 )
@@ -373,7 +374,7 @@ def random_mechanism_rows(seeds: Sequence[int], count: int) -> list[CheckResult]
                     guarded(
                         "no random ε-LDP mechanism beats the pattern LP",
                         f"{kind}, eps={eps:g}, seed={seed}",
-                        lambda s=seed, k=kind, e=eps: _random_row(s, k, e, count),
+                        functools.partial(_random_row, seed, kind, eps, count),
                         group=GROUP,
                     )
                 )

@@ -79,7 +79,7 @@ def minimax_optimality_check(
         lp = minimax_mechanism(loss, epsilon, n=n, side_information=side_information)
     flagged = " (a solver flagged its interval wide)" if caught else ""
     size = lp.loss.shape[0] - 1
-    side = lp.side_information.tolist()
+    side = [] if lp.side_information is None else lp.side_information.tolist()
     shown = side if len(side) <= 6 else f"{len(side)} inputs"
     return agreement_row(
         "minimax optimality (G + randomized remap)",

@@ -47,6 +47,7 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.certify.noise import noise_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.additive.constraint_rows import centred
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
@@ -228,8 +229,9 @@ def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, flo
 def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
     """The reference staircase of a graded grid as a certified noise: (family, keywords,
     value, LP point), or None. It is an exactly feasible point of the LP (its step ratio and
-    tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more."""
-    if lp.profile is None:
+    tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more —
+    unless the caller's constraints are among the rows (None then: it meets none of them)."""
+    if lp.profile is None or lp.declared or lp.custom is not None:
         return None
     full = np.asarray(lp.expand @ lp.profile, dtype=np.float64)
     family, kwargs = lp.noise_parts(full, 0.0)
@@ -320,6 +322,10 @@ def finish_design(
         if repaired is not None:
             family, kwargs, fix = repaired
         found.update(kind=str(fix.kind), weight=fix.weight)
+    if lp.declared and allow_repair:  # an exact zero mean for Unbiased, when certified
+        mixed = centred(lp, kwargs)
+        if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
+            family, kwargs = mixed
     with stage("certify", _log, point="returned") as found:
         cert_eps, cert_delta, ok = _certify(family(**kwargs), lp)
         found.update(certified_epsilon=cert_eps, certified_delta=cert_delta, holds=ok)

@@ -81,6 +81,8 @@ def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
     )
     if not (spec.pure and coarse and spec.cost.is_symmetric_nondecreasing):
         return
+    if lp.declared or lp.custom is not None:  # the caller's constraints: V* is not the optimum
+        return
     from optmech.mechanisms.staircase import Staircase
 
     try:

@@ -114,6 +114,11 @@ class AdditiveLP(SpecViews, LPReadout):
         Rényi / Kullback–Leibler cones added to the rows (zCDP and Rényi DP designs), whose
         constraints ``constraints`` holds by name too
         ([`optmech.lp.additive.divergences`][optmech.lp.additive.divergences]).
+    declared : tuple of Constraint
+        The caller's constraints whose rows are among ``rows`` (and callables in ``custom``)
+        ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]).
+    custom : CustomRows or None
+        The callables' cvxpy constraints, added to each attempt's problem.
     """
 
     spec: AdditiveSpec
@@ -131,6 +136,8 @@ class AdditiveLP(SpecViews, LPReadout):
     window: str
     build_time: float
     cones: RenyiCones | None = None
+    declared: tuple[Any, ...] = ()
+    custom: Any = None
 
     # -- views ----------------------------------------------------------------------------
     @property

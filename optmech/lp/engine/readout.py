@@ -106,6 +106,7 @@ class LPReadout:
             col_scale,
             balanced=balanced,
             cones=getattr(self, "cones", None),
+            custom=getattr(self, "custom", None),
         )
         return dataclasses.replace(
             self,  # type: ignore[arg-type]
@@ -173,10 +174,12 @@ def assemble_problem(
     col_scale: FloatArray,
     balanced: bool,
     cones: Any = None,
+    custom: Any = None,
 ) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
     """The cvxpy problem in the solver's variable ``y = z / col_scale``: rows scaled (balanced
     when asked, [`balance`][optmech.lp.engine.rows.balance]), ``cones`` (any object with
-    ``constraints(y, col_scale)``) added, each constraint kept under its block's name."""
+    ``constraints(y, col_scale)``) and ``custom`` (the same protocol: the caller's own cvxpy
+    constraints) added, each constraint kept under its block's name."""
     y = cp.Variable(c.size, nonneg=True)
     d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
     named: dict[str, Any] = {}
@@ -194,6 +197,8 @@ def assemble_problem(
         named[block.name] = a @ y <= b
     if cones is not None:
         named.update(cones.constraints(y, col_scale))
+    if custom is not None:
+        named.update(custom.constraints(y, col_scale))
     norm = mass * col_scale
     named[NORMALISATION] = sp.csr_matrix(norm.reshape(1, -1)) @ y == np.ones(1)
     problem = cp.Problem(cp.Minimize((c * col_scale) @ y), list(named.values()))

@@ -102,7 +102,7 @@ class ExtremalMechanism:
         return plot_mechanism(
             self.mechanism,
             ax,
-            outputs=np.arange(self.mechanism.shape[1]),
+            outputs=range(self.mechanism.shape[1]),
             title=f"extremal mechanism, ε = {self.epsilon:g}, {self.value:.6g} nats",
         )
 

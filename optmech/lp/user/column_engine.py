@@ -174,17 +174,16 @@ def _run(
     epsilon: float, objective: Objective, tree: RootedTree, factor: float, warm: WarmStart
 ) -> tuple[ColumnGeneration, float]:
     """One run and its rigorous lower bound."""
-    linear = isinstance(objective, LinearObjective)
     run = generate_columns(
         tree,
         epsilon,
         objective.shape,
         factor=factor,
-        weights=objective.weights if linear else None,
-        forms=None if linear else objective.forms,
+        weights=objective.weights if isinstance(objective, LinearObjective) else None,
+        forms=None if isinstance(objective, LinearObjective) else objective.forms,
         warm=warm,
     )
-    if linear:
+    if isinstance(objective, LinearObjective):
         lower = linear_cone_bound(objective.weights, run.multipliers, tree, epsilon, run.shift)
     else:
         lower = epigraph_cone_bound(

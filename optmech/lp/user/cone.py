@@ -258,7 +258,7 @@ def extreme_rays(descending: BoolArray, tree: RootedTree, epsilon: float) -> Flo
     steps = np.where(descending, small(-1), small(1))
     if tree.is_path:
         powers = np.cumsum(steps, axis=0, dtype=small)
-        powers -= steps[0]  # the root's entry is meaningless: x_0 = 1 (e^0)
+        np.subtract(powers, steps[0], out=powers)  # the root's entry is meaningless: x_0 = 1 (e^0)
     else:
         powers = np.zeros(steps.shape, dtype=small)
         for v in tree.order[1:]:

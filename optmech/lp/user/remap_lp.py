@@ -216,8 +216,8 @@ def solve_minimax_remap(
     lp, info = solve_robust(
         build, num_variables=shape[0] * shape[1] + 1, solver=solver, kind="remap", feasible=True
     )
-    value = lp.remap.value  # solve_robust checked it is finite
-    t = np.clip(np.asarray(value, dtype=np.float64), 0.0, None)
+    value = np.asarray(lp.remap.value, dtype=np.float64)  # solve_robust checked it is finite
+    t = np.clip(value, 0.0, None)
     sums = t.sum(axis=1, keepdims=True)
     t = np.divide(t, sums, out=np.full_like(t, 1.0 / shape[1]), where=sums > 0)
     certified = upper_worst(m_rows, t, loss_rows)

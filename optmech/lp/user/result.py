@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -196,7 +196,7 @@ class UserMechanism(_Provenanced):
 
         return to_opendp(self)
 
-    _dict_fields = (
+    _dict_fields: ClassVar[tuple[str, ...]] = (
         "objective",
         "epsilon",
         "certified_epsilon",

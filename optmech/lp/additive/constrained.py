@@ -1,0 +1,229 @@
+"""The 1-D designer under the caller's constraints: rows, margins, residuals, diagnosis.
+
+[`design_constrained`][design_constrained] designs ε-DP or (ε, δ) noise that also meets the
+constraints of [`optmech.constraints`][optmech.constraints], each as returned:
+
+1. **Rows.** The LP of the spec is built once and the constraints' rows are added to it
+   ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]); a
+   callable whose constraints are affine (in)equalities becomes rows too (read off cvxpy's
+   gradient of each), any other callable's cvxpy constraints join each solver attempt. The
+   mirror reduction is turned off when a constraint is not mirror-invariant (an asymmetric
+   second cost, a callable).
+2. **Solve, read, repair** as without constraints
+   ([`finish_design`][optmech.lp.additive.designer.finish_design]). The privacy repair (cells
+   raised to a window strictly inside ε, or a mixture for δ) moves the point by a hair, which
+   can carry it across a constraint's bound; the reference staircase never replaces the
+   solver's point here (it meets none of the constraints).
+3. **Check.** Every declarative constraint is evaluated on the returned noise itself (its
+   ``mean`` and ``expected_cost``); when one is off by more than
+   ``optmech.constraints.RESIDUAL_TOL`` (1e-9), the LP is **re-solved with a margin**:
+   every inequality's bound tightened to ``(1 − η)·b`` for ``η`` in ``MARGINS``. The
+   certified interval is always that of the problem *asked*: the lower bound is weak duality
+   with the margin solve's multipliers on the untightened rows (valid for any multipliers).
+   If no margin works, [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]
+   names the constraints; a noise that violates one is never returned.
+4. **Infeasible.** When the constrained LP has no solution, each constraint is tried alone and
+   [`InfeasibleConstraintsError`][optmech.exceptions.InfeasibleConstraintsError] names those
+   that admit no noise of the guarantee on their own (or all of them, if only their
+   combination fails).
+
+The provenance lists every constraint with its residual
+([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
+
+The lower bound knows the multipliers of every row, affine callables' included, but not those of
+a callable's other cvxpy constraints: it stays valid (a Lagrangian of a relaxation) but is then
+usually far from the value when the callable binds, and the design warns that its interval is
+wide.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from optmech._floats import FloatArray
+from optmech.constraints import RESIDUAL_TOL, Constraint, Custom
+from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
+from optmech.lp.additive.constraint_rows import (
+    CustomRows,
+    constraint_blocks,
+    constraint_records,
+    custom_blocks,
+    mirror_invariant,
+    unmet,
+    with_blocks,
+)
+from optmech.lp.additive.designed import DesignedNoise
+from optmech.lp.additive.designer import finish_design
+from optmech.lp.additive.diagnostics import warn_about
+from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
+from optmech.lp.additive.solving import cross_check, solve_additive
+from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.engine.crosscheck import labelled
+from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.engine.run import DesignRun
+from optmech.lp.solve import SolveInfo
+from optmech.provenance import Attempt
+
+__all__ = ["MARGINS", "constrained_lp", "design_constrained"]
+
+_log = logging.getLogger(__name__)
+
+#: Relative margins of the re-solves (step 3 of the module docstring).
+MARGINS = (0.0, 1e-9, 1e-7, 1e-5)
+
+
+def constrained_lp(
+    base: AdditiveLP, constraints: Sequence[Constraint], margin: float = 0.0
+) -> AdditiveLP:
+    """``base`` with the rows of ``constraints`` (inequalities tightened by ``margin``) and the
+    callables' constraints, as a fresh problem."""
+    blocks = constraint_blocks(base, constraints, margin)
+    customs = tuple(c for c in constraints if isinstance(c, Custom))
+    affine, rest = custom_blocks(base, customs) if customs else ((), ())
+    lp = dataclasses.replace(
+        base,
+        rows=with_blocks(base.rows, (*blocks, *affine)),
+        declared=tuple(constraints),
+        custom=None,
+    )
+    if rest:
+        lp = dataclasses.replace(lp, custom=CustomRows(lp, rest))
+    return lp.for_strategy(None)
+
+
+def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> FloatArray:
+    """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
+    if lp.grid.integer:
+        full = noise.probabilities * lp.grid.period  # type: ignore[union-attr]
+        return lp.variables_of(full, 0.0)
+    full = noise.densities * lp.grid.sensitivity  # type: ignore[union-attr]
+    return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
+
+
+def _with_provenance(noise: DesignedNoise, **changes: Any) -> DesignedNoise:
+    """``noise`` with some fields of its provenance changed."""
+    out = copy.copy(noise)
+    prov = noise.provenance.replace(**changes)
+    out._record = dataclasses.replace(noise.record, provenance=prov)
+    return out
+
+
+def _diagnose(
+    base: AdditiveLP, constraints: Sequence[Constraint], run: DesignRun, exc: SolverError
+) -> InfeasibleConstraintsError:
+    """The error of an infeasible constrained LP, naming the constraints at fault."""
+    names = tuple(c.name for c in constraints)
+    guilty = []
+    for item in constraints if len(constraints) > 1 else ():
+        try:
+            solve_additive(constrained_lp(base, [item]), run, fresh=True, feasible=False)
+        except SolverError as alone:
+            if alone.status == "infeasible":
+                guilty.append(item.name)
+    privacy = base.privacy
+    if guilty or len(names) == 1:
+        named = tuple(guilty) or names
+        text = (
+            f"no {privacy} noise on this grid meets {', '.join(named)}"
+            f"{' on its own' if len(named) == 1 and len(names) > 1 else ''} (the solver "
+            f"{exc.solver} found the LP infeasible). Relax "
+            f"{'it' if len(named) == 1 else 'them'} or weaken the privacy guarantee."
+        )
+        return InfeasibleConstraintsError(text, constraints=named)
+    text = (
+        f"each constraint admits {privacy} noise on its own, but {' and '.join(names)} do not "
+        f"together (the solver {exc.solver} found the LP infeasible). Relax one of them."
+    )
+    return InfeasibleConstraintsError(text, constraints=names)
+
+
+def _solve(
+    lp: AdditiveLP, base: AdditiveLP, constraints: Sequence[Constraint], run: DesignRun
+) -> tuple[AdditiveLP, SolveInfo]:
+    try:
+        return solve_additive(lp, run, fresh=True, feasible=False)
+    except SolverError as exc:
+        if exc.status != "infeasible":
+            raise
+        raise _diagnose(base, constraints, run, exc) from exc
+
+
+def design_constrained(
+    spec: AdditiveSpec, run: DesignRun, constraints: Sequence[Constraint]
+) -> DesignedNoise:
+    """Design certified ε-DP or (ε, δ) noise for ``spec`` that meets ``constraints`` as
+    returned (module docstring).
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        No noise of the guarantee on the spec's grid meets the constraints (named).
+    PrivacyViolationError
+        No margin kept every constraint through the privacy repair, or ``run.allow_repair``
+        is False and the solver's point is not private.
+    SolverError
+        Every attempt failed.
+    """
+    if spec.reduced and not spec.symmetric and not all(map(mirror_invariant, constraints)):
+        spec = spec.replace(reduce_symmetric=False)
+    with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
+        with stage("build", _log) as found:
+            base = build_additive_lp(spec)
+            asked = constrained_lp(base, constraints)
+            found.update(asked.counts())
+
+        def finish(solved: AdditiveLP, info: SolveInfo, **options: object) -> DesignedNoise:
+            """Finish on the rows asked; raise `SolverError` when a constraint is not met."""
+            noise = finish_design(dataclasses.replace(solved, rows=asked.rows), info, **options)
+            records = constraint_records(asked, constraints, noise, _point_of(asked, noise))
+            bad = unmet(records)
+            if bad:
+                worst = ", ".join(f"{r.name} (residual {r.residual:.3g})" for r in bad)
+                raise SolverError(
+                    info.solver,
+                    "constraint not met",
+                    f"after the privacy repair the noise misses {worst}",
+                    attempts=tuple(info.attempts),
+                )
+            return _with_provenance(noise, constraints=records)
+
+        missed: list[str] = []
+        tried: list[Attempt] = []
+        for margin in MARGINS:
+            step = f"margin {margin:g}" if margin else ""
+            lp = asked if margin == 0.0 else constrained_lp(base, constraints, margin)
+            try:
+                solved, info = _solve(lp, base, constraints, run)
+            except InfeasibleConstraintsError as exc:
+                if margin == 0.0:
+                    raise
+                missed.append(f"{step}: infeasible ({exc})")
+                break
+            if step:
+                info = dataclasses.replace(info, attempts=tuple(labelled(info.attempts, step)))
+            try:
+                noise = finish(
+                    solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
+                )
+            except SolverError as exc:
+                missed.append(f"{step or 'as asked'}: {exc.hint}")
+                tried += labelled(info.attempts, "constraint not met")
+                continue
+            if tried:  # the margins that missed a constraint, before this one's
+                noise = _with_provenance(noise, attempts=(*tried, *noise.provenance.attempts))
+            prov = noise.provenance
+            wide = relatively_wide(prov.value, prov.lower_bound, prov.accuracy)
+            if wide and asked.custom is None:  # a callable's multipliers are not in any bound
+                noise = cross_check(noise, lp, finish, run)
+            warn_about(noise, asked, stacklevel=4)
+            return noise
+    raise PrivacyViolationError(
+        f"no repair of the solver's point kept every constraint within {RESIDUAL_TOL:g} and "
+        f"{spec.privacy}, even with a margin of {MARGINS[-1]:g} ({'; '.join(missed)}); try "
+        "solver=... or another resolution."
+    )
