@@ -23,6 +23,7 @@ from benchmarks._common import load, set_repeats
 SECTIONS = (
     "grs",
     "additive",
+    "approx",
     "crossover",
     "startup",
     "samplers",
@@ -158,6 +159,26 @@ def markdown(report: dict[str, Any]) -> str:
         f"total ∝ cells^{_fmt(r['total_exponent'], '.2f')} (cells {r['cells']})."
         for r in scaling
     ] + ([""] if scaling and add else [])
+    lines += _table(
+        "Additive (ε, δ) noise at the default settings (Δ = 1), against the truncated Laplace",
+        "ε | δ | cost | status | runs | m | cells | total s | interval | value / truncated "
+        "Laplace | certified δ | peak RSS MB | load",
+        [r for r in rows if r["section"] == "approx"],
+        lambda r: [
+            f"{r['epsilon']:g}",
+            f"{r['delta']:g}",
+            r["cost"],
+            r["status"],
+            r.get("runs", 1),
+            *_cells(r, "m", "cells"),
+            _mm(r, "total"),
+            _fmt(r.get("interval"), ".1e"),
+            _fmt(r.get("value_over_truncated_laplace"), ".4f"),
+            _fmt(r.get("certified_delta"), ".3g"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _load(r),
+        ],
+    )
     lines += _table(
         "2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
         "case | ball | m | periods | status | runs | cells | variables | rows | total s | build | "

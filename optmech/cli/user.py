@@ -7,12 +7,19 @@ optimal mechanism and its value. For a count query it also prints the value of t
 mechanism followed by the user's optimal remap, with the remap itself (Ghosh, Roughgarden &
 Sundararajan 2012). ``--plot`` draws the mechanism as a heat map.
 
+Constraints of your own (as for ``optmech local``): ``--unbiased`` (the output's mean is the
+input; the outputs are then widened to the integers from ``min − span`` to ``max + span``, span
+the inputs' range), ``--monotone`` (stochastically increasing) and ``--max-risk B`` (every
+input's expected loss at most B). Each constraint's residual is printed; the geometric
+reference is then left out (it need not meet them).
+
 Examples::
 
     $ optmech user --n 5 --epsilon 0.693 --prior uniform --loss abs
     $ optmech user --n 10 --epsilon 1 --loss squared --minimax --side-info 0,3,5
     $ optmech user --epsilon 1 --graph grid:3x3 --loss abs --json
     $ optmech user --n 200 --epsilon 1 --prior binomial:0.3 --progress
+    $ optmech user --n 5 --epsilon 1 --loss squared --minimax --unbiased
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +59,8 @@ __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
 #: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
 #: to the top level; ``--plot`` adds ``plot``): the graph's name, the ``--cost`` as given, the
-#: repair's weight and cost (earlier versions' keys), and the geometric reference.
+#: repair's weight and cost (earlier versions' keys), the geometric reference, and the
+#: caller's constraints with their residuals.
 JSON_EXTRAS = (
     "graph",
     "cost",
@@ -61,6 +70,7 @@ JSON_EXTRAS = (
     "remap",
     "geometric_note",
     "gap",
+    "constraints",
     "plot",
 )
 
@@ -121,6 +131,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="path",
         metavar="GRAPH",
         help="neighbour graph: path, sensitivity:D, grid:AxB, king:AxB, hypercube:R",
+    )
+    parser.add_argument(
+        "--unbiased",
+        action="store_true",
+        help="the output's mean is the input (outputs widened by the inputs' range each side)",
+    )
+    parser.add_argument(
+        "--monotone", action="store_true", help="the output is stochastically increasing"
+    )
+    parser.add_argument(
+        "--max-risk",
+        type=float,
+        default=None,
+        metavar="B",
+        help="every input's expected loss at most B",
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
@@ -265,6 +290,9 @@ def compute(
     normalize_prior: bool = False,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     progress: bool = False,
+    unbiased: bool = False,
+    monotone: bool = False,
+    max_risk: float | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """Solve and assemble everything the command prints (also used by the tests).
 
@@ -294,7 +322,12 @@ def compute(
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)
-    limits = {"solver": solver, "max_memory_gb": max_memory_gb, "progress": progress}
+    limits: dict[str, Any] = {
+        "solver": solver,
+        "max_memory_gb": max_memory_gb,
+        "progress": progress,
+    }
+    limits.update(_constraints(unbiased, monotone, max_risk, values, loss_arg))
     if minimax:
         result = minimax_mechanism(loss_arg, epsilon, side_information=side, graph=g, **limits)
     else:
@@ -321,7 +354,20 @@ def compute(
         "geometric_value": None,
         "remap": None,
         "geometric_note": "",
+        "constraints": [asdict(record) for record in result.provenance.constraints],
     }
+    _geometric_reference(extras, result, g, minimax=minimax, solver=solver)
+    return result_json(result, extras), result
+
+
+def _geometric_reference(
+    extras: dict[str, Any], result: Any, g: Any, *, minimax: bool, solver: str | None
+) -> None:
+    """The geometric mechanism with the user's remap, for a count query without constraints
+    (``extras``' ``geometric_value``, ``remap``, ``gap`` and ``geometric_note``)."""
+    if extras["constraints"]:
+        extras["geometric_note"] = "no geometric reference: it need not meet the constraints"
+        return
     from optmech.graphs import is_path_graph
     from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
 
@@ -331,7 +377,7 @@ def compute(
             "no geometric reference: the geometric mechanism is defined "
             "for a count query (path graph, outputs 0..n)"
         )
-        return result_json(result, extras), result
+        return
     try:
         check_monotone_loss(result.loss)
     except ValueError as exc:
@@ -352,7 +398,35 @@ def compute(
     extras["gap"] = (
         (result.value - ref.value) / ref.value if ref.value else result.value - ref.value
     )
-    return result_json(result, extras), result
+
+
+def _constraints(
+    unbiased: bool, monotone: bool, max_risk: float | None, values: np.ndarray, loss: Any
+) -> dict[str, Any]:
+    """``constraints`` (and, with ``--unbiased``, ``outputs``) for the library's functions."""
+    from optmech.constraints import MaxRisk, Monotone, Unbiased
+
+    cons: list[Any] = []
+    extra: dict[str, Any] = {}
+    if unbiased:
+        if values.ndim != 1 or (isinstance(loss, np.ndarray) and loss.ndim == 2):
+            raise ValueError(
+                "`--unbiased` needs a one-dimensional query (the path or sensitivity graph) and "
+                "a cost, not a loss matrix."
+            )
+        low, high = float(values.min()), float(values.max())
+        span = math.ceil(high - low)
+        extra["outputs"] = np.arange(math.floor(low) - span, math.ceil(high) + span + 1.0)
+        cons.append(Unbiased())
+    if monotone:
+        cons.append(Monotone())
+    if max_risk is not None:
+        if not max_risk > 0 or not np.isfinite(max_risk):
+            raise ValueError(f"`--max-risk` must be in (0, inf); got {max_risk!r}.")
+        cons.append(MaxRisk(max_risk))
+    if cons:
+        extra["constraints"] = cons
+    return extra
 
 
 def _graph_kind(graph: str) -> str:
@@ -402,7 +476,7 @@ def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_plot_path("--plot", args.plot)  # before the solve, not after
     names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
-    names += ("normalize_prior", "max_memory_gb", "progress")
+    names += ("normalize_prior", "max_memory_gb", "progress", "unbiased", "monotone", "max_risk")
     out, result = compute(loss=args.cost, **options_of(args, names))
     if plot is not None:
         save_plot(result.plot, plot, out)
@@ -421,6 +495,9 @@ def run(args: argparse.Namespace) -> int:
         ("certified epsilon", out["certified_epsilon"]),
         ("solver", f"{out['solver']} ({out['status']}, {out['solve_time']:.3g} s)"),
         ("privacy repair", f"lambda {out['repair_lambda']:.2g}, cost {out['repair_cost']:.2g}"),
+    ]
+    summary += [
+        (f"constraint {c['name']}", f"residual {c['residual']:.3g}") for c in out["constraints"]
     ]
     if out["geometric_value"] is not None:
         kind = "randomized" if args.minimax else "Bayes"

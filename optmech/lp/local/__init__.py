@@ -19,7 +19,9 @@ caller's constraints as rows), [`build`][optmech.lp.local.build] (the envelope L
 [`bound`][optmech.lp.local.bound] (its Lagrangian lower bound),
 [`repair`][optmech.lp.local.repair] (closure and exact row correction),
 [`diagnose`][optmech.lp.local.diagnose] (infeasible constraints named),
-[`engine`][optmech.lp.local.engine] (the solve path),
+[`engine`][optmech.lp.local.engine] (the solve path; with
+[`neighbours`][optmech.lp.local.neighbours], privacy on a neighbour graph's edges, the same path
+solves the user LPs with constraints),
 [`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
 [`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api]; [`bins`][optmech.lp.local.bins]
 (RR-on-Bins as a result); [`patterns`][optmech.lp.local.patterns] and

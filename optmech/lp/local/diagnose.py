@@ -9,7 +9,7 @@ how much each must give way (its rows are scaled to O(1): a relative amount).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cvxpy as cp
@@ -22,18 +22,25 @@ from optmech.lp.solve import Strategy, solve_robust
 
 __all__ = ["diagnose_infeasible"]
 
+#: The privacy rows of the LP on ``z`` at ε, given ``rescaled`` (default: the envelope's).
+PrivacyRows = Callable[[Layout, float, bool], Sequence[RowFamily]]
+
 #: A slack below this (relative to the rows' O(1) scale) is solver noise.
 SLACK_TOL = 1e-7
 
 
 def _slacks(
-    layout: Layout, epsilon: float, families: list[RowFamily], solver: str | None
+    layout: Layout,
+    epsilon: float,
+    families: list[RowFamily],
+    solver: str | None,
+    privacy_rows: PrivacyRows = envelope_rows,
 ) -> list[float]:
-    """The largest slack each family needs at the least infeasible ε-LDP mechanism."""
+    """The largest slack each family needs at the least infeasible private mechanism."""
 
     def build(strategy: Strategy) -> tuple[cp.Problem, list[cp.Variable]]:
         z = cp.Variable(layout.size, nonneg=True)
-        privacy = envelope_rows(layout, epsilon, strategy.rescaled)
+        privacy = privacy_rows(layout, epsilon, strategy.rescaled)
         cons = [fam.matrix @ z <= 0 for fam in privacy]
         cons.append(simplex_rows(layout) @ z == 1)
         slacks = []
@@ -58,21 +65,29 @@ def diagnose_infeasible(
     custom: list[Callable[[Any], Any]],
     *,
     solver: str | None,
+    privacy_rows: PrivacyRows = envelope_rows,
+    privacy: str = "ε-LDP",
 ) -> InfeasibleConstraintsError:
     """The error to raise for an infeasible constrained LP, naming the constraints at fault.
 
-    A constraint that admits no ε-LDP mechanism on its own is named alone, with the least
+    A constraint that admits no private mechanism on its own is named alone, with the least
     amount (relative, its rows being O(1)) by which it must give way; otherwise the
     constraints are named together (and the callables, when the declared ones hold together).
+    ``privacy_rows`` and ``privacy`` (its name in the message) default to the complete graph's
+    envelope, ε-LDP.
     """
     names = tuple(f.name for f in families)
     where = f"(ε = {epsilon:g}) on these outputs"
     try:
-        alone = [(f.name, _slacks(layout, epsilon, [f], solver)[0]) for f in families]
-        together = max(_slacks(layout, epsilon, families, solver), default=0.0) if families else 0.0
+        alone = [(f.name, _slacks(layout, epsilon, [f], solver, privacy_rows)[0]) for f in families]
+        together = (
+            max(_slacks(layout, epsilon, families, solver, privacy_rows), default=0.0)
+            if families
+            else 0.0
+        )
     except SolverError as exc:
         return InfeasibleConstraintsError(
-            f"the constraints {', '.join(names) or 'given'} admit no ε-LDP mechanism {where} "
+            f"the constraints {', '.join(names) or 'given'} admit no {privacy} mechanism {where} "
             f"(the solver could not locate the conflict: {exc}).",
             constraints=names or ("custom",),
         )
@@ -80,18 +95,18 @@ def diagnose_infeasible(
     if guilty:
         parts = [f"{name} alone (off by at least {v:.3g}, relative)" for name, v in guilty]
         text = (
-            f"no ε-LDP mechanism {where} meets {'; '.join(parts)}. Relax "
+            f"no {privacy} mechanism {where} meets {'; '.join(parts)}. Relax "
             f"{'it' if len(parts) == 1 else 'them'}, widen the outputs or raise ε."
         )
         return InfeasibleConstraintsError(text, constraints=tuple(n for n, _ in guilty))
     if together > SLACK_TOL or not custom:
         text = (
-            f"each constraint holds alone, but {' and '.join(names)} admit no ε-LDP mechanism "
+            f"each constraint holds alone, but {' and '.join(names)} admit no {privacy} mechanism "
             f"together {where}. Relax one of them, widen the outputs or raise ε."
         )
         return InfeasibleConstraintsError(text, constraints=names)
     text = (
-        f"the callables' constraints admit no ε-LDP mechanism {where}"
+        f"the callables' constraints admit no {privacy} mechanism {where}"
         + (f" together with {', '.join(names)}" if names else "")
         + "."
     )

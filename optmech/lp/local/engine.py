@@ -1,5 +1,10 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
+The same path solves the count-query and graph user LPs with constraints: given a
+[`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph], privacy is ε-DP on its edges
+(rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
+([`optmech.lp.user.constrained`][optmech.lp.user.constrained]).
+
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
    ``e^(−ε) Q ≤ t`` ([`optmech.lp.local.build`][optmech.lp.local.build]).
@@ -46,7 +51,8 @@ from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.local.bound import custom_rows, local_bound
 from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
 from optmech.lp.local.diagnose import diagnose_infeasible
-from optmech.lp.local.repair import LocalRepair, repair_local
+from optmech.lp.local.neighbours import NeighbourGraph
+from optmech.lp.local.repair import LocalRepair, envelope_closure, repair_local
 from optmech.lp.local.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
 from optmech.lp.local.setting import LocalSetting
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
@@ -91,6 +97,8 @@ class _Problem:
     custom: tuple[Custom, ...]
     scale: float
     vertex: bool = False
+    graph: NeighbourGraph | None = None
+    designer: str = "local_mechanism"
 
     @property
     def constrained(self) -> bool:
@@ -105,8 +113,17 @@ class _Problem:
     def allow_mixture(self) -> bool:
         return not self.custom and all(isinstance(c, Monotone) for c in self.declared)
 
+    @property
+    def privacy(self) -> str:
+        return "ε-LDP" if self.graph is None else "ε-DP"
+
+    def privacy_rows(self, layout: Layout, epsilon: float, rescaled: bool) -> list[RowFamily]:
+        if self.graph is None:
+            return list(envelope_rows(layout, epsilon, rescaled))
+        return list(self.graph.rows(layout, epsilon, rescaled))
+
     def rows(self, epsilon: float, rescaled: bool) -> list[RowFamily]:
-        return [*envelope_rows(self.layout, epsilon, rescaled), *self.families]
+        return [*self.privacy_rows(self.layout, epsilon, rescaled), *self.families]
 
     def restricted(self, support: np.ndarray) -> _Problem:
         """The same problem on the outputs ``support`` only (no callables)."""
@@ -118,18 +135,10 @@ class _Problem:
         objective = Objective(forms=matrix) if self.objective.minimax else Objective(weights=matrix)
         layout = Layout(base.num_inputs, support.size, self.layout.monotone)
         families = tuple(
-            constraint_rows(c, setting, layout, designer="local_mechanism") for c in self.declared
+            constraint_rows(c, setting, layout, designer=self.designer) for c in self.declared
         )
-        return _Problem(
-            setting,
-            self.epsilon,
-            objective,
-            layout,
-            self.declared,
-            families,
-            (),
-            self.scale,
-            self.vertex,
+        return replace(
+            self, setting=setting, objective=objective, layout=layout, families=families, custom=()
         )
 
 
@@ -220,6 +229,8 @@ def _solve_once(
                 list(problem.families),
                 [c.function for c in problem.custom],
                 solver=solver,
+                privacy_rows=problem.privacy_rows,
+                privacy=problem.privacy,
             ) from exc
         raise
     return run, info, build_time[0]
@@ -227,12 +238,15 @@ def _solve_once(
 
 def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
     """The repaired point, if it is certified and keeps every declarative constraint."""
+    graph = problem.graph
     repaired = repair_local(
         point,
         problem.epsilon,
         problem.setting.outputs,
         problem.means,
         allow_mixture=problem.allow_mixture,
+        closure=envelope_closure if graph is None else graph.closure,
+        pairs=None if graph is None else graph.pairs,
     )
     if repaired.mechanism is None:
         return None
@@ -326,7 +340,8 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
             return found
     names = ", ".join(c.name for c in problem.declared) or "privacy"
     raise PrivacyViolationError(
-        f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and ε-LDP, even "
+        f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and "
+        f"{problem.privacy}, even "
         f"after re-solving with a margin of {MARGINS[-1]:g}; try solver=... or a coarser grid."
     )
 
@@ -418,9 +433,15 @@ def solve_local(
     solver: str | None,
     accuracy: float,
     vertex: bool = False,
+    graph: NeighbourGraph | None = None,
+    designer: str = "local_mechanism",
 ) -> LocalSolved:
     """Solve the envelope LP with the caller's constraints and certify it (module docstring);
-    ``vertex`` asks for a simplex vertex (the polish then keeps its support)."""
+    ``vertex`` asks for a simplex vertex (the polish then keeps its support).
+
+    With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP
+    ([`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph]: the user LPs with
+    constraints); ``designer`` names the public function in error messages."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))
     layout = Layout(
@@ -428,15 +449,23 @@ def solve_local(
         setting.num_outputs,
         monotone=any(isinstance(c, Monotone) for c in declared),
     )
-    families = tuple(
-        constraint_rows(c, setting, layout, designer="local_mechanism") for c in declared
-    )
+    families = tuple(constraint_rows(c, setting, layout, designer=designer) for c in declared)
     constant = np.zeros((setting.num_inputs, setting.num_outputs))
     constant[:, int(np.argmin(objective.matrix.sum(axis=0)))] = 1.0
     top = float(np.max(objective.matrix))
     scale = max(objective.value(constant), top * 1e-6) or 1.0
     problem = _Problem(
-        setting, epsilon, objective, layout, declared, families, custom, scale, vertex
+        setting,
+        epsilon,
+        objective,
+        layout,
+        declared,
+        families,
+        custom,
+        scale,
+        vertex,
+        graph,
+        designer,
     )
     attempts: list[Attempt] = []
     best = _with_margins(problem, solver, attempts)

@@ -26,11 +26,12 @@ unbiasedness or a cap.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from optmech._floats import FloatArray
+from optmech._floats import FloatArray, IntArray
 from optmech.certify.matrix import certify_mechanism
 from optmech.provenance import RepairKind
 
@@ -70,10 +71,13 @@ class LocalRepair:
     level: float
 
 
-def certify_local(mechanism: FloatArray) -> float:
-    """The certified ε of ``mechanism`` over the complete graph (every pair of rows)."""
-    i, j = np.triu_indices(mechanism.shape[0], k=1)
-    return certify_mechanism(mechanism, np.stack([i, j], axis=1)).epsilon
+def certify_local(mechanism: FloatArray, pairs: IntArray | None = None) -> float:
+    """The certified ε of ``mechanism`` over ``pairs`` of rows (default: every pair, the
+    complete graph)."""
+    if pairs is None:
+        i, j = np.triu_indices(mechanism.shape[0], k=1)
+        pairs = np.stack([i, j], axis=1)
+    return certify_mechanism(mechanism, pairs).epsilon
 
 
 def envelope_closure(x: FloatArray, level: float) -> FloatArray:
@@ -110,7 +114,7 @@ def correct_rows(
     return out, delta
 
 
-def _mix(y: FloatArray, epsilon: float) -> tuple[FloatArray, float, float]:
+def _mix(y: FloatArray, epsilon: float, pairs: IntArray | None) -> tuple[FloatArray, float, float]:
     """``(1 − λ)Y + λU`` with the least λ, doubled until certified (Dwork & Roth (2014))."""
     m = y.shape[1]
     top, bottom = y.max(axis=0), y.min(axis=0)
@@ -120,7 +124,7 @@ def _mix(y: FloatArray, epsilon: float) -> tuple[FloatArray, float, float]:
     for _ in range(60):
         z = (1.0 - lam) * y + lam / m
         z /= z.sum(axis=1, keepdims=True)
-        cert = certify_local(z)
+        cert = certify_local(z, pairs)
         if cert <= epsilon:
             return z, lam, cert
         lam = min(1.0, max(2.0 * lam, 1e-15))
@@ -134,8 +138,14 @@ def repair_local(
     means: FloatArray | None,
     *,
     allow_mixture: bool,
+    closure: Callable[[FloatArray, float], FloatArray] = envelope_closure,
+    pairs: IntArray | None = None,
 ) -> LocalRepair:
     """Make a solver's point certified ε-LDP, keeping row sums and (given ``means``) row means.
+
+    ``closure`` and ``pairs`` default to the complete graph's envelope closure and every pair of
+    rows; a neighbour graph's lower closure and edges make the same repair certify ε-DP on that
+    graph ([`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph]).
 
     1. Clip to ``X ≥ 0``, zero the columns below `ZERO_COLUMN`, correct the rows; done if that
        certifies.
@@ -149,13 +159,13 @@ def repair_local(
     if np.any(x.sum(axis=1) <= 0):
         return LocalRepair(None, RepairKind.NONE, 0.0, math.inf, epsilon)
     y, _ = correct_rows(x, outputs, means)
-    cert = certify_local(y)
+    cert = certify_local(y, pairs)
     if cert <= epsilon:
         return LocalRepair(y, RepairKind.NONE, 0.0, cert, epsilon)
     level = epsilon
     for _ in range(_ATTEMPTS):
-        y, delta = correct_rows(envelope_closure(x, level), outputs, means)
-        cert = certify_local(y)
+        y, delta = correct_rows(closure(x, level), outputs, means)
+        cert = certify_local(y, pairs)
         if cert <= epsilon:
             return LocalRepair(y, RepairKind.LOWER_CLOSURE, 0.0, cert, level)
         over = max(cert - epsilon, 2.0 * delta)
@@ -163,6 +173,6 @@ def repair_local(
         if level < epsilon * (1.0 - _LOWEST):
             break
     if allow_mixture:
-        z, lam, cert = _mix(envelope_closure(x, epsilon), epsilon)
+        z, lam, cert = _mix(closure(x, epsilon), epsilon, pairs)
         return LocalRepair(z, RepairKind.UNIFORM_MIXTURE, lam, cert, epsilon)
     return LocalRepair(None, RepairKind.LOWER_CLOSURE, 0.0, cert, level)

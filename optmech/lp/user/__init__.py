@@ -24,6 +24,8 @@ The package, along the seams of the computation:
 * [`bounds`][optmech.lp.user.bounds] — rigorous Lagrangian lower bounds.
 * [`repair`][optmech.lp.user.repair] — from a solver's point to a certified ε-DP mechanism.
 * [`engine`][optmech.lp.user.engine] — the solve path of the whole LP.
+* [`constrained`][optmech.lp.user.constrained] — the whole LP with the caller's constraints
+  ([`optmech.constraints`][optmech.constraints]), by the local model's constrained engine.
 * [`methods`][optmech.lp.user.methods] — the whole LP or column generation (the default on
   trees: [`cone`][optmech.lp.user.cone], [`cone_bounds`][optmech.lp.user.cone_bounds],
   [`column_master`][optmech.lp.user.column_master],

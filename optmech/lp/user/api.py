@@ -19,11 +19,17 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
+from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
-from optmech.lp.user.dispatch import solve_by_method
+from optmech.lp.user.dispatch import check_size, solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import SolveMethod, admissible_method
+from optmech.lp.user.methods import (
+    SolveMethod,
+    admissible_method,
+    check_constrained_method,
+    check_method,
+)
 from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
 from optmech.lp.user.setting import (
@@ -48,6 +54,27 @@ __all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]
 
 def _check_accuracy(accuracy: Any) -> float:
     return check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
+
+
+def _method(
+    method: Any, constraints: tuple[Constraint, ...], graph: nx.Graph | None, **flags: Any
+) -> SolveMethod:
+    """The admissible method; with constraints the whole LP (column generation asked for
+    explicitly is a ValueError naming ``method`` and ``constraints``)."""
+    if constraints:
+        check_constrained_method(check_method(method), constraints)
+        return SolveMethod.FULL
+    return admissible_method(method, graph, **flags)
+
+
+def _solve_constrained(
+    setting: UserSetting, epsilon: float, constraints: Any, **options: Any
+) -> Solved:
+    """[`solve_constrained`][optmech.lp.user.constrained.solve_constrained], imported here: the
+    local model's package, which it uses, imports this package's setting as it initialises."""
+    from optmech.lp.user.constrained import solve_constrained
+
+    return solve_constrained(setting, epsilon, constraints, **options)
 
 
 def _user_result(
@@ -88,6 +115,7 @@ def bayesian_mechanism(
     verbose: bool = False,
     progress: bool = False,
     method: str = "auto",
+    constraints: Any = None,
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
 
@@ -148,7 +176,20 @@ def bayesian_mechanism(
         query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
         whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
         certified interval come out wider than ``accuracy``. The certificate is the same either
-        way; ``reduce_symmetric`` concerns the whole LP only.
+        way; ``reduce_symmetric`` concerns the whole LP only. With ``constraints`` the whole LP
+        is solved (``"auto"`` takes it; ``"column-generation"`` is a ValueError).
+    constraints : Constraint, callable or sequence of them, optional
+        Linear conditions on the mechanism ``X[i, r]``, whose inputs are the query's values and
+        whose outputs are the output set ([`optmech.constraints`][optmech.constraints]:
+        ``Unbiased()``, ``MaxRisk(b)`` on the loss of every input, ``Monotone()``,
+        ``TailBound(t, q)``, ``MaxCost(c, b)`` under the prior, or a callable of the
+        namespace whose ``mechanism`` is the ``(N, m)`` cvxpy expression; its ``envelope`` is
+        not used by these LPs). The returned mechanism meets each
+        declarative one as returned, after the privacy repair, to
+        ``optmech.constraints.RESIDUAL_TOL`` (1e-9) relative, and its provenance lists
+        each with its residual; the lower bound is that of the constrained LP. They need a
+        one-dimensional query with increasing values and outputs; ``Unbiased`` needs outputs
+        below the smallest value and above the largest. No mirror reduction is applied.
 
     Returns
     -------
@@ -157,9 +198,11 @@ def bayesian_mechanism(
     Raises
     ------
     ValueError, TypeError
-        Bad prior, loss, graph, outputs, ε, method or flags.
+        Bad prior, loss, graph, outputs, ε, method, constraints or flags.
     ProblemTooLargeError
         Estimated memory above ``max_memory_gb`` (or more than ``max_variables`` variables).
+    InfeasibleConstraintsError
+        The constraints admit no ε-DP mechanism on these outputs (the error names them).
     SolverError
         Every solver attempt failed (each is named).
 
@@ -177,8 +220,11 @@ def bayesian_mechanism(
     vertex = check_flag("vertex", vertex)
     acc = _check_accuracy(accuracy)
     p_arr = check_real_array("prior", prior, ndim=1)
-    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
-    mirror = reduce_symmetric and not vertex and bool(np.array_equal(p_arr, p_arr[::-1]))
+    items = as_constraints(constraints)
+    admissible = _method(method, items, graph, vertex=vertex, solver=solver)
+    mirror = (
+        reduce_symmetric and not vertex and not items and bool(np.array_equal(p_arr, p_arr[::-1]))
+    )
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
@@ -194,17 +240,32 @@ def bayesian_mechanism(
     )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved, reduced = solve_by_method(
-            setting,
-            eps,
-            LinearObjective(p[:, None] * setting.loss),
-            method=admissible,
-            solver=solver,
-            vertex=vertex,
-            reduce_symmetric=reduce_symmetric,
-            accuracy=acc,
-            budget=budget,
-        )
+        if items:
+            check_size(setting, FULL_LP, **budget)
+            solved = _solve_constrained(
+                setting,
+                eps,
+                items,
+                prior=p,
+                rows=None,
+                solver=solver,
+                vertex=vertex,
+                accuracy=acc,
+                designer="bayesian_mechanism",
+            )
+            reduced = False
+        else:
+            solved, reduced = solve_by_method(
+                setting,
+                eps,
+                LinearObjective(p[:, None] * setting.loss),
+                method=admissible,
+                solver=solver,
+                vertex=vertex,
+                reduce_symmetric=reduce_symmetric,
+                accuracy=acc,
+                budget=budget,
+            )
     result = _user_result(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
@@ -228,6 +289,7 @@ def minimax_mechanism(
     verbose: bool = False,
     progress: bool = False,
     method: str = "auto",
+    constraints: Any = None,
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
 
@@ -254,7 +316,10 @@ def minimax_mechanism(
     method : {"auto", "column-generation", "full"}, default "auto"
         As for [`bayesian_mechanism`][bayesian_mechanism]; under column generation the master
         gains the rows ``Σ_r x[i, r] l(i, r) ≤ t`` and the warm start remaps G for the summed
-        loss.
+        loss. With ``constraints`` the whole LP is solved.
+    constraints : Constraint, callable or sequence of them, optional
+        As for [`bayesian_mechanism`][bayesian_mechanism]; ``MaxRisk`` and ``MaxCost`` hold for
+        every input (there is no prior), whatever the side information.
 
     Returns
     -------
@@ -277,7 +342,8 @@ def minimax_mechanism(
                 f"`n` + 1 ({num_inputs}) must equal the number of nodes of `graph` "
                 f"({graph.number_of_nodes()})."
             )
-    admissible = admissible_method(method, graph, vertex=vertex, solver=solver)
+    items = as_constraints(constraints)
+    admissible = _method(method, items, graph, vertex=vertex, solver=solver)
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     setting = resolve_setting(  # refused up front by the smallest admissible estimate
         loss,
@@ -291,17 +357,31 @@ def minimax_mechanism(
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved, _ = solve_by_method(
-            setting,
-            eps,
-            objective,
-            method=admissible,
-            solver=solver,
-            vertex=vertex,
-            reduce_symmetric=False,
-            accuracy=acc,
-            budget=budget,
-        )
+        if items:
+            check_size(setting, FULL_LP, **budget)
+            solved = _solve_constrained(
+                setting,
+                eps,
+                items,
+                prior=None,
+                rows=rows,
+                solver=solver,
+                vertex=vertex,
+                accuracy=acc,
+                designer="minimax_mechanism",
+            )
+        else:
+            solved, _ = solve_by_method(
+                setting,
+                eps,
+                objective,
+                method=admissible,
+                solver=solver,
+                vertex=vertex,
+                reduce_symmetric=False,
+                accuracy=acc,
+                budget=budget,
+            )
     result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result

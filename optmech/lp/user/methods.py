@@ -29,6 +29,7 @@ import networkx as nx
 import numpy as np
 
 from optmech._validation import describe
+from optmech.constraints import Constraint
 from optmech.graphs import edge_pairs
 from optmech.lp.solve import INCREMENTAL_SOLVER
 from optmech.lp.user.cone import RootedTree
@@ -37,6 +38,7 @@ __all__ = [
     "LOCALISED",
     "SolveMethod",
     "admissible_method",
+    "check_constrained_method",
     "check_method",
     "prefer_columns",
     "tree_diameter",
@@ -173,3 +175,13 @@ def prefer_columns(
     True
     """
     return proven_start or not full_fits or epsilon * tree_diameter(tree) >= LOCALISED
+
+
+def check_constrained_method(method: SolveMethod, constraints: tuple[Constraint, ...]) -> None:
+    """Refuse column generation asked for with constraints (ValueError naming both)."""
+    if constraints and method == SolveMethod.COLUMN_GENERATION:
+        names = ", ".join(c.name for c in constraints)
+        raise ValueError(
+            "`method` 'column-generation' does not take `constraints` (got "
+            f"{names}); use method='full' or 'auto' (the whole LP is solved with constraints)."
+        )
