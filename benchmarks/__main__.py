@@ -29,6 +29,7 @@ SECTIONS = (
     "samplers",
     "closedform",
     "additive2d",
+    "gdp",
 )
 
 
@@ -189,6 +190,22 @@ def markdown(report: dict[str, Any]) -> str:
             _mm(r, "total"),
             *_cells(r, "build", "compile", "solve", "certify"),
             _fmt(r.get("gap_to_staircase_nd"), "+.1e"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _load(r),
+        ],
+    )
+    lines += _table(
+        "Gaussian-DP designs (|e|, Δ = 1) against the Gaussian mechanism",
+        "μ | m | accuracy | solver | status | runs | rounds | total s | value | interval | "
+        "gap to Gaussian | source | certified μ | peak RSS MB | load",
+        [r for r in rows if r["section"] == "gdp"],
+        lambda r: [
+            *_cells(r, "mu", "m", "accuracy", "solver", "status", "runs", "rounds"),
+            _mm(r, "total"),
+            _fmt(r.get("value"), ".7g"),
+            _fmt(r.get("interval"), ".1e"),
+            _fmt(r.get("gap_to_gaussian"), "+.2e"),
+            *_cells(r, "source", "certified_mu"),
             _fmt(r.get("peak_rss_mb"), ".0f"),
             _load(r),
         ],
