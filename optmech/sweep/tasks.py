@@ -232,10 +232,8 @@ def design_noise_task(
         "value": noise.value,
         "lower_bound": noise.lower_bound,
         "certified_epsilon": noise.certified_epsilon,
-        # A 2-D design is pure ε-DP: its δ is 0.
-        "certified_delta": (
-            noise.certified_delta if isinstance(noise, optmech.DesignedNoise) else 0.0
-        ),
+        # A 2-D design is pure ε-DP: it has no δ, which is 0.
+        "certified_delta": float(getattr(noise, "certified_delta", 0.0)),
         "solver": noise.solver,
         "status": noise.status,
         "solve_time": noise.solve_time,
