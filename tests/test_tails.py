@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _families import staircase_table
 from scipy import special
 
 from optmech.costs import Absolute
@@ -488,29 +489,6 @@ def _uniform_atom(delta: float, alpha: float, sens: float) -> Case:
     )
 
 
-def _staircase_table(atom: float) -> tuple[dict[str, Any], float]:
-    """A staircase density (ε = 1, Δ = 1, γ = 1/2) tabulated on [−2, 2) in cells of 1/4."""
-    b, gamma, h = math.exp(-1.0), 0.5, 0.25
-    a = (1 - b) / (2 * (gamma + (1 - gamma) * b)) * (1 - atom)
-
-    def value(centre: float) -> float:
-        z = abs(centre)
-        k = math.floor(z)
-        return a * b ** (k + (1 if z - k >= gamma else 0))
-
-    centres = -2.0 + h * (np.arange(16) + 0.5)
-    right = np.array([value(2.0 + h * (c + 0.5)) for c in range(4)])
-    spec = {
-        "start": -2.0,
-        "width": h,
-        "densities": np.array([value(c) for c in centres]),
-        "period": 4,
-        "left_tail": (right[::-1].copy(), b),
-        "right_tail": (right, b),
-    }
-    return spec, b
-
-
 def _tabulated_case(
     name: str, spec: dict[str, Any], *, sensitivity: float, atom: float = 0.0, **case: Any
 ) -> Case:
@@ -543,7 +521,7 @@ def _tabulated_case(
 
 
 def _tabulated_symmetric(atom: float) -> Case:
-    spec, _ = _staircase_table(atom)
+    spec = staircase_table(atom)
     name = f"PiecewiseConstant(staircase, atom={atom})"
     return _tabulated_case(name, spec, sensitivity=1.0, atom=atom, far=690.0)
 
