@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from _families import staircase_as_graded
+from _families import staircase_as_graded, staircase_graded_keywords
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
@@ -233,16 +233,6 @@ def test_narrow_cells_keep_their_exact_width() -> None:
     ],
 )
 def test_bad_input_is_refused(kwargs, error, match) -> None:
-    base = staircase_as_graded(1.0, 0.25)
-    params = {
-        "sensitivity": 1.0,
-        "widths": [0.25, 0.5, 0.25],
-        "first_period": -1,
-        "densities": base.densities,
-        "left_tail": base.left_tail,
-        "right_tail": base.right_tail,
-        "privacy": PureDP(1.0),
-    }
-    params.update(kwargs)
+    params = staircase_graded_keywords(1.0, 0.25) | kwargs
     with pytest.raises(error, match=match):
         GradedNoise(**params)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _families import staircase_table
+from _families import discrete_staircase_table, staircase_table
 from scipy import special
 
 from optmech.costs import Absolute
@@ -552,18 +552,7 @@ def _tabulated_asymmetric() -> Case:
 
 
 def _lattice_symmetric() -> Case:
-    eps, delta, r = 1.0, 3, 2
-    b = math.exp(-eps)
-    a = (1 - b) / (2 * r + 2 * b * (delta - r) - (1 - b))
-
-    def pmf(i: int) -> float:
-        k, j = divmod(abs(i), delta)
-        return a * b ** (k + (0 if j < r else 1))
-
-    values = np.array([pmf(i) for i in range(-6, 7)])
-    right = (np.array([pmf(i) for i in range(7, 10)]), b)
-    left = (np.array([pmf(i) for i in range(-9, -6)]), b)
-    spec = {"start": -6, "pmf": values, "period": 3, "left_tail": left, "right_tail": right}
+    spec = discrete_staircase_table()
     return _tabulated_case("Lattice(discrete staircase)", spec, sensitivity=3, far=2070.0)
 
 
