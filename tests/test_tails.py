@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pytest
 from _families import discrete_staircase_table, staircase_table
+from _reference import normalised_table
 from scipy import special
 
 from optmech.costs import Absolute
@@ -530,16 +531,16 @@ def _tabulated_asymmetric() -> Case:
     rng = np.random.default_rng(7)
     h, period = 0.4, 3
     dens = rng.uniform(0.1, 1.0, 9)
-    left_base, lr = rng.uniform(0.1, 1.0, period), 0.3
-    right_base, rr = rng.uniform(0.1, 1.0, period), 0.05
-    total = h * (dens.sum() + left_base.sum() / (1 - lr) + right_base.sum() / (1 - rr))
+    left = (rng.uniform(0.1, 1.0, period), 0.3)
+    right = (rng.uniform(0.1, 1.0, period), 0.05)
+    dens, left, right = normalised_table(dens, left, right, width=h)
     spec = {
         "start": -1.3,
         "width": h,
-        "densities": dens / total,
+        "densities": dens,
         "period": period,
-        "left_tail": (left_base / total, lr),
-        "right_tail": (right_base / total, rr),
+        "left_tail": left,
+        "right_tail": right,
     }
     return _tabulated_case(
         "PiecewiseConstant(asymmetric)",
