@@ -20,7 +20,17 @@ from typing import Any
 
 from benchmarks._common import load, set_repeats
 
-SECTIONS = ("grs", "additive", "crossover", "startup", "samplers", "closedform", "additive2d")
+SECTIONS = (
+    "grs",
+    "additive",
+    "approx",
+    "crossover",
+    "startup",
+    "samplers",
+    "closedform",
+    "additive2d",
+    "gdp",
+)
 
 
 def _versions() -> dict[str, str]:
@@ -150,6 +160,26 @@ def markdown(report: dict[str, Any]) -> str:
         for r in scaling
     ] + ([""] if scaling and add else [])
     lines += _table(
+        "Additive (ε, δ) noise at the default settings (Δ = 1), against the truncated Laplace",
+        "ε | δ | cost | status | runs | m | cells | total s | interval | value / truncated "
+        "Laplace | certified δ | peak RSS MB | load",
+        [r for r in rows if r["section"] == "approx"],
+        lambda r: [
+            f"{r['epsilon']:g}",
+            f"{r['delta']:g}",
+            r["cost"],
+            r["status"],
+            r.get("runs", 1),
+            *_cells(r, "m", "cells"),
+            _mm(r, "total"),
+            _fmt(r.get("interval"), ".1e"),
+            _fmt(r.get("value_over_truncated_laplace"), ".4f"),
+            _fmt(r.get("certified_delta"), ".3g"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _load(r),
+        ],
+    )
+    lines += _table(
         "2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
         "case | ball | m | periods | status | runs | cells | variables | rows | total s | build | "
         "compile | solve | certify | gap to StaircaseND | peak RSS MB | load",
@@ -160,6 +190,22 @@ def markdown(report: dict[str, Any]) -> str:
             _mm(r, "total"),
             *_cells(r, "build", "compile", "solve", "certify"),
             _fmt(r.get("gap_to_staircase_nd"), "+.1e"),
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _load(r),
+        ],
+    )
+    lines += _table(
+        "Gaussian-DP designs (|e|, Δ = 1) against the Gaussian mechanism",
+        "μ | m | accuracy | solver | status | runs | rounds | total s | value | interval | "
+        "gap to Gaussian | source | certified μ | peak RSS MB | load",
+        [r for r in rows if r["section"] == "gdp"],
+        lambda r: [
+            *_cells(r, "mu", "m", "accuracy", "solver", "status", "runs", "rounds"),
+            _mm(r, "total"),
+            _fmt(r.get("value"), ".7g"),
+            _fmt(r.get("interval"), ".1e"),
+            _fmt(r.get("gap_to_gaussian"), "+.2e"),
+            *_cells(r, "source", "certified_mu"),
             _fmt(r.get("peak_rss_mb"), ".0f"),
             _load(r),
         ],

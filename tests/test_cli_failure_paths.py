@@ -71,21 +71,23 @@ def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyP
     from optmech.cli._limits import check_design_1d
     from optmech.exceptions import ProblemTooLargeError
     from optmech.lp.additive.spec import AdditiveSpec
-    from optmech.privacy import ApproxDP
+    from optmech.privacy import ZCDP, ApproxDP
 
     guarantee = ApproxDP(0.0, 1e-4)
     need = AdditiveSpec(guarantee, 1.0, "abs").size(20)["bytes"] / 1e9
     check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 1.001)
     with pytest.raises(ProblemTooLargeError, match="--privacy"):
         check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 0.999)
-    tiny = ApproxDP(1.0, 1e-12)
-    with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-09, 1\]; got 1e-12"):
+    tiny = ApproxDP(1.0, 1e-13)
+    with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-11, 1\]; got 1e-13"):
         check_design_1d(tiny, 1.0, "abs")
-    monkeypatch.setattr(spec, "DELTA_MIN", 1e-13)
-    with pytest.raises(ValueError, match="δ must be at least 1e-09"):
-        check_design_1d(tiny, 1.0, "abs")
-    monkeypatch.setattr(cone_bound, "RELIABLE", 1e-13)
+    # An (ε, δ) design's δ floor is the spec's own (its hockey-stick sums are weighed relative
+    # to δ), not the smallest mass resolved: that one governs the guarantees beyond (ε, δ).
+    monkeypatch.setattr(spec, "DELTA_MIN", 1e-14)
+    monkeypatch.setattr(cone_bound, "RELIABLE", 1e-8)
     assert check_design_1d(tiny, 1.0, "abs").privacy == tiny
+    with pytest.raises(ValueError, match=r"at most 18\.42"):  # −ln(1e-8): the Gaussian's floor
+        check_design_1d(ZCDP(19.0), 1, "abs", integer=True)
 
 
 def test_the_served_limits_keep_what_the_designer_serves(no_work: None) -> None:

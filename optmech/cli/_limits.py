@@ -13,7 +13,9 @@ names each bad parameter — then refuses, before any grid is built, a design
   ``e^50`` (about 5e21), which no solver resolves;
 * whose smallest mass that matters is below the fraction of the largest that a solver
   resolves (``RELIABLE`` of [`optmech.lp.additive.cone_bound`][optmech.lp.additive.cone_bound],
-  1e-9): an (ε, δ) design's δ (or a privacy profile's), or, for zCDP, Rényi DP and GDP, the
+  1e-9): a privacy profile's δ (an (ε, δ) design's down to the spec's own
+  [`DELTA_MIN`][optmech.lp.additive.spec.DELTA_MIN], its hockey-stick sums being weighed
+  relative to δ), or, for zCDP, Rényi DP and GDP, the
   matching Gaussian's mass one sensitivity from its centre relative to its centre,
   ``exp(−1/(2s²))`` with ``s`` its scale in units of Δ
   ([`gaussian_scale`][optmech.lp.additive.spec.gaussian_scale]). Below it the designed
@@ -51,7 +53,7 @@ def _smallest_resolved() -> float:
 
 def _check_served(spec: Any) -> None:
     """Refuse a guarantee whose LP the designer cannot resolve (module docstring)."""
-    from optmech.lp.additive.spec import EPSILON_MAX, gaussian_scale
+    from optmech.lp.additive.spec import DELTA_MIN, EPSILON_MAX, gaussian_scale
     from optmech.privacy import ApproxDP, PrivacyProfile
 
     privacy = spec.privacy
@@ -64,16 +66,19 @@ def _check_served(spec: Any) -> None:
             f"e^{EPSILON_MAX:g}, which no solver resolves. Ask for a weaker guarantee."
         )
     deltas: list[float] = []
+    delta_floor = floor
     if isinstance(privacy, ApproxDP):
-        deltas = [privacy.delta]
+        # An (ε, δ) design weighs its densities relative to δ (its hockey-stick sums are
+        # written relative to δ): its own floor, which the spec has checked already.
+        deltas, delta_floor = [privacy.delta], DELTA_MIN
     elif isinstance(privacy, PrivacyProfile):
         deltas = [d for d in privacy.deltas if d > 0.0]
-    small = [d for d in deltas if d < floor]
+    small = [d for d in deltas if d < delta_floor]
     if small:
         raise ValueError(
-            f"`--privacy` {privacy}: δ must be at least {floor:g} for a designed noise today "
-            f"(the solvers resolve masses only to about {floor:g} of the largest; a smaller δ "
-            f"is below their tolerance); got δ = {small[0]:g}."
+            f"`--privacy` {privacy}: `delta` must be at least {delta_floor:g} for a designed "
+            f"noise today (the solvers resolve masses only to about {delta_floor:g} of the "
+            f"largest; a smaller δ is below their tolerance); got δ = {small[0]:g}."
         )
     scale = gaussian_scale(privacy)
     if scale is not None:

@@ -59,7 +59,8 @@ __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
 #: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
 #: to the top level; ``--plot`` adds ``plot``): the graph's name, the ``--cost`` as given, the
-#: repair's weight and cost (earlier versions' keys), and the geometric reference.
+#: repair's weight and cost (earlier versions' keys), the geometric reference, and the
+#: caller's constraints with their residuals.
 JSON_EXTRAS = (
     "graph",
     "cost",
@@ -69,6 +70,7 @@ JSON_EXTRAS = (
     "remap",
     "geometric_note",
     "gap",
+    "constraints",
     "plot",
 )
 

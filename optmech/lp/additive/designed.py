@@ -60,12 +60,17 @@ class BeyondCertificate:
         ``δ_μ`` is 1e-10 (a summary: μ itself is certified at every ε).
     renyi : tuple of (float, float)
         Rényi DP: the certified ``(α, D_α)`` at the requested orders; zCDP: at the cut orders.
+    gaussian_cost : float or None
+        GDP: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself, the textbook μ-GDP
+        mechanism (Dong, Roth & Su 2022, Theorem 2.7). A design's value above it means that
+        this grid cannot reach the Gaussian (the design's ``worse_than_gaussian``).
     """
 
     rho: float | None = None
     mu: float | None = None
     profile: tuple[tuple[float, float], ...] = ()
     renyi: tuple[tuple[float, float], ...] = ()
+    gaussian_cost: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
@@ -74,6 +79,7 @@ class BeyondCertificate:
             "certified_mu": self.mu,
             "certified_profile": [list(p) for p in self.profile],
             "certified_renyi": [list(p) for p in self.renyi],
+            "gaussian_cost": self.gaussian_cost,
         }
 
 
@@ -105,7 +111,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
     source : str
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
         ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 3,
-        when it costs less than the solver's point — it is a point of the same LP).
+        when it costs less than the solver's point — it is a point of the same LP; for GDP
+        the Gaussian on the grid, or the repair's reference when mixed in with weight 1).
     beyond : BeyondCertificate or None
         The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
@@ -248,6 +255,20 @@ class DesignedNoise(RecordViews, abstract=True):
     def certified_renyi(self) -> tuple[tuple[float, float], ...]:
         """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
         return () if self._record.beyond is None else self._record.beyond.renyi
+
+    @property
+    def gaussian_cost(self) -> float | None:
+        """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None
+        otherwise)."""
+        return None if self._record.beyond is None else self._record.beyond.gaussian_cost
+
+    @property
+    def worse_than_gaussian(self) -> bool | None:
+        """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
+        (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes
+        closer, or use the Gaussian mechanism itself. None for other guarantees."""
+        reference = self.gaussian_cost
+        return None if reference is None else bool(self.value > reference)  # type: ignore[attr-defined]
 
     @property
     def grid(self) -> FloatArray:

@@ -28,6 +28,8 @@ from optmech.lp.engine.rounding import tail_ratio_for
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
+    "APPROX_CELLS",
+    "APPROX_HOCKEY_TERMS",
     "BEYOND_LOSS_MAX",
     "DEFAULT_MAX_MEMORY_GB",
     "DELTA_MIN",
@@ -35,6 +37,7 @@ __all__ = [
     "EPSILON_MIN",
     "GDP_CAP_DELTA",
     "GRADED_ABOVE_CELLS",
+    "PROFILE_DELTA_MIN",
     "UNIFORM_MAX_CELLS",
     "AdditiveSpec",
     "WindowForm",
@@ -57,11 +60,19 @@ EPSILON_MAX = 50.0
 #: Smallest ε of an ε-DP design (as for the staircase families): the certificate's rounding
 #: (at most about 1.1e-12 absolute) stays within about 1e-6 of ε.
 EPSILON_MIN = 1e-6
-#: Smallest δ > 0 of an (ε, δ) design and of a profile point. The hockey-stick sums are scaled
-#: by 1/δ and the support grows as ln(1/δ)/ε. Measured (HiGHS, ℝ, |x|, ε = 1, default grid):
-#: δ = 1e-9 solves in 13 s to a relative interval of 3e-7; 1e-10 and 1e-11 in 12 s but only to
-#: 1.2% and 3.6%; 1e-12 and 1e-300 run for more than ten minutes (the latter at 2.3 GB).
-DELTA_MIN = 1e-9
+#: Smallest δ > 0 of an (ε, δ) design. The support grows as ln(1/δ)/ε and every density the
+#: hockey-stick rows weigh must be resolved relative to δ. With the sum rows written relative
+#: to δ ([`optmech.lp.additive.rows`][optmech.lp.additive.rows]) and the default cells per Δ
+#: sized from the support (`default_resolution`), measured (HiGHS, ℝ, |x| and x², ε = 0.1,
+#: 0.3, 1, 2, 5, 2 shared cores): δ = 1e-11 is served within 10 s and 0.2 GB, certified, and
+#: below the truncated Laplace's cost (Geng, Ding, Guo & Kumar 2020) by 0.04% (ε = 0.1) to
+#: 27% (ε = 5); the certified interval is within 1e-5 for ε ≤ 0.3, about 1% at ε = 1 and 2,
+#: and wider at ε = 5 (a mixing repair). At δ = 1e-12 HiGHS reports the LP "infeasible"
+#: after minutes (ε = 1) and Clarabel does not finish in 100 s.
+DELTA_MIN = 1e-11
+#: Smallest δ > 0 of a privacy profile's point (designed with the rows of
+#: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond], measured down to this δ).
+PROFILE_DELTA_MIN = 1e-9
 #: Largest privacy loss the rows of a design beyond (ε, δ) may span: the ε of its geometric
 #: tails (ρ-zCDP: √ρ; see `AdditiveSpec.tail_epsilon`) and the cap of a GDP design (the ε
 #: where ``δ_μ(ε)`` is `GDP_CAP_DELTA`). Measured (ℤ, |x|): GDP designs solve at μ = 6.4 (cap
@@ -70,6 +81,16 @@ BEYOND_LOSS_MAX = 65.0
 #: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows there,
 #: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]).
 GDP_CAP_DELTA = 1e-12
+#: Default cells per Δ of an (ε, δ) design whose support is short enough
+#: ([`default_resolution`][optmech.lp.additive.spec.default_resolution]).
+APPROX_CELLS = 20
+#: Most hockey-stick terms (cells × shifts, ``2Km²``) of a default (ε, δ) design: beyond it
+#: the cells per Δ are lowered. Measured (HiGHS, ℝ, |x|, 2 shared cores): ε = 0.1, δ = 1e-9
+#: (K = 179 periods) took 0.7 s at m = 4 (5.7k terms), 9.9 s at m = 8 (23k) and more than
+#: five minutes at m = 20 (143k); m = 4 and 8 within 1e-6 of each other. At δ = 1e-11:
+#: ε = 0.1 (K = 225), m = 6 (16.2k terms) took 18 s (|x|) and 28 s (x²); ε = 0.3 (K = 80),
+#: m = 8 (10k) 4.1 s and m = 6 (5.8k) 0.9 s, the same value to 1e-6.
+APPROX_HOCKEY_TERMS = 8_000
 #: Largest default cells per Δ of a uniform grid.
 UNIFORM_MAX_CELLS = 400
 #: ``grid="auto"`` grades the grid when about 20 cells on the staircase's top step γ*Δ would
@@ -94,12 +115,24 @@ def _top_step_cells(epsilon: float) -> float:
 
 def default_resolution(privacy: Privacy) -> int:
     """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
-    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; 20 for
-    (ε, δ) and privacy profiles; 8 for Rényi DP, zCDP (cones per cell and shift) and GDP (a
-    hockey-stick block per cell, shift and cut ε, over several rounds)."""
+    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ)
+    with ε > 0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
+    [`default_periods`][default_periods]) stay within `APPROX_HOCKEY_TERMS`, else the largest
+    even ``m ≥ 2`` that keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP,
+    zCDP (cones per cell and shift) and GDP (a hockey-stick block per cell, shift and cut ε,
+    over several rounds).
+
+    The (ε, δ) budget binds only where the support is long, i.e. at small ε and δ: there the
+    optimum is close to the staircase of Geng & Viswanath (2016), whose top step ``γ*Δ`` tends
+    to ``Δ/2`` as ε → 0 — an even ``m`` holds it exactly.
+    """
     if isinstance(privacy, PureDP):
         steps = math.ceil(min(_top_step_cells(privacy.epsilon), 1e9))
         return min(UNIFORM_MAX_CELLS, max(8, steps))
+    if isinstance(privacy, ApproxDP) and privacy.epsilon > 0.0:
+        periods = default_periods(privacy)
+        fits = math.isqrt(APPROX_HOCKEY_TERMS // (2 * periods))
+        return APPROX_CELLS if fits >= APPROX_CELLS else max(2, fits - fits % 2)
     return 8 if isinstance(privacy, ZCDP | RenyiDP | GaussianDP) else 20
 
 
@@ -209,7 +242,7 @@ def _largest_mu() -> float:
 def _check_beyond(privacy: Privacy) -> None:
     """Refuse a guarantee beyond (ε, δ) whose design cannot be solved, before anything is built:
     ρ, μ or the Rényi budgets whose privacy rows would span more than ``e^BEYOND_LOSS_MAX``, and
-    profile points with ε above `EPSILON_MAX` or ``0 < δ < DELTA_MIN``."""
+    profile points with ε above `EPSILON_MAX` or ``0 < δ < PROFILE_DELTA_MIN``."""
     hint = "beyond it the design's privacy rows span more than e^65 and no solver resolves them"
     if isinstance(privacy, ZCDP):
         check_real("rho", privacy.rho, low=0.0, high=BEYOND_LOSS_MAX**2, low_open=True, hint=hint)
@@ -234,11 +267,12 @@ def _check_beyond(privacy: Privacy) -> None:
             )
     elif isinstance(privacy, PrivacyProfile):
         for eps, delta in zip(privacy.epsilons, privacy.deltas, strict=True):
-            if eps > EPSILON_MAX or 0.0 < delta < DELTA_MIN:
+            if eps > EPSILON_MAX or 0.0 < delta < PROFILE_DELTA_MIN:
                 raise ValueError(
                     f"`privacy` profile points must have ε in [0, {EPSILON_MAX:g}] and δ = 0 or "
-                    f"δ ≥ {DELTA_MIN:g} for a design (beyond these the LP's rows span more than "
-                    f"e^50 or are scaled by 1/δ, and no solver resolves them); got (ε, δ) = "
+                    f"δ ≥ {PROFILE_DELTA_MIN:g} for a design (beyond these the LP's rows span "
+                    "more than e^50 or are scaled by 1/δ, and no solver resolves them); got "
+                    "(ε, δ) = "
                     f"({eps!r}, {delta!r})."
                 )
 
@@ -372,7 +406,8 @@ class AdditiveSpec:
                     privacy.delta,
                     low=DELTA_MIN,
                     high=1.0,
-                    hint="below it the hockey-stick rows, scaled by 1/δ, stall the solvers",
+                    hint="below it the densities the hockey-stick rows weigh are beneath the "
+                    "solvers' tolerance",
                 )
         else:
             _check_beyond(privacy)
