@@ -115,11 +115,11 @@ def _closed(code: str, space: str, source: SourceKind, **known: Any) -> Entry:
 
 
 # -- tables built by hand, their privacy known from their construction ---------------------------
-def _staircase_table_with_atom() -> PiecewiseConstantNoise:
+def staircase_table(atom: float) -> dict[str, Any]:
     """The staircase (ε = 1, Δ = 1, γ = 1/2) tabulated on ``[−2, 2)`` in cells of 1/4 with
-    geometric tails, scaled by 0.8, plus an atom of 0.2 at 0: the density part is 1-DP, and
-    a shift moves the atom to a point of zero mass, so the law is (1, 0.2)-DP, tightly."""
-    b, gamma, h, atom = math.exp(-1.0), 0.5, 0.25, 0.2
+    geometric tails, scaled by ``1 − atom``: the keyword arguments of
+    :class:`PiecewiseConstantNoise` but the atom, sensitivity and privacy."""
+    b, gamma, h = math.exp(-1.0), 0.5, 0.25
     a = (1 - b) / (2 * (gamma + (1 - gamma) * b)) * (1 - atom)
 
     def value(centre: float) -> float:
@@ -129,16 +129,23 @@ def _staircase_table_with_atom() -> PiecewiseConstantNoise:
 
     centres = -2.0 + h * (np.arange(16) + 0.5)
     right = np.array([value(2.0 + h * (c + 0.5)) for c in range(4)])
+    return {
+        "start": -2.0,
+        "width": h,
+        "densities": np.array([value(c) for c in centres]),
+        "period": 4,
+        "left_tail": (right[::-1].copy(), b),
+        "right_tail": (right, b),
+    }
+
+
+def _staircase_table_with_atom() -> PiecewiseConstantNoise:
+    """The staircase table of `staircase_table` scaled by 0.8, plus an atom of 0.2 at 0: the
+    density part is 1-DP, and a shift moves the atom to a point of zero mass, so the law is
+    (1, 0.2)-DP, tightly."""
+    atom = 0.2
     return PiecewiseConstantNoise(
-        start=-2.0,
-        width=h,
-        densities=np.array([value(c) for c in centres]),
-        period=4,
-        left_tail=(right[::-1].copy(), b),
-        right_tail=(right, b),
-        atom=atom,
-        sensitivity=1.0,
-        privacy=ApproxDP(1.0, atom),
+        **staircase_table(atom), atom=atom, sensitivity=1.0, privacy=ApproxDP(1.0, atom)
     )
 
 
@@ -165,9 +172,10 @@ def _asymmetric_table() -> PiecewiseConstantNoise:
     )
 
 
-def _discrete_staircase_lattice() -> LatticeNoise:
+def discrete_staircase_table() -> dict[str, Any]:
     """The discrete staircase (ε = 1, Δ = 3, r = 2; Geng & Viswanath 2016) as a table on
-    ``−6..6`` with its geometric tails: 1-DP, and asymmetric in nothing but its storage."""
+    ``−6..6`` with its geometric tails: the keywords of :class:`LatticeNoise` but the
+    sensitivity (3) and privacy (1-DP)."""
     eps, delta, r = 1.0, 3, 2
     b = math.exp(-eps)
     a = (1 - b) / (2 * r + 2 * b * (delta - r) - (1 - b))
@@ -176,33 +184,41 @@ def _discrete_staircase_lattice() -> LatticeNoise:
         k, j = divmod(abs(i), delta)
         return a * b ** (k + (0 if j < r else 1))
 
-    return LatticeNoise(
-        start=-6,
-        pmf=np.array([pmf(i) for i in range(-6, 7)]),
-        period=3,
-        left_tail=(np.array([pmf(i) for i in range(-9, -6)]), b),
-        right_tail=(np.array([pmf(i) for i in range(7, 10)]), b),
-        sensitivity=delta,
-        privacy=PureDP(eps),
-    )
+    return {
+        "start": -6,
+        "pmf": np.array([pmf(i) for i in range(-6, 7)]),
+        "period": 3,
+        "left_tail": (np.array([pmf(i) for i in range(-9, -6)]), b),
+        "right_tail": (np.array([pmf(i) for i in range(7, 10)]), b),
+    }
 
 
-def _staircase_as_graded() -> GradedNoise:
-    """The staircase f_γ (ε = 2, γ = 0.2; Geng & Viswanath 2016) on the graded partition
-    ``{0, γ, 1 − γ, 1}`` of each period: 2-DP."""
-    eps, gamma = 2.0, 0.2
+def _discrete_staircase_lattice() -> LatticeNoise:
+    """The table of `discrete_staircase_table`: 1-DP, and asymmetric in nothing but its
+    storage."""
+    return LatticeNoise(**discrete_staircase_table(), sensitivity=3, privacy=PureDP(1.0))
+
+
+def staircase_graded_keywords(eps: float = 2.0, gamma: float = 0.2) -> dict[str, Any]:
+    """The keywords of :class:`GradedNoise` for the staircase f_γ (Geng & Viswanath 2016) on the
+    graded partition ``{0, γ, 1 − γ, 1}`` of each period: ε-DP (ε = 2, γ = 0.2 by default)."""
     b = math.exp(-eps)
     a = (1 - b) / (2 * (gamma + (1 - gamma) * b))
     dens = a * np.array([b, b, 1.0, 1.0, b, b])  # periods −1 and 0
-    return GradedNoise(
-        sensitivity=1.0,
-        widths=[gamma, 1 - 2 * gamma, gamma],
-        first_period=-1,
-        densities=dens,
-        left_tail=(dens[:3] * b, b),
-        right_tail=(dens[3:] * b, b),
-        privacy=PureDP(eps),
-    )
+    return {
+        "sensitivity": 1.0,
+        "widths": [gamma, 1 - 2 * gamma, gamma],
+        "first_period": -1,
+        "densities": dens,
+        "left_tail": (dens[:3] * b, b),
+        "right_tail": (dens[3:] * b, b),
+        "privacy": PureDP(eps),
+    }
+
+
+def staircase_as_graded(eps: float = 2.0, gamma: float = 0.2) -> GradedNoise:
+    """The graded staircase of `staircase_graded_keywords`."""
+    return GradedNoise(**staircase_graded_keywords(eps, gamma))
 
 
 def _gauge_grid_2d() -> optmech.PiecewiseConstantNoise2D:
@@ -340,7 +356,7 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "GradedNoise(staircase)",
-        _staircase_as_graded,
+        staircase_as_graded,
         R,
         K.GRID,
         tabulated=True,
@@ -477,17 +493,7 @@ def _stair_nd(**changes: Any) -> dict[str, Any]:
 
 def _graded(**changes: Any) -> dict[str, Any]:
     """The keywords of the graded staircase of :data:`ENTRIES`, with ``changes``."""
-    noise = _staircase_as_graded()
-    base = {
-        "sensitivity": 1.0,
-        "widths": [0.2, 0.6, 0.2],
-        "first_period": -1,
-        "densities": noise.densities,
-        "left_tail": noise.left_tail,
-        "right_tail": noise.right_tail,
-        "privacy": PureDP(2.0),
-    }
-    return base | changes
+    return staircase_graded_keywords() | changes
 
 
 def _grid2d(**changes: Any) -> dict[str, Any]:

@@ -13,7 +13,8 @@ themselves (exact rational identities the papers state).
 - :data:`FIG2`: the worked example of GRS Fig. 2 (n = 5, ε = ln 2, ``G`` with output 1 sent
   to 2), exactly as the paper prints it.
 - :func:`laplace_like`, :func:`two_cell_period_noise`: tabulated noises whose true ε follows
-  from their construction, for the certifiers and the tabulated families.
+  from their construction, for the certifiers and the tabulated families;
+  :func:`normalised_table` scales a table with geometric tails to a given mass.
 - :data:`LATTICE_COSTS`, :func:`lattice_expectation`, :func:`assert_expected_costs`: expected
   costs of a law on ℤ as sums over its pmf written out by the caller.
 """
@@ -180,6 +181,22 @@ def two_cell_period_noise() -> Any:
         sensitivity=1.0,
         privacy=PureDP(1.0),
     )
+
+
+Tail = tuple[np.ndarray, float]
+
+
+def normalised_table(
+    values: np.ndarray, left: Tail, right: Tail, *, width: float = 1.0, mass: float = 1.0
+) -> tuple[np.ndarray, Tail, Tail]:
+    """``values`` and the two geometric tails ``(base, ratio)`` scaled to total mass ``mass``.
+
+    A tail ``(base, r)`` repeats ``base`` shrunk by ``r`` per period, so it holds
+    ``width · Σ base / (1 − r)``; the cells hold ``width · Σ values``.
+    """
+    total = width * (values.sum() + left[0].sum() / (1 - left[1]) + right[0].sum() / (1 - right[1]))
+    scale = mass / total
+    return values * scale, (left[0] * scale, left[1]), (right[0] * scale, right[1])
 
 
 #: Costs without a closed form of their own on every family: powers, asymmetric powers, 0-1

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _reference import laplace_like, two_cell_period_noise
+from _reference import laplace_like, normalised_table, two_cell_period_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,8 +99,7 @@ def test_delta_equals_brute_force_with_tails(seed: int) -> None:
     period = int(rng.integers(1, 4))
     reach = int(rng.integers(1, 2 * period + 1))
     masses, left, right = _random_case(rng, period)
-    total = masses.sum() + left[0].sum() / (1 - left[1]) + right[0].sum() / (1 - right[1])
-    masses, left, right = masses / total, (left[0] / total, left[1]), (right[0] / total, right[1])
+    masses, left, right = normalised_table(masses, left, right)
     eps = float(rng.uniform(0.0, 0.7))
     atom = float(rng.uniform(0, 0.01))
     # ratio ≤ 0.8: 200 periods leave terms below 0.8^200 ≈ 4e-20 of the mass.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from _exact_tails import (
     exact_power_integral,
@@ -40,6 +41,14 @@ POWER_COSTS = [Absolute(), Squared(), Power(3), Power(5), Asymmetric(over=3.0, u
 CELLS = [(3.0, 3.0 + 1.0 / 41.0), (0.0, 0.125), (1e6, 1e6 + 1e-3), (2.5, 0.5), (-0.7, 0.4)]
 
 
+def _cell_edges(period: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The ``CELLS`` as arrays of left and right edges, each cell mirrored to ``(−b, −a)`` for
+    a negative period."""
+    a = np.array([c[0] for c in CELLS])
+    b = np.array([c[1] for c in CELLS])
+    return (-b, -a) if period < 0 else (a, b)
+
+
 @pytest.mark.parametrize("cost", POWER_COSTS, ids=repr)
 @pytest.mark.parametrize("ratio", RATIOS)
 @pytest.mark.parametrize("period", [1.0, -1.0, 0.3, -7.5])
@@ -47,10 +56,7 @@ def test_power_periodic_integral_is_exact_to_a_few_ulps(
     cost: Cost, ratio: float, period: float
 ) -> None:
     p = power_law(cost)[0]
-    a = np.array([c[0] for c in CELLS])
-    b = np.array([c[1] for c in CELLS])
-    if period < 0:
-        a, b = -b, -a
+    a, b = _cell_edges(period)
     got = np.asarray(cost.periodic_integral(a, b, period=period, ratio=ratio))
     for g, lo, hi in zip(got.tolist(), a.tolist(), b.tolist(), strict=True):
         exact = exact_power_integral(cost, lo, hi, period, ratio)
@@ -74,10 +80,7 @@ def test_power_periodic_sum_is_exact_to_a_few_ulps(cost: Cost, ratio: float, per
 def test_zero_one_tails_are_exact_to_a_few_ulps(tol: float, ratio: float, period: float) -> None:
     """The zero-one cost's tails in closed form (before: a series that gave up below ε ≈ 2e-5)."""
     cost = ZeroOne(tol)
-    a = np.array([c[0] for c in CELLS])
-    b = np.array([c[1] for c in CELLS])
-    if period < 0:
-        a, b = -b, -a
+    a, b = _cell_edges(period)
     got = np.asarray(cost.periodic_integral(a, b, period=period, ratio=ratio))
     for g, lo, hi in zip(got.tolist(), a.tolist(), b.tolist(), strict=True):
         assert relative_error(g, exact_zero_one_integral(tol, lo, hi, period, ratio)) <= 16 * U

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _families import staircase_as_graded, staircase_graded_keywords
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
@@ -124,27 +125,11 @@ def test_a_violation_m_cells_apart_is_certified() -> None:
     assert noise.pdf(x) / noise.pdf(x + 0.999) == pytest.approx(3.0, rel=1e-12)
 
 
-def _staircase_as_graded(eps: float, gamma: float) -> GradedNoise:
-    """The staircase f_γ (Geng & Viswanath 2016, eq. for f_γ) on the partition {0, γ, 1−γ, 1}."""
-    b = math.exp(-eps)
-    a = (1 - b) / (2 * (gamma + (1 - gamma) * b))
-    dens = a * np.array([b, b, 1.0, 1.0, b, b])  # periods −1 and 0
-    return GradedNoise(
-        sensitivity=1.0,
-        widths=[gamma, 1 - 2 * gamma, gamma],
-        first_period=-1,
-        densities=dens,
-        left_tail=(dens[:3] * b, b),
-        right_tail=(dens[3:] * b, b),
-        privacy=PureDP(eps),
-    )
-
-
 @pytest.mark.parametrize(("eps", "gamma"), [(1.0, 0.25), (4.0, 0.1), (15.0, 0.02)])
 def test_equals_the_staircase_family(eps: float, gamma: float) -> None:
     """Both are exact formulas; points away from the cell edges (where conventions for the
     boundary differ). 1e-12 relative: a few roundings apart."""
-    noise, stair = _staircase_as_graded(eps, gamma), optmech.Staircase(epsilon=eps, gamma=gamma)
+    noise, stair = staircase_as_graded(eps, gamma), optmech.Staircase(epsilon=eps, gamma=gamma)
     x = np.linspace(-7.3, 7.3, 997)
     np.testing.assert_allclose(noise.pdf(x), stair.pdf(x), rtol=1e-12)
     np.testing.assert_allclose(noise.cdf(x), stair.cdf(x), rtol=1e-12, atol=1e-15)
@@ -176,7 +161,7 @@ def test_narrow_top_step_is_located_on_both_sides_of_zero() -> None:
     1e-18 inside the step, 1e-11 outside it; relative 1e-4, from the cdf's rounding)."""
     eps = 50.0
     gamma = 1.0 / (1.0 + math.exp(eps / 2.0))
-    noise, stair = _staircase_as_graded(eps, gamma), optmech.Staircase(epsilon=eps, gamma=gamma)
+    noise, stair = staircase_as_graded(eps, gamma), optmech.Staircase(epsilon=eps, gamma=gamma)
     offsets = np.array([-1e-15, -1e-16, -1e-17, -3e-18, 3e-18, 1e-17, 1e-16, 1e-15])
     x = gamma + offsets
     np.testing.assert_array_equal(noise.pdf(-x), noise.pdf(x))
@@ -191,7 +176,7 @@ def test_narrow_top_step_is_located_on_both_sides_of_zero() -> None:
 def test_tails_are_exact_far_out() -> None:
     """sf and logsf from the right, cdf and logcdf from the left, finite where 1 − cdf is 0;
     against the staircase's own exact tails (1e-12 relative)."""
-    noise, stair = _staircase_as_graded(3.0, 0.2), optmech.Staircase(epsilon=3.0, gamma=0.2)
+    noise, stair = staircase_as_graded(3.0, 0.2), optmech.Staircase(epsilon=3.0, gamma=0.2)
     for x in (40.3, 250.6, 5000.1):
         assert noise.logsf(x) == pytest.approx(stair.logsf(x), rel=1e-12)
         assert noise.logcdf(-x) == pytest.approx(stair.logcdf(-x), rel=1e-12)
@@ -248,16 +233,6 @@ def test_narrow_cells_keep_their_exact_width() -> None:
     ],
 )
 def test_bad_input_is_refused(kwargs, error, match) -> None:
-    base = _staircase_as_graded(1.0, 0.25)
-    params = {
-        "sensitivity": 1.0,
-        "widths": [0.25, 0.5, 0.25],
-        "first_period": -1,
-        "densities": base.densities,
-        "left_tail": base.left_tail,
-        "right_tail": base.right_tail,
-        "privacy": PureDP(1.0),
-    }
-    params.update(kwargs)
+    params = staircase_graded_keywords(1.0, 0.25) | kwargs
     with pytest.raises(error, match=match):
         GradedNoise(**params)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from _reference import two_cell_period_noise
+from _reference import normalised_table, two_cell_period_noise
 from scipy import integrate
 
 from optmech.costs import Absolute, Asymmetric, Squared
@@ -26,17 +26,16 @@ def _continuous(atom: float = 0.0, seed: int = 0) -> PiecewiseConstantNoise:
     h, period = 0.25, 3
     dens = rng.uniform(0.1, 1.0, 10)
     dens[4] = 0.0  # a zero cell inside the grid
-    left_base, lr = rng.uniform(0.1, 1.0, period), 0.6
-    right_base, rr = rng.uniform(0.1, 1.0, period), 0.4
-    total = h * (dens.sum() + left_base.sum() / (1 - lr) + right_base.sum() / (1 - rr))
-    s = (1 - atom) / total
+    left = (rng.uniform(0.1, 1.0, period), 0.6)
+    right = (rng.uniform(0.1, 1.0, period), 0.4)
+    dens, left, right = normalised_table(dens, left, right, width=h, mass=1 - atom)
     return PiecewiseConstantNoise(
         start=-1.0,
         width=h,
-        densities=dens * s,
+        densities=dens,
         period=period,
-        left_tail=(left_base * s, lr),
-        right_tail=(right_base * s, rr),
+        left_tail=left,
+        right_tail=right,
         atom=atom,
         sensitivity=0.75,
         privacy=ApproxDP(1.0, 0.5),

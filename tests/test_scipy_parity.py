@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from _reference import normalised_table
 from scipy import integrate, stats
 
 import optmech
@@ -207,17 +208,15 @@ def _asymmetric_piecewise(atom: float = 0.0) -> PiecewiseConstantNoise:
     rng = np.random.default_rng(5)
     h, p = 0.25, 4
     dens = rng.uniform(0.2, 1.0, 12)
-    left, right = rng.uniform(0.1, 0.5, p), rng.uniform(0.1, 0.5, p)
-    rl, rr = 0.6, 0.3
-    total = h * (dens.sum() + left.sum() / (1 - rl) + right.sum() / (1 - rr))
-    scale = (1 - atom) / total
+    left, right = (rng.uniform(0.1, 0.5, p), 0.6), (rng.uniform(0.1, 0.5, p), 0.3)
+    dens, left, right = normalised_table(dens, left, right, width=h, mass=1 - atom)
     return PiecewiseConstantNoise(
         start=-1.25,
         width=h,
-        densities=dens * scale,
+        densities=dens,
         period=p,
-        left_tail=(left * scale, rl),
-        right_tail=(right * scale, rr),
+        left_tail=left,
+        right_tail=right,
         atom=atom,
         sensitivity=1.0,
         privacy=PureDP(1.0),
@@ -273,15 +272,14 @@ def _asymmetric_lattice() -> LatticeNoise:
     rng = np.random.default_rng(11)
     pmf = rng.uniform(0.1, 1.0, 9)
     p = 3
-    left, right = rng.uniform(0.05, 0.3, p), rng.uniform(0.05, 0.3, p)
-    rl, rr = 0.5, 0.7
-    total = pmf.sum() + left.sum() / (1 - rl) + right.sum() / (1 - rr)
+    left, right = (rng.uniform(0.05, 0.3, p), 0.5), (rng.uniform(0.05, 0.3, p), 0.7)
+    pmf, left, right = normalised_table(pmf, left, right)
     return LatticeNoise(
         start=-3,
-        pmf=pmf / total,
+        pmf=pmf,
         period=p,
-        left_tail=(left / total, rl),
-        right_tail=(right / total, rr),
+        left_tail=left,
+        right_tail=right,
         sensitivity=2,
         privacy=PureDP(1.0),
     )

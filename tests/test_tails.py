@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _families import discrete_staircase_table, staircase_table
+from _reference import normalised_table
 from scipy import special
 
 from optmech.costs import Absolute
@@ -488,29 +490,6 @@ def _uniform_atom(delta: float, alpha: float, sens: float) -> Case:
     )
 
 
-def _staircase_table(atom: float) -> tuple[dict[str, Any], float]:
-    """A staircase density (ε = 1, Δ = 1, γ = 1/2) tabulated on [−2, 2) in cells of 1/4."""
-    b, gamma, h = math.exp(-1.0), 0.5, 0.25
-    a = (1 - b) / (2 * (gamma + (1 - gamma) * b)) * (1 - atom)
-
-    def value(centre: float) -> float:
-        z = abs(centre)
-        k = math.floor(z)
-        return a * b ** (k + (1 if z - k >= gamma else 0))
-
-    centres = -2.0 + h * (np.arange(16) + 0.5)
-    right = np.array([value(2.0 + h * (c + 0.5)) for c in range(4)])
-    spec = {
-        "start": -2.0,
-        "width": h,
-        "densities": np.array([value(c) for c in centres]),
-        "period": 4,
-        "left_tail": (right[::-1].copy(), b),
-        "right_tail": (right, b),
-    }
-    return spec, b
-
-
 def _tabulated_case(
     name: str, spec: dict[str, Any], *, sensitivity: float, atom: float = 0.0, **case: Any
 ) -> Case:
@@ -543,7 +522,7 @@ def _tabulated_case(
 
 
 def _tabulated_symmetric(atom: float) -> Case:
-    spec, _ = _staircase_table(atom)
+    spec = staircase_table(atom)
     name = f"PiecewiseConstant(staircase, atom={atom})"
     return _tabulated_case(name, spec, sensitivity=1.0, atom=atom, far=690.0)
 
@@ -552,16 +531,16 @@ def _tabulated_asymmetric() -> Case:
     rng = np.random.default_rng(7)
     h, period = 0.4, 3
     dens = rng.uniform(0.1, 1.0, 9)
-    left_base, lr = rng.uniform(0.1, 1.0, period), 0.3
-    right_base, rr = rng.uniform(0.1, 1.0, period), 0.05
-    total = h * (dens.sum() + left_base.sum() / (1 - lr) + right_base.sum() / (1 - rr))
+    left = (rng.uniform(0.1, 1.0, period), 0.3)
+    right = (rng.uniform(0.1, 1.0, period), 0.05)
+    dens, left, right = normalised_table(dens, left, right, width=h)
     spec = {
         "start": -1.3,
         "width": h,
-        "densities": dens / total,
+        "densities": dens,
         "period": period,
-        "left_tail": (left_base / total, lr),
-        "right_tail": (right_base / total, rr),
+        "left_tail": left,
+        "right_tail": right,
     }
     return _tabulated_case(
         "PiecewiseConstant(asymmetric)",
@@ -574,18 +553,7 @@ def _tabulated_asymmetric() -> Case:
 
 
 def _lattice_symmetric() -> Case:
-    eps, delta, r = 1.0, 3, 2
-    b = math.exp(-eps)
-    a = (1 - b) / (2 * r + 2 * b * (delta - r) - (1 - b))
-
-    def pmf(i: int) -> float:
-        k, j = divmod(abs(i), delta)
-        return a * b ** (k + (0 if j < r else 1))
-
-    values = np.array([pmf(i) for i in range(-6, 7)])
-    right = (np.array([pmf(i) for i in range(7, 10)]), b)
-    left = (np.array([pmf(i) for i in range(-9, -6)]), b)
-    spec = {"start": -6, "pmf": values, "period": 3, "left_tail": left, "right_tail": right}
+    spec = discrete_staircase_table()
     return _tabulated_case("Lattice(discrete staircase)", spec, sensitivity=3, far=2070.0)
 
 
