@@ -9,12 +9,28 @@ after the repair, and the repair itself.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from optmech._floats import FloatArray
 from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.provenance import Provenance, Repair
 
-__all__ = ["design_provenance"]
+__all__ = ["Solved", "design_provenance"]
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What a matrix LP's engine (the user LPs, the local model) hands back to its public
+    function: the certified mechanism, the solver's point before the repair and its value, the
+    certified ε, the provenance and the solve's record."""
+
+    mechanism: FloatArray
+    raw_mechanism: FloatArray
+    raw_value: float
+    certified_epsilon: float
+    provenance: Provenance
+    info: SolveInfo
 
 
 def design_provenance(

@@ -48,6 +48,9 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
 from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
+from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.record import Solved
 from optmech.lp.local.bound import custom_rows, local_bound
 from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
 from optmech.lp.local.diagnose import diagnose_infeasible
@@ -57,7 +60,7 @@ from optmech.lp.local.rows import Layout, RowFamily, constraint_rows, residual, 
 from optmech.lp.local.setting import LocalSetting
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
 from optmech.lp.user.objectives import exact_upper_dot
-from optmech.provenance import Attempt, ConstraintRecord, Provenance, Repair
+from optmech.provenance import Attempt, ConstraintRecord, Repair
 
 __all__ = ["CROSS_CHECK_VARIABLES", "MARGINS", "POLISH_SUPPORT", "LocalSolved", "solve_local"]
 
@@ -74,16 +77,8 @@ POLISH_MARGIN = 1e-10
 CROSS_CHECK_VARIABLES = 20_000
 
 
-@dataclass(frozen=True)
-class LocalSolved:
-    """What the engine hands back to the public function."""
-
-    mechanism: FloatArray
-    raw_mechanism: FloatArray
-    raw_value: float
-    certified_epsilon: float
-    provenance: Provenance
-    info: SolveInfo
+#: What the engine hands back to the public function (the user LPs' record).
+LocalSolved = Solved
 
 
 @dataclass(frozen=True)
@@ -401,27 +396,13 @@ def _cross_check(problem: _Problem, best: _Candidate, attempts: list[Attempt]) -
         except SolverError as exc:
             tried += [a for a in exc.attempts if isinstance(a, Attempt)]
             other = None
-        attempts += [_label(a) for a in tried]
+        attempts += labelled(tried, CROSS_CHECK)
         if other is None:
             continue
         lower = max(lower, other.lower)
         if other.value < best.value:
             best = other
     return replace(best, lower=lower, info=replace(best.info, attempts=tuple(attempts)))
-
-
-def _label(attempt: Attempt) -> Attempt:
-    return Attempt(
-        attempt.solver,
-        f"cross-check, {attempt.variant}",
-        attempt.status,
-        attempt.seconds,
-        attempt.message,
-    )
-
-
-def _wide(value: float, lower: float, accuracy: float) -> bool:
-    return value - lower > accuracy * max(abs(value), 1.0)
 
 
 def solve_local(
@@ -470,7 +451,7 @@ def solve_local(
     attempts: list[Attempt] = []
     best = _with_margins(problem, solver, attempts)
     if (
-        _wide(best.value, best.lower, accuracy)
+        relatively_wide(best.value, best.lower, accuracy)
         and layout.size <= CROSS_CHECK_VARIABLES
         and not vertex
     ):

@@ -63,6 +63,7 @@ from optmech._floats import FloatArray
 from optmech.exceptions import SolverError
 from optmech.lp.engine.crosscheck import cross_check, labelled
 from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.record import Solved
 from optmech.lp.engine.report import stage
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
 from optmech.lp.user.build import Bounds, LPForm, RowScaling, UserLP
@@ -75,18 +76,6 @@ from optmech.provenance import Attempt, Provenance, Repair, RepairKind
 __all__ = ["Solved", "solve_user_lp"]
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Solved:
-    """What the engine hands back to the public functions."""
-
-    mechanism: FloatArray
-    raw_mechanism: FloatArray
-    raw_value: float
-    certified_epsilon: float
-    provenance: Provenance
-    info: SolveInfo
 
 
 @dataclass(frozen=True)
