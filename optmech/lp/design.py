@@ -18,12 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
-from optmech.lp.additive.beyond import design_beyond
-from optmech.lp.additive.constrained import design_constrained
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
-from optmech.lp.additive2d.design import design_noise_2d
-from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.provenance import DEFAULT_ACCURACY
@@ -31,6 +27,7 @@ from optmech.provenance import DEFAULT_ACCURACY
 if TYPE_CHECKING:
     from optmech.lp.additive.designed import DesignedNoise
     from optmech.lp.additive2d.designed import DesignedNoise2D
+    from optmech.lp.additive2d.spec import AdditiveSpec2D
 
 __all__ = ["design_noise"]
 
@@ -49,8 +46,8 @@ def _checked_constraints(
     """The caller's constraints, refused by name where the designer has no rows for them:
     they are supported on 1-D ε-DP and (ε, δ) designs."""
     items = as_constraints(constraints)
-    if items and (isinstance(spec, AdditiveSpec2D) or spec.beyond):
-        what = "dimension=2" if isinstance(spec, AdditiveSpec2D) else str(spec.privacy)
+    if items and (not isinstance(spec, AdditiveSpec) or spec.beyond):
+        what = "dimension=2" if not isinstance(spec, AdditiveSpec) else str(spec.privacy)
         raise ValueError(
             "`constraints` are supported on 1-D designs for PureDP and ApproxDP only; got "
             f"{len(items)} constraint(s) with {what}."
@@ -64,7 +61,9 @@ def _validated_spec(
     """The [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] (or, in 2-D,
     [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]) of a ``design_noise`` call;
     an option the spec does not have is refused by name, with the valid ones."""
-    spec_class: Any = AdditiveSpec2D if dimension == 2 else AdditiveSpec
+    spec_class: Any = AdditiveSpec
+    if dimension == 2:
+        from optmech.lp.additive2d.spec import AdditiveSpec2D as spec_class
     where = " for dimension=2" if dimension == 2 else ""
     valid = spec_class.options()
     bad = sorted(set(options) - set(valid))
@@ -291,12 +290,20 @@ def design_noise(
     )
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
         with stage("design_noise", _log, privacy=str(spec.privacy), dimension=dimension) as found:
+            # The 2-D, beyond-(ε, δ) and constrained designers are imported when asked for, so
+            # that a plain 1-D design loads none of them.
             noise: DesignedNoise | DesignedNoise2D
-            if isinstance(spec, AdditiveSpec2D):
+            if not isinstance(spec, AdditiveSpec):
+                from optmech.lp.additive2d.design import design_noise_2d
+
                 noise = design_noise_2d(spec, run)
             elif spec.beyond:
+                from optmech.lp.additive.beyond import design_beyond
+
                 noise = design_beyond(spec, run)
             elif declared:
+                from optmech.lp.additive.constrained import design_constrained
+
                 noise = design_constrained(spec, run, declared)
             else:
                 noise = design_additive(spec, run)
