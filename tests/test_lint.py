@@ -56,6 +56,10 @@ spread: float = s.std() + s.var() + s.moment(4) + s.entropy() + high - low
 cost: float = optmech.StaircaseND(epsilon=1.0, gamma=0.5).expected_cost("l1")
 guarantee: optmech.PureDP = optmech.PureDP(1.0)
 designer = design_noise
+plain = design_noise(guarantee, sensitivity=1.0, cost="abs")
+delta: float = plain.certified_delta + plain.record.value
+plane = design_noise(guarantee, sensitivity=1.0, cost="l1", dimension=2, sensitivity_norm="l1")
+plane_epsilon: float = plane.certified_epsilon
 modules = (optmech.accounting, optmech.experiments, optmech.interop, optmech.certify)
 """
 

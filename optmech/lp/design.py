@@ -14,7 +14,7 @@ only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
@@ -81,6 +81,57 @@ def _validated_spec(
     return spec_class(privacy, sensitivity, cost, **options)  # type: ignore[no-any-return]
 
 
+@overload
+def design_noise(
+    privacy: Any,
+    *,
+    sensitivity: float,
+    cost: Any,
+    solver: str | None = ...,
+    allow_repair: bool = ...,
+    accuracy: float = ...,
+    solver_options: dict[str, Any] | None = ...,
+    verbose: bool = ...,
+    progress: bool = ...,
+    dimension: Literal[1] = ...,
+    repair: bool | None = ...,
+    constraints: Any = ...,
+    **spec_options: Any,
+) -> DesignedNoise: ...
+@overload
+def design_noise(
+    privacy: Any,
+    *,
+    sensitivity: float,
+    cost: Any,
+    solver: str | None = ...,
+    allow_repair: bool = ...,
+    accuracy: float = ...,
+    solver_options: dict[str, Any] | None = ...,
+    verbose: bool = ...,
+    progress: bool = ...,
+    dimension: Literal[2],
+    repair: bool | None = ...,
+    constraints: Any = ...,
+    **spec_options: Any,
+) -> DesignedNoise2D: ...
+@overload
+def design_noise(
+    privacy: Any,
+    *,
+    sensitivity: float,
+    cost: Any,
+    solver: str | None = ...,
+    allow_repair: bool = ...,
+    accuracy: float = ...,
+    solver_options: dict[str, Any] | None = ...,
+    verbose: bool = ...,
+    progress: bool = ...,
+    dimension: int = ...,
+    repair: bool | None = ...,
+    constraints: Any = ...,
+    **spec_options: Any,
+) -> DesignedNoise | DesignedNoise2D: ...
 def design_noise(
     privacy: Any,
     *,
