@@ -62,7 +62,7 @@ from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenanc
 from optmech.lp.user.objectives import exact_upper_dot
 from optmech.provenance import Attempt, ConstraintRecord, Repair
 
-__all__ = ["CROSS_CHECK_VARIABLES", "MARGINS", "POLISH_SUPPORT", "LocalSolved", "solve_local"]
+__all__ = ["CROSS_CHECK_VARIABLES", "MARGINS", "POLISH_SUPPORT", "solve_local"]
 
 #: Relative margins of the re-solves (step 3 of the module docstring).
 MARGINS = (0.0, 1e-9, 1e-7, 1e-5)
@@ -75,10 +75,6 @@ POLISH_SUPPORT = 1e-6
 POLISH_MARGIN = 1e-10
 #: Largest LP (variables) cross-checked by the other main solver (step 5).
 CROSS_CHECK_VARIABLES = 20_000
-
-
-#: What the engine hands back to the public function (the user LPs' record).
-LocalSolved = Solved
 
 
 @dataclass(frozen=True)
@@ -416,7 +412,7 @@ def solve_local(
     vertex: bool = False,
     graph: NeighbourGraph | None = None,
     designer: str = "local_mechanism",
-) -> LocalSolved:
+) -> Solved:
     """Solve the envelope LP with the caller's constraints and certify it (module docstring);
     ``vertex`` asks for a simplex vertex (the polish then keeps its support).
 
@@ -471,7 +467,7 @@ def solve_local(
         ),
         constraints=_records(problem, best),
     )
-    return LocalSolved(
+    return Solved(
         mechanism=best.mechanism,
         raw_mechanism=best.raw,
         raw_value=objective.value(best.raw),
