@@ -7,20 +7,62 @@ float, as ``scipy.stats`` returns a scalar for a scalar.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, Self, TypeAlias, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
 
-__all__ = ["ArrayInput", "Scalar"]
+__all__ = ["ArrayInput", "PointFunction", "Scalar"]
 
 #: A scalar argument: a method returns a Python float for it.
 Scalar: TypeAlias = float | np.floating[Any] | np.integer[Any]
 #: An array argument (an ndarray or a nested sequence): a method returns an ndarray for it.
 ArrayInput: TypeAlias = npt.NDArray[Any] | Sequence[Any]
+
+
+class PointFunction(Protocol):
+    """A noise's function of points, as read on the noise: a Python float for a scalar, an
+    ndarray for an array (the ``scipy.stats`` convention)."""
+
+    @overload
+    def __call__(self, x: Scalar, /) -> float: ...
+    @overload
+    def __call__(self, x: ArrayInput, /) -> FloatArray: ...
+    @overload
+    def __call__(self, x: npt.ArrayLike, /) -> FloatArray | float: ...
+
+
+class _PointMethod(Protocol):
+    """A method made by [`pointwise`][optmech.mechanisms._points.pointwise]: a
+    [`PointFunction`][optmech.mechanisms._points.PointFunction] on an instance."""
+
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: object, owner: Any, /) -> PointFunction: ...
+
+
+def pointwise(method: Callable[[Any, npt.ArrayLike], FloatArray | float]) -> _PointMethod:
+    """Type a method of one array-like argument as a
+    [`PointFunction`][optmech.mechanisms._points.PointFunction] (float for a scalar, ndarray for
+    an array), the overloads stated once for every such method.
+
+    The method itself is returned: nothing wraps it at run time.
+
+    Parameters
+    ----------
+    method : callable
+        ``(self, points) -> float or ndarray``, returning through ``_out``.
+
+    Returns
+    -------
+    callable
+        ``method``, typed for type checkers as a descriptor giving a ``PointFunction``.
+    """
+    return method
 
 
 def _as_points(name: str, x: npt.ArrayLike) -> FloatArray:
