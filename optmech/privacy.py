@@ -147,7 +147,17 @@ def _as_tuple(value: float | tuple[float, ...]) -> tuple[float, ...]:
 
 
 def _epsilon_points(epsilon: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """The ε at which a profile is read, as a float array (±inf allowed, NaN refused)."""
+    """The ε at which a profile is read, as a float array (±inf allowed, NaN refused).
+
+    Examples
+    --------
+    >>> _epsilon_points([-np.inf, 0.5]).tolist()
+    [-inf, 0.5]
+    >>> PrivacyProfile(1.0, 0.1).delta(np.nan)
+    Traceback (most recent call last):
+    ...
+    ValueError: `epsilon` must be real numbers; got NaN.
+    """
     eps = np.asarray(epsilon, dtype=np.float64)
     if np.any(np.isnan(eps)):
         raise ValueError("`epsilon` must be real numbers; got NaN.")

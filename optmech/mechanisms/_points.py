@@ -2,7 +2,8 @@
 
 Shared by [`base`][optmech.mechanisms.base] and [`statistics`][optmech.mechanisms.statistics]:
 inputs become float arrays (NaN and non-real values refused), and a 0-d result becomes a Python
-float, as ``scipy.stats`` returns a scalar for a scalar.
+float, as ``scipy.stats`` returns a scalar for a scalar. [`pointwise`][pointwise] states that
+convention once for type checkers, for every method of one array-like argument.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray
 
-__all__ = ["ArrayInput", "PointFunction", "Scalar"]
+__all__ = ["ArrayInput", "PointFunction", "Scalar", "pointwise"]
 
 #: A scalar argument: a method returns a Python float for it.
 Scalar: TypeAlias = float | np.floating[Any] | np.integer[Any]
@@ -36,8 +37,8 @@ class PointFunction(Protocol):
 
 
 class _PointMethod(Protocol):
-    """A method made by [`pointwise`][optmech.mechanisms._points.pointwise]: a
-    [`PointFunction`][optmech.mechanisms._points.PointFunction] on an instance."""
+    """A method made by [`pointwise`][pointwise]: a [`PointFunction`][PointFunction] on an
+    instance."""
 
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
@@ -46,9 +47,8 @@ class _PointMethod(Protocol):
 
 
 def pointwise(method: Callable[[Any, npt.ArrayLike], FloatArray | float]) -> _PointMethod:
-    """Type a method of one array-like argument as a
-    [`PointFunction`][optmech.mechanisms._points.PointFunction] (float for a scalar, ndarray for
-    an array), the overloads stated once for every such method.
+    """Type a method of one array-like argument as a [`PointFunction`][PointFunction] (float for
+    a scalar, ndarray for an array), the overloads stated once for every such method.
 
     The method itself is returned: nothing wraps it at run time.
 
@@ -61,6 +61,15 @@ def pointwise(method: Callable[[Any, npt.ArrayLike], FloatArray | float]) -> _Po
     -------
     callable
         ``method``, typed for type checkers as a descriptor giving a ``PointFunction``.
+
+    Examples
+    --------
+    >>> from optmech.mechanisms.laplace import Laplace
+    >>> noise = Laplace(epsilon=1.0)
+    >>> noise.cdf(0.0), noise.cdf([0.0, np.inf])  # the median of a symmetric law, and 1
+    (0.5, array([0.5, 1. ]))
+    >>> Laplace.cdf.__qualname__  # the method itself, not a wrapper
+    'NoiseDistribution.cdf'
     """
     return method
 
