@@ -44,6 +44,8 @@ class _PointMethod(Protocol):
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: object, owner: Any, /) -> PointFunction: ...
+    def __call__(self, noise: Any, x: npt.ArrayLike, /) -> Any:
+        """Called on the class, with the noise first (``NoiseDistribution.cdf(noise, x)``)."""
 
 
 def pointwise(method: Callable[[Any, npt.ArrayLike], FloatArray | float]) -> _PointMethod:
