@@ -102,7 +102,11 @@ class _Solving:
         """With ``constraints`` the whole constrained LP (its size checked first; ``user`` is its
         ``prior`` or ``rows``), else ``objective`` by the method; also whether the mirror
         orbits were used."""
-        options = {"solver": self.solver, "vertex": self.vertex, "accuracy": self.accuracy}
+        options: dict[str, Any] = {
+            "solver": self.solver,
+            "vertex": self.vertex,
+            "accuracy": self.accuracy,
+        }
         if constraints:
             check_size(setting, FULL_LP, **self.budget)
             solved = _solve_constrained(
@@ -118,27 +122,6 @@ class _Solving:
             budget=self.budget,
             **options,
         )
-
-
-def _user_result(
-    solved: Solved,
-    setting: UserSetting,
-    epsilon: float,
-    objective: UserObjective,
-    **extra: Any,
-) -> UserMechanism:
-    return UserMechanism(
-        mechanism=solved.mechanism,
-        certified_epsilon=solved.certified_epsilon,
-        epsilon=epsilon,
-        objective=objective,
-        raw_mechanism=solved.raw_mechanism,
-        raw_value=solved.raw_value,
-        setting=setting,
-        provenance=solved.provenance,
-        _solve_info=solved.info,
-        **extra,
-    )
 
 
 def bayesian_mechanism(
@@ -286,7 +269,7 @@ def bayesian_mechanism(
     objective = LinearObjective(p[:, None] * setting.loss)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         solved, reduced = how.solve(setting, eps, items, objective, prior=p, rows=None)
-    result = _user_result(
+    result = UserMechanism._of(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
     warn_if_uncertified(result.provenance)
@@ -379,7 +362,7 @@ def minimax_mechanism(
     how = _Solving("minimax_mechanism", admissible, solver, vertex, acc, budget)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         solved, _ = how.solve(setting, eps, items, objective, prior=None, rows=rows)
-    result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
+    result = UserMechanism._of(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
 
