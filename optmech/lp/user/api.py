@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech._floats import FloatArray
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
@@ -97,11 +97,13 @@ class _Solving:
         epsilon: float,
         constraints: tuple[Constraint, ...],
         objective: Objective,
-        **user: Any,
+        *,
+        prior: FloatArray | None,
+        rows: IntArray | None,
     ) -> tuple[Solved, bool]:
-        """With ``constraints`` the whole constrained LP (its size checked first; ``user`` is its
-        ``prior`` or ``rows``), else ``objective`` by the method; also whether the mirror
-        orbits were used."""
+        """With ``constraints`` the whole constrained LP (its size checked first; the user is
+        Bayesian with ``prior`` or minimax over ``rows``), else ``objective`` by the method; also
+        whether the mirror orbits were used."""
         options: dict[str, Any] = {
             "solver": self.solver,
             "vertex": self.vertex,
@@ -110,7 +112,13 @@ class _Solving:
         if constraints:
             check_size(setting, FULL_LP, **self.budget)
             solved = _solve_constrained(
-                setting, epsilon, constraints, designer=self.designer, **user, **options
+                setting,
+                epsilon,
+                constraints,
+                prior=prior,
+                rows=rows,
+                designer=self.designer,
+                **options,
             )
             return solved, False
         return solve_by_method(
