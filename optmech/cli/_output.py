@@ -13,6 +13,7 @@ import numpy as np
 
 __all__ = [
     "LIFTED_PROVENANCE",
+    "certified_value_rows",
     "fmt",
     "print_fields",
     "print_json",
@@ -136,6 +137,18 @@ def result_json(result: Any, extras: dict[str, Any]) -> dict[str, Any]:
     if clash:
         raise AssertionError(f"CLI extras {clash} would replace the result's own keys.")
     return {**out, **lifted, **json_safe(extras)}
+
+
+def certified_value_rows(out: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The table rows of an LP's certified optimum: its value (the interval's upper end) and
+    the interval ``[lower_bound, value]`` it is certified to lie in."""
+    return [
+        ("optimal value (LP, certified)", out["value"]),
+        (
+            "optimum certified to lie in",
+            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
+        ),
+    ]
 
 
 def print_fields(result: dict[str, Any], labels: dict[str, str] | None = None) -> None:

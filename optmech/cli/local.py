@@ -29,11 +29,13 @@ from optmech.cli._args import (
     add_epsilon,
     add_json,
     add_max_memory,
+    add_output_constraints,
     add_plot,
     add_solver,
     check_output_path,
 )
 from optmech.cli._output import (
+    certified_value_rows,
     fmt,
     print_json,
     print_mechanism,
@@ -87,17 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "labels; with --unbiased, 121 points over the labels' range widened by twice it on "
         "each side)",
     )
-    parser.add_argument("--unbiased", action="store_true", help="the output's mean is the label")
-    parser.add_argument(
-        "--monotone", action="store_true", help="the output is stochastically increasing"
-    )
-    parser.add_argument(
-        "--max-risk",
-        type=float,
-        default=None,
-        metavar="B",
-        help="every label's expected loss at most B",
-    )
+    add_output_constraints(parser, "label", unbiased="the output's mean is the label")
     parser.add_argument(
         "--rr-on-bins",
         action="store_true",
@@ -204,11 +196,7 @@ def _print(out: dict[str, Any], result: Any) -> None:
     rows = [
         ("objective", f"{out['objective']}, cost {out['cost']}"),
         ("epsilon", out["epsilon"]),
-        ("optimal value (LP, certified)", out["value"]),
-        (
-            "optimum certified to lie in",
-            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
-        ),
+        *certified_value_rows(out),
         ("certified epsilon (every pair of labels)", out["certified_epsilon"]),
         ("solver", f"{out['solver']} ({out['status']})"),
     ]
