@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["WATCHDOG", "Pool", "make_pool"]
+__all__ = ["WATCHDOG", "Pool", "make_pool", "process_exists"]
 
 #: Seconds between two looks of a worker's watchdog at its parent.
 WATCHDOG = 0.5
