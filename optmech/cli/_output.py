@@ -20,6 +20,7 @@ __all__ = [
     "print_mechanism",
     "print_table",
     "result_json",
+    "save_plot_then_json",
 ]
 
 #: The provenance fields that earlier versions printed at the top level of the JSON, and still
@@ -173,3 +174,16 @@ def save_plot(draw: Callable[[], Any], path: Path, out: dict[str, Any]) -> None:
 
     save_figure(draw(), path)
     out["plot"] = str(path)
+
+
+def save_plot_then_json(
+    out: dict[str, Any], draw: Callable[[], Any], plot: Path | None, as_json: bool
+) -> bool:
+    """Save the figure ``draw()`` makes to ``plot`` (when one is given; see
+    [`save_plot`][save_plot]), then print ``out`` as JSON when ``as_json``. Returns
+    ``as_json``: whether the command's output is complete."""
+    if plot is not None:
+        save_plot(draw, plot, out)
+    if as_json:
+        print_json(out)
+    return as_json

@@ -37,11 +37,10 @@ from optmech.cli._args import (
 from optmech.cli._output import (
     certified_value_rows,
     fmt,
-    print_json,
     print_mechanism,
     print_table,
     result_json,
-    save_plot,
+    save_plot_then_json,
 )
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
@@ -227,10 +226,7 @@ def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_output_path("--plot", args.plot)
     out, result = compute(args)
-    if plot is not None:
-        save_plot(result.plot, plot, out)
-    if args.json:
-        print_json(out)
+    if save_plot_then_json(out, result.plot, plot, args.json):
         return 0
     _print(out, result)
     if plot is not None:

@@ -50,11 +50,10 @@ from optmech.cli._limits import check_user_size, user_lp_shape
 from optmech.cli._output import (
     certified_value_rows,
     fmt,
-    print_json,
     print_mechanism,
     print_table,
     result_json,
-    save_plot,
+    save_plot_then_json,
 )
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
@@ -470,10 +469,7 @@ def run(args: argparse.Namespace) -> int:
     names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
     names += ("normalize_prior", "max_memory_gb", "progress", "unbiased", "monotone", "max_risk")
     out, result = compute(loss=args.cost, **options_of(args, names))
-    if plot is not None:
-        save_plot(result.plot, plot, out)
-    if args.json:
-        print_json(out)
+    if save_plot_then_json(out, result.plot, plot, args.json):
         return 0
     summary = [
         ("user", f"{out['objective']}, cost {args.cost}"),
