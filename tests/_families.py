@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from _reference import laplace_like
+from _small_results import plane_design
 
 import optmech
 from optmech.mechanisms.description import SourceKind
@@ -430,15 +431,7 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "design(2-D, l1)",
-        _design(
-            PureDP(1.0),
-            sensitivity=1.0,
-            cost="l1",
-            dimension=2,
-            sensitivity_norm="l1",
-            resolution=4,
-            periods=3,
-        ),
+        functools.partial(plane_design, "l1", resolution=4, periods=3),
         RD,
         K.GRID_2D,
         tabulated=True,
