@@ -2,7 +2,8 @@
 for the batteries that run every result: the result interface (``test_lp_results``), the
 notebook display (``test_notebook_display``) and the family battery (``_families``).
 
-Each function makes a fresh instance; none of them checks anything (the batteries do).
+Each function makes a fresh instance; none of them checks anything (the batteries do), but
+for :func:`assert_draws_on_the_axes_given`, the drawing check both display batteries make.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 
 import optmech
+from optmech.experiments import noise_2d
 from optmech.privacy import ApproxDP, PureDP
 
 #: A uniform prior on five inputs.
@@ -36,16 +38,9 @@ def graded_design() -> Any:
 
 
 def plane_design(norm: str = "linf", resolution: int = 2, periods: int = 2) -> Any:
-    """ε = 1 noise on the plane for the ℓ1 cost, sensitivity 1 in the norm ``norm``."""
-    return optmech.design_noise(
-        PureDP(1.0),
-        sensitivity=1.0,
-        cost="l1",
-        dimension=2,
-        sensitivity_norm=norm,
-        resolution=resolution,
-        periods=periods,
-    )
+    """ε = 1 noise on the plane for the ℓ1 cost, sensitivity 1 in the norm ``norm``: the design
+    the ℝ² experiment runs, at a small size."""
+    return noise_2d._design(1.0, norm, resolution, periods)
 
 
 def bayesian_user() -> Any:
@@ -79,3 +74,16 @@ def dependent_noise() -> Any:
 def local_mechanism() -> Any:
     """The local-model mechanism on five inputs 0..4, uniform prior, ε = 0.5."""
     return optmech.local_mechanism(PRIOR, "abs", 0.5, inputs=np.arange(5.0))
+
+
+def assert_draws_on_the_axes_given(result: Any) -> None:
+    """``result.plot(ax=ax)`` draws into the Axes ``ax`` it is given and returns it (the figure
+    is closed afterwards; the caller chooses the backend)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    try:
+        assert result.plot(ax=ax) is ax
+        assert ax.has_data() or ax.images
+    finally:
+        plt.close(fig)

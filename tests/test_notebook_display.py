@@ -83,13 +83,7 @@ def test_html_summary_is_a_small_table(named: tuple[str, Any]) -> None:
 
 
 def test_plot_returns_the_axes_it_drew_on(named: tuple[str, Any]) -> None:
-    _, result = named
-    fig, ax = plt.subplots()
-    try:
-        assert result.plot(ax=ax) is ax
-        assert ax.has_data() or ax.images
-    finally:
-        plt.close(fig)
+    small.assert_draws_on_the_axes_given(named[1])
 
 
 def test_a_design_is_drawn_beside_its_closed_form() -> None:
