@@ -14,7 +14,8 @@ themselves (exact rational identities the papers state).
   to 2), exactly as the paper prints it.
 - :func:`laplace_like`, :func:`two_cell_period_noise`: tabulated noises whose true ε follows
   from their construction, for the certifiers and the tabulated families;
-  :func:`normalised_table` scales a table with geometric tails to a given mass.
+  :func:`normalised_table` scales a table with geometric tails to a given mass;
+  :func:`random_tabulated` draws an asymmetric one.
 - :data:`LATTICE_COSTS`, :func:`lattice_expectation`, :func:`assert_expected_costs`: expected
   costs of a law on ℤ as sums over its pmf written out by the caller.
 - :func:`hockey_stick_curve`: the hockey-stick divergence ``δ(ε)`` of a pmf on ℤ against itself
@@ -202,6 +203,48 @@ def normalised_table(
     total = width * (values.sum() + left[0].sum() / (1 - left[1]) + right[0].sum() / (1 - right[1]))
     scale = mass / total
     return values * scale, (left[0] * scale, left[1]), (right[0] * scale, right[1])
+
+
+def random_tabulated(
+    rng: np.random.Generator,
+    cells: int,
+    period: int,
+    *,
+    ratios: tuple[float, float],
+    width: float | None = None,
+    atom: float = 0.0,
+    zero_cells: tuple[int, ...] = (),
+    **law: Any,
+) -> Any:
+    """A random asymmetric law with geometric tails, normalised by :func:`normalised_table`.
+
+    ``cells`` values uniform in [0.1, 1) (zero at ``zero_cells``), then the left and the right
+    tail's ``period`` base values uniform in [0.1, 0.5), shrinking by ``ratios = (left, right)``
+    per period. With a ``width``: a piecewise-constant density on cells of that width, plus an
+    ``atom`` at 0; without: a pmf on the integers. ``law`` gives the rest of the law's
+    arguments (``start``, ``sensitivity``, ``privacy``).
+    """
+    from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+
+    values = rng.uniform(0.1, 1.0, cells)
+    values[list(zero_cells)] = 0.0
+    left, right = (
+        (rng.uniform(0.1, 0.5, period), ratios[0]),
+        (rng.uniform(0.1, 0.5, period), ratios[1]),
+    )
+    if width is None:
+        pmf, left, right = normalised_table(values, left, right)
+        return LatticeNoise(pmf=pmf, period=period, left_tail=left, right_tail=right, **law)
+    dens, left, right = normalised_table(values, left, right, width=width, mass=1 - atom)
+    return PiecewiseConstantNoise(
+        width=width,
+        densities=dens,
+        period=period,
+        left_tail=left,
+        right_tail=right,
+        atom=atom,
+        **law,
+    )
 
 
 #: Costs without a closed form of their own on every family: powers, asymmetric powers, 0-1
