@@ -21,8 +21,9 @@ and ``design_noise(..., dimension=2)`` designs noise in ℝ² for a ball of shif
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from optmech._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -127,29 +128,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "optmech.provenance": ("Provenance",),
 }
 
-_ORIGIN: dict[str, str] = {
-    name: module or f"optmech.{name}" for module, names in _EXPORTS.items() for name in names
-}
-
-__all__ = sorted([*_ORIGIN, "__version__"])
-
-
-def __dir__() -> list[str]:
-    """The public names only (those of ``__all__``), not the helpers this module imports."""
-    return list(__all__)
-
+__all__ = sorted([*(name for names in _EXPORTS.values() for name in names), "__version__"])
 
 if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there
-
-    def __getattr__(name: str) -> Any:
-        """Import a public name on first use (PEP 562) and keep it in the module's namespace."""
-        module = _ORIGIN.get(name)
-        if module is None:
-            raise AttributeError(f"module 'optmech' has no attribute {name!r}")
-        loaded = importlib.import_module(module)
-        value = loaded if module == f"optmech.{name}" else getattr(loaded, name)
-        globals()[name] = value
-        return value
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as X``: re-exported)

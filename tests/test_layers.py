@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "_floats",
         "_scipy",
+        "_lazy",
         "_deprecation",
         "_bridges",
         "exceptions",

@@ -42,81 +42,103 @@ order, μ by bisection) it is the search's stopping accuracy: ``SEARCH_RTOL = 1e
 ([`default_rtol`][optmech.certify.report.default_rtol]).
 """
 
-from optmech.certify.api import certify, check
-from optmech.certify.matrix import (
-    MatrixCertificate,
-    certified_epsilon,
-    certify_mechanism,
-    check_dp,
-    log_ratio_bound,
-)
-from optmech.certify.noise import (
-    DeltaReport,
-    EpsilonReport,
-    NoiseCertificate,
-    cells_within_reach,
-    certify_noise,
-    certify_noise_delta,
-    certify_noise_epsilon,
-    check_noise,
-    noise_delta,
-    noise_epsilon,
-)
-from optmech.certify.noise2d import Noise2DReport, certify_noise2d_epsilon, noise2d_epsilon
-from optmech.certify.profiles import (
-    Certificate,
-    GuaranteeReport,
-    certified_mu,
-    certified_rho,
-    certify_guarantee,
-    certify_mu,
-    certify_rho,
-    check_guarantee,
-    privacy_profile,
-    renyi_divergence,
-)
-from optmech.certify.report import (
-    FLOAT_RTOL,
-    SEARCH_RTOL,
-    PrivacyReport,
-    TheoremReport,
-    default_rtol,
-)
+from __future__ import annotations
 
-__all__ = [
-    "FLOAT_RTOL",
-    "SEARCH_RTOL",
-    "Certificate",
-    "DeltaReport",
-    "EpsilonReport",
-    "GuaranteeReport",
-    "MatrixCertificate",
-    "Noise2DReport",
-    "NoiseCertificate",
-    "PrivacyReport",
-    "TheoremReport",
-    "cells_within_reach",
-    "certified_epsilon",
-    "certified_mu",
-    "certified_rho",
-    "certify",
-    "certify_guarantee",
-    "certify_mechanism",
-    "certify_mu",
-    "certify_noise",
-    "certify_noise2d_epsilon",
-    "certify_noise_delta",
-    "certify_noise_epsilon",
-    "certify_rho",
-    "check",
-    "check_dp",
-    "check_guarantee",
-    "check_noise",
-    "default_rtol",
-    "log_ratio_bound",
-    "noise2d_epsilon",
-    "noise_delta",
-    "noise_epsilon",
-    "privacy_profile",
-    "renyi_divergence",
-]
+from typing import TYPE_CHECKING
+
+from optmech._lazy import lazy_exports
+
+#: Public names and the module each is imported from on first use: certifying a noise loads
+#: neither the matrix certifier (and networkx) nor the 2-D one.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "optmech.certify.api": (
+        "certify",
+        "check",
+    ),
+    "optmech.certify.matrix": (
+        "MatrixCertificate",
+        "certified_epsilon",
+        "certify_mechanism",
+        "check_dp",
+        "log_ratio_bound",
+    ),
+    "optmech.certify.noise": (
+        "DeltaReport",
+        "EpsilonReport",
+        "NoiseCertificate",
+        "cells_within_reach",
+        "certify_noise",
+        "certify_noise_delta",
+        "certify_noise_epsilon",
+        "check_noise",
+        "noise_delta",
+        "noise_epsilon",
+    ),
+    "optmech.certify.noise2d": (
+        "Noise2DReport",
+        "certify_noise2d_epsilon",
+        "noise2d_epsilon",
+    ),
+    "optmech.certify.profiles": (
+        "Certificate",
+        "GuaranteeReport",
+        "certified_mu",
+        "certified_rho",
+        "certify_guarantee",
+        "certify_mu",
+        "certify_rho",
+        "check_guarantee",
+        "privacy_profile",
+        "renyi_divergence",
+    ),
+    "optmech.certify.report": (
+        "FLOAT_RTOL",
+        "SEARCH_RTOL",
+        "PrivacyReport",
+        "TheoremReport",
+        "default_rtol",
+    ),
+}
+
+__all__ = sorted([*(name for names in _EXPORTS.values() for name in names)])
+
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
+
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs (``X as X``: re-exported)
+    from optmech.certify.api import certify as certify
+    from optmech.certify.api import check as check
+    from optmech.certify.matrix import MatrixCertificate as MatrixCertificate
+    from optmech.certify.matrix import certified_epsilon as certified_epsilon
+    from optmech.certify.matrix import certify_mechanism as certify_mechanism
+    from optmech.certify.matrix import check_dp as check_dp
+    from optmech.certify.matrix import log_ratio_bound as log_ratio_bound
+    from optmech.certify.noise import DeltaReport as DeltaReport
+    from optmech.certify.noise import EpsilonReport as EpsilonReport
+    from optmech.certify.noise import NoiseCertificate as NoiseCertificate
+    from optmech.certify.noise import cells_within_reach as cells_within_reach
+    from optmech.certify.noise import certify_noise as certify_noise
+    from optmech.certify.noise import certify_noise_delta as certify_noise_delta
+    from optmech.certify.noise import certify_noise_epsilon as certify_noise_epsilon
+    from optmech.certify.noise import check_noise as check_noise
+    from optmech.certify.noise import noise_delta as noise_delta
+    from optmech.certify.noise import noise_epsilon as noise_epsilon
+    from optmech.certify.noise2d import Noise2DReport as Noise2DReport
+    from optmech.certify.noise2d import certify_noise2d_epsilon as certify_noise2d_epsilon
+    from optmech.certify.noise2d import noise2d_epsilon as noise2d_epsilon
+    from optmech.certify.profiles import Certificate as Certificate
+    from optmech.certify.profiles import GuaranteeReport as GuaranteeReport
+    from optmech.certify.profiles import certified_mu as certified_mu
+    from optmech.certify.profiles import certified_rho as certified_rho
+    from optmech.certify.profiles import certify_guarantee as certify_guarantee
+    from optmech.certify.profiles import certify_mu as certify_mu
+    from optmech.certify.profiles import certify_rho as certify_rho
+    from optmech.certify.profiles import check_guarantee as check_guarantee
+    from optmech.certify.profiles import privacy_profile as privacy_profile
+    from optmech.certify.profiles import renyi_divergence as renyi_divergence
+    from optmech.certify.report import FLOAT_RTOL as FLOAT_RTOL
+    from optmech.certify.report import SEARCH_RTOL as SEARCH_RTOL
+    from optmech.certify.report import PrivacyReport as PrivacyReport
+    from optmech.certify.report import TheoremReport as TheoremReport
+    from optmech.certify.report import default_rtol as default_rtol
