@@ -47,6 +47,15 @@ RESULTS = {
     "discrete staircase": lambda: optmech.DiscreteStaircase(epsilon=1.0, sensitivity=2, r=1),
     "staircase": lambda: optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost="abs"),
     "geometric": lambda: optmech.Geometric(epsilon=1.0),
+    "staircase in ℝ² (ℓ2 ball)": lambda: optmech.StaircaseND(
+        epsilon=1.0, gamma=0.4, dimension=2, norm="l2"
+    ),
+    "staircase in ℝ³ (ℓ1 ball)": lambda: optmech.StaircaseND(
+        epsilon=1.0, gamma=0.4, dimension=3, norm="l1"
+    ),
+    "rr on bins": lambda: optmech.rr_on_bins(
+        np.array([0.1, 0.2, 0.4, 0.2, 0.1]), "squared", 1.0, inputs=np.arange(5.0)
+    ),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
 }
 
@@ -112,3 +121,22 @@ def test_the_provenance_summarises_itself() -> None:
     prov = RESULTS["bayesian user"]().provenance
     html = prov._repr_html_()
     assert "certified interval" in html and "<table" in html
+
+
+def test_a_staircase_in_the_plane_is_drawn_as_its_steps() -> None:
+    """The heat map of the ℝ² staircase (γ = 0.4, Δ = 1) drops by exactly ε/ln 10 (log10 units)
+    from the centre to the first shell, 0.4 ≤ ‖x‖ < 1.4, and by 2ε/ln 10 to the next one,
+    1.4 ≤ ‖x‖ < 2.4 (Geng, Kairouz, Oh & Viswanath 2015: the density is ``a e^(−kε)`` for
+    ``(k − 1 + γ)Δ ≤ ‖x‖ < (k + γ)Δ``)."""
+    noise = optmech.StaircaseND(epsilon=1.0, gamma=0.4, dimension=2, norm="l2")
+    ax = noise.plot(periods=3.0)
+    try:
+        data = np.asarray(ax.images[0].get_array())
+        axis = np.linspace(-3.0, 3.0, data.shape[1])
+        column = {r: int(np.argmin(np.abs(axis - r))) for r in (0.0, 0.7, 1.6)}
+        row = column[0.0]
+        centre, first, second = (data[row, column[r]] for r in (0.0, 0.7, 1.6))
+    finally:
+        plt.close(ax.figure)
+    assert first == pytest.approx(centre - 1.0 / np.log(10.0), abs=1e-12)
+    assert second == pytest.approx(centre - 2.0 / np.log(10.0), abs=1e-12)
