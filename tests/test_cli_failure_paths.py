@@ -8,28 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from _cli_fuzz import WorkStarted
 
 from optmech.cli import INTERRUPTED, main
-
-
-class WorkStarted(Exception):
-    """Raised where the work would begin, to show that a refusal came first."""
-
-
-@pytest.fixture
-def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any LP solve, additive grid or sweep task raises [`WorkStarted`][WorkStarted]."""
-    import cvxpy
-
-    import optmech.lp.additive.lp as additive_lp
-    import optmech.sweep.runner as runner
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise WorkStarted("the work began before the refusal")
-
-    monkeypatch.setattr(cvxpy.Problem, "solve", refuse)
-    monkeypatch.setattr(additive_lp, "make_grid", refuse)
-    monkeypatch.setattr(runner, "run_task", refuse)
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], *flags: str) -> str:
