@@ -6,9 +6,9 @@ Every ε-DP noise is (ε, δ)-DP for every δ ≥ 0, so the ε-DP design is a ca
 * **Tiny δ.** Below ``DELTA_MIN`` of [`optmech.lp.additive.spec`][optmech.lp.additive.spec]
   the hockey-stick rows weigh densities beneath the solvers' tolerances and no solver resolves
   the LP. The optimum is non-increasing in δ, so the LP at ``δ' = DELTA_MIN`` still bounds it
-  from below on the same grid, but its point is not private at δ: the ε-DP design is returned. As δ → 0
-  the (ε, δ) optimum tends to the ε-DP one (the staircase of Geng & Viswanath 2016), so the
-  interval stays narrow where the LP at δ' resolves its grid.
+  from below on the same grid, but its point is not private at δ: the ε-DP design is
+  returned. As δ → 0 the (ε, δ) optimum tends to the ε-DP one (the staircase of Geng &
+  Viswanath 2016), so the interval stays narrow where the LP at δ' resolves its grid.
 * **Large ε.** The (ε, δ) LP runs on a uniform grid, whose default cells cannot resolve the
   staircase's top step (``γ*Δ`` with ``γ* → e^(−ε/2)``), while the ε-DP designer grades its
   grid there. At ε = 5, δ = 1e-11 the uniform-grid (ε, δ) design costs 10% (|x|) to 97% (x²)
