@@ -28,11 +28,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import optmech.lp.additive.spec as _spec
 from optmech.certify.noise import certify_noise
-from optmech.exceptions import PrivacyViolationError
+from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
@@ -98,7 +99,37 @@ def _reissue(caught: list[Any]) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> DesignedNoise:
+#: The δ' tried, in turn, for the lower bound of a tiny δ when the LP at ``DELTA_MIN`` fails
+#: (as on ℤ, where its hockey-stick rows are harder to resolve): each bounds the optimum at δ
+#: from below, more loosely the larger it is.
+BOUND_DELTAS = (1e-9, 1e-7)
+
+
+def _bounding_design(
+    spec: AdditiveSpec, run: DesignRun, respec: Callable[[ApproxDP], AdditiveSpec]
+) -> tuple[DesignedNoise, list[Any]]:
+    """The (ε, δ') design of a tiny δ, at the first δ' (`DELTA_MIN`, then `BOUND_DELTAS`)
+    whose LP solves."""
+    epsilon = spec.privacy.epsilon
+    try:
+        return _designed(spec, run)
+    except SolverError as first:
+        failure = first
+    for delta in BOUND_DELTAS:
+        _log.info("the (ε, δ') LP failed (%s); its lower bound is taken at δ' = %g", failure, delta)
+        try:
+            return _designed(respec(ApproxDP(epsilon, delta)), run)
+        except SolverError as exc:
+            failure = exc
+    raise failure
+
+
+def design_approx(
+    spec: AdditiveSpec,
+    run: DesignRun,
+    requested: ApproxDP,
+    respec: Callable[[ApproxDP], AdditiveSpec],
+) -> DesignedNoise:
     """The cheaper of the (ε, δ) design of ``spec`` and the ε-DP design, certified for
     ``requested`` (module docstring).
 
@@ -111,15 +142,23 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
         Solver, repair, accuracy, solver options, verbosity and progress.
     requested : ApproxDP
         The caller's guarantee (``δ ≤ δ'``).
+    respec : callable
+        The validated spec of the same call for another (ε, δ'): for a tiny δ whose LP at
+        ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS` that solves.
 
     Raises
     ------
+    SolverError
+        The (ε, δ') LP failed (for a tiny δ: at every δ' tried).
     PrivacyViolationError
         δ is below ``DELTA_MIN`` and the ε-DP design does not certify (ε, δ) at the requested ε.
     """
-    approx, approx_warnings = _designed(spec, run)
-    pure, pure_warnings = _designed(_pure_spec(spec), run)
     tiny = requested.delta < spec.privacy.delta
+    if tiny:
+        approx, approx_warnings = _bounding_design(spec, run, respec)
+    else:
+        approx, approx_warnings = _designed(spec, run)
+    pure, pure_warnings = _designed(_pure_spec(spec), run)
     if not tiny and approx.value <= pure.value:
         _reissue(approx_warnings)
         return approx
@@ -138,7 +177,7 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
         "the ε-DP design (value %.10g) answers %s: the (ε, %g) design costs %.10g",
         pure.value,
         requested,
-        spec.privacy.delta,
+        approx.record.privacy.delta,
         approx.value,
     )
     _reissue(pure_warnings)
