@@ -137,7 +137,8 @@ _log = logging.getLogger(__name__)
 
 #: Orders of the first zCDP round (besides the Kullback–Leibler bound, always present).
 INITIAL_ORDERS = (2.0,)
-#: ε of the first GDP round: this many, evenly spaced from 0 to where ``δ_μ`` is 1e-10.
+#: ε of the first GDP round: this many from 0 to where ``δ_μ`` is 1e-10, quadratically (dense
+#: where δ is large; μ = 1, |x|, m = 8: 0.99 % below N(0, 1), interval 0.34 %; even 0.67, 0.86 %).
 INITIAL_CUTS = 24
 #: Largest number of rounds before the repair.
 MAX_ROUNDS = 12
@@ -322,7 +323,7 @@ def _initial(spec: Any) -> tuple[float, ...]:
         return INITIAL_ORDERS
     if isinstance(g, GaussianDP):
         top = g.to_approx(1e-10).epsilon
-        return tuple(np.linspace(0.0, top, INITIAL_CUTS).tolist())
+        return tuple((top * np.linspace(0.0, 1.0, INITIAL_CUTS) ** 2).tolist())
     return ()
 
 
