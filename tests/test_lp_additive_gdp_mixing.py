@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ def test_cheapest_wider_mixture_is_the_brute_force_least_cost(
         return 0.78 if "noise" in kw else 0.8 / kw["f"]
 
     got = gdp_reference.cheapest_wider_mixture(
-        None,
+        SimpleNamespace(grid=SimpleNamespace(sensitivity=1.0)),
         1.0,
         {"noise": True},
         certifies=lambda kw: kw["lam"] >= need[kw["f"]],
@@ -90,8 +91,9 @@ def test_cheapest_wider_mixture_none_when_nothing_certifies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(gdp_reference, "grid_gaussian", lambda lp, sigma: {})
+    lp = SimpleNamespace(grid=SimpleNamespace(sensitivity=1.0))
     got = gdp_reference.cheapest_wider_mixture(
-        None, 1.0, {}, certifies=lambda kw: False, value=lambda kw: 1.0, mix=lambda a, b, t: {}
+        lp, 1.0, {}, certifies=lambda kw: False, value=lambda kw: 1.0, mix=lambda a, b, t: {}
     )
     assert got is None
 

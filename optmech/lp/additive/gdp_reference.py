@@ -12,10 +12,10 @@ but has almost no room: its profile is ``δ_μ`` itself, so a mixture with it ne
 costs what the grid Gaussian costs. A *wider* Gaussian ``N(0, Δ²/(fμ)²)``, ``f < 1``, is
 ``fμ``-GDP (Dong, Roth & Su 2022, Theorem 2.7) and has room ``δ_μ − δ_{fμ}`` everywhere, largest
 relative to ``δ_μ`` in the tail; it costs ``1/f`` times more, so the best ``f`` balances the two:
-[`cheapest_wider_mixture`][cheapest_wider_mixture] tries each of [`WIDER`][WIDER], every
+[`cheapest_wider_mixture`][cheapest_wider_mixture] tries each of `WIDER`, every
 mixture certified over the continuum of ε by the caller.
 
-Measured (μ = 1, |x|, 8 cells per Δ, HiGHS, the first round's LP at 24 ε): the LP's noise is
+Measured (μ = 1, |x|, 8 cells per Δ, HiGHS, one LP at 24 evenly spaced ε): the LP's noise is
 1.009-GDP at cost 0.78569; mixed with the grid Gaussian it needs λ = 1 (0.79892, 0.13 % above
 the Gaussian's 0.79788); with wider ones f = 0.95 needs λ = 0.15 (0.79409), f = 0.85 λ = 0.045
 (0.79265), f = 0.7 λ = 0.021 (0.79306): the designed noise is 0.65 % *below* the Gaussian
@@ -91,7 +91,7 @@ def cheapest_wider_mixture(
 ) -> WiderMixture | None:
     """The cheapest certified mixture of the noise ``kwargs`` with a wider Gaussian.
 
-    For each ``f`` of [`WIDER`][WIDER], the least weight ``λ ≤ 1/2`` found whose mixture with
+    For each ``f`` of `WIDER`, the least weight ``λ ≤ 1/2`` found whose mixture with
     ``N(0, Δ²/(fμ)²)`` on the grid certifies
     ([`least_mixture`][optmech.lp.engine.mixing.least_mixture]: from 1e-3 up by fourfold steps,
     then 8 geometric bisections); the cost is linear in the noise, ``(1 − λ)·value(P) +
