@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 import optmech
+from optmech.cli.design import compute
 from optmech.exceptions import InaccurateSolutionWarning
 from optmech.lp.additive import gdp_reference
 from optmech.lp.additive.beyond import Cuts
@@ -124,10 +125,15 @@ def test_gdp_design_beats_the_grid_gaussian_and_is_private() -> None:
 
 def test_worse_than_gaussian_is_in_the_dict() -> None:
     """Two cells per Δ: the statement whether the design costs more than N(0, 1/μ²) (σ√(2/π)
-    in closed form) is in ``to_dict()``; other guarantees carry None."""
+    in closed form) is in ``to_dict()``, and the CLI's JSON; other guarantees carry None."""
     noise = design_noise(optmech.GaussianDP(1.0), sensitivity=1, cost="abs", resolution=2)
     out = noise.to_dict()
     assert out["worse_than_gaussian"] is (noise.value > math.sqrt(2 / math.pi))
+    assert out["worse_than_gaussian"]  # cells of Δ/2: 2 % above the Gaussian
+    # The grid Gaussian returned unmixed: the record states no repair weight.
+    assert noise.record.source == "reference" and noise.provenance.repair.weight == 0.0
+    printed, _, _ = compute("gdp=1", resolution=2)
+    assert printed["worse_than_gaussian"] is True
     other = design_noise(
         optmech.PrivacyProfile([0.5, 1.0], [1e-2, 1e-3]), sensitivity=1, cost="abs", resolution=2
     )

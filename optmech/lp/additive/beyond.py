@@ -270,9 +270,8 @@ def _loss_grid(desc: GridDescription, g: GaussianDP) -> FloatArray:
     top = pure_epsilon(desc)
     top = top if math.isfinite(top) else g.to_approx(CAP_DELTA).epsilon
     kinks = profile_breakpoints(desc)
-    return np.unique(
-        np.concatenate([np.linspace(0.0, top, 512), kinks[(kinks >= 0) & (kinks <= top)]])
-    )
+    grid = np.linspace(0.0, top, 512)
+    return np.unique(np.concatenate([grid, kinks[(kinks >= 0) & (kinks <= top)]]))
 
 
 def _check_gdp(g: GaussianDP, desc: GridDescription, cuts: Cuts) -> _Check:
@@ -667,7 +666,8 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     source = "reference" if rnd.source == "reference" or fix.weight >= 1.0 else "solver"
     alone = None if source == "reference" else _gaussian_reference(spec, rnd)
     if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
-        kwargs, chk, source = alone, _check(spec, rnd.family(**alone), rnd.cuts), "reference"
+        kwargs, source, fix = alone, "reference", Repair()  # the grid Gaussian, unmixed
+        chk = _check(spec, rnd.family(**alone), rnd.cuts)
         lower, value = _interval(spec, rnd, kwargs, accuracy)
     raw = rnd.lp.noise_parts(*rnd.lp.full_values(rnd.lp.point()))[1]
     raw_value = _interval(spec, rnd, raw, math.inf)[1] if fix.weight else value
