@@ -76,15 +76,34 @@ def _load(row: dict[str, Any]) -> str:
     return f"{high:.2f}" if low is None or abs(high - low) < 0.005 else f"{low:.2f}–{high:.2f}"
 
 
+def _stages(row: dict[str, Any]) -> list[str]:
+    """The cells ``total s | build | compile | solve | certify`` of a design in process."""
+    return [_mm(row, "total"), *_cells(row, "build", "compile", "solve", "certify")]
+
+
 def _table(
-    title: str, header: str, rows: list[dict[str, Any]], cells: Callable[[dict[str, Any]], list]
+    title: str,
+    header: str,
+    rows: list[dict[str, Any]],
+    cells: Callable[[dict[str, Any]], list],
+    *,
+    memory: bool = True,
 ) -> list[str]:
-    """A markdown table (nothing when there are no rows): ``header`` is ``"a | b | …"``."""
+    """A markdown table (nothing when there are no rows): ``header`` is ``"a | b | …"``.
+
+    Every table ends with the machine's load (``load``), after the peak memory of the case
+    (``peak RSS MB``) where ``memory``: neither is in ``header`` or ``cells``.
+    """
     if not rows:
         return []
+    header += " | peak RSS MB | load" if memory else " | load"
+
+    def tail(row: dict[str, Any]) -> list:
+        return [_fmt(row.get("peak_rss_mb"), ".0f"), _load(row)] if memory else [_load(row)]
+
     columns = header.count("|") + 1
     out = [f"### {title}", "", f"| {header} |", "|" + "---|" * columns]
-    out += ["| " + " | ".join(str(c) for c in cells(r)) + " |" for r in rows]
+    out += ["| " + " | ".join(str(c) for c in [*cells(r), *tail(r)]) + " |" for r in rows]
     return [*out, ""]
 
 
@@ -103,22 +122,19 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _table(
         "GRS user LP (uniform prior, |e|, ε = 0.5)",
         "n | solver | status | runs | total s | build | compile | solve | certify | "
-        "gap to G+remap | pipeline / direct | pipeline / qif | peak RSS MB | load",
+        "gap to G+remap | pipeline / direct | pipeline / qif",
         grs,
         lambda r: [
             r["n"],
             r["solver"],
             r["status"],
             r.get("runs", 1),
-            _mm(r, "total"),
-            *_cells(r, "build", "compile", "solve", "certify"),
+            *_stages(r),
             _fmt(r.get("gap_to_closed_form"), "+.1e"),
             _fmt(r.get("pipeline_over_direct")),
             _fmt(r.get("pipeline_over_qif"), ".2g")
             if "pipeline_over_qif" in r
             else r.get("qif_status", "–"),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
         ],
     )
     scaling_rows = [r for r in rows if r["section"] == "grs-scaling"]
@@ -135,7 +151,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _table(
         "Additive ε-DP noise LP (|e|, ε = 1, Δ = 1)",
         "m | periods | class | solver | status | runs | cells | variables | total s | build | "
-        "compile | solve | certify | gap to staircase | pipeline / direct | peak RSS MB | load",
+        "compile | solve | certify | gap to staircase | pipeline / direct",
         add,
         lambda r: [
             r["m"],
@@ -145,12 +161,9 @@ def markdown(report: dict[str, Any]) -> str:
             r["status"],
             r.get("runs", 1),
             *_cells(r, "cells", "variables"),
-            _mm(r, "total"),
-            *_cells(r, "build", "compile", "solve", "certify"),
+            *_stages(r),
             _fmt(r.get("gap_to_closed_form"), "+.1e"),
             _fmt(r.get("pipeline_over_direct")),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
         ],
     )
     scaling = [r for r in rows if r["section"] == "additive" and r.get("kind") == "scaling"]
@@ -162,7 +175,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _table(
         "Additive (ε, δ) noise at the default settings (Δ = 1), against the truncated Laplace",
         "ε | δ | cost | status | runs | m | cells | total s | interval | value / truncated "
-        "Laplace | certified δ | peak RSS MB | load",
+        "Laplace | certified δ | design",
         [r for r in rows if r["section"] == "approx"],
         lambda r: [
             f"{r['epsilon']:g}",
@@ -175,29 +188,25 @@ def markdown(report: dict[str, Any]) -> str:
             _fmt(r.get("interval"), ".1e"),
             _fmt(r.get("value_over_truncated_laplace"), ".4f"),
             _fmt(r.get("certified_delta"), ".3g"),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
+            r.get("source", "solver"),
         ],
     )
     lines += _table(
         "2-D additive ε-DP noise LP (ℓ1 cost, ε = 1, Δ = 1)",
         "case | ball | m | periods | status | runs | cells | variables | rows | total s | build | "
-        "compile | solve | certify | gap to StaircaseND | peak RSS MB | load",
+        "compile | solve | certify | gap to StaircaseND",
         [r for r in rows if r["section"] == "additive2d"],
         lambda r: [
             *_cells(r, "kind", "norm", "m", "periods", "status", "runs"),
             *_cells(r, "cells", "variables", "rows"),
-            _mm(r, "total"),
-            *_cells(r, "build", "compile", "solve", "certify"),
+            *_stages(r),
             _fmt(r.get("gap_to_staircase_nd"), "+.1e"),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
         ],
     )
     lines += _table(
         "Gaussian-DP designs (|e|, Δ = 1) against the Gaussian mechanism",
         "μ | m | accuracy | solver | status | runs | rounds | total s | value | interval | "
-        "gap to Gaussian | source | certified μ | peak RSS MB | load",
+        "gap to Gaussian | source | certified μ",
         [r for r in rows if r["section"] == "gdp"],
         lambda r: [
             *_cells(r, "mu", "m", "accuracy", "solver", "status", "runs", "rounds"),
@@ -206,15 +215,13 @@ def markdown(report: dict[str, Any]) -> str:
             _fmt(r.get("interval"), ".1e"),
             _fmt(r.get("gap_to_gaussian"), "+.2e"),
             *_cells(r, "source", "certified_mu"),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
         ],
     )
     lines += _crossover_tables(rows)
     lines += _table(
         "Whole processes of small problems (seconds from launch to exit)",
         "command | runs | wall s, median (min) | imports: numpy, cvxpy, optmech + solvers | "
-        "LP work in process | peak RSS MB | load",
+        "LP work in process",
         [r for r in rows if r["section"] == "startup"],
         lambda r: [
             r["command"],
@@ -222,14 +229,11 @@ def markdown(report: dict[str, Any]) -> str:
             _mm(r, "wall", ".3g"),
             _split_imports(r),
             _split_work(r),
-            _fmt(r.get("peak_rss_mb"), ".0f"),
-            _load(r),
         ],
     )
     lines += _table(
         "Samplers (samples/s)",
-        "sampler | ε | runs | samples/s, median (best) | limit | time / limit | vs diffprivlib | "
-        "load",
+        "sampler | ε | runs | samples/s, median (best) | limit | time / limit | vs diffprivlib",
         [r for r in rows if r["section"] == "samplers"],
         lambda r: [
             r["sampler"],
@@ -241,13 +245,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"{r['ours_over_peer_rate']:.0f}x faster"
             if "ours_over_peer_rate" in r
             else r.get("peer_status", "–"),
-            _load(r),
         ],
+        memory=False,
     )
     lines += _table(
         "Closed form vs LP",
         "case | runs | closed form ms, median (min) | LP s, median (min) | LP / closed form | "
-        "value gap | load",
+        "value gap",
         [r for r in rows if r["section"] == "closedform"],
         lambda r: [
             r["case"],
@@ -256,8 +260,8 @@ def markdown(report: dict[str, Any]) -> str:
             f"{r['lp_s']:.3g} ({r.get('lp_s_min', r['lp_s']):.3g})",
             f"{r['lp_over_closed_form']:.3g}",
             f"{r['relative_gap']:+.1e}",
-            _load(r),
         ],
+        memory=False,
     )
     return "\n".join(lines)
 
@@ -285,8 +289,7 @@ def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
     out = _table(
         "Additive LP: HiGHS against Clarabel (design seconds in process, median (min))",
         "cost | ε | periods | m | variables | default | runs | HiGHS s | Clarabel s | "
-        "Clarabel / HiGHS | whole process s, HiGHS / Clarabel | value gap | intervals overlap | "
-        "load",
+        "Clarabel / HiGHS | whole process s, HiGHS / Clarabel | value gap | intervals overlap",
         cases,
         lambda r: [
             r["cost"],
@@ -302,8 +305,8 @@ def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
             f"{_fmt(r.get('highs_wall_median'))} / {_fmt(r.get('clarabel_wall_median'))}",
             _fmt(r.get("value_gap"), "+.1e"),
             "yes" if r.get("intervals_overlap") else "NO",
-            _load(r),
         ],
+        memory=False,
     )
     cuts = [r for r in rows if r["section"] == "crossover" and r.get("kind") == "crossover"]
     out += [

@@ -15,6 +15,7 @@ is timed from launch to exit. Commands:
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import sys
@@ -22,6 +23,7 @@ import tempfile
 from typing import Any
 
 from benchmarks._common import load, repeats
+from benchmarks._highs import highs_model
 from benchmarks._process import run_process
 
 N_USER = 30
@@ -83,31 +85,18 @@ print(json.dumps({"numpy": t1 - t0, "cvxpy": t2 - t1, "optmech": t3 - t2, "lp": 
     "solver": rec.solver, "value": noise.value, "variables": rec.num_variables}))
 """
 
-# The direct runs: numpy, scipy.sparse and highspy only (the process never imports cvxpy).
-_DIRECT_SOLVE = """
+# The direct runs: numpy, scipy.sparse and highspy only (the process never imports cvxpy). The
+# model is built by the source of highs_model, which imports nothing else.
+_DIRECT_SOLVE = (
+    inspect.getsource(highs_model)
+    + """
 def solve(c, a_eq, b_eq, a_ub, b_ub, tolerances):
-    import highspy
-    a = sp.vstack([a_eq, a_ub], format="csc")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    for key, val in tolerances.items():
-        h.setOptionValue(key, val)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = c.size, a.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = np.zeros(c.size)
-    lp.col_upper_ = np.full(c.size, highspy.kHighsInf)
-    lp.row_lower_ = np.concatenate([b_eq, np.full(a_ub.shape[0], -highspy.kHighsInf)])
-    lp.row_upper_ = np.concatenate([b_eq, b_ub])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr
-    lp.a_matrix_.index_ = a.indices
-    lp.a_matrix_.value_ = a.data
-    h.passModel(lp)
+    h = highs_model(c, a_eq, b_eq, a_ub, b_ub, tolerances)
     h.run()
     sol = h.getSolution()
     return h.modelStatusToString(h.getModelStatus()), np.asarray(sol.col_value), h
 """
+)
 
 _USER_DIRECT = (
     """

@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import _small_results as small
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -24,48 +25,37 @@ from optmech.results import LPResult
 from optmech.utilities import MutualInformation
 
 RESULTS = {
-    "design (uniform grid)": lambda: optmech.design_noise(
-        optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=6, periods=3
-    ),
-    "design ((ε, δ))": lambda: optmech.design_noise(
-        optmech.ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs", resolution=6, periods=8
-    ),
+    "design (uniform grid)": small.uniform_design,
+    "design ((ε, δ))": small.approx_design,
     "design (lattice)": lambda: optmech.design_noise(
         optmech.PureDP(1.0), sensitivity=2, cost="abs", integer=True
     ),
-    "bayesian user": lambda: optmech.bayesian_mechanism(np.full(5, 0.2), "abs", 0.5),
-    "minimax remap": lambda: optmech.geometric_minimax("abs", 0.5, n=4),
-    "dependent noise": lambda: optmech.dependent_noise_lp(1.0, sensitivity=2, period=2),
-    "common mechanism": lambda: optmech.common_mechanism(
-        [np.full(4, 0.25), np.array([0.7, 0.1, 0.1, 0.1])], ["abs", "squared"], 0.5
-    ),
-    "design (graded grid)": lambda: optmech.design_noise(
-        optmech.PureDP(15.0), sensitivity=1.0, cost="abs"
-    ),
-    "design (2-D)": lambda: optmech.design_noise(
-        optmech.PureDP(1.0),
-        sensitivity=1.0,
-        cost="l1",
-        dimension=2,
-        sensitivity_norm="linf",
-        resolution=2,
-        periods=2,
-    ),
-    "local mechanism": lambda: optmech.local_mechanism(
-        np.full(5, 0.2), "abs", 0.5, inputs=np.arange(5.0)
-    ),
+    "bayesian user": small.bayesian_user,
+    "minimax remap": small.geometric_remap,
+    "dependent noise": small.dependent_noise,
+    "common mechanism": small.common_mechanism,
+    "design (graded grid)": small.graded_design,
+    "design (2-D)": small.plane_design,
+    "local mechanism": small.local_mechanism,
     "extremal mechanism": lambda: optmech.extremal_mechanism(
         MutualInformation(np.array([0.5, 0.3, 0.2])), 1.0
     ),
-    "minimax remap (LP)": lambda: optmech.minimax_remap(
-        optmech.truncated_geometric(5, 0.5), "abs", [0, 5]
-    ),
+    "minimax remap (LP)": small.minimax_remap,
     "laplace": lambda: optmech.Laplace(epsilon=1.0),
     "gaussian": lambda: optmech.Gaussian(epsilon=0.5, delta=1e-5),
     "truncated laplace": lambda: optmech.TruncatedLaplace(epsilon=1.0, delta=1e-3),
     "discrete staircase": lambda: optmech.DiscreteStaircase(epsilon=1.0, sensitivity=2, r=1),
     "staircase": lambda: optmech.Staircase.optimal(epsilon=1.0, sensitivity=1.0, cost="abs"),
     "geometric": lambda: optmech.Geometric(epsilon=1.0),
+    "staircase in ℝ² (ℓ2 ball)": lambda: optmech.StaircaseND(
+        epsilon=1.0, gamma=0.4, dimension=2, norm="l2"
+    ),
+    "staircase in ℝ³ (ℓ1 ball)": lambda: optmech.StaircaseND(
+        epsilon=1.0, gamma=0.4, dimension=3, norm="l1"
+    ),
+    "rr on bins": lambda: optmech.rr_on_bins(
+        np.array([0.1, 0.2, 0.4, 0.2, 0.1]), "squared", 1.0, inputs=np.arange(5.0)
+    ),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
 }
 
@@ -102,13 +92,7 @@ def test_html_summary_is_a_small_table(named: tuple[str, Any]) -> None:
 
 
 def test_plot_returns_the_axes_it_drew_on(named: tuple[str, Any]) -> None:
-    _, result = named
-    fig, ax = plt.subplots()
-    try:
-        assert result.plot(ax=ax) is ax
-        assert ax.has_data() or ax.images
-    finally:
-        plt.close(fig)
+    small.assert_draws_on_the_axes_given(named[1])
 
 
 def test_a_design_is_drawn_beside_its_closed_form() -> None:
@@ -137,3 +121,22 @@ def test_the_provenance_summarises_itself() -> None:
     prov = RESULTS["bayesian user"]().provenance
     html = prov._repr_html_()
     assert "certified interval" in html and "<table" in html
+
+
+def test_a_staircase_in_the_plane_is_drawn_as_its_steps() -> None:
+    """The heat map of the ℝ² staircase (γ = 0.4, Δ = 1) drops by exactly ε/ln 10 (log10 units)
+    from the centre to the first shell, 0.4 ≤ ‖x‖ < 1.4, and by 2ε/ln 10 to the next one,
+    1.4 ≤ ‖x‖ < 2.4 (Geng, Kairouz, Oh & Viswanath 2015: the density is ``a e^(−kε)`` for
+    ``(k − 1 + γ)Δ ≤ ‖x‖ < (k + γ)Δ``)."""
+    noise = optmech.StaircaseND(epsilon=1.0, gamma=0.4, dimension=2, norm="l2")
+    ax = noise.plot(periods=3.0)
+    try:
+        data = np.asarray(ax.images[0].get_array())
+        axis = np.linspace(-3.0, 3.0, data.shape[1])
+        column = {r: int(np.argmin(np.abs(axis - r))) for r in (0.0, 0.7, 1.6)}
+        row = column[0.0]
+        centre, first, second = (data[row, column[r]] for r in (0.0, 0.7, 1.6))
+    finally:
+        plt.close(ax.figure)
+    assert first == pytest.approx(centre - 1.0 / np.log(10.0), abs=1e-12)
+    assert second == pytest.approx(centre - 2.0 / np.log(10.0), abs=1e-12)

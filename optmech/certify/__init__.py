@@ -42,81 +42,11 @@ order, μ by bisection) it is the search's stopping accuracy: ``SEARCH_RTOL = 1e
 ([`default_rtol`][optmech.certify.report.default_rtol]).
 """
 
-from optmech.certify.api import certify, check
-from optmech.certify.matrix import (
-    MatrixCertificate,
-    certified_epsilon,
-    certify_mechanism,
-    check_dp,
-    log_ratio_bound,
-)
-from optmech.certify.noise import (
-    DeltaReport,
-    EpsilonReport,
-    NoiseCertificate,
-    cells_within_reach,
-    certify_noise,
-    certify_noise_delta,
-    certify_noise_epsilon,
-    check_noise,
-    noise_delta,
-    noise_epsilon,
-)
-from optmech.certify.noise2d import Noise2DReport, certify_noise2d_epsilon, noise2d_epsilon
-from optmech.certify.profiles import (
-    Certificate,
-    GuaranteeReport,
-    certified_mu,
-    certified_rho,
-    certify_guarantee,
-    certify_mu,
-    certify_rho,
-    check_guarantee,
-    privacy_profile,
-    renyi_divergence,
-)
-from optmech.certify.report import (
-    FLOAT_RTOL,
-    SEARCH_RTOL,
-    PrivacyReport,
-    TheoremReport,
-    default_rtol,
-)
+from __future__ import annotations
 
-__all__ = [
-    "FLOAT_RTOL",
-    "SEARCH_RTOL",
-    "Certificate",
-    "DeltaReport",
-    "EpsilonReport",
-    "GuaranteeReport",
-    "MatrixCertificate",
-    "Noise2DReport",
-    "NoiseCertificate",
-    "PrivacyReport",
-    "TheoremReport",
-    "cells_within_reach",
-    "certified_epsilon",
-    "certified_mu",
-    "certified_rho",
-    "certify",
-    "certify_guarantee",
-    "certify_mechanism",
-    "certify_mu",
-    "certify_noise",
-    "certify_noise2d_epsilon",
-    "certify_noise_delta",
-    "certify_noise_epsilon",
-    "certify_rho",
-    "check",
-    "check_dp",
-    "check_guarantee",
-    "check_noise",
-    "default_rtol",
-    "log_ratio_bound",
-    "noise2d_epsilon",
-    "noise_delta",
-    "noise_epsilon",
-    "privacy_profile",
-    "renyi_divergence",
-]
+import lazy_loader as _lazy
+
+#: The public names are the imports of the type stub beside this file (``__init__.pyi``); at
+#: run time each is imported on first use (PEP 562), so that one certifier does not load the
+#: others (nor networkx behind the matrix certifier).
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -23,6 +23,7 @@ __all__ = [
     "add_epsilon",
     "add_json",
     "add_max_memory",
+    "add_output_constraints",
     "add_plot",
     "add_progress",
     "add_sensitivity",
@@ -195,6 +196,22 @@ def add_max_memory(parser: argparse.ArgumentParser, default: float) -> None:
         default=default,
         metavar="GB",
         help="refuse LPs whose estimated memory exceeds this many GB",
+    )
+
+
+def add_output_constraints(parser: argparse.ArgumentParser, item: str, unbiased: str) -> None:
+    """``--unbiased`` (``unbiased`` is its help), ``--monotone`` and ``--max-risk B``: the
+    constraints on a mechanism's output, for every ``item`` (``"label"``, ``"input"``)."""
+    parser.add_argument("--unbiased", action="store_true", help=unbiased)
+    parser.add_argument(
+        "--monotone", action="store_true", help="the output is stochastically increasing"
+    )
+    parser.add_argument(
+        "--max-risk",
+        type=float,
+        default=None,
+        metavar="B",
+        help=f"every {item}'s expected loss at most B",
     )
 
 

@@ -13,12 +13,14 @@ import numpy as np
 
 __all__ = [
     "LIFTED_PROVENANCE",
+    "certified_value_rows",
     "fmt",
     "print_fields",
     "print_json",
     "print_mechanism",
     "print_table",
     "result_json",
+    "save_plot_then_json",
 ]
 
 #: The provenance fields that earlier versions printed at the top level of the JSON, and still
@@ -138,6 +140,18 @@ def result_json(result: Any, extras: dict[str, Any]) -> dict[str, Any]:
     return {**out, **lifted, **json_safe(extras)}
 
 
+def certified_value_rows(out: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The table rows of an LP's certified optimum: its value (the interval's upper end) and
+    the interval ``[lower_bound, value]`` it is certified to lie in."""
+    return [
+        ("optimal value (LP, certified)", out["value"]),
+        (
+            "optimum certified to lie in",
+            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
+        ),
+    ]
+
+
 def print_fields(result: dict[str, Any], labels: dict[str, str] | None = None) -> None:
     """``result`` as a two-column table: its scalar and list entries (yes/no for flags;
     ``labels`` rename keys), without the nested dictionaries (the provenance: see ``--json``)."""
@@ -160,3 +174,16 @@ def save_plot(draw: Callable[[], Any], path: Path, out: dict[str, Any]) -> None:
 
     save_figure(draw(), path)
     out["plot"] = str(path)
+
+
+def save_plot_then_json(
+    out: dict[str, Any], draw: Callable[[], Any], plot: Path | None, as_json: bool
+) -> bool:
+    """Save the figure ``draw()`` makes to ``plot`` (when one is given; see
+    [`save_plot`][save_plot]), then print ``out`` as JSON when ``as_json``. Returns
+    ``as_json``: whether the command's output is complete."""
+    if plot is not None:
+        save_plot(draw, plot, out)
+    if as_json:
+        print_json(out)
+    return as_json

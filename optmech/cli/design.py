@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from typing import Any
 
 from optmech.cli._args import (
@@ -147,6 +148,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_plot(parser, "the designed density beside the closed-form reference")
 
 
+def _checked_design(
+    check: Callable[..., Any],
+    privacy: Any,
+    sensitivity: Any,
+    cost: Any,
+    options: dict[str, Any],
+    **design_only: Any,
+) -> Any:
+    """``design_noise`` of the spec ``options`` describe, after ``check`` (``check_design_1d``
+    or ``check_design_2d``) has refused it, before any grid is built, if the designer does not
+    serve it; ``design_only`` are the designer's arguments that are not part of the spec."""
+    from optmech.lp.design import design_noise
+
+    check(privacy, sensitivity, cost, constrained=bool(design_only.get("constraints")), **options)
+    return design_noise(privacy, sensitivity=sensitivity, cost=cost, **options, **design_only)
+
+
 def compute(
     privacy_spec: str,
     *,
@@ -170,7 +188,6 @@ def compute(
     [`optmech.constraints`][optmech.constraints]; the closed-form reference is then the
     unconstrained optimum (a lower bound, not a target)."""
     from optmech.costs import parse_cost
-    from optmech.lp.design import design_noise
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
     from optmech.privacy import ApproxDP, PureDP, parse_privacy
 
@@ -188,15 +205,15 @@ def compute(
     }
     sensitivity = int(sensitivity) if integer and _is_whole(sensitivity) else sensitivity
     constraints = _constraints(unbiased, tail)
-    check_design_1d(privacy, sensitivity, cost, **options)  # before any grid is built
-    noise = design_noise(
+    noise = _checked_design(
+        check_design_1d,
         privacy,
-        sensitivity=sensitivity,
-        cost=cost,
+        sensitivity,
+        cost,
+        options,
         solver=solver,
         progress=progress,
         constraints=constraints,
-        **options,
     )
     info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
@@ -294,7 +311,6 @@ def compute_2d(
     """Design 2-D noise and compare it with the d-dimensional staircase of the ball's norm
     (Kulesza, Suresh & Wang 2025) and two 1-D staircases at ε/2; (printed numbers, noise)."""
     from optmech.costs.norm import Norm
-    from optmech.lp.design import design_noise
     from optmech.mechanisms.staircase import Staircase
     from optmech.mechanisms.staircase_nd import StaircaseND
     from optmech.privacy import parse_privacy
@@ -302,27 +318,22 @@ def compute_2d(
     privacy = flagged("--privacy", privacy_spec, parse_privacy)
     cost = "l1" if cost_spec == "abs" else cost_spec
     check_solver(solver)
-    options = {"resolution": resolution} if resolution is not None else {}
-    check_design_2d(  # before any grid is built
+    options: dict[str, Any] = {
+        "sensitivity_norm": sensitivity_norm,
+        "periods": periods,
+        "max_memory_gb": max_memory_gb,
+    }
+    if resolution is not None:
+        options["resolution"] = resolution
+    noise = _checked_design(
+        check_design_2d,
         privacy,
         sensitivity,
         cost,
-        sensitivity_norm=sensitivity_norm,
-        periods=periods,
-        max_memory_gb=max_memory_gb,
-        **options,
-    )
-    noise = design_noise(
-        privacy,
-        sensitivity=sensitivity,
-        cost=cost,
+        options,
         dimension=2,
-        sensitivity_norm=sensitivity_norm,
-        periods=periods,
         solver=solver,
-        max_memory_gb=max_memory_gb,
         progress=progress,
-        **options,
     )
     spec = noise.spec
     norm_cost = spec.cost if isinstance(spec.cost, Norm) else None

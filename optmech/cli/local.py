@@ -29,17 +29,18 @@ from optmech.cli._args import (
     add_epsilon,
     add_json,
     add_max_memory,
+    add_output_constraints,
     add_plot,
     add_solver,
     check_output_path,
 )
 from optmech.cli._output import (
+    certified_value_rows,
     fmt,
-    print_json,
     print_mechanism,
     print_table,
     result_json,
-    save_plot,
+    save_plot_then_json,
 )
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
@@ -87,17 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "labels; with --unbiased, 121 points over the labels' range widened by twice it on "
         "each side)",
     )
-    parser.add_argument("--unbiased", action="store_true", help="the output's mean is the label")
-    parser.add_argument(
-        "--monotone", action="store_true", help="the output is stochastically increasing"
-    )
-    parser.add_argument(
-        "--max-risk",
-        type=float,
-        default=None,
-        metavar="B",
-        help="every label's expected loss at most B",
-    )
+    add_output_constraints(parser, "label", unbiased="the output's mean is the label")
     parser.add_argument(
         "--rr-on-bins",
         action="store_true",
@@ -204,11 +195,7 @@ def _print(out: dict[str, Any], result: Any) -> None:
     rows = [
         ("objective", f"{out['objective']}, cost {out['cost']}"),
         ("epsilon", out["epsilon"]),
-        ("optimal value (LP, certified)", out["value"]),
-        (
-            "optimum certified to lie in",
-            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
-        ),
+        *certified_value_rows(out),
         ("certified epsilon (every pair of labels)", out["certified_epsilon"]),
         ("solver", f"{out['solver']} ({out['status']})"),
     ]
@@ -239,10 +226,7 @@ def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_output_path("--plot", args.plot)
     out, result = compute(args)
-    if plot is not None:
-        save_plot(result.plot, plot, out)
-    if args.json:
-        print_json(out)
+    if save_plot_then_json(out, result.plot, plot, args.json):
         return 0
     _print(out, result)
     if plot is not None:

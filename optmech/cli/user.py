@@ -38,6 +38,7 @@ from optmech.cli._args import (
     add_epsilon,
     add_json,
     add_max_memory,
+    add_output_constraints,
     add_plot,
     add_progress,
     add_solver,
@@ -47,12 +48,12 @@ from optmech.cli._args import (
 )
 from optmech.cli._limits import check_user_size, user_lp_shape
 from optmech.cli._output import (
+    certified_value_rows,
     fmt,
-    print_json,
     print_mechanism,
     print_table,
     result_json,
-    save_plot,
+    save_plot_then_json,
 )
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
@@ -132,20 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GRAPH",
         help="neighbour graph: path, sensitivity:D, grid:AxB, king:AxB, hypercube:R",
     )
-    parser.add_argument(
-        "--unbiased",
-        action="store_true",
-        help="the output's mean is the input (outputs widened by the inputs' range each side)",
-    )
-    parser.add_argument(
-        "--monotone", action="store_true", help="the output is stochastically increasing"
-    )
-    parser.add_argument(
-        "--max-risk",
-        type=float,
-        default=None,
-        metavar="B",
-        help="every input's expected loss at most B",
+    add_output_constraints(
+        parser,
+        "input",
+        unbiased="the output's mean is the input (outputs widened by the inputs' range each side)",
     )
     add_solver(parser)
     add_max_memory(parser, DEFAULT_MAX_MEMORY_GB)
@@ -478,20 +469,13 @@ def run(args: argparse.Namespace) -> int:
     names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
     names += ("normalize_prior", "max_memory_gb", "progress", "unbiased", "monotone", "max_risk")
     out, result = compute(loss=args.cost, **options_of(args, names))
-    if plot is not None:
-        save_plot(result.plot, plot, out)
-    if args.json:
-        print_json(out)
+    if save_plot_then_json(out, result.plot, plot, args.json):
         return 0
     summary = [
         ("user", f"{out['objective']}, cost {args.cost}"),
         ("graph", out["graph"]),
         ("epsilon", out["epsilon"]),
-        ("optimal value (LP, certified)", out["value"]),
-        (
-            "optimum certified to lie in",
-            f"[{fmt(out['lower_bound'], 10)}, {fmt(out['value'], 10)}]",
-        ),
+        *certified_value_rows(out),
         ("certified epsilon", out["certified_epsilon"]),
         ("solver", f"{out['solver']} ({out['status']}, {out['solve_time']:.3g} s)"),
         ("privacy repair", f"lambda {out['repair_lambda']:.2g}, cost {out['repair_cost']:.2g}"),

@@ -10,42 +10,11 @@ in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND]; LP-
 [`PiecewiseConstantNoise2D`][PiecewiseConstantNoise2D].
 """
 
-from optmech.mechanisms.base import ContinuousNoise, DiscreteNoise, NoiseDistribution
-from optmech.mechanisms.discrete_staircase import DiscreteStaircase
-from optmech.mechanisms.gaussian import Gaussian, analytic_gaussian_delta
-from optmech.mechanisms.geometric import Geometric, truncated_geometric
-from optmech.mechanisms.laplace import Laplace
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
-from optmech.mechanisms.staircase import (
-    Staircase,
-    heuristic_gamma,
-    laplace_staircase_ratio,
-    staircase_gamma_star,
-)
-from optmech.mechanisms.staircase_nd import StaircaseND
-from optmech.mechanisms.truncated_laplace import TruncatedLaplace
-from optmech.mechanisms.uniform_atom import UniformAtom, uniform_atom_min_cost
+from __future__ import annotations
 
-__all__ = [
-    "ContinuousNoise",
-    "DiscreteNoise",
-    "DiscreteStaircase",
-    "Gaussian",
-    "Geometric",
-    "Laplace",
-    "LatticeNoise",
-    "NoiseDistribution",
-    "PiecewiseConstantNoise",
-    "PiecewiseConstantNoise2D",
-    "Staircase",
-    "StaircaseND",
-    "TruncatedLaplace",
-    "UniformAtom",
-    "analytic_gaussian_delta",
-    "heuristic_gamma",
-    "laplace_staircase_ratio",
-    "staircase_gamma_star",
-    "truncated_geometric",
-    "uniform_atom_min_cost",
-]
+import lazy_loader as _lazy
+
+#: The public names are the imports of the type stub beside this file (``__init__.pyi``); at
+#: run time each is imported on first use (PEP 562), so that one family does not load the
+#: others (nor the 2-D and ℝ^d families).
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

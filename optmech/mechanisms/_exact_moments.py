@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from optmech._floats import FloatArray
-from optmech.mechanisms.staircase_nd import _eulerian_row, _log_series
 
 __all__ = [
     "Cells",
@@ -52,6 +51,8 @@ def polylog_negative(m: int, ratio: float) -> float:
     omr = 1.0 - ratio
     if m == 0:
         return 1.0 / omr
+    from optmech.mechanisms.staircase_nd import _eulerian_row  # the ℝ^d family, loaded on use
+
     poly = 0.0
     for coefficient in reversed(_eulerian_row(m)):
         poly = poly * ratio + float(coefficient)
@@ -60,6 +61,8 @@ def polylog_negative(m: int, ratio: float) -> float:
 
 def lerch(s: int, eps: float, gamma: Any) -> FloatArray:
     """``T_s(γ) = Σ_{k≥0} e^(−εk) (k + γ)^s`` for integer ``s ≥ 0``, vectorised over ``γ``."""
+    from optmech.mechanisms.staircase_nd import _log_series  # the ℝ^d family, loaded on use
+
     return np.exp(_log_series(s, eps, gamma))
 
 

@@ -68,7 +68,6 @@ from optmech.mechanisms.laplace import (
     arithmetic_as_value_error,
     quiet_overflow,
 )
-from optmech.mechanisms.staircase_nd import _log_radial_moment
 from optmech.privacy import PureDP
 
 __all__ = [
@@ -545,6 +544,8 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         """
         if n == 2:
             return float(_squared_cost(self._epsilon, self.gamma, self.sensitivity))
+        from optmech.mechanisms.staircase_nd import _log_radial_moment  # loaded on use
+
         log_moment = float(_log_radial_moment(n, 1, self._epsilon, self.gamma))
         return math.exp(n * math.log(self.sensitivity) + log_moment)
 

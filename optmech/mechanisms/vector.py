@@ -108,6 +108,52 @@ class VectorNoise(ABC):
     @abstractmethod
     def _expected_cost(self, cost: Norm | VectorCustom) -> float: ...
 
+    def plot(self, ax: Any = None, *, periods: float | None = None) -> Any:
+        """Draw the density within ``periods``·Δ of 0: a ``log10`` heat map in ℝ², the density
+        along the first axis otherwise; returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+        periods : float, optional
+            Half-width of the view in units of Δ, in (0, 1000] (default 3).
+        """
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        from optmech._validation import check_real
+        from optmech.plotting import privacy_title
+
+        view = 3.0 if periods is None else periods
+        half = check_real("periods", view, low=0.0, high=1000.0, low_open=True) * self.sensitivity
+        axis = np.linspace(-half, half, 201)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(4.5, 4))
+        title = f"{privacy_title(self.privacy, self.sensitivity)}, {self.norm} ball"
+        if self.dimension == 2:
+            grid = np.stack(np.meshgrid(axis, axis, indexing="xy"), axis=-1)
+            data = np.log10(np.maximum(np.asarray(self.pdf(grid)), 1e-300))
+            extent = (-half, half, -half, half)
+            image = ax.imshow(data, origin="lower", extent=extent, cmap="viridis")
+            ax.figure.colorbar(image, ax=ax, label="log10 density")
+            ax.set_xlabel("x₁")
+            ax.set_ylabel("x₂")
+        else:
+            ray = np.zeros((axis.size, self.dimension))
+            ray[:, 0] = axis
+            ax.semilogy(axis, np.asarray(self.pdf(ray)), label="density at (x₁, 0, …, 0)")
+            ax.set_xlabel("x₁")
+            ax.legend(fontsize=8)
+            title += f", d = {self.dimension}"
+        ax.set_title(title, fontsize=9)
+        return ax
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(repr(self), [("guarantee", self.privacy), ("norm", self.norm)])
+
     def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
         """``E cost(X)``: a [`Norm`][optmech.costs.norm.Norm], a
         [`VectorCustom`][optmech.costs.vector.VectorCustom] or a name (``"l1"``, ``"l2"``,

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from optmech.sweep.workers import process_exists
+
 __all__ = ["HEARTBEAT", "STALE_AFTER", "ClaimOwner", "ResultStore"]
 
 #: Seconds between two refreshes of a running sweep's claims.
@@ -81,26 +83,13 @@ class ClaimOwner:
         return f"{self.host}:{self.pid}:{self.token}"
 
 
-def _process_exists(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this host (signal 0 checks without sending)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, under another user
-        return True
-    except OSError:
-        return False
-    return True
-
-
 def _owner_alive(host: str, pid: int, heartbeat: float, now: float) -> bool:
     """Whether a claim's owner may still be computing: on this host, its process exists (and
     its heartbeat is not stale, against a reused process id); elsewhere, its heartbeat is
     recent."""
     fresh = now - heartbeat <= STALE_AFTER
     if host == socket.gethostname():
-        return fresh and _process_exists(pid)
+        return fresh and process_exists(pid)
     return fresh
 
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["WATCHDOG", "Pool", "make_pool"]
+__all__ = ["WATCHDOG", "Pool", "make_pool", "process_exists"]
 
 #: Seconds between two looks of a worker's watchdog at its parent.
 WATCHDOG = 0.5
@@ -33,13 +33,16 @@ Outcome = tuple[Any, Any, float]
 Body = Callable[[str, dict[str, Any]], Outcome]
 
 
-def _process_exists(pid: int) -> bool:
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host (signal 0 checks without sending)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:  # it exists, under another user
+    except PermissionError:  # it exists, under another user
         return True
+    except OSError:
+        return False
     return True
 
 
@@ -57,7 +60,7 @@ def _die_with_parent(driver: int) -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     parent = os.getppid()
-    if parent != driver and not _process_exists(driver):  # it died before the signal was set
+    if parent != driver and not process_exists(driver):  # it died before the signal was set
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watchdog").start()
 

@@ -24,6 +24,7 @@ __all__ = [
     "interval_of",
     "loss_matrix",
     "privacy_ok",
+    "privacy_terms",
     "random_epsilon",
     "random_loss",
     "random_monotone_loss",
@@ -39,6 +40,17 @@ PRIVACY_RULE = f"certified ε ≤ ε·(1 + {DEFAULT_RTOL:.0e})"
 def privacy_ok(certified: float | None, epsilon: float) -> bool:
     """Whether a certified ε meets [`PRIVACY_RULE`][PRIVACY_RULE]."""
     return certified is not None and certified <= epsilon * (1.0 + DEFAULT_RTOL)
+
+
+def privacy_terms(certified: float | None, epsilon: float) -> dict[str, Any]:
+    """The keyword arguments of a row that also checks a result's privacy: its verdict under
+    [`PRIVACY_RULE`][PRIVACY_RULE] (``extra_ok``), that rule (``extra_rule``) and the certified
+    ε the row reports (``certified_epsilon``)."""
+    return {
+        "extra_ok": privacy_ok(certified, epsilon),
+        "extra_rule": PRIVACY_RULE,
+        "certified_epsilon": certified,
+    }
 
 
 def interval_of(result: Any) -> tuple[float, float]:

@@ -43,10 +43,9 @@ from optmech.costs import as_cost
 from optmech.lp.solve import MAIN_SOLVERS, available_solvers
 from optmech.theorems import _enclose as enc
 from optmech.theorems._support import (
-    PRIVACY_RULE,
     interval_of,
     loss_matrix,
-    privacy_ok,
+    privacy_terms,
     random_users,
 )
 from optmech.theorems.catalogue import CheckResult, certificate_row, check, exact_row
@@ -107,9 +106,7 @@ def universal_optimality_check(
         group=GROUP,
         detail=f"LP ({lp.solver}{flagged}) vs G + Bayes remap (ball arithmetic); GRS Thm. 3.1: "
         "equal, no allowance",
-        extra_ok=privacy_ok(lp.certified_epsilon, lp.epsilon),
-        extra_rule=PRIVACY_RULE,
-        certified_epsilon=lp.certified_epsilon,
+        **privacy_terms(lp.certified_epsilon, lp.epsilon),
         seconds=time.perf_counter() - start,
     )
 
@@ -236,9 +233,7 @@ def _worked_lp_row(eps: float) -> CheckResult:
         group=GROUP,
         detail=f"LP ({lp.solver}) vs G + Bayes remap at the float ε (ball arithmetic); at ε = "
         f"ln 2 exactly the value of Fig. 2 is {exact_value}",
-        extra_ok=privacy_ok(lp.certified_epsilon, lp.epsilon),
-        extra_rule=PRIVACY_RULE,
-        certified_epsilon=lp.certified_epsilon,
+        **privacy_terms(lp.certified_epsilon, lp.epsilon),
         seconds=time.perf_counter() - start,
     )
 

@@ -22,9 +22,10 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import flint
@@ -35,7 +36,7 @@ from optmech.certify import certify_mechanism
 from optmech.constraints import Unbiased
 from optmech.lp.local.extremal import paper_binary_set
 from optmech.theorems import _enclose as enc
-from optmech.theorems._support import PRIVACY_RULE, privacy_ok
+from optmech.theorems._support import PRIVACY_RULE, privacy_ok, privacy_terms, timed
 from optmech.theorems.catalogue import (
     CheckResult,
     bound_row,
@@ -78,7 +79,6 @@ def _rr_value(x: np.ndarray, p: np.ndarray, eps: float, bins: Any, outputs: Any,
 
 
 def _rr_row(seed: int, loss: str, grid: str) -> CheckResult:
-    start = time.perf_counter()
     x, p, eps = _labels(seed, (3, 8))
     rr = rr_on_bins(p, loss, eps, inputs=x)
     lo, hi = enc.bounds(_rr_value(x, p, eps, rr.bins, rr.outputs, loss))
@@ -107,28 +107,32 @@ def _rr_row(seed: int, loss: str, grid: str) -> CheckResult:
             f"less {PROGRAMME_RTOL:g} relative for the float programme's rounding"
             + ("" if grid == "with" else "; allowance: the cost of randomised rounding to the grid")
         ),
-        extra_ok=privacy_ok(lp.certified_epsilon, eps),
-        extra_rule=PRIVACY_RULE,
-        certified_epsilon=lp.certified_epsilon,
-        seconds=time.perf_counter() - start,
+        **privacy_terms(lp.certified_epsilon, eps),
     )
+
+
+def _guarded_rows(
+    check: str,
+    make: Callable[..., CheckResult],
+    cases: Iterable[tuple[Any, ...]],
+    instance: Callable[..., str],
+) -> list[CheckResult]:
+    """``make(*case)`` for every case, each [`guarded`][guarded] and timed; ``instance(*case)``
+    names the case in a failed row."""
+    return [
+        guarded(check, instance(*case), functools.partial(timed, make, *case), group=GROUP)
+        for case in cases
+    ]
 
 
 def rr_on_bins_rows(seeds: Sequence[int]) -> list[CheckResult]:
     """RR-on-Bins against the LP, both losses, a grid with and one without its outputs."""
-    rows = []
-    for seed in seeds:
-        for loss in ("squared", "absolute"):
-            for grid in ("with", "without"):
-                rows.append(
-                    guarded(
-                        "RR-on-Bins = complete-graph LP",
-                        f"seed={seed}, {loss}, {grid}",
-                        functools.partial(_rr_row, seed, loss, grid),
-                        group=GROUP,
-                    )
-                )
-    return rows
+    return _guarded_rows(
+        "RR-on-Bins = complete-graph LP",
+        _rr_row,
+        itertools.product(seeds, ("squared", "absolute"), ("with", "without")),
+        lambda seed, loss, grid: f"seed={seed}, {loss}, {grid}",
+    )
 
 
 def _debiased_row(eps: float) -> CheckResult:
@@ -154,9 +158,7 @@ def _debiased_row(eps: float) -> CheckResult:
         detail="randomized response onto a = −1/(e^ε − 1), b = e^ε/(e^ε − 1) is unbiased with "
         "variance e^ε/(e^ε − 1)² for both labels; LP with Unbiased() on a grid containing a and "
         "b (rounded: allowance 1e-12 relative)",
-        extra_ok=privacy_ok(lp.certified_epsilon, eps),
-        extra_rule=PRIVACY_RULE,
-        certified_epsilon=lp.certified_epsilon,
+        **privacy_terms(lp.certified_epsilon, eps),
     )
 
 
@@ -258,7 +260,6 @@ def _utility(seed: int, kind: str) -> Utility:
 
 
 def _extremal_row(seed: int, kind: str, mechanism: str, eps: float) -> CheckResult:
-    start = time.perf_counter()
     utility = _utility(seed, kind)
     res = extremal_mechanism(utility, eps)
     ref = _closed_form(utility, eps, mechanism)
@@ -286,28 +287,22 @@ def _extremal_row(seed: int, kind: str, mechanism: str, eps: float) -> CheckResu
             + " in ball arithmetic. Kairouz, Oh & Viswanath (2016) prove a threshold exists "
             "for every instance; ε is chosen inside that regime"
         ),
-        extra_ok=privacy_ok(res.certified_epsilon, eps),
-        extra_rule=PRIVACY_RULE,
-        certified_epsilon=res.certified_epsilon,
-        seconds=time.perf_counter() - start,
+        **privacy_terms(res.certified_epsilon, eps),
     )
 
 
 def extremal_rows(seeds: Sequence[int]) -> list[CheckResult]:
     """Binary at ε = 0.05 and randomized response at ε = 12, for MI and KL instances."""
-    rows = []
-    for seed in seeds:
-        for kind in ("MI", "KL"):
-            for mechanism, eps in (("binary", 0.05), ("rr", 12.0)):
-                rows.append(
-                    guarded(
-                        "extremal mechanisms",
-                        f"{kind}, {mechanism}, seed={seed}",
-                        functools.partial(_extremal_row, seed, kind, mechanism, eps),
-                        group=GROUP,
-                    )
-                )
-    return rows
+    return _guarded_rows(
+        "extremal mechanisms",
+        _extremal_row,
+        (
+            (seed, kind, mechanism, eps)
+            for seed, kind in itertools.product(seeds, ("MI", "KL"))
+            for mechanism, eps in (("binary", 0.05), ("rr", 12.0))
+        ),
+        lambda seed, kind, mechanism, _: f"{kind}, {mechanism}, seed={seed}",
+    )
 
 
 def _random_vertex(rng: np.random.Generator, k: int, eps: float) -> np.ndarray | None:
@@ -327,7 +322,6 @@ def _random_vertex(rng: np.random.Generator, k: int, eps: float) -> np.ndarray |
 
 
 def _random_row(seed: int, kind: str, eps: float, count: int) -> CheckResult:
-    start = time.perf_counter()
     utility = _utility(seed, kind)
     res = extremal_mechanism(utility, eps)
     rng = np.random.default_rng(seed + 17)
@@ -360,25 +354,17 @@ def _random_row(seed: int, kind: str, eps: float, count: int) -> CheckResult:
         "patterns, weights solving Σ θ_j S_j = 1, all positive) and the rest with entries in "
         f"[1, e^(ε/2)] before row normalisation; best {best:.10g} nats against the LP's "
         f"[{res.value:.10g}, {res.upper_bound:.10g}]",
-        seconds=time.perf_counter() - start,
     )
 
 
 def random_mechanism_rows(seeds: Sequence[int], count: int) -> list[CheckResult]:
     """[`_random_row`] for MI and KL instances at ε ∈ {0.5, 2}."""
-    rows = []
-    for seed in seeds:
-        for kind in ("MI", "KL"):
-            for eps in (0.5, 2.0):
-                rows.append(
-                    guarded(
-                        "no random ε-LDP mechanism beats the pattern LP",
-                        f"{kind}, eps={eps:g}, seed={seed}",
-                        functools.partial(_random_row, seed, kind, eps, count),
-                        group=GROUP,
-                    )
-                )
-    return rows
+    return _guarded_rows(
+        "no random ε-LDP mechanism beats the pattern LP",
+        _random_row,
+        itertools.product(seeds, ("MI", "KL"), (0.5, 2.0), (count,)),
+        lambda seed, kind, eps, _: f"{kind}, eps={eps:g}, seed={seed}",
+    )
 
 
 check_cases(

@@ -20,6 +20,7 @@ bound drops by 2e-5 relative for that.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,34 +61,6 @@ def reliable_envelope(lp: AdditiveLP, full: FloatArray) -> FloatArray:
     return envelope_raise(full, reach=m, period=m, bound=bound, tail_log_ratio=tail)
 
 
-def _tangent_point(
-    lp: AdditiveLP,
-    cones: RenyiCones,
-    lam: FloatArray,
-    budgets: FloatArray,
-    kl: float | None,
-    start: FloatArray,
-) -> FloatArray:
-    """A tangent point: ``start`` polished by damped Jacobi–Newton steps on ``c·z + λ·g(z)``
-    over the normalised noises. Any point inside the domain gives a valid bound; a nearly
-    stationary one gives a tight one."""
-    k = lp.num_values
-    a, c = lp.mass[:k], lp.weights[:k]
-    z = start
-    for _ in range(TANGENT_STEPS):
-        _, grad, _, hess = cones.divergence_gradient(z, budgets, kl)
-        d = c + lam @ grad
-        if not np.all(np.isfinite(d)):
-            break
-        nu = float(z @ d) / float(a @ z)  # Euler: z·∇φ = φ(z)
-        h = np.maximum(lam @ hess, 1e-300)
-        step = np.clip(-(d - nu * a) / (h * z), -2.0, 2.0)  # Newton on log z, damped
-        if np.max(np.abs(step)) < 1e-12:
-            break
-        z = z * np.exp(0.7 * step)
-    return z
-
-
 def _order_multipliers(cones: RenyiCones, duals: dict[str, Any], budgets: FloatArray) -> FloatArray:
     """Multipliers of the Rényi sums ``S ≤ 1`` (the form ``divergence_gradient`` evaluates),
     per order and shift. The ``"renyi"`` rows are that form already. A near-one row
@@ -105,34 +78,58 @@ def _order_multipliers(cones: RenyiCones, duals: dict[str, Any], budgets: FloatA
     return out
 
 
-def _bound_at(
-    lp: AdditiveLP,
-    cones: RenyiCones,
-    lam: FloatArray,
-    budgets: FloatArray,
-    kl: float | None,
-    start: FloatArray,
-) -> tuple[float, FloatArray, float]:
-    """The bound at multipliers ``lam`` (rounded down), the polished tangent point, and the
-    slope ``λ·(g(z̄) − 1)`` of the dual function along ``λ`` there (its sign says whether a
-    larger scale of ``λ`` can do better)."""
-    k = lp.num_values
-    z = _tangent_point(lp, cones, lam, budgets, kl, start)
-    total, grad, err, _ = cones.divergence_gradient(z, budgets, kl)
-    if not (np.all(np.isfinite(grad)) and np.all(np.isfinite(err))):
-        return -math.inf, start, 0.0
-    c = lp.weights[:k] + lam @ grad
-    c_err = lam @ err + (grad.shape[0] + 8) * _U * (np.abs(lam) @ np.abs(grad))
-    rows = [b for b in lp.rows if b.rows]
-    y = [np.asarray(lp.duals()[b.name]) for b in rows] if rows else []  # type: ignore[index]
-    a_ub = sp.vstack([b.a[:, :k] for b in rows], format="csr") if rows else None
-    blocks = SimplexBlocks(np.zeros(k, dtype=np.int64), lp.mass[:k], np.ones(1))
-    b_ub = np.zeros(0 if a_ub is None else a_ub.shape[0])
-    y_ub = np.concatenate(y) if y else None
-    bound = lagrangian_bound(c - c_err, a_ub=a_ub, b_ub=b_ub, y_ub=y_ub, blocks=blocks)
-    lam_total = math.fsum(lam.tolist())
-    slope = float(lam @ (total / float(lp.mass[:k] @ z) - 1.0))
-    return bound - lam_total - 4.0 * _U * (abs(bound) + lam_total), z, slope
+@dataclass(frozen=True)
+class _DualFunction:
+    """The dual function of a solved conic design at its budgets: the Lagrangian's minimum over
+    the normalised noises, bounded from below through a tangent point."""
+
+    lp: AdditiveLP
+    cones: RenyiCones
+    budgets: FloatArray
+    kl: float | None
+
+    def tangent_point(self, lam: FloatArray, start: FloatArray) -> FloatArray:
+        """A tangent point: ``start`` polished by damped Jacobi–Newton steps on
+        ``c·z + λ·g(z)`` over the normalised noises. Any point inside the domain gives a valid
+        bound; a nearly stationary one gives a tight one."""
+        k = self.lp.num_values
+        a, c = self.lp.mass[:k], self.lp.weights[:k]
+        z = start
+        for _ in range(TANGENT_STEPS):
+            _, grad, _, hess = self.cones.divergence_gradient(z, self.budgets, self.kl)
+            d = c + lam @ grad
+            if not np.all(np.isfinite(d)):
+                break
+            nu = float(z @ d) / float(a @ z)  # Euler: z·∇φ = φ(z)
+            h = np.maximum(lam @ hess, 1e-300)
+            step = np.clip(-(d - nu * a) / (h * z), -2.0, 2.0)  # Newton on log z, damped
+            if np.max(np.abs(step)) < 1e-12:
+                break
+            z = z * np.exp(0.7 * step)
+        return z
+
+    def bound_at(self, lam: FloatArray, start: FloatArray) -> tuple[float, FloatArray, float]:
+        """The bound at multipliers ``lam`` (rounded down), the polished tangent point, and the
+        slope ``λ·(g(z̄) − 1)`` of the dual function along ``λ`` there (its sign says whether a
+        larger scale of ``λ`` can do better)."""
+        lp = self.lp
+        k = lp.num_values
+        z = self.tangent_point(lam, start)
+        total, grad, err, _ = self.cones.divergence_gradient(z, self.budgets, self.kl)
+        if not (np.all(np.isfinite(grad)) and np.all(np.isfinite(err))):
+            return -math.inf, start, 0.0
+        c = lp.weights[:k] + lam @ grad
+        c_err = lam @ err + (grad.shape[0] + 8) * _U * (np.abs(lam) @ np.abs(grad))
+        rows = [b for b in lp.rows if b.rows]
+        y = [np.asarray(lp.duals()[b.name]) for b in rows] if rows else []  # type: ignore[index]
+        a_ub = sp.vstack([b.a[:, :k] for b in rows], format="csr") if rows else None
+        blocks = SimplexBlocks(np.zeros(k, dtype=np.int64), lp.mass[:k], np.ones(1))
+        b_ub = np.zeros(0 if a_ub is None else a_ub.shape[0])
+        y_ub = np.concatenate(y) if y else None
+        bound = lagrangian_bound(c - c_err, a_ub=a_ub, b_ub=b_ub, y_ub=y_ub, blocks=blocks)
+        lam_total = math.fsum(lam.tolist())
+        slope = float(lam @ (total / float(lp.mass[:k] @ z) - 1.0))
+        return bound - lam_total - 4.0 * _U * (abs(bound) + lam_total), z, slope
 
 
 def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> float:
@@ -175,7 +172,8 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
     trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     full = np.asarray(lp.expand @ np.maximum(lp.point()[:k], 0.0), dtype=float)
     start = lp.variables_of(reliable_envelope(lp, full), 0.0)[:k]
-    best, z, slope = _bound_at(lp, cones, lam, budgets, kl, start)
+    dual = _DualFunction(lp, cones, budgets, kl)
+    best, z, slope = dual.bound_at(lam, start)
     target = value - 0.5 * accuracy * abs(value)
     # (scale, slope) on each side of the dual function's maximum, once seen.
     below: tuple[float, float] | None = (1.0, slope) if slope > 0 else None
@@ -192,7 +190,7 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
         else:
             scale *= math.exp(step if below is not None else -step)
             step *= 4.0
-        bound, z, slope = _bound_at(lp, cones, lam * scale, budgets, kl, z)
+        bound, z, slope = dual.bound_at(lam * scale, z)
         best = max(best, bound)
         if slope > 0:
             below = (scale, slope)

@@ -153,16 +153,11 @@ def local_mechanism(
     solved = solve_local(setting, eps, objective, items, solver=solver, accuracy=acc, vertex=vertex)
     declared = tuple(c for c in items if c.kind != "custom")
     grid = grid_statement(setting, declared, _continuous_optimum(setting, eps, bool(items)))
-    result = LocalMechanism(
-        mechanism=solved.mechanism,
-        certified_epsilon=solved.certified_epsilon,
-        epsilon=eps,
-        objective=kind,
-        raw_mechanism=solved.raw_mechanism,
-        raw_value=solved.raw_value,
-        setting=setting.user_setting(),
-        provenance=solved.provenance,
-        _solve_info=solved.info,
+    result = LocalMechanism._of(
+        solved,
+        setting.user_setting(),
+        eps,
+        kind,
         prior=setting.prior,
         side_information=None if setting.prior is not None else np.arange(setting.num_inputs),
         grid=grid,

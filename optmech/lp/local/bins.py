@@ -96,6 +96,49 @@ class RROnBins:
         out = self.outputs[index]
         return out.item() if size is None and out.ndim == 0 else out
 
+    def plot(self, ax: Any = None) -> Any:
+        """Heat map of `mechanism` (rows: labels; columns: the bins' outputs); returns the
+        Axes."""
+        from optmech.plotting import plot_mechanism
+
+        return plot_mechanism(
+            self.mechanism,
+            ax,
+            inputs=self.inputs.tolist(),
+            outputs=[f"{v:.3g}" for v in self.outputs],
+            title=f"RR-on-Bins, ε = {self.epsilon:g}, {self.loss} loss {self.value:.6g}",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: the loss, ε, the value, the bins and the mechanism."""
+        from optmech.results import json_safe
+
+        return json_safe(  # type: ignore[no-any-return]
+            {
+                "result": type(self).__name__,
+                "loss": self.loss,
+                "epsilon": self.epsilon,
+                "certified_epsilon": self.certified_epsilon,
+                "value": self.value,
+                "inputs": self.inputs,
+                "prior": self.prior,
+                "bins": [list(b) for b in self.bins],
+                "outputs": self.outputs,
+                "mechanism": self.mechanism,
+            }
+        )
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        rows: list[tuple[str, object]] = [
+            ("loss", self.loss),
+            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
+            ("value", self.value),
+            ("bins", len(self.bins)),
+        ]
+        return html_summary(type(self).__name__, rows)
+
     def __repr__(self) -> str:
         return (
             f"RROnBins(loss={self.loss}, epsilon={self.epsilon:g}, bins={len(self.bins)}, "

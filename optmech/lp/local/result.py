@@ -92,11 +92,5 @@ class LocalMechanism(UserMechanism):
             rows.append((rec.name, f"residual {rec.residual:.3g}"))
         return rows
 
-    def __repr__(self) -> str:
-        n_in, n_out = self.mechanism.shape
-        return (
-            f"LocalMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
-            f"lower_bound={self.lower_bound:.10g}, epsilon={self.epsilon:g}, "
-            f"certified_epsilon={self.certified_epsilon:.10g}, solver={self.solver}, "
-            f"constraints={len(self.constraints)})"
-        )
+    def _repr_tail(self) -> str:
+        return f"constraints={len(self.constraints)}"

@@ -10,6 +10,7 @@ is recorded in the provenance, not reported.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -17,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from optmech._floats import FloatArray
+from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
@@ -30,14 +31,14 @@ from optmech.lp.user.methods import (
     check_constrained_method,
     check_method,
 )
-from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
+from optmech.lp.user.objectives import EpigraphObjective, LinearObjective, Objective
 from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
 from optmech.lp.user.setting import (
     DEFAULT_MAX_MEMORY_GB,
     UserSetting,
     check_budget,
     check_epsilon,
-    check_lp_size,
+    check_matrix_lp_size,
     resolve_setting,
     side_information_rows,
 )
@@ -77,25 +78,58 @@ def _solve_constrained(
     return solve_constrained(setting, epsilon, constraints, **options)
 
 
-def _user_result(
-    solved: Solved,
-    setting: UserSetting,
-    epsilon: float,
-    objective: UserObjective,
-    **extra: Any,
-) -> UserMechanism:
-    return UserMechanism(
-        mechanism=solved.mechanism,
-        certified_epsilon=solved.certified_epsilon,
-        epsilon=epsilon,
-        objective=objective,
-        raw_mechanism=solved.raw_mechanism,
-        raw_value=solved.raw_value,
-        setting=setting,
-        provenance=solved.provenance,
-        _solve_info=solved.info,
-        **extra,
-    )
+@dataclass(frozen=True)
+class _Solving:
+    """How an entry point solves its LP: the designer's name (for messages), the admissible
+    method, solver, ``vertex``, accuracy, memory budget and whether to use the mirror orbits."""
+
+    designer: str
+    method: SolveMethod
+    solver: str | None
+    vertex: bool
+    accuracy: float
+    budget: dict[str, Any]
+    reduce_symmetric: bool = False
+
+    def solve(
+        self,
+        setting: UserSetting,
+        epsilon: float,
+        constraints: tuple[Constraint, ...],
+        objective: Objective,
+        *,
+        prior: FloatArray | None,
+        rows: IntArray | None,
+    ) -> tuple[Solved, bool]:
+        """With ``constraints`` the whole constrained LP (its size checked first; the user is
+        Bayesian with ``prior`` or minimax over ``rows``), else ``objective`` by the method; also
+        whether the mirror orbits were used."""
+        options: dict[str, Any] = {
+            "solver": self.solver,
+            "vertex": self.vertex,
+            "accuracy": self.accuracy,
+        }
+        if constraints:
+            check_size(setting, FULL_LP, **self.budget)
+            solved = _solve_constrained(
+                setting,
+                epsilon,
+                constraints,
+                prior=prior,
+                rows=rows,
+                designer=self.designer,
+                **options,
+            )
+            return solved, False
+        return solve_by_method(
+            setting,
+            epsilon,
+            objective,
+            method=self.method,
+            reduce_symmetric=self.reduce_symmetric,
+            budget=self.budget,
+            **options,
+        )
 
 
 def bayesian_mechanism(
@@ -239,34 +273,11 @@ def bayesian_mechanism(
         **budget,
     )
     p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
+    how = _Solving("bayesian_mechanism", admissible, solver, vertex, acc, budget, reduce_symmetric)
+    objective = LinearObjective(p[:, None] * setting.loss)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        if items:
-            check_size(setting, FULL_LP, **budget)
-            solved = _solve_constrained(
-                setting,
-                eps,
-                items,
-                prior=p,
-                rows=None,
-                solver=solver,
-                vertex=vertex,
-                accuracy=acc,
-                designer="bayesian_mechanism",
-            )
-            reduced = False
-        else:
-            solved, reduced = solve_by_method(
-                setting,
-                eps,
-                LinearObjective(p[:, None] * setting.loss),
-                method=admissible,
-                solver=solver,
-                vertex=vertex,
-                reduce_symmetric=reduce_symmetric,
-                accuracy=acc,
-                budget=budget,
-            )
-    result = _user_result(
+        solved, reduced = how.solve(setting, eps, items, objective, prior=p, rows=None)
+    result = UserMechanism._of(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
     warn_if_uncertified(result.provenance)
@@ -356,33 +367,10 @@ def minimax_mechanism(
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
+    how = _Solving("minimax_mechanism", admissible, solver, vertex, acc, budget)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        if items:
-            check_size(setting, FULL_LP, **budget)
-            solved = _solve_constrained(
-                setting,
-                eps,
-                items,
-                prior=None,
-                rows=rows,
-                solver=solver,
-                vertex=vertex,
-                accuracy=acc,
-                designer="minimax_mechanism",
-            )
-        else:
-            solved, _ = solve_by_method(
-                setting,
-                eps,
-                objective,
-                method=admissible,
-                solver=solver,
-                vertex=vertex,
-                reduce_symmetric=False,
-                accuracy=acc,
-                budget=budget,
-            )
-    result = _user_result(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
+        solved, _ = how.solve(setting, eps, items, objective, prior=None, rows=rows)
+    result = UserMechanism._of(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
 
@@ -529,12 +517,7 @@ def _common(
     joint, n_joint = _joint_forms(weights, optima_arr)
     n_in = settings[0].num_inputs
     memory, cap = check_budget(max_memory_gb, max_variables)
-    check_lp_size(
-        f"the joint LP would have {n_in} x {n_joint} = {n_in * n_joint} variables",
-        n_in * n_joint,
-        max_memory_gb=memory,
-        max_variables=cap,
-    )
+    check_matrix_lp_size("joint", (n_in, n_joint), max_memory_gb=memory, max_variables=cap)
     forms = sp.csr_matrix(np.stack([w.ravel() for w in joint]))
     setting = settings[0]
     objective = EpigraphObjective(forms, (n_in, n_joint), UserObjective.COMMON)

@@ -35,28 +35,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray
+from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
-from optmech.lp.user.engine import Solved
+from optmech.lp.user.engine import Candidate, Solved, certify_candidate, compete, should_refine
 from optmech.lp.user.objectives import LinearObjective, Objective, Reference, reference_scale
-from optmech.lp.user.repair import clip_normalise, repair_point
+from optmech.lp.user.repair import clip_normalise
 from optmech.lp.user.setting import UserSetting
-from optmech.provenance import Attempt, Repair, RepairKind
+from optmech.provenance import Attempt, Repair
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
-
-
-@dataclass(frozen=True)
-class _Certified:
-    mechanism: FloatArray
-    value: float
-    unrepaired_value: float
-    kind: RepairKind
-    weight: float
-    certified_epsilon: float
-    source: tuple[str, str]
 
 
 def geometric_remap_start(
@@ -151,25 +141,6 @@ def _scale(
     return max(min(positive), top * 1e-6)
 
 
-def _certify(
-    point: FloatArray,
-    setting: UserSetting,
-    epsilon: float,
-    objective: Objective,
-    source: tuple[str, str],
-) -> _Certified:
-    outcome = repair_point(point, epsilon, setting.src, setting.dst, setting.is_path)
-    return _Certified(
-        outcome.mechanism,
-        objective.value(outcome.mechanism),
-        objective.value(point),
-        outcome.kind,
-        outcome.weight,
-        outcome.certified_epsilon,
-        source,
-    )
-
-
 def _run(
     epsilon: float, objective: Objective, tree: RootedTree, factor: float, warm: WarmStart
 ) -> tuple[ColumnGeneration, float]:
@@ -215,16 +186,12 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
     return worst
 
 
-def _wide(value: float, lower: float, accuracy: float) -> bool:
-    return value > 0 and value - lower > accuracy * value
-
-
 @dataclass(frozen=True)
 class _Outcome:
     """A run, its certified point and the point before the repair."""
 
     run: ColumnGeneration
-    best: _Certified
+    best: Candidate
     raw: FloatArray
 
 
@@ -239,28 +206,8 @@ def _solve_once(
     run, lower = _run(epsilon, objective, tree, factor, warm)
     status = "optimal" if run.converged else "optimal_inaccurate"
     raw = clip_normalise(run.point)
-    best = _certify(raw, setting, epsilon, objective, (run.attempts[-1].solver, status))
+    best = certify_candidate(raw, setting, epsilon, objective, (run.attempts[-1].solver, status))
     return _Outcome(run, best, raw), lower
-
-
-def _compete(
-    best: _Certified,
-    references: list[Reference],
-    setting: UserSetting,
-    epsilon: float,
-    objective: Objective,
-) -> tuple[_Certified, list[Attempt]]:
-    """The best certified point among ``best`` and the known mechanisms (a winner is recorded
-    as an attempt with solver ``"none"`` and status ``"exact"``)."""
-    kept: list[Attempt] = []
-    for ref in references:
-        tick = time.perf_counter()
-        candidate = _certify(ref.mechanism, setting, epsilon, objective, ("none", "exact"))
-        if candidate.value < best.value:
-            best = candidate
-            seconds = time.perf_counter() - tick
-            kept = [Attempt("none", f"known ε-DP mechanism: {ref.name}", "exact", seconds)]
-    return best, kept
 
 
 def _info(run: ColumnGeneration, attempts: list[Attempt], objective: Objective) -> SolveInfo:
@@ -315,15 +262,11 @@ def solve_by_columns(
     build_time = time.perf_counter() - start
     used, lower = _solve_once(setting, epsilon, objective, tree, scale, warm)
     best, attempts = used.best, list(used.run.attempts)
-    if _wide(best.value, lower, accuracy):
+    if relatively_wide(best.value, lower, accuracy):
         references = _references(setting, epsilon, objective, tree)
-        best, kept = _compete(best, references, setting, epsilon, objective)
+        best, kept = compete(best, references, setting, epsilon, objective)
         attempts += kept
-    if (
-        _wide(best.value, lower, accuracy)
-        and best.value >= 1e-12 * objective.top
-        and not 0.5 <= scale / best.value <= 2.0
-    ):
+    if should_refine(best, lower, accuracy, scale, objective.top):
         again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value, warm)
         attempts += [replace(a, variant=f"refined, {a.variant}") for a in again.run.attempts]
         lower = max(lower, again_lower)

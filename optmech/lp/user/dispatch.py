@@ -23,7 +23,7 @@ from optmech.lp.user.engine import Solved, solve_user_lp
 from optmech.lp.user.methods import SolveMethod, prefer_columns
 from optmech.lp.user.objectives import LinearObjective, Objective
 from optmech.lp.user.reductions import is_mirror_symmetric
-from optmech.lp.user.setting import UserSetting, check_budget, check_lp_size
+from optmech.lp.user.setting import UserSetting, check_budget, check_matrix_lp_size
 from optmech.lp.user.size_model import FULL_LP, FULL_LP_MIRROR, SizeModel
 
 __all__ = ["check_size", "solve_by_method"]
@@ -34,16 +34,9 @@ def check_size(
 ) -> None:
     """Refuse the LP if ``model``'s memory estimate exceeds the budget (the message quotes the
     estimate, the time the model predicts and where the model comes from)."""
-    n_in, n_out = setting.num_inputs, setting.num_outputs
     memory, cap = check_budget(max_memory_gb, max_variables)
-    check_lp_size(
-        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
-        n_in * n_out,
-        max_memory_gb=memory,
-        max_variables=cap,
-        bytes_per_variable=model.bytes_per_variable(n_in, n_out),
-        hint=model.note(n_in, n_out),
-    )
+    shape = (setting.num_inputs, setting.num_outputs)
+    check_matrix_lp_size("user", shape, max_memory_gb=memory, max_variables=cap, size_model=model)
 
 
 def _fits(setting: UserSetting, model: SizeModel, budget: dict[str, Any]) -> bool:

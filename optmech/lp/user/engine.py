@@ -86,7 +86,7 @@ class _Run:
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class Candidate:
     """A certified mechanism, the point it was repaired from and where that came from."""
 
     mechanism: FloatArray
@@ -112,7 +112,7 @@ class _Context:
 class _Solve:
     """One robust solve: the certified point, the solver's raw point, the bound, provenance."""
 
-    best: _Candidate
+    best: Candidate
     raw: FloatArray
     violation: float
     lower: float
@@ -120,14 +120,20 @@ class _Solve:
     build_time: float
 
 
-def _certified(point: FloatArray, ctx: _Context, source: tuple[str, str]) -> _Candidate:
-    setting = ctx.setting
-    outcome = repair_point(point, ctx.epsilon, setting.src, setting.dst, setting.is_path)
-    value = ctx.objective.value(outcome.mechanism)
-    return _Candidate(
+def certify_candidate(
+    point: FloatArray,
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+    source: tuple[str, str],
+) -> Candidate:
+    """``point`` repaired to a certified ε-DP mechanism
+    ([`repair_point`][optmech.lp.user.repair.repair_point]), with the objective at both."""
+    outcome = repair_point(point, epsilon, setting.src, setting.dst, setting.is_path)
+    return Candidate(
         outcome.mechanism,
-        value,
-        ctx.objective.value(point),
+        objective.value(outcome.mechanism),
+        objective.value(point),
         outcome.kind,
         outcome.weight,
         outcome.certified_epsilon,
@@ -165,7 +171,9 @@ def _solve(ctx: _Context, factor_of: Callable[[Strategy], float]) -> _Solve:
     )
     point, duals = run.inverse.invert(run.lp.point(), run.lp.duals())
     raw = clip_normalise(point)
-    best = _certified(raw, ctx, (info.solver, info.status))
+    best = certify_candidate(
+        raw, ctx.setting, ctx.epsilon, ctx.objective, (info.solver, info.status)
+    )
     lower = ctx.objective.lower_bound(duals, run.lp.coefficients, run.factor, ctx.setting)
     violation = max_violation(point, ctx.epsilon, ctx.setting.src, ctx.setting.dst)
     return _Solve(best, raw, violation, lower, info, build_time[0])
@@ -184,9 +192,13 @@ def _counts(lp: UserLP) -> dict[str, int]:
     }
 
 
-def _compete(
-    best: _Candidate, references: list[Reference], ctx: _Context
-) -> tuple[_Candidate, list[Attempt]]:
+def compete(
+    best: Candidate,
+    references: list[Reference],
+    setting: UserSetting,
+    epsilon: float,
+    objective: Objective,
+) -> tuple[Candidate, list[Attempt]]:
     """The best certified point among ``best`` and the known private mechanisms.
 
     A known mechanism that wins is recorded as an attempt with solver ``"none"`` and status
@@ -195,7 +207,7 @@ def _compete(
     kept: list[Attempt] = []
     for ref in references:
         start = time.perf_counter()
-        candidate = _certified(ref.mechanism, ctx, ("none", "exact"))
+        candidate = certify_candidate(ref.mechanism, setting, epsilon, objective, ("none", "exact"))
         if candidate.value < best.value:
             best = candidate
             seconds = time.perf_counter() - start
@@ -203,7 +215,7 @@ def _compete(
     return best, kept
 
 
-def _refine(ctx: _Context, best: _Candidate) -> tuple[_Solve | None, list[Attempt]]:
+def _refine(ctx: _Context, best: Candidate) -> tuple[_Solve | None, list[Attempt]]:
     """Re-solve with the objective divided by the current value (step 5); ``None`` if that
     fails. Its attempts are labelled ``"refined, …"``."""
     factor = best.value
@@ -216,7 +228,7 @@ def _refine(ctx: _Context, best: _Candidate) -> tuple[_Solve | None, list[Attemp
 
 
 def _cross_check(
-    ctx: _Context, best: _Candidate, scale: float, used: str, attempts: list[Attempt]
+    ctx: _Context, best: Candidate, scale: float, used: str, attempts: list[Attempt]
 ) -> list[_Solve]:
     """Step 6: the same LP by each other solver of the policy (appending its attempts,
     labelled ``"cross-check, …"``); both points and bounds are certified, so the better value
@@ -231,9 +243,7 @@ def _cross_check(
     return others
 
 
-def _should_refine(
-    best: _Candidate, lower: float, accuracy: float, scale: float, top: float
-) -> bool:
+def should_refine(best: Candidate, lower: float, accuracy: float, scale: float, top: float) -> bool:
     """Wide, positive, not already solved at this scale, and coefficients stay below 1e12."""
     return (
         relatively_wide(best.value, lower, accuracy)
@@ -285,9 +295,9 @@ def solve_user_lp(
     used, best, lower = first, first.best, first.lower
     attempts = list(first.info.attempts)
     if relatively_wide(best.value, lower, accuracy):
-        best, kept = _compete(best, references, ctx)
+        best, kept = compete(best, references, setting, epsilon, objective)
         attempts += kept
-    if _should_refine(best, lower, accuracy, scale, top):
+    if should_refine(best, lower, accuracy, scale, top):
         again, tried = _refine(ctx, best)
         attempts += tried
         if again is not None:
@@ -313,7 +323,7 @@ def solve_user_lp(
 
 
 def _provenance(
-    used: _Solve, best: _Candidate, lower: float, attempts: list[Attempt], accuracy: float
+    used: _Solve, best: Candidate, lower: float, attempts: list[Attempt], accuracy: float
 ) -> Provenance:
     return provenance_of(
         used.info,

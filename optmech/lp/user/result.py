@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
 from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import is_path_graph
+from optmech.lp.engine.record import Solved
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.setting import UserSetting
 from optmech.mechanisms.description import MatrixDescription, PrivacySource, SourceKind
@@ -229,11 +230,38 @@ class UserMechanism(_Provenanced):
     def __repr__(self) -> str:
         n_in, n_out = self.mechanism.shape
         return (
-            f"UserMechanism({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
+            f"{type(self).__name__}({self.objective}, {n_in}x{n_out}, value={self.value:.10g}, "
             f"lower_bound={self.lower_bound:.10g}, epsilon={self.epsilon:g}, "
             f"certified_epsilon={self.certified_epsilon:.10g}, solver={self.solver}, "
-            f"status={self.status}, solve_time={self.solve_time:.3g}s"
-            f"{', symmetry_reduced' if self.symmetry_reduced else ''})"
+            f"{self._repr_tail()})"
+        )
+
+    def _repr_tail(self) -> str:
+        """The end of the repr, after the solver (a subclass names what it adds)."""
+        reduced = ", symmetry_reduced" if self.symmetry_reduced else ""
+        return f"status={self.status}, solve_time={self.solve_time:.3g}s{reduced}"
+
+    @classmethod
+    def _of(
+        cls,
+        solved: Solved,
+        setting: UserSetting,
+        epsilon: float,
+        objective: UserObjective,
+        **extra: Any,
+    ) -> Self:
+        """The result of a certified solve: what ``solved`` holds, and ``extra`` fields."""
+        return cls(
+            mechanism=solved.mechanism,
+            certified_epsilon=solved.certified_epsilon,
+            epsilon=epsilon,
+            objective=objective,
+            raw_mechanism=solved.raw_mechanism,
+            raw_value=solved.raw_value,
+            setting=setting,
+            provenance=solved.provenance,
+            _solve_info=solved.info,
+            **extra,
         )
 
 

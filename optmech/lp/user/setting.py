@@ -106,6 +106,30 @@ def check_lp_size(
     )
 
 
+def check_matrix_lp_size(
+    name: str,
+    shape: tuple[int, int],
+    *,
+    max_memory_gb: float,
+    max_variables: int | None = None,
+    size_model: SizeModel | None = None,
+) -> None:
+    """[`check_lp_size`][check_lp_size] of the ``name`` LP whose variables are a mechanism
+    matrix of ``shape`` (inputs, outputs), estimated by ``size_model`` (whose note the refusal
+    quotes) or, without one, at `BYTES_PER_VARIABLE`."""
+    n_in, n_out = shape
+    check_lp_size(
+        f"the {name} LP would have {n_in} x {n_out} = {n_in * n_out} variables",
+        n_in * n_out,
+        max_memory_gb=max_memory_gb,
+        max_variables=max_variables,
+        bytes_per_variable=(
+            BYTES_PER_VARIABLE if size_model is None else size_model.bytes_per_variable(*shape)
+        ),
+        hint="" if size_model is None else size_model.note(*shape),
+    )
+
+
 def check_budget(max_memory_gb: Any, max_variables: Any = None) -> tuple[float, int | None]:
     """``max_memory_gb`` as a float in (0, inf] and ``max_variables`` as an int ≥ 1 or None."""
     if isinstance(max_memory_gb, float | int) and max_memory_gb == math.inf:
@@ -299,13 +323,8 @@ def resolve_setting(
         )
     out_arr = _outputs(outputs, matrix, graph)
     n_out = n_in if out_arr is None else out_arr.shape[0]
-    check_lp_size(
-        f"the user LP would have {n_in} x {n_out} = {n_in * n_out} variables",
-        n_in * n_out,
-        max_memory_gb=budget,
-        max_variables=cap,
-        bytes_per_variable=size_model.bytes_per_variable(n_in, n_out),
-        hint=size_model.note(n_in, n_out),
+    check_matrix_lp_size(
+        "user", (n_in, n_out), max_memory_gb=budget, max_variables=cap, size_model=size_model
     )
     if matrix is not None and matrix.shape[1] != n_out:
         raise ValueError(
