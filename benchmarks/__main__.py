@@ -175,7 +175,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _table(
         "Additive (ε, δ) noise at the default settings (Δ = 1), against the truncated Laplace",
         "ε | δ | cost | status | runs | m | cells | total s | interval | value / truncated "
-        "Laplace | certified δ",
+        "Laplace | certified δ | design",
         [r for r in rows if r["section"] == "approx"],
         lambda r: [
             f"{r['epsilon']:g}",
@@ -188,6 +188,7 @@ def markdown(report: dict[str, Any]) -> str:
             _fmt(r.get("interval"), ".1e"),
             _fmt(r.get("value_over_truncated_laplace"), ".4f"),
             _fmt(r.get("certified_delta"), ".3g"),
+            r.get("source", "solver"),
         ],
     )
     lines += _table(

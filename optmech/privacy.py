@@ -146,6 +146,24 @@ def _as_tuple(value: float | tuple[float, ...]) -> tuple[float, ...]:
     return value if isinstance(value, tuple) else (value,)
 
 
+def _epsilon_points(epsilon: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The ε at which a profile is read, as a float array (±inf allowed, NaN refused).
+
+    Examples
+    --------
+    >>> _epsilon_points([-np.inf, 0.5]).tolist()
+    [-inf, 0.5]
+    >>> PrivacyProfile(1.0, 0.1).delta(np.nan)
+    Traceback (most recent call last):
+    ...
+    ValueError: `epsilon` must be real numbers; got NaN.
+    """
+    eps = np.asarray(epsilon, dtype=np.float64)
+    if np.any(np.isnan(eps)):
+        raise ValueError("`epsilon` must be real numbers; got NaN.")
+    return eps
+
+
 def _check_delta_open(delta: Any) -> float:
     return check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
 
@@ -329,10 +347,7 @@ class GaussianDP:
 
     def delta(self, epsilon: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
         """The implied profile ``δ_μ(ε)`` at each ``epsilon`` (real numbers), computed stably."""
-        eps = np.asarray(epsilon, dtype=np.float64)
-        if np.any(np.isnan(eps)):
-            raise ValueError("`epsilon` must be real numbers; got NaN.")
-        return gaussian_dp_delta(self.mu, eps)
+        return gaussian_dp_delta(self.mu, _epsilon_points(epsilon))
 
     def to_approx(self, delta: float) -> ApproxDP:
         """(ε, δ)-DP with the smallest ε ≥ 0 such that ``δ_μ(ε) ≤ δ`` (to 1e-12 relative, up).
@@ -420,9 +435,7 @@ class PrivacyProfile:
 
     def delta(self, epsilon: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
         """The implied bound at ``epsilon``: ``δ_j`` of the largest ``ε_j ≤ ε``, else 1."""
-        eps = np.asarray(epsilon, dtype=np.float64)
-        if np.any(np.isnan(eps)):
-            raise ValueError("`epsilon` must be real numbers; got NaN.")
+        eps = _epsilon_points(epsilon)
         idx = np.searchsorted(np.asarray(self.epsilons), eps, side="right") - 1
         table = np.append(np.asarray(self.deltas), 1.0)  # index −1 → 1
         out = table[idx]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from _reference import laplace_like
+from _small_results import plane_design
 
 import optmech
 from optmech.mechanisms.description import SourceKind
@@ -249,8 +250,23 @@ _DESIGNED = (
 )
 
 
-def _designed_pattern(cls: str, guarantee: str, grid: str) -> str:
-    return _DESIGNED.format(cls=cls, guarantee=guarantee, grid=grid)
+def _designed(
+    entry_id: str, make: Callable[[], Any], space: str, shown: tuple[str, str, str], **known: Any
+) -> Entry:
+    """An entry of a 1-D design: tabulated on its grid, its atom read from the design, its repr
+    the designed pattern with ``shown = (class, guarantee, grid)``."""
+    cls, guarantee, grid = shown
+    pattern = _DESIGNED.format(cls=cls, guarantee=guarantee, grid=grid)
+    return Entry(
+        entry_id,
+        make,
+        space,
+        SourceKind.GRID,
+        tabulated=True,
+        repr_pattern=pattern,
+        atom=None,
+        **known,
+    )
 
 
 R, Z, RD = "R", "Z", "R^d"
@@ -365,44 +381,32 @@ ENTRIES: list[Entry] = [
         breaks="graded",
     ),
     # -- designs ---------------------------------------------------------------------------------
-    Entry(
+    _designed(
         "design(uniform grid)",
         _design(PureDP(1.0), sensitivity=1.0, cost="abs", resolution=8, periods=3, grid="uniform"),
         R,
-        K.GRID,
-        tabulated=True,
-        repr_pattern=_designed_pattern("DesignedPiecewiseNoise", "1-DP", "uniform"),
-        atom=None,
+        ("DesignedPiecewiseNoise", "1-DP", "uniform"),
         breaks="cells",
     ),
-    Entry(
+    _designed(
         "design(graded grid, eps=8)",
         _design(PureDP(8.0), sensitivity=1.0, cost="abs"),
         R,
-        K.GRID,
-        tabulated=True,
-        repr_pattern=_designed_pattern("DesignedGradedNoise", "8-DP", "graded"),
-        atom=None,
+        ("DesignedGradedNoise", "8-DP", "graded"),
         breaks="graded",
     ),
-    Entry(
+    _designed(
         "design(lattice)",
         _design(PureDP(1.0), sensitivity=3, cost="abs", integer=True),
         Z,
-        K.GRID,
-        tabulated=True,
-        repr_pattern=_designed_pattern("DesignedLatticeNoise", "1-DP", "integer"),
-        atom=None,
+        ("DesignedLatticeNoise", "1-DP", "integer"),
     ),
-    Entry(
+    _designed(
         "design(eps, delta)",
         _design(ApproxDP(1.0, 0.1), sensitivity=1.0, cost="abs", resolution=8),
         R,
-        K.GRID,
-        tabulated=True,
-        repr_pattern=_designed_pattern("DesignedPiecewiseNoise", r"\(1, 0.1\)-DP", "uniform"),
+        ("DesignedPiecewiseNoise", r"\(1, 0.1\)-DP", "uniform"),
         bounded=True,
-        atom=None,
         breaks="cells",
     ),
     # -- noise in ℝ^d ----------------------------------------------------------------------------
@@ -430,15 +434,7 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "design(2-D, l1)",
-        _design(
-            PureDP(1.0),
-            sensitivity=1.0,
-            cost="l1",
-            dimension=2,
-            sensitivity_norm="l1",
-            resolution=4,
-            periods=3,
-        ),
+        functools.partial(plane_design, "l1", resolution=4, periods=3),
         RD,
         K.GRID_2D,
         tabulated=True,
@@ -489,6 +485,11 @@ def _lattice(**changes: Any) -> dict[str, Any]:
 
 def _stair_nd(**changes: Any) -> dict[str, Any]:
     return {"epsilon": 1.0, "gamma": 0.5} | changes
+
+
+def _discrete(**changes: Any) -> dict[str, Any]:
+    """Valid keywords of DiscreteStaircase (Δ = 3, r = 1), with ``changes``."""
+    return {"epsilon": 1.0, "sensitivity": 3, "r": 1} | changes
 
 
 def _graded(**changes: Any) -> dict[str, Any]:
@@ -581,60 +582,20 @@ BAD_PARAMETERS: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     # DiscreteStaircase
     (
         "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": 2.5, "r": 1},
+        _discrete(sensitivity=2.5),
         ValueError,
         r"`sensitivity` must be an integer in \[1, 1000000\]; got 2.5",
     ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": 0, "r": 1},
-        ValueError,
-        r"`sensitivity`.*got 0",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": 10**7, "r": 1},
-        ValueError,
-        r"`sensitivity`",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": "3", "r": 1},
-        TypeError,
-        r"`sensitivity`",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": True, "r": 1},
-        TypeError,
-        r"`sensitivity`",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": 3, "r": 0},
-        ValueError,
-        r"`r` must be .*\[1, 3\]; got 0",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": 1.0, "sensitivity": 3, "r": 4},
-        ValueError,
-        r"`r`.*\[1, 3\]; got 4",
-    ),
-    ("DiscreteStaircase", {"epsilon": 1.0, "sensitivity": 3, "r": 1.5}, ValueError, r"`r`"),
-    ("DiscreteStaircase", {"epsilon": 0.0, "sensitivity": 3, "r": 1}, ValueError, r"`epsilon`"),
-    (
-        "DiscreteStaircase",
-        {"epsilon": math.nan, "sensitivity": 3, "r": 1},
-        ValueError,
-        r"`epsilon`",
-    ),
-    (
-        "DiscreteStaircase",
-        {"epsilon": math.inf, "sensitivity": 3, "r": 1},
-        ValueError,
-        r"`epsilon`",
-    ),
+    ("DiscreteStaircase", _discrete(sensitivity=0), ValueError, r"`sensitivity`.*got 0"),
+    ("DiscreteStaircase", _discrete(sensitivity=10**7), ValueError, r"`sensitivity`"),
+    ("DiscreteStaircase", _discrete(sensitivity="3"), TypeError, r"`sensitivity`"),
+    ("DiscreteStaircase", _discrete(sensitivity=True), TypeError, r"`sensitivity`"),
+    ("DiscreteStaircase", _discrete(r=0), ValueError, r"`r` must be .*\[1, 3\]; got 0"),
+    ("DiscreteStaircase", _discrete(r=4), ValueError, r"`r`.*\[1, 3\]; got 4"),
+    ("DiscreteStaircase", _discrete(r=1.5), ValueError, r"`r`"),
+    ("DiscreteStaircase", _discrete(epsilon=0.0), ValueError, r"`epsilon`"),
+    ("DiscreteStaircase", _discrete(epsilon=math.nan), ValueError, r"`epsilon`"),
+    ("DiscreteStaircase", _discrete(epsilon=math.inf), ValueError, r"`epsilon`"),
     # UniformAtom
     (
         "UniformAtom",

@@ -14,9 +14,14 @@ themselves (exact rational identities the papers state).
   to 2), exactly as the paper prints it.
 - :func:`laplace_like`, :func:`two_cell_period_noise`: tabulated noises whose true ε follows
   from their construction, for the certifiers and the tabulated families;
-  :func:`normalised_table` scales a table with geometric tails to a given mass.
+  :func:`normalised_table` scales a table with geometric tails to a given mass;
+  :func:`random_tabulated` draws an asymmetric one.
 - :data:`LATTICE_COSTS`, :func:`lattice_expectation`, :func:`assert_expected_costs`: expected
   costs of a law on ℤ as sums over its pmf written out by the caller.
+- :func:`hockey_stick_curve`: the hockey-stick divergence ``δ(ε)`` of a pmf on ℤ against itself
+  shifted, summed directly (the definition of (ε, δ)-DP, Dwork & Roth (2014), Def. 2.4).
+- :func:`user_lp_optimum`: the user LP of GRS §2 (Bayesian or minimax, with the declarative
+  constraints' rows) written entry by entry for ``scipy.optimize.linprog``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 import numpy as np
 import pytest
 from scipy import integrate
+from scipy.optimize import linprog
 
 from optmech.costs import Asymmetric, Cost, Custom, Power, ZeroOne
 
@@ -199,6 +205,48 @@ def normalised_table(
     return values * scale, (left[0] * scale, left[1]), (right[0] * scale, right[1])
 
 
+def random_tabulated(
+    rng: np.random.Generator,
+    cells: int,
+    period: int,
+    *,
+    ratios: tuple[float, float],
+    width: float | None = None,
+    atom: float = 0.0,
+    zero_cells: tuple[int, ...] = (),
+    **law: Any,
+) -> Any:
+    """A random asymmetric law with geometric tails, normalised by :func:`normalised_table`.
+
+    ``cells`` values uniform in [0.1, 1) (zero at ``zero_cells``), then the left and the right
+    tail's ``period`` base values uniform in [0.1, 0.5), shrinking by ``ratios = (left, right)``
+    per period. With a ``width``: a piecewise-constant density on cells of that width, plus an
+    ``atom`` at 0; without: a pmf on the integers. ``law`` gives the rest of the law's
+    arguments (``start``, ``sensitivity``, ``privacy``).
+    """
+    from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+
+    values = rng.uniform(0.1, 1.0, cells)
+    values[list(zero_cells)] = 0.0
+    left, right = (
+        (rng.uniform(0.1, 0.5, period), ratios[0]),
+        (rng.uniform(0.1, 0.5, period), ratios[1]),
+    )
+    if width is None:
+        pmf, left, right = normalised_table(values, left, right)
+        return LatticeNoise(pmf=pmf, period=period, left_tail=left, right_tail=right, **law)
+    dens, left, right = normalised_table(values, left, right, width=width, mass=1 - atom)
+    return PiecewiseConstantNoise(
+        width=width,
+        densities=dens,
+        period=period,
+        left_tail=left,
+        right_tail=right,
+        atom=atom,
+        **law,
+    )
+
+
 #: Costs without a closed form of their own on every family: powers, asymmetric powers, 0-1
 #: losses with and without a tolerance, and two custom costs (smooth; asymmetric and kinked).
 LATTICE_COSTS: tuple[Cost, ...] = (
@@ -240,3 +288,103 @@ def assert_expected_costs(noise: Any, costs: Any, support: np.ndarray, pmf: np.n
     for cost in costs:
         reference = lattice_expectation(cost, support, pmf)
         assert noise.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
+
+
+def hockey_stick_curve(p: np.ndarray, shift: int, eps: np.ndarray) -> np.ndarray:
+    """max over ±shift (in cells) of ``Σ (p_k − e^ε p_(k+shift))₊``, for each ε of ``eps``."""
+    out = np.zeros(eps.shape)
+    for a_, b_ in ((p[:-shift], p[shift:]), (p[shift:], p[:-shift])):
+        vals = np.maximum(a_[None, :] - np.exp(eps)[:, None] * b_[None, :], 0.0).sum(axis=1)
+        out = np.maximum(out, vals)
+    return out
+
+
+def user_lp_optimum(
+    loss: np.ndarray,
+    epsilon: float,
+    edges: list[tuple[int, int]],
+    *,
+    prior: np.ndarray | None = None,
+    means: np.ndarray | None = None,
+    outputs: np.ndarray | None = None,
+    max_risk: float | None = None,
+    monotone: bool = False,
+    tail: tuple[np.ndarray, float] | None = None,
+    rows: list[int] | None = None,
+) -> float:
+    """The optimum of the user LP (GRS §2) by linprog, written entry by entry: variables
+    ``vec(X)`` (row-major) and, for a minimax objective (``prior`` None), the worst risk ``s``
+    last.
+
+    ``loss[i, r]`` is the loss of output ``r`` on input ``i``; ``edges`` the neighbouring inputs;
+    ``prior`` the Bayesian weights (None: minimax over the inputs ``rows``, every input by
+    default). The optional constraints: each input's mean output ``means[i]`` over the output
+    values ``outputs`` (unbiased), each input's risk at most ``max_risk``, a monotone mechanism
+    (cumulative sums non-increasing in the input), and ``tail = (w, q)``: ``Σ_r w[i, r] X[i, r]
+    ≤ q`` for each input.
+    """
+    n, m = loss.shape
+    size = n * m + (prior is None)
+
+    def entry(i: int, r: int) -> int:
+        return i * m + r
+
+    a_ub, b_ub, a_eq, b_eq = [], [], [], []
+    e = math.exp(epsilon)
+    for a, b in edges:
+        for u, v in ((a, b), (b, a)):
+            for r in range(m):
+                row = np.zeros(size)
+                row[entry(u, r)], row[entry(v, r)] = 1.0, -e
+                a_ub.append(row)
+                b_ub.append(0.0)
+    for i in range(n):
+        row = np.zeros(size)
+        row[i * m : (i + 1) * m] = 1.0
+        a_eq.append(row)
+        b_eq.append(1.0)
+        if means is not None:
+            row = np.zeros(size)
+            row[i * m : (i + 1) * m] = outputs
+            a_eq.append(row)
+            b_eq.append(means[i])
+        if max_risk is not None:
+            row = np.zeros(size)
+            row[i * m : (i + 1) * m] = loss[i]
+            a_ub.append(row)
+            b_ub.append(max_risk)
+        if tail is not None:
+            row = np.zeros(size)
+            row[i * m : (i + 1) * m] = tail[0][i]
+            a_ub.append(row)
+            b_ub.append(tail[1])
+        if prior is None and (rows is None or i in rows):
+            row = np.zeros(size)
+            row[i * m : (i + 1) * m] = loss[i]
+            row[-1] = -1.0
+            a_ub.append(row)
+            b_ub.append(0.0)
+    if monotone:  # P(Y ≤ y_c | i + 1) ≤ P(Y ≤ y_c | i): cumulative sums, dense
+        for i in range(n - 1):
+            for c in range(m):
+                row = np.zeros(size)
+                row[i * m : i * m + c + 1] = -1.0
+                row[(i + 1) * m : (i + 1) * m + c + 1] = 1.0
+                a_ub.append(row)
+                b_ub.append(0.0)
+    cost = np.zeros(size)
+    if prior is None:
+        cost[-1] = 1.0
+    else:
+        cost[: n * m] = (prior[:, None] * loss).ravel()
+    res = linprog(
+        cost,
+        A_ub=np.array(a_ub),
+        b_ub=np.array(b_ub),
+        A_eq=np.array(a_eq),
+        b_eq=np.array(b_eq),
+        bounds=(0, None),
+        method="highs",
+    )
+    assert res.status == 0, res.message
+    return float(res.fun)

@@ -4,6 +4,8 @@
   test that takes it runs once per solver.
 - ``rng``: a generator with a fixed seed (statistical tests state their own false-failure
   rate; the seed makes a failure reproducible).
+- ``no_work``: any LP solve, additive grid or sweep task raises ``_cli_fuzz.WorkStarted``, for the
+  tests that show a bad command line is refused before the work begins.
 
 Helper modules beside the tests (``_reference``, ``_families``, ``_sweep_helpers``) are
 imported by name: pytest puts this folder on ``sys.path`` (rootdir-relative "prepend" import
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _cli_fuzz import WorkStarted
 
 from optmech.lp.solve import MAIN_SOLVERS, available_solvers
 
@@ -152,3 +155,19 @@ def lp_solver(request: pytest.FixtureRequest) -> str:
 def rng() -> np.random.Generator:
     """A generator with a fixed seed."""
     return np.random.default_rng(20261123)
+
+
+@pytest.fixture
+def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any LP solve, additive grid or sweep task raises ``WorkStarted``."""
+    import cvxpy
+
+    import optmech.lp.additive.lp as additive_lp
+    import optmech.sweep.runner as runner
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise WorkStarted("the work began before the refusal")
+
+    monkeypatch.setattr(cvxpy.Problem, "solve", refuse)
+    monkeypatch.setattr(additive_lp, "make_grid", refuse)
+    monkeypatch.setattr(runner, "run_task", refuse)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import benchmarks
-from benchmarks import additive, additive2d, crossover, grs, page
+from benchmarks import additive, additive2d, crossover, gdp, grs, page
 from benchmarks.__main__ import markdown
 from benchmarks._process import run_process
 from optmech.mechanisms.staircase import Staircase
@@ -75,6 +75,8 @@ def test_markdown_tabulates_every_section() -> None:
         {"section": "grs", "n": 6, **grs.pipeline_case(6, 0.5, "HIGHS"), "load": 0.5},
         {"section": "additive", "m": 6, "periods": 6, "monotone": False, "load": 0.5}
         | additive.pipeline_case(6, 6, "HIGHS"),
+        {"section": "gdp", "mu": 1.0, "m": 2, "accuracy": 1e-6, "load": 0.5}
+        | gdp.design_case(1.0, 2, 1e-6, None),
     ]
     report = {
         "started": "now",
@@ -86,6 +88,7 @@ def test_markdown_tabulates_every_section() -> None:
     }
     text = markdown(report)
     assert "### GRS user LP" in text and "### Additive ε-DP noise LP" in text
+    assert "### Gaussian-DP designs" in text and rows[2]["source"] in text
     assert "error" not in text
 
 

@@ -1,12 +1,11 @@
-"""The Gaussian-DP benchmark section: its case against the Gaussian's closed form, and its
-table."""
+"""The Gaussian-DP benchmark section: its case against the Gaussian's closed form (its table
+is checked with every other section's in ``test_benchmarks``)."""
 
 from __future__ import annotations
 
 import math
 
 from benchmarks import gdp
-from benchmarks.__main__ import markdown
 
 
 def test_gdp_design_case_against_the_gaussian() -> None:
@@ -19,18 +18,3 @@ def test_gdp_design_case_against_the_gaussian() -> None:
     assert 0.01 < row["gap_to_gaussian"] < 0.03
     assert row["lower_bound"] <= row["value"] and 0 <= row["interval"] <= 1e-5
     assert row["certified_mu"] <= 1.0 and row["rounds"] >= 1
-
-
-def test_markdown_tabulates_the_gdp_section() -> None:
-    row = {"section": "gdp", "mu": 1.0, "m": 2, "accuracy": 1e-6, "load": 0.5}
-    row |= gdp.design_case(1.0, 2, 1e-6, None)
-    report = {
-        "started": "now",
-        "mode": "quick",
-        "load_start": 0.5,
-        "load_end": 0.5,
-        "versions": {"optmech": "test"},
-        "rows": [row],
-    }
-    text = markdown(report)
-    assert "### Gaussian-DP designs" in text and row["source"] in text

@@ -210,3 +210,15 @@ def test_two_dimensional_bad_arguments(capsys: pytest.CaptureFixture[str]) -> No
     assert "--dimension 2" in capsys.readouterr().err
     argv = ["design", "--dimension", "2", "--sensitivity-norm", "l2", "--privacy", "eps=1"]
     assert main([*argv, "--integer"]) == 2
+
+
+def test_a_delta_below_the_lps_reach_is_served_by_the_pure_design(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``eps=1,delta=1e-300``: the ε-DP design, its δ certified 0, its value
+    within 1e-6 of the staircase's closed form (Geng & Viswanath 2016, Thm. 3)."""
+    res = _json(capsys, ["design", "--privacy", "eps=1,delta=1e-300", "--json"])
+    assert res["source"] == "pure" and res["certified_delta"] == 0.0
+    staircase = math.exp(0.5) / math.expm1(1.0)  # the optimal staircase's E|X| at ε = Δ = 1
+    assert staircase * (1 - 1e-12) <= res["value"] <= staircase * (1 + 1e-6)
+    assert res["lower_bound"] <= res["value"]

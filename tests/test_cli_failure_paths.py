@@ -8,28 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from _cli_fuzz import WorkStarted
 
 from optmech.cli import INTERRUPTED, main
-
-
-class WorkStarted(Exception):
-    """Raised where the work would begin, to show that a refusal came first."""
-
-
-@pytest.fixture
-def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any LP solve, additive grid or sweep task raises [`WorkStarted`][WorkStarted]."""
-    import cvxpy
-
-    import optmech.lp.additive.lp as additive_lp
-    import optmech.sweep.runner as runner
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise WorkStarted("the work began before the refusal")
-
-    monkeypatch.setattr(cvxpy.Problem, "solve", refuse)
-    monkeypatch.setattr(additive_lp, "make_grid", refuse)
-    monkeypatch.setattr(runner, "run_task", refuse)
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], *flags: str) -> str:
@@ -49,7 +30,7 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], *flags: str) -> 
         (["--privacy", "gdp=100", "--integer"], ["--privacy"]),  # an OverflowError after building
         (["--privacy", "zcdp=1000", "--integer"], ["--privacy"]),  # ZeroDivisionError after solve
         (["--privacy", "delta=1e-9"], ["--privacy", "--max-memory-gb"]),  # a 149 GiB allocation
-        (["--privacy", "eps=1,delta=1e-300"], ["--privacy"]),  # minutes of solving at 2.3 GB
+        (["--privacy", "eps=1,delta=1e-300", "--unbiased"], ["--privacy"]),  # no ε-DP answer
         (["--privacy", "eps=1", "--resolution", "1000000000"], ["--max-memory-gb"]),
         (
             ["--privacy", "eps=20", "--grid", "graded", "--periods", "100000000"],
@@ -80,12 +61,14 @@ def test_the_design_limits_are_read_from_the_library(monkeypatch: pytest.MonkeyP
         check_design_1d(guarantee, 1.0, "abs", max_memory_gb=need * 0.999)
     tiny = ApproxDP(1.0, 1e-13)
     with pytest.raises(ValueError, match=r"`delta` must be .* \[1e-11, 1\]; got 1e-13"):
-        check_design_1d(tiny, 1.0, "abs")
+        check_design_1d(tiny, 1.0, "abs", constrained=True)
+    # Without constraints a tiny δ is answered by the ε-DP design, the LP solved at DELTA_MIN.
+    assert check_design_1d(tiny, 1.0, "abs").privacy == ApproxDP(1.0, spec.DELTA_MIN)
     # An (ε, δ) design's δ floor is the spec's own (its hockey-stick sums are weighed relative
     # to δ), not the smallest mass resolved: that one governs the guarantees beyond (ε, δ).
     monkeypatch.setattr(spec, "DELTA_MIN", 1e-14)
     monkeypatch.setattr(cone_bound, "RELIABLE", 1e-8)
-    assert check_design_1d(tiny, 1.0, "abs").privacy == tiny
+    assert check_design_1d(tiny, 1.0, "abs", constrained=True).privacy == tiny
     with pytest.raises(ValueError, match=r"at most 18\.42"):  # −ln(1e-8): the Gaussian's floor
         check_design_1d(ZCDP(19.0), 1, "abs", integer=True)
 

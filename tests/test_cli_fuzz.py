@@ -1,33 +1,17 @@
 """Hundreds of bad command lines, generated systematically (each command × each option × bad
 values: out of range, not a number, non-finite, malformed specs, sizes beyond any memory,
 unwritable output paths): each exits with status 2 and one line on standard error that names
-the option, with no traceback, and none starts an LP solve (every size and range that is known
-up front is refused before the work)."""
+the option, with no traceback, and none starts the work — an LP solve, an additive grid, a sweep
+task (every size and range that is known up front is refused before the work)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from _cli_fuzz import Case, bad_invocations
+from _cli_fuzz import Case, bad_invocations, run_console
 
 from optmech.cli import main
-
-
-class SolveStarted(Exception):
-    """Raised by any LP solve while a bad command line runs."""
-
-
-@pytest.fixture
-def no_solves(monkeypatch: pytest.MonkeyPatch) -> None:
-    import cvxpy
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise SolveStarted("an LP solve started")
-
-    monkeypatch.setattr(cvxpy.Problem, "solve", refuse)
 
 
 def _verdict(case: Case, status: int, err: str) -> str | None:
@@ -48,7 +32,7 @@ def test_bad_command_lines_are_one_line_errors_naming_the_option(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    no_solves: None,
+    no_work: None,
 ) -> None:
     cases = bad_invocations(tmp_path / "files")
     assert len(cases) >= 100
@@ -79,11 +63,5 @@ SUBPROCESS_CASES = [
 @pytest.mark.parametrize("case", SUBPROCESS_CASES, ids=lambda c: " ".join(c.argv))
 def test_the_console_command_fails_as_cleanly(case: Case, tmp_path: Path) -> None:
     """A few of them through the interpreter's entry point, as a user runs them."""
-    out = subprocess.run(
-        [sys.executable, "-m", "optmech", *case.argv],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
+    out = run_console(case.argv, tmp_path, timeout=300)
     assert _verdict(case, out.returncode, out.stderr) is None, out.stderr

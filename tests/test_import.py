@@ -5,9 +5,12 @@ of an LP entry point). Checked in a fresh interpreter, where nothing else has lo
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import optmech
 
@@ -50,24 +53,26 @@ def test_unknown_name_raises_attribute_error() -> None:
         raise AssertionError("expected AttributeError")
 
 
-def test_type_checking_imports_match_the_lazy_table() -> None:
-    """The ``TYPE_CHECKING`` block (for type checkers) names exactly the lazy exports."""
-    tree = ast.parse(Path(optmech.__file__).read_text(encoding="utf-8"))
-    block = next(
-        node
-        for node in tree.body
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
-    )
-    imported = {
-        (alias.name, node.module)
-        for node in block.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
-    expected = {
-        (name, module or "optmech") for module, names in optmech._EXPORTS.items() for name in names
-    }
-    assert imported == expected
+@pytest.mark.parametrize("package", ["optmech", "optmech.certify", "optmech.mechanisms"])
+def test_the_stub_names_what_the_package_serves(package: str) -> None:
+    """Each name the type stub imports (``X as X``: re-exported for type checkers) is in
+    ``__all__`` and resolves at run time to the very object the stub's import names."""
+    module = importlib.import_module(package)
+    stub = Path(module.__file__).with_suffix(".pyi")
+    names = []
+    for node in ast.parse(stub.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        assert node.level == 1, ast.unparse(node)
+        for alias in node.names:
+            assert alias.asname == alias.name, ast.unparse(node)
+            names.append(alias.name)
+            source = f"{package}.{node.module}" if node.module else f"{package}.{alias.name}"
+            want = importlib.import_module(source)
+            if node.module:
+                want = getattr(want, alias.name)
+            assert getattr(module, alias.name) is want, alias.name
+    assert sorted(set(module.__all__) - {"__version__"}) == sorted(names)
 
 
 CLI_PATH = """

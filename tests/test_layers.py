@@ -25,7 +25,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "_floats",
         "_scipy",
-        "_lazy",
         "_deprecation",
         "_bridges",
         "exceptions",

@@ -25,6 +25,7 @@ import math
 import flint
 import numpy as np
 import pytest
+from _reference import hockey_stick_curve
 from scipy import stats
 from scipy.special import logsumexp
 
@@ -64,14 +65,6 @@ def _kl(p: np.ndarray, shift: int) -> float:
         float(np.sum(a_[a_ > 0] * np.log(a_[a_ > 0] / b_[a_ > 0])))
         for a_, b_ in ((p[:-shift], p[shift:]), (p[shift:], p[:-shift]))
     )
-
-
-def _hockey(p: np.ndarray, shift: int, eps: np.ndarray) -> np.ndarray:
-    out = np.zeros(eps.shape)
-    for a_, b_ in ((p[:-shift], p[shift:]), (p[shift:], p[:-shift])):
-        vals = np.maximum(a_[None, :] - np.exp(eps)[:, None] * b_[None, :], 0.0).sum(axis=1)
-        out = np.maximum(out, vals)
-    return out
 
 
 def _cost(p: np.ndarray, cost: str) -> float:
@@ -123,7 +116,7 @@ def test_gdp_lattice_design(mu: float, cost: str) -> None:
         losses = np.log(p[:-1] / p[1:])
     eps = np.unique(np.concatenate([np.linspace(0, 20, 4000), np.abs(losses[np.isfinite(losses)])]))
     bound = stats.norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
-    got = _hockey(p, 1, eps)
+    got = hockey_stick_curve(p, 1, eps)
     assert np.all(got <= np.maximum(bound, 0.0) * (1 + FLOAT_RTOL) + 1e-16)
     k = np.arange(-400, 401, dtype=float)
     rounded = stats.norm.cdf((k + 0.5) * mu) - stats.norm.cdf((k - 0.5) * mu)
@@ -150,11 +143,11 @@ def test_profile_design(integer: bool) -> None:
         masses, reach = np.concatenate([[0.0] * 8, desc.masses, [0.0] * 8]), 4
         assert abs(math.fsum(masses.tolist()) - 1.0) < 1e-12
     eps = np.array(g.epsilons)
-    worst = np.max([_hockey(masses, s, eps) for s in range(1, reach + 1)], axis=0)
+    worst = np.max([hockey_stick_curve(masses, s, eps) for s in range(1, reach + 1)], axis=0)
     assert np.all(worst <= np.array(g.deltas) * (1 + FLOAT_RTOL))
     if not integer:
         halves = np.repeat(masses / 2, 2)
-        fine = np.max([_hockey(halves, s, eps) for s in range(1, 2 * reach + 1)], axis=0)
+        fine = np.max([hockey_stick_curve(halves, s, eps) for s in range(1, 2 * reach + 1)], axis=0)
         assert np.all(fine <= np.array(g.deltas) * (1 + FLOAT_RTOL))
     assert noise.certified_profile[0][1] <= 1e-2
 

@@ -19,8 +19,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from _reference import g_plus_bayes_remap, geometric_from_theory
-from scipy.optimize import linprog
+from _reference import g_plus_bayes_remap, geometric_from_theory, user_lp_optimum
 
 from optmech.costs import Absolute, Asymmetric, Power, Squared, ZeroOne
 from optmech.exceptions import ProblemTooLargeError
@@ -45,50 +44,6 @@ def max_log_ratio(m: np.ndarray, edges: list[tuple[int, int]]) -> float:
                 return math.inf
             worst = max(worst, abs(math.log(a / b)))
     return worst
-
-
-def linprog_user(
-    weights: np.ndarray, eps: float, edges: list[tuple[int, int]], rows: list[int] | None = None
-) -> float:
-    """The user LP written entry by entry for scipy's linprog (Bayesian, or minimax over rows)."""
-    n_in, n_out = weights.shape
-    nv = n_in * n_out + (1 if rows is not None else 0)
-    a_ub, b_ub = [], []
-    e = math.exp(eps)
-    for i, j in edges:
-        for r in range(n_out):
-            for s, t in ((i, j), (j, i)):
-                row = np.zeros(nv)
-                row[s * n_out + r] = 1.0
-                row[t * n_out + r] = -e
-                a_ub.append(row)
-                b_ub.append(0.0)
-    a_eq = np.zeros((n_in, nv))
-    for i in range(n_in):
-        a_eq[i, i * n_out : (i + 1) * n_out] = 1.0
-    c = np.zeros(nv)
-    if rows is None:
-        c[: n_in * n_out] = weights.ravel()
-    else:
-        c[-1] = 1.0
-        for i in rows:
-            row = np.zeros(nv)
-            row[i * n_out : (i + 1) * n_out] = weights[i]
-            row[-1] = -1.0
-            a_ub.append(row)
-            b_ub.append(0.0)
-    bounds = [(0, None)] * (n_in * n_out) + ([(None, None)] if rows is not None else [])
-    res = linprog(
-        c,
-        A_ub=np.array(a_ub),
-        b_ub=b_ub,
-        A_eq=a_eq,
-        b_eq=np.ones(n_in),
-        bounds=bounds,
-        method="highs",
-    )
-    assert res.status == 0
-    return float(res.fun)
 
 
 def assert_optimal(value: float, reference: float, scale: float = 1.0) -> None:
@@ -148,7 +103,7 @@ def test_non_monotone_loss_on_a_grid_matches_linprog() -> None:
     res = bayesian_mechanism(prior, loss, eps, graph=g, outputs=outputs)
     index = {v: k for k, v in enumerate(g.nodes)}
     edges = [(index[a], index[b]) for a, b in g.edges]
-    ref = linprog_user(prior[:, None] * loss, eps, edges)
+    ref = user_lp_optimum(loss, eps, edges, prior=prior)
     assert_optimal(res.value, ref)
     assert res.lower_bound <= ref * (1 + 1e-12)
     assert max_log_ratio(res.mechanism, edges) <= eps * (1 + 1e-9)
@@ -170,7 +125,7 @@ def test_minimax_matches_linprog_for_any_loss(lp_solver: str) -> None:
     loss = rng.uniform(0, 3, size=(n + 1, n + 1))
     side = [1, 2, 5]
     res = minimax_mechanism(loss, eps, side_information=side, solver=lp_solver)
-    ref = linprog_user(loss, eps, [(i, i + 1) for i in range(n)], rows=side)
+    ref = user_lp_optimum(loss, eps, [(i, i + 1) for i in range(n)], rows=side)
     assert_optimal(res.value, ref, scale=3.0)
     assert res.lower_bound <= ref * (1 + 1e-12)  # rigorous whatever the duals' quality
     worst = max(float(np.sum(loss[i] * res.mechanism[i])) for i in side)
@@ -182,7 +137,7 @@ def test_minimax_matches_linprog_for_any_loss(lp_solver: str) -> None:
 def test_minimax_with_a_cost_needs_n_and_defaults_to_all_inputs() -> None:
     res = minimax_mechanism("abs", 1.0, n=4)
     assert res.side_information.tolist() == [0, 1, 2, 3, 4]
-    ref = linprog_user(
+    ref = user_lp_optimum(
         np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float),
         1.0,
         [(i, i + 1) for i in range(4)],
@@ -210,7 +165,7 @@ def test_database_level_graph_can_beat_nothing_it_should_not() -> None:
     index = {v: k for k, v in enumerate(g.nodes)}
     edges = [(index[a], index[b]) for a, b in g.edges]
     assert max_log_ratio(res.mechanism, edges) <= 1.0 * (1 + 1e-9)
-    ref = linprog_user(prior[:, None] * res.loss, 1.0, edges)
+    ref = user_lp_optimum(res.loss, 1.0, edges, prior=prior)
     assert_optimal(res.value, ref)
 
 
@@ -261,8 +216,8 @@ def test_common_mechanism_brenner_nissim_grid() -> None:
     assert np.allclose(res.values, [value_sum, value_first], rtol=1e-12)
     assert res.ratio >= res.lp_ratio - 1e-9
     optima = [
-        linprog_user(
-            prior[:, None] * loss,
+        user_lp_optimum(
+            loss,
             1.0,
             [
                 (k, kk)
@@ -270,6 +225,7 @@ def test_common_mechanism_brenner_nissim_grid() -> None:
                 for kk, b in enumerate(g.nodes)
                 if (a, b) in g.edges and k < kk
             ],
+            prior=prior,
         )
         for loss in (loss_sum, loss_first)
     ]

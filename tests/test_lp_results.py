@@ -20,7 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
+import _small_results as small
 import numpy as np
 import pytest
 
@@ -30,42 +30,22 @@ from optmech.lp.additive.designed import DesignedNoise
 from optmech.provenance import Provenance, ProvenanceBounds, Repair
 from optmech.results import LPResult, json_safe, registered_results
 
-PRIOR = np.full(5, 0.2)
-
 #: Small instances of each result class, by class name (and variant).
 FACTORIES: dict[str, Callable[[], Any]] = {
-    "DesignedPiecewiseNoise": lambda: optmech.design_noise(
-        optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=6, periods=3
-    ),
-    "DesignedGradedNoise": lambda: optmech.design_noise(
-        optmech.PureDP(15.0), sensitivity=1.0, cost="abs"
-    ),
+    "DesignedPiecewiseNoise": small.uniform_design,
+    "DesignedGradedNoise": small.graded_design,
     "DesignedLatticeNoise": lambda: optmech.design_noise(
         optmech.ApproxDP(1.0, 1e-3), sensitivity=2, cost="abs", integer=True, periods=10
     ),
-    "DesignedNoise2D": lambda: optmech.design_noise(
-        optmech.PureDP(1.0),
-        sensitivity=1.0,
-        cost="l1",
-        dimension=2,
-        sensitivity_norm="linf",
-        resolution=2,
-        periods=2,
-    ),
-    "DesignedPiecewiseNoise ((ε, δ))": lambda: optmech.design_noise(
-        optmech.ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs", resolution=6, periods=8
-    ),
-    "UserMechanism": lambda: optmech.bayesian_mechanism(PRIOR, "abs", 0.5),
+    "DesignedNoise2D": small.plane_design,
+    "DesignedPiecewiseNoise ((ε, δ))": small.approx_design,
+    "UserMechanism": small.bayesian_user,
     "UserMechanism (minimax)": lambda: optmech.minimax_mechanism("squared", 0.5, n=4),
-    "CommonMechanismResult": lambda: optmech.common_mechanism(
-        [PRIOR, np.array([0.6, 0.1, 0.1, 0.1, 0.1])], ["abs", "squared"], 0.5
-    ),
-    "RemapResult": lambda: optmech.geometric_minimax("abs", 0.5, n=4),
-    "RemapResult (minimax remap)": lambda: optmech.minimax_remap(
-        optmech.truncated_geometric(5, 0.5), "abs", [0, 5]
-    ),
-    "DependentNoiseResult": lambda: optmech.dependent_noise_lp(1.0, sensitivity=2, period=2),
-    "LocalMechanism": lambda: optmech.local_mechanism(PRIOR, "abs", 0.5, inputs=np.arange(5.0)),
+    "CommonMechanismResult": small.common_mechanism,
+    "RemapResult": small.geometric_remap,
+    "RemapResult (minimax remap)": small.minimax_remap,
+    "DependentNoiseResult": small.dependent_noise,
+    "LocalMechanism": small.local_mechanism,
 }
 
 
@@ -147,12 +127,7 @@ def test_html_summary_is_a_small_table(result: LPResult) -> None:
 
 
 def test_plot_draws_into_the_axes_given(result: LPResult) -> None:
-    fig, ax = plt.subplots()
-    try:
-        assert result.plot(ax=ax) is ax
-        assert ax.has_data() or ax.images
-    finally:
-        plt.close(fig)
+    small.assert_draws_on_the_axes_given(result)
 
 
 def test_json_safe_converts_what_json_cannot_write() -> None:

@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import _small_results as small
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -24,42 +25,22 @@ from optmech.results import LPResult
 from optmech.utilities import MutualInformation
 
 RESULTS = {
-    "design (uniform grid)": lambda: optmech.design_noise(
-        optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=6, periods=3
-    ),
-    "design ((ε, δ))": lambda: optmech.design_noise(
-        optmech.ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs", resolution=6, periods=8
-    ),
+    "design (uniform grid)": small.uniform_design,
+    "design ((ε, δ))": small.approx_design,
     "design (lattice)": lambda: optmech.design_noise(
         optmech.PureDP(1.0), sensitivity=2, cost="abs", integer=True
     ),
-    "bayesian user": lambda: optmech.bayesian_mechanism(np.full(5, 0.2), "abs", 0.5),
-    "minimax remap": lambda: optmech.geometric_minimax("abs", 0.5, n=4),
-    "dependent noise": lambda: optmech.dependent_noise_lp(1.0, sensitivity=2, period=2),
-    "common mechanism": lambda: optmech.common_mechanism(
-        [np.full(4, 0.25), np.array([0.7, 0.1, 0.1, 0.1])], ["abs", "squared"], 0.5
-    ),
-    "design (graded grid)": lambda: optmech.design_noise(
-        optmech.PureDP(15.0), sensitivity=1.0, cost="abs"
-    ),
-    "design (2-D)": lambda: optmech.design_noise(
-        optmech.PureDP(1.0),
-        sensitivity=1.0,
-        cost="l1",
-        dimension=2,
-        sensitivity_norm="linf",
-        resolution=2,
-        periods=2,
-    ),
-    "local mechanism": lambda: optmech.local_mechanism(
-        np.full(5, 0.2), "abs", 0.5, inputs=np.arange(5.0)
-    ),
+    "bayesian user": small.bayesian_user,
+    "minimax remap": small.geometric_remap,
+    "dependent noise": small.dependent_noise,
+    "common mechanism": small.common_mechanism,
+    "design (graded grid)": small.graded_design,
+    "design (2-D)": small.plane_design,
+    "local mechanism": small.local_mechanism,
     "extremal mechanism": lambda: optmech.extremal_mechanism(
         MutualInformation(np.array([0.5, 0.3, 0.2])), 1.0
     ),
-    "minimax remap (LP)": lambda: optmech.minimax_remap(
-        optmech.truncated_geometric(5, 0.5), "abs", [0, 5]
-    ),
+    "minimax remap (LP)": small.minimax_remap,
     "laplace": lambda: optmech.Laplace(epsilon=1.0),
     "gaussian": lambda: optmech.Gaussian(epsilon=0.5, delta=1e-5),
     "truncated laplace": lambda: optmech.TruncatedLaplace(epsilon=1.0, delta=1e-3),
@@ -111,13 +92,7 @@ def test_html_summary_is_a_small_table(named: tuple[str, Any]) -> None:
 
 
 def test_plot_returns_the_axes_it_drew_on(named: tuple[str, Any]) -> None:
-    _, result = named
-    fig, ax = plt.subplots()
-    try:
-        assert result.plot(ax=ax) is ax
-        assert ax.has_data() or ax.images
-    finally:
-        plt.close(fig)
+    small.assert_draws_on_the_axes_given(named[1])
 
 
 def test_a_design_is_drawn_beside_its_closed_form() -> None:

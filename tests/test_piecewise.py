@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from _reference import normalised_table, two_cell_period_noise
+from _reference import random_tabulated, two_cell_period_noise
 from scipy import integrate
 
 from optmech.costs import Absolute, Asymmetric, Squared
@@ -22,21 +22,16 @@ from optmech.privacy import ApproxDP, PureDP
 
 
 def _continuous(atom: float = 0.0, seed: int = 0) -> PiecewiseConstantNoise:
-    rng = np.random.default_rng(seed)
-    h, period = 0.25, 3
-    dens = rng.uniform(0.1, 1.0, 10)
-    dens[4] = 0.0  # a zero cell inside the grid
-    left = (rng.uniform(0.1, 1.0, period), 0.6)
-    right = (rng.uniform(0.1, 1.0, period), 0.4)
-    dens, left, right = normalised_table(dens, left, right, width=h, mass=1 - atom)
-    return PiecewiseConstantNoise(
-        start=-1.0,
-        width=h,
-        densities=dens,
-        period=period,
-        left_tail=left,
-        right_tail=right,
+    """Cells of 1/4 from −1 (a zero cell inside the grid), tails of period 3, Δ = 3 cells."""
+    return random_tabulated(
+        np.random.default_rng(seed),
+        10,
+        3,
+        ratios=(0.6, 0.4),
+        width=0.25,
         atom=atom,
+        zero_cells=(4,),
+        start=-1.0,
         sensitivity=0.75,
         privacy=ApproxDP(1.0, 0.5),
     )

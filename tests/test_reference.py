@@ -14,7 +14,10 @@ from _reference import (
     g_plus_bayes_remap_exact,
     geometric_exact,
     geometric_from_theory,
+    random_tabulated,
 )
+
+from optmech.privacy import PureDP
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 9])
@@ -61,3 +64,28 @@ def test_bayes_remap_value_float_and_exact_agree() -> None:
         math.log(2),
     )
     assert flt == pytest.approx(float(exact), rel=1e-14)
+
+
+#: The start, sensitivity and privacy of the random tabulated laws below.
+LAW = {"start": -2, "sensitivity": 1, "privacy": PureDP(1.0)}
+
+
+@pytest.mark.parametrize("atom", [0.0, 0.3])
+def test_a_random_tabulated_law_holds_its_mass_where_asked(atom: float) -> None:
+    """Cells plus both tails' geometric series (summed here term by term) plus the atom make 1,
+    and a cell asked to be empty is."""
+    rng = np.random.default_rng(3)
+    noise = random_tabulated(
+        rng, 6, 2, ratios=(0.5, 0.25), width=0.5, atom=atom, zero_cells=(2,), **LAW
+    )
+    (lb, lr), (rb, rr) = noise.left_tail, noise.right_tail
+    tails = sum(
+        math.fsum(base * ratio**k) for base, ratio in ((lb, lr), (rb, rr)) for k in range(200)
+    )
+    assert 0.5 * math.fsum(noise.densities) + 0.5 * tails + atom == pytest.approx(1.0, abs=1e-14)
+    assert noise.densities[2] == 0.0 and noise.atom == atom
+    lattice = random_tabulated(rng, 5, 3, ratios=(0.5, 0.5), **LAW)
+    (lb, _), (rb, _) = lattice.left_tail, lattice.right_tail
+    assert math.fsum(lattice.probabilities) + 2 * (lb.sum() + rb.sum()) == pytest.approx(
+        1.0, abs=1e-14
+    )

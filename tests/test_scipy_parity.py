@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pytest
-from _reference import normalised_table
+from _reference import random_tabulated
 from scipy import integrate, stats
 
 import optmech
@@ -205,19 +205,14 @@ def _brute_moment(lo, hi, dens, n: int, center: float = 0.0) -> float:
 
 
 def _asymmetric_piecewise(atom: float = 0.0) -> PiecewiseConstantNoise:
-    rng = np.random.default_rng(5)
-    h, p = 0.25, 4
-    dens = rng.uniform(0.2, 1.0, 12)
-    left, right = (rng.uniform(0.1, 0.5, p), 0.6), (rng.uniform(0.1, 0.5, p), 0.3)
-    dens, left, right = normalised_table(dens, left, right, width=h, mass=1 - atom)
-    return PiecewiseConstantNoise(
-        start=-1.25,
-        width=h,
-        densities=dens,
-        period=p,
-        left_tail=left,
-        right_tail=right,
+    return random_tabulated(
+        np.random.default_rng(5),
+        12,
+        4,
+        ratios=(0.6, 0.3),
+        width=0.25,
         atom=atom,
+        start=-1.25,
         sensitivity=1.0,
         privacy=PureDP(1.0),
     )
@@ -269,17 +264,12 @@ def test_finite_piecewise_support_is_the_cells_with_mass() -> None:
 
 
 def _asymmetric_lattice() -> LatticeNoise:
-    rng = np.random.default_rng(11)
-    pmf = rng.uniform(0.1, 1.0, 9)
-    p = 3
-    left, right = (rng.uniform(0.05, 0.3, p), 0.5), (rng.uniform(0.05, 0.3, p), 0.7)
-    pmf, left, right = normalised_table(pmf, left, right)
-    return LatticeNoise(
+    return random_tabulated(
+        np.random.default_rng(11),
+        9,
+        3,
+        ratios=(0.5, 0.7),
         start=-3,
-        pmf=pmf,
-        period=p,
-        left_tail=left,
-        right_tail=right,
         sensitivity=2,
         privacy=PureDP(1.0),
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
+from _reference import user_lp_optimum
 
 import optmech
 from optmech.constraints import RESIDUAL_TOL, MaxRisk, Monotone, TailBound, Unbiased
@@ -22,87 +22,6 @@ from optmech.exceptions import InfeasibleConstraintsError
 
 #: Agreement asked of linprog's optimum with the certified interval (HiGHS' own tolerance).
 LINPROG_TOL = 1e-7
-
-
-def _truth(
-    loss: np.ndarray,
-    epsilon: float,
-    edges: list[tuple[int, int]],
-    *,
-    prior: np.ndarray | None = None,
-    means: np.ndarray | None = None,
-    outputs: np.ndarray | None = None,
-    max_risk: float | None = None,
-    monotone: bool = False,
-    tail: tuple[np.ndarray, float] | None = None,
-) -> float:
-    """The constrained optimum by linprog: variables ``vec(X)`` (row-major) and, for a minimax
-    objective (``prior`` None), the worst risk ``s`` last."""
-    n, m = loss.shape
-    size = n * m + (prior is None)
-
-    def entry(i: int, r: int) -> int:
-        return i * m + r
-
-    a_ub, b_ub, a_eq, b_eq = [], [], [], []
-    e = math.exp(epsilon)
-    for a, b in edges:
-        for u, v in ((a, b), (b, a)):
-            for r in range(m):
-                row = np.zeros(size)
-                row[entry(u, r)], row[entry(v, r)] = 1.0, -e
-                a_ub.append(row)
-                b_ub.append(0.0)
-    for i in range(n):
-        row = np.zeros(size)
-        row[i * m : (i + 1) * m] = 1.0
-        a_eq.append(row)
-        b_eq.append(1.0)
-        if means is not None:
-            row = np.zeros(size)
-            row[i * m : (i + 1) * m] = outputs
-            a_eq.append(row)
-            b_eq.append(means[i])
-        if max_risk is not None:
-            row = np.zeros(size)
-            row[i * m : (i + 1) * m] = loss[i]
-            a_ub.append(row)
-            b_ub.append(max_risk)
-        if tail is not None:
-            row = np.zeros(size)
-            row[i * m : (i + 1) * m] = tail[0][i]
-            a_ub.append(row)
-            b_ub.append(tail[1])
-        if prior is None:
-            row = np.zeros(size)
-            row[i * m : (i + 1) * m] = loss[i]
-            row[-1] = -1.0
-            a_ub.append(row)
-            b_ub.append(0.0)
-    if monotone:  # P(Y ≤ y_c | i + 1) ≤ P(Y ≤ y_c | i): cumulative sums, dense
-        for i in range(n - 1):
-            for c in range(m):
-                row = np.zeros(size)
-                row[i * m : i * m + c + 1] = -1.0
-                row[(i + 1) * m : (i + 1) * m + c + 1] = 1.0
-                a_ub.append(row)
-                b_ub.append(0.0)
-    cost = np.zeros(size)
-    if prior is None:
-        cost[-1] = 1.0
-    else:
-        cost[: n * m] = (prior[:, None] * loss).ravel()
-    res = linprog(
-        cost,
-        A_ub=np.array(a_ub),
-        b_ub=np.array(b_ub),
-        A_eq=np.array(a_eq),
-        b_eq=np.array(b_eq),
-        bounds=(0, None),
-        method="highs",
-    )
-    assert res.status == 0, res.message
-    return float(res.fun)
 
 
 def _path(n: int) -> list[tuple[int, int]]:
@@ -132,7 +51,7 @@ def test_unbiased_minimax_matches_a_separate_lp(epsilon: float) -> None:
     outputs = np.arange(-n, 2 * n + 1, dtype=float)
     res = optmech.minimax_mechanism("abs", epsilon, n=n, outputs=outputs, constraints=Unbiased())
     loss = np.abs(outputs[None, :] - np.arange(n + 1)[:, None])
-    truth = _truth(loss, epsilon, _path(n), means=np.arange(n + 1.0), outputs=outputs)
+    truth = user_lp_optimum(loss, epsilon, _path(n), means=np.arange(n + 1.0), outputs=outputs)
     _in_interval(res, truth)
     x = res.mechanism
     assert np.max(np.abs(x @ outputs - np.arange(n + 1))) <= RESIDUAL_TOL * np.max(abs(outputs))
@@ -148,7 +67,9 @@ def test_unbiased_bayesian_matches_a_separate_lp() -> None:
         prior, "squared", epsilon, outputs=outputs, constraints=[Unbiased()]
     )
     loss = (outputs[None, :] - np.arange(n + 1)[:, None]) ** 2
-    truth = _truth(loss, epsilon, _path(n), prior=prior, means=np.arange(n + 1.0), outputs=outputs)
+    truth = user_lp_optimum(
+        loss, epsilon, _path(n), prior=prior, means=np.arange(n + 1.0), outputs=outputs
+    )
     _in_interval(res, truth)
     unconstrained = optmech.bayesian_mechanism(prior, "squared", epsilon, outputs=outputs)
     assert res.value >= unconstrained.lower_bound
@@ -165,7 +86,7 @@ def test_max_risk_caps_every_input_and_costs_the_bayesian_user() -> None:
     assert np.max(risks) <= bound * (1 + RESIDUAL_TOL)
     assert res.value >= free.lower_bound
     assert res.lower_bound > free.value  # strictly costlier: the cap binds at the optimum
-    _in_interval(res, _truth(loss, epsilon, _path(n), prior=prior, max_risk=bound))
+    _in_interval(res, user_lp_optimum(loss, epsilon, _path(n), prior=prior, max_risk=bound))
 
 
 def test_monotone_on_a_loss_that_rewards_reversal() -> None:
@@ -178,7 +99,7 @@ def test_monotone_on_a_loss_that_rewards_reversal() -> None:
     res = optmech.minimax_mechanism(loss, epsilon, constraints=[Monotone()])
     cdf = np.cumsum(res.mechanism, axis=1)
     assert np.max(cdf[1:] - cdf[:-1]) <= RESIDUAL_TOL
-    _in_interval(res, _truth(loss, epsilon, _path(4), monotone=True))
+    _in_interval(res, user_lp_optimum(loss, epsilon, _path(4), monotone=True))
 
 
 def test_tail_bound_with_side_information_matches_a_separate_lp() -> None:
@@ -191,7 +112,7 @@ def test_tail_bound_with_side_information_matches_a_separate_lp() -> None:
     assert np.max(np.sum(res.mechanism * far, axis=1)) <= q + RESIDUAL_TOL
     loss = np.abs(values[None, :] - values[:, None])
     loss[[0, 1, 5, 6]] = 0.0  # the user's worst case is over S only
-    _in_interval(res, _truth(loss, epsilon, _path(n), tail=(far, q)))
+    _in_interval(res, user_lp_optimum(loss, epsilon, _path(n), tail=(far, q)))
 
 
 def test_max_risk_below_the_private_minimum_is_named() -> None:
@@ -269,7 +190,9 @@ def test_cli_user_constraints() -> None:
     assert np.max(np.sum(x * loss, axis=1)) <= 3.0 * (1 + RESIDUAL_TOL)
     assert [c["name"] for c in out["constraints"]] == ["Unbiased()", "MaxRisk(bound=3.0)"]
     assert out["geometric_value"] is None
-    truth = _truth(loss, 1.0, _path(4), means=np.arange(5.0), outputs=outputs, max_risk=3.0)
+    truth = user_lp_optimum(
+        loss, 1.0, _path(4), means=np.arange(5.0), outputs=outputs, max_risk=3.0
+    )
     _in_interval(result, truth)
     with pytest.raises(ValueError, match="`--max-risk` must be in"):
         compute(n=4, epsilon=1.0, minimax=True, max_risk=-1.0)
@@ -308,9 +231,13 @@ def test_unbiased_on_a_sensitivity_graph_matches_a_separate_lp() -> None:
         prior, "abs", epsilon, graph=graph, outputs=outputs, constraints=Unbiased()
     )
     loss = np.abs(outputs[None, :] - np.arange(n + 1.0)[:, None])
-    truth = _truth(loss, epsilon, edges, prior=prior, means=np.arange(n + 1.0), outputs=outputs)
+    truth = user_lp_optimum(
+        loss, epsilon, edges, prior=prior, means=np.arange(n + 1.0), outputs=outputs
+    )
     _in_interval(res, truth)
     assert _edge_epsilon(res.mechanism, edges) <= epsilon * (1 + 1e-12)
     # the path alone would allow more: the graph's extra edges bind
-    path = _truth(loss, epsilon, _path(n), prior=prior, means=np.arange(n + 1.0), outputs=outputs)
+    path = user_lp_optimum(
+        loss, epsilon, _path(n), prior=prior, means=np.arange(n + 1.0), outputs=outputs
+    )
     assert path < res.lower_bound - 1e-6

@@ -15,7 +15,8 @@ names each bad parameter — then refuses, before any grid is built, a design
   resolves (``RELIABLE`` of [`optmech.lp.additive.cone_bound`][optmech.lp.additive.cone_bound],
   1e-9): a privacy profile's δ (an (ε, δ) design's down to the spec's own
   [`DELTA_MIN`][optmech.lp.additive.spec.DELTA_MIN], its hockey-stick sums being weighed
-  relative to δ), or, for zCDP, Rényi DP and GDP, the
+  relative to δ; a smaller δ > 0 at ε > 0 is answered by the ε-DP design,
+  [`optmech.lp.additive.approx`][optmech.lp.additive.approx]), or, for zCDP, Rényi DP and GDP, the
   matching Gaussian's mass one sensitivity from its centre relative to its centre,
   ``exp(−1/(2s²))`` with ``s`` its scale in units of Δ
   ([`gaussian_scale`][optmech.lp.additive.spec.gaussian_scale]). Below it the designed
@@ -106,9 +107,13 @@ def _cells(spec: Any) -> int:
     return int(graded_widths(spec.privacy.epsilon, coarse=spec.resolution).size)
 
 
-def check_design_1d(privacy: Any, sensitivity: Any, cost: Any, **options: Any) -> Any:
+def check_design_1d(
+    privacy: Any, sensitivity: Any, cost: Any, *, constrained: bool = False, **options: Any
+) -> Any:
     """The validated [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] of a 1-D design,
-    or the error a design of it would end in, raised before anything is built.
+    or the error a design of it would end in, raised before anything is built (``constrained``:
+    the design has constraints of the caller's, so a tiny δ is refused rather than answered by
+    the ε-DP design).
 
     Raises
     ------
@@ -118,8 +123,11 @@ def check_design_1d(privacy: Any, sensitivity: Any, cost: Any, **options: Any) -
     ProblemTooLargeError
         The LP's estimated memory exceeds ``max_memory_gb``.
     """
+    from optmech.lp.additive.approx import solvable_privacy, weighs_pure
     from optmech.lp.additive.spec import AdditiveSpec
 
+    if weighs_pure(privacy, options, constrained=constrained):  # a tiny δ: the LP of δ' is solved
+        privacy = solvable_privacy(privacy)
     try:
         spec = AdditiveSpec(privacy, sensitivity, cost, **options)
     except ValueError as exc:  # the guarantee's own range: name the option that gave it
@@ -144,9 +152,12 @@ def check_design_1d(privacy: Any, sensitivity: Any, cost: Any, **options: Any) -
     return spec
 
 
-def check_design_2d(privacy: Any, sensitivity: Any, cost: Any, **options: Any) -> Any:
+def check_design_2d(
+    privacy: Any, sensitivity: Any, cost: Any, *, constrained: bool = False, **options: Any
+) -> Any:
     """The validated [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D] of a 2-D
-    design, its size checked against ``max_memory_gb`` before anything is built."""
+    design, its size checked against ``max_memory_gb`` before anything is built
+    (``constrained`` is refused by the designer itself: 2-D designs take no constraints)."""
     from optmech.lp.additive2d.spec import AdditiveSpec2D
 
     spec = AdditiveSpec2D(privacy, sensitivity, cost, **options)

@@ -161,7 +161,7 @@ def _checked_design(
     serve it; ``design_only`` are the designer's arguments that are not part of the spec."""
     from optmech.lp.design import design_noise
 
-    check(privacy, sensitivity, cost, **options)
+    check(privacy, sensitivity, cost, constrained=bool(design_only.get("constraints")), **options)
     return design_noise(privacy, sensitivity=sensitivity, cost=cost, **options, **design_only)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
+from optmech.lp.additive.approx import design_approx, solvable_privacy, weighs_pure
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.engine.report import reporting, stage
@@ -157,7 +158,11 @@ def design_noise(
         designed by cutting planes and cones
         ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]) and their certificates
         (``certified_rho``, ``certified_mu``, ``certified_profile``,
-        ``certified_renyi``) cover every order / ε.
+        ``certified_renyi``) cover every order / ε. An (ε, δ) request with ε, δ > 0 and no
+        constraints also weighs the ε-DP design, which is (ε, δ)-DP for every δ, and returns
+        it when it costs less (``record.source == "pure"``): always when δ is below what the
+        LP resolves, otherwise when neither ``resolution`` nor ``periods`` names the grid
+        ([`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
     sensitivity : float
         Δ, in (0, inf).
     cost : Cost, str or callable
@@ -328,7 +333,11 @@ def design_noise(
     (True, True)
     """
     dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
-    spec = _validated_spec(privacy, sensitivity, cost, dimension, spec_options)
+    weigh = dimension == 1 and weighs_pure(
+        privacy, spec_options, constrained=bool(as_constraints(constraints))
+    )
+    solved = solvable_privacy(privacy) if weigh else privacy
+    spec = _validated_spec(solved, sensitivity, cost, dimension, spec_options)
     declared = _checked_constraints(constraints, spec)
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(
@@ -356,6 +365,8 @@ def design_noise(
                 from optmech.lp.additive.constrained import design_constrained
 
                 noise = design_constrained(spec, run, declared)
+            elif weigh:
+                noise = design_approx(spec, run, privacy)
             else:
                 noise = design_additive(spec, run)
             found.update(value=noise.value, lower_bound=noise.lower_bound)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, overload
 
@@ -27,7 +28,7 @@ from optmech._bridges import bridge
 from optmech._floats import FloatArray
 from optmech._validation import check_rng, check_size
 from optmech.costs import Cost, as_cost
-from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _log, _out
+from optmech.mechanisms._points import _as_points, _log, _out, pointwise
 from optmech.mechanisms.description import GridDescription, PrivacySource, SourceKind
 from optmech.mechanisms.statistics import NoiseStatistics
 from optmech.privacy import ApproxDP, Privacy, PureDP
@@ -105,24 +106,22 @@ class NoiseDistribution(NoiseStatistics, ABC):
         return _log(self._sf(x))
 
     # -- public API ---------------------------------------------------------------------
-    @overload
-    def cdf(self, x: Scalar) -> float: ...
-    @overload
-    def cdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def cdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
-    def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X ≤ x)``, broadcast over ``x``."""
-        return _out(self._cdf(_as_points("x", x)))
+    def _points(self, x: npt.ArrayLike) -> FloatArray:
+        """``x`` as validated real points; floored on ℤ, where the distribution functions are
+        step functions."""
+        arr = _as_points("x", x)
+        return np.floor(arr) if self.discrete else arr
 
-    @overload
-    def sf(self, x: Scalar) -> float: ...
-    @overload
-    def sf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def sf(self, x: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
+    def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
+        """``P(X ≤ x)``, broadcast over ``x`` (a step function of ``x`` for noise on ℤ)."""
+        return _out(self._cdf(self._points(x)))
+
+    @pointwise
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``P(X > x) = 1 − cdf(x)``, computed directly: full relative precision in the tail.
+
+        On ℤ this is ``P(X ≥ floor(x) + 1)``.
 
         Parameters
         ----------
@@ -134,34 +133,21 @@ class NoiseDistribution(NoiseStatistics, ABC):
         float or ndarray
             A float for a scalar ``x``.
         """
-        return _out(self._sf(_as_points("x", x)))
+        return _out(self._sf(self._points(x)))
 
-    @overload
-    def logcdf(self, x: Scalar) -> float: ...
-    @overload
-    def logcdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0."""
-        return _out(self._logcdf(_as_points("x", x)))
+        """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
+        step function of ``x`` for noise on ℤ)."""
+        return _out(self._logcdf(self._points(x)))
 
-    @overload
-    def logsf(self, x: Scalar) -> float: ...
-    @overload
-    def logsf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def logsf(self, x: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X > x)``, finite far beyond the point where [`sf`][sf] underflows to 0."""
-        return _out(self._logsf(_as_points("x", x)))
+        """``log P(X > x)``, finite far beyond the point where [`sf`][sf] underflows to 0 (a
+        step function of ``x`` for noise on ℤ)."""
+        return _out(self._logsf(self._points(x)))
 
-    @overload
-    def ppf(self, q: Scalar) -> float: ...
-    @overload
-    def ppf(self, q: ArrayInput) -> FloatArray: ...
-    @overload
-    def ppf(self, q: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
         """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
         arr = _as_points("q", q)
@@ -356,22 +342,12 @@ class ContinuousNoise(NoiseDistribution):
         """``log f(x)``; this default is ``−inf`` wherever ``_pdf`` underflows."""
         return _log(self._pdf(x))
 
-    @overload
-    def pdf(self, x: Scalar) -> float: ...
-    @overload
-    def pdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def pdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def pdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """Density at ``x``, broadcast over ``x``. Atoms (if any) are not part of the density."""
         return _out(self._pdf(_as_points("x", x)))
 
-    @overload
-    def logpdf(self, x: Scalar) -> float: ...
-    @overload
-    def logpdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def logpdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def logpdf(self, x: npt.ArrayLike) -> FloatArray | float:
         """``log`` of the density at ``x`` (``−inf`` off the support), exact in the tails."""
         return _out(self._logpdf(_as_points("x", x)))
@@ -389,31 +365,24 @@ class DiscreteNoise(NoiseDistribution):
         """``log P(X = k)`` (``k`` integral); this default is ``−inf`` where ``_pmf`` underflows."""
         return _log(self._pmf(k))
 
-    @overload
-    def pmf(self, k: Scalar) -> float: ...
-    @overload
-    def pmf(self, k: ArrayInput) -> FloatArray: ...
-    @overload
-    def pmf(self, k: npt.ArrayLike) -> FloatArray | float: ...
+    def _on_integers(
+        self, k: npt.ArrayLike, law: Callable[[FloatArray], FloatArray], off: float
+    ) -> FloatArray | float:
+        """``law`` (``_pmf`` or ``_logpmf``) at the integral points of ``k``, ``off`` elsewhere."""
+        arr = _as_points("k", k)
+        integral = np.isfinite(arr) & (arr == np.round(arr))
+        safe = np.where(integral, arr, 0.0)
+        return _out(np.where(integral, law(safe), off))
+
+    @pointwise
     def pmf(self, k: npt.ArrayLike) -> FloatArray | float:
         """``P(X = k)``; zero at non-integers."""
-        arr = _as_points("k", k)
-        integral = np.isfinite(arr) & (arr == np.round(arr))
-        safe = np.where(integral, arr, 0.0)
-        return _out(np.where(integral, self._pmf(safe), 0.0))
+        return self._on_integers(k, self._pmf, 0.0)
 
-    @overload
-    def logpmf(self, k: Scalar) -> float: ...
-    @overload
-    def logpmf(self, k: ArrayInput) -> FloatArray: ...
-    @overload
-    def logpmf(self, k: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def logpmf(self, k: npt.ArrayLike) -> FloatArray | float:
         """``log P(X = k)``: ``−inf`` at non-integers, finite where ``pmf`` underflows."""
-        arr = _as_points("k", k)
-        integral = np.isfinite(arr) & (arr == np.round(arr))
-        safe = np.where(integral, arr, 0.0)
-        return _out(np.where(integral, self._logpmf(safe), -np.inf))
+        return self._on_integers(k, self._logpmf, -np.inf)
 
     def _periodic_grid(self, period: int, ratio: float) -> GridDescription:
         """The exact description of a pmf whose tails repeat one period of ``period`` points
@@ -443,44 +412,3 @@ class DiscreteNoise(NoiseDistribution):
             A Python int for ``size=None``.
         """
         raise TypeError(f"{type(self).__name__} has no exact sampler; use rvs().")
-
-    @overload
-    def cdf(self, x: Scalar) -> float: ...
-    @overload
-    def cdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def cdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
-    def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X ≤ x)``; a step function of ``x``."""
-        arr = _as_points("x", x)
-        return _out(self._cdf(np.floor(arr)))
-
-    @overload
-    def sf(self, x: Scalar) -> float: ...
-    @overload
-    def sf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def sf(self, x: npt.ArrayLike) -> FloatArray | float: ...
-    def sf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X > x) = P(X ≥ floor(x) + 1)``, computed directly (full precision in the tail)."""
-        return _out(self._sf(np.floor(_as_points("x", x))))
-
-    @overload
-    def logcdf(self, x: Scalar) -> float: ...
-    @overload
-    def logcdf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float: ...
-    def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``; a step function of ``x``, finite where [`cdf`][cdf] underflows."""
-        return _out(self._logcdf(np.floor(_as_points("x", x))))
-
-    @overload
-    def logsf(self, x: Scalar) -> float: ...
-    @overload
-    def logsf(self, x: ArrayInput) -> FloatArray: ...
-    @overload
-    def logsf(self, x: npt.ArrayLike) -> FloatArray | float: ...
-    def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X > x)``; a step function of ``x``, finite where [`sf`][sf] underflows."""
-        return _out(self._logsf(np.floor(_as_points("x", x))))

@@ -318,7 +318,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
 
     @quiet_overflow
     def _cdf(self, x: FloatArray) -> FloatArray:
-        # x is integral (floored by DiscreteNoise.cdf) or ±inf.
+        # x is integral (floored by NoiseDistribution.cdf) or ±inf.
         with np.errstate(invalid="ignore"):
             right = 1.0 - _tail(
                 np.where(x >= 0, x + 1.0, 0.0), self._epsilon, self.sensitivity, self.r

@@ -42,7 +42,7 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._validation import check_int, describe
 from optmech.mechanisms._exact_moments import MAX_TERMS, QUAD_RTOL, numeric_expectation
-from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _out
+from optmech.mechanisms._points import ArrayInput, Scalar, _as_points, _out, pointwise
 
 __all__ = ["MAX_ORDER", "MAX_TERMS", "QUAD_RTOL", "NoiseStatistics"]
 
@@ -129,7 +129,8 @@ class NoiseStatistics:
 
         def _cdf(self, x: FloatArray) -> FloatArray: ...
         def _sf(self, x: FloatArray) -> FloatArray: ...
-        def ppf(self, q: npt.ArrayLike) -> Any: ...
+        @pointwise
+        def ppf(self, q: npt.ArrayLike) -> FloatArray | float: ...
 
     # -- hooks ------------------------------------------------------------------------------
     def _moment(self, n: int) -> float:
@@ -237,12 +238,7 @@ class NoiseStatistics:
         a, b = self._support()
         return float(a), float(b)
 
-    @overload
-    def isf(self, q: Scalar) -> float: ...
-    @overload
-    def isf(self, q: ArrayInput) -> FloatArray: ...
-    @overload
-    def isf(self, q: npt.ArrayLike) -> FloatArray | float: ...
+    @pointwise
     def isf(self, q: npt.ArrayLike) -> FloatArray | float:
         """Inverse survival function: the smallest ``x`` with ``sf(x) ≤ q`` (scipy's ``isf``).
 

@@ -16,6 +16,7 @@ that contains the LP's optimum), and the certified ε and δ. The attributes use
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -113,7 +114,9 @@ class DesignRecord(SpecViews, ProvenanceFields):
         Which feasible point was returned: ``"solver"`` (its point, repaired if needed) or
         ``"reference"`` (the best staircase on a graded grid, Geng & Viswanath 2016, Thm. 3,
         when it costs less than the solver's point — it is a point of the same LP; for GDP
-        the Gaussian on the grid, or the repair's reference when mixed in with weight 1).
+        the Gaussian on the grid, or the repair's reference when mixed in with weight 1), or
+        ``"pure"`` (an (ε, δ) request answered by the ε-DP design, which is (ε, δ)-DP for every
+        δ, when it costs less: [`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
     beyond : BeyondCertificate or None
         The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
@@ -235,6 +238,12 @@ class DesignedNoise(RecordViews, abstract=True):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._describe()})"
+
+    def _with_record(self, record: DesignRecord) -> DesignedNoise:
+        """The same noise with another record (a copy; the noise's numbers are shared)."""
+        out = copy.copy(self)
+        out._record = record
+        return out
 
     @property
     def certified_delta(self) -> float:

@@ -68,7 +68,9 @@ EPSILON_MIN = 1e-6
 #: below the truncated Laplace's cost (Geng, Ding, Guo & Kumar 2020) by 0.04% (ε = 0.1) to
 #: 27% (ε = 5); the certified interval is within 1e-5 for ε ≤ 0.3, about 1% at ε = 1 and 2,
 #: and wider at ε = 5 (a mixing repair). At δ = 1e-12 HiGHS reports the LP "infeasible"
-#: after minutes (ε = 1) and Clarabel does not finish in 100 s.
+#: after minutes (ε = 1) and Clarabel does not finish in 100 s. ``design_noise`` answers a
+#: smaller δ > 0 at ε > 0 (without constraints) by the ε-DP design, certified, with the LP at
+#: this δ for the lower bound ([`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
 DELTA_MIN = 1e-11
 #: Smallest δ > 0 of a privacy profile's point (designed with the rows of
 #: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond], measured down to this δ).
@@ -408,7 +410,8 @@ class AdditiveSpec:
                     low=DELTA_MIN,
                     high=1.0,
                     hint="below it the densities the hockey-stick rows weigh are beneath the "
-                    "solvers' tolerance",
+                    "solvers' tolerance (design_noise without constraints answers a smaller "
+                    "δ > 0 at ε > 0 by the ε-DP design)",
                 )
         else:
             _check_beyond(privacy)

@@ -129,6 +129,10 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
             cost = self.spec.cost
         return super().expected_cost(cost)
 
+    def _repr_html_(self) -> str:
+        """The result's summary (value, interval, certificate), not the bare family's."""
+        return RecordViews._repr_html_(self)
+
     def summary(self) -> str:
         """A few lines: the design, the certified interval and privacy."""
         spec = self.spec
