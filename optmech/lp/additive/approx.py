@@ -73,6 +73,7 @@ def solvable_privacy(privacy: ApproxDP) -> ApproxDP:
 
 def _pure_spec(spec: AdditiveSpec) -> AdditiveSpec:
     """The ε-DP spec of the same query and cost, with the ε-DP designer's default grid."""
+    assert isinstance(spec.privacy, ApproxDP)  # an (ε, δ') spec (`design_approx`)
     return AdditiveSpec(
         PureDP(spec.privacy.epsilon),
         spec.sensitivity,
@@ -117,9 +118,11 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
     PrivacyViolationError
         δ is below ``DELTA_MIN`` and the ε-DP design does not certify (ε, δ) at the requested ε.
     """
+    solved = spec.privacy
+    assert isinstance(solved, ApproxDP)  # the (ε, δ') spec, as documented
     approx, approx_warnings = _designed(spec, run)
     pure, pure_warnings = _designed(_pure_spec(spec), run)
-    tiny = requested.delta < spec.privacy.delta
+    tiny = requested.delta < solved.delta
     if not tiny and approx.value <= pure.value:
         _reissue(approx_warnings)
         return approx
@@ -138,7 +141,7 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
         "the ε-DP design (value %.10g) answers %s: the (ε, %g) design costs %.10g",
         pure.value,
         requested,
-        spec.privacy.delta,
+        solved.delta,
         approx.value,
     )
     _reissue(pure_warnings)
