@@ -284,14 +284,14 @@ class DesignedNoise(RecordViews, abstract=True):
         (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes
         closer, or use the Gaussian mechanism itself. None for other guarantees."""
         reference = self.gaussian_cost
-        return None if reference is None else bool(self.value > reference)  # type: ignore[attr-defined]
+        return None if reference is None else bool(self.value > reference)
 
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
         if self.discrete:  # type: ignore[attr-defined]
-            return self.points  # type: ignore[attr-defined, no-any-return]
-        return self.edges  # type: ignore[attr-defined, no-any-return]
+            return self.points  # type: ignore[attr-defined]
+        return self.edges  # type: ignore[attr-defined]
 
     def summary(self) -> dict[str, Any]:  # type: ignore[override]
         """Deprecated: the record as a flat dict
@@ -299,7 +299,7 @@ class DesignedNoise(RecordViews, abstract=True):
         [`to_dict`][optmech.results.LPResult.to_dict]; in the next release ``summary()`` returns
         text, as on every other result."""
         warn_deprecated(f"`{type(self).__name__}.summary()` (a dict)", "`.to_dict()`")
-        return self._record.flat_dict()  # type: ignore[no-any-return]
+        return self._record.flat_dict()
 
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
@@ -346,9 +346,7 @@ class DesignedNoise(RecordViews, abstract=True):
             ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 
-    def plot(  # type: ignore[override]
-        self, ax: Any = None, *, reference: bool = True, span: float | None = None
-    ) -> Any:
+    def plot(self, ax: Any = None, *, reference: bool = True, span: float | None = None) -> Any:
         """Draw the designed density (or pmf) beside the closed-form optimum or baselines
         (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
         False; returns the Axes."""
@@ -393,8 +391,8 @@ class DesignedNoise(RecordViews, abstract=True):
 
 
 # `DesignedNoise.plot` takes ``reference`` (draw the closed-form optimum) in place of the
-# families' ``references``, ``label`` and ``title``: a deliberate override, so mypy's check of
-# the combined classes below is silenced for it (``misc``) as it is on the method (``override``).
+# families' ``references``, ``label`` and ``title``: a deliberate difference, so mypy's check of
+# the combined classes below is silenced for it (``misc``, on each class line).
 class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):  # type: ignore[misc]
     """A designed density on a uniform grid (`PiecewiseConstantNoise` + a record).
 

@@ -271,7 +271,7 @@ class AdditiveLP(SpecViews, LPReadout):
     def noise_from(self, z: npt.ArrayLike) -> GridNoise:
         """The noise of a solution: clipped at 0, tails attached, renormalised exactly."""
         family, kwargs = self.noise_parts(*self.full_values(z))
-        return family(**kwargs)  # type: ignore[no-any-return]
+        return family(**kwargs)
 
 
 def _staircase_profile(
@@ -364,7 +364,7 @@ def _rows(
                 "optmech.lp.additive.beyond.Cuts: its orders or ε and margin); "
                 "optmech.design_noise runs the rounds."
             )
-        return cuts.constraints(grid, expand, spec)  # type: ignore[no-any-return]
+        return cuts.constraints(grid, expand, spec)
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
     privacy = spec.privacy
     if isinstance(privacy, PureDP):
