@@ -30,6 +30,7 @@ SECTIONS = (
     "closedform",
     "additive2d",
     "gdp",
+    "scaling",
 )
 
 
@@ -248,6 +249,7 @@ def markdown(report: dict[str, Any]) -> str:
         ],
         memory=False,
     )
+    lines += _scaling_tables(rows)
     lines += _table(
         "Closed form vs LP",
         "case | runs | closed form ms, median (min) | LP s, median (min) | LP / closed form | "
@@ -282,6 +284,42 @@ def _split_work(row: dict[str, Any]) -> str:
     ]
     text = ", ".join(f"{name.replace('_', ' + ')} {val:.2g}" for name, val in parts if val)
     return text or "–"
+
+
+def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
+    """Each designer's ladder, then its fitted growth and the largest instance expected within
+    10 minutes and 8 GB (an extrapolation, benchmarks/scaling.py)."""
+    cases = [r for r in rows if r["section"] == "scaling" and r.get("kind") == "case"]
+    out = _table(
+        "Scaling of each designer: the ladders",
+        "designer | size | status | total s | solve memory MB | interval",
+        cases,
+        lambda r: [
+            r["designer"],
+            _fmt(r.get("size")),
+            r["status"],
+            _fmt(r.get("total")),
+            _fmt(r.get("solve_mb"), ".0f"),
+            _fmt(r.get("interval"), ".1e"),
+        ],
+    )
+    out += _table(
+        "Scaling of each designer: growth, and the largest instance in 10 minutes and 8 GB",
+        "designer | size | time ∝ size^b | memory ∝ size^c | largest solved | largest within "
+        "10 min and 8 GB (extrapolated) | limited by",
+        [r for r in rows if r["section"] == "scaling" and r.get("kind") == "summary"],
+        lambda r: [
+            r["designer"],
+            r["unit"],
+            _fmt(r.get("time_exponent"), ".2f"),
+            _fmt(r.get("memory_exponent"), ".2f"),
+            _fmt(r.get("largest_solved"), ".0f"),
+            _fmt(r.get("largest_estimate"), ".2g"),
+            r.get("limited_by", "–"),
+        ],
+        memory=False,
+    )
+    return out
 
 
 def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:

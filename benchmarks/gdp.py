@@ -1,7 +1,7 @@
 """Continuous Gaussian-DP designs (``design_noise(GaussianDP(μ), sensitivity=1, cost="abs")``)
 against the Gaussian mechanism itself, E|N(0, 1/μ²)| = √(2/π)/μ (Dong, Roth & Su 2022).
 
-Per case (μ, cells per Δ, accuracy, solver; 7 periods, the default support at μ = 1): the
+Per case (μ, cells per Δ, accuracy, solver; the default support, 7 periods at μ = 1): the
 whole design's time in a fresh process and its peak resident memory, the cutting-plane rounds,
 the certified interval ``[lower_bound, value]`` and its relative width, the value's gap to the
 Gaussian's closed form (above 0: this grid cannot reach the Gaussian), where the returned noise
@@ -54,10 +54,13 @@ def design_case(mu: float, m: int, accuracy: float, solver: str | None) -> dict[
 
 def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     """The default design (8 cells per Δ, accuracy 1e-6), a loose-accuracy one (stopped at the
-    first round whose lower bound is within 2% of the grid Gaussian), and coarse grids."""
-    cases = [(2, 1e-6), (4, 1e-6)] if quick else [(2, 1e-6), (4, 1e-6), (8, 0.02), (8, 1e-6)]
+    first round whose lower bound is within 2% of the grid Gaussian), coarse grids, and the
+    default design at μ = 0.5 and 2."""
+    cases = [(1.0, 2, 1e-6), (1.0, 4, 1e-6)]
+    if not quick:
+        cases += [(1.0, 8, 0.02), (1.0, 8, 1e-6), (0.5, 8, 1e-6), (2.0, 8, 1e-6)]
     rows = []
-    for m, accuracy in cases:
-        out = run_case(MODULE, "design_case", timeout, mu=1.0, m=m, accuracy=accuracy, solver=None)
-        rows.append({"section": "gdp", "mu": 1.0, "m": m, "accuracy": accuracy, **out})
+    for mu, m, accuracy in cases:
+        out = run_case(MODULE, "design_case", timeout, mu=mu, m=m, accuracy=accuracy, solver=None)
+        rows.append({"section": "gdp", "mu": mu, "m": m, "accuracy": accuracy, **out})
     return rows

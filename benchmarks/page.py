@@ -83,6 +83,11 @@ _SECTIONS = """## Sections
 6. **Closed form vs LP**: the theorem's answer against the LP that reaches it.
 7. **2-D additive ε-DP noise LP** (ℓ1 cost, ε = 1, Δ = 1): the target case, then a ladder of
    resolutions per ball, stopping at the first case over the ladder's time limit.
+8. **Scaling of each designer** (`benchmarks/scaling.py`): per designer (1-D ε-DP and (ε, δ)
+   noise, 2-D noise, the Bayesian user LP with a general prior, the local model, Gaussian-DP
+   noise) a ladder of sizes, time and solve memory against size, the fitted exponents, and the
+   largest instance the fit puts within 10 minutes and 8 GB — an extrapolation, for deciding
+   when to move to a larger machine or to the Dask sweep.
 """
 
 _DECISIONS = """## Decisions these measurements stand behind

@@ -1,7 +1,8 @@
 """Designs that cannot be solved are refused before anything of their size is built, by name.
 
 Each request here once crashed or ran away: μ = 100 GDP (an OverflowError in ``e^5702``), (0, 1e-9)
-(a 149 GiB grid allocated before the memory estimate ran), (1, 1e-300) (minutes at 2.3 GB),
+(a 149 GiB grid allocated before the memory estimate ran), (0, 1e-300) and (1, 1e-300) with
+constraints (minutes at 2.3 GB; without constraints (1, 1e-300) is answered by the ε-DP design),
 ρ = 10⁶ zCDP (an OverflowError in the tails' ratio). Independent truth: the valid ranges follow
 from the formulas stated in the messages — the GDP cap ε where ``δ_μ(ε) = 1e-12``, computed
 here with ``scipy.stats``; the (0, δ) support ``1/(2δ)`` periods of Geng, Ding, Guo & Kumar
@@ -55,7 +56,7 @@ def test_gdp_beyond_the_solvable_cap_is_refused_by_name() -> None:
     ("privacy", "name"),
     [
         (optmech.ZCDP(1e6), "`rho`"),
-        (optmech.ApproxDP(1.0, 1e-300), "`delta`"),
+        (optmech.ApproxDP(0.0, 1e-300), "`delta`"),
         (optmech.RenyiDP(2.0, 1e6), "`privacy`"),
         (optmech.PrivacyProfile([1.0], [1e-12]), "`privacy`"),
         (optmech.PrivacyProfile([60.0], [0.0]), "`privacy`"),
@@ -68,8 +69,22 @@ def test_out_of_range_guarantees_are_refused_by_name(privacy: object, name: str)
 
 
 def test_delta_floor_is_stated() -> None:
+    """With constraints of the caller's the (ε, δ) LP itself must be solved: its floor holds."""
+    from optmech.constraints import Unbiased
+
     with pytest.raises(ValueError, match=rf"\[{DELTA_MIN:g}, 1\]; got 1e-300"):
-        design_noise(optmech.ApproxDP(1.0, 1e-300), sensitivity=1.0, cost="abs")
+        design_noise(
+            optmech.ApproxDP(1.0, 1e-300), sensitivity=1.0, cost="abs", constraints=Unbiased()
+        )
+
+
+def test_a_tiny_delta_on_the_integers_is_answered_by_the_pure_lattice_design() -> None:
+    """(1, 1e-300) on ℤ, Δ = 2: the ε-DP lattice design, δ certified 0, and never below the
+    discrete staircase's optimum (Geng & Viswanath 2016, §VI) by more than its interval."""
+    noise = design_noise(optmech.ApproxDP(1.0, 1e-300), sensitivity=2, cost="abs", integer=True)
+    best = optmech.DiscreteStaircase.optimal(epsilon=1.0, sensitivity=2, cost="abs")
+    assert noise.record.source == "pure" and noise.certified_delta == 0.0
+    assert noise.lower_bound <= best.expected_cost("abs") * (1 + 1e-9) <= noise.value * (1 + 2e-9)
 
 
 @pytest.mark.usefixtures("nothing_built")

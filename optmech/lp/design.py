@@ -349,7 +349,12 @@ def design_noise(
         check_flag("progress", progress),
     )
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
-        with stage("design_noise", _log, privacy=str(spec.privacy), dimension=dimension) as found:
+        with stage(
+            "design_noise",
+            _log,
+            privacy=str(privacy if weigh else spec.privacy),
+            dimension=dimension,
+        ) as found:
             # The 2-D, beyond-(ε, δ) and constrained designers are imported when asked for, so
             # that a plain 1-D design loads none of them.
             noise: DesignedNoise | DesignedNoise2D
@@ -366,7 +371,11 @@ def design_noise(
 
                 noise = design_constrained(spec, run, declared)
             elif weigh:
-                noise = design_approx(spec, run, privacy)
+
+                def respec(other: Any) -> AdditiveSpec:
+                    return _validated_spec(other, sensitivity, cost, 1, spec_options)  # type: ignore[return-value]
+
+                noise = design_approx(spec, run, privacy, respec)
             else:
                 noise = design_additive(spec, run)
             found.update(value=noise.value, lower_bound=noise.lower_bound)

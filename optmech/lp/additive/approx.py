@@ -28,11 +28,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import optmech.lp.additive.spec as _spec
 from optmech.certify.noise import certify_noise
-from optmech.exceptions import PrivacyViolationError
+from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
@@ -71,11 +72,17 @@ def solvable_privacy(privacy: ApproxDP) -> ApproxDP:
     return ApproxDP(privacy.epsilon, _spec.DELTA_MIN)
 
 
+def _solved_privacy(spec: AdditiveSpec) -> ApproxDP:
+    """The (ε, δ') of a spec of this module: every spec it is given is (ε, δ')."""
+    privacy = spec.privacy
+    assert isinstance(privacy, ApproxDP)
+    return privacy
+
+
 def _pure_spec(spec: AdditiveSpec) -> AdditiveSpec:
     """The ε-DP spec of the same query and cost, with the ε-DP designer's default grid."""
-    assert isinstance(spec.privacy, ApproxDP)  # an (ε, δ') spec (`design_approx`)
     return AdditiveSpec(
-        PureDP(spec.privacy.epsilon),
+        PureDP(_solved_privacy(spec).epsilon),
         spec.sensitivity,
         spec.cost,
         integer=spec.integer,
@@ -99,7 +106,37 @@ def _reissue(caught: list[Any]) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> DesignedNoise:
+#: The δ' tried, in turn, for the lower bound of a tiny δ when the LP at ``DELTA_MIN`` fails
+#: (as on ℤ, where its hockey-stick rows are harder to resolve): each bounds the optimum at δ
+#: from below, more loosely the larger it is.
+BOUND_DELTAS = (1e-9, 1e-7)
+
+
+def _bounding_design(
+    spec: AdditiveSpec, run: DesignRun, respec: Callable[[ApproxDP], AdditiveSpec]
+) -> tuple[DesignedNoise, list[Any]]:
+    """The (ε, δ') design of a tiny δ, at the first δ' (`DELTA_MIN`, then `BOUND_DELTAS`)
+    whose LP solves."""
+    epsilon = _solved_privacy(spec).epsilon
+    try:
+        return _designed(spec, run)
+    except SolverError as first:
+        failure = first
+    for delta in BOUND_DELTAS:
+        _log.info("the (ε, δ') LP failed (%s); its lower bound is taken at δ' = %g", failure, delta)
+        try:
+            return _designed(respec(ApproxDP(epsilon, delta)), run)
+        except SolverError as exc:
+            failure = exc
+    raise failure
+
+
+def design_approx(
+    spec: AdditiveSpec,
+    run: DesignRun,
+    requested: ApproxDP,
+    respec: Callable[[ApproxDP], AdditiveSpec],
+) -> DesignedNoise:
     """The cheaper of the (ε, δ) design of ``spec`` and the ε-DP design, certified for
     ``requested`` (module docstring).
 
@@ -112,17 +149,23 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
         Solver, repair, accuracy, solver options, verbosity and progress.
     requested : ApproxDP
         The caller's guarantee (``δ ≤ δ'``).
+    respec : callable
+        The validated spec of the same call for another (ε, δ'): for a tiny δ whose LP at
+        ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS` that solves.
 
     Raises
     ------
+    SolverError
+        The (ε, δ') LP failed (for a tiny δ: at every δ' tried).
     PrivacyViolationError
         δ is below ``DELTA_MIN`` and the ε-DP design does not certify (ε, δ) at the requested ε.
     """
-    solved = spec.privacy
-    assert isinstance(solved, ApproxDP)  # the (ε, δ') spec, as documented
-    approx, approx_warnings = _designed(spec, run)
+    tiny = requested.delta < _solved_privacy(spec).delta
+    if tiny:
+        approx, approx_warnings = _bounding_design(spec, run, respec)
+    else:
+        approx, approx_warnings = _designed(spec, run)
     pure, pure_warnings = _designed(_pure_spec(spec), run)
-    tiny = requested.delta < solved.delta
     if not tiny and approx.value <= pure.value:
         _reissue(approx_warnings)
         return approx
@@ -141,7 +184,7 @@ def design_approx(spec: AdditiveSpec, run: DesignRun, requested: ApproxDP) -> De
         "the ε-DP design (value %.10g) answers %s: the (ε, %g) design costs %.10g",
         pure.value,
         requested,
-        solved.delta,
+        approx.record.privacy.delta,
         approx.value,
     )
     _reissue(pure_warnings)

@@ -203,6 +203,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
         }
         if self.beyond is not None:
             out.update(self.beyond.to_dict())
+            cost = self.beyond.gaussian_cost  # GDP: whether this grid falls short of N(0, Δ²/μ²)
+            out["worse_than_gaussian"] = None if cost is None else bool(self.value > cost)
         out["provenance"] = self.provenance.to_dict()
         return {k: _finite_or_str(v) for k, v in out.items()}
 
