@@ -74,9 +74,9 @@ def _graded(noise: GridNoise) -> bool:
 
 
 def _values(noise: GridNoise) -> FloatArray:
-    if noise.discrete:
-        return cast(LatticeNoise, noise).probabilities
-    return noise.densities  # type: ignore[union-attr]
+    if isinstance(noise, LatticeNoise):  # the discrete family
+        return noise.probabilities
+    return noise.densities
 
 
 def _rebuild(
@@ -140,7 +140,8 @@ def _rebuild(
 def _reach(noise: GridNoise) -> int:
     if _graded(noise):
         return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
-    return cell_reach(noise.sensitivity, noise.width)  # type: ignore[union-attr]
+    assert not isinstance(noise, GradedNoise)  # equal cells (`_graded`)
+    return cell_reach(noise.sensitivity, noise.width)
 
 
 def slack(epsilon: float, values: FloatArray) -> float:
@@ -293,7 +294,8 @@ def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> Gr
 def _width(noise: GridNoise) -> float:
     if _graded(noise):
         return noise.sensitivity / noise.period
-    return noise.width  # type: ignore[union-attr]
+    assert not isinstance(noise, GradedNoise)  # equal cells (`_graded`)
+    return noise.width
 
 
 def mixture_repair(

@@ -597,7 +597,8 @@ class AdditiveSpec:
     def size(self, cells: int) -> dict[str, int | float]:
         """The LP's estimated size ([`estimate_additive_size`][estimate_additive_size]) for
         ``cells`` per period."""
-        grid_n = 2 * self.periods * cells + (1 if self.integer else 0)  # type: ignore[operator]
+        assert self.periods is not None  # resolved in __post_init__
+        grid_n = 2 * self.periods * cells + (1 if self.integer else 0)
         return estimate_additive_size(
             self.privacy,
             grid_n=grid_n,
