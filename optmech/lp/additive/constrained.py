@@ -56,7 +56,12 @@ from optmech.lp.additive.constraint_rows import (
     unmet,
     with_blocks,
 )
-from optmech.lp.additive.designed import DesignedNoise
+from optmech.lp.additive.designed import (
+    DesignedGradedNoise,
+    DesignedLatticeNoise,
+    DesignedNoise,
+    DesignedPiecewiseNoise,
+)
 from optmech.lp.additive.designer import finish_design
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
@@ -99,9 +104,11 @@ def constrained_lp(
 def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> FloatArray:
     """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
     if lp.grid.integer:
-        full = noise.probabilities * lp.grid.period  # type: ignore[union-attr]
+        assert isinstance(noise, DesignedLatticeNoise)  # designs on ℤ are pmfs
+        full = noise.probabilities * lp.grid.period
         return lp.variables_of(full, 0.0)
-    full = noise.densities * lp.grid.sensitivity  # type: ignore[union-attr]
+    assert isinstance(noise, DesignedPiecewiseNoise | DesignedGradedNoise)  # densities off ℤ
+    full = noise.densities * lp.grid.sensitivity
     return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
 
 
@@ -177,9 +184,24 @@ def design_constrained(
             asked = constrained_lp(base, constraints)
             found.update(asked.counts())
 
-        def finish(solved: AdditiveLP, info: SolveInfo, **options: object) -> DesignedNoise:
+        def finish(
+            solved: AdditiveLP,
+            info: SolveInfo,
+            *,
+            allow_repair: bool,
+            accuracy: float,
+            warn: bool,
+        ) -> DesignedNoise:
             """Finish on the rows asked; raise `SolverError` when a constraint is not met."""
-            noise = finish_design(dataclasses.replace(solved, rows=asked.rows), info, **options)
+            noise = finish_design(
+                dataclasses.replace(solved, rows=asked.rows),
+                info,
+                allow_repair=allow_repair,
+                accuracy=accuracy,
+                warn=warn,
+            )
+            designed = (DesignedPiecewiseNoise, DesignedGradedNoise, DesignedLatticeNoise)
+            assert isinstance(noise, designed)  # `finish_design` returns one of these
             records = constraint_records(asked, constraints, noise, _point_of(asked, noise))
             bad = unmet(records)
             if bad:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -61,8 +61,9 @@ from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.solve import SolveInfo
+from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise
-from optmech.privacy import PureDP
+from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
 
 __all__ = ["design_additive", "finish_design"]
@@ -134,7 +135,8 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
         ok = within_privacy(eps, privacy.epsilon)
         # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
         return eps, (0.0 if ok else None), bool(ok)
-    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are certified in `beyond`
+    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
     delta = hockey_delta(noise, privacy.epsilon, reach)
     return eps, delta, bool(delta <= privacy.delta)
 
@@ -163,7 +165,9 @@ def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], b
     """Raise the grid values to window ratios ``e^(ε − slack)`` ([`slack`][slack]), tails at the
     LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
     of the result, and whether anything was raised."""
-    eps, m = lp.privacy.epsilon, lp.grid.period
+    privacy = lp.privacy
+    assert isinstance(privacy, PureDP)  # the envelope repair is the ε-DP one
+    eps, m = privacy.epsilon, lp.grid.period
     bound = eps - slack(eps, full)
     tail_log = min(-math.log(lp.tail_ratio), bound)
     raised = full
@@ -186,16 +190,15 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
         "right_tail": noise.right_tail,
         "privacy": noise.privacy,
     }
-    if noise.discrete:
-        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
+    if isinstance(noise, LatticeNoise):  # the tabulated family on ℤ
         return LatticeNoise, {
             **common,
-            "start": int(lattice.start),
-            "pmf": lattice.probabilities,
-            "period": lattice.period,
-            "sensitivity": int(lattice.sensitivity),
+            "start": int(noise.start),
+            "pmf": noise.probabilities,
+            "period": noise.period,
+            "sensitivity": int(noise.sensitivity),
         }
-    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
     return type(noise), {
         **common,
         "start": noise.start,
@@ -246,7 +249,8 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     if isinstance(privacy, PureDP):
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
-    assert raw.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are repaired in `beyond`
+    assert not isinstance(raw, GradedNoise)  # (ε, δ) designs are on uniform grids
     noise, lam = mixture_repair(raw, privacy.epsilon, privacy.delta, reach=lp.grid.period)
     family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
@@ -266,10 +270,12 @@ def _repair_stage(
     if ok:
         return None
     if not allow:
+        privacy = lp.privacy
+        assert isinstance(privacy, PureDP | ApproxDP)  # beyond (ε, δ): `beyond`'s own repair
         what = (
             f"ε = {raw_eps:.12g}"
-            if lp.spec.pure
-            else f"δ = {raw_delta:.6g} at ε = {lp.privacy.epsilon:g}"
+            if isinstance(privacy, PureDP)
+            else f"δ = {raw_delta:.6g} at ε = {privacy.epsilon:g}"
         )
         raise PrivacyViolationError(
             f"the solver's point is not {lp.privacy}: certified {what}; pass "
@@ -341,6 +347,7 @@ def finish_design(
         family, kwargs, _, point = reference
         cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
         source = "reference"
+    assert cert_delta is not None  # the returned point certified: above, or `_reference_point`
     lower, value = lp_interval(lp, point, accuracy=accuracy)
     if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
         value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
