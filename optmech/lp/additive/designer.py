@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,7 +52,13 @@ from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_c
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.repair import envelope_raise, hockey_delta, mixture_repair, slack
+from optmech.lp.additive.repair import (
+    envelope_raise,
+    equal_cells,
+    hockey_delta,
+    mixture_repair,
+    slack,
+)
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
 from optmech.lp.engine.acceptance import within_privacy
@@ -61,8 +67,7 @@ from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.graded import GradedNoise
-from optmech.mechanisms.piecewise import LatticeNoise
+from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
 
@@ -136,8 +141,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
         # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
         return eps, (0.0 if ok else None), bool(ok)
     assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are certified in `beyond`
-    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
-    delta = hockey_delta(noise, privacy.epsilon, reach)
+    delta = hockey_delta(equal_cells(noise), privacy.epsilon, reach)  # (ε, δ): uniform grids
     return eps, delta, bool(delta <= privacy.delta)
 
 
@@ -190,15 +194,16 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
         "right_tail": noise.right_tail,
         "privacy": noise.privacy,
     }
-    if isinstance(noise, LatticeNoise):  # the tabulated family on ℤ
+    if noise.discrete:
+        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
         return LatticeNoise, {
             **common,
-            "start": int(noise.start),
-            "pmf": noise.probabilities,
-            "period": noise.period,
-            "sensitivity": int(noise.sensitivity),
+            "start": int(lattice.start),
+            "pmf": lattice.probabilities,
+            "period": lattice.period,
+            "sensitivity": int(lattice.sensitivity),
         }
-    assert not isinstance(noise, GradedNoise)  # (ε, δ) designs are on uniform grids
+    noise = cast(PiecewiseConstantNoise, equal_cells(noise))  # (ε, δ): uniform grids
     return type(noise), {
         **common,
         "start": noise.start,
@@ -250,8 +255,9 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
     assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are repaired in `beyond`
-    assert not isinstance(raw, GradedNoise)  # (ε, δ) designs are on uniform grids
-    noise, lam = mixture_repair(raw, privacy.epsilon, privacy.delta, reach=lp.grid.period)
+    noise, lam = mixture_repair(
+        equal_cells(raw), privacy.epsilon, privacy.delta, reach=lp.grid.period
+    )
     family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
