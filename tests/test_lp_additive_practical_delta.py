@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _reference import benchmark_report
 
 import optmech
 from optmech.exceptions import InaccurateSolutionWarning
@@ -240,6 +241,5 @@ def test_the_benchmark_rows_compare_with_the_same_truncated_laplace():
     row |= approx.design_case(1.0, 1e-2, "abs")
     assert row["certified_delta"] <= 1e-2
     assert row["value_over_truncated_laplace"] <= 1.0
-    report = {"started": "now", "mode": "quick", "versions": {}, "rows": [row]}
-    report |= {"load_start": 0.5, "load_end": 0.5}
-    assert "### Additive (ε, δ) noise at the default settings" in markdown(report)
+    text = markdown(benchmark_report([row]))
+    assert "### Additive (ε, δ) noise at the default settings" in text
