@@ -87,3 +87,23 @@ def test_a_tiny_delta_with_constraints_is_refused_by_name() -> None:
         optmech.design_noise(
             ApproxDP(1.0, 1e-13), sensitivity=1.0, cost="abs", constraints=Unbiased()
         )
+
+
+def test_a_failing_pure_candidate_leaves_the_lp_design(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ε-DP candidate is an improvement, never a new way to fail: if it fails, the (ε, δ)
+    design is returned as it would be alone; for a tiny δ (no other answer) the failure shows."""
+    from optmech.exceptions import SolverError
+    from optmech.lp.additive import approx
+
+    real = approx._designed
+
+    def failing_pure(spec, run):  # type: ignore[no-untyped-def]
+        if spec.pure:
+            raise SolverError("HIGHS", "numerical trouble", "made to fail here")
+        return real(spec, run)
+
+    monkeypatch.setattr(approx, "_designed", failing_pure)
+    noise = optmech.design_noise(ApproxDP(5.0, 1e-6), sensitivity=1.0, cost="abs")
+    assert noise.record.source != "pure" and noise.certified_delta <= 1e-6
+    with pytest.raises(SolverError, match="made to fail here"):
+        optmech.design_noise(ApproxDP(1.0, 1e-13), sensitivity=1.0, cost="abs")

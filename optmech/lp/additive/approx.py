@@ -33,7 +33,7 @@ from typing import Any
 
 import optmech.lp.additive.spec as _spec
 from optmech.certify.noise import certify_noise
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import OptmechError, PrivacyViolationError, SolverError
 from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
@@ -156,7 +156,8 @@ def design_approx(
     Raises
     ------
     SolverError
-        The (ε, δ') LP failed (for a tiny δ: at every δ' tried).
+        The (ε, δ') LP failed (for a tiny δ: at every δ' tried), or, for a tiny δ, the ε-DP
+        design failed (for a larger δ its failure leaves the (ε, δ) design to be returned).
     PrivacyViolationError
         δ is below ``DELTA_MIN`` and the ε-DP design does not certify (ε, δ) at the requested ε.
     """
@@ -165,7 +166,14 @@ def design_approx(
         approx, approx_warnings = _bounding_design(spec, run, respec)
     else:
         approx, approx_warnings = _designed(spec, run)
-    pure, pure_warnings = _designed(_pure_spec(spec), run)
+    try:
+        pure, pure_warnings = _designed(_pure_spec(spec), run)
+    except OptmechError as exc:
+        if tiny:
+            raise
+        _log.info("the ε-DP candidate failed (%s): the (ε, δ) design is returned", exc)
+        _reissue(approx_warnings)
+        return approx
     if not tiny and approx.value <= pure.value:
         _reissue(approx_warnings)
         return approx
