@@ -388,3 +388,17 @@ def user_lp_optimum(
     )
     assert res.status == 0, res.message
     return float(res.fun)
+
+
+def benchmark_report(rows: list[dict], **fields: object) -> dict:
+    """A benchmark report around ``rows`` as ``python -m benchmarks`` writes it (start, mode,
+    loads, versions), for the tests of its markdown; ``fields`` add to or replace those."""
+    return {
+        "started": "now",
+        "mode": "quick",
+        "load_start": 0.5,
+        "load_end": 0.5,
+        "versions": {"optmech": "test"},
+        "rows": rows,
+        **fields,
+    }

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _reference import benchmark_report
 
 import benchmarks
 from benchmarks import additive, additive2d, crossover, gdp, grs, page
@@ -78,15 +79,7 @@ def test_markdown_tabulates_every_section() -> None:
         {"section": "gdp", "mu": 1.0, "m": 2, "accuracy": 1e-6, "load": 0.5}
         | gdp.design_case(1.0, 2, 1e-6, None),
     ]
-    report = {
-        "started": "now",
-        "mode": "quick",
-        "load_start": 0.5,
-        "load_end": 0.5,
-        "versions": {"optmech": "test"},
-        "rows": rows,
-    }
-    text = markdown(report)
+    text = markdown(benchmark_report(rows))
     assert "### GRS user LP" in text and "### Additive ε-DP noise LP" in text
     assert "### Gaussian-DP designs" in text and rows[2]["source"] in text
     assert "error" not in text
@@ -191,9 +184,7 @@ def test_the_page_states_its_command_and_every_figure_comes_from_the_rows() -> N
          "samples_per_s": 2e7, "samples_per_s_best": 2.2e7, "limit": "numpy laplace",
          "ours_over_limit_time": 1.25, "load": 1.0},
     ]  # fmt: skip
-    report = {"started": "now", "mode": "quick", "load_start": 0.5, "load_end": 0.7,
-              "versions": {"optmech": "test"}, "repeat": 3, "command": "python -m benchmarks",
-              "rows": rows}  # fmt: skip
+    report = benchmark_report(rows, load_end=0.7, repeat=3, command="python -m benchmarks")
     text = page.render(report)
     assert page.REGENERATE in text and "every case run 3 times" in text
     # The targets table reads the rows: the closed-form command's median, and "yes" for it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from _reference import benchmark_report
 
 from benchmarks import scaling
 from benchmarks.__main__ import markdown
@@ -63,14 +64,6 @@ def test_the_tables_show_each_ladder_and_its_fit() -> None:
         for s, t in ((10, 1.0), (20, 4.0))
     ]
     summary = scaling._summary("made up", "n", cases)
-    report = {
-        "started": "now",
-        "mode": "quick",
-        "load_start": 0.5,
-        "load_end": 0.5,
-        "versions": {"optmech": "test"},
-        "rows": [*cases, summary],
-    }
-    text = markdown(report)
+    text = markdown(benchmark_report([*cases, summary]))
     assert "### Scaling of each designer: the ladders" in text
     assert "| made up | n | 2.00 | 1.00 | 20 |" in text

@@ -1,13 +1,16 @@
 """(ε, δ) noise at practical δ, default settings: the privacy recomputed exactly, the value
-against the truncated Laplace, and a δ below the served range refused up front.
+against the truncated Laplace, and a δ below what the LP resolves answered by the ε-DP design.
 
 Independent truths: the hockey-stick divergence ``sup_S P(S) − e^ε P(S + d)`` of the returned
 piecewise-constant density (and atom) at shifts ``d`` — whole sensitivities and fractions of
 one — computed here in exact rational arithmetic from the density's cells, with ``e^ε``
-rounded *down* (so the recomputed δ can only be too large); the expected cost of that density
-from its cells; and the closed-form cost of the truncated Laplace of Geng, Ding, Guo & Kumar
-(2020), density ∝ ``e^(−ε|x|/Δ)`` on ``[−A, A]``, ``A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ))``, which
-is (ε, δ)-DP, so the optimum of the design problem is at most its cost.
+rounded *down* (so the recomputed δ can only be too large); where the ε-DP design is returned
+(``record.source == "pure"``, geometric tails), every ratio of densities a shift within Δ can
+compare, tails included, checked against that ``e^ε`` (δ = 0 exactly); the expected cost of the
+density from its cells and its tails' geometric series in closed form; and the closed-form cost
+of the truncated Laplace of Geng, Ding, Guo & Kumar (2020), density ∝ ``e^(−ε|x|/Δ)`` on
+``[−A, A]``, ``A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ))``, which is (ε, δ)-DP, so the optimum of the
+design problem is at most its cost.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _reference import benchmark_report
 
 import optmech
 from optmech.exceptions import InaccurateSolutionWarning
@@ -71,6 +75,60 @@ def exact_hockey_stick(noise, epsilon: float, shift: Fraction) -> Fraction:
     return total + Fraction(float(noise.atom))
 
 
+def _extended(noise, periods: int = 2) -> list[float]:
+    """The cells with ``periods`` periods of each geometric tail, left to right."""
+    (left, lr), (right, rr) = noise.left_tail, noise.right_tail
+    out = [float(v) * lr ** (k - 1) for k in range(periods, 0, -1) for v in np.asarray(left)]
+    out += [float(v) for v in np.asarray(noise.densities)]
+    out += [float(v) * rr ** (k - 1) for k in range(1, periods + 1) for v in np.asarray(right)]
+    return out
+
+
+def pure_ratios_hold(noise, epsilon: float) -> bool:
+    """``f_i ≤ e_low·f_j`` for every two cells a shift within Δ compares (``|i − j| ≤ m``, the
+    cells per Δ), on the cells and two periods of each tail (beyond them the tails repeat the
+    same ratios); float with a 1e-12 margin, exact rationals for the pairs within it, against
+    ``e_low = Σ_{k ≤ 80} ε^k/k!`` (a rational below e^ε, within 1e-60 of it for ε ≤ 5)."""
+    eps = Fraction(epsilon)
+    e_low = sum(eps**k / math.factorial(k) for k in range(81))
+    f = np.asarray(_extended(noise))
+    m = noise.period
+    for gap in range(1, m + 1):
+        for a, b in ((f[gap:], f[:-gap]), (f[:-gap], f[gap:])):
+            close = ~(a <= float(e_low) * b * (1.0 - 1e-12))
+            for x, y in zip(a[close], b[close], strict=True):
+                if Fraction(float(x)) > e_low * Fraction(float(y)):
+                    return False
+    return True
+
+
+def tail_cost(noise, cost: str) -> float:
+    """Expected |x| or x² of the geometric tails: period k ≥ 1 repeats the base period's cells
+    ``(k − 1)Δ`` further out times ``ratio^(k−1)``; summed in closed form per cell (centre c,
+    width h): ``Σ r^j (c + jΔ) = c/(1−r) + Δr/(1−r)²`` and
+    ``Σ r^j ((c + jΔ)² + h²/12) = (c² + h²/12)/(1−r) + 2cΔr/(1−r)² + Δ²r(1+r)/(1−r)³``."""
+    h, delta = noise.width, noise.sensitivity
+    n = len(noise.densities)
+    total = 0.0
+    for (base, r), sign in ((noise.right_tail, 1.0), (noise.left_tail, -1.0)):
+        base = np.asarray(base, dtype=float)
+        if not np.any(base > 0):
+            continue
+        p = base.size
+        if sign > 0:
+            centres = noise.start + n * h + h * (np.arange(p) + 0.5)
+        else:
+            centres = -(noise.start - p * h + h * (np.arange(p) + 0.5))  # |x| of the left cells
+        c = np.abs(centres)
+        if cost == "abs":
+            per = c / (1 - r) + delta * r / (1 - r) ** 2
+        else:
+            per = (c * c + h * h / 12) / (1 - r) + 2 * c * delta * r / (1 - r) ** 2
+            per = per + delta**2 * r * (1 + r) / (1 - r) ** 3
+        total += float(np.sum(base * h * per))
+    return total
+
+
 def cell_cost(noise, cost: str) -> float:
     """Expected |x| or x² of the piecewise-constant density (plus its atom, cost 0 at 0)."""
     edges = noise.start + noise.width * np.arange(len(noise.densities) + 1)
@@ -106,6 +164,10 @@ def designs():
 @pytest.mark.parametrize(("epsilon", "delta"), CASES)
 def test_the_returned_noise_is_private_recomputed_exactly(designs, epsilon, delta, cost):
     noise = designs[epsilon, delta, cost]
+    assert noise.certified_delta <= delta
+    if noise.record.source == "pure":  # the ε-DP design: δ = 0 at ε, tails included
+        assert pure_ratios_hold(noise, epsilon)
+        return
     for side in (noise.left_tail, noise.right_tail):
         assert not np.any(np.asarray(side[0]) > 0)  # a finite support: the cells are all
     m = noise.period
@@ -121,7 +183,7 @@ def test_the_returned_noise_is_private_recomputed_exactly(designs, epsilon, delt
 def test_the_value_is_at_most_the_truncated_laplace(designs, epsilon, delta, cost):
     noise = designs[epsilon, delta, cost]
     prov = noise.provenance
-    own = cell_cost(noise, cost)
+    own = cell_cost(noise, cost) + tail_cost(noise, cost)
     assert own == pytest.approx(prov.value, rel=1e-9)
     assert prov.lower_bound <= prov.value
     assert prov.value <= truncated_laplace_cost(epsilon, delta, cost)
@@ -140,15 +202,26 @@ def test_the_truncated_laplace_formula_matches_its_density():
 
 
 @pytest.mark.parametrize("delta", [1e-300, 1e-100, 1e-15])
-def test_a_delta_below_the_served_range_is_refused_up_front(delta):
+def test_a_delta_below_what_the_lp_resolves_is_answered_by_the_pure_design(delta):
+    """Below ``DELTA_MIN`` (or with constraints, refused up front naming `delta`): the ε-DP
+    design, its ratios within e^ε exactly, cheaper than the truncated Laplace."""
     from optmech.cli._limits import check_design_1d
+    from optmech.constraints import Unbiased
     from optmech.lp.additive.spec import DELTA_MIN
 
     assert delta < DELTA_MIN
+    noise = optmech.design_noise(ApproxDP(1.0, delta), sensitivity=1, cost="abs")
+    assert noise.record.source == "pure" and noise.certified_delta == 0.0
+    assert pure_ratios_hold(noise, 1.0)
+    assert cell_cost(noise, "abs") + tail_cost(noise, "abs") <= truncated_laplace_cost(
+        1.0, delta, "abs"
+    )
     with pytest.raises(ValueError, match=rf"`delta` must be .*\[{DELTA_MIN:g}, 1\]; got {delta:g}"):
-        optmech.design_noise(ApproxDP(1.0, delta), sensitivity=1, cost="abs")
+        optmech.design_noise(
+            ApproxDP(1.0, delta), sensitivity=1, cost="abs", constraints=Unbiased()
+        )
     with pytest.raises(ValueError, match=r"`delta`"):
-        check_design_1d(ApproxDP(1.0, delta), 1.0, "abs")
+        check_design_1d(ApproxDP(1.0, delta), 1.0, "abs", constrained=True)
 
 
 def test_the_command_line_serves_the_designer_delta_range():
@@ -168,6 +241,5 @@ def test_the_benchmark_rows_compare_with_the_same_truncated_laplace():
     row |= approx.design_case(1.0, 1e-2, "abs")
     assert row["certified_delta"] <= 1e-2
     assert row["value_over_truncated_laplace"] <= 1.0
-    report = {"started": "now", "mode": "quick", "versions": {}, "rows": [row]}
-    report |= {"load_start": 0.5, "load_end": 0.5}
-    assert "### Additive (ε, δ) noise at the default settings" in markdown(report)
+    text = markdown(benchmark_report([row]))
+    assert "### Additive (ε, δ) noise at the default settings" in text

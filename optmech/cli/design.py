@@ -218,9 +218,9 @@ def compute(
     info = noise.record
     beyond = not isinstance(privacy, PureDP | ApproxDP)
     ref = (
-        ClosedFormReference("none", None, [])
-        if beyond
-        else closed_form_reference(privacy, sensitivity, cost, integer=integer)
+        closed_form_reference(privacy, sensitivity, cost, integer=integer)
+        if isinstance(privacy, PureDP | ApproxDP)
+        else ClosedFormReference("none", None, [])
     )
     extras: dict[str, Any] = {
         # Earlier versions' names of the result's own keys, kept for scripts.
@@ -372,7 +372,7 @@ def _run_2d(args: argparse.Namespace, plot: Any) -> int:
         )
     if args.sensitivity_norm is None:
         raise ValueError("--sensitivity-norm (l1, l2 or linf) is required with --dimension 2.")
-    names = ("sensitivity", "sensitivity_norm", "resolution", "periods", "solver")
+    names: tuple[str, ...] = ("sensitivity", "sensitivity_norm", "resolution", "periods", "solver")
     names += ("max_memory_gb", "progress")
     result, noise = compute_2d(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:
@@ -405,7 +405,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_2d(args, plot)
     if args.sensitivity_norm is not None:
         raise ValueError("--sensitivity-norm needs --dimension 2.")
-    names = ("sensitivity", "integer", "resolution", "periods", "symmetric", "monotone")
+    names: tuple[str, ...] = ("sensitivity", "integer", "resolution", "periods", "symmetric")
+    names += ("monotone",)
     names += ("solver", "grid", "max_memory_gb", "progress", "unbiased", "tail")
     result, noise, _ = compute(args.privacy, cost_spec=args.cost, **options_of(args, names))
     if plot is not None:

@@ -384,6 +384,7 @@ def _geometric_reference(
         extras["remap"] = ref.remap.tolist()
     else:
         ref = geometric_bayes(result.prior, result.loss, result.epsilon, require_monotone=False)
+        assert ref.assignment is not None  # a Bayes remap is deterministic: it has one
         extras["remap"] = [int(r) for r in ref.assignment]
     extras["geometric_value"] = ref.value
     extras["gap"] = (
@@ -466,7 +467,7 @@ def _label(v: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
     plot = check_plot_path("--plot", args.plot)  # before the solve, not after
-    names = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
+    names: tuple[str, ...] = ("n", "epsilon", "prior", "minimax", "side_info", "graph", "solver")
     names += ("normalize_prior", "max_memory_gb", "progress", "unbiased", "monotone", "max_risk")
     out, result = compute(loss=args.cost, **options_of(args, names))
     if save_plot_then_json(out, result.plot, plot, args.json):

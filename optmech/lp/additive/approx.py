@@ -72,10 +72,17 @@ def solvable_privacy(privacy: ApproxDP) -> ApproxDP:
     return ApproxDP(privacy.epsilon, _spec.DELTA_MIN)
 
 
+def _solved_privacy(spec: AdditiveSpec) -> ApproxDP:
+    """The (ε, δ') of a spec of this module: every spec it is given is (ε, δ')."""
+    privacy = spec.privacy
+    assert isinstance(privacy, ApproxDP)
+    return privacy
+
+
 def _pure_spec(spec: AdditiveSpec) -> AdditiveSpec:
     """The ε-DP spec of the same query and cost, with the ε-DP designer's default grid."""
     return AdditiveSpec(
-        PureDP(spec.privacy.epsilon),
+        PureDP(_solved_privacy(spec).epsilon),
         spec.sensitivity,
         spec.cost,
         integer=spec.integer,
@@ -110,7 +117,7 @@ def _bounding_design(
 ) -> tuple[DesignedNoise, list[Any]]:
     """The (ε, δ') design of a tiny δ, at the first δ' (`DELTA_MIN`, then `BOUND_DELTAS`)
     whose LP solves."""
-    epsilon = spec.privacy.epsilon
+    epsilon = _solved_privacy(spec).epsilon
     try:
         return _designed(spec, run)
     except SolverError as first:
@@ -153,7 +160,7 @@ def design_approx(
     PrivacyViolationError
         δ is below ``DELTA_MIN`` and the ε-DP design does not certify (ε, δ) at the requested ε.
     """
-    tiny = requested.delta < spec.privacy.delta
+    tiny = requested.delta < _solved_privacy(spec).delta
     if tiny:
         approx, approx_warnings = _bounding_design(spec, run, respec)
     else:

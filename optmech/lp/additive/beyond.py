@@ -61,7 +61,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -110,7 +110,7 @@ from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
-from optmech.lp.solve import SolveInfo
+from optmech.lp.solve import ProblemKind, SolveInfo
 from optmech.mechanisms.description import GridDescription
 from optmech.privacy import (
     ZCDP,
@@ -445,7 +445,7 @@ def _reference(lp: AdditiveLP) -> dict[str, Any]:
     if ratio > 0:
         full = np.exp(math.log(ratio) * np.abs(pos) / grid.period)
     else:
-        eps = max(min(lp.privacy.epsilons), 1e-3)
+        eps = max(min(cast(PrivacyProfile, lp.privacy).epsilons), 1e-3)  # finite: a profile
         full = np.exp(-eps * np.abs(pos) / grid.period)
     return lp.noise_parts(full, 0.0)[1]
 
@@ -642,10 +642,10 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
         ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
         provenance).
     """
-    conic = isinstance(spec.privacy, ZCDP | RenyiDP)
+    conic, gdp = isinstance(spec.privacy, ZCDP | RenyiDP), isinstance(spec.privacy, GaussianDP)
 
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
-        kind = "conic" if conic else "gdp" if isinstance(spec.privacy, GaussianDP) else "additive"
+        kind: ProblemKind = "conic" if conic else "gdp" if gdp else "additive"
         with stage("round", _log, **lp.counts()):
             return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 

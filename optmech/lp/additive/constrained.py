@@ -38,11 +38,10 @@ wide.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom
@@ -59,7 +58,7 @@ from optmech.lp.additive.constraint_rows import (
 from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import finish_design
 from optmech.lp.additive.diagnostics import warn_about
-from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
+from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.engine.crosscheck import labelled
@@ -67,6 +66,8 @@ from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
+from optmech.mechanisms.graded import GradedNoise
+from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.provenance import Attempt
 
 __all__ = ["MARGINS", "constrained_lp", "design_constrained"]
@@ -99,18 +100,17 @@ def constrained_lp(
 def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> FloatArray:
     """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
     if lp.grid.integer:
-        full = noise.probabilities * lp.grid.period  # type: ignore[union-attr]
+        full = cast(LatticeNoise, noise).probabilities * lp.grid.period  # designs on ℤ: pmfs
         return lp.variables_of(full, 0.0)
-    full = noise.densities * lp.grid.sensitivity  # type: ignore[union-attr]
+    densities = cast(PiecewiseConstantNoise | GradedNoise, noise).densities  # off ℤ: densities
+    full = densities * lp.grid.sensitivity
     return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
 
 
 def _with_provenance(noise: DesignedNoise, **changes: Any) -> DesignedNoise:
     """``noise`` with some fields of its provenance changed."""
-    out = copy.copy(noise)
     prov = noise.provenance.replace(**changes)
-    out._record = dataclasses.replace(noise.record, provenance=prov)
-    return out
+    return noise._with_record(dataclasses.replace(noise.record, provenance=prov))
 
 
 def _diagnose(
@@ -177,10 +177,24 @@ def design_constrained(
             asked = constrained_lp(base, constraints)
             found.update(asked.counts())
 
-        def finish(solved: AdditiveLP, info: SolveInfo, **options: object) -> DesignedNoise:
+        def finish(
+            solved: AdditiveLP,
+            info: SolveInfo,
+            *,
+            allow_repair: bool,
+            accuracy: float,
+            warn: bool,
+        ) -> DesignedNoise:
             """Finish on the rows asked; raise `SolverError` when a constraint is not met."""
-            noise = finish_design(dataclasses.replace(solved, rows=asked.rows), info, **options)
-            records = constraint_records(asked, constraints, noise, _point_of(asked, noise))
+            noise = finish_design(
+                dataclasses.replace(solved, rows=asked.rows),
+                info,
+                allow_repair=allow_repair,
+                accuracy=accuracy,
+                warn=warn,
+            )
+            family = cast(GridNoise, noise)  # every design is one of the grid families
+            records = constraint_records(asked, constraints, family, _point_of(asked, noise))
             bad = unmet(records)
             if bad:
                 worst = ", ".join(f"{r.name} (residual {r.residual:.3g})" for r in bad)

@@ -60,6 +60,7 @@ from optmech.constraints import (
 from optmech.costs import Cost, ZeroOne
 from optmech.costs.builtin import _PowerLike
 from optmech.lp.engine.rows import RowBlock, RowRecord
+from optmech.privacy import PureDP
 from optmech.provenance import ConstraintRecord
 
 if TYPE_CHECKING:
@@ -176,7 +177,9 @@ def _one_sided(lp: AdditiveLP) -> FloatArray:
     point of the ε-DP LP (window ratios at most ``e^(ε/2)``, non-increasing in ``|x|``, tails
     at the LP's ratio) whose mean is positive."""
     x = lp.grid.centres() / lp.grid.sensitivity
-    eps = lp.privacy.epsilon
+    privacy = lp.privacy
+    assert isinstance(privacy, PureDP)  # `centred` mixes ε-DP designs only
+    eps = privacy.epsilon
     return np.where(x >= 0, np.exp(-eps * x / 4.0), np.exp(eps * x / 2.0))
 
 

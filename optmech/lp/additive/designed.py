@@ -26,6 +26,7 @@ from optmech._floats import FloatArray
 from optmech.lp.additive.spec import SpecViews
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import Provenance, ProvenanceFields, RepairKind
 from optmech.results import RecordViews
 
@@ -227,6 +228,12 @@ class DesignedNoise(RecordViews, abstract=True):
 
     _record: DesignRecord
 
+    if TYPE_CHECKING:  # provided by the tabulated family the mixin is combined with
+        sensitivity: float
+
+        @property
+        def atom(self) -> float: ...
+
     def __init__(self, *, record: DesignRecord, **noise: Any) -> None:
         super().__init__(**noise)
         self._record = record
@@ -279,14 +286,14 @@ class DesignedNoise(RecordViews, abstract=True):
         (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes
         closer, or use the Gaussian mechanism itself. None for other guarantees."""
         reference = self.gaussian_cost
-        return None if reference is None else bool(self.value > reference)  # type: ignore[attr-defined]
+        return None if reference is None else bool(self.value > reference)
 
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
         if self.discrete:  # type: ignore[attr-defined]
-            return self.points  # type: ignore[attr-defined, no-any-return]
-        return self.edges  # type: ignore[attr-defined, no-any-return]
+            return self.points  # type: ignore[attr-defined]
+        return self.edges  # type: ignore[attr-defined]
 
     def summary(self) -> dict[str, Any]:  # type: ignore[override]
         """Deprecated: the record as a flat dict
@@ -294,14 +301,16 @@ class DesignedNoise(RecordViews, abstract=True):
         [`to_dict`][optmech.results.LPResult.to_dict]; in the next release ``summary()`` returns
         text, as on every other result."""
         warn_deprecated(f"`{type(self).__name__}.summary()` (a dict)", "`.to_dict()`")
-        return self._record.flat_dict()  # type: ignore[no-any-return]
+        return self._record.flat_dict()
 
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
         family = next(c for c in type(self).__mro__ if c in families)
         return {**super()._fields(), "family": family.__name__, "atom": self.atom}
 
-    def certified_guarantee(self) -> list[tuple[str, str, float]]:
+    def certified_guarantee(
+        self,
+    ) -> list[tuple[str, str, float | tuple[tuple[float, float], ...] | None]]:
         """``(attribute, label, value)`` of the certified guarantee, headline first: for
         (ε, δ) the certified δ at the requested ε, then the pure-ε bound (δ = 0) labelled as
         what it is (often ``inf``: a δ > 0 design need not be ε-DP for any ε); beyond (ε, δ)
@@ -316,12 +325,14 @@ class DesignedNoise(RecordViews, abstract=True):
             ]
             headline = [row for row in found if row[2] is not None][:1]
             return [*headline, ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon)]
-        if rec.spec.pure:
+        privacy = rec.privacy
+        if isinstance(privacy, PureDP):
             return [("certified_epsilon", "certified ε", rec.certified_epsilon)]
+        assert isinstance(privacy, ApproxDP)  # beyond (ε, δ) has its certificate, above
         return [
             (
                 "certified_delta",
-                f"certified δ at ε = {rec.privacy.epsilon:g}",
+                f"certified δ at ε = {privacy.epsilon:g}",
                 rec.certified_delta,
             ),
             ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
@@ -337,9 +348,7 @@ class DesignedNoise(RecordViews, abstract=True):
             ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 
-    def plot(  # type: ignore[override]
-        self, ax: Any = None, *, reference: bool = True, span: float | None = None
-    ) -> Any:
+    def plot(self, ax: Any = None, *, reference: bool = True, span: float | None = None) -> Any:
         """Draw the designed density (or pmf) beside the closed-form optimum or baselines
         (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
         False; returns the Axes."""
@@ -349,9 +358,9 @@ class DesignedNoise(RecordViews, abstract=True):
         refs: list[tuple[str, Any]] = []
         if reference and self._record.beyond is None:
             rec = self._record
-            found = closed_form_reference(
-                rec.privacy, rec.sensitivity, rec.cost, integer=rec.integer
-            )
+            privacy = rec.privacy
+            assert isinstance(privacy, PureDP | ApproxDP)  # no beyond (ε, δ) certificate
+            found = closed_form_reference(privacy, rec.sensitivity, rec.cost, integer=rec.integer)
             refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
                 found.baselines
             )
@@ -383,7 +392,10 @@ class DesignedNoise(RecordViews, abstract=True):
         )
 
 
-class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
+# `DesignedNoise.plot` takes ``reference`` (draw the closed-form optimum) in place of the
+# families' ``references``, ``label`` and ``title``: a deliberate difference, so mypy's check of
+# the combined classes below is silenced for it (``misc``, on each class line).
+class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):  # type: ignore[misc]
     """A designed density on a uniform grid (`PiecewiseConstantNoise` + a record).
 
     Parameters
@@ -395,7 +407,7 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
     """
 
 
-class DesignedGradedNoise(DesignedNoise, GradedNoise):
+class DesignedGradedNoise(DesignedNoise, GradedNoise):  # type: ignore[misc]
     """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
 
     Parameters
@@ -407,7 +419,7 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):
     """
 
 
-class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
+class DesignedLatticeNoise(DesignedNoise, LatticeNoise):  # type: ignore[misc]
     """A designed pmf on ℤ (`LatticeNoise` + a record).
 
     Parameters

@@ -52,7 +52,13 @@ from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_c
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.repair import envelope_raise, hockey_delta, mixture_repair, slack
+from optmech.lp.additive.repair import (
+    envelope_raise,
+    equal_cells,
+    hockey_delta,
+    mixture_repair,
+    slack,
+)
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
 from optmech.lp.engine.acceptance import within_privacy
@@ -61,8 +67,8 @@ from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.piecewise import LatticeNoise
-from optmech.privacy import PureDP
+from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
 
 __all__ = ["design_additive", "finish_design"]
@@ -134,8 +140,8 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
         ok = within_privacy(eps, privacy.epsilon)
         # Every ratio within reach is ≤ e^ε, so every hockey-stick term at ε is ≤ 0: δ = 0.
         return eps, (0.0 if ok else None), bool(ok)
-    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
-    delta = hockey_delta(noise, privacy.epsilon, reach)
+    assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are certified in `beyond`
+    delta = hockey_delta(equal_cells(noise), privacy.epsilon, reach)  # (ε, δ): uniform grids
     return eps, delta, bool(delta <= privacy.delta)
 
 
@@ -163,7 +169,9 @@ def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], b
     """Raise the grid values to window ratios ``e^(ε − slack)`` ([`slack`][slack]), tails at the
     LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
     of the result, and whether anything was raised."""
-    eps, m = lp.privacy.epsilon, lp.grid.period
+    privacy = lp.privacy
+    assert isinstance(privacy, PureDP)  # the envelope repair is the ε-DP one
+    eps, m = privacy.epsilon, lp.grid.period
     bound = eps - slack(eps, full)
     tail_log = min(-math.log(lp.tail_ratio), bound)
     raised = full
@@ -195,7 +203,7 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
             "period": lattice.period,
             "sensitivity": int(lattice.sensitivity),
         }
-    assert noise.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
+    noise = cast(PiecewiseConstantNoise, equal_cells(noise))  # (ε, δ): uniform grids
     return type(noise), {
         **common,
         "start": noise.start,
@@ -246,8 +254,10 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     if isinstance(privacy, PureDP):
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
-    assert raw.grid_description().equal_cells  # (ε, δ) designs are on uniform grids
-    noise, lam = mixture_repair(raw, privacy.epsilon, privacy.delta, reach=lp.grid.period)
+    assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are repaired in `beyond`
+    noise, lam = mixture_repair(
+        equal_cells(raw), privacy.epsilon, privacy.delta, reach=lp.grid.period
+    )
     family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
@@ -266,10 +276,12 @@ def _repair_stage(
     if ok:
         return None
     if not allow:
+        privacy = lp.privacy
+        assert isinstance(privacy, PureDP | ApproxDP)  # beyond (ε, δ): `beyond`'s own repair
         what = (
             f"ε = {raw_eps:.12g}"
-            if lp.spec.pure
-            else f"δ = {raw_delta:.6g} at ε = {lp.privacy.epsilon:g}"
+            if isinstance(privacy, PureDP)
+            else f"δ = {raw_delta:.6g} at ε = {privacy.epsilon:g}"
         )
         raise PrivacyViolationError(
             f"the solver's point is not {lp.privacy}: certified {what}; pass "
@@ -341,6 +353,7 @@ def finish_design(
         family, kwargs, _, point = reference
         cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
         source = "reference"
+    assert cert_delta is not None  # the returned point certified: above, or `_reference_point`
     lower, value = lp_interval(lp, point, accuracy=accuracy)
     if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
         value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)

@@ -17,6 +17,7 @@ from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.additive.spec import _top_step_cells
+from optmech.privacy import PureDP
 from optmech.provenance import RepairKind
 
 __all__ = ["STAIRCASE_WARN_RATIO", "CoarseGridWarning", "warn_about"]
@@ -76,10 +77,13 @@ def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
     ``optimum`` (the LP's optimum, or a lower bound of it) above `STAIRCASE_WARN_RATIO`
     times V*."""
     spec = lp.spec
+    privacy = spec.privacy
+    if not isinstance(privacy, PureDP):
+        return
     coarse = lp.grid.kind == GridKind.GRADED or (
-        lp.grid.kind == GridKind.UNIFORM and lp.grid.period < _top_step_cells(spec.privacy.epsilon)
+        lp.grid.kind == GridKind.UNIFORM and lp.grid.period < _top_step_cells(privacy.epsilon)
     )
-    if not (spec.pure and coarse and spec.cost.is_symmetric_nondecreasing):
+    if not (coarse and spec.cost.is_symmetric_nondecreasing):
         return
     if lp.declared or lp.custom is not None:  # the caller's constraints: V* is not the optimum
         return
@@ -87,7 +91,7 @@ def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
 
     try:
         best = Staircase.optimal(
-            epsilon=spec.privacy.epsilon, sensitivity=spec.sensitivity, cost=spec.cost
+            epsilon=privacy.epsilon, sensitivity=spec.sensitivity, cost=spec.cost
         )
         v_star = best.expected_cost(spec.cost)
     except ValueError:  # outside the closed form's range: nothing to compare with

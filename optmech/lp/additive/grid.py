@@ -200,7 +200,7 @@ class AdditiveGrid:
         if self.integer:
             return self.index.astype(np.float64)
         if self.kind == GridKind.UNIFORM:
-            return (self.index + 0.5) * self.width
+            return (self.index.astype(np.float64) + 0.5) * self.width
         anchor, lo, hi = self._anchored(np.arange(-self.periods, self.periods))
         return anchor + (lo + hi) / 2.0
 

@@ -49,6 +49,7 @@ from optmech.lp.engine.readout import LPReadout
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
+from optmech.privacy import ApproxDP, PureDP
 
 __all__ = ["AdditiveLP", "GridNoise", "LPReadout", "build_additive_lp"]
 
@@ -270,7 +271,7 @@ class AdditiveLP(SpecViews, LPReadout):
     def noise_from(self, z: npt.ArrayLike) -> GridNoise:
         """The noise of a solution: clipped at 0, tails attached, renormalised exactly."""
         family, kwargs = self.noise_parts(*self.full_values(z))
-        return family(**kwargs)  # type: ignore[no-any-return]
+        return family(**kwargs)
 
 
 def _staircase_profile(
@@ -284,10 +285,11 @@ def _staircase_profile(
     ``b`` (``s = 2^-36·max(1, ε)``) so that every row holds with room to spare. Its cost and mass
     are linear in which cells are on top, so every ``g`` is evaluated at once by cumulative sums.
     """
-    if not spec.pure or grid.integer:
+    privacy = spec.privacy
+    if not isinstance(privacy, PureDP) or grid.integer:
         return None
     m, kk = grid.period, grid.periods
-    b = spec.tail_ratio * math.exp(2.0**-36 * max(1.0, spec.privacy.epsilon))
+    b = spec.tail_ratio * math.exp(2.0**-36 * max(1.0, privacy.epsilon))
     j = np.arange(grid.n)
     period, cell = np.divmod(j, m)
     right = period >= kk  # periods kk.. are 0, 1, ... from the origin
@@ -314,10 +316,11 @@ def _reference(
     the best grid staircase (ε-DP on a graded grid), the uniform density ((ε, δ)). The profile,
     used to scale the solver's columns on a graded grid, is that staircase.
     """
-    if not spec.pure:
+    privacy = spec.privacy
+    if not isinstance(privacy, PureDP):
         ref = np.ones(grid.n)
         return _positive(float(weights @ ref) / float(mass @ ref)), None
-    laplace = np.exp(-spec.privacy.epsilon * np.abs(grid.centres()) / grid.sensitivity)
+    laplace = np.exp(-privacy.epsilon * np.abs(grid.centres()) / grid.sensitivity)
     scale = float(weights @ laplace) / float(mass @ laplace)
     if grid.kind != GridKind.GRADED:
         return _positive(scale), None
@@ -361,21 +364,23 @@ def _rows(
                 "optmech.lp.additive.beyond.Cuts: its orders or ε and margin); "
                 "optmech.design_noise runs the rounds."
             )
-        return cuts.constraints(grid, expand, spec)  # type: ignore[no-any-return]
+        return cuts.constraints(grid, expand, spec)
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
-    if spec.pure:
+    privacy = spec.privacy
+    if isinstance(privacy, PureDP):
         return (
             *pure_rows(
                 grid,
                 expand,
-                spec.privacy.epsilon,
+                privacy.epsilon,
                 tail_ratio=spec.tail_ratio,
                 window=spec.window,
                 **common,
             ),
             None,
         )
-    rows, aux = approx_rows(grid, expand, spec.privacy.epsilon, spec.privacy.delta, **common)
+    assert isinstance(privacy, ApproxDP)  # neither ε-DP nor beyond (ε, δ)
+    rows, aux = approx_rows(grid, expand, privacy.epsilon, privacy.delta, **common)
     return rows, aux, "none", None
 
 
@@ -414,7 +419,7 @@ def build_additive_lp(
     """
     start = time.perf_counter()
     assert spec.resolution is not None and spec.periods is not None
-    epsilon = spec.privacy.epsilon if spec.pure else 0.0
+    epsilon = spec.privacy.epsilon if isinstance(spec.privacy, PureDP) else 0.0
     spec.check_size(_cells_per_period(spec, epsilon))  # before anything of the grid's size
     grid = make_grid(
         spec.grid, spec.sensitivity, spec.periods, cells=spec.resolution, epsilon=epsilon

@@ -73,10 +73,17 @@ def _graded(noise: GridNoise) -> bool:
     return not noise.grid_description().equal_cells
 
 
+def equal_cells(noise: GridNoise) -> PiecewiseConstantNoise | LatticeNoise:
+    """``noise`` as a family of equal cells — a uniform grid or ℤ, as its grid description
+    says (a graded grid is not)."""
+    assert noise.grid_description().equal_cells
+    return cast(PiecewiseConstantNoise | LatticeNoise, noise)
+
+
 def _values(noise: GridNoise) -> FloatArray:
     if noise.discrete:
         return cast(LatticeNoise, noise).probabilities
-    return noise.densities  # type: ignore[union-attr]
+    return cast(PiecewiseConstantNoise | GradedNoise, noise).densities
 
 
 def _rebuild(
@@ -107,7 +114,8 @@ def _rebuild(
             right_tail=(right[0] * s, right[1]),
             privacy=privacy,
         )
-    h = noise.width  # type: ignore[union-attr]
+    uniform = equal_cells(noise)
+    h = uniform.width
     total = (
         h * (values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1]))
         + atom
@@ -115,7 +123,7 @@ def _rebuild(
     s = 1.0 / total
     if not noise.discrete:
         return PiecewiseConstantNoise(
-            start=noise.start,
+            start=uniform.start,
             width=h,
             densities=values * s,
             period=noise.period,
@@ -126,7 +134,7 @@ def _rebuild(
             privacy=privacy,
         )
     return LatticeNoise(
-        start=int(noise.start),
+        start=int(uniform.start),
         pmf=values * s,
         period=noise.period,
         left_tail=(left[0] * s, left[1]),
@@ -139,7 +147,7 @@ def _rebuild(
 def _reach(noise: GridNoise) -> int:
     if _graded(noise):
         return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
-    return cell_reach(noise.sensitivity, noise.width)  # type: ignore[union-attr]
+    return cell_reach(noise.sensitivity, equal_cells(noise).width)
 
 
 def slack(epsilon: float, values: FloatArray) -> float:
@@ -258,9 +266,10 @@ def _laplace_values(noise: GridNoise, eps_ref: float) -> tuple[FloatArray, Float
         pos = ((k[:, None] + mid[None, :]) * noise.sensitivity).reshape(-1)
         vals = np.exp(-eps_ref * np.abs(pos) / noise.sensitivity)
         return vals[p:-p], vals[:p], vals[-p:]
-    h = noise.width  # type: ignore[union-attr]
+    uniform = equal_cells(noise)
+    h = uniform.width
     centre = 0.0 if noise.discrete else 0.5
-    pos = noise.start / h + np.arange(-p, noise.num_cells + p) + centre
+    pos = uniform.start / h + np.arange(-p, noise.num_cells + p) + centre
     vals = np.exp(-eps_ref * h * np.abs(pos) / noise.sensitivity)
     return vals[p:-p], vals[:p], vals[-p:]
 
@@ -291,7 +300,7 @@ def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> Gr
 def _width(noise: GridNoise) -> float:
     if _graded(noise):
         return noise.sensitivity / noise.period
-    return noise.width  # type: ignore[union-attr]
+    return equal_cells(noise).width
 
 
 def mixture_repair(
@@ -347,10 +356,11 @@ def mixture_repair(
     # so bisect down to the least λ that certifies (to 1e-3 relative).
     excess = max(h_p - delta, 0.0)
     start = min(1.0, excess / (h_p - h_ref) * (1.0 + 1e-6) + 1e-15)
-    lam, best = least_mixture(
+    found: tuple[float, GridNoise] = least_mixture(
         certified,
         start,
         MixingSearch(refine_steps=12),
         failure=f"mixing with a reference density did not reach δ = {delta:g} (λ up to 1)",
     )
+    lam, best = found
     return best, lam

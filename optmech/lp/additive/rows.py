@@ -219,11 +219,11 @@ def pure_rows(
         )
         layout = (n_values, int(atom), 0)
         mono_rows = sp.vstack(mono, format="csr")
-        blocks = (
+        mono_blocks = (
             RowBlock("monotone", _widen(mono_rows, None, layout), np.zeros(mono_rows.shape[0])),
             RowBlock("window", _widen(win @ real, None, layout), np.zeros(win.shape[0])),
         )
-        return RowRecord(blocks), AuxMap(), "monotone"
+        return RowRecord(mono_blocks), AuxMap(), "monotone"
     if virtual_rows(grid, tail_ratio):  # the grid extended by one virtual period each side
         b = tail_ratio
         ext = sp.vstack([b * e[:p], e, b * e[-p:]], format="csr")

@@ -171,6 +171,7 @@ def default_periods(privacy: Privacy, *, graded: bool = False) -> int:
     if isinstance(privacy, PrivacyProfile):
         points = zip(privacy.epsilons, privacy.deltas, strict=True)
         return max(default_periods(ApproxDP(e, d)) if 0 < d < 1 else 3 for e, d in points)
+    assert isinstance(privacy, ApproxDP)  # every other guarantee has returned above
     eps, delta = privacy.epsilon, privacy.delta
     if eps == 0.0:
         return math.ceil(1.0 / (2.0 * delta)) + 1
@@ -499,6 +500,7 @@ class AdditiveSpec:
 
     def _check_zero_delta_support(self) -> None:
         assert self.periods is not None
+        assert isinstance(self.privacy, ApproxDP)  # checked only for (0, δ)
         points = 2 * self.periods + (1 if self.integer else 0)
         delta = self.privacy.delta
         if 1.0 / points > delta:
@@ -595,7 +597,8 @@ class AdditiveSpec:
     def size(self, cells: int) -> dict[str, int | float]:
         """The LP's estimated size ([`estimate_additive_size`][estimate_additive_size]) for
         ``cells`` per period."""
-        grid_n = 2 * self.periods * cells + (1 if self.integer else 0)  # type: ignore[operator]
+        assert self.periods is not None  # resolved in __post_init__
+        grid_n = 2 * self.periods * cells + (1 if self.integer else 0)
         return estimate_additive_size(
             self.privacy,
             grid_n=grid_n,
