@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
@@ -306,16 +307,38 @@ def _band(
 
 def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
     """Per owner, the rows whose keys no other row of the owner beats in every column (≤):
-    (owners, row indices). Exact duplicates are kept once."""
+    (owners, row indices). Exact duplicates are kept once.
+
+    First every row is compared with a few probes of its owner (the least row in each key and
+    in their sum): a row a probe beats is dropped. The survivors are then compared pairwise
+    ([`_front`][_front]); a survivor beaten by a dropped row is beaten by that row's probe
+    too (≤ is transitive and the rows are distinct), so nothing else is lost.
+    """
     order = np.lexsort((*keys.T[::-1], owner))
     own, vals = owner[order], keys[order]
     fresh = np.ones(own.size, dtype=bool)
     fresh[1:] = (own[1:] != own[:-1]) | np.any(vals[1:] != vals[:-1], axis=1)
     order, own, vals = order[fresh], own[fresh], vals[fresh]
     start = np.flatnonzero(np.concatenate([[True], own[1:] != own[:-1]]))
+    if own.size == 0:
+        return own, order
+    group = np.repeat(np.arange(start.size), np.diff(np.append(start, own.size)))
+    rows = np.arange(own.size)
+    alive = np.ones(own.size, dtype=bool)
+    for key in [*vals.T, vals.sum(axis=1)]:
+        probe = np.lexsort((key, own))[start][group]  # per row, its owner's least in `key`
+        alive &= ~(np.all(vals[probe] <= vals, axis=1) & (probe != rows))
+    keep = np.zeros(own.size, dtype=bool)
+    keep[alive] = _front(own[alive], vals[alive])
+    return own[keep], order[keep]
+
+
+def _front(own: IntArray, vals: FloatArray) -> npt.NDArray[np.bool_]:
+    """Per owner (``own`` sorted, rows distinct), whether no other row of the owner is ≤ the
+    row in every key: blocks by size, each chunk of them padded with +inf rows (which beat
+    nothing) to its largest and compared at once, chunks cut so the array stays small."""
+    start = np.flatnonzero(np.concatenate([[True], own[1:] != own[:-1]]))
     sizes = np.diff(np.append(start, own.size))
-    # Blocks by size, each chunk of them padded with +inf rows (which beat nothing) to its
-    # largest, and compared at once; chunks are cut so the comparison array stays small.
     group = np.repeat(np.arange(start.size), sizes)
     slot = np.arange(own.size) - start[group]
     by_size = np.argsort(sizes, kind="stable")
@@ -326,8 +349,7 @@ def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
     first, keys_n = 0, max(vals.shape[1], 1)
     while first < by_size.size:
         width = int(sizes[by_size[first]])
-        count = max(1, _PARETO_CHUNK // max(width * width * keys_n, 1))
-        last = min(first + count, by_size.size)
+        last = min(first + max(1, _PARETO_CHUNK // max(width * width * keys_n, 1)), by_size.size)
         width = int(sizes[by_size[last - 1]])
         last = min(last, first + max(1, _PARETO_CHUNK // max(width * width * keys_n, 1)))
         width = int(sizes[by_size[last - 1]])
@@ -339,7 +361,7 @@ def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
         beaten[:, np.arange(width), np.arange(width)] = False
         keep[rows] = ~np.any(beaten, axis=2)[row_rank[rows] - first, slot[rows]]
         first = last
-    return own[keep], order[keep]
+    return keep
 
 
 def _costs(spec: AdditiveSpec2D, h: float, reps: IntArray) -> tuple[FloatArray, FloatArray]:
