@@ -55,8 +55,10 @@ __all__ = [
     "ProductTail",
     "TailShape",
     "TailSums",
+    "gauge_fraction",
     "gauge_polygon",
     "sample_outside",
+    "shape_values",
     "tail_sums",
 ]
 
@@ -112,6 +114,55 @@ def gauge_polygon(offsets: npt.ArrayLike) -> tuple[IntArray, IntArray]:
     if np.any(h <= 0):
         raise ValueError("the hull of `offsets` must contain the origin in its interior.")
     return np.asarray(normals, dtype=np.int64), h
+
+
+def gauge_fraction(
+    normals: IntArray, heights: IntArray, i: npt.ArrayLike, j: npt.ArrayLike
+) -> tuple[IntArray, IntArray]:
+    """The gauge ``G = max_l n_l·v/(2h_l)`` of the polygon ``n_l·x ≤ h_l`` at the doubled cell
+    centres ``v = (2i + 1, 2j + 1)``, as an exact fraction ``(num, den)``, ``den > 0``: the
+    numerator and denominator of the maximising facet (compared by cross-multiplication).
+
+    Every gauge tail of one polygon is a function of it, so tails that differ only in their
+    step position share this work ([`shape_values`][shape_values]).
+
+    Examples
+    --------
+    >>> num, den = gauge_fraction(np.array([[1, 0], [0, 1], [-1, 0], [0, -1]]),
+    ...                           np.array([1, 1, 1, 1]), np.array([0, 2]), np.array([-3, 0]))
+    >>> (num / den).tolist()  # max(|2i + 1|, |2j + 1|) / 2
+    [2.5, 2.5]
+    """
+    v1 = 2 * np.asarray(i, dtype=np.int64) + 1
+    v2 = 2 * np.asarray(j, dtype=np.int64) + 1
+    best_num, best_den = None, None
+    for (n1, n2), h in zip(normals.tolist(), heights.tolist(), strict=True):
+        num = n1 * v1 + n2 * v2
+        if best_num is None or best_den is None:
+            best_num, best_den = num, np.full(num.shape, 2 * h, dtype=np.int64)
+            continue
+        better = num * best_den > best_num * (2 * h)
+        best_num = np.where(better, num, best_num)
+        best_den = np.where(better, 2 * h, best_den)
+    assert best_num is not None and best_den is not None
+    return best_num, best_den
+
+
+def shape_values(shapes: Sequence[Tail], i: npt.ArrayLike, j: npt.ArrayLike) -> FloatArray:
+    """``S_l(i, j)`` of each shape, stacked (shape ``(len(shapes),) + i.shape``): the same as
+    ``[s.values(i, j) for s in shapes]``, with each polygon's gauge computed once."""
+    fractions: dict[tuple[bytes, bytes], tuple[IntArray, IntArray]] = {}
+    out = []
+    for shape in shapes:
+        if isinstance(shape, GaugeTail):
+            key = (shape.normals.tobytes(), shape.heights.tobytes())
+            if key not in fractions:
+                fractions[key] = gauge_fraction(shape.normals, shape.heights, i, j)
+            levels = shape.levels_at(*fractions[key])
+            out.append(np.power(shape.ratio, levels.astype(np.float64)))
+        else:
+            out.append(shape.values(i, j))
+    return np.stack(out)
 
 
 class TailShape:
@@ -182,15 +233,13 @@ class GaugeTail(TailShape):
     def levels(self, i: npt.ArrayLike, j: npt.ArrayLike) -> IntArray:
         """``k(i, j)`` exactly (integers;
         [`optmech.certify.noise2d.tail_values`][optmech.certify.noise2d.tail_values])."""
-        v1 = 2 * np.asarray(i, dtype=np.int64) + 1
-        v2 = 2 * np.asarray(j, dtype=np.int64) + 1
+        return self.levels_at(*gauge_fraction(self.normals, self.heights, i, j))
+
+    def levels_at(self, num: IntArray, den: IntArray) -> IntArray:
+        """``k = ⌈G − γ⌉`` from the gauge ``G = num/den`` of [`gauge_fraction`][gauge_fraction]
+        (exact integer arithmetic: ``⌈max_l x_l − γ⌉ = max_l ⌈x_l − γ⌉``)."""
         a, q = self.gamma.numerator, self.gamma.denominator
-        out = None
-        for (n1, n2), h in zip(self.normals.tolist(), self.heights.tolist(), strict=True):
-            k = -((2 * a * h - q * (n1 * v1 + n2 * v2)) // (2 * q * h))
-            out = k if out is None else np.maximum(out, k)
-        assert out is not None
-        return out
+        return -((a * den - q * num) // (q * den))
 
     def ring_bound(self, rings: FloatArray) -> FloatArray:
         """``S ≤ b^((r + ½)/w − 1)`` on the ring ``max(i', j') = r`` (``G ≥ ‖c‖∞/w``)."""
@@ -420,7 +469,7 @@ def tail_sums(
         if first < near_end:  # the near rings form a chunk of their own
             span = min(span, near_end - first)
         a, r, mult = _ring_cells(first, first + span)
-        values = np.stack([t.values(a, r) for t in items]) * (h * h)
+        values = shape_values(items, a, r) * (h * h)
         mass += np.sum(values * mult, axis=1)
         if cost is not None:
             low, high = _cell_averages(cost, a, r, mult, h, first < near_end)

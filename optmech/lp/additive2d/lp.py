@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
@@ -58,7 +59,14 @@ from optmech.lp.engine.readout import LPReadout
 from optmech.lp.engine.rounding import tail_ratio_for, uniform_width
 from optmech.lp.engine.rows import RowBlock, RowRecord
 from optmech.lp.solve import Strategy
-from optmech.mechanisms.tails2d import GaugeTail, ProductTail, TailSums, gauge_polygon, tail_sums
+from optmech.mechanisms.tails2d import (
+    GaugeTail,
+    ProductTail,
+    TailSums,
+    gauge_polygon,
+    shape_values,
+    tail_sums,
+)
 
 __all__ = ["AdditiveLP2D", "build_additive_lp_2d", "orbits"]
 
@@ -66,6 +74,8 @@ Tail = GaugeTail | ProductTail
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
+#: Entries of the comparison array of one chunk of [`_pareto`][_pareto].
+_PARETO_CHUNK = 1 << 22
 
 
 def orbits(cells: int, group: str) -> tuple[IntArray, IntArray, FloatArray]:
@@ -285,7 +295,7 @@ def _band(
     for sign in (1.0, -1.0):  # minimal values (z ≤ e^ε Σ t V) and maximal ones (Σ t V ≤ e^ε z)
         signs = np.array([-sign] * len(gauges) + [sign] * len(others))
         who, where = _pareto(owner, keys * signs)
-        vals = np.stack([t.values(qi[where], qj[where]) for t in tails], axis=1)
+        vals = shape_values(tails, qi[where], qj[where]).T
         r = np.arange(who.size)
         rows = np.concatenate([r] * (1 + len(tails)))
         cols = np.concatenate([who] + [np.full(who.size, k + t) for t in range(len(tails))])
@@ -297,20 +307,61 @@ def _band(
 
 def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
     """Per owner, the rows whose keys no other row of the owner beats in every column (≤):
-    (owners, row indices). Exact duplicates are kept once."""
+    (owners, row indices). Exact duplicates are kept once.
+
+    First every row is compared with a few probes of its owner (the least row in each key and
+    in their sum): a row a probe beats is dropped. The survivors are then compared pairwise
+    ([`_front`][_front]); a survivor beaten by a dropped row is beaten by that row's probe
+    too (≤ is transitive and the rows are distinct), so nothing else is lost.
+    """
     order = np.lexsort((*keys.T[::-1], owner))
     own, vals = owner[order], keys[order]
     fresh = np.ones(own.size, dtype=bool)
     fresh[1:] = (own[1:] != own[:-1]) | np.any(vals[1:] != vals[:-1], axis=1)
     order, own, vals = order[fresh], own[fresh], vals[fresh]
     start = np.flatnonzero(np.concatenate([[True], own[1:] != own[:-1]]))
+    if own.size == 0:
+        return own, order
+    group = np.repeat(np.arange(start.size), np.diff(np.append(start, own.size)))
+    rows = np.arange(own.size)
+    alive = np.ones(own.size, dtype=bool)
+    for key in [*vals.T, vals.sum(axis=1)]:
+        probe = np.lexsort((key, own))[start][group]  # per row, its owner's least in `key`
+        alive &= ~(np.all(vals[probe] <= vals, axis=1) & (probe != rows))
     keep = np.zeros(own.size, dtype=bool)
-    for lo, hi in zip(start.tolist(), [*start[1:].tolist(), own.size], strict=True):
-        block = vals[lo:hi]  # sorted lexicographically: only earlier rows can dominate
-        beaten = np.all(block[None, :, :] <= block[:, None, :], axis=2)
-        np.fill_diagonal(beaten, False)
-        keep[lo:hi] = ~np.any(beaten, axis=1)
+    keep[alive] = _front(own[alive], vals[alive])
     return own[keep], order[keep]
+
+
+def _front(own: IntArray, vals: FloatArray) -> npt.NDArray[np.bool_]:
+    """Per owner (``own`` sorted, rows distinct), whether no other row of the owner is ≤ the
+    row in every key: blocks by size, each chunk of them padded with +inf rows (which beat
+    nothing) to its largest and compared at once, chunks cut so the array stays small."""
+    start = np.flatnonzero(np.concatenate([[True], own[1:] != own[:-1]]))
+    sizes = np.diff(np.append(start, own.size))
+    group = np.repeat(np.arange(start.size), sizes)
+    slot = np.arange(own.size) - start[group]
+    by_size = np.argsort(sizes, kind="stable")
+    rank = np.empty_like(by_size)
+    rank[by_size] = np.arange(by_size.size)
+    row_rank = rank[group]
+    keep = np.zeros(own.size, dtype=bool)
+    first, keys_n = 0, max(vals.shape[1], 1)
+    while first < by_size.size:
+        width = int(sizes[by_size[first]])
+        last = min(first + max(1, _PARETO_CHUNK // max(width * width * keys_n, 1)), by_size.size)
+        width = int(sizes[by_size[last - 1]])
+        last = min(last, first + max(1, _PARETO_CHUNK // max(width * width * keys_n, 1)))
+        width = int(sizes[by_size[last - 1]])
+        rows = (row_rank >= first) & (row_rank < last)
+        padded = np.full((last - first, width, vals.shape[1]), np.inf)
+        padded[row_rank[rows] - first, slot[rows]] = vals[rows]
+        # beaten[g, a, b]: row b of block g is ≤ row a in every key (b ≠ a)
+        beaten = np.all(padded[:, None, :, :] <= padded[:, :, None, :], axis=3)
+        beaten[:, np.arange(width), np.arange(width)] = False
+        keep[rows] = ~np.any(beaten, axis=2)[row_rank[rows] - first, slot[rows]]
+        first = last
+    return keep
 
 
 def _costs(spec: AdditiveSpec2D, h: float, reps: IntArray) -> tuple[FloatArray, FloatArray]:
