@@ -112,7 +112,13 @@ def markdown(report: dict[str, Any]) -> str:
     """The report as markdown tables (one per section)."""
     rows = report["rows"]
     lines = [
-        f"Run {report['started']} ({report['mode']} mode, `{report.get('command', '')}`, every "
+        f"Run {report['started']} ({report['mode']} mode"
+        + (
+            f"; full sizes for {', '.join(report['full_sections'])}"
+            if report.get("full_sections")
+            else ""
+        )
+        + f", `{report.get('command', '')}`, every "
         f"case run {report.get('repeat', 1)} times, alternated with the case it is compared "
         f"with), load average at start {report['load_start']:.2f}, at end "
         f"{report['load_end']:.2f}; "
@@ -365,6 +371,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=None)
     parser.add_argument(
+        "--full",
+        nargs="+",
+        choices=SECTIONS,
+        default=(),
+        help="with --quick: sections run at their full sizes all the same (timeout 600 s)",
+    )
+    parser.add_argument(
         "--timeout", type=float, default=None, help="seconds per case (default 120 quick, 600 full)"
     )
     parser.add_argument(
@@ -379,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
         "mode": "quick" if args.quick else "full",
+        "full_sections": sorted(args.full) if args.quick else [],
         "load_start": load(),
         "versions": _versions(),
         "timeout_s": timeout,
@@ -388,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name in args.only or SECTIONS:
         module = importlib.import_module(f"benchmarks.{name}")
-        report["rows"] += module.run(args.quick, timeout)
+        quick = args.quick and name not in args.full
+        report["rows"] += module.run(quick, timeout if quick else args.timeout or 600.0)
     report["load_end"] = load()
     report["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
     os.makedirs(args.out, exist_ok=True)
