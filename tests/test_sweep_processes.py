@@ -244,3 +244,24 @@ def test_a_sweep_waits_for_a_live_owner_and_counts_its_results(tmp_path: Path) -
     with ResultStore(store) as db:
         squares = {r["key"]: r["result"]["square"] for r in db.rows()}
     assert squares[first_key] == -1.0  # the other sweep's result, not recomputed here
+
+
+def test_stopping_a_pool_whose_worker_died_first_raises_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Ctrl-C can kill a worker still starting (before it ignores SIGINT); the executor's
+    wake-up pipe is then closed and its shutdown raises BrokenPipeError. Stopping the pool (what
+    the sweep does on Ctrl-C) must not raise it in place of the interrupt: the command would
+    then exit 0, as for a closed output pipe, instead of 130."""
+    from optmech.sweep.runner import _timed
+    from optmech.sweep.workers import ProcessPool
+
+    pool = ProcessPool(_timed, "_sweep_helpers:logged_square", 1)
+
+    def closed_pipe(*args: object, **kwargs: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    real = pool._pool.shutdown
+    monkeypatch.setattr(pool._pool, "shutdown", closed_pipe)
+    pool.stop()  # raises nothing
+    real(wait=True)

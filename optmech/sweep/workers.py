@@ -155,7 +155,11 @@ class ProcessPool(Pool):
         for process in processes:
             with contextlib.suppress(OSError, ValueError):
                 process.terminate()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        # A worker that died first (a Ctrl-C reaching it before its initializer ignored it)
+        # leaves the executor's wake-up pipe closed: its shutdown then raises BrokenPipeError,
+        # which must not replace the interrupt being handled.
+        with contextlib.suppress(OSError):
+            self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             with contextlib.suppress(OSError, ValueError, AssertionError):
                 process.join(timeout=5)
