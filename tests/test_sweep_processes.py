@@ -53,16 +53,34 @@ def _spec_file(tmp_path: Path, n: int, delay: float, log: Path, name: str = "sq"
     return spec
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before ``exec``: Ctrl-C delivered and handled as in an interactive shell.
+    A process inherits its signal mask and ignored signals; a test runner's worker may block or
+    ignore SIGINT (a background job does), and then no sweep could see a Ctrl-C."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _sweep(spec: Path, store: Path, workers: int, *extra: str) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "optmech", "sweep", str(spec), "--store", str(store)]
     return subprocess.Popen(
         [*argv, "--workers", str(workers), *extra],
         env=_env(),
         start_new_session=True,  # its own process group: signals reach it and its workers only
+        preexec_fn=_as_from_a_terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _sigint_reaches(pid: int) -> bool:
+    """Whether SIGINT is neither blocked nor ignored in process ``pid`` (from /proc)."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
+    bit = 1 << (signal.SIGINT - 1)
+    return not any(int(fields[name].strip(), 16) & bit for name in ("SigBlk", "SigIgn"))
 
 
 def _children(pid: int) -> set[int]:
@@ -125,6 +143,8 @@ def test_ctrl_c_stops_the_sweep_with_one_line_saying_what_was_kept(tmp_path: Pat
 
     _wait_for(some_stored, "3 rows")
     workers = _children(proc.pid) if Path("/proc/self/stat").exists() else set()
+    if Path("/proc/self/status").exists():
+        assert _sigint_reaches(proc.pid)  # as from a terminal: Ctrl-C is seen
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole group
     _, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130
