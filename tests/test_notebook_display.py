@@ -140,3 +140,10 @@ def test_a_staircase_in_the_plane_is_drawn_as_its_steps() -> None:
         plt.close(ax.figure)
     assert first == pytest.approx(centre - 1.0 / np.log(10.0), abs=1e-12)
     assert second == pytest.approx(centre - 2.0 / np.log(10.0), abs=1e-12)
+
+
+@pytest.mark.parametrize("periods", [0.0, -1.0, float("nan"), 1e4])
+def test_a_view_outside_its_range_is_refused_by_name(periods: float) -> None:
+    noise = optmech.StaircaseND(epsilon=1.0, gamma=0.4, dimension=2, norm="l2")
+    with pytest.raises(ValueError, match=r"`periods` must be .*\(0, 1000\]"):
+        noise.plot(periods=periods)
