@@ -9,10 +9,10 @@ Every ε-DP noise is (ε, δ)-DP for every δ ≥ 0, so the ε-DP design is a ca
   from below on the same grid, but its point is not private at δ: the ε-DP design is
   returned. As δ → 0 the (ε, δ) optimum tends to the ε-DP one (the staircase of Geng &
   Viswanath 2016), so the interval stays narrow where the LP at δ' resolves its grid.
-* **Large ε.** The (ε, δ) LP runs on a uniform grid, whose default cells cannot resolve the
-  staircase's top step (``γ*Δ`` with ``γ* → e^(−ε/2)``), while the ε-DP designer grades its
-  grid there. At ε = 5, δ = 1e-11 the uniform-grid (ε, δ) design costs 10% (|x|) to 97% (x²)
-  more than the ε-DP design on the graded grid.
+* **Large ε.** The (ε, δ) LP's default grid (20 cells per Δ) cannot resolve the staircase's
+  top step (``γ*Δ`` with ``γ* → e^(−ε/2)``), while the ε-DP designer sizes its cells from that
+  step (``20(1 + e^(ε/2))`` per Δ, graded beyond 400). At ε = 5, δ = 1e-11 the (ε, δ) design
+  costs 10% (|x|) to 97% (x²) more than the ε-DP design.
 
 [`design_approx`][design_approx] designs both (with the grid's defaults: a caller who names
 ``resolution`` or ``periods`` gets the (ε, δ) LP of that grid alone, unless δ is tiny) and
