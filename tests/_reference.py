@@ -290,6 +290,23 @@ def assert_expected_costs(noise: Any, costs: Any, support: np.ndarray, pmf: np.n
         assert noise.expected_cost(cost) == pytest.approx(reference, rel=1e-10, abs=1e-300), cost
 
 
+def gdp_curve(mu: float, eps: np.ndarray) -> np.ndarray:
+    """``δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Dong, Roth & Su 2022), scipy's Φ."""
+    from scipy import stats
+
+    return stats.norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+
+
+def truncated_laplace_cost(epsilon: float, delta: float, cost: str, sensitivity: float = 1.0):
+    """E|X| or E X² of the truncated Laplace (Geng, Ding, Guo & Kumar 2020), in closed form."""
+    lam = sensitivity / epsilon
+    a = lam * math.log1p(math.expm1(epsilon) / (2.0 * delta))
+    tail = math.exp(-a / lam) / -math.expm1(-a / lam)  # e^(−A/λ) / (1 − e^(−A/λ))
+    if cost == "abs":
+        return lam - a * tail
+    return 2.0 * lam * lam - (a * a + 2.0 * a * lam) * tail
+
+
 def hockey_stick_curve(p: np.ndarray, shift: int, eps: np.ndarray) -> np.ndarray:
     """max over ±shift (in cells) of ``Σ (p_k − e^ε p_(k+shift))₊``, for each ε of ``eps``."""
     out = np.zeros(eps.shape)

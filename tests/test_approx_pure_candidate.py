@@ -2,27 +2,18 @@
 than the ε-DP optimum by the uniform grid.
 
 Independent truths: the staircase's closed-form cost (Geng & Viswanath 2016), the truncated
-Laplace's (Geng, Ding, Guo & Kumar 2020, computed here from its density), and the returned
-noise's privacy certified again here in rational arithmetic."""
+Laplace's in closed form (Geng, Ding, Guo & Kumar 2020; ``tests/_reference.py``, whose formula a
+quadrature of its density checks), and the returned noise's privacy certified again here in
+rational arithmetic."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
+from _reference import truncated_laplace_cost
 
 import optmech
 from optmech.certify.noise import certify_noise
 from optmech.privacy import ApproxDP
-
-
-def _truncated_laplace(epsilon: float, delta: float) -> float:
-    """E|X| of the density ∝ e^(−ε|x|) on [−A, A], A = ln(1 + (e^ε − 1)/(2δ))/ε (Δ = 1)."""
-    a = math.log1p(math.expm1(epsilon) / (2.0 * delta)) / epsilon
-    # ∫_0^A x e^(−εx) dx / ∫_0^A e^(−εx) dx
-    mass = -math.expm1(-epsilon * a) / epsilon
-    first = (1.0 - math.exp(-epsilon * a) * (1.0 + epsilon * a)) / epsilon**2
-    return first / mass
 
 
 def _staircase(epsilon: float) -> float:
@@ -45,7 +36,7 @@ def test_a_delta_below_what_the_lp_resolves_is_answered_by_the_pure_design(
     best_pure = _staircase(epsilon)
     # A grid ε-DP noise costs at least the staircase; the default grid is within 1e-6 of it.
     assert best_pure * (1 - 1e-12) <= noise.value <= best_pure * (1 + 1e-6)
-    assert noise.value < _truncated_laplace(epsilon, delta)
+    assert noise.value < truncated_laplace_cost(epsilon, delta, "abs")
     # The interval brackets the optimum over both grids' noises: its lower bound is at most
     # the ε-DP LP's own (a design of its own here), and at most the value returned.
     alone = optmech.design_noise(optmech.PureDP(epsilon), sensitivity=1.0, cost="abs")
@@ -66,7 +57,7 @@ def test_where_delta_helps_the_lp_design_is_returned() -> None:
     noise = optmech.design_noise(ApproxDP(1.0, 1e-3), sensitivity=1.0, cost="abs")
     assert noise.record.source == "solver"
     assert noise.value < _staircase(1.0) * (1 - 1e-3)
-    assert noise.value < _truncated_laplace(1.0, 1e-3)
+    assert noise.value < truncated_laplace_cost(1.0, 1e-3, "abs")
     assert 0.0 < noise.certified_delta <= 1e-3
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _reference import gdp_curve, hockey_stick_curve
 from scipy import stats
 
 import optmech
@@ -26,19 +27,6 @@ from optmech.lp.additive.beyond import Cuts
 from optmech.lp.additive.lp import build_additive_lp
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.design import design_noise
-
-
-def _gdp_curve(mu: float, eps: np.ndarray) -> np.ndarray:
-    return stats.norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
-
-
-def _hockey(p: np.ndarray, shift: int, eps: np.ndarray) -> np.ndarray:
-    """max over ±shift (in cells) of ``Σ (p_k − e^ε p_(k+shift))₊``."""
-    out = np.zeros(eps.shape)
-    for a_, b_ in ((p[:-shift], p[shift:]), (p[shift:], p[:-shift])):
-        vals = np.maximum(a_[None, :] - np.exp(eps)[:, None] * b_[None, :], 0.0).sum(axis=1)
-        out = np.maximum(out, vals)
-    return out
 
 
 def test_grid_gaussian_has_the_normal_cell_masses() -> None:
@@ -118,9 +106,9 @@ def test_gdp_design_beats_the_grid_gaussian_and_is_private() -> None:
     masses = np.diff(np.asarray(noise.cdf(edges), dtype=float))
     sub = np.repeat(masses / 2.0, 2)
     eps = np.linspace(0.0, 12.0, 2000)
-    bound = np.maximum(_gdp_curve(mu, eps), 0.0)
+    bound = np.maximum(gdp_curve(mu, eps), 0.0)
     for shift in range(1, 9):
-        assert np.all(_hockey(sub, shift, eps) <= bound * (1 + 1e-9) + 1e-15), shift
+        assert np.all(hockey_stick_curve(sub, shift, eps) <= bound * (1 + 1e-9) + 1e-15), shift
 
 
 def test_worse_than_gaussian_is_in_the_dict() -> None:

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from _reference import benchmark_report
+from _reference import benchmark_report, truncated_laplace_cost
 
 import optmech
 from optmech.exceptions import InaccurateSolutionWarning
@@ -37,16 +37,6 @@ CASES = [
     (2.0, 1e-2),
     (5.0, 1e-11),
 ]
-
-
-def truncated_laplace_cost(epsilon: float, delta: float, cost: str, sensitivity: float = 1.0):
-    """E|X| or E X² of the truncated Laplace (Geng, Ding, Guo & Kumar 2020), in closed form."""
-    lam = sensitivity / epsilon
-    a = lam * math.log1p(math.expm1(epsilon) / (2.0 * delta))
-    tail = math.exp(-a / lam) / -math.expm1(-a / lam)  # e^(−A/λ) / (1 − e^(−A/λ))
-    if cost == "abs":
-        return lam - a * tail
-    return 2.0 * lam * lam - (a * a + 2.0 * a * lam) * tail
 
 
 def exact_hockey_stick(noise, epsilon: float, shift: Fraction) -> Fraction:

@@ -42,11 +42,10 @@ _OWN = (
 
 
 def _checked_constraints(
-    constraints: Any, spec: AdditiveSpec | AdditiveSpec2D
+    items: tuple[Constraint, ...], spec: AdditiveSpec | AdditiveSpec2D
 ) -> tuple[Constraint, ...]:
     """The caller's constraints, refused by name where the designer has no rows for them:
     they are supported on 1-D ε-DP and (ε, δ) designs."""
-    items = as_constraints(constraints)
     if items and (not isinstance(spec, AdditiveSpec) or spec.beyond):
         what = "dimension=2" if not isinstance(spec, AdditiveSpec) else str(spec.privacy)
         raise ValueError(
@@ -333,12 +332,11 @@ def design_noise(
     (True, True)
     """
     dimension = check_int("dimension", dimension, low=1, high=2, hint="1-D or 2-D noise")
-    weigh = dimension == 1 and weighs_pure(
-        privacy, spec_options, constrained=bool(as_constraints(constraints))
-    )
+    items = as_constraints(constraints)
+    weigh = dimension == 1 and weighs_pure(privacy, spec_options, constrained=bool(items))
     solved = solvable_privacy(privacy) if weigh else privacy
     spec = _validated_spec(solved, sensitivity, cost, dimension, spec_options)
-    declared = _checked_constraints(constraints, spec)
+    declared = _checked_constraints(items, spec)
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(
         solver,
