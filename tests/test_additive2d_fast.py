@@ -82,21 +82,29 @@ def test_pareto_filter_matches_brute_force(chunk: int, monkeypatch: pytest.Monke
         assert set(got) == _pareto_brute(owner, keys)
 
 
-def test_additive2d_default_is_interior_point_without_crossover() -> None:
-    """The 2-D family's HiGHS options ask for the interior point without crossover."""
-    opts = default_options("HIGHS", "additive2d")
-    assert opts["highs_options"] == {"solver": "ipm"}
-    assert opts["run_crossover"] == "off"
+def test_additive2d_default_is_interior_point_without_crossover_on_large_lps() -> None:
+    """The 2-D family's HiGHS options ask for the interior point without crossover from 1,000
+    variables; below, HiGHS's own choice (dual simplex), which is faster there."""
+    for opts in (
+        default_options("HIGHS", "additive2d"),
+        default_options("HIGHS", "additive2d", num_variables=1_000),
+    ):
+        assert opts["highs_options"] == {"solver": "ipm"}
+        assert opts["run_crossover"] == "off"
+    small = default_options("HIGHS", "additive2d", num_variables=999)
+    assert "highs_options" not in small and "run_crossover" not in small
 
 
 @pytest.mark.parametrize("ball", ["l1", "linf"])
 def test_interior_point_design_agrees_with_a_simplex_vertex(ball: str) -> None:
-    """The default (interior point) design and a dual-simplex design of the same LP: both
+    """The large LPs' interior-point design and a dual-simplex design of the same LP: both
     certified ε-DP, and each certified interval contains the other's value."""
     args = dict(
         sensitivity=1.0, cost="l1", dimension=2, sensitivity_norm=ball, resolution=3, periods=2
     )
-    ipm = optmech.design_noise(optmech.PureDP(1.0), **args)
+    ipm = optmech.design_noise(
+        optmech.PureDP(1.0), solver_options=default_options("HIGHS", "additive2d"), **args
+    )
     vertex = optmech.design_noise(
         optmech.PureDP(1.0),
         solver_options={"highs_options": {"solver": "simplex"}, "run_crossover": "on"},

@@ -103,6 +103,25 @@ def test_a_design_is_drawn_beside_its_closed_form() -> None:
     assert labels == ["designed (LP)", "staircase optimum (Geng & Viswanath 2016)"]
 
 
+def test_a_design_takes_the_families_plot_keywords() -> None:
+    """``references``, ``label`` and ``title`` mean what they mean for every family: the
+    references drawn are the ones given (none for ``()``), the legend and title are the
+    caller's; the older ``reference=False`` still works, with a warning."""
+    noise = RESULTS["design (uniform grid)"]()
+    laplace = optmech.Laplace(epsilon=1.0)
+    ax = noise.plot(references=[("Laplace", laplace)], label="mine", title="T")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["mine", "Laplace"] and ax.get_title() == "T"
+    plt.close(ax.figure)
+    ax = noise.plot(references=())
+    assert len(ax.get_lines()) == 1
+    plt.close(ax.figure)
+    with pytest.deprecated_call(match="references="):
+        ax = noise.plot(reference=False)
+    assert len(ax.get_lines()) == 1
+    plt.close(ax.figure)
+
+
 def test_the_dependent_noise_draws_one_line_per_phase() -> None:
     """The lines are the phases' pmfs on the grid: their heights at each point are the pmf
     values, which sum to at most 1 per phase (the tails hold the rest)."""

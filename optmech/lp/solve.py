@@ -95,11 +95,12 @@ _OPTIONS: dict[str, dict[str, Any]] = {
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
 }
 
-#: Per-kind adjustments of ``_OPTIONS`` (applied before the caller's ``options``); none at
-#: present. Measured and rejected: ``tol_feas = 1e-9`` for Clarabel on the GRS LP (its primal
-#: residual stalls near 1e-10 at n = 200, so half the iterations are spent there) saves 20-40%
-#: (n = 800: 62 s against 76 s) but the certified value's gap to the GRS optimum grows from
-#: 4e-9 to 5e-7 at n = 800 (docs/performance.md).
+#: Per-kind adjustments of ``_OPTIONS`` (applied before the caller's ``options``, and only
+#: from the size in `_KIND_OPTIONS_FROM` where that names one). Measured and rejected:
+#: ``tol_feas = 1e-9`` for Clarabel on the GRS LP (its primal residual stalls near 1e-10 at
+#: n = 200, so half the iterations are spent there) saves 20-40% (n = 800: 62 s against 76 s)
+#: but the certified value's gap to the GRS optimum grows from 4e-9 to 5e-7 at n = 800
+#: (docs/performance.md).
 _KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {
     # The minimax remap LP multiplies a mechanism into the rows: entries down to e^-45 (the
     # geometric mechanism at large n ε). HiGHS drops coefficients below 1e-9 by default, which
@@ -117,6 +118,13 @@ _KIND_OPTIONS: dict[tuple[str, str], dict[str, Any]] = {
         "ipm_optimality_tolerance": 1e-10,
     },
 }
+
+#: The number of variables from which an entry of `_KIND_OPTIONS` applies (below it, the
+#: solver's defaults). 2-D additive LPs, ε = 1, 4 periods, the three balls, solve seconds
+#: inside HiGHS, two runs each (``python -m benchmarks --quick --only additive2d``): 150-170
+#: variables, interior point 6.5-9.5 ms against dual simplex 4 ms; 750-920, 49-64 ms against
+#: 54-60 ms; 1,800-2,200, 207-243 ms against 307-369 ms.
+_KIND_OPTIONS_FROM: dict[tuple[str, str], int] = {("additive2d", "HIGHS"): 1_000}
 
 _HINTS = {
     "infeasible": "the constraints admit no mechanism: check the privacy level, the support "
@@ -227,14 +235,19 @@ def available_solvers() -> list[str]:
     return [s for s in KNOWN_SOLVERS if s in installed]
 
 
-def default_options(solver: str, kind: ProblemKind = "generic") -> dict[str, Any]:
+def default_options(
+    solver: str, kind: ProblemKind = "generic", num_variables: int | None = None
+) -> dict[str, Any]:
     """optmech's default options for ``solver`` (a copy; empty for solvers it does not tune).
 
     ``kind`` (a key of `SOLVER_POLICY`) adds that family's adjustments, as [`solve`][solve]
-    does; the default ``"generic"`` has none.
+    does; the default ``"generic"`` has none. Some adjustments pay only on large LPs: given
+    ``num_variables``, those are left out below their size (without it, they are included).
     """
+    key = (kind, solver.upper())
     opts = dict(_OPTIONS.get(solver.upper(), {}))
-    opts.update(_KIND_OPTIONS.get((kind, solver.upper()), {}))
+    if num_variables is None or num_variables >= _KIND_OPTIONS_FROM.get(key, 0):
+        opts.update(_KIND_OPTIONS.get(key, {}))
     return opts
 
 
@@ -442,7 +455,7 @@ def solve(
     num_variables = sum(v.size for v in problem.variables())
     num_constraints = sum(c.size for c in problem.constraints)
     name = _normalise_solver(solver, num_variables, vertex, kind)
-    opts = default_options(name, kind)
+    opts = default_options(name, kind, int(num_variables))
     if vertex and name in _SIMPLEX:
         # HiGHS's own "solver" option clashes with cvxpy's keyword; pass it nested.
         opts["highs_options"] = {"solver": "simplex"}

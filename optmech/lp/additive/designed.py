@@ -348,32 +348,68 @@ class DesignedNoise(RecordViews, abstract=True):
             ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 
-    def plot(self, ax: Any = None, *, reference: bool = True, span: float | None = None) -> Any:
-        """Draw the designed density (or pmf) beside the closed-form optimum or baselines
-        (`optmech.mechanisms.references.closed_form_reference`) unless ``reference`` is
-        False; returns the Axes."""
-        from optmech.mechanisms.references import closed_form_reference
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        references: Any = "closed-form",
+        span: float | None = None,
+        label: str | None = None,
+        title: str | None = None,
+        reference: bool | None = None,
+    ) -> Any:
+        """Draw the designed density (or pmf) beside named ``references``; returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        references : "closed-form" or sequence of (str, NoiseDistribution)
+            By default the closed-form optimum for the design's guarantee and cost, or its
+            baselines where no optimum is known
+            (`optmech.mechanisms.references.closed_form_reference`; those of the design's kind
+            only: pmfs beside a pmf, densities beside a density); else the named noises to draw,
+            as for every family (``()`` for none).
+        span, label, title
+            As for every family ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise]);
+            the default label is "designed (LP)", the default title names the guarantee, cost
+            and value.
+        reference : bool, optional
+            Deprecated: ``reference=False`` is ``references=()``.
+        """
         from optmech.plotting import plot_noise, privacy_title
 
-        refs: list[tuple[str, Any]] = []
-        if reference and self._record.beyond is None:
-            rec = self._record
-            privacy = rec.privacy
-            assert isinstance(privacy, PureDP | ApproxDP)  # no beyond (ε, δ) certificate
-            found = closed_form_reference(privacy, rec.sensitivity, rec.cost, integer=rec.integer)
-            refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
-                found.baselines
-            )
-            # Only references of the same kind are drawn: a pmf beside pmfs, a density beside
-            # densities (an (ε, δ) lattice design's continuous baselines are left out).
-            lattice = hasattr(self, "pmf")
-            refs = [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
-        ax = plot_noise(self, ax, references=refs, span=span, label="designed (LP)")
+        if reference is not None:
+            warn_deprecated("`plot(reference=...)`", "`plot(references=...)` (`()` for none)")
+            if not reference:
+                references = ()
+        refs = self._closed_form_references() if references == "closed-form" else references
+        ax = plot_noise(self, ax, references=refs, span=span, label=label or "designed (LP)")
         ax.set_title(
-            f"{privacy_title(self._record.privacy, self.sensitivity)}, "
+            title
+            or f"{privacy_title(self._record.privacy, self.sensitivity)}, "
             f"cost {self._record.cost.name}, value {self.value:.6g}"
         )
         return ax
+
+    def _closed_form_references(self) -> list[tuple[str, Any]]:
+        """The closed-form optimum (or baselines) of the design's guarantee and cost, of the
+        design's kind (a pmf beside pmfs, a density beside densities); none for guarantees
+        beyond (ε, δ)."""
+        from optmech.mechanisms.references import closed_form_reference
+
+        rec = self._record
+        if rec.beyond is not None:
+            return []
+        privacy = rec.privacy
+        assert isinstance(privacy, PureDP | ApproxDP)  # no beyond (ε, δ) certificate
+        found = closed_form_reference(privacy, rec.sensitivity, rec.cost, integer=rec.integer)
+        refs = ([(found.label, found.optimum)] if found.optimum is not None else []) + list(
+            found.baselines
+        )
+        # An (ε, δ) lattice design's continuous baselines are left out.
+        lattice = hasattr(self, "pmf")
+        return [(name, ref) for name, ref in refs if hasattr(ref, "pmf") == lattice]
 
     def _describe(self) -> str:
         rec = self._record
@@ -392,10 +428,7 @@ class DesignedNoise(RecordViews, abstract=True):
         )
 
 
-# `DesignedNoise.plot` takes ``reference`` (draw the closed-form optimum) in place of the
-# families' ``references``, ``label`` and ``title``: a deliberate difference, so mypy's check of
-# the combined classes below is silenced for it (``misc``, on each class line).
-class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):  # type: ignore[misc]
+class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
     """A designed density on a uniform grid (`PiecewiseConstantNoise` + a record).
 
     Parameters
@@ -407,7 +440,7 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):  # type: ig
     """
 
 
-class DesignedGradedNoise(DesignedNoise, GradedNoise):  # type: ignore[misc]
+class DesignedGradedNoise(DesignedNoise, GradedNoise):
     """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
 
     Parameters
@@ -419,7 +452,7 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):  # type: ignore[misc]
     """
 
 
-class DesignedLatticeNoise(DesignedNoise, LatticeNoise):  # type: ignore[misc]
+class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
     """A designed pmf on ℤ (`LatticeNoise` + a record).
 
     Parameters
