@@ -48,7 +48,7 @@ from optmech.theorems._support import (
     privacy_terms,
     random_users,
 )
-from optmech.theorems.catalogue import CheckResult, certificate_row, check, check_cases, exact_row
+from optmech.theorems.catalogue import CheckResult, certificate_row, check, exact_row
 from optmech.theorems.minimax import minimax_optimality_check
 
 __all__ = [
@@ -135,14 +135,14 @@ def grs_universal_rows(
     ]
 
 
-check_cases(
-    "GRS universal optimality",
-    "GRS universal optimality (sweep n ≤ 50)",
-    group=GROUP,
-    rows=grs_universal_rows,
-    quick={"seed": 20, "count": 14, "n_range": (3, 20)},
-    sweep={"seed": 21, "count": 28, "n_range": (13, 50), "alternate": True},
-)
+@check("GRS universal optimality", group=GROUP, quick=True)
+def _grs_universal_quick() -> list[CheckResult]:
+    return grs_universal_rows(seed=20, count=14, n_range=(3, 20))
+
+
+@check("GRS universal optimality (sweep n ≤ 50)", group=GROUP, quick=False)
+def _grs_universal_sweep() -> list[CheckResult]:
+    return grs_universal_rows(seed=21, count=28, n_range=(13, 50), alternate=True)
 
 
 # --------------------------------------------------------------------------------------------

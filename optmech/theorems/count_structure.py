@@ -41,6 +41,7 @@ from optmech.theorems._support import (
 from optmech.theorems.catalogue import (
     CheckResult,
     certificate_row,
+    check,
     check_cases,
     exact_row,
 )
@@ -235,11 +236,11 @@ def _randomized_response_row(n: int, eps: float) -> CheckResult:
     )
 
 
-check_cases(
-    "optimal vertices are remaps of G",
-    "optimal vertices are remaps of G (sweep n ≤ 50)",
-    group=GROUP,
-    rows=vertex_remap_rows,
-    quick={"seed": 50, "count": 10, "n_range": (3, 20)},
-    sweep={"seed": 51, "count": 14, "n_range": (15, 50)},
-)
+@check("optimal vertices are remaps of G", group=GROUP, quick=True)
+def _vertex_quick() -> list[CheckResult]:
+    return vertex_remap_rows(seed=50, count=10, n_range=(3, 20))
+
+
+@check("optimal vertices are remaps of G (sweep n ≤ 50)", group=GROUP, quick=False)
+def _vertex_sweep() -> list[CheckResult]:
+    return vertex_remap_rows(seed=51, count=14, n_range=(15, 50))

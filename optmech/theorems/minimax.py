@@ -42,6 +42,7 @@ from optmech.theorems.catalogue import (
     CheckResult,
     agreement_row,
     bound_row,
+    check,
     check_cases,
 )
 
@@ -113,14 +114,14 @@ def minimax_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> list[Che
     return rows
 
 
-check_cases(
-    "minimax optimality (G + randomized remap)",
-    "minimax optimality (sweep n ≤ 50)",
-    group=GROUP,
-    rows=minimax_rows,
-    quick={"seed": 40, "count": 10, "n_range": (3, 20)},
-    sweep={"seed": 41, "count": 14, "n_range": (13, 50)},
-)
+@check("minimax optimality (G + randomized remap)", group=GROUP, quick=True)
+def _minimax_quick() -> list[CheckResult]:
+    return minimax_rows(seed=40, count=10, n_range=(3, 20))
+
+
+@check("minimax optimality (sweep n ≤ 50)", group=GROUP, quick=False)
+def _minimax_sweep() -> list[CheckResult]:
+    return minimax_rows(seed=41, count=14, n_range=(13, 50))
 
 
 # --------------------------------------------------------------------------------------------
