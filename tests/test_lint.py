@@ -59,6 +59,9 @@ designer = design_noise
 plain = design_noise(guarantee, sensitivity=1.0, cost="abs")
 delta: float = plain.certified_delta + plain.record.value
 plane = design_noise(guarantee, sensitivity=1.0, cost="l1", dimension=2, sensitivity_norm="l1")
+fine = design_noise(guarantee, sensitivity=1.0, cost="abs", resolution=20, periods=3, solver=None)
+options: dict[str, object] = {"resolution": 20}
+forwarded = design_noise(guarantee, sensitivity=1.0, cost="abs", dimension=1 + 0, **options)
 plane_epsilon: float = plane.certified_epsilon
 modules = (optmech.accounting, optmech.experiments, optmech.interop, optmech.certify)
 """
@@ -96,11 +99,17 @@ def test_users_strict_mypy_accepts_the_public_names(tmp_path: Path) -> None:
 
 def test_users_strict_mypy_catches_a_misspelt_name_and_a_wrong_type(tmp_path: Path) -> None:
     """The lazy ``__getattr__`` is hidden from type checkers, and the overloads are narrow."""
-    code = "import optmech\nx = optmech.Stiarcase\ny: str = optmech.Laplace(epsilon=1.0).pdf(0.0)\n"
+    code = (
+        "import optmech\nx = optmech.Stiarcase\ny: str = optmech.Laplace(epsilon=1.0).pdf(0.0)\n"
+        "z = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost='abs', resoluton=9)\n"
+        "w = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost='abs', periods='3')\n"
+    )
     out = _user_check(tmp_path, code)
     assert out.startswith("exit 1"), out
     assert 'has no attribute "Stiarcase"' in out
     assert 'expression has type "float", variable has type "str"' in out
+    lines = {ln.split(":")[1] for ln in out.splitlines() if ln.startswith("user.py:")}
+    assert {"4", "5"} <= lines, out  # the misspelt option and the option of the wrong type
 
 
 def test_the_package_is_clean_under_its_mypy_configuration() -> None:

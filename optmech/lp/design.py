@@ -14,7 +14,7 @@ only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from optmech.lp.additive2d.designed import DesignedNoise2D
     from optmech.lp.additive2d.spec import AdditiveSpec2D
 
-__all__ = ["design_noise"]
+__all__ = ["DesignOptions", "DesignOptions1D", "DesignOptions2D", "design_noise"]
 
 _log = logging.getLogger(__name__)
 
@@ -81,22 +81,53 @@ def _validated_spec(
     return spec_class(privacy, sensitivity, cost, **options)  # type: ignore[no-any-return]
 
 
+class DesignOptions(TypedDict, total=False):
+    """The keywords of [`design_noise`][design_noise] besides the guarantee, sensitivity, cost
+    and dimension, as type checkers see them (its docstring says what each means)."""
+
+    solver: str | None
+    allow_repair: bool
+    accuracy: float
+    solver_options: dict[str, Any] | None
+    verbose: bool
+    progress: bool
+    repair: bool | None
+    constraints: Any
+    resolution: int | None
+    periods: int | None
+    window: str
+    reduce_symmetric: bool
+    max_memory_gb: float
+
+
+class DesignOptions1D(DesignOptions, total=False):
+    """[`DesignOptions`][DesignOptions] and the options of a 1-D design
+    ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec])."""
+
+    integer: bool
+    symmetric: bool
+    monotone: bool
+    grid: str
+    atom: bool | None
+
+
+class DesignOptions2D(DesignOptions, total=False):
+    """[`DesignOptions`][DesignOptions] and the options of a design in ℝ²
+    ([`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D])."""
+
+    sensitivity_norm: str
+    tails: str
+    gamma: Any
+
+
 @overload
 def design_noise(
     privacy: Any,
     *,
     sensitivity: float,
     cost: Any,
-    solver: str | None = ...,
-    allow_repair: bool = ...,
-    accuracy: float = ...,
-    solver_options: dict[str, Any] | None = ...,
-    verbose: bool = ...,
-    progress: bool = ...,
     dimension: Literal[1] = ...,
-    repair: bool | None = ...,
-    constraints: Any = ...,
-    **spec_options: Any,
+    **options: Unpack[DesignOptions1D],
 ) -> DesignedNoise: ...
 @overload
 def design_noise(
@@ -104,33 +135,12 @@ def design_noise(
     *,
     sensitivity: float,
     cost: Any,
-    solver: str | None = ...,
-    allow_repair: bool = ...,
-    accuracy: float = ...,
-    solver_options: dict[str, Any] | None = ...,
-    verbose: bool = ...,
-    progress: bool = ...,
     dimension: Literal[2],
-    repair: bool | None = ...,
-    constraints: Any = ...,
-    **spec_options: Any,
+    **options: Unpack[DesignOptions2D],
 ) -> DesignedNoise2D: ...
 @overload
 def design_noise(
-    privacy: Any,
-    *,
-    sensitivity: float,
-    cost: Any,
-    solver: str | None = ...,
-    allow_repair: bool = ...,
-    accuracy: float = ...,
-    solver_options: dict[str, Any] | None = ...,
-    verbose: bool = ...,
-    progress: bool = ...,
-    dimension: int = ...,
-    repair: bool | None = ...,
-    constraints: Any = ...,
-    **spec_options: Any,
+    privacy: Any, *, sensitivity: float, cost: Any, dimension: int, **options: Any
 ) -> DesignedNoise | DesignedNoise2D: ...
 def design_noise(
     privacy: Any,
