@@ -120,7 +120,7 @@ def test_a_design_takes_the_families_plot_keywords() -> None:
         ax = noise.plot(reference=False)
     assert len(ax.get_lines()) == 1
     plt.close(ax.figure)
-    with pytest.raises(ValueError, match="`references` must be 'closed-form'.*got 'laplace'"):
+    with pytest.raises(ValueError, match=r"`references` must be 'closed-form'.*got 'laplace'"):
         noise.plot(references="laplace")
 
 
