@@ -45,12 +45,18 @@ WINDOW_CHOICES = ("auto", "runs", "pairs")
 #: Memory of a design: the peak resident memory of the process above its size after importing
 #: optmech and cvxpy. ``python -m benchmarks.size2d`` measures it (one fresh process per
 #: design, ℓ1 cost, Δ = 1, ε = 1, 4 periods; HiGHS interior point) with the LP's counts and
-#: this estimate; MB, measured / estimated:
+#: this estimate; MB, measured / estimated (at m = 20 the LPs have 39k / 35k / 30k variables,
+#: 336k / 330k / 318k rows, 0.73M / 0.84M / 0.83M nonzeros; the estimate is 1.2-1.4 times the
+#: measured peak from m = 12 on, at most 2 times below):
 #:
 #: ====  ===========  ===========  ===========
-#:  m    ℓ∞           ℓ2           ℓ1
+#:    m  ℓ∞           ℓ2           ℓ1
 #: ====  ===========  ===========  ===========
-#: FILL
+#:    4  17 / 27      21 / 41      28 / 55
+#:    8  51 / 73      84 / 128     117 / 183
+#:   12  116 / 146    213 / 270    303 / 395
+#:   16  179 / 216    261 / 360    376 / 529
+#:   20  322 / 393    335 / 453    469 / 657
 #: ====  ===========  ===========  ===========
 #:
 #: A design passes three peaks, one after the other (``_peak_bytes``):
