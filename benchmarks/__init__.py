@@ -25,5 +25,6 @@ Every case runs in a fresh subprocess with a time limit (reported as ``"timeout"
 hang), ``--repeat`` times (default 3), alternated with the case it is compared with, and
 reports min and median; its peak resident memory is its own (``benchmarks._process``: never
 the driver's, which ``ru_maxrss`` would inherit). The machine load is recorded with every row.
-``--page`` writes ``docs/performance.md`` from the run (``benchmarks.page``).
+``--page`` writes ``docs/performance.md`` from the run (``benchmarks.page``);
+``python -m benchmarks.compare`` compares the reports of two checkouts case by case.
 """

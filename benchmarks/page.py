@@ -58,7 +58,13 @@ the sections named) and `--only SECTION ...`.
   parent).
 - **In-process phases.** Inside a case: build (the vectorised problem), compile (cvxpy's
   canonicalisation), solve (inside the solver), certify (clip, repair, independent
-  certification, the certified interval's bound).
+  certification, the certified interval's bound). The package imports its modules on first
+  use; a case's process imports them all before its clock starts (`EAGER_IMPORT=1`), so the
+  phases time work, not imports (the start-up table times those).
+- **Two checkouts compared.** `python -m benchmarks.compare --before A/benchmarks.json ...
+  --after B/benchmarks.json ...` matches the cases of two sets of runs by their parameters and
+  prints each case's ratio of median totals, their median and geometric mean, and the cases
+  slower by more than 5%.
 """
 
 _SECTIONS = """## Sections

@@ -15,17 +15,11 @@ import pytest
 
 import optmech
 from optmech.cli import main
-from optmech.cli.local import DEFAULT_MAX_MEMORY_GB
-from optmech.lp.local.setting import DEFAULT_LOCAL_MEMORY_GB
 
 
 def _json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
     assert main([*argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
-
-
-def test_default_memory_matches_the_library() -> None:
-    assert DEFAULT_MAX_MEMORY_GB == pytest.approx(DEFAULT_LOCAL_MEMORY_GB)
 
 
 def test_json_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:

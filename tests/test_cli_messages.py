@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from optmech.cli import build_parser, main
-from optmech.cli import design as design_cli
-from optmech.cli import user as user_cli
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -112,12 +110,34 @@ def test_every_default_is_shown_in_help(capsys: pytest.CaptureFixture[str]) -> N
             assert f"default: {shown}" in text or f"default {shown}" in text, (name, action.dest)
 
 
-def test_memory_defaults_match_the_library() -> None:
-    from optmech.lp.additive.spec import DEFAULT_MAX_MEMORY_GB
-    from optmech.lp.user.setting import DEFAULT_MAX_MEMORY_GB as USER_DEFAULT
+def test_memory_defaults_are_the_librarys() -> None:
+    """Each command's ``--max-memory-gb`` defaults to the memory budget of the library call
+    it makes (read off the call's signature), and ``--help`` loads no LP to state it."""
+    import inspect
+    import subprocess
+    import sys
 
-    assert design_cli.DEFAULT_MAX_MEMORY_GB == DEFAULT_MAX_MEMORY_GB
-    assert user_cli.DEFAULT_MAX_MEMORY_GB == USER_DEFAULT
+    import optmech
+    from optmech.lp.additive.spec import AdditiveSpec
+
+    calls = {
+        "design": AdditiveSpec,
+        "user": optmech.bayesian_mechanism,
+        "local": optmech.local_mechanism,
+    }
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, call in calls.items():
+        parser = sub.choices[name]  # type: ignore[attr-defined]
+        action = next(a for a in parser._actions if a.dest == "max_memory_gb")
+        default = inspect.signature(call).parameters["max_memory_gb"].default
+        assert action.default == default, (name, action.default, default)
+    code = (
+        "import sys\nfrom optmech.cli import main\ntry:\n    main(['user', '--help'])\n"
+        "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m in "
+        "('cvxpy', 'optmech.lp.user.setting', 'optmech.lp.local.setting')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_the_verify_table_fits_the_terminal(

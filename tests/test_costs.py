@@ -261,6 +261,18 @@ def test_periodic_sum_over_a_huge_dynamic_range() -> None:
     assert fast.periodic_sum(0.0, period=1.0, ratio=0.5) == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 7.0, 1000.0])
+def test_periodic_sums_at_ratio_zero_are_their_first_term(p: float) -> None:
+    """At ratio 0 only ``k = 0`` counts: the cost itself, and its integral over the cell
+    (``∫_0^1 e^p de = 1/(p + 1)``, ``|1.5|^p`` at ``x = −1.5``), even for an exponent whose
+    closed form's binomial expansion overflows."""
+    cost = Power(p)
+    assert cost.periodic_sum(-1.5, period=1.0, ratio=0.0) == pytest.approx(1.5**p, rel=1e-13)
+    assert cost.periodic_integral(0.0, 1.0, period=1.0, ratio=0.0) == pytest.approx(
+        1.0 / (p + 1.0), rel=1e-13
+    )
+
+
 def test_periodic_bad_arguments() -> None:
     with pytest.raises(
         ValueError, match=r"`ratio` must be a finite real number in \[0, 1\); got 1.0"

@@ -120,6 +120,8 @@ def test_a_design_takes_the_families_plot_keywords() -> None:
         ax = noise.plot(reference=False)
     assert len(ax.get_lines()) == 1
     plt.close(ax.figure)
+    with pytest.raises(ValueError, match=r"`references` must be 'closed-form'.*got 'laplace'"):
+        noise.plot(references="laplace")
 
 
 def test_the_dependent_noise_draws_one_line_per_phase() -> None:

@@ -48,12 +48,12 @@ from optmech.cli._args import (
 )
 from optmech.cli._limits import check_design_1d, check_design_2d
 from optmech.cli._output import print_fields, print_json, result_json, save_plot
+from optmech.lp.limits import ADDITIVE_MEMORY_GB
 
 __all__ = ["JSON_EXTRAS", "LEGACY_KEYS", "add_arguments", "compute", "compute_2d", "run"]
 
-#: ``AdditiveSpec``'s default memory limit, repeated here so ``--help`` loads no LP module
-#: (a test keeps the two equal).
-DEFAULT_MAX_MEMORY_GB = 4.0
+#: ``AdditiveSpec``'s default memory limit (from `optmech.lp.limits`, which loads no LP).
+DEFAULT_MAX_MEMORY_GB = ADDITIVE_MEMORY_GB
 
 
 #: Keys of the ``--json`` output that earlier versions printed and that the result's own

@@ -42,6 +42,7 @@ from optmech.cli._output import (
     result_json,
     save_plot_then_json,
 )
+from optmech.lp.limits import LOCAL_MEMORY_GB
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
@@ -53,9 +54,8 @@ JSON_EXTRAS = ("cost", "constraints", "grid", "support", "rr_on_bins", "plot")
 #: The library's parameter names that differ from an option's ``dest``.
 FLAGS = {"loss": "--cost"}
 
-#: The local LP's default memory limit, repeated here so ``--help`` loads no LP module (a test
-#: keeps the two equal).
-DEFAULT_MAX_MEMORY_GB = 1.0
+#: The local LP's default memory limit (from `optmech.lp.limits`, which loads no LP).
+DEFAULT_MAX_MEMORY_GB = LOCAL_MEMORY_GB
 
 #: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
 MAX_PRINTED_COLUMNS = 16

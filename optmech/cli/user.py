@@ -55,6 +55,7 @@ from optmech.cli._output import (
     result_json,
     save_plot_then_json,
 )
+from optmech.lp.limits import USER_MEMORY_GB
 
 __all__ = ["FLAGS", "JSON_EXTRAS", "add_arguments", "compute", "run"]
 
@@ -84,9 +85,8 @@ FLAGS = {
     "side_information": "--side-info",
 }
 
-#: The user LPs' default memory limit, repeated here so ``--help`` loads no LP module (a test
-#: keeps the two equal).
-DEFAULT_MAX_MEMORY_GB = 2.4
+#: The user LPs' default memory limit (from `optmech.lp.limits`, which loads no LP).
+DEFAULT_MAX_MEMORY_GB = USER_MEMORY_GB
 
 #: Largest number of columns printed as a table (wider mechanisms: --json or --plot).
 MAX_PRINTED_COLUMNS = 25

@@ -303,7 +303,9 @@ class Cost(ABC):
         """
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                out = closed()
+                # At ratio 0 the sum is its k = 0 term, which the series gives exactly (a
+                # closed form's binomial expansion could overflow where the term does not).
+                out = closed() if ratio > 0.0 else None
         except OverflowError as exc:  # Python float powers of a huge period
             raise ValueError(self._overflow_message(what, period, ratio)) from exc
         if out is not None:

@@ -84,8 +84,9 @@ from optmech.lp.dependent_result import (
 )
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.report import reporting, stage
+from optmech.lp.limits import DEPENDENT_MEMORY_GB
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
-from optmech.lp.user.setting import BYTES_PER_VARIABLE, check_budget, check_lp_size
+from optmech.lp.user.setting import check_budget, check_lp_size
 from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
@@ -93,9 +94,8 @@ __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 _log = logging.getLogger(__name__)
 
 
-#: Default memory budget of the LP, in GB: 200,000 variables (phases × grid points) at the user
-#: LPs' measured ``optmech.lp.user.setting.BYTES_PER_VARIABLE``.
-DEFAULT_MAX_MEMORY_GB = 200_000 * BYTES_PER_VARIABLE / 1e9
+#: Default memory budget of the LP, in GB (`optmech.lp.limits.DEPENDENT_MEMORY_GB`).
+DEFAULT_MAX_MEMORY_GB = DEPENDENT_MEMORY_GB
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
 

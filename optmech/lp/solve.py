@@ -12,15 +12,10 @@ here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
 import logging
-import os
-import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
@@ -30,6 +25,7 @@ import numpy as np
 from optmech._validation import describe
 from optmech.exceptions import SolverError
 from optmech.lp.engine.report import reporting, stage
+from optmech.lp.solver_output import quiet_highs_banner, solver_log
 from optmech.provenance import Attempt, Provenance
 
 __all__ = [
@@ -335,83 +331,6 @@ def _normalise_solver(
     return name
 
 
-@contextlib.contextmanager
-def _stdout_to(target: int) -> Iterator[None]:
-    """Send file descriptor 1 to ``target``, flushing Python's and C's buffers on both sides."""
-    sys.stdout.flush()
-    libc = ctypes.CDLL(None)
-    libc.fflush(None)
-    saved = os.dup(1)
-    try:
-        os.dup2(target, 1)
-        yield
-    finally:
-        sys.stdout.flush()
-        libc.fflush(None)
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-@contextlib.contextmanager
-def _stdout_to_devnull() -> Iterator[None]:
-    """Send file descriptor 1 to /dev/null for the duration."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        with _stdout_to(devnull):
-            yield
-    finally:
-        os.close(devnull)
-
-
-class _ToDebug(logging.Handler):
-    """Forwards cvxpy's log records to this module's logger at DEBUG."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        _log.debug("cvxpy: %s", record.getMessage())
-
-
-@contextlib.contextmanager
-def _solver_log(name: str) -> Iterator[None]:
-    """Route the solver's log through the logger ``"optmech.lp.solve"`` at DEBUG: what the solver
-    prints (to file descriptor 1) is kept in a temporary file and logged line by line after the
-    solve, and cvxpy's own log records are forwarded."""
-    cvx = logging.getLogger("__cvxpy__")
-    saved = cvx.handlers[:]
-    cvx.handlers = [_ToDebug()]
-    try:
-        with tempfile.TemporaryFile() as sink:
-            try:
-                with _stdout_to(sink.fileno()):
-                    yield
-            finally:
-                sink.seek(0)
-                for line in sink.read().decode("utf-8", "replace").splitlines():
-                    if line.strip():
-                        _log.debug("%s: %s", name, line)
-    finally:
-        cvx.handlers = saved
-
-
-@functools.cache
-def _quiet_highs_banner() -> None:
-    """Let HiGHS print its licence banner once, to /dev/null.
-
-    highspy prints two lines to C's stdout the first time a ``Highs`` object is built in a
-    process, whatever its output options; that corrupts machine-readable output such as
-    ``optmech verify --json``. The banner is printed once per process, so building one object
-    with stdout silenced spends it.
-    """
-    try:
-        import highspy
-    except ImportError:  # HiGHS not installed: nothing to silence
-        return
-    try:
-        with _stdout_to_devnull():
-            highspy.Highs()
-    except OSError:  # no file descriptor 1 to redirect (an embedding host): leave it
-        return
-
-
 def solve(
     problem: cp.Problem,
     *,
@@ -477,12 +396,12 @@ def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
             logged = False
             if _log.isEnabledFor(logging.DEBUG):
                 try:
-                    stack.enter_context(_solver_log(name))
+                    stack.enter_context(solver_log(name))
                     logged = True
                 except OSError:  # no file descriptor 1 to redirect (an embedding host)
                     pass
             if name == "HIGHS" and not logged:
-                _quiet_highs_banner()
+                quiet_highs_banner()
             problem.solve(solver=name, verbose=logged, **opts)
 
 
@@ -710,4 +629,4 @@ INCREMENTAL_SOLVER = "HIGHS"
 
 def quiet_incremental_solver() -> None:
     """Spend the incremental solver's licence banner on /dev/null (once per process)."""
-    _quiet_highs_banner()
+    quiet_highs_banner()

@@ -383,7 +383,12 @@ class DesignedNoise(RecordViews, abstract=True):
             warn_deprecated("`plot(reference=...)`", "`plot(references=...)` (`()` for none)")
             if not reference:
                 references = ()
-        refs = self._closed_form_references() if references == "closed-form" else references
+        if isinstance(references, str) and references != "closed-form":
+            raise ValueError(
+                "`references` must be 'closed-form' or a sequence of (name, noise) pairs; got "
+                f"{references!r}."
+            )
+        refs = self._closed_form_references() if isinstance(references, str) else references
         ax = plot_noise(self, ax, references=refs, span=span, label=label or "designed (LP)")
         ax.set_title(
             title

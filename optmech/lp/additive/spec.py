@@ -25,6 +25,7 @@ from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
 from optmech.lp.engine.rounding import tail_ratio_for
+from optmech.lp.limits import ADDITIVE_MEMORY_GB
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -50,8 +51,9 @@ __all__ = [
 #: The forms of the ε-DP window rows (`optmech.lp.additive.windows`); "auto" picks by size.
 WindowForm = Literal["auto", "pairs", "sparse-table", "blocks"]
 
-#: Default memory cap of a design, in GB (the one size limit: every refusal states it).
-DEFAULT_MAX_MEMORY_GB = 4.0
+#: Default memory cap of a design, in GB (the one size limit: every refusal states it;
+#: `optmech.lp.limits.ADDITIVE_MEMORY_GB`).
+DEFAULT_MAX_MEMORY_GB = ADDITIVE_MEMORY_GB
 #: Largest ε of an ε-DP or (ε, δ) design. Measured (HiGHS and Clarabel, |x| and x², ℝ and ℤ,
 #: default grids): designs solve and certify up to ε = 65; at ε = 70 every solver attempt
 #: fails, and beyond ε ≈ 700 the graded grid cannot be built (``e^−ε`` underflows). The same

@@ -26,6 +26,7 @@ from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_prior, check_real_array, describe
 from optmech.costs import Cost, as_cost
 from optmech.graphs import edge_pairs
+from optmech.lp.limits import LOCAL_BYTES_PER_VARIABLE, LOCAL_MEMORY_GB
 from optmech.lp.user.setting import UserSetting, check_budget, check_lp_size
 from optmech.mechanisms.rr_on_bins import check_labels
 
@@ -38,13 +39,8 @@ __all__ = [
     "resolve_local_setting",
 ]
 
-#: Peak resident memory per variable of the whole local solve (LP with Clarabel, repair and
-#: certification), measured on 2 shared cores: 140 inputs x 1400 outputs (197,400 mechanism
-#: entries) peaked at 0.97 GB with the interpreter and its libraries (about 0.2 GB) included;
-#: the LP alone at 0.65 GB.
-LOCAL_BYTES_PER_VARIABLE = 4_000
-#: Default budget: 250,000 variables (1 GB; 140 x 1400 solved in 32 s, 100 x 1000 in 10 s).
-DEFAULT_LOCAL_MEMORY_GB = 250_000 * LOCAL_BYTES_PER_VARIABLE / 1e9
+#: Default budget of the local LP (`optmech.lp.limits.LOCAL_MEMORY_GB`).
+DEFAULT_LOCAL_MEMORY_GB = LOCAL_MEMORY_GB
 #: Largest number of (pair of inputs, output) ratios the certifier compares over the complete
 #: graph (``n(n − 1)/2 · m``); about 10 s of certification at the limit.
 MAX_CERTIFIED_ENTRIES = 100_000_000

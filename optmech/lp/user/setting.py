@@ -33,6 +33,7 @@ from optmech.graphs import (
     node_values,
     path_graph,
 )
+from optmech.lp.limits import USER_BYTES_PER_VARIABLE, USER_MEMORY_GB
 from optmech.lp.user.size_model import FULL_LP, SizeModel
 
 __all__ = [
@@ -51,13 +52,10 @@ __all__ = [
 
 #: Largest ε accepted: beyond it ``e^ε`` exceeds 1e21 and the LP's coefficients are meaningless.
 EPSILON_MAX = 50.0
-#: Peak resident memory per LP variable, measured on the path-graph user LP with Clarabel
-#: (1.5 GB at n = 800, 641,601 variables; docs/performance.md): the basis of the estimate
-#: quoted when a problem is refused.
-BYTES_PER_VARIABLE = 2_400
-#: Default memory budget of a user LP: one million variables (the n = 400 count LP has
-#: 160,801; n = 800 needs about 1.5 GB).
-DEFAULT_MAX_MEMORY_GB = 1_000_000 * BYTES_PER_VARIABLE / 1e9
+#: Peak resident memory per LP variable (`optmech.lp.limits.USER_BYTES_PER_VARIABLE`).
+BYTES_PER_VARIABLE = USER_BYTES_PER_VARIABLE
+#: Default memory budget of a user LP (`optmech.lp.limits.USER_MEMORY_GB`).
+DEFAULT_MAX_MEMORY_GB = USER_MEMORY_GB
 
 
 def check_epsilon(epsilon: Any) -> float:
