@@ -1,8 +1,8 @@
 """Size of the 2-D additive-noise LP against its estimate (``AdditiveSpec2D.size``).
 
 ``python -m benchmarks.size2d [--norms l1 l2 linf] [--resolutions 4 8 12 16 20] [--periods 4]
-[--timeout S]``: per ball of shifts and resolution (ℓ1 cost, Δ = 1, ε = 1), one design
-``optmech.design_noise(PureDP(1), sensitivity=1, cost="l1", dimension=2, ...)`` in a fresh
+[--epsilon 1] [--timeout S]``: per ball of shifts and resolution (ℓ1 cost, Δ = 1), one design
+``optmech.design_noise(PureDP(ε), sensitivity=1, cost="l1", dimension=2, ...)`` in a fresh
 process, one case at a time. Each row holds the built LP's variables, rows and nonzeros
 (``AdditiveLP2D.counts``, the LP rebuilt after the design so that it does not add to the peak),
 the estimate (``size()``), and the design's peak resident memory above the process's after
@@ -22,7 +22,7 @@ from benchmarks._common import run_case
 MODULE = "benchmarks.size2d"
 
 
-def size_case(norm: str, m: int, k: int) -> dict[str, Any]:
+def size_case(norm: str, m: int, k: int, epsilon: float = 1.0) -> dict[str, Any]:
     """One design, its LP's counts, the estimate and the peak above imports (child process)."""
     import cvxpy  # noqa: F401  (imported before the baseline)
 
@@ -33,7 +33,7 @@ def size_case(norm: str, m: int, k: int) -> dict[str, Any]:
     base = proc_peak_mb() or 0.0
     t0 = time.perf_counter()
     optmech.design_noise(
-        optmech.PureDP(1.0),
+        optmech.PureDP(epsilon),
         sensitivity=1.0,
         cost="l1",
         dimension=2,
@@ -43,7 +43,7 @@ def size_case(norm: str, m: int, k: int) -> dict[str, Any]:
     )
     seconds = time.perf_counter() - t0
     peak = (proc_peak_mb() or 0.0) - base
-    spec = AdditiveSpec2D(optmech.PureDP(1.0), 1.0, "l1", norm, resolution=m, periods=k)
+    spec = AdditiveSpec2D(optmech.PureDP(epsilon), 1.0, "l1", norm, resolution=m, periods=k)
     built = build_additive_lp_2d(spec).counts()
     predicted = spec.size()
     return {
@@ -62,12 +62,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--norms", nargs="+", default=["linf", "l2", "l1"])
     parser.add_argument("--resolutions", nargs="+", type=int, default=[4, 8, 12, 16, 20])
     parser.add_argument("--periods", type=int, default=4)
+    parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args(argv)
     for m in args.resolutions:
         for norm in args.norms:
-            out = run_case(MODULE, "size_case", args.timeout, norm=norm, m=m, k=args.periods)
-            print(json.dumps({"norm": norm, "m": m, "periods": args.periods, **out}), flush=True)
+            out = run_case(
+                MODULE, "size_case", args.timeout, norm=norm, m=m, k=args.periods,
+                epsilon=args.epsilon,
+            )  # fmt: skip
+            row = {"norm": norm, "m": m, "periods": args.periods, "epsilon": args.epsilon}
+            print(json.dumps({**row, **out}), flush=True)
 
 
 if __name__ == "__main__":

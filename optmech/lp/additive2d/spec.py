@@ -64,7 +64,11 @@ WINDOW_CHOICES = ("auto", "runs", "pairs")
 #: 1. the tails' series (``optmech.mechanisms.tails2d.tail_sums``) hold a few
 #:    float64 arrays of every tail over a chunk of at most about ``1.2·2¹⁸`` cells
 #:    (measured: 72k cells at m = 4, 193k at m = 8, 295k-317k from m = 12 at ε = 1; 26-28
-#:    bytes per cell and tail);
+#:    bytes per cell and tail). The series run about ``42m/ε`` cells out (to a relative
+#:    rest of 2⁻⁶⁰) in chunks growing with the distance, so the chunk is taken ``∝ m/ε``
+#:    below its cap. Other ε (MB, measured / estimated): ℓ1, m = 8, 8 periods, ε = 0.5:
+#:    213 / 275; ℓ2, m = 6, 8 periods, ε = 0.2: 134 / 148; ℓ1, m = 8, 2 periods, ε = 4:
+#:    13 / 53 (a small design, its series short);
 #: 2. the band rows (``optmech.lp.additive2d.lp._band``) evaluate every gauge polygon's
 #:    facets at every (box cell near the edge, footprint offset) pair, on top of the window
 #:    rows already built (measured alone: 33 bytes per pair for the ℓ∞ ball, 81-139 for the
@@ -173,7 +177,7 @@ def _peak_bytes(spec: AdditiveSpec2D, nonzeros: int, tails: int, pairs: int) -> 
     """Peak bytes of a design: the largest of its three peaks (the comment on the constants),
     plus a few arrays of the grown box (the certificate, the repair)."""
     m = spec.resolution
-    chunk = min(_TAIL_CHUNK_CELLS, _TAIL_CHUNK_CELLS_PER_M * m * max(1.0, 1.0 / spec.epsilon))
+    chunk = min(_TAIL_CHUNK_CELLS, _TAIL_CHUNK_CELLS_PER_M * m / spec.epsilon)
     series = tails * chunk * _BYTES_PER_TAIL_CELL
     balls = ("l1", "l2", "linf")[("l1", "l2", "linf").index(spec.sensitivity_norm) :]
     facets = max(gauge_polygon(footprint(ball, m))[0].shape[0] for ball in balls)
