@@ -75,7 +75,10 @@ WINDOW_CHOICES = ("auto", "runs", "pairs")
 #:    ℓ2 ball with 16-32 facets, 89-112 for the ℓ1 ball, m = 12 … 32; 80-150 bytes per
 #:    nonzero retained after the build);
 #: 3. the solve: the LP, its cvxpy form and HiGHS's (measured: 390-480 bytes per nonzero
-#:    from m = 12 to 20, 33 MB at m = 8).
+#:    from m = 12 to 20, 33 MB at m = 8), growing faster than the nonzeros beyond a million
+#:    or so: ℓ∞, m = 24 (1.22M nonzeros): 506 MB, 414 bytes per nonzero, estimated 688 MB;
+#:    m = 32 (2.80M): 1590 MB, 567 bytes per nonzero, estimated 2003 MB. Hence bytes per
+#:    nonzero ``× (nonzeros/10⁶)^0.3`` above a million.
 _BASE_BYTES = 10_000_000
 _TAIL_CHUNK_CELLS = 330_000
 _TAIL_CHUNK_CELLS_PER_M = 27_000
@@ -84,6 +87,8 @@ _BYTES_PER_BAND_PAIR = 32
 _BYTES_PER_BAND_FACET = 4
 _BYTES_PER_NONZERO_BUILT = 160
 _BYTES_PER_NONZERO = 520
+_SOLVE_GROWTH_FROM = 1_000_000
+_SOLVE_GROWTH_POWER = 0.3
 #: Band rows per box cell near the edge, from above (two kinds; the Pareto fronts of the
 #: tails' keys, `optmech.lp.additive2d.lp._band`): 2 for the ℓ∞ ball (one gauge polygon and
 #: the product: one row of each kind), at most 2.27 measured for the ℓ1 ball (m = 4 … 32);
@@ -184,7 +189,8 @@ def _peak_bytes(spec: AdditiveSpec2D, nonzeros: int, tails: int, pairs: int) -> 
     band = nonzeros * _BYTES_PER_NONZERO_BUILT + pairs * (
         _BYTES_PER_BAND_PAIR + _BYTES_PER_BAND_FACET * facets
     )
-    solve = nonzeros * _BYTES_PER_NONZERO
+    growth = max(1.0, nonzeros / _SOLVE_GROWTH_FROM) ** _SOLVE_GROWTH_POWER
+    solve = nonzeros * _BYTES_PER_NONZERO * growth
     box = 64 * (2 * spec.cells + 2 * m) ** 2
     return int(_BASE_BYTES + max(series, band, solve) + box)
 
