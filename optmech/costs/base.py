@@ -303,11 +303,15 @@ class Cost(ABC):
         """
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                # At ratio 0 the sum is its k = 0 term, which the series gives exactly (a
-                # closed form's binomial expansion could overflow where the term does not).
-                out = closed() if ratio > 0.0 else None
+                out = closed()
         except OverflowError as exc:  # Python float powers of a huge period
-            raise ValueError(self._overflow_message(what, period, ratio)) from exc
+            if ratio > 0.0:
+                raise ValueError(self._overflow_message(what, period, ratio)) from exc
+            out = None
+        if out is not None and ratio == 0.0 and not np.all(np.isfinite(out)):
+            # At ratio 0 the sum is its k = 0 term alone: the series takes it directly where
+            # the closed form's binomial expansion overflows (large exponents).
+            out = None
         if out is not None:
             if np.any(np.isinf(out)):
                 raise ValueError(self._overflow_message(what, period, ratio))
