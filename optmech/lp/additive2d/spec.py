@@ -25,6 +25,7 @@ from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.certify.noise2d import NORMS, footprint, row_half_widths
 from optmech.costs.vector import as_vector_cost, symmetry_of
 from optmech.exceptions import ProblemTooLargeError
+from optmech.lp.limits import ADDITIVE_MEMORY_GB
 from optmech.mechanisms.tails2d import gauge_polygon
 from optmech.privacy import PureDP
 
@@ -251,7 +252,7 @@ class AdditiveSpec2D:
     tails: str = "gauge+product"
     reduce_symmetric: bool = True
     gamma: Any = None
-    max_memory_gb: float = 4.0
+    max_memory_gb: float = ADDITIVE_MEMORY_GB
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
