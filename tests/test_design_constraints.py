@@ -3,8 +3,9 @@
 Independent truth: the returned noise's mean, tail and costs by numerical integration of its
 pdf (Gauss–Legendre cell by cell, the density checked constant on each cell; the geometric
 tails beyond a wide range hold less than 1e-12 of the mass here), or by summing its pmf on ℤ;
-constrained optima against a separate ``scipy.optimize.linprog`` solve of the discretised LP written out here; the
-infeasible tail bound against the closed-form least tail of any ε-DP noise.
+constrained optima against a separate ``scipy.optimize.linprog`` solve of the discretised LP
+written out here; the infeasible tail bound against the closed-form least tail of any ε-DP
+noise.
 """
 
 from __future__ import annotations
