@@ -99,7 +99,7 @@ def test_to_dict_is_json_and_complete(result: LPResult) -> None:
     assert json.loads(text) == data
     assert data["result"] == type(result).__name__
     assert data["value"] == result.value and data["lower_bound"] == result.lower_bound
-    assert data["certified"] is result.provenance.certified
+    assert data["certified"] is result.provenance.within_accuracy
     prov = data["provenance"]
     assert prov["solver"] in ("HIGHS", "CLARABEL", "none") and prov["attempts"]
     assert set(prov["repair"]) == {"kind", "weight", "cost"}

@@ -186,12 +186,36 @@ class RemapResult(MechanismResult):
 
     _dict_fields = ("kind", "remap", "assignment", "mechanism")
 
-    def _plot_title(self) -> str:
-        return f"{self.kind} remap, value {self.value:.6g}"
+    @property
+    def model(self) -> str:
+        """``"Bayes remap"`` or ``"minimax remap"``."""
+        return "Bayes remap" if self.kind == RemapKind.BAYES else "minimax remap"
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"
-        return [("remap", f"{self.kind}, {shape}"), *super()._summary_rows()]
+    @property
+    def certified_epsilon(self) -> float:
+        """ε of the remapped `mechanism` over neighbouring inputs ``i, i + 1`` (a count
+        query), certified from its numbers ([`certified_epsilon`][
+        optmech.certify.matrix.certified_epsilon]); a remap is post-processing, so it is at most
+        the ε of the mechanism remapped."""
+        from optmech.certify.matrix import certified_epsilon
+
+        if self.mechanism.shape[0] < 2:
+            return 0.0
+        return certified_epsilon(self.mechanism)
+
+    @property
+    def privacy_certified(self) -> bool | None:
+        """None: a remap is not asked for a privacy level (it keeps the mechanism's)."""
+        return None
+
+    def _privacy_requested(self) -> str | None:
+        return None
+
+    def _plot_title(self) -> str:
+        return f"{self.model}, value {self.value:.6g}"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("size", f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers")]
 
     def __repr__(self) -> str:
         return (

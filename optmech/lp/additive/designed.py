@@ -28,7 +28,7 @@ from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import Provenance, ProvenanceFields, RepairKind
-from optmech.results import RecordViews
+from optmech.results import RecordViews, within
 
 if TYPE_CHECKING:
     from optmech.lp.additive.spec import AdditiveSpec
@@ -219,6 +219,41 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return out
 
 
+def _shown(value: Any) -> Any:
+    """A certified guarantee for the display: a number as it is, a curve as its pairs at the
+    display's digits."""
+    if isinstance(value, tuple):
+        from optmech._display import short
+
+        return ", ".join(f"({short(float(a))}, {short(float(b))})" for a, b in value)
+    return value
+
+
+def privacy_met(privacy: Any, noise: Any, rtol: float) -> bool:
+    """Whether the certified numbers of ``noise`` (``certified_epsilon``, ``_delta``, ``_rho``,
+    ``_mu``, ``_profile``, ``_renyi``) meet ``privacy`` (the request), each up to ``1 + rtol``
+    ([`within`][optmech.results.within])."""
+    from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP
+
+    if isinstance(privacy, PureDP):
+        return within(noise.certified_epsilon, privacy.epsilon, rtol)
+    if isinstance(privacy, ApproxDP):
+        return within(noise.certified_delta, privacy.delta, rtol)
+    if isinstance(privacy, ZCDP):
+        return within(noise.certified_rho, privacy.rho, rtol)
+    if isinstance(privacy, GaussianDP):
+        return within(noise.certified_mu, privacy.mu, rtol)
+    if isinstance(privacy, PrivacyProfile):
+        asked = dict(zip(privacy.epsilons, privacy.deltas, strict=True))
+        pairs = noise.certified_profile
+        return bool(pairs) and all(within(d, asked.get(e, math.inf), rtol) for e, d in pairs)
+    if isinstance(privacy, RenyiDP):
+        asked = dict(zip(privacy.orders, privacy.epsilons, strict=True))
+        pairs = noise.certified_renyi
+        return bool(pairs) and all(within(d, asked.get(a, math.inf), rtol) for a, d in pairs)
+    return False
+
+
 def _finite_or_str(value: Any) -> Any:
     return str(value) if isinstance(value, float) and not math.isfinite(value) else value
 
@@ -295,14 +330,6 @@ class DesignedNoise(RecordViews, abstract=True):
             return self.points  # type: ignore[attr-defined]
         return self.edges  # type: ignore[attr-defined]
 
-    def summary(self) -> dict[str, Any]:  # type: ignore[override]
-        """Deprecated: the record as a flat dict
-        ([`DesignRecord.flat_dict`][DesignRecord.flat_dict]). Use
-        [`to_dict`][optmech.results.LPResult.to_dict]; in the next release ``summary()`` returns
-        text, as on every other result."""
-        warn_deprecated(f"`{type(self).__name__}.summary()` (a dict)", "`.to_dict()`")
-        return self._record.flat_dict()
-
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
         family = next(c for c in type(self).__mro__ if c in families)
@@ -338,13 +365,24 @@ class DesignedNoise(RecordViews, abstract=True):
             ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
         ]
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
+    _model = "designed additive noise (1-D)"
+
+    def _privacy_met(self, rtol: float) -> bool:
+        """ε-DP ``certified_epsilon ≤ ε``, (ε, δ) ``certified_delta ≤ δ``, zCDP
+        ``certified_rho ≤ ρ``, GDP ``certified_mu ≤ μ``, a profile or Rényi curve at every
+        point (each up to ``1 + rtol``)."""
+        return privacy_met(self._record.privacy, self, rtol)
+
+    def _privacy_requested(self) -> str | None:
+        return f"{self._record.privacy}, Δ = {self.sensitivity:g}"
+
+    def _privacy_rows(self) -> list[tuple[str, Any]]:
+        return [(label, _shown(value)) for _, label, value in self.certified_guarantee()]
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
         rec = self._record
         return [
-            ("guarantee", rec.privacy),
             ("cost", rec.cost.name),
-            *((label, value) for _, label, value in self.certified_guarantee()),
-            *super()._summary_rows(),
             ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 

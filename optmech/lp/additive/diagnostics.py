@@ -38,14 +38,14 @@ def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> 
     _warn_wide(noise, lp, stacklevel + 1)
     # The grid's own optimum is what a coarse grid costs: the value when the interval is
     # narrow, else only what the lower bound proves.
-    _warn_coarse(lp, prov.value if prov.certified else prov.lower_bound, stacklevel + 1)
+    _warn_coarse(lp, prov.value if prov.within_accuracy else prov.lower_bound, stacklevel + 1)
 
 
 def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
     """One [`InaccurateSolutionWarning`][InaccurateSolutionWarning] when the certified interval is
     too wide."""
     prov = noise.provenance
-    if prov.certified:
+    if prov.within_accuracy:
         return
     rep = prov.repair
     record = noise.record

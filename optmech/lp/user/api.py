@@ -535,6 +535,7 @@ def _common(
         mechanism=mech,
         certified_epsilon=solved.certified_epsilon,
         provenance=solved.provenance,
+        epsilon=eps,
     )
     warn_if_uncertified(result.provenance)
     return result
