@@ -38,6 +38,7 @@ from optmech.lp.solve import Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import check_epsilon
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.results import BaseResult
 from optmech.utilities import KLDivergence, Utility
 
 __all__ = [
@@ -54,11 +55,13 @@ _SHRINK = 2.0**-36
 
 
 @dataclass(frozen=True, repr=False)
-class ExtremalMechanism:
+class ExtremalMechanism(BaseResult):
     """The optimal ε-LDP randomizer for a utility, with its certified interval.
 
     A *maximisation*: the optimum lies in ``[value, upper_bound]`` (the other LP results of
-    optmech minimise, and their interval is ``[lower_bound, value]``).
+    optmech minimise, and their interval is ``[lower_bound, value]``); so ``lower_bound`` is
+    ``value`` and ``gap`` is ``upper_bound − value``, as the result protocol
+    ([`optmech.results.Result`][optmech.results.Result]) defines them.
 
     Attributes
     ----------
@@ -90,54 +93,52 @@ class ExtremalMechanism:
     certified_epsilon: float
     provenance: Provenance
 
+    _model = "extremal (ε-LDP)"
+
     @property
-    def gap(self) -> float:
-        """``upper_bound − value``: how far the optimum can be above `value`."""
-        return self.upper_bound - self.value
+    def lower_bound(self) -> float:
+        """`value`: the optimum (a maximum) is at least the utility of `mechanism`."""
+        return self.value
+
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release outputs (column indices of `mechanism`, the patterns used) for the input of
+        index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
+        ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
+        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
+
+        k = self.mechanism.shape[0]
+        if not isinstance(true_value, int | np.integer) or not 0 <= int(true_value) < k:
+            raise ValueError(
+                f"`true_value` must be an input index in 0..{k - 1}; got {true_value!r}."
+            )
+        row = RationalTable(self.mechanism[int(true_value)])
+        out = np.asarray(draw_many(row.draw, size, rng))
+        return out.item() if size is None and out.ndim == 0 else out
 
     def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (rows: inputs; columns: the patterns used); returns the Axes."""
+        """Heat map of `mechanism` (rows: inputs; columns: the patterns used); the title names
+        the model; returns the Axes."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
             self.mechanism,
             ax,
-            outputs=range(self.mechanism.shape[1]),
-            title=f"extremal mechanism, ε = {self.epsilon:g}, {self.value:.6g} nats",
+            output_label="output (pattern)",
+            title=f"{self.model}, ε = {self.epsilon:g}, {self.value:.6g} nats",
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: the utility, ε, the interval, the mechanism and the provenance."""
-        from optmech.results import json_safe
+    _dict_fields = ("utility", "epsilon", "mechanism", "patterns")
 
-        return json_safe(  # type: ignore[no-any-return]
-            {
-                "result": type(self).__name__,
-                "utility": repr(self.utility),
-                "epsilon": self.epsilon,
-                "value": self.value,
-                "upper_bound": self.upper_bound,
-                "certified_epsilon": self.certified_epsilon,
-                "mechanism": self.mechanism,
-                "patterns": self.patterns,
-                "provenance": self.provenance.to_dict(),
-            }
-        )
+    def _fields(self) -> dict[str, Any]:
+        fields = super()._fields()
+        fields["utility"] = repr(self.utility)
+        return fields
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
+    def _own_rows(self) -> list[tuple[str, Any]]:
         return [
-            ("utility", repr(self.utility)),
-            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
-            ("value (nats)", self.value),
-            ("upper bound", self.upper_bound),
+            ("utility", f"{self.utility!r} (nats, maximised)"),
             ("outputs", self.mechanism.shape[1]),
-            ("solver, status", f"{self.provenance.solver}, {self.provenance.status}"),
         ]
-
-    def _repr_html_(self) -> str:
-        from optmech._display import html_summary
-
-        return html_summary(type(self).__name__, self._summary_rows())
 
     def __repr__(self) -> str:
         return (
