@@ -7,12 +7,15 @@ A public name that is renamed or moved stays importable under its old name; usin
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["moved_module", "warn_deprecated"]
+__all__ = ["moved_module", "renamed_keyword", "warn_deprecated"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
@@ -61,3 +64,37 @@ def moved_module(old: str, new: ModuleType, names: Iterable[str]) -> Callable[[s
         return getattr(new, name)
 
     return __getattr__
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
+    """Decorator: the function's keyword ``new`` may still be passed as ``old``, with a
+    `DeprecationWarning` (positional use is unchanged); both at once is a `TypeError`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_keyword("loss", "cost")
+    ... def f(cost):
+    ...     return cost
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     f(loss="abs"), caught[0].category.__name__
+    ('abs', 'DeprecationWarning')
+    """
+
+    def decorate(func: _F) -> _F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if old in kwargs:
+                name = func.__name__
+                if new in kwargs:
+                    raise TypeError(
+                        f"{name}() got `{new}` and its deprecated name `{old}`; pass `{new}` only."
+                    )
+                warn_deprecated(f"`{name}({old}=...)`", f"`{name}({new}=...)`")
+                kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
 from optmech._validation import check_prior, check_real, check_real_array
@@ -225,15 +226,16 @@ class RemapResult(MechanismResult):
         )
 
 
+@renamed_keyword("loss", "cost")
 def bayes_remap(
     mechanism: npt.ArrayLike,
     prior: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     *,
     outputs: Any = None,
     normalize: bool = False,
 ) -> RemapResult:
-    """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, loss)`` (GRS §2.2).
+    """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, cost)`` (GRS §2.2).
 
     ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` for every output ``z`` (vectorised: one matrix
     product ``Mᵀ diag(p) L`` and an argmin per row; ties go to the smallest ``r``).
@@ -241,10 +243,10 @@ def bayes_remap(
     Parameters
     ----------
     mechanism : array_like, shape (N, m)
-        Rows are the inputs ``0..N−1`` (a count query when ``loss`` is a cost).
+        Rows are the inputs ``0..N−1`` (a count query when ``cost`` is a cost).
     prior : array_like, shape (N,)
         Sums to 1 (or ``normalize=True``).
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``answer − input``, or a loss matrix ``L[i, r]`` of shape (N, k).
     outputs : array_like, optional
         The answers ``r`` (default ``0..N−1`` for a cost, ``0..k−1`` for a matrix).
@@ -260,7 +262,7 @@ def bayes_remap(
     """
     m = _check_mechanism(mechanism)
     p = check_prior(prior, m.shape[0], normalize=normalize)
-    loss_m = _loss_for(loss, m.shape[0], outputs)
+    loss_m = _loss_for(cost, m.shape[0], outputs)
     posterior_loss = m.T @ (p[:, None] * loss_m)  # (m, k): Σ_i p_i M[i, z] L[i, r]
     choice = np.argmin(posterior_loss, axis=1)
     t = np.zeros((m.shape[1], loss_m.shape[1]))
@@ -272,9 +274,10 @@ def bayes_remap(
     )
 
 
+@renamed_keyword("loss", "cost")
 def minimax_remap(
     mechanism: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     side_information: Any = None,
     *,
     outputs: Any = None,
@@ -295,7 +298,7 @@ def minimax_remap(
     ----------
     mechanism : array_like, shape (N, m)
         Rows are the inputs ``0..N−1``.
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``answer − input`` or a loss matrix of shape (N, k).
     side_information : collection of int, optional
         The inputs S (default all).
@@ -319,7 +322,7 @@ def minimax_remap(
     m = _check_mechanism(mechanism)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     budget, _ = check_budget(max_memory_gb)
-    setting = resolve_setting(loss, outputs=outputs, num_inputs=m.shape[0], max_memory_gb=math.inf)
+    setting = resolve_setting(cost, outputs=outputs, num_inputs=m.shape[0], max_memory_gb=math.inf)
     loss_m = setting.loss
     rows = side_information_rows(side_information, setting.graph)
     coefficients = rows.size * m.shape[1] * loss_m.shape[1]  # the constraint rows are dense
@@ -370,9 +373,10 @@ def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -
     return lm
 
 
+@renamed_keyword("loss", "cost")
 def geometric_bayes(
     prior: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     require_monotone: bool = True,
@@ -384,7 +388,7 @@ def geometric_bayes(
     ----------
     prior : array_like, shape (n + 1,)
         Prior over ``{0..n}``.
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         Cost of ``r − i`` or loss matrix of shape (n + 1, n + 1).
     epsilon : float
         In (0, 50].
@@ -399,16 +403,17 @@ def geometric_bayes(
     """
     eps = check_epsilon(epsilon)
     p_arr = check_real_array("prior", prior, ndim=1)
-    loss_m = _loss_for(loss, p_arr.size, None)
+    loss_m = _loss_for(cost, p_arr.size, None)
     if loss_m.shape[1] != p_arr.size:
-        raise ValueError(f"`loss` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
+        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
     if require_monotone:
         check_monotone_loss(loss_m, context="GRS universal optimality")
     return bayes_remap(truncated_geometric(p_arr.size - 1, eps), p_arr, loss_m, normalize=normalize)
 
 
+@renamed_keyword("loss", "cost")
 def geometric_minimax(
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     n: int | None = None,
@@ -421,7 +426,7 @@ def geometric_minimax(
 
     Parameters
     ----------
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         Cost of ``r − i`` (then ``n`` is needed) or a square loss matrix.
     epsilon : float
         In (0, 50].
@@ -444,11 +449,11 @@ def geometric_minimax(
     """
     eps = check_epsilon(epsilon)
     setting = resolve_setting(
-        loss, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
+        cost, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
     )
     loss_m = setting.loss
     if loss_m.shape[0] != loss_m.shape[1]:
-        raise ValueError(f"`loss` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
+        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
     if require_monotone:
         check_monotone_loss(loss_m, context="the minimax optimality of G")
     g = truncated_geometric(loss_m.shape[0] - 1, eps)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._deprecation import warn_deprecated
+from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
 from optmech.lp.local.repair import certify_local
 from optmech.lp.user.setting import check_epsilon
@@ -158,8 +158,9 @@ class RROnBins(BaseResult):
         )
 
 
+@renamed_keyword("loss", "cost")
 def rr_on_bins(
-    prior: npt.ArrayLike, loss: Any, epsilon: float, *, inputs: npt.ArrayLike
+    prior: npt.ArrayLike, cost: Any, epsilon: float, *, inputs: npt.ArrayLike
 ) -> RROnBins:
     """The optimal RR-on-Bins randomizer of the labels ``inputs`` (Ghazi et al. (2023)).
 
@@ -171,7 +172,7 @@ def rr_on_bins(
     ----------
     prior : array_like, shape (n,)
         Probabilities of the labels (summing to 1 within 1e-9).
-    loss : {"squared", "absolute"} or Cost
+    cost : {"squared", "absolute"} or Cost
         ``Squared()``, ``Absolute()`` (or ``Power(2)``, ``Power(1)``).
     epsilon : float
         Privacy level, in (0, 50].
@@ -193,7 +194,7 @@ def rr_on_bins(
     """
     eps = check_epsilon(epsilon)
     x = check_labels(inputs, "inputs")
-    name = supported_loss(loss)
+    name = supported_loss(cost)
     sol = optimal_bins(x, prior, eps, name)
     p = np.asarray(prior, dtype=np.float64)
     k = len(sol.bins)
