@@ -192,6 +192,14 @@ class RemapResult(MechanismResult):
         """``"Bayes remap"`` or ``"minimax remap"``."""
         return "Bayes remap" if self.kind == RemapKind.BAYES else "minimax remap"
 
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release answers of the remapped `mechanism` for the input of index ``true_value``
+        (``0..N − 1``): answer indices (columns of `remap`), drawn exactly from its row."""
+        from optmech.lp.user.result import input_index, release
+
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
+
     @property
     def certified_epsilon(self) -> float:
         """ε of the remapped `mechanism` over neighbouring inputs ``i, i + 1`` (a count

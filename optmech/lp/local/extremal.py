@@ -104,16 +104,10 @@ class ExtremalMechanism(BaseResult):
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of
         index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
         ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
-        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
+        from optmech.lp.user.result import input_index, release
 
-        k = self.mechanism.shape[0]
-        if not isinstance(true_value, int | np.integer) or not 0 <= int(true_value) < k:
-            raise ValueError(
-                f"`true_value` must be an input index in 0..{k - 1}; got {true_value!r}."
-            )
-        row = RationalTable(self.mechanism[int(true_value)])
-        out = np.asarray(draw_many(row.draw, size, rng))
-        return out.item() if size is None and out.ndim == 0 else out
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
 
     def plot(self, ax: Any = None) -> Any:
         """Heat map of `mechanism` (rows: inputs; columns: the patterns used); the title names

@@ -40,6 +40,30 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
+def release(mechanism: FloatArray, row: int, labels: Any, size: Any, rng: Any) -> Any:
+    """Draws of ``labels`` (the columns' labels) from row ``row`` of ``mechanism`` as stored, by
+    the exact sampler ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable]):
+    one label for ``size=None``, else an array of shape ``size``."""
+    from optmech.mechanisms.exact_sampling import RationalTable, draw_many
+
+    index = np.asarray(draw_many(RationalTable(mechanism[row]).draw, size, rng))
+    out = np.asarray(labels)[index]
+    return out.item() if size is None and out.ndim == 0 else out
+
+
+def input_index(true_value: Any, rows: int) -> int:
+    """``true_value`` as a row index ``0..rows − 1`` (ValueError naming it otherwise)."""
+    if isinstance(true_value, bool) or not isinstance(true_value, int | np.integer):
+        raise ValueError(
+            f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
+        )
+    if not 0 <= int(true_value) < rows:
+        raise ValueError(
+            f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
+        )
+    return int(true_value)
+
+
 class _Provenanced(MechanismResult, abstract=True):
     """What the user LPs' results share besides the
     [`MechanismResult`][optmech.results.MechanismResult] interface: the weight of the uniform
@@ -138,21 +162,16 @@ class UserMechanism(_Provenanced):
         scalar or numpy.ndarray
             Output labels (ints for a count query).
         """
-        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
-
         values = np.asarray(self.setting.values, dtype=np.float64)
         target = np.asarray(true_value, dtype=np.float64)
         match = np.all(values.reshape(values.shape[0], -1) == target.reshape(1, -1), axis=1)
         if target.size != values[0].size or not np.any(match):
             shown = values.tolist() if values.shape[0] <= 12 else f"{values.shape[0]} inputs"
             raise ValueError(f"`true_value` must be one of the inputs {shown}; got {true_value!r}.")
-        row = self.mechanism[int(np.argmax(match))]
-        index = np.asarray(draw_many(RationalTable(row).draw, size, rng))
         labels = np.asarray(self.outputs)
         if np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
-        out = labels[index]
-        return out.item() if size is None and out.ndim == 0 else out
+        return release(self.mechanism, int(np.argmax(match)), labels, size, rng)
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Deprecated name of [`rvs`][optmech.lp.user.result.UserMechanism.rvs] (one sampling
@@ -304,6 +323,13 @@ class CommonMechanismResult(_Provenanced):
     certified_epsilon: float
     provenance: Provenance
     epsilon: float | None = None
+
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release joint answers for the input of index ``true_value``: column indices of
+        `mechanism` (``(r_1, …, r_k)`` in C order over the users' output sets), drawn exactly
+        from its row as stored."""
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
 
     @property
     def ratio(self) -> float:
