@@ -6,7 +6,7 @@ query-dependent noise, a common mechanism) holds one frozen [`Provenance`][Prove
 failed attempt is retried with rescaled data or another solver, see
 [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]), the largest constraint violation
 of the solver's point before and of the returned point after the privacy repair, the repair itself
-([`Repair`][Repair]), and the certified interval ``[lower_bound, value]`` that contains the LP's
+([`Repair`][Repair]), and the optimality interval ``[lower_bound, value]`` that contains the LP's
 optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded up),
 ``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the interval
 holds whatever the solver's tolerances were.
@@ -43,7 +43,7 @@ __all__ = [
     "warn_if_uncertified",
 ]
 
-#: Default requested accuracy: the certified interval ``[lower_bound, value]`` may be this wide
+#: Default requested accuracy: the optimality interval ``[lower_bound, value]`` may be this wide
 #: relative to ``|value|`` (or absolutely, when the value is below 1) before optmech warns.
 DEFAULT_ACCURACY = 1e-6
 
@@ -323,7 +323,7 @@ class Provenance:
 
 
 class ProvenanceBounds:
-    """The certified interval of ``self.provenance`` as read-only attributes (a mixin)."""
+    """The optimality interval of ``self.provenance`` as read-only attributes (a mixin)."""
 
     provenance: Provenance
 
@@ -450,7 +450,7 @@ def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
     if provenance.within_accuracy:
         return
     warnings.warn(
-        f"the certified interval [{provenance.lower_bound:.10g}, {provenance.value:.10g}] is "
+        f"the optimality interval [{provenance.lower_bound:.10g}, {provenance.value:.10g}] is "
         f"wider than the requested accuracy {provenance.accuracy:g} (relative gap "
         f"{provenance.relative_gap:.3g}; solver {provenance.solver}, status "
         f"{provenance.status}): the value is an upper bound on the optimum, but may be above "

@@ -33,8 +33,8 @@ means one thing on all of them:
     The display as text: one row per number, the rows of the notebook display.
 ``to_dict()``
     A JSON-safe dict (numbers, strings, lists; non-finite floats as strings): ``result``,
-    ``model``, the protocol's numbers, the result's own fields, the provenance nested under
-    ``"provenance"``.
+    ``model``, the protocol's numbers (``gap`` under ``"provenance"``), the result's own
+    fields, the provenance nested under ``"provenance"``.
 ``plot(ax=None)``
     A figure of the result drawn into ``ax`` (a new one by default); returns the Axes.
 ``_repr_html_()``
@@ -227,7 +227,7 @@ class BaseResult(ABC):
     @property
     def privacy_certified(self) -> bool | None:
         """Whether the certified privacy meets the request: ``certified_epsilon ≤ epsilon``
-        (each result states its own) up to [`PRIVACY_RTOL`][PRIVACY_RTOL]; None when nothing
+        (each result states its own) up to ``PRIVACY_RTOL``; None when nothing
         was requested."""
         return self._privacy_met(PRIVACY_RTOL)
 
@@ -287,7 +287,7 @@ class BaseResult(ABC):
 
     def _privacy_certified_text(self) -> str:
         """``yes`` / ``no`` / ``n/a``, saying so when the certificate meets the request only
-        within [`PRIVACY_RTOL`][PRIVACY_RTOL] (its outward rounding)."""
+        within ``PRIVACY_RTOL`` (its outward rounding)."""
         from optmech._display import yes_no
 
         met = self.privacy_certified
@@ -314,7 +314,8 @@ class BaseResult(ABC):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict: ``result`` (the class), ``model``, ``value``, ``lower_bound``,
-        ``upper_bound``, ``gap``, ``within_accuracy``, ``certified_epsilon``,
+        ``upper_bound`` (``gap`` is their difference, also in the provenance),
+        ``within_accuracy``, ``certified_epsilon``,
         ``privacy_certified``, the result's own fields, and the provenance nested under
         ``"provenance"`` ([`Provenance.to_dict`][optmech.provenance.Provenance.to_dict], which
         also keeps the deprecated key ``certified``)."""
@@ -324,7 +325,6 @@ class BaseResult(ABC):
             "value": self.value,
             "lower_bound": self.lower_bound,
             "upper_bound": self.upper_bound,
-            "gap": self.gap,
             "within_accuracy": self.within_accuracy,
             "certified_epsilon": self.certified_epsilon,
             "privacy_certified": self.privacy_certified,
@@ -394,7 +394,7 @@ class RecordViews(LPResult, abstract=True):
 
     @property
     def provenance(self) -> Provenance:  # type: ignore[override]
-        """How the LP was solved and the certified interval of its optimum."""
+        """How the LP was solved and the optimality interval of its optimum."""
         return self._record.provenance  # type: ignore[no-any-return]
 
     @property

@@ -211,7 +211,7 @@ def test_to_dict_is_json(result: Any) -> None:
     data = result.to_dict()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
     assert data["result"] == type(result).__name__ and data["model"] == result.model
-    for key in ("value", "lower_bound", "upper_bound", "gap", "certified_epsilon"):
+    for key in ("value", "lower_bound", "upper_bound", "certified_epsilon"):
         assert data[key] == getattr(result, key) or str(getattr(result, key)) == data[key]
     assert data["within_accuracy"] is result.within_accuracy
     assert data["privacy_certified"] is result.privacy_certified
