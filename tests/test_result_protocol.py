@@ -304,3 +304,30 @@ def test_common_mechanism_takes_costs() -> None:
         assert optmech.common_mechanism(priors, losses=["abs", "squared"], epsilon=0.5).value == (
             value
         )
+
+
+def test_an_experiment_result_shares_the_display_and_dict(tmp_path: Any) -> None:
+    """An experiment run is no optimisation result (no value or interval), but it displays
+    itself with the same rows in text and HTML, writes JSON and draws its saved figure."""
+    from optmech.experiments._common import ExperimentResult
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(tmp_path / "figure.png")
+    plt.close(fig)
+    res = ExperimentResult(
+        name="demo",
+        out_dir=tmp_path,
+        csv=tmp_path / "results.csv",
+        figure=tmp_path / "figure.png",
+        summary=tmp_path / "summary.md",
+        headline={"ratio": 1.234567891, "worst": float("inf")},
+        seed=3,
+    )
+    rows = _html_rows(res._repr_html_())
+    assert _text_rows(res.summary_text()) == rows
+    assert dict(rows)["ratio"] == "1.23457" and dict(rows)["worst"] == "inf"
+    data = res.to_dict()
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert data["headline"]["worst"] == "inf"
+    small.assert_draws_on_the_axes_given(res)

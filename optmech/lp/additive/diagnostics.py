@@ -62,7 +62,7 @@ def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
         else ""
     )
     warnings.warn(
-        f"{cause}the certified interval [{prov.lower_bound:.10g}, {prov.value:.10g}] of the "
+        f"{cause}the optimality interval [{prov.lower_bound:.10g}, {prov.value:.10g}] of the "
         f"LP's optimum is wider than the requested accuracy {prov.accuracy:g} (relative gap "
         f"{prov.relative_gap:.3g}; solver {prov.solver}, status {prov.status}). Try another "
         "solver or tighter tolerances for a better optimum, or raise `accuracy`.",
