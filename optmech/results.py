@@ -179,11 +179,21 @@ class BaseResult(ABC):
     """
 
     if TYPE_CHECKING:  # provided by each result, as fields or properties
-        value: float
-        lower_bound: float
-        upper_bound: float
-        certified_epsilon: float
-        provenance: Provenance
+
+        @property
+        def value(self) -> float: ...
+
+        @property
+        def lower_bound(self) -> float: ...
+
+        @property
+        def upper_bound(self) -> float: ...
+
+        @property
+        def certified_epsilon(self) -> float: ...
+
+        @property
+        def provenance(self) -> Provenance: ...
 
     #: Whether the class is a mixin (not a result of its own, not registered).
     _abstract_result: ClassVar[bool] = True
