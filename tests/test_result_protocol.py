@@ -114,6 +114,7 @@ def _looks_like_a_result(cls: type) -> bool:
     return "provenance" in names or (exported and looks)
 
 
+@pytest.mark.slow  # imports every module of optmech (about 3 s)
 def test_every_result_type_found_has_a_factory() -> None:
     """A class that looks like a result is either in ``FACTORIES`` or a named non-result;
     the search itself finds the types known today (it is not vacuous)."""
@@ -127,6 +128,7 @@ def test_every_result_type_found_has_a_factory() -> None:
     assert set(NOT_RESULTS) <= found  # no stale exemption
 
 
+@pytest.mark.slow  # imports every module of optmech
 def test_every_concrete_result_subclasses_the_base() -> None:
     """The old guard looked for the provenance mixin, which the extremal mechanism escaped:
     every factory's class is a concrete ``BaseResult`` and a ``Result``."""
