@@ -333,3 +333,19 @@ def test_an_experiment_result_shares_the_display_and_dict(tmp_path: Any) -> None
     assert json.loads(json.dumps(data, allow_nan=False)) == data
     assert data["headline"]["worst"] == "inf"
     small.assert_draws_on_the_axes_given(res)
+
+
+def test_a_wide_interval_is_not_a_privacy_failure() -> None:
+    """Asked for an interval of width 0 (accuracy 0), the design's
+    display says the interval is not within the accuracy asked, and still that its privacy is
+    certified: the certified ε (an independent computation) is within rounding of the ε asked."""
+    with pytest.warns(optmech.InaccurateSolutionWarning, match="optimality interval"):
+        noise = optmech.design_noise(
+            optmech.PureDP(1.0), sensitivity=1.0, cost="abs", resolution=6, periods=3, accuracy=0
+        )
+    rows = dict(_html_rows(noise._repr_html_()))
+    if noise.gap > 0.0:  # an exact zero gap would be within any accuracy
+        assert not noise.within_accuracy
+        assert rows["interval within accuracy"].startswith("no")
+    assert noise.certified_epsilon <= 1.0 * (1 + 1e-9)
+    assert noise.privacy_certified is True and rows["privacy certified"].startswith("yes")
