@@ -242,9 +242,8 @@ class _Certified(Generic[_For, _V]):
     others: type checkers read it as ``_V`` on a ``DesignedNoise[_For]`` (e.g. ``certified_rho``
     is a float on a design for ``ZCDP``) and as ``_V | None`` on any other design."""
 
-    def __init__(self, read: Callable[[Any], _V | None], doc: str) -> None:
+    def __init__(self, read: Callable[[Any], _V | None]) -> None:
         self._read = read
-        self.__doc__ = doc
 
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> Self: ...
@@ -290,14 +289,10 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
         `certified_epsilon`)."""
         return self._record.certified_delta
 
-    certified_rho: _Certified[ZCDP, float] = _Certified(
-        lambda self: self._record.beyond.rho,
-        "zCDP designs: the certified ρ over every order α > 1 (None otherwise).",
-    )
-    certified_mu: _Certified[GaussianDP, float] = _Certified(
-        lambda self: self._record.beyond.mu,
-        "GDP designs: the certified μ over every ε ≥ 0 (None otherwise).",
-    )
+    certified_rho: _Certified[ZCDP, float] = _Certified(lambda self: self._record.beyond.rho)
+    """zCDP designs: the certified ρ over every order α > 1 (None otherwise)."""
+    certified_mu: _Certified[GaussianDP, float] = _Certified(lambda self: self._record.beyond.mu)
+    """GDP designs: the certified μ over every ε ≥ 0 (None otherwise)."""
 
     @property
     def certified_profile(self) -> tuple[tuple[float, float], ...]:
@@ -311,15 +306,15 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
         return () if self._record.beyond is None else self._record.beyond.renyi
 
     gaussian_cost: _Certified[GaussianDP, float] = _Certified(
-        lambda self: self._record.beyond.gaussian_cost,
-        "GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None otherwise).",
+        lambda self: self._record.beyond.gaussian_cost
     )
+    """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None otherwise)."""
     worse_than_gaussian: _Certified[GaussianDP, bool] = _Certified(
-        lambda self: None if self.gaussian_cost is None else bool(self.value > self.gaussian_cost),
-        "GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)`` "
-        "(`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes "
-        "closer, or use the Gaussian mechanism itself. None for other guarantees.",
+        lambda self: None if self.gaussian_cost is None else bool(self.value > self.gaussian_cost)
     )
+    """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
+    (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes closer,
+    or use the Gaussian mechanism itself. None for other guarantees."""
 
     @property
     def grid(self) -> FloatArray:
