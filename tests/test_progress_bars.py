@@ -80,6 +80,7 @@ def test_no_bar_no_ticker(monkeypatch: pytest.MonkeyPatch) -> None:
     assert err.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_local_mechanism_logs_its_stages_and_draws_a_bar(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,6 +140,7 @@ def test_column_generation_logs_its_warm_start(
     assert _tickers() == []
 
 
+@pytest.mark.slow
 def test_the_catalogue_bar_counts_to_its_total(monkeypatch: pytest.MonkeyPatch) -> None:
     from optmech.theorems.catalogue import run_checks
 
@@ -149,3 +151,38 @@ def test_the_catalogue_bar_counts_to_its_total(monkeypatch: pytest.MonkeyPatch) 
     text = err.getvalue()
     assert len(ran) == 2 and "0/2" in text and "2/2" in text
     assert _tickers() == []
+
+
+def test_cutting_plane_rounds_are_numbered_with_their_sizes(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    caplog.set_level(logging.INFO, logger="optmech")
+    noise = optmech.design_noise(
+        optmech.ZCDP(0.5), sensitivity=1, cost="abs", integer=True, progress=True
+    )
+    rounds = [s for s in _stages(caplog) if s["stage"] == "round"]
+    assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))
+    assert all(r["variables"] > 0 and r["seconds"] >= 0 for r in rounds)
+    assert noise.certified_rho <= 0.5
+    assert "optmech design_noise" in err.getvalue()
+    assert _tickers() == []
+
+
+def test_a_design_in_the_plane_logs_its_stages(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="optmech")
+    optmech.design_noise(
+        optmech.PureDP(1.0),
+        sensitivity=1.0,
+        cost="l1",
+        dimension=2,
+        sensitivity_norm="l2",
+        resolution=2,
+        periods=2,
+    )
+    stages = _stages(caplog)
+    (build,) = [s for s in stages if s["stage"] == "build"]
+    assert build["variables"] > 0 and build["rows"] > 0
+    names = [s["stage"] for s in stages]
+    assert {"solve", "certify"} <= set(names) and names[-1] == "design_noise"
