@@ -170,7 +170,7 @@ def reporting(
         What the bar is about (e.g. ``"design_noise"``).
     total : int, optional
         The number of steps, when the call knows it (else none, or [`set_total`][set_total]
-        later); the bar is redrawn every [`TICK_SECONDS`][TICK_SECONDS] meanwhile
+        later); the bar is redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile
         ([`ticking`][ticking]).
     """
     handler: logging.Handler | None = None
