@@ -25,7 +25,7 @@ import optmech
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.xdist_group("typing_users")  # one worker: the mypy cache is shared
+pytestmark = pytest.mark.xdist_group("typing_users")  # on one worker they share the mypy cache
 
 #: The first line of a ```python block that is deliberately not type-checked, in the page itself
 #: (followed by the reason); such blocks are counted, never skipped silently.
@@ -237,8 +237,9 @@ def test_strict_mypy_on_an_installed_wheel(tmp_path: Path, mypy_cache: Path) -> 
     _mypy(user, mypy_cache, None, target)
 
 
+@pytest.mark.slow  # it imports every public name (the whole package)
 def test_the_user_script_calls_every_public_function() -> None:
-    """A new public function is added to the script (fast: no mypy)."""
+    """A new public function is added to the script (no mypy here)."""
     functions = {n for n in optmech.__all__ if inspect.isfunction(getattr(optmech, n))}
     called = set(re.findall(r"optmech\.(\w+)\(", USER_SCRIPT))
     assert functions - called == set()
