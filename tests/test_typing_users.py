@@ -10,6 +10,7 @@ on its path: optmech is found only as an installed package (PEP 561: ``py.typed`
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
@@ -28,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.xdist_group("typing_users")  # on one worker they share the mypy cache
 
 #: The first line of a ```python block that is deliberately not type-checked, in the page itself
-#: (followed by the reason); such blocks are counted, never skipped silently.
+#: and followed by the reason (``# mypy: not checked: needs a running Dask cluster``); such
+#: blocks are counted in the failure message, never skipped silently.
 NOT_CHECKED = "# mypy: not checked"
 
 #: Every public function of ``optmech.__all__``, called as a user would (the types, not the
@@ -118,6 +120,9 @@ def _user_files(folder: Path) -> tuple[list[str], int]:
     for page in _pages():
         blocks = _blocks(page)
         checked = [b for b in blocks if not b.lstrip().startswith(NOT_CHECKED)]
+        for block in blocks:  # a marked block says why
+            first = block.lstrip().splitlines()[0]
+            assert not first.startswith(NOT_CHECKED) or len(first) > len(NOT_CHECKED) + 3, page
         marked += len(blocks) - len(checked)
         if checked:
             rel = page.relative_to(ROOT).with_suffix("")
@@ -132,7 +137,7 @@ def _mypy(folder: Path, cache: Path, python: Path | None, path: Path | None) -> 
     """``mypy --strict`` on the user's files in ``folder``; optmech is found through the
     interpreter ``python``'s site-packages, or on ``path`` (an install ``--target``)."""
     files, marked = _user_files(folder)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    env = _clean_env()
     if path is not None:
         env["PYTHONPATH"] = str(path)
     args = ["--strict", "--cache-dir", str(cache), "--no-color-output", "--no-error-summary"]
@@ -152,6 +157,11 @@ def _mypy(folder: Path, cache: Path, python: Path | None, path: Path | None) -> 
 
 
 # -- installing as a user does --------------------------------------------------------------------
+def _clean_env() -> dict[str, str]:
+    """The environment without the paths a test run may add (the checkout on PYTHONPATH)."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+
+
 def _source(tmp: Path) -> Path:
     """A copy of what pip builds from (the checkout itself is left untouched)."""
     src = tmp / "src"
@@ -168,6 +178,7 @@ def _pip(python: Path | str, *args: str) -> None:
         capture_output=True,
         text=True,
         timeout=600,
+        env=_clean_env(),
     )
     out = result.stdout + result.stderr
     if result.returncode != 0 and "No matching distribution found for setuptools" in out:
@@ -209,6 +220,22 @@ def test_strict_mypy_after_the_readmes_editable_install(tmp_path: Path, mypy_cac
         for line in pth.read_text().splitlines()
     ]
     assert entries == [str(src)], entries  # a path, not ``import __editable___finder``
+    # The checkout comes after site-packages: its other folders (tests, benchmarks) cannot
+    # shadow an installed package of the same name.
+    where = "import optmech, sys, sysconfig; print(sys.path); print(optmech.__file__)"
+    shown = subprocess.run(
+        [str(python), "-c", where],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_clean_env(),
+        cwd=tmp_path,  # not the checkout, which ``-c`` would put first on the path
+    )
+    path, found = shown.stdout.splitlines()
+    order = [p.rstrip("/") for p in ast.literal_eval(path)]
+    purelib = next(p for p in order if p.endswith("site-packages") and "venv" in p)
+    assert order.index(purelib) < order.index(str(src))
+    assert Path(found) == src / "optmech" / "__init__.py"
     user = tmp_path / "user"
     user.mkdir()
     _mypy(user, mypy_cache, python, None)
