@@ -66,6 +66,22 @@ def test_a_bar_shows_its_total_when_known(monkeypatch: pytest.MonkeyPatch) -> No
     assert _tickers() == []
 
 
+def test_a_reported_call_is_redrawn_while_it_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing advances the bar inside the body (a blocking solve); it is drawn again anyway,
+    with its elapsed time."""
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    with reporting(progress=True, what="blocking"):
+        drawn = err.getvalue()
+        assert "optmech blocking" in drawn and "00:00" in drawn
+        for _ in range(1200):  # at most about a minute; a redraw comes after TICK_SECONDS
+            if err.getvalue() != drawn:
+                break
+            threading.Event().wait(0.05)
+        assert err.getvalue() != drawn
+    assert _tickers() == []
+
+
 def test_no_bar_no_ticker(monkeypatch: pytest.MonkeyPatch) -> None:
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
