@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy.typing as npt
 
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.local.build import Objective
 from optmech.lp.local.discretisation import grid_statement
 from optmech.lp.local.engine import solve_local
@@ -20,6 +22,8 @@ from optmech.mechanisms.rr_on_bins import optimal_bins, supported_loss
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["local_mechanism"]
+
+_log = logging.getLogger(__name__)
 
 
 def _continuous_optimum(setting: LocalSetting, epsilon: float, constrained: bool) -> float | None:
@@ -49,6 +53,7 @@ def local_mechanism(
     normalize: bool = False,
     max_memory_gb: float = DEFAULT_LOCAL_MEMORY_GB,
     accuracy: float = DEFAULT_ACCURACY,
+    progress: bool = False,
 ) -> LocalMechanism:
     """The optimal ε-local-DP (ε-label-DP) randomizer of ``inputs`` onto ``outputs``.
 
@@ -96,6 +101,9 @@ def local_mechanism(
     accuracy : float, default 1e-6
         Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
         to ``max(value, 1)``); in (0, 1].
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) of the stages and solver attempts, with the
+        elapsed time; the stages are logged at INFO on the ``"optmech"`` logger either way.
 
     Returns
     -------
@@ -129,6 +137,7 @@ def local_mechanism(
     eps = check_epsilon(epsilon)
     normalize = check_flag("normalize", normalize)
     vertex = check_flag("vertex", vertex)
+    progress = check_flag("progress", progress)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     items = as_constraints(constraints)
     extra = 0
@@ -150,7 +159,20 @@ def local_mechanism(
     else:
         objective = Objective(weights=setting.prior[:, None] * setting.loss)
         kind = UserObjective.BAYESIAN
-    solved = solve_local(setting, eps, objective, items, solver=solver, accuracy=acc, vertex=vertex)
+    with (
+        reporting(progress=progress, what="local_mechanism"),
+        stage(
+            "local LP",
+            _log,
+            inputs=setting.num_inputs,
+            outputs=setting.num_outputs,
+            constraints=len(items),
+        ) as found,
+    ):
+        solved = solve_local(
+            setting, eps, objective, items, solver=solver, accuracy=acc, vertex=vertex
+        )
+        found.update(value=solved.provenance.value, lower_bound=solved.provenance.lower_bound)
     declared = tuple(c for c in items if c.kind != "custom")
     grid = grid_statement(setting, declared, _continuous_optimum(setting, eps, bool(items)))
     result = LocalMechanism._of(

@@ -17,6 +17,7 @@ enclosed.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ import cvxpy as cp
 import numpy as np
 
 from optmech._floats import FloatArray
-from optmech._validation import describe
+from optmech._validation import check_flag, describe
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.local.patterns import (
     check_pattern_size,
     pattern_bound,
@@ -48,6 +50,8 @@ __all__ = [
     "paper_binary_set",
     "randomized_response_value",
 ]
+
+_log = logging.getLogger(__name__)
 
 #: The returned mechanism's ratio is ``e^ε (1 − 2^-36)``: room for the rows' normalisation, so
 #: that the certificate is at most ε.
@@ -216,6 +220,7 @@ def extremal_mechanism(
     *,
     solver: str | None = None,
     accuracy: float = DEFAULT_ACCURACY,
+    progress: bool = False,
 ) -> ExtremalMechanism:
     """The ε-LDP randomizer maximising ``utility`` (Kairouz, Oh & Viswanath (2016)).
 
@@ -229,6 +234,10 @@ def extremal_mechanism(
         A simplex LP solver (a vertex is needed); default by the policy.
     accuracy : float, default 1e-6
         Warn when ``upper_bound − value`` exceeds this (relative to ``max(value, 1)``).
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) of the stages (the pattern LP, its solver
+        attempts, the certificate) with the elapsed time; the stages are logged at INFO on the
+        ``"optmech"`` logger either way.
 
     Returns
     -------
@@ -252,14 +261,21 @@ def extremal_mechanism(
     util = _check_utility(utility)
     eps = check_epsilon(epsilon)
     check_pattern_size(util.num_inputs)
-    solved = _solve(util, eps, solver)
-    weights = solved.weights
-    used = weights > 1e-14 * weights.max()
-    mechanism = _staircase(solved.bits[:, used], weights[used], eps)
-    low, _ = util.value_interval(mechanism)
-    lam = solved.multipliers
-    # Either sign convention of the solver's multipliers gives a valid bound: keep the smaller.
-    upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
+    progress = check_flag("progress", progress)
+    k = util.num_inputs
+    with reporting(progress=progress, what="extremal_mechanism"):
+        with stage("pattern LP", _log, inputs=k, patterns=2**k) as found:
+            solved = _solve(util, eps, solver)
+            found.update(status=solved.info.status)
+        with stage("certify", _log) as found:
+            weights = solved.weights
+            used = weights > 1e-14 * weights.max()
+            mechanism = _staircase(solved.bits[:, used], weights[used], eps)
+            low, _ = util.value_interval(mechanism)
+            lam = solved.multipliers
+            # Either sign convention of the multipliers gives a valid bound: keep the smaller.
+            upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
+            found.update(outputs=int(used.sum()), value=low, upper_bound=upper)
     provenance = provenance_of(
         solved.info,
         value=-low,
