@@ -268,6 +268,26 @@ def test_code_blocks_run(page: str) -> None:
         exec(compile(block, page, "exec"), namespace)
 
 
+#: The pages whose code reproduces their claims: the home page and every theory page.
+CLAIM_PAGES = ["docs/index.md", *(f"docs/{page}.md" for page in THEORY_PAGES)]
+
+
+@pytest.mark.parametrize("page", CLAIM_PAGES)
+def test_home_and_theory_code_blocks_run(page: str) -> None:
+    """Each theory page and the home page has code that runs (its asserts are the page's
+    claims, checked against closed forms)."""
+    import matplotlib.pyplot as plt
+
+    blocks = _python_blocks(ROOT / page)
+    assert blocks, f"{page} has no python blocks"
+    namespace: dict[str, object] = {}
+    try:
+        for block in blocks:
+            exec(compile(block, page, "exec"), namespace)
+    finally:
+        plt.close("all")
+
+
 def test_every_command_is_documented() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for command in COMMANDS:

@@ -2,8 +2,8 @@ r"""
 # zCDP and Gaussian-DP noise, composed by the accountant
 
 Ten releases of one count, each with noise on $\mathbb{Z}$ designed by LP for $|x|$ under a
-per-release guarantee: 0.05-zCDP (Bun & Steinke 2016), so 0.5-zCDP in all, and 0.3-GDP (Dong,
-Roth & Su 2022), so $0.3\sqrt{10}$-GDP in all. The accountant
+per-release guarantee: 0.1-zCDP (Bun & Steinke 2016), so 1-zCDP in all, and 0.5-GDP (Dong,
+Roth & Su 2022), so $0.5\sqrt{10}$-GDP in all. The accountant
 ([`optmech.accounting.compose`][optmech.accounting.compose]) composes each design's own privacy
 loss distribution (Meiser & Mohammadi 2018) and reads off δ(ε). The designs' certified ρ and μ
 are recomputed from their pmfs; the composed curves lie below what the guarantees alone promise.
@@ -19,11 +19,11 @@ import optmech
 from optmech.accounting import compose
 
 k = 10
-rho, mu = 0.05, 0.3
+rho, mu = 0.1, 0.5
 zcdp = optmech.design_noise(optmech.ZCDP(rho), sensitivity=1, cost="abs", integer=True)
 gdp = optmech.design_noise(optmech.GaussianDP(mu), sensitivity=1, cost="abs", integer=True)
-print(f"0.05-zCDP design: E|X| = {zcdp.value:.4f}, certified ρ = {zcdp.certified_rho:.6f}")
-print(f"0.3-GDP design:   E|X| = {gdp.value:.4f}, certified μ = {gdp.certified_mu:.6f}")
+print(f"0.1-zCDP design: E|X| = {zcdp.value:.4f}, certified ρ = {zcdp.certified_rho:.6f}")
+print(f"0.5-GDP design:  E|X| = {gdp.value:.4f}, certified μ = {gdp.certified_mu:.6f}")
 
 # %%
 # δ(ε) after ten releases: the designs' composed PLDs (pessimistic, so upper bounds), and the
@@ -31,7 +31,7 @@ print(f"0.3-GDP design:   E|X| = {gdp.value:.4f}, certified μ = {gdp.certified_
 # $\delta \le e^{-(\varepsilon - k\rho)^2 / (4k\rho)}$, and $\sqrt{k}\mu$-GDP has the
 # Gaussian trade-off curve.
 
-epsilons = np.linspace(0.5, 4.0, 15)
+epsilons = np.linspace(0.5, 6.0, 12)
 delta_zcdp = np.asarray(compose(zcdp, k, epsilons))
 delta_gdp = np.asarray(compose(gdp, k, epsilons))
 total_rho, total_mu = k * rho, np.sqrt(k) * mu
