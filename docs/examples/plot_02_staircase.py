@@ -19,8 +19,11 @@ designed: list[float] = []
 laplace: list[float] = []
 for eps in epsilons:
     stair = optmech.Staircase.optimal(epsilon=eps, sensitivity=1.0, cost="abs")
-    noise = optmech.design_noise(optmech.PureDP(eps), sensitivity=1.0, cost="abs")
-    assert noise.certified_epsilon <= eps * (1 + 1e-9)  # recomputed from the density alone
+    noise = optmech.design_noise(
+        optmech.PureDP(eps), sensitivity=1.0, cost="abs"
+    )
+    # ε recomputed from the density alone:
+    assert noise.certified_epsilon <= eps * (1 + 1e-9)
     theorem.append(stair.expected_cost("abs"))
     designed.append(noise.value)  # the exact cost of that certified density
     laplace.append(optmech.Laplace(epsilon=eps).expected_cost("abs"))
@@ -29,7 +32,10 @@ for eps in epsilons:
 # The designed noise costs the theorem's optimum up to the grid's error, and Laplace pays a
 # factor that grows like $e^{\varepsilon/2}/\varepsilon$.
 
-print(f"{'ε':>5} {'V* (theorem)':>13} {'LP design':>11} {'LP / V* - 1':>12} {'Laplace / V*':>13}")
+print(
+    f"{'ε':>5} {'V* (theorem)':>13} {'LP design':>11} "
+    f"{'LP / V* - 1':>12} {'Laplace / V*':>13}"
+)
 for eps, v, d, lap in zip(epsilons, theorem, designed, laplace, strict=True):
     print(f"{eps:5.1f} {v:13.6g} {d:11.6g} {d / v - 1:12.1e} {lap / v:13.3f}")
 
@@ -43,7 +49,12 @@ x = np.linspace(-3.0, 3.0, 1201)
 stair4 = optmech.Staircase.optimal(epsilon=4.0, sensitivity=1.0, cost="abs")
 ax2.plot(x, stair4.pdf(x), label=f"staircase, γ* = {stair4.gamma:.3f}")
 ax2.plot(x, optmech.Laplace(epsilon=4.0).pdf(x), "--", label="Laplace")
-ax2.set(xlabel="x", ylabel="density", yscale="log", title="The two densities at ε = 4")
+ax2.set(
+    xlabel="x",
+    ylabel="density",
+    yscale="log",
+    title="The two densities at ε = 4",
+)
 ax2.legend()
 fig.tight_layout()
 plt.show()

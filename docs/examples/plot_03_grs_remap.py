@@ -20,8 +20,9 @@ counts = np.arange(n + 1)
 prior = np.exp(-0.5 * ((counts - 3.0) / 2.0) ** 2)
 prior /= prior.sum()  # a user who expects a count near 3
 
-user = optmech.bayesian_mechanism(prior, "abs", eps)  # the user's own LP, certified
-via_geometric = optmech.geometric_bayes(prior, "abs", eps)  # G, then the Bayes remap
+# The user's own LP, certified, and G followed by the user's Bayes remap:
+user = optmech.bayesian_mechanism(prior, "abs", eps)
+via_geometric = optmech.geometric_bayes(prior, "abs", eps)
 is_remap, remap = optmech.is_remap_of_geometric(user.mechanism, eps)
 
 print(f"user LP:              [{user.lower_bound:.10f}, {user.value:.10f}]")
@@ -39,7 +40,12 @@ fig, axes = plt.subplots(1, 3, figsize=(10, 3.3), layout="constrained")
 panels = [
     (user.mechanism, "user's LP optimum $M$", "input (true count)", "output"),
     (geometric, "geometric mechanism $G$", "input (true count)", "noisy count"),
-    (np.clip(remap, 0.0, 1.0), "remap $T$, $M = G\\,T$", "noisy count", "answer"),
+    (
+        np.clip(remap, 0.0, 1.0),
+        "remap $T$, $M = G\\,T$",
+        "noisy count",
+        "answer",
+    ),
 ]
 for ax, (matrix, title, rows, columns) in zip(axes, panels, strict=True):
     image = ax.imshow(matrix, cmap="viridis", vmin=0.0, vmax=1.0)

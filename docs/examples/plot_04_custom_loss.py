@@ -21,7 +21,8 @@ from optmech.costs import Custom
 
 
 def dead_zone(e: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Free within 0.25 of the truth, then |e| − 0.25, three times as dear above it."""
+    """Free within 0.25 of the truth, then |e| − 0.25, three times as dear
+    above it."""
     return np.where(e > 0, 3.0, 1.0) * np.maximum(np.abs(e) - 0.25, 0.0)
 
 
@@ -42,14 +43,18 @@ for label, conditions in designs.items():
         periods=8,
         constraints=conditions,
     )
-    assert isinstance(noise, optmech.DesignedPiecewiseNoise)  # a density on cells, in 1-D
+    # In one dimension a design is a density on cells, with its moments:
+    assert isinstance(noise, optmech.DesignedPiecewiseNoise)
     noises[label] = noise
 
 # %%
 # What each condition costs. The unconstrained optimum shifts its mass below the truth (mean
 # −0.175); unbiasedness costs 8%, and the tail bound a little more.
 
-print(f"{'design':<32} {'E cost':>8} {'mean':>8} {'P(|Z|>0.5)':>11} {'certified ε':>12}")
+print(
+    f"{'design':<32} {'E cost':>8} {'mean':>8} "
+    f"{'P(|Z|>0.5)':>11} {'certified ε':>12}"
+)
 for label, noise in noises.items():
     tail = noise.sf(0.5) + noise.cdf(-0.5)
     print(
@@ -61,7 +66,11 @@ x = np.linspace(-2.5, 2.5, 1001)
 fig, ax = plt.subplots(figsize=(7, 3.4))
 for label, noise in noises.items():
     ax.plot(x, noise.pdf(x), label=f"{label}: E cost {noise.value:.3f}")
-ax.set(xlabel="noise z (Δ = 1)", ylabel="density", title=f"Designed {eps:g}-DP noise")
+ax.set(
+    xlabel="noise z (Δ = 1)",
+    ylabel="density",
+    title=f"Designed {eps:g}-DP noise",
+)
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()

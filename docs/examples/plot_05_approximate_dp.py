@@ -41,25 +41,42 @@ truncated: list[float] = []
 gaussian: list[float] = []
 for delta in small_deltas:
     design = optmech.design_noise(
-        optmech.ApproxDP(eps, delta), sensitivity=1.0, cost="abs", resolution=10, periods=14
+        optmech.ApproxDP(eps, delta),
+        sensitivity=1.0,
+        cost="abs",
+        resolution=10,
+        periods=14,
     )
     designed.append(design.value)
-    truncated.append(optmech.TruncatedLaplace(epsilon=eps, delta=delta).expected_cost("abs"))
-    analytic = optmech.Gaussian(epsilon=eps, delta=delta, calibration="analytic")
+    truncated.append(
+        optmech.TruncatedLaplace(epsilon=eps, delta=delta).expected_cost("abs")
+    )
+    analytic = optmech.Gaussian(
+        epsilon=eps, delta=delta, calibration="analytic"
+    )
     gaussian.append(analytic.expected_cost("abs"))
 
 print(f"{'δ':>6} {'uniform+atom':>13} {'LP (class)':>11}")
 for delta, c, v in zip(deltas, closed, lp, strict=True):
     print(f"{delta:6.2f} {c:13.6f} {v:11.6f}")
-print(f"\n{'δ':>8} {'LP design':>10} {'trunc. Laplace':>15} {'analytic Gauss.':>16}")
-for delta, d, t, g in zip(small_deltas, designed, truncated, gaussian, strict=True):
+print(
+    f"\n{'δ':>8} {'LP design':>10} "
+    f"{'trunc. Laplace':>15} {'analytic Gauss.':>16}"
+)
+for delta, d, t, g in zip(
+    small_deltas, designed, truncated, gaussian, strict=True
+):
     print(f"{delta:8.0e} {d:10.4f} {t:15.4f} {g:16.4f}")
 
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))
 ax.plot(deltas, closed, "-", label="uniform + atom (theorem)")
 ax.plot(deltas, lp, "o", mfc="none", label="LP, symmetric monotone")
 ax.axvline(0.5, color="grey", lw=0.8, ls=":")
-ax.set(xlabel="δ", ylabel="E|X|  (Δ = 1)", title="(0, δ)-DP: the atom appears at δ = 1/2")
+ax.set(
+    xlabel="δ",
+    ylabel="E|X|  (Δ = 1)",
+    title="(0, δ)-DP: the atom appears at δ = 1/2",
+)
 ax.legend()
 ax2.semilogx(small_deltas, gaussian, "^--", label="analytic Gaussian")
 ax2.semilogx(small_deltas, truncated, "s--", label="truncated Laplace")

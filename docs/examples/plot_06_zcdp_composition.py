@@ -20,10 +20,20 @@ from optmech.accounting import compose
 
 k = 10
 rho, mu = 0.1, 0.5
-zcdp = optmech.design_noise(optmech.ZCDP(rho), sensitivity=1, cost="abs", integer=True)
-gdp = optmech.design_noise(optmech.GaussianDP(mu), sensitivity=1, cost="abs", integer=True)
-print(f"0.1-zCDP design: E|X| = {zcdp.value:.4f}, certified ρ = {zcdp.certified_rho:.6f}")
-print(f"0.5-GDP design:  E|X| = {gdp.value:.4f}, certified μ = {gdp.certified_mu:.6f}")
+zcdp = optmech.design_noise(
+    optmech.ZCDP(rho), sensitivity=1, cost="abs", integer=True
+)
+gdp = optmech.design_noise(
+    optmech.GaussianDP(mu), sensitivity=1, cost="abs", integer=True
+)
+print(
+    f"0.1-zCDP design: E|X| = {zcdp.value:.4f}, "
+    f"certified ρ = {zcdp.certified_rho:.6f}"
+)
+print(
+    f"0.5-GDP design:  E|X| = {gdp.value:.4f}, "
+    f"certified μ = {gdp.certified_mu:.6f}"
+)
 
 # %%
 # δ(ε) after ten releases: the designs' composed PLDs (pessimistic, so upper bounds), and the
@@ -35,7 +45,9 @@ epsilons = np.linspace(0.5, 6.0, 12)
 delta_zcdp = np.asarray(compose(zcdp, k, epsilons))
 delta_gdp = np.asarray(compose(gdp, k, epsilons))
 total_rho, total_mu = k * rho, np.sqrt(k) * mu
-bound_zcdp = np.exp(-(np.maximum(epsilons - total_rho, 0.0) ** 2) / (4 * total_rho))
+bound_zcdp = np.exp(
+    -(np.maximum(epsilons - total_rho, 0.0) ** 2) / (4 * total_rho)
+)
 normal = NormalDist()
 gdp_curve = np.array(
     [
@@ -45,17 +57,36 @@ gdp_curve = np.array(
     ]
 )
 
-print(f"{'ε':>5} {'zCDP design':>12} {'zCDP bound':>11} {'GDP design':>11} {'GDP curve':>10}")
-table = np.column_stack([epsilons, delta_zcdp, bound_zcdp, delta_gdp, gdp_curve])
+print(
+    f"{'ε':>5} {'zCDP design':>12} {'zCDP bound':>11} "
+    f"{'GDP design':>11} {'GDP curve':>10}"
+)
+table = np.column_stack(
+    [epsilons, delta_zcdp, bound_zcdp, delta_gdp, gdp_curve]
+)
 for e, dz, bz, dg, cg in table[::2]:
     print(f"{e:5.2f} {dz:12.3e} {bz:11.3e} {dg:11.3e} {cg:10.3e}")
 
 fig, ax = plt.subplots(figsize=(7, 3.6))
-ax.semilogy(epsilons, bound_zcdp, "--", color="C0", label=f"{total_rho:g}-zCDP, conversion")
-ax.semilogy(epsilons, delta_zcdp, "o-", color="C0", label="zCDP design ×10, accountant")
-ax.semilogy(epsilons, gdp_curve, "--", color="C1", label=f"{total_mu:.3f}-GDP curve")
-ax.semilogy(epsilons, delta_gdp, "s-", color="C1", label="GDP design ×10, accountant")
-ax.set(xlabel="ε", ylabel="δ(ε)", title=f"{k} releases of designed lattice noise")
+ax.semilogy(
+    epsilons,
+    bound_zcdp,
+    "--",
+    color="C0",
+    label=f"{total_rho:g}-zCDP, conversion",
+)
+ax.semilogy(
+    epsilons, delta_zcdp, "o-", color="C0", label="zCDP design ×10, accountant"
+)
+ax.semilogy(
+    epsilons, gdp_curve, "--", color="C1", label=f"{total_mu:.3f}-GDP curve"
+)
+ax.semilogy(
+    epsilons, delta_gdp, "s-", color="C1", label="GDP design ×10, accountant"
+)
+ax.set(
+    xlabel="ε", ylabel="δ(ε)", title=f"{k} releases of designed lattice noise"
+)
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()

@@ -19,7 +19,8 @@ eps = 2.0
 balls = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞"}
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), layout="constrained")
 print(
-    f"{'ball':>4} {'LP, 6 cells/Δ':>14} {'certified ε':>12} {'StaircaseND':>12} {'Laplace×2':>10}"
+    f"{'ball':>4} {'LP, 6 cells/Δ':>14} {'certified ε':>12} "
+    f"{'StaircaseND':>12} {'Laplace×2':>10}"
 )
 for ax, (norm, name) in zip(axes, balls.items(), strict=True):
     noise = optmech.design_noise(
@@ -31,8 +32,11 @@ for ax, (norm, name) in zip(axes, balls.items(), strict=True):
         resolution=6,
         periods=3,
     )
-    stair = optmech.StaircaseND.optimal(epsilon=eps, sensitivity=1.0, norm=norm, cost=Norm("l1"))
-    # Laplace on each axis, calibrated to the largest ℓ1 norm c of a shift in the ball: 2cΔ/ε.
+    stair = optmech.StaircaseND.optimal(
+        epsilon=eps, sensitivity=1.0, norm=norm, cost=Norm("l1")
+    )
+    # Laplace on each axis, calibrated to the largest ℓ1 norm c of a shift
+    # in the ball: 2cΔ/ε.
     laplace = 2 * {"l1": 1.0, "l2": 2**0.5, "linf": 2.0}[norm] / eps
     print(
         f"{name:>4} {noise.value:14.4f} {noise.certified_epsilon:12.9f} "

@@ -27,12 +27,20 @@ lp_values: list[float] = []
 staircase: list[float] = []
 for eps in epsilons:
     rr = optmech.rr_on_bins(prior, "squared", eps, inputs=labels)
-    lp = optmech.local_mechanism(prior, "squared", eps, inputs=labels, outputs=grid)
-    assert rr.value <= lp.value + 1e-9 and lp.value <= rr.value + 0.25**2 / 4 + 1e-9
+    lp = optmech.local_mechanism(
+        prior, "squared", eps, inputs=labels, outputs=grid
+    )
+    assert (
+        rr.value <= lp.value + 1e-9
+        and lp.value <= rr.value + 0.25**2 / 4 + 1e-9
+    )
     rr_values.append(rr.value)
     lp_values.append(lp.value)
-    # Additive noise on the label, sensitivity the labels' range: the best is a staircase.
-    stair = optmech.Staircase.optimal(epsilon=eps, sensitivity=11.0, cost="squared")
+    # Additive noise on the label, sensitivity the labels' range: the best
+    # is a staircase.
+    stair = optmech.Staircase.optimal(
+        epsilon=eps, sensitivity=11.0, cost="squared"
+    )
     staircase.append(stair.expected_cost("squared"))
 
 print(f"{'ε':>5} {'RR-on-Bins':>11} {'LP (grid)':>10} {'staircase noise':>16}")
@@ -47,15 +55,33 @@ for row in zip(epsilons, rr_values, lp_values, staircase, strict=True):
 best = optmech.rr_on_bins(prior, "squared", 1.0, inputs=labels)
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.4))
 ax.semilogy(epsilons, staircase, "s--", label="staircase noise on the label")
-ax.semilogy(epsilons, lp_values, "o", mfc="none", ms=8, label="LP, 45 outputs (certified)")
+ax.semilogy(
+    epsilons,
+    lp_values,
+    "o",
+    mfc="none",
+    ms=8,
+    label="LP, 45 outputs (certified)",
+)
 ax.semilogy(epsilons, rr_values, "-", label="RR-on-Bins (optimal)")
 ax.set(xlabel="ε", ylabel="mean squared error", title="ε-label-DP randomizers")
 ax.legend(fontsize=8)
-for j, (members, output) in enumerate(zip(best.bins, best.outputs, strict=True)):
+for j, (members, output) in enumerate(
+    zip(best.bins, best.outputs, strict=True)
+):
     mask = np.isin(labels, members)
-    ax2.bar(labels[mask], prior[mask], color=f"C{j}", label=f"bin {j + 1} → {output:.2f}")
+    ax2.bar(
+        labels[mask],
+        prior[mask],
+        color=f"C{j}",
+        label=f"bin {j + 1} → {output:.2f}",
+    )
     ax2.axvline(output, color=f"C{j}", ls="--")
-ax2.set(xlabel="label", ylabel="prior", title=f"RR-on-Bins at ε = 1: {len(best.bins)} bins")
+ax2.set(
+    xlabel="label",
+    ylabel="prior",
+    title=f"RR-on-Bins at ε = 1: {len(best.bins)} bins",
+)
 ax2.legend(fontsize=8)
 fig.tight_layout()
 plt.show()

@@ -27,13 +27,15 @@ utility = MutualInformation(prior)
 
 
 def randomized_response(eps: float) -> npt.NDArray[np.float64]:
-    """k-ary randomized response: the truth with probability e^ε / (e^ε + k − 1)."""
+    """k-ary randomized response: the truth with probability
+    e^ε / (e^ε + k − 1)."""
     ratio = float(np.exp(eps))
     return (ratio * np.eye(k) + (1 - np.eye(k))) / (ratio + k - 1)
 
 
 def best_binary(eps: float) -> float:
-    """The best binary mechanism: output 0 is e^ε times likelier on a set T of inputs."""
+    """The best binary mechanism: output 0 is e^ε times likelier on a set T
+    of inputs."""
     best = 0.0
     for size in range(1, k):
         for members in itertools.combinations(range(k), size):
@@ -50,20 +52,39 @@ binary: list[float] = []
 rr: list[float] = []
 for eps in epsilons:
     result = optmech.extremal_mechanism(utility, float(eps))
-    optimum.append(result.value)  # the utility of the returned matrix, rounded down
-    upper.append(result.upper_bound)  # weak duality: no ε-LDP randomizer does better
+    # The optimum lies in [value, upper_bound]: the utility of the returned
+    # matrix, rounded down, and a weak-duality bound no randomizer beats.
+    optimum.append(result.value)
+    upper.append(result.upper_bound)
     binary.append(best_binary(float(eps)))
     rr.append(utility.value(randomized_response(float(eps))))
 
-print(f"{'ε':>6} {'optimum (nats)':>15} {'binary / opt':>13} {'RR / opt':>9} {'outputs':>8}")
-for eps, v, b, r in zip(epsilons[::2], optimum[::2], binary[::2], rr[::2], strict=True):
+print(
+    f"{'ε':>6} {'optimum (nats)':>15} {'binary / opt':>13} "
+    f"{'RR / opt':>9} {'outputs':>8}"
+)
+for eps, v, b, r in zip(
+    epsilons[::2], optimum[::2], binary[::2], rr[::2], strict=True
+):
     used = optmech.extremal_mechanism(utility, float(eps)).mechanism.shape[1]
     print(f"{eps:6.2f} {v:15.6f} {b / v:13.4f} {r / v:9.4f} {used:8d}")
 
 fig, ax = plt.subplots(figsize=(7, 3.4))
-ax.semilogx(epsilons, np.array(binary) / np.array(upper), "s--", label="binary mechanism")
-ax.semilogx(epsilons, np.array(rr) / np.array(upper), "^--", label="randomized response")
-ax.semilogx(epsilons, np.array(optimum) / np.array(upper), "o-", label="staircase-pattern LP")
+ax.semilogx(
+    epsilons,
+    np.array(binary) / np.array(upper),
+    "s--",
+    label="binary mechanism",
+)
+ax.semilogx(
+    epsilons, np.array(rr) / np.array(upper), "^--", label="randomized response"
+)
+ax.semilogx(
+    epsilons,
+    np.array(optimum) / np.array(upper),
+    "o-",
+    label="staircase-pattern LP",
+)
 ax.set(
     xlabel="ε",
     ylabel="I(X; Y) / certified optimum",
