@@ -64,6 +64,27 @@ def test_no_remote_assets(site: Path) -> None:
     assert "http" not in re.sub(r"/\*.*?\*/", "", css, flags=re.S)
 
 
+def test_every_example_of_the_gallery_ran_and_drew(site: Path) -> None:
+    """Each script of docs/examples was executed by the build (a failing one fails it) and
+    its page shows the figure it drew."""
+    scripts = sorted((ROOT / "docs" / "examples").glob("plot_*.py"))
+    assert len(scripts) >= 10
+    for script in scripts:
+        page = (site / "generated" / "gallery" / script.stem / "index.html").read_text("utf-8")
+        assert f"mkd_glr_{script.stem}_001.png" in page, script.name
+
+
+def test_home_and_theory_pages_show_a_figure(site: Path) -> None:
+    """The home page and every theory page show at least one figure, and each figure they
+    show is in the site."""
+    for page in ["index.html", *(f"{p}/index.html" for p in THEORY_PAGES)]:
+        text = (site / page).read_text(encoding="utf-8")
+        sources = re.findall(r'<img[^>]*\bsrc="([^"]+)"', text)
+        assert sources, page
+        for source in sources:
+            assert ((site / page).parent / source).resolve().is_file(), (page, source)
+
+
 #: Every page of the theory section, found on disk: a page added there is checked without a
 #: change here.
 THEORY_PAGES = sorted(f"theory/{page.stem}" for page in (ROOT / "docs" / "theory").glob("*.md"))

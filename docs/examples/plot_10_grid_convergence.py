@@ -62,7 +62,7 @@ plt.show()
 # a grid edge, not on $m$ alone: at ε = 1, γ* ≈ 0.3775 is almost 3/8.
 
 V = stair.expected_cost("abs")
-resolutions = np.arange(2, 33)
+resolutions = np.arange(2, 25)
 gap: list[float] = []
 width: list[float] = []
 rounded: list[float] = []
