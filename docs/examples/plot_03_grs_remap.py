@@ -50,5 +50,6 @@ panels = [
 for ax, (matrix, title, rows, columns) in zip(axes, panels, strict=True):
     image = ax.imshow(matrix, cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set(title=title, xlabel=columns, ylabel=rows)
+    ax.set(xticks=counts[::2], yticks=counts[::2])
 fig.colorbar(image, ax=axes, shrink=0.8, label="probability")
 plt.show()
