@@ -196,6 +196,14 @@ def privacy_loss_distribution(
     Returns
     -------
     dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.accounting import privacy_loss_distribution
+    >>> pld = privacy_loss_distribution(Geometric(epsilon=1.0))
+    >>> round(pld.get_epsilon_for_delta(0.0), 3)  # the largest privacy loss is ε
+    1.0
     """
     pess = check_flag("pessimistic", pessimistic)
     d = check_real("discretization", discretization, low=0.0, high=1.0, low_open=True)
@@ -259,6 +267,14 @@ def compose(
     float or numpy.ndarray
         δ at each ε (pessimistic by default), plus ``4(k + 64)·2^-53`` for the floating-point
         error of the FFT composition (measured errors stay below a tenth of it).
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.accounting import compose
+    >>> delta = compose(Laplace(epsilon=1.0), 2, [1.0, 2.0])  # δ(ε) after two releases
+    >>> bool(0 < delta[1] < delta[0]), bool(delta[1] < 1e-9)
+    (True, True)
     """
     times = check_int("k", k, low=1, high=10**6)
     eps = check_real_array("epsilons", np.atleast_1d(epsilons))
@@ -297,6 +313,15 @@ def renyi_curve(
     -------
     numpy.ndarray
         One ε per order.
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.accounting import renyi_curve
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> curve = renyi_curve(noise, [2.0, 4.0])  # α Δ² / (2σ²) for Δ = 1
+    >>> [round(float(e * 2 * noise.sigma**2), 6) for e in curve]
+    [2.0, 4.0]
     """
     alphas = check_real_array("orders", np.atleast_1d(orders), ndim=1)
     if np.any(alphas <= 1.0):

@@ -74,7 +74,14 @@ RESIDUAL_TOL = 1e-9
 
 
 class Constraint:
-    """Base class of the declarative constraints (frozen dataclasses)."""
+    """Base class of the declarative constraints (frozen dataclasses).
+
+    Examples
+    --------
+    >>> from optmech.constraints import Constraint, MaxRisk, Unbiased
+    >>> isinstance(Unbiased(), Constraint), isinstance(MaxRisk(1.0), Constraint)
+    (True, True)
+    """
 
     #: ``"equality"``, ``"inequality"`` or ``"custom"``.
     kind: str = "inequality"
@@ -91,6 +98,16 @@ class Unbiased(Constraint):
 
     On a mechanism matrix, ``Σ_r Q[i, r] y_r = x_i`` for every input; on additive noise, zero
     mean. The outputs must reach below the smallest input and above the largest.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Unbiased
+    >>> local = optmech.local_mechanism(None, "squared", 1.0, inputs=[0, 1],
+    ...                                 outputs=[-2, -1, 0, 1, 2, 3], constraints=[Unbiased()])
+    >>> means = local.mechanism @ local.outputs
+    >>> [round(float(m), 6) for m in means]
+    [0.0, 1.0]
     """
 
     kind = "equality"
@@ -104,6 +121,16 @@ class MaxRisk(Constraint):
     ----------
     bound : float
         In (0, inf), in the units of the designer's loss.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import MaxRisk
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[MaxRisk(0.8)])
+    >>> risk = (local.mechanism * abs(local.inputs[:, None] - local.outputs[None, :])).sum(axis=1)
+    >>> bool(risk.max() <= 0.8 + 1e-6)
+    True
     """
 
     bound: float
@@ -119,6 +146,16 @@ class Monotone(Constraint):
 
     ``P(output ≤ y | x_i) ≥ P(output ≤ y | x_j)`` for inputs ``x_i < x_j`` and every ``y``;
     by transitivity it suffices for consecutive inputs. Additive noise meets it always.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Monotone
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[Monotone()])
+    >>> upper = local.mechanism[:, ::-1].cumsum(axis=1)  # P(output ≥ y) per input
+    >>> bool((upper[1:] >= upper[:-1] - 1e-6).all())
+    True
     """
 
 
@@ -132,6 +169,16 @@ class TailBound(Constraint):
         The distance, in [0, inf).
     probability : float
         The largest tail mass allowed, in [0, 1).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import TailBound
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[TailBound(1.0, 0.3)])
+    >>> far = abs(local.inputs[:, None] - local.outputs[None, :]) > 1.0
+    >>> bool((local.mechanism * far).sum(axis=1).max() <= 0.3 + 1e-6)
+    True
     """
 
     t: float
@@ -156,6 +203,16 @@ class MaxCost(Constraint):
         A cost of ``output − input`` ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
     bound : float
         In (0, inf).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import MaxCost
+    >>> cap = MaxCost(optmech.costs.Squared(), 0.5)  # keep the mean squared error under 0.5
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[cap])
+    >>> bool(local.mechanism.shape == (3, 3))
+    True
     """
 
     cost: Cost
@@ -195,6 +252,16 @@ class Custom(Constraint):
         ``function(variables) -> list of cvxpy.Constraint``.
     label : str
         How provenance names it.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Custom
+    >>> first_row = Custom(lambda v: [v.mechanism[0, 0] >= 0.5], label="keep input 0")
+    >>> local = optmech.local_mechanism([0.5, 0.5], "abs", 1.0, inputs=[0, 1],
+    ...                                 constraints=[first_row])
+    >>> bool(local.mechanism[0, 0] >= 0.5 - 1e-6)
+    True
     """
 
     function: Callable[[Any], Any] = field(repr=False)
@@ -221,6 +288,14 @@ def as_constraints(constraints: Any) -> tuple[Constraint, ...]:
     ------
     TypeError
         Anything else, naming ``constraints``.
+
+    Examples
+    --------
+    >>> from optmech.constraints import MaxRisk, Unbiased, as_constraints
+    >>> as_constraints(None), as_constraints(Unbiased())
+    ((), (Unbiased(),))
+    >>> as_constraints([Unbiased(), MaxRisk(0.5)])
+    (Unbiased(), MaxRisk(bound=0.5))
     """
     if constraints is None:
         return ()

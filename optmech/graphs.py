@@ -329,7 +329,14 @@ def check_graph(graph: Any, *, min_nodes: int = 2) -> nx.Graph:
 
 
 def is_path_graph(graph: nx.Graph) -> bool:
-    """Whether ``graph`` is the count-query path ``0 ~ 1 ~ … ~ n`` in node order (GRS setting)."""
+    """Whether ``graph`` is the count-query path ``0 ~ 1 ~ … ~ n`` in node order (GRS setting).
+
+    Examples
+    --------
+    >>> from optmech.graphs import grid_graph, is_path_graph, path_graph
+    >>> is_path_graph(path_graph(4)), is_path_graph(grid_graph((2, 2)))
+    (True, False)
+    """
     nodes = list(graph.nodes)
     m = len(nodes)
     if nodes != list(range(m)) or graph.number_of_edges() != m - 1:
@@ -343,6 +350,12 @@ def node_values(graph: nx.Graph) -> FloatArray:
 
     Uses the node attribute ``"value"`` when every node has one, else the node labels (which
     must then be numbers or tuples of numbers).
+
+    Examples
+    --------
+    >>> from optmech.graphs import node_values, path_graph
+    >>> node_values(path_graph(3)).tolist()
+    [0.0, 1.0, 2.0, 3.0]
     """
     data = [graph.nodes[v].get("value", v) for v in graph.nodes]
     try:
@@ -355,7 +368,14 @@ def node_values(graph: nx.Graph) -> FloatArray:
 
 
 def default_outputs(graph: nx.Graph) -> FloatArray:
-    """The default output set of a graph: ``graph.graph['outputs']`` or the distinct node values."""
+    """The default output set of a graph: ``graph.graph['outputs']`` or the distinct node values.
+
+    Examples
+    --------
+    >>> from optmech.graphs import default_outputs, path_graph
+    >>> default_outputs(path_graph(3)).tolist()  # the counts 0..3
+    [0.0, 1.0, 2.0, 3.0]
+    """
     outs = graph.graph.get("outputs")
     if outs is not None:
         return np.asarray(outs, dtype=np.float64)
@@ -364,7 +384,15 @@ def default_outputs(graph: nx.Graph) -> FloatArray:
 
 
 def edge_pairs(graph: nx.Graph) -> tuple[IntArray, IntArray]:
-    """Edges as two arrays of row indices ``(src, dst)`` (node order), self-loops dropped."""
+    """Edges as two arrays of row indices ``(src, dst)`` (node order), self-loops dropped.
+
+    Examples
+    --------
+    >>> from optmech.graphs import edge_pairs, path_graph
+    >>> src, dst = edge_pairs(path_graph(2))  # 0 ~ 1 ~ 2
+    >>> src.tolist(), dst.tolist()
+    ([0, 1], [1, 2])
+    """
     index = {v: k for k, v in enumerate(graph.nodes)}
     pairs = np.asarray([(index[a], index[b]) for a, b in graph.edges if a != b], dtype=np.int64)
     if pairs.size == 0:

@@ -121,12 +121,15 @@ def _lacks_examples(obj: object) -> bool:
     return re.search(r"^Examples\n-{8,}$", doc, flags=re.M) is None or ">>> " not in doc
 
 
-def test_every_public_function_has_examples() -> None:
-    """Each public function has a numpydoc ``Examples`` section (run by the doctests)."""
+def test_every_public_function_and_class_has_examples() -> None:
+    """Each public function and class has a numpydoc ``Examples`` section (the doctests of
+    ``optmech/`` run it)."""
     public = public_names()
     functions = {n: o for n, o in public.items() if inspect.isfunction(o)}
-    assert len(functions) > 50
-    assert sorted(n for n, o in functions.items() if _lacks_examples(o)) == []
+    classes = {n: o for n, o in public.items() if inspect.isclass(o)}
+    assert len(functions) > 50 and len(classes) > 50
+    missing = sorted(n for n, o in {**functions, **classes}.items() if _lacks_examples(o))
+    assert missing == []
 
 
 @pytest.mark.parametrize("name", ["optmech.design_noise", "optmech.certify.check"])

@@ -151,6 +151,14 @@ class EpsilonReport(PureEpsilonReport):
         Certified in exact rational arithmetic.
     guarantee, value
         ``PureDP(epsilon)`` (None when ε is 0 or infinite) and `epsilon`.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_epsilon
+    >>> report = certify_noise_epsilon(Geometric(epsilon=1.0))
+    >>> type(report).__name__, round(report.epsilon, 9)
+    ('EpsilonReport', 1.0)
     """
 
     epsilon: float
@@ -183,6 +191,14 @@ class DeltaReport(PrivacyReport):
         Certified in exact rational arithmetic.
     guarantee, value
         The (ε, δ) guarantee established (``PureDP(ε)`` when δ = 0) and `delta`.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_delta
+    >>> report = certify_noise_delta(Geometric(epsilon=1.0), epsilon=0.5)
+    >>> type(report).__name__, report.epsilon, report.shift
+    ('DeltaReport', 0.5, 1.0)
     """
 
     delta: float
@@ -230,6 +246,14 @@ class NoiseCertificate(PrivacyReport):
         One line: where the number is attained, or how it was found.
     exact : bool
         Certified in exact rational arithmetic (ε and δ of grid noise with ``exact=True``).
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.certify import certify_noise
+    >>> cert = certify_noise(Laplace(epsilon=1.0))
+    >>> round(cert.epsilon, 9), cert.delta, cert.guarantee
+    (1.0, 0.0, PureDP(epsilon=1.0))
     """
 
     epsilon: float
@@ -325,6 +349,14 @@ def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
     EpsilonReport
         Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained;
         ``inf`` when a positive cell faces a zero one within reach, or for an atom.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_epsilon
+    >>> report = certify_noise_epsilon(Geometric(epsilon=1.0))
+    >>> round(report.epsilon, 9), abs(report.cell - report.partner)  # attained by neighbours
+    (1.0, 1)
     """
     g = _grid_mod.grid_numbers(_grid(grid))
     exact = check_flag("exact", exact)
@@ -382,6 +414,18 @@ def noise_epsilon(
     -------
     float
         Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.certify import noise_epsilon
+    >>> noise_epsilon([0.25, 0.5, 0.25], reach=1)  # a shift by 1 puts mass where there was none
+    inf
+    >>> b = np.exp(-1.0)  # the geometric pmf on -3..3, its tails continuing the ratio b
+    >>> masses = b ** np.abs(np.arange(-3, 4)) * (1 - b) / (1 + b)
+    >>> tail = (masses[:1] * b, b)
+    >>> round(noise_epsilon(masses, reach=1, left_tail=tail, right_tail=tail), 9)
+    1.0
     """
     desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
     report = certify_noise_epsilon(desc, exact=exact)
@@ -424,6 +468,14 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
     DeltaReport
         Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
         the total mass when the given floats sum above 1).
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_delta
+    >>> report = certify_noise_delta(Geometric(epsilon=1.0), epsilon=0.5)
+    >>> round(report.delta, 6), report.shift
+    (0.287649, 1.0)
     """
     eps = check_real("epsilon", epsilon, low=0.0)
     desc = _grid(grid)
@@ -482,6 +534,15 @@ def noise_delta(
     float
         Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
         the total mass when the given floats sum above 1).
+
+    Examples
+    --------
+    >>> from optmech.certify import noise_delta
+    >>> masses = [0.25, 0.5, 0.25]  # a pmf on {-1, 0, 1}
+    >>> round(noise_delta(masses, epsilon=0.5, reach=1), 6)
+    0.33782
+    >>> noise_delta(masses, epsilon=0.5, reach=1) <= noise_delta(masses, epsilon=0.0, reach=1)
+    True
     """
     desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
     report = certify_noise_delta(desc, epsilon=epsilon, exact=exact)
@@ -654,6 +715,15 @@ def check_noise(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from optmech import Laplace, Staircase
+    >>> from optmech.certify import check_noise
+    >>> check_noise(Laplace(epsilon=1.0), 1.0), check_noise(Laplace(epsilon=1.0), 0.9)
+    (True, False)
+    >>> check_noise(Staircase.optimal(epsilon=1.0, cost="abs"), 1.0)
+    True
     """
     eps = check_real("epsilon", epsilon, low=0.0)
     dlt = check_real("delta", delta, low=0.0, high=1.0)

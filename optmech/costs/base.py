@@ -105,6 +105,13 @@ class Cost(ABC):
 
     Subclasses implement `_value`, and `_antiderivative` when one exists in closed
     form; the public methods broadcast, validate and fall back to quadrature.
+
+    Examples
+    --------
+    >>> from optmech.costs import Cost, as_cost
+    >>> cost = as_cost("squared")
+    >>> isinstance(cost, Cost), cost.symmetric, float(cost.cell_average(0.0, 1.0))
+    (True, True, 0.3333333333333333)
     """
 
     #: ``c(e) = c(−e)`` for all ``e``.

@@ -214,14 +214,29 @@ class _FixedPower(Power):
 
 
 class Absolute(_FixedPower):
-    """``c(e) = |e|`` (the ℓ¹ cost)."""
+    """``c(e) = |e|`` (the ℓ¹ cost).
+
+    Examples
+    --------
+    >>> from optmech.costs import Absolute
+    >>> cost = Absolute()
+    >>> cost([-2.0, 0.5]).tolist(), float(cost.integral(-1.0, 2.0))
+    ([2.0, 0.5], 2.5)
+    """
 
     _exponent = 1.0
     _label = "abs"
 
 
 class Squared(_FixedPower):
-    """``c(e) = e²`` (the ℓ² cost, i.e. the noise power)."""
+    """``c(e) = e²`` (the ℓ² cost, i.e. the noise power).
+
+    Examples
+    --------
+    >>> from optmech.costs import Squared
+    >>> Squared()([-2.0, 3.0]).tolist(), round(float(Squared().integral(0.0, 3.0)), 12)
+    ([4.0, 9.0], 9.0)
+    """
 
     _exponent = 2.0
     _label = "squared"

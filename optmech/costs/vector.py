@@ -72,6 +72,14 @@ class VectorCustom:
         ``(1, 2)`` is *checked* only at the probe points.
     name : str, optional
         Label used in tables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.costs import VectorCustom
+    >>> euclid = VectorCustom(lambda x: np.hypot(x[..., 0], x[..., 1]), symmetry="dihedral")
+    >>> float(euclid(np.array([[3.0, 4.0]]))[0])
+    5.0
     """
 
     def __init__(

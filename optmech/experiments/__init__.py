@@ -89,7 +89,18 @@ ABOUT: dict[str, tuple[str, str, str]] = {
 
 
 def get_experiment(name: str) -> Callable[..., ExperimentResult]:
-    """The ``run`` function of experiment ``name``; ValueError listing the names if unknown."""
+    """The ``run`` function of experiment ``name``; ValueError listing the names if unknown.
+
+    Examples
+    --------
+    >>> from optmech.experiments import get_experiment
+    >>> get_experiment("gamma-star").__module__
+    'optmech.experiments.gamma_star'
+    >>> get_experiment("gamma_star")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `name` must be one of staircase-gain, gamma-star, lp-convergence, zero-delta, ...
+    """
     if not isinstance(name, str) or name not in EXPERIMENTS:
         raise ValueError(f"`name` must be one of {', '.join(EXPERIMENTS)}; got {name!r}.")
     module = importlib.import_module(f"optmech.experiments.{EXPERIMENTS[name]}")
@@ -104,7 +115,19 @@ def run_experiment(
     quick: bool = False,
     **kwargs: Any,
 ) -> ExperimentResult:
-    """Run experiment ``name`` (see the module docstring) and return its result."""
+    """Run experiment ``name`` (see the module docstring) and return its result.
+
+    Examples
+    --------
+    >>> from optmech.experiments import run_experiment
+    >>> result = run_experiment("gamma-star", "results/gamma-star", quick=True)  # doctest: +SKIP
+    >>> result.csv.name, sorted(result.headline)[:2]  # doctest: +SKIP
+    ('results.csv', ['gamma_abs_eps_min', 'max_direct_gap'])
+    >>> run_experiment("no-such-experiment")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `name` must be one of staircase-gain, gamma-star, lp-convergence, zero-delta, ...
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"`seed` must be an integer in [0, inf); got {seed!r}.")
     if not isinstance(quick, bool):

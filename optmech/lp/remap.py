@@ -176,6 +176,15 @@ class RemapResult(MechanismResult):
         remaps solve an LP (`optmech.lp.user.remap_lp`): the value is evaluated at the
         returned ``T`` on the true coefficients and rounded up; the lower bound is Lagrangian,
         rounded down.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> best = optmech.geometric_bayes([0.25, 0.25, 0.25, 0.25], "abs", 1.0)
+    >>> best.kind, best.remap.shape, best.mechanism.shape
+    (<RemapKind.BAYES: 'bayes'>, (4, 4), (4, 4))
+    >>> bool(best.lower_bound <= best.value)
+    True
     """
 
     remap: FloatArray
@@ -662,6 +671,15 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     ValueError
         A column is not of the form H…H S…S L…L, or the intervals do not partition {0..n}
         (the mechanism is not an optimal vertex for a monotone loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> G = optmech.truncated_geometric(2, epsilon=1.0)
+    >>> C = optmech.constraint_matrix(G, 1.0)  # G itself: the identity remap
+    >>> optmech.remap_from_constraint_matrix(C).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     c = np.asarray(matrix, dtype=str)
     if c.ndim != 2 or c.shape[0] < 1:

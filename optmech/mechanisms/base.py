@@ -68,6 +68,16 @@ class NoiseDistribution(NoiseStatistics, ABC):
         The query sensitivity Δ the noise is calibrated for.
     privacy : PureDP or ApproxDP
         The guarantee the noise gives for queries of that sensitivity.
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.mechanisms import NoiseDistribution
+    >>> noise = Laplace(epsilon=1.0)
+    >>> isinstance(noise, NoiseDistribution), round(noise.expected_cost("abs"), 9)
+    (True, 1.0)
+    >>> noise.rvs(3, rng=0).shape, noise.privacy
+    ((3,), PureDP(epsilon=1.0))
     """
 
     #: ``True`` for noise on the integers (``pmf``), ``False`` for a density (``pdf``).
@@ -331,7 +341,17 @@ class _SymmetricNoise(NoiseDistribution):
 
 
 class ContinuousNoise(NoiseDistribution):
-    """Noise with a density on ℝ."""
+    """Noise with a density on ℝ.
+
+    Examples
+    --------
+    >>> from optmech import Laplace, Staircase
+    >>> from optmech.mechanisms import ContinuousNoise
+    >>> isinstance(Laplace(epsilon=1.0), ContinuousNoise), Laplace(epsilon=1.0).discrete
+    (True, False)
+    >>> round(float(Staircase.optimal(epsilon=1.0, cost="abs").cdf(0.0)), 9)
+    0.5
+    """
 
     discrete = False
 
@@ -354,7 +374,16 @@ class ContinuousNoise(NoiseDistribution):
 
 
 class DiscreteNoise(NoiseDistribution):
-    """Noise on the integers ℤ."""
+    """Noise on the integers ℤ.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.mechanisms import DiscreteNoise
+    >>> g = Geometric(epsilon=1.0)
+    >>> isinstance(g, DiscreteNoise), g.discrete, round(float(g.pmf(0)), 6)
+    (True, True, 0.462117)
+    """
 
     discrete = True
 

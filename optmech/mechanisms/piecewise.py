@@ -181,6 +181,15 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
     Notes
     -----
     The total mass must be 1 to within `MASS_TOLERANCE`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.mechanisms import PiecewiseConstantNoise
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> isinstance(noise, PiecewiseConstantNoise), noise.width, len(noise.densities)
+    (True, 0.25, 16)
     """
 
     def __init__(

@@ -224,7 +224,20 @@ def _finite_or_str(value: Any) -> Any:
 
 
 class DesignedNoise(RecordViews, abstract=True):
-    """Mixin of the designed families: the design record on top of a tabulated noise."""
+    """Mixin of the designed families: the design record on top of a tabulated noise.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> isinstance(noise, optmech.DesignedNoise), noise.record.spec.resolution
+    (True, 4)
+    >>> bool(noise.lower_bound <= noise.value), noise.provenance.certified
+    (True, True)
+    >>> round(noise.expected_cost("abs"), 6) == round(noise.value, 6)
+    True
+    """
 
     _record: DesignRecord
 
@@ -442,6 +455,16 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
         The design record.
     **noise
         The keywords of `PiecewiseConstantNoise`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> type(noise).__name__, noise.width, bool(noise.certified_epsilon <= 1.0 + 1e-9)
+    ('DesignedPiecewiseNoise', 0.25, True)
+    >>> noise.rvs(3, rng=0).shape
+    (3,)
     """
 
 
@@ -454,6 +477,14 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):
         The design record.
     **noise
         The keywords of [`GradedNoise`][GradedNoise].
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(8.0), sensitivity=1.0, cost="abs",
+    ...                              grid="graded", periods=2)
+    >>> type(noise).__name__, bool(noise.certified_epsilon <= 8.0 * (1 + 1e-9))
+    ('DesignedGradedNoise', True)
     """
 
 
@@ -466,6 +497,16 @@ class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
         The design record.
     **noise
         The keywords of `LatticeNoise`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1, cost="abs", integer=True)
+    >>> type(noise).__name__, noise.discrete
+    ('DesignedLatticeNoise', True)
+    >>> best = optmech.DiscreteStaircase.optimal(epsilon=1.0, sensitivity=1, cost="abs")
+    >>> bool(noise.lower_bound <= best.expected_cost("abs") * (1 + 1e-9))
+    True
     """
 
 

@@ -240,6 +240,17 @@ class AdditiveSpec2D:
         the ``m`` positions the grid resolves (the LP mixes them).
     max_memory_gb : float
         Refuse LPs whose estimated memory exceeds this, in (0, inf).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> spec = optmech.AdditiveSpec2D(optmech.PureDP(1.0), 1.0, "l1", "l1", resolution=2, periods=1)
+    >>> spec.resolution, spec.sensitivity_norm
+    (2, 'l1')
+    >>> optmech.AdditiveSpec2D(optmech.PureDP(1.0), 1.0, "l1", "l3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `sensitivity_norm` must be one of ('l1', 'l2', 'linf'); got 'l3'.
     """
 
     privacy: PureDP

@@ -53,6 +53,13 @@ class RROnBins:
     values_by_bins : ndarray
         The best expected loss with exactly k bins, k = 1, …, n (``inf`` where the programme
         proved k bins cannot win).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> rr = optmech.rr_on_bins([0.25, 0.5, 0.25], "squared", 1.0, inputs=[0.0, 1.0, 2.0])
+    >>> rr.mechanism.shape[0], bool(rr.certified_epsilon <= 1.0 + 1e-9), len(rr.bins)
+    (3, True, 2)
     """
 
     inputs: FloatArray = field(repr=False)

@@ -79,6 +79,15 @@ class ExtremalMechanism:
     provenance : Provenance
         The LP's solve, stated as the minimisation of ``−U``: its ``value`` is ``−value`` and
         its ``lower_bound`` is ``−upper_bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> from optmech.utilities import MutualInformation
+    >>> best = optmech.extremal_mechanism(MutualInformation(np.full(2, 0.5)), 1.0)
+    >>> best.mechanism.shape, bool(best.value <= best.upper_bound)
+    ((2, 2), True)
     """
 
     utility: Utility
