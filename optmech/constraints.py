@@ -13,11 +13,11 @@ name. Two variables occur in optmech:
 ========================  ======================================  ===============================
 constraint                on a mechanism matrix                   on additive noise
 ========================  ======================================  ===============================
-[`Unbiased`][Unbiased]    ``Σ_r Q[i, r] y_r = x_i`` for every i   ``E Z = 0``
-[`MaxRisk`][MaxRisk]      ``Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b`` per i   ``E ℓ(Z) ≤ b``
-[`Monotone`][Monotone]    ``P(Y ≤ y | x_i)`` non-increasing in i  (always true)
-[`TailBound`][TailBound]  ``P(|Y − x_i| > t | x_i) ≤ q`` per i    ``P(|Z| > t) ≤ q``
-[`MaxCost`][MaxCost]      ``E c(Y − X) ≤ b`` (prior; else per i)  ``E c(Z) ≤ b``
+[`Unbiased`][Unbiased]    $Σ_r Q[i, r] y_r = x_i$ for every i   ``E Z = 0``
+[`MaxRisk`][MaxRisk]      $Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b$ per i   $E ℓ(Z) ≤ b$
+[`Monotone`][Monotone]    $P(Y ≤ y | x_i)$ non-increasing in i  (always true)
+[`TailBound`][TailBound]  $P(|Y − x_i| > t | x_i) ≤ q$ per i    $P(|Z| > t) ≤ q$
+[`MaxCost`][MaxCost]      $E c(Y − X) ≤ b$ (prior; else per i)  $E c(Z) ≤ b$
 [`Custom`][Custom]        a callable's cvxpy constraints           the same
 ========================  ======================================  ===============================
 
@@ -96,7 +96,7 @@ class Constraint:
 class Unbiased(Constraint):
     """The output is unbiased: ``E[output | input] = input`` (Badanidiyuru et al. (2023)).
 
-    On a mechanism matrix, ``Σ_r Q[i, r] y_r = x_i`` for every input; on additive noise, zero
+    On a mechanism matrix, $Σ_r Q[i, r] y_r = x_i$ for every input; on additive noise, zero
     mean. The outputs must reach below the smallest input and above the largest.
 
     Examples
@@ -144,7 +144,7 @@ class MaxRisk(Constraint):
 class Monotone(Constraint):
     """The output is stochastically increasing in the input.
 
-    ``P(output ≤ y | x_i) ≥ P(output ≤ y | x_j)`` for inputs ``x_i < x_j`` and every ``y``;
+    $P(output ≤ y | x_i) ≥ P(output ≤ y | x_j)$ for inputs ``x_i < x_j`` and every ``y``;
     by transitivity it suffices for consecutive inputs. Additive noise meets it always.
 
     Examples
@@ -161,7 +161,7 @@ class Monotone(Constraint):
 
 @dataclass(frozen=True)
 class TailBound(Constraint):
-    """``P(|output − input| > t) ≤ probability`` for every input (for additive noise, of |Z|).
+    """$P(|output − input| > t) ≤ probability$ for every input (for additive noise, of |Z|).
 
     Parameters
     ----------
@@ -192,7 +192,7 @@ class TailBound(Constraint):
 
 @dataclass(frozen=True)
 class MaxCost(Constraint):
-    """A second cost kept under a bound: ``E c(output − input) ≤ bound``.
+    """A second cost kept under a bound: $E c(output − input) ≤ bound$.
 
     The expectation is under the designer's prior when it has one, and for every input
     otherwise (a minimax designer).
@@ -200,7 +200,7 @@ class MaxCost(Constraint):
     Parameters
     ----------
     cost : Cost, str or callable
-        A cost of ``output − input`` ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
+        A cost of $output − input$ ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
     bound : float
         In (0, inf).
 
@@ -224,7 +224,7 @@ class MaxCost(Constraint):
         object.__setattr__(self, "bound", value)
 
     def values(self, inputs: Any, outputs: Any) -> np.ndarray:
-        """``C[i, r] = c(y_r − x_i)``, checked finite and non-negative."""
+        """$C[i, r] = c(y_r − x_i)$, checked finite and non-negative."""
         x = check_real_array("inputs", inputs, ndim=1)
         y = check_real_array("outputs", outputs, ndim=1)
         matrix = self.cost.loss_matrix(x, y)

@@ -8,7 +8,7 @@ A mechanism matrix ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour
 
 Each node carries the query result it stands for in the node attribute ``"value"`` (a number,
 or a tuple for several queries); losses built from a [`Cost`][optmech.costs.Cost] are applied to
-``output − value``. The graph attribute ``graph.graph["outputs"]`` holds the default output
+$output − value$. The graph attribute ``graph.graph["outputs"]`` holds the default output
 set: the possible query results (``{0..n}`` for a count query, the grid for a histogram).
 
 Builders
@@ -16,7 +16,7 @@ Builders
 [`path_graph`][path_graph]
     A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
 [`sensitivity_graph`][sensitivity_graph]
-    An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
+    An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff $0 < |i − j| ≤ Δ$.
 [`grid_graph`][grid_graph]
     A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row moves
     one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for
@@ -101,7 +101,7 @@ def path_graph(n: int) -> nx.Graph:
 
 
 def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
-    """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
+    """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff $0 < |i − j| ≤ Δ$.
 
     With Δ = 1 this is [`path_graph`][path_graph].
 
@@ -138,7 +138,7 @@ def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
 
 
 def grid_graph(shape: Any, *, diagonal: bool = False) -> nx.Graph:
-    """Several count queries / a histogram: nodes ``(a_1, …, a_k)`` with ``0 ≤ a_j < shape[j]``.
+    """Several count queries / a histogram: nodes ``(a_1, …, a_k)`` with $0 ≤ a_j < shape[j]$.
 
     Parameters
     ----------

@@ -1,17 +1,17 @@
 """Information-theoretic utilities of a local randomizer (Kairouz, Oh & Viswanath (2016)).
 
 A randomizer ``Q[x, y] = P(output y | input x)`` over k inputs is judged by a utility that is a
-sum over its output columns, ``U(Q) = Σ_y μ(Q[:, y])``, of a **sublinear** function ``μ``:
-convex and positively homogeneous, ``μ(c s) = c μ(s)`` for ``c ≥ 0``. Kairouz, Oh & Viswanath
+sum over its output columns, $U(Q) = Σ_y μ(Q[:, y])$, of a **sublinear** function $μ$:
+convex and positively homogeneous, $μ(c s) = c μ(s)$ for $c ≥ 0$. Kairouz, Oh & Viswanath
 (2016) prove that such a utility is maximised over ε-LDP randomizers by a *staircase*
-mechanism, every column of which is ``θ · S`` with a pattern ``S ∈ {1, e^ε}^k``; their
-linear-programming theorem turns the maximisation into a linear programme over the ``2^k`` patterns
+mechanism, every column of which is $θ · S$ with a pattern ``S ∈ {1, e^ε}^k``; their
+linear-programming theorem turns the maximisation into a linear programme over the $2^k$ patterns
 ([`optmech.extremal_mechanism`][optmech.extremal_mechanism]).
 
 * [`MutualInformation`][MutualInformation] — ``I(X; Y)`` for ``X ~ p``, in nats:
-  ``μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)`` (information preservation).
-* [`KLDivergence`][KLDivergence] — ``D(M₀ ‖ M₁)`` between the output laws under two hypotheses
-  ``p₀, p₁`` over the inputs, in nats: ``μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)`` (
+  $μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)$ (information preservation).
+* [`KLDivergence`][KLDivergence] — $D(M₀ ‖ M₁)$ between the output laws under two hypotheses
+  $p₀, p₁$ over the inputs, in nats: $μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)$ (
   hypothesis testing; the Chernoff–Stein exponent of a test on the released data).
 
 Examples
@@ -99,7 +99,7 @@ def _xlog(a: Interval, b: Interval) -> Interval:
 
 
 class Utility:
-    """A sublinear utility ``U(Q) = Σ_y μ(Q[:, y])`` over ``num_inputs`` inputs (base class).
+    """A sublinear utility $U(Q) = Σ_y μ(Q[:, y])$ over ``num_inputs`` inputs (base class).
 
     Examples
     --------
@@ -118,7 +118,7 @@ class Utility:
         raise NotImplementedError
 
     def column_values(self, columns: npt.ArrayLike) -> FloatArray:  # pragma: no cover
-        """``μ`` of each column of ``columns`` (shape ``(k, N)``, non-negative)."""
+        """$μ$ of each column of ``columns`` (shape ``(k, N)``, non-negative)."""
         raise NotImplementedError
 
     def value(self, mechanism: npt.ArrayLike) -> float:
@@ -131,7 +131,7 @@ class Utility:
         return float(np.sum(self.column_values(q)))
 
     def column_interval(self, low: FloatArray, high: FloatArray) -> Interval:  # pragma: no cover
-        """An enclosure ``(lo, hi)`` of ``μ`` for every column whose entries lie between ``low``
+        """An enclosure ``(lo, hi)`` of $μ$ for every column whose entries lie between ``low``
         and ``high`` (shape ``(k, N)``, positive), rounded outward."""
         raise NotImplementedError
 
@@ -179,7 +179,7 @@ class MutualInformation(Utility):
         return int(self.prior.size)
 
     def column_values(self, columns: npt.ArrayLike) -> FloatArray:
-        """``μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)`` for each column ``s``."""
+        """$μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)$ for each column ``s``."""
         s = np.asarray(columns, dtype=np.float64)
         p = self.prior[:, None]
         mean = np.sum(p * s, axis=0, keepdims=True)
@@ -188,7 +188,7 @@ class MutualInformation(Utility):
         return np.sum(_xlogy(p * s, ratio), axis=0)
 
     def column_interval(self, low: FloatArray, high: FloatArray) -> Interval:
-        """An enclosure of ``μ`` for every column between ``low`` and ``high`` (positive)."""
+        """An enclosure of $μ$ for every column between ``low`` and ``high`` (positive)."""
         p = self.prior[:, None]
         weights = _mul((p, p), (low, high))
         mean = _sum(weights)
@@ -201,7 +201,7 @@ class MutualInformation(Utility):
 
 @dataclass(frozen=True)
 class KLDivergence(Utility):
-    """``D(M₀ ‖ M₁)`` in nats between the output laws under ``p0`` and ``p1`` (Kairouz, Oh &
+    """$D(M₀ ‖ M₁)$ in nats between the output laws under ``p0`` and ``p1`` (Kairouz, Oh &
     Viswanath (2016)).
 
     Parameters
@@ -240,7 +240,7 @@ class KLDivergence(Utility):
         return int(self.p0.size)
 
     def column_values(self, columns: npt.ArrayLike) -> FloatArray:
-        """``μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)`` for each column ``s``."""
+        """$μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)$ for each column ``s``."""
         s = np.asarray(columns, dtype=np.float64)
         m0 = self.p0 @ s
         m1 = self.p1 @ s
@@ -251,7 +251,7 @@ class KLDivergence(Utility):
         return _xlogy(m0, ratio)
 
     def column_interval(self, low: FloatArray, high: FloatArray) -> Interval:
-        """An enclosure of ``μ`` for every column between ``low`` and ``high`` (positive)."""
+        """An enclosure of $μ$ for every column between ``low`` and ``high`` (positive)."""
         p0, p1 = self.p0[:, None], self.p1[:, None]
         m0 = _sum(_mul((p0, p0), (low, high)))
         m1 = _sum(_mul((p1, p1), (low, high)))

@@ -96,7 +96,7 @@ class MatrixCertificate(PureEpsilonReport):
     zero_facing_positive : int
         Number of (edge, output) pairs where exactly one of the two entries is zero.
     max_row_error : float
-        ``max_i |Σ_r M[i, r] − 1|``.
+        $max_i |Σ_r M[i, r] − 1|$.
     num_edges : int
         Edges checked.
     exact : bool
@@ -149,7 +149,7 @@ class MatrixCertificate(PureEpsilonReport):
 
 
 def log_ratio_bound(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
-    """Pessimistic ``|log a − log b|`` elementwise for non-negative ``a``, ``b``.
+    """Pessimistic $|log a − log b|$ elementwise for non-negative ``a``, ``b``.
 
     ``0`` where both are zero or equal, ``inf`` where exactly one is zero, otherwise the computed
     value plus four ulps of each log and one ulp of the difference (never below the exact value).

@@ -177,7 +177,7 @@ class DeltaReport(PrivacyReport):
     Attributes
     ----------
     delta : float
-        Certified (pessimistic) ``max_{0<|d|≤Δ} sup_S P(S) − e^ε P(S + d)``.
+        Certified (pessimistic) $max_{0<|d|≤Δ} sup_S P(S) − e^ε P(S + d)$.
     epsilon : float
         The ε it was computed at.
     shift : float
@@ -330,7 +330,7 @@ def _epsilon_report(
 
 
 def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
-    """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included), with the worst pair.
+    """Achieved pure ε of grid noise for shifts up to $Δ$ (tails included), with the worst pair.
 
     Parameters
     ----------
@@ -347,7 +347,7 @@ def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
     Returns
     -------
     EpsilonReport
-        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained;
+        Pessimistic ``max log(p_i / p_j)`` over $|i − j| ≤ ceil(R)$ and where it is attained;
         ``inf`` when a positive cell faces a zero one within reach, or for an atom.
 
     Examples
@@ -385,7 +385,7 @@ def noise_epsilon(
     debug: bool = False,
     exact: bool = False,
 ) -> float:
-    """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included).
+    """Achieved pure ε of grid noise for shifts up to $Δ$ (tails included).
 
     Parameters
     ----------
@@ -394,12 +394,12 @@ def noise_epsilon(
         description (then without the other keywords; see
         [`certify_noise_epsilon`][certify_noise_epsilon]).
     reach : float, optional
-        Sensitivity in cells, ``Δ/h`` (``Δ`` for noise on ℤ), in (0, inf), taken as exact:
+        Sensitivity in cells, $Δ/h$ ($Δ$ for noise on ℤ), in (0, inf), taken as exact:
         pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
         ``sensitivity`` and ``width``.
     sensitivity, width : float, optional
-        ``Δ`` and the cell width ``h``, each in (0, inf); the reach is then the exact rational
-        ``Δ/h`` (see [`cells_within_reach`][cells_within_reach]).
+        $Δ$ and the cell width ``h``, each in (0, inf); the reach is then the exact rational
+        $Δ/h$ (see [`cells_within_reach`][cells_within_reach]).
     left_tail, right_tail : (array_like, float) or None
         ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
     atom : float
@@ -413,7 +413,7 @@ def noise_epsilon(
     Returns
     -------
     float
-        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)``.
+        Pessimistic ``max log(p_i / p_j)`` over $|i − j| ≤ ceil(R)$.
 
     Examples
     --------
@@ -446,7 +446,7 @@ def _graded_delta(desc: GridDescription, eps: float) -> DeltaReport:
 
 
 def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> DeltaReport:
-    """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions, with
+    """Achieved δ at ``epsilon`` of grid noise for shifts up to $Δ$, both directions, with
     the worst shift.
 
     Parameters
@@ -458,7 +458,7 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
         The ε at which δ is computed, in [0, inf).
     exact : bool
         Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
-        ``e^ε``
+        $e^ε$
         ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
         the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
         the next float. For grids up to a few thousand cells times reach.
@@ -466,7 +466,7 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
     Returns
     -------
     DeltaReport
-        Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
+        Pessimistic $max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom$, capped at 1 (or at
         the total mass when the given floats sum above 1).
 
     Examples
@@ -514,7 +514,7 @@ def noise_delta(
     debug: bool = False,
     exact: bool = False,
 ) -> float:
-    """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions.
+    """Achieved δ at ``epsilon`` of grid noise for shifts up to $Δ$, both directions.
 
     Parameters
     ----------
@@ -532,7 +532,7 @@ def noise_delta(
     Returns
     -------
     float
-        Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
+        Pessimistic $max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom$, capped at 1 (or at
         the total mass when the given floats sum above 1).
 
     Examples
@@ -618,7 +618,7 @@ def certify_noise(
         and `UniformAtom` from their exact profiles
         ([`optmech.certify.profiles`][optmech.certify.profiles]). A bare
         [`GridDescription`][optmech.mechanisms.description.GridDescription] (or pmf mapping) is
-        certified without a claim. The reach is exact (``Δ/h``, see
+        certified without a claim. The reach is exact ($Δ/h$, see
         [`cells_within_reach`][cells_within_reach]).
     epsilon : float, optional
         The ε at which δ is certified, in [0, inf); default the ε of the guarantee (none for

@@ -416,11 +416,11 @@ def noise2d_epsilon(
     ----------
     densities : array_like, shape (2n₀, 2n₀)
         Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
-        column ``b`` being cell ``(a − n₀, b − n₀)``.
+        column ``b`` being cell $(a − n₀, b − n₀)$.
     norm : {'l1', 'l2', 'linf'}
         Norm of the ball of shifts.
     reach : int, float or Fraction, optional
-        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
+        $R = Δ/h$ (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
     tails : sequence
         Tail shapes with their scales (module docstring), in the densities' units; empty means
         zero density outside the box (never ε-DP).

@@ -174,7 +174,7 @@ def _curve_delta(c: lat.Curve, eps: FloatArray) -> FloatArray:
 def privacy_profile(
     noise: Any, epsilons: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
-    """Certified ``δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊`` at each ε, tails exact.
+    """Certified $δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊$ at each ε, tails exact.
 
     Parameters
     ----------
@@ -187,13 +187,13 @@ def privacy_profile(
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
     sensitivity : int or float, optional
         Δ: an integer in [1, inf) on ℤ; for a density on equal cells or a closed form a real in
-        (0, inf) (a density is then read at the whole cells ``ceil(Δ/h)`` reaches). Default the
+        (0, inf) (a density is then read at the whole cells $ceil(Δ/h)$ reaches). Default the
         description's ``reach`` or the object's sensitivity.
 
     Returns
     -------
     float or numpy.ndarray
-        Pessimistic δ at each ε (the piecewise-linear form in ``e^ε`` is exact between the
+        Pessimistic δ at each ε (the piecewise-linear form in $e^ε$ is exact between the
         breakpoints), at most 1.
 
     Examples
@@ -269,7 +269,7 @@ def _divergence(src: lat.Lattice | DiscreteGaussian, reach: int) -> Callable[[Fl
 def renyi_divergence(
     noise: Any, alpha: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
-    """Certified ``max_{0<|s|≤Δ} D_α(P ‖ P_s)``, ``D_α = log(Σ P^α P_s^(1−α))/(α − 1)``.
+    """Certified $max_{0<|s|≤Δ} D_α(P ‖ P_s)$, $D_α = log(Σ P^α P_s^{1−α})/(α − 1)$.
 
     Parameters
     ----------
@@ -366,7 +366,7 @@ def certify_rho(
     rtol: float = SEARCH_RTOL,
     max_orders: int = 20_000,
 ) -> Certificate:
-    """Certified zCDP ρ: an upper bound of ``sup_{α>1} max_s D_α/α`` over the continuum of α,
+    """Certified zCDP ρ: an upper bound of $sup_{α>1} max_s D_α/α$ over the continuum of α,
     with the best grid value below it and how it was found.
 
     Parameters
@@ -388,9 +388,9 @@ def certify_rho(
     -----
     Near α = 1 the bound also uses the loss's mean (the Kullback–Leibler divergence) and second
     moment (`optmech.certify._moments.kl_bound`). Beyond the last order the bound is
-    ``D_∞/α``. The discrete Gaussian has ``D_∞ = inf``; there
-    ``D_α ≤ αΔ²/(2σ²)`` (Canonne, Kamath & Steinke, 2020: ``θ(c) ≤ θ(0)``) serves, and its
-    certificate is ``Δ²/(2σ²)`` within ``rtol`` (attained at every integer order).
+    $D_∞/α$. The discrete Gaussian has $D_∞ = inf$; there
+    $D_α ≤ αΔ²/(2σ²)$ (Canonne, Kamath & Steinke, 2020: $θ(c) ≤ θ(0)$) serves, and its
+    certificate is $Δ²/(2σ²)$ within ``rtol`` (attained at every integer order).
 
     Examples
     --------
@@ -475,7 +475,7 @@ def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[lat.Curve] | fl
 def certify_mu(
     noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL
 ) -> Certificate:
-    """Certified GDP μ: the smallest μ (to ``rtol``) with ``δ(ε) ≤ δ_μ(ε)`` for all ε ≥ 0.
+    """Certified GDP μ: the smallest μ (to ``rtol``) with $δ(ε) ≤ δ_μ(ε)$ for all ε ≥ 0.
 
     Parameters
     ----------

@@ -163,7 +163,7 @@ class _PowerLike(Cost):
 
 
 class Power(_PowerLike):
-    """``c(e) = |e|^p`` for ``p > 0``.
+    """$c(e) = |e|^p$ for ``p > 0``.
 
     Parameters
     ----------
@@ -229,7 +229,7 @@ class Absolute(_FixedPower):
 
 
 class Squared(_FixedPower):
-    """``c(e) = e²`` (the ℓ² cost, i.e. the noise power).
+    """$c(e) = e²$ (the ℓ² cost, i.e. the noise power).
 
     Examples
     --------
@@ -243,7 +243,7 @@ class Squared(_FixedPower):
 
 
 class Asymmetric(_PowerLike):
-    """``c(e) = over · e^p`` for ``e ≥ 0`` (over-estimates), ``under · |e|^p`` for ``e < 0``.
+    """$c(e) = over · e^p$ for $e ≥ 0$ (over-estimates), $under · |e|^p$ for ``e < 0``.
 
     Monotone in ``|e|`` but not symmetric unless ``over == under``: the costs no theorem covers.
 
@@ -284,7 +284,7 @@ class ZeroOne(Cost):
     Parameters
     ----------
     tolerance : float, default 0
-        Non-negative, finite. With 0 on integer errors this is the 0-1 loss ``1[r ≠ i]``.
+        Non-negative, finite. With 0 on integer errors this is the 0-1 loss $1[r ≠ i]$.
 
     Examples
     --------

@@ -271,7 +271,7 @@ def _tensor_rule(n: int, d: int) -> tuple[FloatArray, FloatArray]:
 
 
 class Norm:
-    """The vector cost ``c(x) = ‖x‖_q^p`` for ``x ∈ ℝ^d``, ``q ∈ {1, 2, ∞}``, ``p > 0``.
+    """The vector cost $c(x) = ‖x‖_q^p$ for $x ∈ ℝ^d$, ``q ∈ {1, 2, ∞}``, ``p > 0``.
 
     A separate class from [`optmech.costs.Cost`][optmech.costs.Cost] (whose costs are of a scalar
     error): it is the cost of the multi-dimensional staircase (Kulesza, Suresh & Wang (2025)),
@@ -379,7 +379,7 @@ class Norm:
             Finite corners with ``upper > lower`` in every coordinate.
         return_error : bool, default False
             Also return an error estimate: 0 where the average is exact (see
-            [`has_exact_cell_average`][has_exact_cell_average]), else ``|Q_n − Q_2n| + 1e-14|Q_2n|``
+            [`has_exact_cell_average`][has_exact_cell_average]), else $|Q_n − Q_2n| + 1e-14|Q_2n|$
             of the two Gauss–Legendre rules (tensor rules over the sign orthants for orders 1 and 2,
             the knot rule for order inf; module docstring).
 
@@ -392,9 +392,9 @@ class Norm:
         Raises
         ------
         ValueError
-            Bad shapes, non-finite corners, ``upper ≤ lower``.
+            Bad shapes, non-finite corners, $upper ≤ lower$.
         NotImplementedError
-            No closed form and ``d > 4`` (the tensor rule would need ``n^d`` nodes per box).
+            No closed form and ``d > 4`` (the tensor rule would need $n^d$ nodes per box).
         """
         return_error = check_flag("return_error", return_error)
         lo, hi = self._boxes(lower, upper)

@@ -482,10 +482,10 @@ def dependent_noise_lp(
         Cost of the noise (any cost whose geometric tail sums converge; the theorem needs it
         symmetric and non-decreasing in ``|e|``).
     period : int, optional
-        Period ``P`` of the dependence on ``t``; default ``2Δ``. ``P = 1`` is query-independent
+        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent
         noise.
     half_width : int, optional
-        Grid ``−K..K`` with ``K ≥ Δ``; default ``3Δ``.
+        Grid $−K..K$ with $K ≥ Δ$; default $3Δ$.
     solver : str, optional
         cvxpy solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
         retries of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].

@@ -124,14 +124,14 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X ≤ x)``, broadcast over ``x`` (a step function of ``x`` for noise on ℤ)."""
+        """$P(X ≤ x)$, broadcast over ``x`` (a step function of ``x`` for noise on ℤ)."""
         return _out(self._cdf(self._points(x)))
 
     @pointwise
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X > x) = 1 − cdf(x)``, computed directly: full relative precision in the tail.
+        """$P(X > x) = 1 − cdf(x)$, computed directly: full relative precision in the tail.
 
-        On ℤ this is ``P(X ≥ floor(x) + 1)``.
+        On ℤ this is $P(X ≥ floor(x) + 1)$.
 
         Parameters
         ----------
@@ -147,7 +147,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
+        """$log P(X ≤ x)$, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
         step function of ``x`` for noise on ℤ)."""
         return _out(self._logcdf(self._points(x)))
 
@@ -159,7 +159,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
-        """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
+        """Quantile function: the smallest ``x`` with $cdf(x) ≥ q$, for ``q`` in [0, 1]."""
         arr = _as_points("q", q)
         if np.any((arr < 0) | (arr > 1)):
             raise ValueError("`q` must be in [0, 1]; got values outside it.")
@@ -369,7 +369,7 @@ class ContinuousNoise(NoiseDistribution):
 
     @pointwise
     def logpdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log`` of the density at ``x`` (``−inf`` off the support), exact in the tails."""
+        """``log`` of the density at ``x`` ($−inf$ off the support), exact in the tails."""
         return _out(self._logpdf(_as_points("x", x)))
 
 
@@ -410,7 +410,7 @@ class DiscreteNoise(NoiseDistribution):
 
     @pointwise
     def logpmf(self, k: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X = k)``: ``−inf`` at non-integers, finite where ``pmf`` underflows."""
+        """``log P(X = k)``: $−inf$ at non-integers, finite where ``pmf`` underflows."""
         return self._on_integers(k, self._logpmf, -np.inf)
 
     def _periodic_grid(self, period: int, ratio: float) -> GridDescription:

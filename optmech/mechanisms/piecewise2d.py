@@ -177,7 +177,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
     @property
     def box_mass(self) -> float:
-        """Mass of the box ``[−n₀h, n₀h)²``."""
+        """Mass of the box $[−n₀h, n₀h)²$."""
         return self.width**2 * float(np.sum(self.densities))
 
     def description(self) -> dict[str, Any]:

@@ -278,24 +278,24 @@ class DesignedNoise(RecordViews, abstract=True):
 
     @property
     def certified_profile(self) -> tuple[tuple[float, float], ...]:
-        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points (GDP:
-        eight ε from 0 to where ``δ_μ`` is 1e-10)."""
+        """Profile and GDP designs: the certified $(ε, δ(ε))$ at the profile's points (GDP:
+        eight ε from 0 to where $δ_μ$ is 1e-10)."""
         return () if self._record.beyond is None else self._record.beyond.profile
 
     @property
     def certified_renyi(self) -> tuple[tuple[float, float], ...]:
-        """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
+        """Rényi DP and zCDP designs: the certified $(α, D_α)$ at the orders / cuts."""
         return () if self._record.beyond is None else self._record.beyond.renyi
 
     @property
     def gaussian_cost(self) -> float | None:
-        """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None
+        """GDP designs: the expected cost of the Gaussian $N(0, Δ²/μ²)$ itself (None
         otherwise)."""
         return None if self._record.beyond is None else self._record.beyond.gaussian_cost
 
     @property
     def worse_than_gaussian(self) -> bool | None:
-        """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
+        """GDP designs: whether the returned noise costs more than the Gaussian $N(0, Δ²/μ²)$
         (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes
         closer, or use the Gaussian mechanism itself. None for other guarantees."""
         reference = self.gaussian_cost

@@ -298,7 +298,7 @@ class AdditiveSpec2D:
 
     @property
     def cells(self) -> int:
-        """``n₀ = K·m``: cells from the centre to the box's edge."""
+        """$n₀ = K·m$: cells from the centre to the box's edge."""
         assert self.periods is not None
         return self.periods * self.resolution
 

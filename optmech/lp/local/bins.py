@@ -45,7 +45,7 @@ class RROnBins:
     outputs : ndarray, shape (k,)
         The output of each bin (the bins' values).
     value : float
-        The optimal expected loss (the programme's, at the ratio ``e^ε``).
+        The optimal expected loss (the programme's, at the ratio $e^ε$).
     mechanism : ndarray, shape (n, k)
         ``Q[i, j]``: probability of output j for label i.
     certified_epsilon : float

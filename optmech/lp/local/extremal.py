@@ -69,7 +69,7 @@ class ExtremalMechanism:
     mechanism : ndarray, shape (k, N)
         A staircase mechanism (rows: inputs; one column per pattern used).
     patterns : ndarray of bool, shape (k, N)
-        Which entries of each column are the high ones (``e^ε`` times the low).
+        Which entries of each column are the high ones ($e^ε$ times the low).
     value : float
         Utility of `mechanism` in nats, rounded down: the optimum is at least this.
     upper_bound : float
@@ -77,7 +77,7 @@ class ExtremalMechanism:
     certified_epsilon : float
         ε of `mechanism` certified over every pair of inputs (≤ `epsilon`).
     provenance : Provenance
-        The LP's solve, stated as the minimisation of ``−U``: its ``value`` is ``−value`` and
+        The LP's solve, stated as the minimisation of $−U$: its ``value`` is $−value$ and
         its ``lower_bound`` is ``−upper_bound``.
 
     Examples
@@ -236,7 +236,7 @@ def extremal_mechanism(
     Parameters
     ----------
     utility : MutualInformation or KLDivergence
-        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs (``2^14`` patterns).
+        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs ($2^{14}$ patterns).
     epsilon : float
         Privacy level, in (0, 50].
     solver : str, optional

@@ -66,7 +66,7 @@ class UserMechanism(_Provenanced):
     objective : UserObjective
         ``"bayesian"`` or ``"minimax"``.
     raw_mechanism : ndarray
-        The solver's point clipped to ``x ≥ 0`` and row-normalised, before the privacy repair
+        The solver's point clipped to $x ≥ 0$ and row-normalised, before the privacy repair
         (a vertex when solved with ``vertex=True``): for constraint matrices and remap tests.
     raw_value : float
         The objective at `raw_mechanism`.
