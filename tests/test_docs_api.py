@@ -138,3 +138,17 @@ def test_help_text_is_plain(name: str) -> None:
     obj = public_names()[name]
     text = inspect.getdoc(obj) or ""
     assert "`" in text and "][" not in text
+
+
+def test_no_rest_literal_blocks_in_the_package() -> None:
+    """No docstring of the package opens a reST literal block with ``::`` (Markdown shows the
+    marker; an indented block after a colon is already code). The command modules are exempt:
+    their ``Examples::`` line is the marker the CLI's help parser reads."""
+    found = []
+    for path in sorted((ROOT / "optmech").rglob("*.py")):
+        if "cli" in path.relative_to(ROOT / "optmech").parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"[^:\s]::\s*$", line):
+                found.append(f"{path.relative_to(ROOT)}:{number}")
+    assert found == []

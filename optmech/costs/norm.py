@@ -20,7 +20,7 @@ Exact cell averages (closed forms, correct to rounding):
   diagonal. In local coordinates ``u = c₁ + s``, ``v = c₂ + t`` (centres ``c``, half-widths
   ``h``, and by the symmetries of ``|u − v|`` ``δ = |c₁ − c₂| ≥ 0``, ``h₁ ≤ h₂``), the inner
   integral across the diagonal is ``G(z) = ∫_{−h₂}^{h₂} |z − t| dt = z² + h₂²`` for
-  ``|z| ≤ h₂`` and ``2h₂|z|`` beyond, and ``z = δ + s`` never falls below ``−h₂``, so::
+  ``|z| ≤ h₂`` and ``2h₂|z|`` beyond, and ``z = δ + s`` never falls below ``−h₂``, so:
 
       ∫∫ |u − v| = w_L ((z₀² + z₀z₁ + z₁²)/3 + h₂²) + h₂ w_U (z₂ + z₃),
       z₀ = δ − h₁,  w_L = min(2h₁, h₂ − δ + h₁)₊,  z₁ = z₀ + w_L   (the part |z| ≤ h₂)

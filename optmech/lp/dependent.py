@@ -3,7 +3,7 @@
 For an integer query ``t`` with integer sensitivity Δ, let the noise law depend on the query
 value, ``K(t) = t + X_t``, periodic in ``t`` with period ``P`` (Geng & Viswanath (2016), §VI,
 "query-output dependent noise"). ε-DP requires, for every ``t``, every shift ``|d| ≤ Δ`` and
-every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``::
+every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``:
 
     p_t(k) ≤ e^ε p_{(t + d) mod P}(k − d)        for all k ∈ ℤ, 0 < |d| ≤ Δ, t = 0..P−1.
 

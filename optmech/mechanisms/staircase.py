@@ -16,7 +16,7 @@ Everything here is exact (closed form or a convergent geometric series):
   for ``x ≥ 0`` with ``x/Δ = k + y``, ``P(X > x) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁(γ − y)₊)``
   (``a₁ = Δa(γ)``), positive terms only; ``logsf`` is ``−εk`` plus the log of the bracket, so it
   stays finite where ``b^k`` underflows; ``sf(x) = cdf(−x)`` by symmetry;
-* ``E|X|`` and ``E X²`` by the closed forms of Geng & Viswanath (2016) (with ``u = b + (1 − b)γ``)::
+* ``E|X|`` and ``E X²`` by the closed forms of Geng & Viswanath (2016) (with ``u = b + (1 − b)γ``):
 
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
       E X² = Δ² (u³ + 3bu + b + b²) / (3u(1 − b)²)

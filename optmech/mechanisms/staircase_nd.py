@@ -4,7 +4,7 @@ Geng, Kairouz, Oh & Viswanath (2015), *The Staircase Mechanism in Differential P
 JSTSP, define the multi-dimensional staircase; Kulesza, Suresh & Wang (2025), *General
 Staircase Mechanisms for Optimal Differential Privacy*, AISTATS, extend it to any norm and
 dimension. With ``b = e^(−ε)``, ``γ ∈ [0, 1]``, sensitivity Δ and a norm ``‖·‖`` (ℓ1, ℓ2 or
-ℓ∞ here), the density is constant on norm shells::
+ℓ∞ here), the density is constant on norm shells:
 
     f(x) = a b^k        on  kΔ ≤ ‖x‖ < (k + γ)Δ,
          = a b^(k+1)    on  (k + γ)Δ ≤ ‖x‖ < (k + 1)Δ,        k = 0, 1, ...
@@ -17,7 +17,7 @@ ball of radius ``r`` has volume ``c_d r^d`` and a shell ``c_d(r₂^d − r₁^d)
 
 **The series.** Write ``T_s(γ) = Σ_{k≥0} b^k (k + γ)^s`` (a Lerch transcendent). Summing the
 shells and telescoping, ``Σ_k b^k[(k+γ)^s − k^s] + b^(k+1)[(k+1)^s − (k+γ)^s] = (1 − b) T_s(γ)``
-for ``s > 0``, so with ``R = ‖X‖``::
+for ``s > 0``, so with ``R = ‖X‖``:
 
     1        = a c_d Δ^d (1 − b) T_d(γ)                       (normalisation)
     E R^p    = Δ^p · d/(d + p) · T_{d+p}(γ) / T_d(γ)           (ring integral of r^p d(c_d r^d))

@@ -1,6 +1,6 @@
 """Sweep specifications: a task, a grid of parameter values, fixed parameters.
 
-A spec file (YAML or JSON) looks like::
+A spec file (YAML or JSON) looks like:
 
     name: staircase-gain
     task: staircase            # a built-in task, or "package.module:function"
