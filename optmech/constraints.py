@@ -10,16 +10,14 @@ name. Two variables occur in optmech:
 * a **noise density** ``f`` of additive noise ``y = x + Z``: the same conditions read as rows on
   ``f``, with the input fixed at 0.
 
-========================  ======================================  ===============================
-constraint                on a mechanism matrix                   on additive noise
-========================  ======================================  ===============================
-[`Unbiased`][Unbiased]    $Σ_r Q[i, r] y_r = x_i$ for every i   ``E Z = 0``
-[`MaxRisk`][MaxRisk]      $Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b$ per i   $E ℓ(Z) ≤ b$
-[`Monotone`][Monotone]    $P(Y ≤ y | x_i)$ non-increasing in i  (always true)
-[`TailBound`][TailBound]  $P(|Y − x_i| > t | x_i) ≤ q$ per i    $P(|Z| > t) ≤ q$
-[`MaxCost`][MaxCost]      $E c(Y − X) ≤ b$ (prior; else per i)  $E c(Z) ≤ b$
-[`Custom`][Custom]        a callable's cvxpy constraints           the same
-========================  ======================================  ===============================
+The constraints, on a mechanism matrix and on additive noise:
+
+- `Unbiased`: $Σ_r Q[i, r] y_r = x_i$ for every i; for noise, $E Z = 0$.
+- `MaxRisk`: $Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b$ per i; for noise, $E ℓ(Z) ≤ b$.
+- `Monotone`: $P(Y ≤ y | x_i)$ non-increasing in i; always true for noise.
+- `TailBound`: $P(|Y − x_i| > t | x_i) ≤ q$ per i; for noise, $P(|Z| > t) ≤ q$.
+- `MaxCost`: $E c(Y − X) ≤ b$ (under the prior; else per i); for noise, $E c(Z) ≤ b$.
+- `Custom`: a callable's cvxpy constraints, on either.
 
 Unbiasedness is the condition of Badanidiyuru et al. (2023): a model trained on labels released
 this way sees the true labels in expectation. A risk cap per input is a fairness condition

@@ -13,17 +13,15 @@ set: the possible query results (``{0..n}`` for a count query, the grid for a hi
 
 Builders
 --------
-[`path_graph`][path_graph]
-    A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
-[`sensitivity_graph`][sensitivity_graph]
-    An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff $0 < |i − j| ≤ Δ$.
-[`grid_graph`][grid_graph]
-    A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row moves
-    one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for
-    several count queries over the same rows). Brenner & Nissim's setting.
-[`hypercube_graph`][hypercube_graph]
-    Databases of ``rows`` binary rows, neighbours differing in one row, with the count query as
-    node value: the database-level graph on which non-oblivious mechanisms live (GRS §6.2).
+- `path_graph`: A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
+- `sensitivity_graph`: An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff
+  $0 < |i − j| ≤ Δ$.
+- `grid_graph`: A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row
+  moves one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for several
+  count queries over the same rows). Brenner & Nissim's setting.
+- `hypercube_graph`: Databases of ``rows`` binary rows, neighbours differing in one row, with the
+  count query as node value: the database-level graph on which non-oblivious mechanisms live (GRS
+  §6.2).
 
 Examples
 --------
