@@ -1,8 +1,8 @@
 """Privacy accounting of optmech noise with Google's ``dp_accounting``: PLDs, composition, RDP.
 
 The privacy loss distribution (PLD) of a mechanism pair ``(P, Q)`` is the law of
-``log P(X)/Q(X)``, ``X ~ P``; composition convolves PLDs and ``δ(ε) = E[(1 − e^(ε − L))₊]``
-(plus the mass at ``L = ∞``) reads the composed profile off the result (Meiser & Mohammadi,
+``log P(X)/Q(X)``, ``X ~ P``; composition convolves PLDs and $δ(ε) = E[(1 − e^{ε − L})₊]$
+(plus the mass at $L = ∞$) reads the composed profile off the result (Meiser & Mohammadi,
 2018; Koskela, Jälkö & Honkela, 2020; implemented by ``dp_accounting.pld``).
 
 Supported noise:
@@ -14,7 +14,7 @@ Supported noise:
   density is read at whole-cell shifts, where its divergences are, and they are linear between
   them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
   [`DiscreteStaircase`][optmech.mechanisms.discrete_staircase.DiscreteStaircase]. The PLD dominates
-  *every* shift ``0 < |s| ≤ Δ`` in both directions at once: the largest of their hockey-stick curves
+  *every* shift $0 < |s| ≤ Δ$ in both directions at once: the largest of their hockey-stick curves
   ([`optmech.certify.profiles.privacy_profile`][optmech.certify.profiles.privacy_profile], exact
   tails, rounded up) is itself the hockey-stick curve of a pair of distributions, which dominates
   each shift, so its composition bounds any adaptive mix of shifts (Zhu, Dong & Wang, 2022,
@@ -28,7 +28,7 @@ Supported noise:
   [`Gaussian`][optmech.mechanisms.gaussian.Gaussian] — dp_accounting's own
   ``from_laplace_mechanism`` / ``from_gaussian_mechanism``, which are exactly these densities;
   [`renyi_curve`][renyi_curve] uses its RDP accountant (Mironov, 2017, Proposition 6 for Laplace;
-  ``αΔ²/(2σ²)`` for Gaussian).
+  $αΔ²/(2σ²)$ for Gaussian).
 * [`optmech.certify.profiles.discrete_gaussian`][optmech.certify.profiles.discrete_gaussian] —
   [`renyi_curve`][renyi_curve] only (its losses are unbounded, so it has no finite PLD from the
   profile).
@@ -196,6 +196,14 @@ def privacy_loss_distribution(
     Returns
     -------
     dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.accounting import privacy_loss_distribution
+    >>> pld = privacy_loss_distribution(Geometric(epsilon=1.0))
+    >>> round(pld.get_epsilon_for_delta(0.0), 3)  # the largest privacy loss is ε
+    1.0
     """
     pess = check_flag("pessimistic", pessimistic)
     d = check_real("discretization", discretization, low=0.0, high=1.0, low_open=True)
@@ -257,8 +265,16 @@ def compose(
     Returns
     -------
     float or numpy.ndarray
-        δ at each ε (pessimistic by default), plus ``4(k + 64)·2^-53`` for the floating-point
+        δ at each ε (pessimistic by default), plus $4(k + 64)·2^{-53}$ for the floating-point
         error of the FFT composition (measured errors stay below a tenth of it).
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.accounting import compose
+    >>> delta = compose(Laplace(epsilon=1.0), 2, [1.0, 2.0])  # δ(ε) after two releases
+    >>> bool(0 < delta[1] < delta[0]), bool(delta[1] < 1e-9)
+    (True, True)
     """
     times = check_int("k", k, low=1, high=10**6)
     eps = check_real_array("epsilons", np.atleast_1d(epsilons))
@@ -297,6 +313,15 @@ def renyi_curve(
     -------
     numpy.ndarray
         One ε per order.
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.accounting import renyi_curve
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> curve = renyi_curve(noise, [2.0, 4.0])  # α Δ² / (2σ²) for Δ = 1
+    >>> [round(float(e * 2 * noise.sigma**2), 6) for e in curve]
+    [2.0, 4.0]
     """
     alphas = check_real_array("orders", np.atleast_1d(orders), ndim=1)
     if np.any(alphas <= 1.0):

@@ -10,16 +10,14 @@ name. Two variables occur in optmech:
 * a **noise density** ``f`` of additive noise ``y = x + Z``: the same conditions read as rows on
   ``f``, with the input fixed at 0.
 
-========================  ======================================  ===============================
-constraint                on a mechanism matrix                   on additive noise
-========================  ======================================  ===============================
-[`Unbiased`][Unbiased]    ``Σ_r Q[i, r] y_r = x_i`` for every i   ``E Z = 0``
-[`MaxRisk`][MaxRisk]      ``Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b`` per i   ``E ℓ(Z) ≤ b``
-[`Monotone`][Monotone]    ``P(Y ≤ y | x_i)`` non-increasing in i  (always true)
-[`TailBound`][TailBound]  ``P(|Y − x_i| > t | x_i) ≤ q`` per i    ``P(|Z| > t) ≤ q``
-[`MaxCost`][MaxCost]      ``E c(Y − X) ≤ b`` (prior; else per i)  ``E c(Z) ≤ b``
-[`Custom`][Custom]        a callable's cvxpy constraints           the same
-========================  ======================================  ===============================
+The constraints, on a mechanism matrix and on additive noise:
+
+- `Unbiased`: $Σ_r Q[i, r] y_r = x_i$ for every i; for noise, $E Z = 0$.
+- `MaxRisk`: $Σ_r Q[i, r] ℓ(y_r, x_i) ≤ b$ per i; for noise, $E ℓ(Z) ≤ b$.
+- `Monotone`: $P(Y ≤ y | x_i)$ non-increasing in i; always true for noise.
+- `TailBound`: $P(|Y − x_i| > t | x_i) ≤ q$ per i; for noise, $P(|Z| > t) ≤ q$.
+- `MaxCost`: $E c(Y − X) ≤ b$ (under the prior; else per i); for noise, $E c(Z) ≤ b$.
+- `Custom`: a callable's cvxpy constraints, on either.
 
 Unbiasedness is the condition of Badanidiyuru et al. (2023): a model trained on labels released
 this way sees the true labels in expectation. A risk cap per input is a fairness condition
@@ -74,7 +72,14 @@ RESIDUAL_TOL = 1e-9
 
 
 class Constraint:
-    """Base class of the declarative constraints (frozen dataclasses)."""
+    """Base class of the declarative constraints (frozen dataclasses).
+
+    Examples
+    --------
+    >>> from optmech.constraints import Constraint, MaxRisk, Unbiased
+    >>> isinstance(Unbiased(), Constraint), isinstance(MaxRisk(1.0), Constraint)
+    (True, True)
+    """
 
     #: ``"equality"``, ``"inequality"`` or ``"custom"``.
     kind: str = "inequality"
@@ -89,8 +94,18 @@ class Constraint:
 class Unbiased(Constraint):
     """The output is unbiased: ``E[output | input] = input`` (Badanidiyuru et al. (2023)).
 
-    On a mechanism matrix, ``Σ_r Q[i, r] y_r = x_i`` for every input; on additive noise, zero
+    On a mechanism matrix, $Σ_r Q[i, r] y_r = x_i$ for every input; on additive noise, zero
     mean. The outputs must reach below the smallest input and above the largest.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Unbiased
+    >>> local = optmech.local_mechanism(None, "squared", 1.0, inputs=[0, 1],
+    ...                                 outputs=[-2, -1, 0, 1, 2, 3], constraints=[Unbiased()])
+    >>> means = local.mechanism @ local.outputs
+    >>> [round(float(m), 6) for m in means]
+    [0.0, 1.0]
     """
 
     kind = "equality"
@@ -104,6 +119,16 @@ class MaxRisk(Constraint):
     ----------
     bound : float
         In (0, inf), in the units of the designer's loss.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import MaxRisk
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[MaxRisk(0.8)])
+    >>> risk = (local.mechanism * abs(local.inputs[:, None] - local.outputs[None, :])).sum(axis=1)
+    >>> bool(risk.max() <= 0.8 + 1e-6)
+    True
     """
 
     bound: float
@@ -117,14 +142,24 @@ class MaxRisk(Constraint):
 class Monotone(Constraint):
     """The output is stochastically increasing in the input.
 
-    ``P(output ≤ y | x_i) ≥ P(output ≤ y | x_j)`` for inputs ``x_i < x_j`` and every ``y``;
+    $P(output ≤ y | x_i) ≥ P(output ≤ y | x_j)$ for inputs ``x_i < x_j`` and every ``y``;
     by transitivity it suffices for consecutive inputs. Additive noise meets it always.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Monotone
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[Monotone()])
+    >>> upper = local.mechanism[:, ::-1].cumsum(axis=1)  # P(output ≥ y) per input
+    >>> bool((upper[1:] >= upper[:-1] - 1e-6).all())
+    True
     """
 
 
 @dataclass(frozen=True)
 class TailBound(Constraint):
-    """``P(|output − input| > t) ≤ probability`` for every input (for additive noise, of |Z|).
+    """$P(|output − input| > t) ≤ probability$ for every input (for additive noise, of |Z|).
 
     Parameters
     ----------
@@ -132,6 +167,16 @@ class TailBound(Constraint):
         The distance, in [0, inf).
     probability : float
         The largest tail mass allowed, in [0, 1).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import TailBound
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[TailBound(1.0, 0.3)])
+    >>> far = abs(local.inputs[:, None] - local.outputs[None, :]) > 1.0
+    >>> bool((local.mechanism * far).sum(axis=1).max() <= 0.3 + 1e-6)
+    True
     """
 
     t: float
@@ -145,7 +190,7 @@ class TailBound(Constraint):
 
 @dataclass(frozen=True)
 class MaxCost(Constraint):
-    """A second cost kept under a bound: ``E c(output − input) ≤ bound``.
+    """A second cost kept under a bound: $E c(output − input) ≤ bound$.
 
     The expectation is under the designer's prior when it has one, and for every input
     otherwise (a minimax designer).
@@ -153,9 +198,19 @@ class MaxCost(Constraint):
     Parameters
     ----------
     cost : Cost, str or callable
-        A cost of ``output − input`` ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
+        A cost of $output − input$ ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
     bound : float
         In (0, inf).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import MaxCost
+    >>> cap = MaxCost(optmech.costs.Squared(), 0.5)  # keep the mean squared error under 0.5
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2],
+    ...                                 constraints=[cap])
+    >>> bool(local.mechanism.shape == (3, 3))
+    True
     """
 
     cost: Cost
@@ -167,7 +222,7 @@ class MaxCost(Constraint):
         object.__setattr__(self, "bound", value)
 
     def values(self, inputs: Any, outputs: Any) -> np.ndarray:
-        """``C[i, r] = c(y_r − x_i)``, checked finite and non-negative."""
+        """$C[i, r] = c(y_r − x_i)$, checked finite and non-negative."""
         x = check_real_array("inputs", inputs, ndim=1)
         y = check_real_array("outputs", outputs, ndim=1)
         matrix = self.cost.loss_matrix(x, y)
@@ -195,6 +250,16 @@ class Custom(Constraint):
         ``function(variables) -> list of cvxpy.Constraint``.
     label : str
         How provenance names it.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import Custom
+    >>> first_row = Custom(lambda v: [v.mechanism[0, 0] >= 0.5], label="keep input 0")
+    >>> local = optmech.local_mechanism([0.5, 0.5], "abs", 1.0, inputs=[0, 1],
+    ...                                 constraints=[first_row])
+    >>> bool(local.mechanism[0, 0] >= 0.5 - 1e-6)
+    True
     """
 
     function: Callable[[Any], Any] = field(repr=False)
@@ -221,6 +286,14 @@ def as_constraints(constraints: Any) -> tuple[Constraint, ...]:
     ------
     TypeError
         Anything else, naming ``constraints``.
+
+    Examples
+    --------
+    >>> from optmech.constraints import MaxRisk, Unbiased, as_constraints
+    >>> as_constraints(None), as_constraints(Unbiased())
+    ((), (Unbiased(),))
+    >>> as_constraints([Unbiased(), MaxRisk(0.5)])
+    (Unbiased(), MaxRisk(bound=0.5))
     """
     if constraints is None:
         return ()

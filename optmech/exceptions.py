@@ -19,7 +19,19 @@ __all__ = [
 
 
 class OptmechError(Exception):
-    """Base class of every error optmech raises on its own account."""
+    """Base class of every error optmech raises on its own account.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> issubclass(optmech.SolverError, optmech.OptmechError)
+    True
+    >>> try:
+    ...     optmech.check_dp([[1.0, 0.0], [0.0, 1.0]], 1.0, debug=True)
+    ... except optmech.OptmechError as exc:  # one class catches every optmech failure
+    ...     type(exc).__name__
+    'PrivacyViolationError'
+    """
 
 
 class SolverError(OptmechError):
@@ -36,6 +48,13 @@ class SolverError(OptmechError):
     attempts : tuple, optional
         Every solver attempt made before giving up
         ([`optmech.provenance.Attempt`][optmech.provenance.Attempt]).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> err = optmech.SolverError("HIGHS", "infeasible", "check the constraints")
+    >>> err.solver, err.status, isinstance(err, optmech.OptmechError)
+    ('HIGHS', 'infeasible', True)
     """
 
     def __init__(
@@ -64,6 +83,15 @@ class PrivacyViolationError(OptmechError):
         The explanation.
     report : object, optional
         The certificate behind it (an `optmech.certify.report.PrivacyReport`), or None.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> try:
+    ...     optmech.check(optmech.Laplace(epsilon=1.0), optmech.PureDP(0.5), debug=True)
+    ... except optmech.PrivacyViolationError as exc:
+    ...     round(exc.report.value, 6)  # the certificate: the achieved ε
+    1.0
     """
 
     def __init__(self, message: str = "", *, report: object = None) -> None:
@@ -72,7 +100,17 @@ class PrivacyViolationError(OptmechError):
 
 
 class ProblemTooLargeError(OptmechError):
-    """A problem would need more memory than allowed; refused before anything was built."""
+    """A problem would need more memory than allowed; refused before anything was built.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> try:
+    ...     optmech.bayesian_mechanism([1 / 500] * 500, "abs", 1.0, max_memory_gb=0.001)
+    ... except optmech.ProblemTooLargeError as exc:
+    ...     str(exc)[:22]
+    'the user LP would have'
+    """
 
 
 class InfeasibleConstraintsError(OptmechError):
@@ -84,6 +122,17 @@ class InfeasibleConstraintsError(OptmechError):
         The explanation, naming the constraints that cannot all hold.
     constraints : tuple of str
         The names of those constraints.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.constraints import MaxRisk
+    >>> try:
+    ...     optmech.local_mechanism([0.5, 0.5], "abs", 1.0, inputs=[0, 1],
+    ...                             constraints=[MaxRisk(0.01)])
+    ... except optmech.InfeasibleConstraintsError as exc:
+    ...     print(exc.constraints)
+    ('MaxRisk(bound=0.01)',)
     """
 
     def __init__(self, message: str = "", *, constraints: tuple[str, ...] = ()) -> None:
@@ -92,4 +141,17 @@ class InfeasibleConstraintsError(OptmechError):
 
 
 class InaccurateSolutionWarning(UserWarning):
-    """A solver reported an inaccurate solution; the result was kept but should be checked."""
+    """A solver reported an inaccurate solution; the result was kept but should be checked.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from optmech import InaccurateSolutionWarning
+    >>> import optmech
+    >>> with warnings.catch_warnings():  # refuse a result the solver calls inaccurate
+    ...     warnings.simplefilter("error", InaccurateSolutionWarning)
+    ...     noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                                  resolution=4, periods=2, symmetric=True)
+    >>> issubclass(InaccurateSolutionWarning, UserWarning)
+    True
+    """

@@ -8,22 +8,20 @@ A mechanism matrix ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour
 
 Each node carries the query result it stands for in the node attribute ``"value"`` (a number,
 or a tuple for several queries); losses built from a [`Cost`][optmech.costs.Cost] are applied to
-``output − value``. The graph attribute ``graph.graph["outputs"]`` holds the default output
+$output − value$. The graph attribute ``graph.graph["outputs"]`` holds the default output
 set: the possible query results (``{0..n}`` for a count query, the grid for a histogram).
 
 Builders
 --------
-[`path_graph`][path_graph]
-    A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
-[`sensitivity_graph`][sensitivity_graph]
-    An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
-[`grid_graph`][grid_graph]
-    A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row moves
-    one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for
-    several count queries over the same rows). Brenner & Nissim's setting.
-[`hypercube_graph`][hypercube_graph]
-    Databases of ``rows`` binary rows, neighbours differing in one row, with the count query as
-    node value: the database-level graph on which non-oblivious mechanisms live (GRS §6.2).
+- `path_graph`: A count query on ``{0..n}``: ``i ~ i + 1`` (the GRS setting).
+- `sensitivity_graph`: An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff
+  $0 < |i − j| ≤ Δ$.
+- `grid_graph`: A histogram / several count queries: nodes ``(a, b, …)``; adding or removing one row
+  moves one coordinate by 1 (``diagonal=True``: a row may move every coordinate by 1, as for several
+  count queries over the same rows). Brenner & Nissim's setting.
+- `hypercube_graph`: Databases of ``rows`` binary rows, neighbours differing in one row, with the
+  count query as node value: the database-level graph on which non-oblivious mechanisms live (GRS
+  §6.2).
 
 Examples
 --------
@@ -101,7 +99,7 @@ def path_graph(n: int) -> nx.Graph:
 
 
 def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
-    """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff ``0 < |i − j| ≤ Δ``.
+    """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff $0 < |i − j| ≤ Δ$.
 
     With Δ = 1 this is [`path_graph`][path_graph].
 
@@ -138,7 +136,7 @@ def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
 
 
 def grid_graph(shape: Any, *, diagonal: bool = False) -> nx.Graph:
-    """Several count queries / a histogram: nodes ``(a_1, …, a_k)`` with ``0 ≤ a_j < shape[j]``.
+    """Several count queries / a histogram: nodes ``(a_1, …, a_k)`` with $0 ≤ a_j < shape[j]$.
 
     Parameters
     ----------
@@ -329,7 +327,14 @@ def check_graph(graph: Any, *, min_nodes: int = 2) -> nx.Graph:
 
 
 def is_path_graph(graph: nx.Graph) -> bool:
-    """Whether ``graph`` is the count-query path ``0 ~ 1 ~ … ~ n`` in node order (GRS setting)."""
+    """Whether ``graph`` is the count-query path ``0 ~ 1 ~ … ~ n`` in node order (GRS setting).
+
+    Examples
+    --------
+    >>> from optmech.graphs import grid_graph, is_path_graph, path_graph
+    >>> is_path_graph(path_graph(4)), is_path_graph(grid_graph((2, 2)))
+    (True, False)
+    """
     nodes = list(graph.nodes)
     m = len(nodes)
     if nodes != list(range(m)) or graph.number_of_edges() != m - 1:
@@ -343,6 +348,12 @@ def node_values(graph: nx.Graph) -> FloatArray:
 
     Uses the node attribute ``"value"`` when every node has one, else the node labels (which
     must then be numbers or tuples of numbers).
+
+    Examples
+    --------
+    >>> from optmech.graphs import node_values, path_graph
+    >>> node_values(path_graph(3)).tolist()
+    [0.0, 1.0, 2.0, 3.0]
     """
     data = [graph.nodes[v].get("value", v) for v in graph.nodes]
     try:
@@ -355,7 +366,14 @@ def node_values(graph: nx.Graph) -> FloatArray:
 
 
 def default_outputs(graph: nx.Graph) -> FloatArray:
-    """The default output set of a graph: ``graph.graph['outputs']`` or the distinct node values."""
+    """The default output set of a graph: ``graph.graph['outputs']`` or the distinct node values.
+
+    Examples
+    --------
+    >>> from optmech.graphs import default_outputs, path_graph
+    >>> default_outputs(path_graph(3)).tolist()  # the counts 0..3
+    [0.0, 1.0, 2.0, 3.0]
+    """
     outs = graph.graph.get("outputs")
     if outs is not None:
         return np.asarray(outs, dtype=np.float64)
@@ -364,7 +382,15 @@ def default_outputs(graph: nx.Graph) -> FloatArray:
 
 
 def edge_pairs(graph: nx.Graph) -> tuple[IntArray, IntArray]:
-    """Edges as two arrays of row indices ``(src, dst)`` (node order), self-loops dropped."""
+    """Edges as two arrays of row indices ``(src, dst)`` (node order), self-loops dropped.
+
+    Examples
+    --------
+    >>> from optmech.graphs import edge_pairs, path_graph
+    >>> src, dst = edge_pairs(path_graph(2))  # 0 ~ 1 ~ 2
+    >>> src.tolist(), dst.tolist()
+    ([0, 1], [1, 2])
+    """
     index = {v: k for k, v in enumerate(graph.nodes)}
     pairs = np.asarray([(index[a], index[b]) for a, b in graph.edges if a != b], dtype=np.int64)
     if pairs.size == 0:

@@ -86,7 +86,7 @@ class PureDP:
 
 @dataclass(frozen=True)
 class ApproxDP:
-    """Approximate (ε, δ)-differential privacy: ``P(S) ≤ e^ε P(S + d) + δ``.
+    """Approximate (ε, δ)-differential privacy: $P(S) ≤ e^ε P(S + d) + δ$.
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ class ZCDP:
     """ρ-zero-concentrated differential privacy: ``D_α(M(D) ‖ M(D')) ≤ ρα`` for every α > 1.
 
     Bun & Steinke (2016), Definition 1.1 (with ξ = 0). The Gaussian mechanism with noise
-    ``N(0, σ²)`` and sensitivity Δ is ``Δ²/(2σ²)``-zCDP, and so is the discrete Gaussian on ℤ
+    $N(0, σ²)$ and sensitivity Δ is $Δ²/(2σ²)$-zCDP, and so is the discrete Gaussian on ℤ
     (Canonne, Kamath & Steinke, 2020).
 
     Parameters
@@ -200,7 +200,7 @@ class ZCDP:
         object.__setattr__(self, "rho", check_real("rho", self.rho, low=0.0, low_open=True))
 
     def renyi_epsilon(self, alpha: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
-        """The implied Rényi curve ``ε(α) = ρα`` at orders ``alpha`` (each in (1, inf))."""
+        """The implied Rényi curve $ε(α) = ρα$ at orders ``alpha`` (each in (1, inf))."""
         a = np.asarray(alpha, dtype=np.float64)
         if not np.all(np.isfinite(a) & (a > 1.0)):
             bad = float(a[~(np.isfinite(a) & (a > 1.0))].flat[0])
@@ -209,7 +209,7 @@ class ZCDP:
         return float(out) if out.ndim == 0 else out
 
     def to_approx(self, delta: float) -> ApproxDP:
-        """A valid, not tight, (ε, δ) guarantee: ``ε = ρ + 2√(ρ log(1/δ))``.
+        """A valid, not tight, (ε, δ) guarantee: $ε = ρ + 2√(ρ log(1/δ))$.
 
         Bun & Steinke (2016), Proposition 1.3. Tighter conversions exist (e.g. Canonne, Kamath &
         Steinke, 2020, Proposition 12); this one is the classical closed form.
@@ -286,7 +286,7 @@ class RenyiDP:
         return _as_tuple(self.epsilon)
 
     def to_approx(self, delta: float) -> ApproxDP:
-        """(ε, δ)-DP with ``ε = min over orders of ε(α) + log(1/δ)/(α − 1)``.
+        """(ε, δ)-DP with $ε = min over orders of ε(α) + log(1/δ)/(α − 1)$.
 
         Mironov (2017), Proposition 3.
 
@@ -330,9 +330,9 @@ def gaussian_dp_delta(mu: float, epsilon: npt.ArrayLike) -> float | npt.NDArray[
 class GaussianDP:
     """μ-Gaussian differential privacy (Dong, Roth & Su, 2022, Definition 2.6).
 
-    Distinguishing neighbours is at least as hard as telling ``N(0, 1)`` from ``N(μ, 1)``;
-    equivalently, for every ε, ``δ(ε) ≤ δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)``
-    (Corollary 2.13). Gaussian noise ``N(0, σ²)`` with sensitivity Δ is ``Δ/σ``-GDP.
+    Distinguishing neighbours is at least as hard as telling ``N(0, 1)`` from $N(μ, 1)$;
+    equivalently, for every ε, $δ(ε) ≤ δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)$
+    (Corollary 2.13). Gaussian noise $N(0, σ²)$ with sensitivity Δ is $Δ/σ$-GDP.
 
     Parameters
     ----------
@@ -354,11 +354,11 @@ class GaussianDP:
         object.__setattr__(self, "mu", check_real("mu", self.mu, low=0.0, low_open=True))
 
     def delta(self, epsilon: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
-        """The implied profile ``δ_μ(ε)`` at each ``epsilon`` (real numbers), computed stably."""
+        """The implied profile $δ_μ(ε)$ at each ``epsilon`` (real numbers), computed stably."""
         return gaussian_dp_delta(self.mu, _epsilon_points(epsilon))
 
     def to_approx(self, delta: float) -> ApproxDP:
-        """(ε, δ)-DP with the smallest ε ≥ 0 such that ``δ_μ(ε) ≤ δ`` (to 1e-12 relative, up).
+        """(ε, δ)-DP with the smallest ε ≥ 0 such that $δ_μ(ε) ≤ δ$ (to 1e-12 relative, up).
 
         Parameters
         ----------
@@ -389,11 +389,11 @@ class GaussianDP:
 
 @dataclass(frozen=True)
 class PrivacyProfile:
-    """Points of a privacy profile: ``δ(ε_j) ≤ δ_j`` for each j.
+    """Points of a privacy profile: $δ(ε_j) ≤ δ_j$ for each j.
 
     ``δ(ε) = sup_S P(M(D) ∈ S) − e^ε P(M(D') ∈ S)`` over neighbours is non-increasing in ε, so
     a valid profile has strictly increasing ``epsilons`` and non-increasing ``deltas``; by the
-    same monotonicity ``δ(ε) ≤ δ_j`` for every ε ≥ ε_j ([`delta`][delta]).
+    same monotonicity $δ(ε) ≤ δ_j$ for every ε ≥ ε_j ([`delta`][delta]).
 
     Parameters
     ----------
@@ -446,7 +446,7 @@ class PrivacyProfile:
         object.__setattr__(self, "deltas", dlt)
 
     def delta(self, epsilon: npt.ArrayLike) -> float | npt.NDArray[np.float64]:
-        """The implied bound at ``epsilon``: ``δ_j`` of the largest ``ε_j ≤ ε``, else 1."""
+        """The implied bound at ``epsilon``: $δ_j$ of the largest $ε_j ≤ ε$, else 1."""
         eps = _epsilon_points(epsilon)
         idx = np.searchsorted(np.asarray(self.epsilons), eps, side="right") - 1
         table = np.append(np.asarray(self.deltas), 1.0)  # index −1 → 1

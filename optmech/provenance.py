@@ -215,6 +215,17 @@ class Provenance:
     constraints : tuple of ConstraintRecord
         The caller's own constraints and their residuals at the returned point (empty when
         none were given).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> p = noise.provenance
+    >>> p.solver, p.status, p.certified
+    ('HIGHS', 'optimal', True)
+    >>> bool(p.lower_bound <= p.value and p.gap == p.value - p.lower_bound)
+    True
     """
 
     solver: str

@@ -27,7 +27,7 @@ def _docstring(name: str) -> tuple[str, list[str], list[str]]:
     """The command's summary and prose paragraphs as plain text, and its example lines."""
     doc = inspect.cleandoc(importlib.import_module(f"optmech.cli.{name}").__doc__ or "")
     prose, _, examples = re.split(r"^(Examples?)::$", doc, maxsplit=1, flags=re.M)
-    text = LINK.sub(r"\1", prose).replace("``", "")
+    text = LINK.sub(r"\1", prose).replace("`", "")
     paragraphs = [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
     summary = paragraphs[0].split(": ", 1)[1].removesuffix(".")
     assert paragraphs[0].startswith(f"optmech {name}"), paragraphs[0]
@@ -63,7 +63,7 @@ def test_help_shows_the_docstring_as_plain_text(
     assert max(len(line) for line in prose) <= 80
     parser = _subparsers()[name]
     for shown in (parser.description, parser.epilog, *listing):  # ("L[input][output]" is fine)
-        assert "``" not in shown and "][" not in shown
+        assert "`" not in shown and "][" not in shown
     assert "``" not in text
 
 

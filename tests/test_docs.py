@@ -7,7 +7,9 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -52,7 +54,8 @@ def test_no_raw_sphinx_roles_and_cross_references_render(site: Path) -> None:
     raw = re.compile(r":(class|func|mod|meth|attr|data|exc|obj):`")
     for name, text in _html(site).items():
         assert not raw.search(text), name
-    assert _html(site)["api/index.html"].count("autorefs-internal") > 100
+    api = [text for name, text in _html(site).items() if name.startswith("api/")]
+    assert sum(text.count("autorefs-internal") for text in api) > 300
 
 
 def test_no_remote_assets(site: Path) -> None:
@@ -313,3 +316,108 @@ def test_every_command_is_documented() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for command in COMMANDS:
         assert f"## optmech {command}" in text, command
+
+
+class _Page(HTMLParser):
+    """The ids, links and images of one page, and the stack of elements around each table
+    and display-maths block."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.unwrapped: list[str] = []
+        self.stack: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {k: v or "" for k, v in attrs}
+        if "id" in found:
+            self.ids.add(found["id"])
+        if tag == "a" and "href" in found:
+            self.links.append(found["href"])
+        if tag == "img" and "src" in found:
+            self.links.append(found["src"])
+        if tag == "table" and not any("md-typeset__scrollwrap" in c for _, c in self.stack):
+            self.unwrapped.append("a table outside div.md-typeset__scrollwrap")
+        if tag not in _VOID:
+            self.stack.append((tag, found.get("class", "")))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+
+_VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"})
+
+
+def _parse(site: Path) -> dict[str, _Page]:
+    pages = {}
+    for name, text in _html(site).items():
+        page = _Page()
+        page.feed(text)
+        pages[name] = page
+    return pages
+
+
+def test_every_table_scrolls_in_its_own_box(site: Path) -> None:
+    """Each table of the site sits in a box that scrolls sideways (the build wraps it), and the
+    site's stylesheet makes that box, display maths and code scroll: nothing wider than the
+    column is clipped or pushes the page wider."""
+    pages = _parse(site)
+    tables = sum(_html(site)[name].count("<table") for name in pages)
+    assert tables >= 20
+    assert {name: page.unwrapped for name, page in pages.items() if page.unwrapped} == {}
+    css = re.sub(r"\s+", " ", (site / "stylesheets" / "extra.css").read_text(encoding="utf-8"))
+    rules = dict(re.findall(r"([^{}]+)\{([^{}]*)\}", re.sub(r"/\*.*?\*/", "", css)))
+
+    def scrolls(selector: str) -> bool:
+        return any(
+            selector in [s.strip() for s in sel.split(",")] and "overflow-x: auto" in body
+            for sel, body in rules.items()
+        )
+
+    assert scrolls(".md-typeset__scrollwrap")
+    assert scrolls(".md-typeset div.arithmatex") and scrolls(".md-typeset .katex-display")
+    for name, text in _html(site).items():
+        assert 'stylesheets/extra.css"' in text, name
+
+
+def test_display_maths_is_only_in_arithmatex_blocks(site: Path) -> None:
+    """No ``$$``, ``\\[`` or ``$…$`` is left as text outside the maths arithmatex hands to
+    KaTeX (nor outside code): each display block is a ``div.arithmatex`` that scrolls."""
+    strip = re.compile(
+        r'<(span|div) class="arithmatex">.*?</\1>|<(pre|code|script|style)\b.*?</\2>', flags=re.S
+    )
+    raw = re.compile(r"\$\$|\\\[|\\\(|(?<![\w$])\$[^\s$<][^$<\n]*\$(?![\w$])")
+    found = []
+    for name, text in _html(site).items():
+        article = text[text.find("<article") : text.find("</article>")]
+        for hit in raw.finditer(strip.sub("", article)):
+            found.append(f"{name}: {hit[0][:60]!r}")
+    assert found == []
+
+
+def test_no_broken_internal_links_or_images(site: Path) -> None:
+    """Every relative link and image of the site reaches a file of the site, and a link's
+    ``#anchor`` an id of the page it points to."""
+    pages = _parse(site)
+    broken = []
+    for name, page in pages.items():
+        if name == "404.html":  # served at any depth, so its links are absolute
+            continue
+        here = (site / name).parent
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "data:")):
+                continue
+            target = (here / parts.path).resolve() if parts.path else site / name
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{name}: {link}")
+                continue
+            key = str(target.relative_to(site.resolve())) if parts.path else name
+            if parts.fragment and key in pages and unquote(parts.fragment) not in pages[key].ids:
+                broken.append(f"{name}: {link} (no such anchor)")
+    assert broken == []

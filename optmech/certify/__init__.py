@@ -12,7 +12,7 @@ description.
   [`check`][optmech.certify.api.check] (any claim → a bool).
 - [`optmech.certify.noise`][optmech.certify.noise]: noise on the line (piecewise-constant
   densities or pmfs on ℤ with geometric tails, and the closed forms): achieved ε over all shifts
-  ``|d| ≤ Δ``, achieved δ (hockey-stick), and the number of the noise's own guarantee.
+  $|d| ≤ Δ$, achieved δ (hockey-stick), and the number of the noise's own guarantee.
 - [`optmech.certify.noise2d`][optmech.certify.noise2d]: additive noise in ℝ² on square cells with
   tail shapes: achieved ε over all shifts in an ℓ1, ℓ2 or ℓ∞ ball.
 - [`optmech.certify.matrix`][optmech.certify.matrix]: mechanism matrices over a neighbour graph.
@@ -32,7 +32,7 @@ otherwise, the explanation as its message and the certificate as its ``report`` 
 a number (``noise_epsilon``, ``certified_rho``, ...) always return the number (their old
 ``debug=True`` is deprecated in favour of the ``certify_*`` counterpart).
 
-**One tolerance.** A check passes when ``certified ≤ claim·(1 + rtol)``; the certified number is
+**One tolerance.** A check passes when $certified ≤ claim·(1 + rtol)$; the certified number is
 already rounded up, so ``rtol`` covers the distance the certifier may leave between it and the
 exact value. For numbers computed directly from the floats (pure ε, δ, a profile's δ(ε_j), Rényi
 divergences at given orders) that is rounding of a few ulps, and a stored mechanism's own

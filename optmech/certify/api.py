@@ -146,6 +146,19 @@ def certify(
         [`NoiseCertificate`][optmech.certify.noise.NoiseCertificate],
         [`Noise2DReport`][optmech.certify.noise2d.Noise2DReport] or
         [`TheoremReport`][optmech.certify.report.TheoremReport].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech import Laplace, PureDP
+    >>> from optmech.certify import certify
+    >>> round(certify(Laplace(epsilon=1.0)).value, 9)  # the achieved ε
+    1.0
+    >>> certify(Laplace(epsilon=1.0), PureDP(0.5)).holds  # a claim it does not meet
+    False
+    >>> G = np.array([[2, 1], [1, 2]]) / 3  # a mechanism matrix: ε = log 2
+    >>> round(certify(G).value, 9) == round(float(np.log(2)), 9)
+    True
     """
     return _certify(obj, guarantee, sensitivity, graph, exact, None)
 

@@ -96,7 +96,7 @@ class MatrixCertificate(PureEpsilonReport):
     zero_facing_positive : int
         Number of (edge, output) pairs where exactly one of the two entries is zero.
     max_row_error : float
-        ``max_i |Σ_r M[i, r] − 1|``.
+        $max_i |Σ_r M[i, r] − 1|$.
     num_edges : int
         Edges checked.
     exact : bool
@@ -105,6 +105,14 @@ class MatrixCertificate(PureEpsilonReport):
         ``PureDP(epsilon)`` (None for an infinite or zero ε), `epsilon`, and
         [`explain`][explain]'s line
         ([`PrivacyReport`][optmech.certify.report.PrivacyReport]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.certify import certify_mechanism
+    >>> cert = certify_mechanism(np.array([[2, 1], [1, 2]]) / 3)
+    >>> round(cert.epsilon, 9) == round(float(np.log(2)), 9), cert.edge
+    (True, (0, 1))
     """
 
     epsilon: float
@@ -141,7 +149,7 @@ class MatrixCertificate(PureEpsilonReport):
 
 
 def log_ratio_bound(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
-    """Pessimistic ``|log a − log b|`` elementwise for non-negative ``a``, ``b``.
+    """Pessimistic $|log a − log b|$ elementwise for non-negative ``a``, ``b``.
 
     ``0`` where both are zero or equal, ``inf`` where exactly one is zero, otherwise the computed
     value plus four ulps of each log and one ulp of the difference (never below the exact value).
@@ -313,6 +321,18 @@ def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None, *, exact: boo
 
     See [`certify_mechanism`][certify_mechanism] (also for ``exact``), which also names the worst
     pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.certify import certified_epsilon
+    >>> G = np.array([[2, 1], [1, 2]]) / 3  # randomized response, ε = log 2
+    >>> round(certified_epsilon(G), 9) == round(float(np.log(2)), 9)
+    True
+    >>> M = np.array([[0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.1, 0.3, 0.6]])
+    >>> pairs = np.array([[0, 1], [1, 2], [0, 2]])  # every pair neighbours, not just i ~ i + 1
+    >>> bool(certified_epsilon(M) < certified_epsilon(M, pairs))
+    True
     """
     return certify_mechanism(mechanism, graph, exact=exact).epsilon
 

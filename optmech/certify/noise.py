@@ -151,6 +151,14 @@ class EpsilonReport(PureEpsilonReport):
         Certified in exact rational arithmetic.
     guarantee, value
         ``PureDP(epsilon)`` (None when ε is 0 or infinite) and `epsilon`.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_epsilon
+    >>> report = certify_noise_epsilon(Geometric(epsilon=1.0))
+    >>> type(report).__name__, round(report.epsilon, 9)
+    ('EpsilonReport', 1.0)
     """
 
     epsilon: float
@@ -169,7 +177,7 @@ class DeltaReport(PrivacyReport):
     Attributes
     ----------
     delta : float
-        Certified (pessimistic) ``max_{0<|d|≤Δ} sup_S P(S) − e^ε P(S + d)``.
+        Certified (pessimistic) $max_{0<|d|≤Δ} sup_S P(S) − e^ε P(S + d)$.
     epsilon : float
         The ε it was computed at.
     shift : float
@@ -183,6 +191,14 @@ class DeltaReport(PrivacyReport):
         Certified in exact rational arithmetic.
     guarantee, value
         The (ε, δ) guarantee established (``PureDP(ε)`` when δ = 0) and `delta`.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_delta
+    >>> report = certify_noise_delta(Geometric(epsilon=1.0), epsilon=0.5)
+    >>> type(report).__name__, report.epsilon, report.shift
+    ('DeltaReport', 0.5, 1.0)
     """
 
     delta: float
@@ -230,6 +246,14 @@ class NoiseCertificate(PrivacyReport):
         One line: where the number is attained, or how it was found.
     exact : bool
         Certified in exact rational arithmetic (ε and δ of grid noise with ``exact=True``).
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.certify import certify_noise
+    >>> cert = certify_noise(Laplace(epsilon=1.0))
+    >>> round(cert.epsilon, 9), cert.delta, cert.guarantee
+    (1.0, 0.0, PureDP(epsilon=1.0))
     """
 
     epsilon: float
@@ -306,7 +330,7 @@ def _epsilon_report(
 
 
 def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
-    """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included), with the worst pair.
+    """Achieved pure ε of grid noise for shifts up to $Δ$ (tails included), with the worst pair.
 
     Parameters
     ----------
@@ -323,8 +347,16 @@ def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
     Returns
     -------
     EpsilonReport
-        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)`` and where it is attained;
+        Pessimistic ``max log(p_i / p_j)`` over $|i − j| ≤ ceil(R)$ and where it is attained;
         ``inf`` when a positive cell faces a zero one within reach, or for an atom.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_epsilon
+    >>> report = certify_noise_epsilon(Geometric(epsilon=1.0))
+    >>> round(report.epsilon, 9), abs(report.cell - report.partner)  # attained by neighbours
+    (1.0, 1)
     """
     g = _grid_mod.grid_numbers(_grid(grid))
     exact = check_flag("exact", exact)
@@ -353,7 +385,7 @@ def noise_epsilon(
     debug: bool = False,
     exact: bool = False,
 ) -> float:
-    """Achieved pure ε of grid noise for shifts up to ``Δ`` (tails included).
+    """Achieved pure ε of grid noise for shifts up to $Δ$ (tails included).
 
     Parameters
     ----------
@@ -362,12 +394,12 @@ def noise_epsilon(
         description (then without the other keywords; see
         [`certify_noise_epsilon`][certify_noise_epsilon]).
     reach : float, optional
-        Sensitivity in cells, ``Δ/h`` (``Δ`` for noise on ℤ), in (0, inf), taken as exact:
+        Sensitivity in cells, $Δ/h$ ($Δ$ for noise on ℤ), in (0, inf), taken as exact:
         pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
         ``sensitivity`` and ``width``.
     sensitivity, width : float, optional
-        ``Δ`` and the cell width ``h``, each in (0, inf); the reach is then the exact rational
-        ``Δ/h`` (see [`cells_within_reach`][cells_within_reach]).
+        $Δ$ and the cell width ``h``, each in (0, inf); the reach is then the exact rational
+        $Δ/h$ (see [`cells_within_reach`][cells_within_reach]).
     left_tail, right_tail : (array_like, float) or None
         ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
     atom : float
@@ -381,7 +413,19 @@ def noise_epsilon(
     Returns
     -------
     float
-        Pessimistic ``max log(p_i / p_j)`` over ``|i − j| ≤ ceil(R)``.
+        Pessimistic ``max log(p_i / p_j)`` over $|i − j| ≤ ceil(R)$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.certify import noise_epsilon
+    >>> noise_epsilon([0.25, 0.5, 0.25], reach=1)  # a shift by 1 puts mass where there was none
+    inf
+    >>> b = np.exp(-1.0)  # the geometric pmf on -3..3, its tails continuing the ratio b
+    >>> masses = b ** np.abs(np.arange(-3, 4)) * (1 - b) / (1 + b)
+    >>> tail = (masses[:1] * b, b)
+    >>> round(noise_epsilon(masses, reach=1, left_tail=tail, right_tail=tail), 9)
+    1.0
     """
     desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
     report = certify_noise_epsilon(desc, exact=exact)
@@ -402,7 +446,7 @@ def _graded_delta(desc: GridDescription, eps: float) -> DeltaReport:
 
 
 def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> DeltaReport:
-    """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions, with
+    """Achieved δ at ``epsilon`` of grid noise for shifts up to $Δ$, both directions, with
     the worst shift.
 
     Parameters
@@ -414,7 +458,7 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
         The ε at which δ is computed, in [0, inf).
     exact : bool
         Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
-        ``e^ε``
+        $e^ε$
         ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
         the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
         the next float. For grids up to a few thousand cells times reach.
@@ -422,8 +466,16 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
     Returns
     -------
     DeltaReport
-        Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
+        Pessimistic $max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom$, capped at 1 (or at
         the total mass when the given floats sum above 1).
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import certify_noise_delta
+    >>> report = certify_noise_delta(Geometric(epsilon=1.0), epsilon=0.5)
+    >>> round(report.delta, 6), report.shift
+    (0.287649, 1.0)
     """
     eps = check_real("epsilon", epsilon, low=0.0)
     desc = _grid(grid)
@@ -462,7 +514,7 @@ def noise_delta(
     debug: bool = False,
     exact: bool = False,
 ) -> float:
-    """Achieved δ at ``epsilon`` of grid noise for shifts up to ``Δ``, both directions.
+    """Achieved δ at ``epsilon`` of grid noise for shifts up to $Δ$, both directions.
 
     Parameters
     ----------
@@ -480,8 +532,17 @@ def noise_delta(
     Returns
     -------
     float
-        Pessimistic ``max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom``, capped at 1 (or at
+        Pessimistic $max_{0 < |d| ≤ Δ} Σ_j (p_j − e^ε p_{j+d/h})_+ + atom$, capped at 1 (or at
         the total mass when the given floats sum above 1).
+
+    Examples
+    --------
+    >>> from optmech.certify import noise_delta
+    >>> masses = [0.25, 0.5, 0.25]  # a pmf on {-1, 0, 1}
+    >>> round(noise_delta(masses, epsilon=0.5, reach=1), 6)
+    0.33782
+    >>> noise_delta(masses, epsilon=0.5, reach=1) <= noise_delta(masses, epsilon=0.0, reach=1)
+    True
     """
     desc = _described(masses, reach, sensitivity, width, left_tail, right_tail, atom)
     report = certify_noise_delta(desc, epsilon=epsilon, exact=exact)
@@ -557,7 +618,7 @@ def certify_noise(
         and `UniformAtom` from their exact profiles
         ([`optmech.certify.profiles`][optmech.certify.profiles]). A bare
         [`GridDescription`][optmech.mechanisms.description.GridDescription] (or pmf mapping) is
-        certified without a claim. The reach is exact (``Δ/h``, see
+        certified without a claim. The reach is exact ($Δ/h$, see
         [`cells_within_reach`][cells_within_reach]).
     epsilon : float, optional
         The ε at which δ is certified, in [0, inf); default the ε of the guarantee (none for
@@ -654,6 +715,15 @@ def check_noise(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from optmech import Laplace, Staircase
+    >>> from optmech.certify import check_noise
+    >>> check_noise(Laplace(epsilon=1.0), 1.0), check_noise(Laplace(epsilon=1.0), 0.9)
+    (True, False)
+    >>> check_noise(Staircase.optimal(epsilon=1.0, cost="abs"), 1.0)
+    True
     """
     eps = check_real("epsilon", epsilon, low=0.0)
     dlt = check_real("delta", delta, low=0.0, high=1.0)

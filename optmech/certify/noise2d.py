@@ -263,6 +263,16 @@ class Noise2DReport(PureEpsilonReport):
         Always False: the 2-D certificate is in pessimistic floating point.
     guarantee, value
         ``PureDP(epsilon)`` (None when infinite) and `epsilon`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.certify import certify_noise2d_epsilon
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="l1",
+    ...                              dimension=2, sensitivity_norm="l1", resolution=2, periods=1)
+    >>> report = certify_noise2d_epsilon(noise)
+    >>> type(report).__name__, bool(report.epsilon <= 1.0 + 1e-9)
+    ('Noise2DReport', True)
     """
 
     epsilon: float
@@ -362,6 +372,16 @@ def certify_noise2d_epsilon(noise: Any) -> Noise2DReport:
     -------
     Noise2DReport
         Pessimistic ε (module docstring) and the worst pair of cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech import PiecewiseConstantNoise2D
+    >>> from optmech.certify import certify_noise2d_epsilon
+    >>> square = PiecewiseConstantNoise2D(np.full((4, 4), 1 / 4), width=0.5, sensitivity=0.5,
+    ...                                   norm="linf", tails=[], epsilon=1.0)
+    >>> certify_noise2d_epsilon(square).epsilon  # a shift moves mass off the square: not ε-DP
+    inf
     """
     source = source_of(noise)
     found = source.grid2d if source is not None else noise
@@ -396,11 +416,11 @@ def noise2d_epsilon(
     ----------
     densities : array_like, shape (2n₀, 2n₀)
         Non-negative densities (or masses: the cells are equal) of the box cells, row ``a`` and
-        column ``b`` being cell ``(a − n₀, b − n₀)``.
+        column ``b`` being cell $(a − n₀, b − n₀)$.
     norm : {'l1', 'l2', 'linf'}
         Norm of the ball of shifts.
     reach : int, float or Fraction, optional
-        ``R = Δ/h`` (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
+        $R = Δ/h$ (exact); or give ``sensitivity`` and ``width`` (``R`` their exact ratio).
     tails : sequence
         Tail shapes with their scales (module docstring), in the densities' units; empty means
         zero density outside the box (never ε-DP).
@@ -412,6 +432,14 @@ def noise2d_epsilon(
     -------
     float
         Pessimistic ε (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.certify import noise2d_epsilon
+    >>> flat = np.full((4, 4), 1 / 16)  # uniform on a 4 × 4 square, no tails
+    >>> noise2d_epsilon(flat, norm="linf", reach=1)  # mass shifted off the square: not ε-DP
+    inf
     """
     report = _certify2d(densities, norm, reach, sensitivity, width, tails)
     old, new = "noise2d_epsilon(..., debug=True)", "certify_noise2d_epsilon(...)"

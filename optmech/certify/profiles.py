@@ -114,7 +114,16 @@ class Certificate(PrivacyReport):
     finite search reached from the other side: the exact value is about there or above), a
     one-line ``reason``, and the ``guarantee`` it establishes (``ZCDP(value)`` from
     [`certify_rho`][certify_rho], ``GaussianDP(value)`` from [`certify_mu`][certify_mu]; None
-    when infinite)."""
+    when infinite).
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.certify import certify_mu
+    >>> cert = certify_mu(Gaussian(epsilon=0.5, delta=1e-5))
+    >>> bool(cert.lower <= cert.value), type(cert.guarantee).__name__
+    (True, 'GaussianDP')
+    """
 
     value: float
     lower: float
@@ -126,7 +135,16 @@ class Certificate(PrivacyReport):
 @dataclass(frozen=True)
 class GuaranteeReport(PrivacyReport):
     """[`certify_guarantee`][certify_guarantee]: whether the claim ``guarantee`` holds, what was
-    certified (``achieved``, also ``value``: ε, δ, ρ, μ, or a tuple of δ(ε_j) or D_α), and why."""
+    certified (``achieved``, also ``value``: ε, δ, ρ, μ, or a tuple of δ(ε_j) or D_α), and why.
+
+    Examples
+    --------
+    >>> from optmech import Gaussian, ZCDP
+    >>> from optmech.certify import certify_guarantee
+    >>> report = certify_guarantee(Gaussian(epsilon=0.5, delta=1e-5), ZCDP(0.01))
+    >>> report.holds, bool(report.achieved <= 0.01)  # the certified ρ
+    (True, True)
+    """
 
     holds: bool
     guarantee: Any
@@ -156,7 +174,7 @@ def _curve_delta(c: lat.Curve, eps: FloatArray) -> FloatArray:
 def privacy_profile(
     noise: Any, epsilons: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
-    """Certified ``δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊`` at each ε, tails exact.
+    """Certified $δ(ε) = max_{0<|s|≤Δ} Σ_k (P(k) − e^ε P(k+s))₊$ at each ε, tails exact.
 
     Parameters
     ----------
@@ -169,14 +187,23 @@ def privacy_profile(
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
     sensitivity : int or float, optional
         Δ: an integer in [1, inf) on ℤ; for a density on equal cells or a closed form a real in
-        (0, inf) (a density is then read at the whole cells ``ceil(Δ/h)`` reaches). Default the
+        (0, inf) (a density is then read at the whole cells $ceil(Δ/h)$ reaches). Default the
         description's ``reach`` or the object's sensitivity.
 
     Returns
     -------
     float or numpy.ndarray
-        Pessimistic δ at each ε (the piecewise-linear form in ``e^ε`` is exact between the
+        Pessimistic δ at each ε (the piecewise-linear form in $e^ε$ is exact between the
         breakpoints), at most 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech import Geometric
+    >>> from optmech.certify import privacy_profile
+    >>> delta = privacy_profile(Geometric(epsilon=1.0), [0.0, 0.5, 1.0])
+    >>> bool(delta[0] > delta[1] > 0), bool(delta[2] < 1e-12)  # δ(ε) falls to 0 at the pure ε
+    (True, True)
     """
     src, reach = lat.source(noise, sensitivity, "privacy_profile")
     eps = np.asarray(check_real_array("epsilons", np.atleast_1d(epsilons)), dtype=float)
@@ -242,7 +269,7 @@ def _divergence(src: lat.Lattice | DiscreteGaussian, reach: int) -> Callable[[Fl
 def renyi_divergence(
     noise: Any, alpha: npt.ArrayLike, *, sensitivity: float | None = None
 ) -> float | FloatArray:
-    """Certified ``max_{0<|s|≤Δ} D_α(P ‖ P_s)``, ``D_α = log(Σ P^α P_s^(1−α))/(α − 1)``.
+    """Certified $max_{0<|s|≤Δ} D_α(P ‖ P_s)$, $D_α = log(Σ P^α P_s^{1−α})/(α − 1)$.
 
     Parameters
     ----------
@@ -256,6 +283,14 @@ def renyi_divergence(
     float or numpy.ndarray
         Pessimistic divergence at each order; ``inf`` when a positive mass faces a zero one
         within reach.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.certify import renyi_divergence
+    >>> d = renyi_divergence(Geometric(epsilon=1.0), [2.0, 10.0])
+    >>> bool(0 < d[0] < d[1] <= 1.0)  # non-decreasing in α, at most the pure ε
+    True
     """
     src, reach = lat.source(noise, sensitivity)
     orders = check_real_array("alpha", np.atleast_1d(alpha))
@@ -331,7 +366,7 @@ def certify_rho(
     rtol: float = SEARCH_RTOL,
     max_orders: int = 20_000,
 ) -> Certificate:
-    """Certified zCDP ρ: an upper bound of ``sup_{α>1} max_s D_α/α`` over the continuum of α,
+    """Certified zCDP ρ: an upper bound of $sup_{α>1} max_s D_α/α$ over the continuum of α,
     with the best grid value below it and how it was found.
 
     Parameters
@@ -353,9 +388,18 @@ def certify_rho(
     -----
     Near α = 1 the bound also uses the loss's mean (the Kullback–Leibler divergence) and second
     moment (`optmech.certify._moments.kl_bound`). Beyond the last order the bound is
-    ``D_∞/α``. The discrete Gaussian has ``D_∞ = inf``; there
-    ``D_α ≤ αΔ²/(2σ²)`` (Canonne, Kamath & Steinke, 2020: ``θ(c) ≤ θ(0)``) serves, and its
-    certificate is ``Δ²/(2σ²)`` within ``rtol`` (attained at every integer order).
+    $D_∞/α$. The discrete Gaussian has $D_∞ = inf$; there
+    $D_α ≤ αΔ²/(2σ²)$ (Canonne, Kamath & Steinke, 2020: $θ(c) ≤ θ(0)$) serves, and its
+    certificate is $Δ²/(2σ²)$ within ``rtol`` (attained at every integer order).
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.certify import certify_rho
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> cert = certify_rho(noise)
+    >>> cert.reason, bool(abs(cert.value * 2 * noise.sigma**2 - 1) < 1e-12)  # Δ² / (2σ²)
+    ('closed form', True)
     """
     src, reach = lat.source(noise, sensitivity)
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -400,6 +444,15 @@ def certified_rho(
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.certify import certified_rho
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> rho = certified_rho(noise)  # Δ² / (2σ²) for Δ = 1
+    >>> bool(1 / (2 * noise.sigma**2) <= rho * (1 + 1e-12) <= (1 + 1e-6) / (2 * noise.sigma**2))
+    True
     """
     cert = certify_rho(noise, sensitivity=sensitivity, rtol=rtol, max_orders=max_orders)
     if check_flag("debug", debug):
@@ -422,7 +475,7 @@ def _gdp_curves(noise: Any, sensitivity: Any, what: str) -> list[lat.Curve] | fl
 def certify_mu(
     noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL
 ) -> Certificate:
-    """Certified GDP μ: the smallest μ (to ``rtol``) with ``δ(ε) ≤ δ_μ(ε)`` for all ε ≥ 0.
+    """Certified GDP μ: the smallest μ (to ``rtol``) with $δ(ε) ≤ δ_μ(ε)$ for all ε ≥ 0.
 
     Parameters
     ----------
@@ -436,6 +489,15 @@ def certify_mu(
     Certificate
         ``value`` a μ that passes the continuum check (``inf`` when a mass faces zero within
         reach), ``lower`` one that fails it, ``guarantee`` ``GaussianDP(value)``.
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.certify import certify_mu
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> cert = certify_mu(noise)
+    >>> bool(cert.lower <= 1 / noise.sigma <= cert.value)  # the exact μ lies in the interval
+    True
     """
     curves = _gdp_curves(noise, sensitivity, "certified_mu")
     tol = check_real("rtol", rtol, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -476,6 +538,15 @@ def certified_mu(
     -------
     float
         A μ that passes the continuum check (``inf`` when a mass faces zero within reach).
+
+    Examples
+    --------
+    >>> from optmech import Gaussian
+    >>> from optmech.certify import certified_mu
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> mu = certified_mu(noise)  # N(0, σ²) with Δ = 1 is exactly (1/σ)-GDP
+    >>> bool(1 / noise.sigma <= mu <= (1 / noise.sigma) * (1 + 1e-6))
+    True
     """
     debug = check_flag("debug", debug)
     cert = certify_mu(noise, sensitivity=sensitivity, rtol=rtol)
@@ -547,6 +618,14 @@ def certify_guarantee(
     -------
     GuaranteeReport
         ``achieved``: the pure ε, δ at ε, ρ, μ, or the tuple of δ(ε_j) or D_α at the orders.
+
+    Examples
+    --------
+    >>> from optmech import Gaussian, ZCDP
+    >>> from optmech.certify import certify_guarantee
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> certify_guarantee(noise, ZCDP(0.01)).holds, certify_guarantee(noise, ZCDP(0.001)).holds
+    (True, False)
     """
     return _assess(noise, guarantee, sensitivity, _rtol(guarantee, rtol), value=True)
 
@@ -574,6 +653,16 @@ def check_guarantee(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from optmech import Gaussian, GaussianDP
+    >>> from optmech.certify import check_guarantee
+    >>> noise = Gaussian(epsilon=0.5, delta=1e-5)
+    >>> check_guarantee(noise, GaussianDP(1.01 / noise.sigma))
+    True
+    >>> check_guarantee(noise, GaussianDP(0.99 / noise.sigma))
+    False
     """
     debug = check_flag("debug", debug)
     report = _assess(noise, guarantee, sensitivity, _rtol(guarantee, rtol), value=False)

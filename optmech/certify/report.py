@@ -79,7 +79,15 @@ SEARCH_RTOL = 1e-6
 def default_rtol(guarantee: Any) -> float:
     """The default ``rtol`` of a check of ``guarantee`` (module docstring):
     ``SEARCH_RTOL`` for ZCDP and GaussianDP, ``FLOAT_RTOL`` for the
-    others."""
+    others.
+
+    Examples
+    --------
+    >>> from optmech import PureDP, ZCDP
+    >>> from optmech.certify import default_rtol
+    >>> default_rtol(PureDP(1.0)), default_rtol(ZCDP(0.5))  # FLOAT_RTOL, SEARCH_RTOL
+    (1e-09, 1e-06)
+    """
     return SEARCH_RTOL if isinstance(guarantee, ZCDP | GaussianDP) else FLOAT_RTOL
 
 
@@ -132,6 +140,16 @@ class PrivacyReport:
         than in floating point with its rounding bounded and added.
     reason : str
         One line: where the value is attained, or why.
+
+    Examples
+    --------
+    >>> from optmech import Laplace, PureDP
+    >>> from optmech.certify import PrivacyReport, certify
+    >>> report = certify(Laplace(epsilon=1.0), PureDP(1.0))
+    >>> isinstance(report, PrivacyReport), report.holds, report.exact
+    (True, True, False)
+    >>> sorted(report.to_dict())[:3]
+    ['delta', 'delta_epsilon', 'delta_report']
     """
 
     if TYPE_CHECKING:  # provided by each class, as a field or a property
@@ -220,6 +238,14 @@ class TheoremReport(PrivacyReport):
         The theorem and the argument, in one line.
     exact : bool
         True: the proof involves no rounding.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.certify import certify
+    >>> report = certify(optmech.StaircaseND(epsilon=1.0, gamma=0.5))
+    >>> type(report).__name__, report.guarantee
+    ('TheoremReport', PureDP(epsilon=1.0))
     """
 
     guarantee: Any

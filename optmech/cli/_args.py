@@ -39,8 +39,9 @@ __all__ = [
     "plain",
 ]
 
-#: ``[`name`][target]`` (a mkdocstrings cross-reference) or ````name```` (literal text).
-_MARKUP = re.compile(r"\[`([^`]+)`\]\[[^\]]*\]|``(.+?)``")
+#: ``[`name`][target]`` (a mkdocstrings cross-reference), ````name```` (literal text) or ```name```
+#: (a name).
+_MARKUP = re.compile(r"\[`([^`]+)`\]\[[^\]]*\]|``(.+?)``|`([^`\n]+)`")
 #: The summary's lead: the command's name and its positional arguments in double backquotes, and
 #: a colon.
 _LEAD = re.compile(r"^``optmech [^`]+``:\s*")
@@ -49,15 +50,18 @@ _EXAMPLES = re.compile(r"^(Examples?)::$", re.M)
 
 
 def plain(text: str) -> str:
-    """``text`` without its markup, as a terminal shows it: ````x```` and ``[`x`][y]`` become x.
+    """``text`` without its markup, as a terminal shows it: ````x````, ```x``` and ``[`x`][y]``
+    become x.
 
     Examples
     --------
     >>> plain("the ``--out`` folder ([`optmech.experiments`][optmech.experiments])")
     'the --out folder (optmech.experiments)'
+    >>> plain("the ``--out`` folder (`optmech.experiments`)")
+    'the --out folder (optmech.experiments)'
 
     """
-    return _MARKUP.sub(lambda m: m.group(1) or m.group(2), text)
+    return _MARKUP.sub(lambda m: m.group(1) or m.group(2) or m.group(3), text)
 
 
 class CommandText(NamedTuple):

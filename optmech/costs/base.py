@@ -101,10 +101,17 @@ def _no_nan(out: FloatArray, what: str) -> FloatArray:
 
 
 class Cost(ABC):
-    """A vectorised cost of the error ``e = released − true``.
+    """A vectorised cost of the error $e = released − true$.
 
     Subclasses implement `_value`, and `_antiderivative` when one exists in closed
     form; the public methods broadcast, validate and fall back to quadrature.
+
+    Examples
+    --------
+    >>> from optmech.costs import Cost, as_cost
+    >>> cost = as_cost("squared")
+    >>> isinstance(cost, Cost), cost.symmetric, float(cost.cell_average(0.0, 1.0))
+    (True, True, 0.3333333333333333)
     """
 
     #: ``c(e) = c(−e)`` for all ``e``.
@@ -132,7 +139,7 @@ class Cost(ABC):
 
     @property
     def power_law(self) -> tuple[float, float, float] | None:
-        """``(p, over, under)`` if ``c(e) = over·e^p`` (e ≥ 0), ``under·|e|^p`` (e < 0); else None.
+        """``(p, over, under)`` if $c(e) = over·e^p$ (e ≥ 0), $under·|e|^p$ (e < 0); else None.
 
         Lets closed-form families recognise the power-law costs (Absolute, Squared, Power,
         Asymmetric) without inspecting their classes.
@@ -156,7 +163,7 @@ class Cost(ABC):
             return _scalar_or_array(np.asarray(self._value(arr), dtype=np.float64))
 
     def integral(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
-        """``∫_a^b c(e) de``, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
+        """$∫_a^b c(e) de$, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
 
         Exact when [`has_exact_integral`][has_exact_integral]; otherwise Gauss–Legendre quadrature
         checked against a rule of twice the order, with adaptive `scipy.integrate.quad` for
@@ -174,7 +181,7 @@ class Cost(ABC):
         return _scalar_or_array(_no_nan(out, "the integral"))
 
     def cell_average(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
-        """``(1/(b − a)) ∫_a^b c``: the cost of a uniform density on ``[a, b]`` (the exact
+        """$(1/(b − a)) ∫_a^b c$: the cost of a uniform density on ``[a, b]`` (the exact
         discretisation of the theory pages)."""
         a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
         if np.any(b_arr <= a_arr):
@@ -184,12 +191,12 @@ class Cost(ABC):
     def periodic_integral(
         self, a: ArrayLike, b: ArrayLike, *, period: float, ratio: float
     ) -> FloatArray | float:
-        """``Σ_{k≥0} ratio^k ∫_{a+k·period}^{b+k·period} c(e) de``, broadcast over a, b.
+        """$Σ_{k≥0} ratio^k ∫_{a+k·period}^{b+k·period} c(e) de$, broadcast over a, b.
 
-        ``period > 0`` walks the cells towards +∞, ``period < 0`` towards −∞; ``0 ≤ ratio < 1``.
+        ``period > 0`` walks the cells towards +∞, ``period < 0`` towards −∞; $0 ≤ ratio < 1$.
         This is the exact cost of a density that repeats a block geometrically (a staircase
         tail, or the tail that closes a finite LP grid). Raises `ValueError` when the
-        series does not converge (a cost growing faster than ``ratio^(−k)``).
+        series does not converge (a cost growing faster than $ratio^{−k}$).
         """
         period, ratio = _check_period_ratio(period, ratio)
         a_arr, b_arr = np.broadcast_arrays(_as_errors("a", a), _as_errors("b", b))
@@ -207,7 +214,7 @@ class Cost(ABC):
         )
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
-        """``Σ_{k≥0} ratio^k c(x + k·period)``: discrete analogue of
+        """$Σ_{k≥0} ratio^k c(x + k·period)$: discrete analogue of
         [`periodic_integral`][periodic_integral]."""
         period, ratio = _check_period_ratio(period, ratio)
         x_arr = _as_errors("x", x)
@@ -221,7 +228,7 @@ class Cost(ABC):
         )
 
     def loss_matrix(self, inputs: ArrayLike, outputs: ArrayLike) -> FloatArray:
-        """``L[i, r] = c(outputs[r] − inputs[i])``: loss of answer ``r`` when the truth is ``i``."""
+        """$L[i, r] = c(outputs[r] − inputs[i])$: loss of answer ``r`` when the truth is ``i``."""
         i = _as_errors("inputs", inputs).reshape(-1, 1)
         r = _as_errors("outputs", outputs).reshape(1, -1)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -245,7 +252,7 @@ class Cost(ABC):
             )
 
     def mirrored(self) -> Cost:
-        """The cost ``e ↦ c(−e)`` (itself when symmetric)."""
+        """The cost $e ↦ c(−e)$ (itself when symmetric)."""
         if self.symmetric:
             return self
         return _Mirrored(self)

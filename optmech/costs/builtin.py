@@ -163,7 +163,7 @@ class _PowerLike(Cost):
 
 
 class Power(_PowerLike):
-    """``c(e) = |e|^p`` for ``p > 0``.
+    """$c(e) = |e|^p$ for ``p > 0``.
 
     Parameters
     ----------
@@ -214,21 +214,36 @@ class _FixedPower(Power):
 
 
 class Absolute(_FixedPower):
-    """``c(e) = |e|`` (the ℓ¹ cost)."""
+    """``c(e) = |e|`` (the ℓ¹ cost).
+
+    Examples
+    --------
+    >>> from optmech.costs import Absolute
+    >>> cost = Absolute()
+    >>> cost([-2.0, 0.5]).tolist(), float(cost.integral(-1.0, 2.0))
+    ([2.0, 0.5], 2.5)
+    """
 
     _exponent = 1.0
     _label = "abs"
 
 
 class Squared(_FixedPower):
-    """``c(e) = e²`` (the ℓ² cost, i.e. the noise power)."""
+    """$c(e) = e²$ (the ℓ² cost, i.e. the noise power).
+
+    Examples
+    --------
+    >>> from optmech.costs import Squared
+    >>> Squared()([-2.0, 3.0]).tolist(), round(float(Squared().integral(0.0, 3.0)), 12)
+    ([4.0, 9.0], 9.0)
+    """
 
     _exponent = 2.0
     _label = "squared"
 
 
 class Asymmetric(_PowerLike):
-    """``c(e) = over · e^p`` for ``e ≥ 0`` (over-estimates), ``under · |e|^p`` for ``e < 0``.
+    """$c(e) = over · e^p$ for $e ≥ 0$ (over-estimates), $under · |e|^p$ for ``e < 0``.
 
     Monotone in ``|e|`` but not symmetric unless ``over == under``: the costs no theorem covers.
 
@@ -269,7 +284,7 @@ class ZeroOne(Cost):
     Parameters
     ----------
     tolerance : float, default 0
-        Non-negative, finite. With 0 on integer errors this is the 0-1 loss ``1[r ≠ i]``.
+        Non-negative, finite. With 0 on integer errors this is the 0-1 loss $1[r ≠ i]$.
 
     Examples
     --------

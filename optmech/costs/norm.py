@@ -20,7 +20,7 @@ Exact cell averages (closed forms, correct to rounding):
   diagonal. In local coordinates ``u = c₁ + s``, ``v = c₂ + t`` (centres ``c``, half-widths
   ``h``, and by the symmetries of ``|u − v|`` ``δ = |c₁ − c₂| ≥ 0``, ``h₁ ≤ h₂``), the inner
   integral across the diagonal is ``G(z) = ∫_{−h₂}^{h₂} |z − t| dt = z² + h₂²`` for
-  ``|z| ≤ h₂`` and ``2h₂|z|`` beyond, and ``z = δ + s`` never falls below ``−h₂``, so::
+  ``|z| ≤ h₂`` and ``2h₂|z|`` beyond, and ``z = δ + s`` never falls below ``−h₂``, so:
 
       ∫∫ |u − v| = w_L ((z₀² + z₀z₁ + z₁²)/3 + h₂²) + h₂ w_U (z₂ + z₃),
       z₀ = δ − h₁,  w_L = min(2h₁, h₂ − δ + h₁)₊,  z₁ = z₀ + w_L   (the part |z| ≤ h₂)
@@ -271,7 +271,7 @@ def _tensor_rule(n: int, d: int) -> tuple[FloatArray, FloatArray]:
 
 
 class Norm:
-    """The vector cost ``c(x) = ‖x‖_q^p`` for ``x ∈ ℝ^d``, ``q ∈ {1, 2, ∞}``, ``p > 0``.
+    """The vector cost $c(x) = ‖x‖_q^p$ for $x ∈ ℝ^d$, ``q ∈ {1, 2, ∞}``, ``p > 0``.
 
     A separate class from [`optmech.costs.Cost`][optmech.costs.Cost] (whose costs are of a scalar
     error): it is the cost of the multi-dimensional staircase (Kulesza, Suresh & Wang (2025)),
@@ -379,7 +379,7 @@ class Norm:
             Finite corners with ``upper > lower`` in every coordinate.
         return_error : bool, default False
             Also return an error estimate: 0 where the average is exact (see
-            [`has_exact_cell_average`][has_exact_cell_average]), else ``|Q_n − Q_2n| + 1e-14|Q_2n|``
+            [`has_exact_cell_average`][has_exact_cell_average]), else $|Q_n − Q_2n| + 1e-14|Q_2n|$
             of the two Gauss–Legendre rules (tensor rules over the sign orthants for orders 1 and 2,
             the knot rule for order inf; module docstring).
 
@@ -392,9 +392,9 @@ class Norm:
         Raises
         ------
         ValueError
-            Bad shapes, non-finite corners, ``upper ≤ lower``.
+            Bad shapes, non-finite corners, $upper ≤ lower$.
         NotImplementedError
-            No closed form and ``d > 4`` (the tensor rule would need ``n^d`` nodes per box).
+            No closed form and ``d > 4`` (the tensor rule would need $n^d$ nodes per box).
         """
         return_error = check_flag("return_error", return_error)
         lo, hi = self._boxes(lower, upper)

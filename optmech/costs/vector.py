@@ -57,7 +57,7 @@ def _images(x: FloatArray, group: str) -> list[FloatArray]:
 
 
 class VectorCustom:
-    """A user cost of a vector error ``x ∈ ℝ²`` from a vectorised callable.
+    """A user cost of a vector error $x ∈ ℝ²$ from a vectorised callable.
 
     Parameters
     ----------
@@ -68,10 +68,18 @@ class VectorCustom:
         The group the cost is invariant under; inferred by probing ``fn`` at 4096 random points
         (a declared group the probe contradicts raises `ValueError`).
     growth : (float, float), optional
-        ``(C, p)`` with ``c(x) ≤ C(1 + ‖x‖∞)^p`` everywhere (module docstring); default
+        ``(C, p)`` with $c(x) ≤ C(1 + ‖x‖∞)^p$ everywhere (module docstring); default
         ``(1, 2)`` is *checked* only at the probe points.
     name : str, optional
         Label used in tables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from optmech.costs import VectorCustom
+    >>> euclid = VectorCustom(lambda x: np.hypot(x[..., 0], x[..., 1]), symmetry="dihedral")
+    >>> float(euclid(np.array([[3.0, 4.0]]))[0])
+    5.0
     """
 
     def __init__(
@@ -158,7 +166,7 @@ class VectorCustom:
         self, lower: npt.ArrayLike, upper: npt.ArrayLike, *, return_error: bool = False
     ) -> Any:
         """Average over boxes ``[lower, upper]`` (shape (..., 2)) by tensor Gauss–Legendre; with
-        ``return_error``, also ``|Q_12 − Q_24| + 1e-14|Q_24|``."""
+        ``return_error``, also $|Q_{12} − Q_{24}| + 1e-14|Q_{24}|$."""
         lo = np.asarray(lower, dtype=np.float64)
         hi = np.asarray(upper, dtype=np.float64)
         lo, hi = np.broadcast_arrays(lo, hi)

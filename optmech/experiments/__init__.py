@@ -5,34 +5,29 @@ Each experiment is a module of this package with a function
 ``figure.png`` and ``summary.md`` into ``out_dir`` (default ``./results/NAME``); ``quick``
 runs a small version. The registry maps the command-line names to the modules:
 
-========================  ==========================================================================
-``staircase-gain``        staircase vs Laplace gain vs ε, closed form and LP (Geng & Viswanath 2016,
-                          Fig. 2)
-``gamma-star``            γ* vs ε for several costs and the heuristic γ̃ (Geng & Viswanath 2016,
-                          Fig. 4, §V)
-``lp-convergence``        LP-vs-closed-form gap as the resolution m grows (see the docs' theory
-                          page on exact discretisation)
-``zero-delta``            (0, δ): optimal cost vs δ, the atom from δ = p/(p+1) (Geng, Ding, Guo &
-                          Kumar 2019)
-``grs-users``             random Bayesian users: LP vs G + Bayes remap (Ghosh, Roughgarden &
-                          Sundararajan 2012)
-``minimax-remaps``        minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
-``custom-loss-gallery``   asymmetric, threshold and (ε, δ) designs vs baselines
-``zcdp-lattice``          optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian (Canonne, Kamath
-                          & Steinke 2020)
-``gdp-lattice``           optimal noise on ℤ under μ-GDP vs the rounded Gaussian (Dong, Roth & Su
-                          2022)
-``composition``           δ(ε) after k = 1, 10, 100 compositions: Laplace, staircase, Gaussian,
-                          designed noise (dp_accounting PLDs)
-``noise-2d``              noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dimensional staircase, two
-                          1-D staircases at ε/2 and product Laplace (Geng, Kairouz, Oh &
-                          Viswanath 2015; Kulesza, Suresh & Wang 2025)
-``label-dp``              label DP for regression: RR-on-Bins, the LP optimum, the unbiased
-                          optimum, Laplace and staircase vs ε (Ghazi et al. 2023; Badanidiyuru
-                          et al. 2023)
-``ldp-extremal``          local DP: the mutual-information / KL optimum vs the binary mechanism
-                          and randomized response across ε (Kairouz, Oh & Viswanath 2016)
-========================  ==========================================================================
+- ``staircase-gain``: staircase vs Laplace gain vs ε, closed form and LP (Geng & Viswanath 2016,
+  Fig. 2)
+- ``gamma-star``: γ* vs ε for several costs and the heuristic γ̃ (Geng & Viswanath 2016, Fig. 4, §V)
+- ``lp-convergence``: LP-vs-closed-form gap as the resolution m grows (see the docs' theory page on
+  exact discretisation)
+- ``zero-delta``: (0, δ): optimal cost vs δ, the atom from δ = p/(p+1) (Geng, Ding, Guo & Kumar
+  2019)
+- ``grs-users``: random Bayesian users: LP vs G + Bayes remap (Ghosh, Roughgarden & Sundararajan
+  2012)
+- ``minimax-remaps``: minimax users: LP vs G + best randomized remap (Gupte & Sundararajan)
+- ``custom-loss-gallery``: asymmetric, threshold and (ε, δ) designs vs baselines
+- ``zcdp-lattice``: optimal noise on ℤ under ρ-zCDP vs the discrete Gaussian (Canonne, Kamath &
+  Steinke 2020)
+- ``gdp-lattice``: optimal noise on ℤ under μ-GDP vs the rounded Gaussian (Dong, Roth & Su 2022)
+- ``composition``: δ(ε) after k = 1, 10, 100 compositions: Laplace, staircase, Gaussian, designed
+  noise (dp_accounting PLDs)
+- ``noise-2d``: noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dimensional staircase, two 1-D
+  staircases at ε/2 and product Laplace (Geng, Kairouz, Oh & Viswanath 2015; Kulesza, Suresh & Wang
+  2025)
+- ``label-dp``: label DP for regression: RR-on-Bins, the LP optimum, the unbiased optimum, Laplace
+  and staircase vs ε (Ghazi et al. 2023; Badanidiyuru et al. 2023)
+- ``ldp-extremal``: local DP: the mutual-information / KL optimum vs the binary mechanism and
+  randomized response across ε (Kairouz, Oh & Viswanath 2016)
 
 Examples
 --------
@@ -89,7 +84,18 @@ ABOUT: dict[str, tuple[str, str, str]] = {
 
 
 def get_experiment(name: str) -> Callable[..., ExperimentResult]:
-    """The ``run`` function of experiment ``name``; ValueError listing the names if unknown."""
+    """The ``run`` function of experiment ``name``; ValueError listing the names if unknown.
+
+    Examples
+    --------
+    >>> from optmech.experiments import get_experiment
+    >>> get_experiment("gamma-star").__module__
+    'optmech.experiments.gamma_star'
+    >>> get_experiment("gamma_star")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `name` must be one of staircase-gain, gamma-star, lp-convergence, zero-delta, ...
+    """
     if not isinstance(name, str) or name not in EXPERIMENTS:
         raise ValueError(f"`name` must be one of {', '.join(EXPERIMENTS)}; got {name!r}.")
     module = importlib.import_module(f"optmech.experiments.{EXPERIMENTS[name]}")
@@ -104,7 +110,19 @@ def run_experiment(
     quick: bool = False,
     **kwargs: Any,
 ) -> ExperimentResult:
-    """Run experiment ``name`` (see the module docstring) and return its result."""
+    """Run experiment ``name`` (see the module docstring) and return its result.
+
+    Examples
+    --------
+    >>> from optmech.experiments import run_experiment
+    >>> result = run_experiment("gamma-star", "results/gamma-star", quick=True)  # doctest: +SKIP
+    >>> result.csv.name, sorted(result.headline)[:2]  # doctest: +SKIP
+    ('results.csv', ['gamma_abs_eps_min', 'max_direct_gap'])
+    >>> run_experiment("no-such-experiment")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `name` must be one of staircase-gain, gamma-star, lp-convergence, zero-delta, ...
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"`seed` must be an integer in [0, inf); got {seed!r}.")
     if not isinstance(quick, bool):

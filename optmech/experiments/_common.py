@@ -82,6 +82,16 @@ class ExperimentResult:
         The seed of the run.
     quick : bool
         Whether the small version ran.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from optmech.experiments import ExperimentResult
+    >>> out = Path("results/gamma-star")
+    >>> result = ExperimentResult("gamma-star", out, out / "results.csv", out / "figure.png",
+    ...                           out / "summary.md", headline={"max_direct_gap": 1e-7})
+    >>> result.csv.name, result.quick
+    ('results.csv', False)
     """
 
     name: str

@@ -276,6 +276,16 @@ def to_opendp(obj: Any, *, float_sampling: bool = False, delta: float | None = N
         query's.
     TypeError
         An object that does not describe itself, or noise in more than one dimension.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.interop import to_opendp
+    >>> meas = to_opendp(optmech.Geometric(epsilon=1.0))  # an OpenDP Measurement on integers
+    >>> meas.map(1)  # its privacy map: the certified ε for a d_in of 1
+    1.0
+    >>> isinstance(meas(10), int)
+    True
     """
     float_sampling = check_flag("float_sampling", float_sampling)
     if delta is not None:

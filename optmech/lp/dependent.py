@@ -3,7 +3,7 @@
 For an integer query ``t`` with integer sensitivity Δ, let the noise law depend on the query
 value, ``K(t) = t + X_t``, periodic in ``t`` with period ``P`` (Geng & Viswanath (2016), §VI,
 "query-output dependent noise"). ε-DP requires, for every ``t``, every shift ``|d| ≤ Δ`` and
-every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``::
+every output ``y``, ``P(y | t) ≤ e^ε P(y | t + d)``, i.e. with ``p_t`` the pmf of ``X_t``:
 
     p_t(k) ≤ e^ε p_{(t + d) mod P}(k − d)        for all k ∈ ℤ, 0 < |d| ≤ Δ, t = 0..P−1.
 
@@ -482,10 +482,10 @@ def dependent_noise_lp(
         Cost of the noise (any cost whose geometric tail sums converge; the theorem needs it
         symmetric and non-decreasing in ``|e|``).
     period : int, optional
-        Period ``P`` of the dependence on ``t``; default ``2Δ``. ``P = 1`` is query-independent
+        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent
         noise.
     half_width : int, optional
-        Grid ``−K..K`` with ``K ≥ Δ``; default ``3Δ``.
+        Grid $−K..K$ with $K ≥ Δ$; default $3Δ$.
     solver : str, optional
         cvxpy solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
         retries of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].

@@ -244,8 +244,8 @@ def design_noise(
     constraints : Constraint, callable or sequence of them, optional
         Conditions of the caller's own on the noise ``Z``
         ([`optmech.constraints`][optmech.constraints]): ``Unbiased()`` (``E Z = 0``),
-        ``MaxRisk(b)`` (``E ℓ(Z) ≤ b`` for ``cost``), ``MaxCost(c, b)`` (``E c(Z) ≤ b``),
-        ``TailBound(t, q)`` (``P(|Z| > t) ≤ q``), ``Monotone()`` (always true for additive
+        ``MaxRisk(b)`` ($E ℓ(Z) ≤ b$ for ``cost``), ``MaxCost(c, b)`` ($E c(Z) ≤ b$),
+        ``TailBound(t, q)`` ($P(|Z| > t) ≤ q$), ``Monotone()`` (always true for additive
         noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
         [`NoiseVariables`][optmech.lp.additive.constraint_rows.NoiseVariables] and returns
         cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
@@ -262,16 +262,16 @@ def design_noise(
     Other Parameters
     ----------------
     resolution : int, optional
-        Cells per Δ, ``m ≥ 1``. On a uniform grid the default is ``20(1 + e^(ε/2))`` for ε-DP
+        Cells per Δ, $m ≥ 1$. On a uniform grid the default is $20(1 + e^{ε/2})$ for ε-DP
         (about 20 cells on the staircase's top step; Geng & Viswanath (2016), §V-B), capped at
         400; 20 for (ε, δ) and privacy profiles; 8 for zCDP, Rényi DP and Gaussian DP. On a
         graded grid it counts the cells of the coarse part (default 40). Integer noise has Δ
         points per Δ: give None or Δ. In 2-D: ``m`` cells per Δ, in [1, 64] (default 8).
     periods : int, optional
-        Periods of Δ on each side of the origin, ``K ≥ 1``, beyond which the tails continue
+        Periods of Δ on each side of the origin, $K ≥ 1$, beyond which the tails continue
         geometrically. Default for ε-DP 3 on a uniform grid and 1 on a graded one; for (ε, δ) one
         more than the truncated Laplace's support (Geng, Ding, Guo & Kumar (2020)); for (0, δ)
-        one more than ``1/(2δ)``; for zCDP, Rényi DP and GDP about seven scales of the matching
+        one more than $1/(2δ)$; for zCDP, Rényi DP and GDP about seven scales of the matching
         Gaussian ([`default_periods`][optmech.lp.additive.spec.default_periods]).
     integer : bool, default False
         Noise on ℤ for integer queries (then ``sensitivity`` is an integer ≥ 1): the result is a

@@ -177,6 +177,15 @@ class RemapResult(MechanismResult):
         remaps solve an LP (`optmech.lp.user.remap_lp`): the value is evaluated at the
         returned ``T`` on the true coefficients and rounded up; the lower bound is Lagrangian,
         rounded down.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> best = optmech.geometric_bayes([0.25, 0.25, 0.25, 0.25], "abs", 1.0)
+    >>> best.kind, best.remap.shape, best.mechanism.shape
+    (<RemapKind.BAYES: 'bayes'>, (4, 4), (4, 4))
+    >>> bool(best.lower_bound <= best.value)
+    True
     """
 
     remap: FloatArray
@@ -245,19 +254,19 @@ def bayes_remap(
 ) -> RemapResult:
     """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, cost)`` (GRS §2.2).
 
-    ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` for every output ``z`` (vectorised: one matrix
+    $r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)$ for every output ``z`` (vectorised: one matrix
     product ``Mᵀ diag(p) L`` and an argmin per row; ties go to the smallest ``r``).
 
     Parameters
     ----------
     mechanism : array_like, shape (N, m)
-        Rows are the inputs ``0..N−1`` (a count query when ``cost`` is a cost).
+        Rows are the inputs $0..N−1$ (a count query when ``cost`` is a cost).
     prior : array_like, shape (N,)
         Sums to 1 (or ``normalize=True``).
     cost : Cost, str, callable or array_like
-        A cost of ``answer − input``, or a loss matrix ``L[i, r]`` of shape (N, k).
+        A cost of $answer − input$, or a loss matrix ``L[i, r]`` of shape (N, k).
     outputs : array_like, optional
-        The answers ``r`` (default ``0..N−1`` for a cost, ``0..k−1`` for a matrix).
+        The answers ``r`` (default $0..N−1$ for a cost, $0..k−1$ for a matrix).
 
     Examples
     --------
@@ -295,23 +304,23 @@ def minimax_remap(
 ) -> RemapResult:
     """The best randomized remap for a minimax user: an LP over row-stochastic ``T``.
 
-    Minimises ``max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)`` (Gupte & Sundararajan (2010)). Solved
+    Minimises $max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)$ (Gupte & Sundararajan (2010)). Solved
     robustly (rescaled and the other solver on failure) with coefficients below 1e-12 of their
     row's largest left out (``M`` may hold entries like e^-90), and certified on the true LP:
-    the value is evaluated at the returned ``T`` (clipped to ``≥ 0``, rows normalised) and
+    the value is evaluated at the returned ``T`` (clipped to $≥ 0$, rows normalised) and
     rounded up, the lower bound is Lagrangian and rounded down
     (`optmech.lp.user.remap_lp`).
 
     Parameters
     ----------
     mechanism : array_like, shape (N, m)
-        Rows are the inputs ``0..N−1``.
+        Rows are the inputs $0..N−1$.
     cost : Cost, str, callable or array_like
-        A cost of ``answer − input`` or a loss matrix of shape (N, k).
+        A cost of $answer − input$ or a loss matrix of shape (N, k).
     side_information : collection of int, optional
         The inputs S (default all).
     outputs : array_like, optional
-        The answers (default ``0..N−1`` / ``0..k−1``).
+        The answers (default $0..N−1$ / $0..k−1$).
     solver : str, optional
         LP solver (default by `optmech.lp.solve.SOLVER_POLICY` ``["remap"]``).
     accuracy : float, default 1e-6
@@ -397,7 +406,7 @@ def geometric_bayes(
     prior : array_like, shape (n + 1,)
         Prior over ``{0..n}``.
     cost : Cost, str, callable or array_like
-        Cost of ``r − i`` or loss matrix of shape (n + 1, n + 1).
+        Cost of $r − i$ or loss matrix of shape (n + 1, n + 1).
     epsilon : float
         In (0, 50].
     require_monotone : bool, default True
@@ -435,7 +444,7 @@ def geometric_minimax(
     Parameters
     ----------
     cost : Cost, str, callable or array_like
-        Cost of ``r − i`` (then ``n`` is needed) or a square loss matrix.
+        Cost of $r − i$ (then ``n`` is needed) or a square loss matrix.
     epsilon : float
         In (0, 50].
     n : int, optional
@@ -540,12 +549,12 @@ def remap_of_geometric(
 ) -> GeometricRemapTest:
     """Test whether ``M = G T`` for some row-stochastic ``T``, and return ``T`` (GRS §5).
 
-    ``G⁻¹M ≥ 0`` decides it exactly in exact arithmetic. Numerically, if ``M = G T + E`` with
-    ``|E| ≤ atol`` entrywise, then ``G⁻¹M = T + G⁻¹E`` and ``|G⁻¹E|[i, r] ≤ κ_i · atol`` with
-    ``κ_i = ‖row i of G⁻¹‖₁`` (``((1 + α)/(1 − α))²`` inside, ``(1 + α)/(1 − α)`` at the ends).
-    An entry is accepted as non-negative when it is at least ``−(κ_i atol + 8u s)``, where ``s``
+    $G⁻¹M ≥ 0$ decides it exactly in exact arithmetic. Numerically, if ``M = G T + E`` with
+    $|E| ≤ atol$ entrywise, then $G⁻¹M = T + G⁻¹E$ and $|G⁻¹E|[i, r] ≤ κ_i · atol$ with
+    $κ_i = ‖row i of G⁻¹‖₁$ ($((1 + α)/(1 − α))²$ inside, $(1 + α)/(1 − α)$ at the ends).
+    An entry is accepted as non-negative when it is at least $−(κ_i atol + 8u s)$, where ``s``
     is the sum of the magnitudes of the three terms that formed it (floating-point rounding,
-    ``u = 2^-53``). The tolerance is therefore *relative to the accuracy of M's entries*, not to
+    $u = 2^{-53}$). The tolerance is therefore *relative to the accuracy of M's entries*, not to
     their size: entries of ``G`` as small as e^-45 play no role, and a mechanism that misses
     being a remap by more than the accuracy of its entries is rejected.
 
@@ -600,7 +609,7 @@ def is_remap_of_geometric(
 ) -> tuple[bool, FloatArray]:
     """Whether ``M = G T`` for a row-stochastic ``T`` (within ``atol``); returns ``(ok, T)``.
 
-    See [`remap_of_geometric`][remap_of_geometric] for the test and its tolerance; ``T`` is ``G⁻¹M``
+    See [`remap_of_geometric`][remap_of_geometric] for the test and its tolerance; ``T`` is $G⁻¹M$
     clipped at 0 and row-normalised.
 
     Examples
@@ -630,13 +639,13 @@ def constraint_matrix(
     """The GRS constraint matrix (GRS §5, Fig. 3) of a count-query mechanism.
 
     Entry ``[i, r]`` describes rows ``i, i + 1`` at output ``r``: ``"Z"`` if column ``r`` is zero,
-    ``"L"`` if ``x[i, r] = e^ε x[i+1, r]``, ``"H"`` if ``x[i+1, r] = e^ε x[i, r]``, ``"S"``
+    ``"L"`` if $x[i, r] = e^ε x[i+1, r]$, ``"H"`` if $x[i+1, r] = e^ε x[i, r]$, ``"S"``
     otherwise.
 
     Tolerances: a solver's vertex is exact only to its absolute feasibility tolerance (about
     1e-10 for HiGHS here), so entries at or below ``atol`` are noise. A column whose largest
     entry is at most ``atol`` is ``Z`` (a used column of a remap of ``G`` has an entry of at
-    least ``tanh(ε/2)``, far above). A pair of entries both at most ``atol`` is classified by
+    least $tanh(ε/2)$, far above). A pair of entries both at most ``atol`` is classified by
     its side of the column's maximum — ``H`` above, ``L`` below — which is what every column of
     a remap of ``G`` shows (Lemma 5.10). Other pairs are equal when they agree within ``rtol``
     relative plus ``atol`` absolute.
@@ -699,6 +708,15 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     ValueError
         A column is not of the form H…H S…S L…L, or the intervals do not partition {0..n}
         (the mechanism is not an optimal vertex for a monotone loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> G = optmech.truncated_geometric(2, epsilon=1.0)
+    >>> C = optmech.constraint_matrix(G, 1.0)  # G itself: the identity remap
+    >>> optmech.remap_from_constraint_matrix(C).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     c = np.asarray(matrix, dtype=str)
     if c.ndim != 2 or c.shape[0] < 1:

@@ -165,6 +165,15 @@ class SolveInfo:
     attempts : tuple of optmech.provenance.Attempt
         Every attempt of [`solve_robust`][solve_robust], the successful one last (just this one for
         [`solve`][solve]).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from optmech.lp.solve import solve
+    >>> x = cp.Variable(2, nonneg=True)
+    >>> info = solve(cp.Problem(cp.Minimize(x[0] + 2 * x[1]), [x[0] + x[1] >= 1]))
+    >>> info.status, round(info.objective, 6)
+    ('optimal', 1.0)
     """
 
     solver: str

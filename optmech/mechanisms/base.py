@@ -68,6 +68,16 @@ class NoiseDistribution(NoiseStatistics, ABC):
         The query sensitivity Δ the noise is calibrated for.
     privacy : PureDP or ApproxDP
         The guarantee the noise gives for queries of that sensitivity.
+
+    Examples
+    --------
+    >>> from optmech import Laplace
+    >>> from optmech.mechanisms import NoiseDistribution
+    >>> noise = Laplace(epsilon=1.0)
+    >>> isinstance(noise, NoiseDistribution), round(noise.expected_cost("abs"), 9)
+    (True, 1.0)
+    >>> noise.rvs(3, rng=0).shape, noise.privacy
+    ((3,), PureDP(epsilon=1.0))
     """
 
     #: ``True`` for noise on the integers (``pmf``), ``False`` for a density (``pdf``).
@@ -114,14 +124,14 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def cdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X ≤ x)``, broadcast over ``x`` (a step function of ``x`` for noise on ℤ)."""
+        """$P(X ≤ x)$, broadcast over ``x`` (a step function of ``x`` for noise on ℤ)."""
         return _out(self._cdf(self._points(x)))
 
     @pointwise
     def sf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``P(X > x) = 1 − cdf(x)``, computed directly: full relative precision in the tail.
+        """$P(X > x) = 1 − cdf(x)$, computed directly: full relative precision in the tail.
 
-        On ℤ this is ``P(X ≥ floor(x) + 1)``.
+        On ℤ this is $P(X ≥ floor(x) + 1)$.
 
         Parameters
         ----------
@@ -137,7 +147,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X ≤ x)``, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
+        """$log P(X ≤ x)$, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
         step function of ``x`` for noise on ℤ)."""
         return _out(self._logcdf(self._points(x)))
 
@@ -149,7 +159,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def ppf(self, q: npt.ArrayLike) -> FloatArray | float:
-        """Quantile function: the smallest ``x`` with ``cdf(x) ≥ q``, for ``q`` in [0, 1]."""
+        """Quantile function: the smallest ``x`` with $cdf(x) ≥ q$, for ``q`` in [0, 1]."""
         arr = _as_points("q", q)
         if np.any((arr < 0) | (arr > 1)):
             raise ValueError("`q` must be in [0, 1]; got values outside it.")
@@ -334,7 +344,17 @@ class _SymmetricNoise(NoiseDistribution):
 
 
 class ContinuousNoise(NoiseDistribution):
-    """Noise with a density on ℝ."""
+    """Noise with a density on ℝ.
+
+    Examples
+    --------
+    >>> from optmech import Laplace, Staircase
+    >>> from optmech.mechanisms import ContinuousNoise
+    >>> isinstance(Laplace(epsilon=1.0), ContinuousNoise), Laplace(epsilon=1.0).discrete
+    (True, False)
+    >>> round(float(Staircase.optimal(epsilon=1.0, cost="abs").cdf(0.0)), 9)
+    0.5
+    """
 
     discrete = False
 
@@ -352,12 +372,21 @@ class ContinuousNoise(NoiseDistribution):
 
     @pointwise
     def logpdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log`` of the density at ``x`` (``−inf`` off the support), exact in the tails."""
+        """``log`` of the density at ``x`` ($−inf$ off the support), exact in the tails."""
         return _out(self._logpdf(_as_points("x", x)))
 
 
 class DiscreteNoise(NoiseDistribution):
-    """Noise on the integers ℤ."""
+    """Noise on the integers ℤ.
+
+    Examples
+    --------
+    >>> from optmech import Geometric
+    >>> from optmech.mechanisms import DiscreteNoise
+    >>> g = Geometric(epsilon=1.0)
+    >>> isinstance(g, DiscreteNoise), g.discrete, round(float(g.pmf(0)), 6)
+    (True, True, 0.462117)
+    """
 
     discrete = True
 
@@ -384,7 +413,7 @@ class DiscreteNoise(NoiseDistribution):
 
     @pointwise
     def logpmf(self, k: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X = k)``: ``−inf`` at non-integers, finite where ``pmf`` underflows."""
+        """``log P(X = k)``: $−inf$ at non-integers, finite where ``pmf`` underflows."""
         return self._on_integers(k, self._logpmf, -np.inf)
 
     def _periodic_grid(self, period: int, ratio: float) -> GridDescription:

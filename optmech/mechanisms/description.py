@@ -94,16 +94,16 @@ CERTIFIERS: dict[SourceKind, str] = {
 def cells_within_reach(sensitivity: float, width: float) -> int:
     """Cells a shift by at most ``sensitivity`` can move a point on cells of ``width``.
 
-    ``ceil(Δ/h)`` of the *exact* rational ``Δ/h`` (both floats are dyadic rationals): the
-    integer itself when ``Δ`` is an exact multiple of ``h``, otherwise the next integer, however
-    close ``Δ/h`` is to an integer, since a shift reaching past a cell edge by any positive
+    $ceil(Δ/h)$ of the *exact* rational $Δ/h$ (both floats are dyadic rationals): the
+    integer itself when $Δ$ is an exact multiple of ``h``, otherwise the next integer, however
+    close $Δ/h$ is to an integer, since a shift reaching past a cell edge by any positive
     amount lands in the next cell. Pairs of cells this far apart constrain a pure-DP density
     (Geng & Viswanath, 2016).
 
     Parameters
     ----------
     sensitivity : float
-        ``Δ``, in (0, inf).
+        $Δ$, in (0, inf).
     width : float
         Cell width ``h``, in (0, inf).
 

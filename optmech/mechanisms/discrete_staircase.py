@@ -183,7 +183,7 @@ def _costs_over_r(cost: Cost, eps: float, delta: int, r: npt.ArrayLike) -> Float
 class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     """Discrete staircase noise on ℤ (Geng & Viswanath 2016, discrete setting).
 
-    ε-DP for integer queries of sensitivity Δ: ``p(i) ≤ e^ε p(i + d)`` for ``|d| ≤ Δ``.
+    ε-DP for integer queries of sensitivity Δ: $p(i) ≤ e^ε p(i + d)$ for $|d| ≤ Δ$.
 
     Parameters
     ----------
@@ -203,8 +203,8 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     -----
     Sampling: with probability ``p(0)`` the noise is 0; otherwise ``|X| − 1 = G'Δ + J'`` with
     ``G'`` geometric (``P(G' = i) = (1 − b)b^i``) and ``J' ∈ {0 … Δ−1}`` independent of it,
-    ``P(J' = j) ∝ 1`` for ``j < r − 1`` and ``∝ b`` otherwise (shifting by one turns the
-    pattern of ``p`` on ``i ≥ 1`` into a product form), and a fair sign. ``J'`` comes from one
+    ``P(J' = j) ∝ 1`` for $j < r − 1$ and $∝ b$ otherwise (shifting by one turns the
+    pattern of ``p`` on $i ≥ 1$ into a product form), and a fair sign. ``J'`` comes from one
     uniform through the inverse cdf of its piecewise-uniform relaxation.
 
     Examples
@@ -264,7 +264,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
 
     # -- self-description -------------------------------------------------------------------
     def grid_description(self) -> GridDescription:
-        """``P(0..Δ−1)`` with tails repeating a period of Δ points times ``e^−ε``: the pmf
+        """$P(0..Δ−1)$ with tails repeating a period of Δ points times $e^{−ε}$: the pmf
         exactly, as [`optmech.certify`][optmech.certify] reads it."""
         return self._periodic_grid(int(self.sensitivity), math.exp(-self._epsilon))
 
@@ -276,11 +276,11 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact_sampling`).
 
-        On ``i ≥ 0`` the pmf is a product: ``i = GΔ + M`` with ``P(G = k) ∝ b^k`` (``b =
+        On $i ≥ 0$ the pmf is a product: $i = GΔ + M$ with $P(G = k) ∝ b^k$ (``b =
         e^(−ε)``, drawn exactly by `geometric_exp`) and ``P(M =
-        m) ∝ 1`` for ``m < r``, ``∝ b`` otherwise. ``M`` is low with probability
-        ``r/(r + (Δ − r)b)``: repeat "low with probability r/Δ, else high with probability b"
-        until one answers (at most ``Δ/r`` rounds on average). A fair sign with ``(−, 0)``
+        m) ∝ 1`` for ``m < r``, $∝ b$ otherwise. ``M`` is low with probability
+        $r/(r + (Δ − r)b)$: repeat "low with probability r/Δ, else high with probability b"
+        until one answers (at most $Δ/r$ rounds on average). A fair sign with $(−, 0)$
         rejected makes it two-sided. ε is the exact value of the float given: the law sampled
         is exactly the family's, ε-DP with no rounding.
 

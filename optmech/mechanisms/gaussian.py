@@ -82,7 +82,7 @@ def _log_delta(sigma: float, epsilon: float, sensitivity: float) -> float:
 
 
 def analytic_gaussian_delta(sigma: float, *, epsilon: float, sensitivity: float = 1.0) -> float:
-    """The least δ for which ``N(0, σ²)`` noise is (ε, δ)-DP at sensitivity Δ (Balle & Wang).
+    """The least δ for which $N(0, σ²)$ noise is (ε, δ)-DP at sensitivity Δ (Balle & Wang).
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def _analytic_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
 
 
 class Gaussian(_SymmetricNoise, ContinuousNoise):
-    """Gaussian noise ``N(0, σ²)`` calibrated for (ε, δ)-DP (Dwork & Roth 2014; Balle & Wang 2018).
+    """Gaussian noise $N(0, σ²)$ calibrated for (ε, δ)-DP (Dwork & Roth 2014; Balle & Wang 2018).
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ class Gaussian(_SymmetricNoise, ContinuousNoise):
     sensitivity : float, default 1
         Query sensitivity Δ, in (0, inf).
     calibration : {"classic", "analytic"}, default "classic"
-        ``"classic"``: ``σ = Δ√(2 ln(1.25/δ))/ε`` (Dwork & Roth, Thm A.1). ``"analytic"``: the
+        ``"classic"``: $σ = Δ√(2 ln(1.25/δ))/ε$ (Dwork & Roth, Thm A.1). ``"analytic"``: the
         smallest σ meeting Balle & Wang's exact condition, rounded up.
 
     Attributes
@@ -214,7 +214,7 @@ class Gaussian(_SymmetricNoise, ContinuousNoise):
 
     # -- self-description -------------------------------------------------------------------
     def privacy_source(self) -> PrivacySource:
-        """The Gaussian law ``N(0, σ²)``: closed-form profile (μ-GDP with ``μ = Δ/σ``) and
+        """The Gaussian law $N(0, σ²)$: closed-form profile (μ-GDP with $μ = Δ/σ$) and
         divergences (kind ``gaussian``)."""
         return self._source(SourceKind.GAUSSIAN, parameters={"sigma": self.sigma})
 

@@ -61,7 +61,7 @@ SENSITIVITY_MAX = 2**53
 
 
 class Geometric(_SymmetricNoise, DiscreteNoise):
-    """Two-sided geometric noise ``P(k) = (1 − β)/(1 + β) β^|k|``, ``β = e^(−ε/Δ)`` (Ghosh,
+    """Two-sided geometric noise $P(k) = (1 − β)/(1 + β) β^{|k|}$, $β = e^{−ε/Δ}$ (Ghosh,
     Roughgarden & Sundararajan 2012).
 
     ε-DP for integer queries of integer sensitivity Δ.
@@ -71,13 +71,13 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     epsilon : float
         Privacy parameter ε, in (0, inf).
     sensitivity : int, default 1
-        Integer sensitivity Δ, in [1, 2**53]. The per-unit rate ``ε/Δ`` must lie in
+        Integer sensitivity Δ, in [1, 2**53]. The per-unit rate $ε/Δ$ must lie in
         [1e-6, 700] (see `EPSILON_MIN`).
 
     Attributes
     ----------
     beta : float
-        ``e^(−ε/Δ)``.
+        $e^{−ε/Δ}$.
     sensitivity : int
 
     Examples
@@ -128,7 +128,7 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone (`optmech.mechanisms.exact_sampling`).
 
-        The law is exactly ``P(k) ∝ e^(−ε|k|/Δ)`` with ε the exact value of the float given
+        The law is exactly $P(k) ∝ e^{−ε|k|/Δ}$ with ε the exact value of the float given
         (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.
 
         Parameters and returns as
@@ -231,15 +231,15 @@ def truncated_geometric(n: int, epsilon: float) -> FloatArray:
     """The range-restricted geometric mechanism ``G`` of GRS (Ghosh, Roughgarden & Sundararajan
     2012).
 
-    ``G[i, j] = P(output j | input i)`` on ``{0..n}`` with ``α = e^(−ε)``:
-    ``α^|i−j| (1 − α)/(1 + α)`` for ``0 < j < n``, ``α^i/(1 + α)`` for ``j = 0`` and
-    ``α^(n−i)/(1 + α)`` for ``j = n``. Rows sum to 1 (the tails of the two-sided geometric
+    ``G[i, j] = P(output j | input i)`` on ``{0..n}`` with $α = e^{−ε}$:
+    $α^{|i−j|} (1 − α)/(1 + α)$ for ``0 < j < n``, $α^i/(1 + α)$ for ``j = 0`` and
+    $α^{n−i}/(1 + α)$ for ``j = n``. Rows sum to 1 (the tails of the two-sided geometric
     folded onto the end points); ε-DP for neighbours ``|i − i'| = 1``.
 
     Parameters
     ----------
     n : int
-        Largest query result, in [1, 5000] (the matrix has ``(n + 1)²`` entries).
+        Largest query result, in [1, 5000] (the matrix has $(n + 1)²$ entries).
     epsilon : float
         Privacy parameter ε, in (0, inf).
 

@@ -149,7 +149,7 @@ def _laplace_quadrature(cost: Cost, scale: float) -> float:
 
 
 class Laplace(_SymmetricNoise, ContinuousNoise):
-    """Laplace noise ``Lap(Δ/ε)``: density ``f(x) = (ε/2Δ) exp(−ε|x|/Δ)``, ε-DP for sensitivity Δ.
+    """Laplace noise $Lap(Δ/ε)$: density $f(x) = (ε/2Δ) exp(−ε|x|/Δ)$, ε-DP for sensitivity Δ.
 
     Dwork, McSherry, Nissim & Smith (2006); the baseline of the staircase (Geng & Viswanath 2016).
 
@@ -158,12 +158,12 @@ class Laplace(_SymmetricNoise, ContinuousNoise):
     epsilon : float
         Privacy parameter ε, in (0, inf).
     sensitivity : float, default 1
-        Query sensitivity Δ, in (0, inf). The scale ``Δ/ε`` must lie in [2.2e-308, 1e300].
+        Query sensitivity Δ, in (0, inf). The scale $Δ/ε$ must lie in [2.2e-308, 1e300].
 
     Attributes
     ----------
     scale : float
-        ``Δ/ε``.
+        $Δ/ε$.
 
     Examples
     --------
@@ -185,7 +185,7 @@ class Laplace(_SymmetricNoise, ContinuousNoise):
 
     @property
     def privacy(self) -> PureDP:
-        """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ``."""
+        """``PureDP(epsilon)``: $f(x) ≤ e^ε f(x + d)$ for all $|d| ≤ Δ$."""
         return PureDP(self._epsilon)
 
     # -- self-description -------------------------------------------------------------------

@@ -181,6 +181,15 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
     Notes
     -----
     The total mass must be 1 to within `MASS_TOLERANCE`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> from optmech.mechanisms import PiecewiseConstantNoise
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> isinstance(noise, PiecewiseConstantNoise), noise.width, len(noise.densities)
+    (True, 0.25, 16)
     """
 
     def __init__(
@@ -225,7 +234,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
 
     @property
     def edges(self) -> FloatArray:
-        """Cell edges of the grid, ``start + h·(0..N)``."""
+        """Cell edges of the grid, $start + h·(0..N)$."""
         return np.asarray(self._law.start + self._law.h * np.arange(self._law.n + 1), np.float64)
 
     @property
@@ -234,7 +243,7 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
         return self._law.values.copy()
 
     def grid_description(self) -> GridDescription:
-        """Cell masses, tails (masses), atom and the exact reach ``Δ/h`` in cells: what
+        """Cell masses, tails (masses), atom and the exact reach $Δ/h$ in cells: what
         [`optmech.certify.noise`][optmech.certify.noise] reads
         ([`GridDescription`][optmech.mechanisms.description.GridDescription]; its mapping access
         ``desc["masses"]`` of earlier versions is deprecated)."""
@@ -401,7 +410,7 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
     @property
     def support(self) -> _PointsAndSupport:
         """Call it: ``support()`` gives ``(a, b)``, the first and last integers with positive
-        mass (``±inf`` with a geometric tail), as ``scipy.stats``.
+        mass ($±inf$ with a geometric tail), as ``scipy.stats``.
 
         Read as an array (the table's integers) it is deprecated: use [`points`][points].
         """

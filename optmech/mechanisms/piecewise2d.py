@@ -108,6 +108,15 @@ class PiecewiseConstantNoise2D(VectorNoise):
     tail_masses : sequence of float, optional
         Each shape's mass outside the box ([`tail_sums`][optmech.mechanisms.tails2d.tail_sums]),
         when already computed for this box and width (not checked).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="l1",
+    ...                              dimension=2, sensitivity_norm="l1", resolution=2, periods=1)
+    >>> isinstance(noise, optmech.PiecewiseConstantNoise2D), noise.pdf(np.zeros((1, 2))).shape
+    (True, (1,))
     """
 
     def __init__(
@@ -168,7 +177,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
     @property
     def box_mass(self) -> float:
-        """Mass of the box ``[−n₀h, n₀h)²``."""
+        """Mass of the box $[−n₀h, n₀h)²$."""
         return self.width**2 * float(np.sum(self.densities))
 
     def description(self) -> dict[str, Any]:

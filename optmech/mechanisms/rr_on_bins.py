@@ -2,7 +2,7 @@
 
 Labels ``x_1 < … < x_n`` with prior ``p``. **RR-on-Bins** partitions the labels into bins
 ``B_1, …, B_k``, gives each bin an output ``ŷ_j``, and answers randomized response over the bins
-(Ghazi et al. (2023))::
+(Ghazi et al. (2023)):
 
     Q(ŷ_j | x) = e^ε / (e^ε + k − 1)   if x ∈ B_j,      1 / (e^ε + k − 1)   otherwise.
 
@@ -13,7 +13,7 @@ the cost of a bin depends on the bin alone. Ghazi et al. (2023) prove that for e
 prior and loss some RR-on-Bins is optimal among *all* ε-DP randomizers with real outputs. For a
 loss non-decreasing in ``|ŷ − x|`` each label prefers the nearest output, so the bins of an
 optimum can be taken contiguous, and the best ``k`` contiguous bins follow from the dynamic
-programme they give::
+programme they give:
 
     A_1(b) = C(1, b),   A_j(b) = min_{a ≤ b} A_{j−1}(a − 1) + C(a, b),
     value = min_k A_k(n) / (e^ε + k − 1),

@@ -16,7 +16,7 @@ Everything here is exact (closed form or a convergent geometric series):
   for ``x ≥ 0`` with ``x/Δ = k + y``, ``P(X > x) = b^k (b/2 + a₁b(1 − max(y, γ)) + a₁(γ − y)₊)``
   (``a₁ = Δa(γ)``), positive terms only; ``logsf`` is ``−εk`` plus the log of the bracket, so it
   stays finite where ``b^k`` underflows; ``sf(x) = cdf(−x)`` by symmetry;
-* ``E|X|`` and ``E X²`` by the closed forms of Geng & Viswanath (2016) (with ``u = b + (1 − b)γ``)::
+* ``E|X|`` and ``E X²`` by the closed forms of Geng & Viswanath (2016) (with ``u = b + (1 − b)γ``):
 
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
       E X² = Δ² (u³ + 3bu + b + b²) / (3u(1 − b)²)
@@ -346,18 +346,18 @@ def _require_theorem_cost(cost: Any, context: str) -> Cost:
 
 # -- the family -----------------------------------------------------------------------------------
 class Staircase(_SymmetricNoise, ContinuousNoise):
-    """Staircase noise ``f_γ`` (Geng & Viswanath 2016): ε-DP for queries of sensitivity Δ.
+    """Staircase noise $f_γ$ (Geng & Viswanath 2016): ε-DP for queries of sensitivity Δ.
 
     Parameters
     ----------
     epsilon : float
         Privacy parameter ε, in [1e-6, 700] (see `EPSILON_MIN`, `EPSILON_MAX`).
     sensitivity : float, default 1
-        Query sensitivity Δ, in (0, inf); the density's peak and its value ``a(γ)b`` on
-        ``[γΔ, Δ)`` must be normal doubles below 1e300, and ``800Δ/ε`` below 1e300.
+        Query sensitivity Δ, in (0, inf); the density's peak and its value $a(γ)b$ on
+        $[γΔ, Δ)$ must be normal doubles below 1e300, and $800Δ/ε$ below 1e300.
     gamma : float
-        Fraction of each period ``[kΔ, (k + 1)Δ)`` on the higher step, in [0, 1]. ``γ = 0``
-        and ``γ = 1`` give piecewise-constant geometric mixtures of uniforms.
+        Fraction of each period $[kΔ, (k + 1)Δ)$ on the higher step, in [0, 1]. $γ = 0$
+        and $γ = 1$ give piecewise-constant geometric mixtures of uniforms.
 
     Attributes
     ----------
@@ -366,11 +366,11 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
 
     Notes
     -----
-    Sampling is Algorithm 1 of Geng, Kairouz, Oh & Viswanath (2015): ``X = S·(G + Y)Δ`` with a fair
-    sign ``S``, a geometric period ``G`` (``P(G = i) = (1 − b)b^i``) and the within-period offset
+    Sampling is Algorithm 1 of Geng, Kairouz, Oh & Viswanath (2015): $X = S·(G + Y)Δ$ with a fair
+    sign ``S``, a geometric period ``G`` ($P(G = i) = (1 − b)b^i$) and the within-period offset
     ``Y`` obtained from one uniform ``V`` by inverting its piecewise-uniform cdf,
-    ``Y = max(uV, (uV − γ(1 − b))/b)`` — the same law as Algorithm 1's ``B`` and ``U`` drawn
-    separately. The steps are classified after rounding ``x/Δ``, which is exact when Δ is a
+    $Y = max(uV, (uV − γ(1 − b))/b)$ — the same law as Algorithm 1's ``B`` and ``U`` drawn
+    separately. The steps are classified after rounding $x/Δ$, which is exact when Δ is a
     power of two.
 
     Examples
@@ -415,7 +415,7 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
             As in [`Staircase`][Staircase] (``sensitivity`` defaults to 1).
         cost : Cost or str
             Symmetric cost non-decreasing in ``|e|`` (the theorem's hypotheses; anything else
-            raises `ValueError`). ``|e|`` and ``e²`` use the closed-form γ*; other costs
+            raises `ValueError`). ``|e|`` and $e²$ use the closed-form γ*; other costs
             a 1-D minimisation of the exact expected cost over γ ∈ [0, 1].
 
         Examples
@@ -435,14 +435,14 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
 
     @property
     def privacy(self) -> PureDP:
-        """``PureDP(epsilon)``: ``f(x) ≤ e^ε f(x + d)`` for all ``|d| ≤ Δ`` (Geng & Viswanath
+        """``PureDP(epsilon)``: $f(x) ≤ e^ε f(x + d)$ for all $|d| ≤ Δ$ (Geng & Viswanath
         2016)."""
         return PureDP(self._epsilon)
 
     # -- self-description -------------------------------------------------------------------
     def privacy_source(self) -> PrivacySource:
-        """A density constant between the edges ``kΔ`` and ``(k + γ)Δ`` (Geng & Viswanath 2016,
-        Thm. 3), cut at the first ``2^jΔ`` with mass beyond below `CUT_MASS` (that mass is
+        """A density constant between the edges $kΔ$ and $(k + γ)Δ$ (Geng & Viswanath 2016,
+        Thm. 3), cut at the first $2^jΔ$ with mass beyond below `CUT_MASS` (that mass is
         stated; its privacy losses are at most ε): kind ``piecewise``."""
         delta = self.sensitivity
         k = 1
@@ -569,7 +569,7 @@ def staircase_gamma_star(
     epsilon : float or array_like
         Values in [1e-6, 700].
     cost : {"abs", "squared"} or Cost, default "abs"
-        Closed forms for ``|e|`` (``1/(1 + e^(ε/2))``) and ``e²``; any other symmetric
+        Closed forms for ``|e|`` ($1/(1 + e^{ε/2})$) and $e²$; any other symmetric
         non-decreasing cost is minimised numerically for each ε.
     sensitivity : float, default 1
         Δ; γ* does not depend on it for power costs.
@@ -601,7 +601,7 @@ def laplace_staircase_ratio(
 ) -> FloatArray | float:
     """Laplace cost / optimal staircase cost, vectorised over ``epsilon`` (Geng & Viswanath 2016).
 
-    Tends to 1 as ε → 0; at ε = 10 it is about 14.84 for ``|e|`` and 23.61 for ``e²``.
+    Tends to 1 as ε → 0; at ε = 10 it is about 14.84 for ``|e|`` and 23.61 for $e²$.
 
     Parameters
     ----------
@@ -644,10 +644,10 @@ def laplace_staircase_ratio(
 
 
 def heuristic_gamma(epsilon: npt.ArrayLike) -> FloatArray | float:
-    """The heuristic ``γ̃ = 1/(1 + e^(ε/2))`` of Geng & Viswanath (2016), §V-B, vectorised over
+    """The heuristic $γ̃ = 1/(1 + e^{ε/2})$ of Geng & Viswanath (2016), §V-B, vectorised over
     ``epsilon``.
 
-    ``P(|X| < γ̃Δ) → 1`` as ε → ∞; it equals γ* for the cost ``|e|``.
+    $P(|X| < γ̃Δ) → 1$ as ε → ∞; it equals γ* for the cost ``|e|``.
 
     Examples
     --------

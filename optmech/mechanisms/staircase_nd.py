@@ -4,7 +4,7 @@ Geng, Kairouz, Oh & Viswanath (2015), *The Staircase Mechanism in Differential P
 JSTSP, define the multi-dimensional staircase; Kulesza, Suresh & Wang (2025), *General
 Staircase Mechanisms for Optimal Differential Privacy*, AISTATS, extend it to any norm and
 dimension. With ``b = e^(−ε)``, ``γ ∈ [0, 1]``, sensitivity Δ and a norm ``‖·‖`` (ℓ1, ℓ2 or
-ℓ∞ here), the density is constant on norm shells::
+ℓ∞ here), the density is constant on norm shells:
 
     f(x) = a b^k        on  kΔ ≤ ‖x‖ < (k + γ)Δ,
          = a b^(k+1)    on  (k + γ)Δ ≤ ‖x‖ < (k + 1)Δ,        k = 0, 1, ...
@@ -17,7 +17,7 @@ ball of radius ``r`` has volume ``c_d r^d`` and a shell ``c_d(r₂^d − r₁^d)
 
 **The series.** Write ``T_s(γ) = Σ_{k≥0} b^k (k + γ)^s`` (a Lerch transcendent). Summing the
 shells and telescoping, ``Σ_k b^k[(k+γ)^s − k^s] + b^(k+1)[(k+1)^s − (k+γ)^s] = (1 − b) T_s(γ)``
-for ``s > 0``, so with ``R = ‖X‖``::
+for ``s > 0``, so with ``R = ‖X‖``:
 
     1        = a c_d Δ^d (1 − b) T_d(γ)                       (normalisation)
     E R^p    = Δ^p · d/(d + p) · T_{d+p}(γ) / T_d(γ)           (ring integral of r^p d(c_d r^d))
@@ -369,9 +369,9 @@ def _ball_index_log_weights(d: int, eps: float, gamma: float) -> FloatArray:
 class StaircaseND(VectorNoise):
     """The d-dimensional staircase noise for shifts in a norm ball (module docstring).
 
-    Geng, Kairouz, Oh & Viswanath (2015) and Kulesza, Suresh & Wang (2025): density ``a b^k``
-    on ``kΔ ≤ ‖x‖ < (k + γ)Δ`` and ``a b^(k+1)`` on ``(k + γ)Δ ≤ ‖x‖ < (k + 1)Δ``,
-    ``a = 1/(c_d Δ^d (1 − b) T_d(γ))``.
+    Geng, Kairouz, Oh & Viswanath (2015) and Kulesza, Suresh & Wang (2025): density $a b^k$
+    on $kΔ ≤ ‖x‖ < (k + γ)Δ$ and $a b^{k+1}$ on $(k + γ)Δ ≤ ‖x‖ < (k + 1)Δ$,
+    $a = 1/(c_d Δ^d (1 − b) T_d(γ))$.
 
     Parameters
     ----------
@@ -442,17 +442,17 @@ class StaircaseND(VectorNoise):
     ) -> StaircaseND:
         """The staircase with the γ minimising ``E cost(X)``.
 
-        ``E ‖X‖_q^p = Δ^p (d/(d + p)) E_μ‖θ‖_q^p T_{d+p}(γ)/T_d(γ)`` (module docstring): γ*
+        $E ‖X‖_q^p = Δ^p (d/(d + p)) E_μ‖θ‖_q^p T_{d+p}(γ)/T_d(γ)$ (module docstring): γ*
         depends on the power ``p`` only, and is found by a 1-D minimisation of the exact
-        ``log T_{d+p} − log T_d`` (bounded Brent, ``xatol`` 1e-12, polished by the root of its
+        $log T_{d+p} − log T_d$ (bounded Brent, ``xatol`` 1e-12, polished by the root of its
         derivative), as `optmech.Staircase.optimal` does for costs without a closed form.
 
-        As ε → 0 the cost depends on γ only at relative order ``ε^(d+1)``: the expansion of the
+        As ε → 0 the cost depends on γ only at relative order $ε^{d+1}$: the expansion of the
         Lerch transcendent in powers of ε, ``T_s(γ) = Γ(s + 1)e^(εγ)ε^(−s−1)
-        + Σ_n ζ(−s − n, γ)(−ε)^n/n!`` with ``ζ(−m, γ) = −B_{m+1}(γ)/(m + 1)``, gives
-        ``log T_{d+p} − log T_d = const + B_{d+1}(γ) ε^(d+1)/(d + 1)! + …`` (Bernoulli
+        + Σ_n ζ(−s − n, γ)(−ε)^n/n!`` with $ζ(−m, γ) = −B_{m+1}(γ)/(m + 1)$, gives
+        $log T_{d+p} − log T_d = const + B_{d+1}(γ) ε^{d+1}/(d + 1)! + …$ (Bernoulli
         polynomials), so γ* tends to the minimiser of ``B_{d+1}`` on [0, 1]: 1/2 for d = 1,
-        ``(1 + 1/√3)/2`` for d = 2, 1 (equivalently 0) for d = 3. Where ``ε^(d+1)`` falls below
+        $(1 + 1/√3)/2$ for d = 2, 1 (equivalently 0) for d = 3. Where $ε^{d+1}$ falls below
         double rounding (e.g. ε ≲ 1e-3 for d = 5) every γ gives the optimal cost to machine
         precision and the γ returned is one of them, not a well-determined γ*.
 
@@ -463,7 +463,7 @@ class StaircaseND(VectorNoise):
         sensitivity : float, default 1
             Δ, in (0, inf).
         cost : Norm
-            ``‖x‖_q^p``, any order, ``d + p ≤ 170``.
+            $‖x‖_q^p$, any order, $d + p ≤ 170$.
         norm : {'l1', 'l2', 'linf'}, default 'l1'
         dimension : int, default 2
             In [1, 64].
@@ -491,14 +491,14 @@ class StaircaseND(VectorNoise):
     # -- privacy ---------------------------------------------------------------------------------
     @property
     def certified_epsilon(self) -> float:
-        """ε: ``f(x) ≤ e^ε f(x + s)`` for every ``x`` and every ``‖s‖ ≤ Δ`` (in `norm`).
+        """ε: $f(x) ≤ e^ε f(x + s)$ for every ``x`` and every $‖s‖ ≤ Δ$ (in `norm`).
 
-        Proof. With ``t = ‖x‖/Δ``, ``f(x) = a b^(n(t))`` where
-        ``n(t) = #{m ≥ 0 : m + γ ≤ t}`` counts the step radii ``(m + γ)Δ`` inside the ball of
-        radius ``‖x‖`` (for ``t`` in ``[k, k + γ)`` it is ``k``, in ``[k + γ, k + 1)`` it is
+        Proof. With $t = ‖x‖/Δ$, $f(x) = a b^{n(t)}$ where
+        ``n(t) = #{m ≥ 0 : m + γ ≤ t}`` counts the step radii $(m + γ)Δ$ inside the ball of
+        radius $‖x‖$ (for ``t`` in $[k, k + γ)$ it is ``k``, in $[k + γ, k + 1)$ it is
         ``k + 1``). The step radii are spaced Δ apart, so a half-open interval of radii of
         length at most Δ contains at most one: ``|n(t) − n(t')| ≤ 1`` when ``|t − t'| ≤ 1``. The
-        triangle inequality of the norm gives ``|‖x + s‖ − ‖x‖| ≤ ‖s‖ ≤ Δ``, hence
+        triangle inequality of the norm gives $|‖x + s‖ − ‖x‖| ≤ ‖s‖ ≤ Δ$, hence
         ``f(x)/f(x + s) = b^(n(t) − n(t')) ≤ b^(−1) = e^ε``. The density is positive everywhere,
         so no ratio is infinite. This holds for every γ in [0, 1] and every norm, because the
         shells are shells of the same norm that measures the shift.
@@ -564,9 +564,9 @@ class StaircaseND(VectorNoise):
     def rvs(self, size: Any = None, *, rng: Any = None) -> FloatArray:
         """Exact samples: an array of shape ``(*size, d)`` (``(d,)`` for ``size=None``).
 
-        A ball index ``K`` with ``P(K = m) ∝ b^m (m + γ)^d`` (a finite mixture of shifted
-        negative binomials), then a uniform point of the ball of radius ``(K + γ)Δ``: radius
-        ``(K + γ)Δ U^(1/d)``, direction from the cone measure (module docstring). Randomness
+        A ball index ``K`` with $P(K = m) ∝ b^m (m + γ)^d$ (a finite mixture of shifted
+        negative binomials), then a uniform point of the ball of radius $(K + γ)Δ$: radius
+        $(K + γ)Δ U^{1/d}$, direction from the cone measure (module docstring). Randomness
         only through ``rng``, normalised by `numpy.random.default_rng`.
 
         Parameters
@@ -594,19 +594,19 @@ class StaircaseND(VectorNoise):
 
     # -- costs -------------------------------------------------------------------------------
     def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
-        """``E ‖X‖_q^p`` for ``cost = Norm(q, power=p)`` (module docstring), or a name
+        """$E ‖X‖_q^p$ for ``cost = Norm(q, power=p)`` (module docstring), or a name
         (``"l1"``, ``"l2"``, ``"linf"``: power 1).
 
         Exact (a closed-form or Euler–Maclaurin series, relative error below 1e-15 for
         ``s = d + p``) for the family's own norm in any dimension and for every norm in
-        ``d ≤ 2`` (times an angular mean: closed form or Gauss–Legendre to 1e-13).
+        $d ≤ 2$ (times an angular mean: closed form or Gauss–Legendre to 1e-13).
 
         Raises
         ------
         TypeError
             ``cost`` is not a [`Norm`][optmech.costs.norm.Norm].
         NotImplementedError
-            Another norm than the family's in ``d ≥ 3``.
+            Another norm than the family's in $d ≥ 3$.
         """
         return self._expected_cost(as_vector_cost(cost))
 

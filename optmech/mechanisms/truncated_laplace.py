@@ -80,7 +80,7 @@ def _log_lower_gamma(a: float, x: float) -> float:
 
 
 class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
-    """Laplace noise truncated to ``[−A, A]`` (Geng, Ding, Guo & Kumar 2020).
+    """Laplace noise truncated to $[−A, A]$ (Geng, Ding, Guo & Kumar 2020).
 
     Parameters
     ----------
@@ -94,14 +94,14 @@ class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
     Attributes
     ----------
     scale : float
-        ``λ = Δ/ε``.
+        $λ = Δ/ε$.
     half_width : float
-        ``A = λ ln(1 + (e^ε − 1)/(2δ))``: the support is ``[−A, A]``.
+        $A = λ ln(1 + (e^ε − 1)/(2δ))$: the support is $[−A, A]$.
 
     Notes
     -----
     [`privacy`][privacy] is ``ApproxDP(ε, δ)``: see the module docstring for the derivation (tight
-    at shift Δ for ``δ ≤ 1/2``, conservative above).
+    at shift Δ for $δ ≤ 1/2$, conservative above).
 
     Examples
     --------

@@ -76,7 +76,7 @@ def _support(delta: float, sensitivity: float, alpha: float) -> tuple[float, flo
 
 
 class UniformAtom(ContinuousNoise):
-    """Mass ``α`` at 0 plus a uniform density ``(δ − α)/Δ`` on ``[−L, L] \\ {0}`` (Geng, Ding, Guo &
+    """Mass $α$ at 0 plus a uniform density $(δ − α)/Δ$ on ``[−L, L] \\ {0}`` (Geng, Ding, Guo &
     Kumar 2019).
 
     Parameters
@@ -93,14 +93,14 @@ class UniformAtom(ContinuousNoise):
     alpha, atom : float
         The atom's mass (``atom`` is an alias, for code that handles any noise with atoms).
     half_width : float
-        ``L = (1 − α)Δ / (2(δ − α))``, the end of the uniform block.
+        $L = (1 − α)Δ / (2(δ − α))$, the end of the uniform block.
     density : float
-        ``(δ − α)/Δ``, the density on ``[−L, L]``. `pdf` excludes the atom; `cdf`
+        $(δ − α)/Δ$, the density on $[−L, L]$. `pdf` excludes the atom; `cdf`
         includes its jump at 0.
 
     Notes
     -----
-    Privacy: ``sup_S P(S) − P(S + d) = α + (δ − α) min(d, 2L)/Δ ≤ δ`` for ``0 < d ≤ Δ`` (the atom
+    Privacy: $sup_S P(S) − P(S + d) = α + (δ − α) min(d, 2L)/Δ ≤ δ$ for $0 < d ≤ Δ$ (the atom
     moves off 0, a slab of width ``d`` of the block is uncovered), so [`privacy`][privacy] is
     ``ApproxDP(0, δ)``; Geng, Ding, Guo & Kumar 2019.
 
@@ -242,7 +242,7 @@ class UniformAtom(ContinuousNoise):
     def optimal(
         cls, *, delta: float, sensitivity: float = 1.0, cost: Cost | str | Any
     ) -> UniformAtom:
-        """The ``P_α*`` of least expected cost (Geng, Ding, Guo & Kumar 2019, main theorem and Thm.
+        """The $P_α*$ of least expected cost (Geng, Ding, Guo & Kumar 2019, main theorem and Thm.
         3).
 
         Parameters
@@ -258,17 +258,17 @@ class UniformAtom(ContinuousNoise):
         -------
         UniformAtom
             For [`Power`][optmech.costs.Power] costs (including ``Absolute`` and ``Squared``)
-            ``α* = 0`` if ``δ ≤ p/(p+1)`` else ``(p+1)δ − p`` (closed form). For other costs
-            ``α*`` minimises the exact `expected_cost` over a grid of 384 points of
-            ``[0, δ)`` (dense towards δ), refined by bounded Brent search to ``1e-13`` in α
-            around the best grid point; the endpoint ``α = 0`` is a grid point.
+            $α* = 0$ if $δ ≤ p/(p+1)$ else $(p+1)δ − p$ (closed form). For other costs
+            $α*$ minimises the exact `expected_cost` over a grid of 384 points of
+            $[0, δ)$ (dense towards δ), refined by bounded Brent search to ``1e-13`` in α
+            around the best grid point; the endpoint $α = 0$ is a grid point.
 
         Raises
         ------
         ValueError
-            If the cost is not symmetric and non-decreasing, or if the infimum over ``[0, δ)``
-            is approached only as ``α → δ`` (a bounded cost such as ``ZeroOne(t)`` with
-            ``t < Δ/2``): then no member of the family attains it.
+            If the cost is not symmetric and non-decreasing, or if the infimum over $[0, δ)$
+            is approached only as $α → δ$ (a bounded cost such as ``ZeroOne(t)`` with
+            $t < Δ/2$): then no member of the family attains it.
 
         Notes
         -----
@@ -364,10 +364,10 @@ def _alpha_star_numeric(delta: float, sensitivity: float, cost: Cost) -> float:
 def uniform_atom_min_cost(
     delta: npt.ArrayLike, p: npt.ArrayLike, sensitivity: npt.ArrayLike = 1.0
 ) -> FloatArray | float:
-    """Least ``E|X|^p`` over (0, δ)-DP symmetric monotone noise: Geng, Ding, Guo & Kumar 2019, Thm.
+    """Least $E|X|^p$ over (0, δ)-DP symmetric monotone noise: Geng, Ding, Guo & Kumar 2019, Thm.
     3.
 
-    ``Δ^p / (2^p (p + 1) δ^p)`` for ``δ ≤ p/(p + 1)``, else ``((p + 1)/(2p))^p (1 − δ) Δ^p``,
+    $Δ^p / (2^p (p + 1) δ^p)$ for $δ ≤ p/(p + 1)$, else $((p + 1)/(2p))^p (1 − δ) Δ^p$,
     evaluated in log space and broadcast over the arguments.
 
     Parameters

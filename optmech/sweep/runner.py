@@ -41,7 +41,19 @@ POLL = 0.5
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a call to [`run_sweep`][run_sweep] did."""
+    """What a call to [`run_sweep`][run_sweep] did.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from optmech.sweep import SweepSpec, run_sweep
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> spec = SweepSpec(task="staircase", grid={"epsilon": [0.5, 1.0]}, fixed={"cost": "abs"})
+    >>> summary = run_sweep(spec, store=pathlib.Path(tmp.name) / "s.sqlite", workers=1)
+    >>> summary.total, summary.completed, summary.failed, len(summary.keys)
+    (2, 2, 0, 2)
+    >>> tmp.cleanup()
+    """
 
     total: int
     skipped: int
@@ -59,7 +71,15 @@ class SweepSummary:
 
 class SweepInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a sweep: the workers were stopped and the claims released; ``kept`` says
-    how many of the sweep's tasks the store holds (``12 of 40 tasks stored in out.sqlite``)."""
+    how many of the sweep's tasks the store holds (``12 of 40 tasks stored in out.sqlite``).
+
+    Examples
+    --------
+    >>> from optmech.sweep import SweepInterrupted
+    >>> exc = SweepInterrupted(3, 10, "gain.sqlite")
+    >>> exc.stored, exc.total, isinstance(exc, KeyboardInterrupt)
+    (3, 10, True)
+    """
 
     def __init__(self, stored: int, total: int, store: str) -> None:
         self.stored, self.total, self.store = stored, total, store
@@ -192,6 +212,20 @@ def run_sweep(
     SweepInterrupted
         Ctrl-C (a `KeyboardInterrupt`): the workers are stopped, this call's claims released,
         and every result recorded so far is kept.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from optmech.sweep import ResultStore, SweepSpec, run_sweep
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = pathlib.Path(tmp.name) / "gain.sqlite"
+    >>> spec = SweepSpec(task="staircase", grid={"epsilon": [0.5, 1.0]}, fixed={"cost": "abs"})
+    >>> summary = run_sweep(spec, store=store, workers=1)
+    >>> summary.completed, run_sweep(spec, store=store, workers=1).skipped  # resumes, no rework
+    (2, 2)
+    >>> len(ResultStore(store).rows())
+    2
+    >>> tmp.cleanup()
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"`spec` must be a SweepSpec (see load_spec); got {type(spec).__name__}.")

@@ -1,6 +1,6 @@
 """Sweep specifications: a task, a grid of parameter values, fixed parameters.
 
-A spec file (YAML or JSON) looks like::
+A spec file (YAML or JSON) looks like:
 
     name: staircase-gain
     task: staircase            # a built-in task, or "package.module:function"
@@ -57,6 +57,14 @@ def task_key(task: str, params: dict[str, Any]) -> str:
     >>> task_key("staircase", {"epsilon": 1, "cost": "abs"}) == task_key(
     ...     "staircase", {"cost": "abs", "epsilon": 1})
     True
+
+    Examples
+    --------
+    >>> from optmech.sweep import task_key
+    >>> task_key("staircase", {"epsilon": 1.0}) == task_key("staircase", {"epsilon": 1.0})
+    True
+    >>> task_key("staircase", {"epsilon": 1.0}) == task_key("staircase", {"epsilon": 2.0})
+    False
     """
     text = json.dumps({"task": task, "params": params}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -78,6 +86,13 @@ class SweepSpec:
         Label of the sweep.
     store : str, optional
         Default path of the SQLite store.
+
+    Examples
+    --------
+    >>> from optmech.sweep import SweepSpec
+    >>> spec = SweepSpec(task="staircase", grid={"epsilon": [0.5, 1.0, 2.0]}, fixed={"cost": "abs"})
+    >>> len(spec.tasks())
+    3
     """
 
     task: str
@@ -145,7 +160,20 @@ class SweepSpec:
 
 
 def load_spec(path: str | Path) -> SweepSpec:
-    """Read a sweep spec from a ``.yaml``/``.yml`` or ``.json`` file, with clear errors."""
+    """Read a sweep spec from a ``.yaml``/``.yml`` or ``.json`` file, with clear errors.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from optmech.sweep import load_spec
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "sweep.json"
+    >>> _ = path.write_text(json.dumps({"task": "staircase", "grid": {"epsilon": [0.5, 1.0]}}))
+    >>> spec = load_spec(path)
+    >>> spec.task, spec.grid
+    ('staircase', {'epsilon': [0.5, 1.0]})
+    >>> tmp.cleanup()
+    """
     p = Path(path)
     if not p.is_file():
         what = "is a folder, not a file" if p.is_dir() else "does not exist"

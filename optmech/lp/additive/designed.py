@@ -295,7 +295,20 @@ class _Certified(Generic[_For, _V]):
 class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
     """Mixin of the designed families: the design record on top of a tabulated noise (a
     [`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]: ``cdf``, ``ppf``, ``rvs``,
-    ``expected_cost``, ...), generic in the guarantee ``G`` it was designed for."""
+    ``expected_cost``, ...), generic in the guarantee ``G`` it was designed for.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> isinstance(noise, optmech.DesignedNoise), noise.record.spec.resolution
+    (True, 4)
+    >>> bool(noise.lower_bound <= noise.value), noise.provenance.within_accuracy
+    (True, True)
+    >>> round(noise.expected_cost("abs"), 6) == round(noise.value, 6)
+    True
+    """
 
     _record: DesignRecord
 
@@ -331,23 +344,23 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
 
     @property
     def certified_profile(self) -> tuple[tuple[float, float], ...]:
-        """Profile and GDP designs: the certified ``(ε, δ(ε))`` at the profile's points (GDP:
-        eight ε from 0 to where ``δ_μ`` is 1e-10)."""
+        """Profile and GDP designs: the certified $(ε, δ(ε))$ at the profile's points (GDP:
+        eight ε from 0 to where $δ_μ$ is 1e-10)."""
         return () if self._record.beyond is None else self._record.beyond.profile
 
     @property
     def certified_renyi(self) -> tuple[tuple[float, float], ...]:
-        """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
+        """Rényi DP and zCDP designs: the certified $(α, D_α)$ at the orders / cuts."""
         return () if self._record.beyond is None else self._record.beyond.renyi
 
     gaussian_cost: _Certified[GaussianDP, float] = _Certified(
         lambda self: self._record.beyond.gaussian_cost
     )
-    """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None otherwise)."""
+    """GDP designs: the expected cost of the Gaussian $N(0, Δ²/μ²)$ itself (None otherwise)."""
     worse_than_gaussian: _Certified[GaussianDP, bool] = _Certified(
         lambda self: None if self.gaussian_cost is None else bool(self.value > self.gaussian_cost)
     )
-    """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
+    """GDP designs: whether the returned noise costs more than the Gaussian $N(0, Δ²/μ²)$
     (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes closer,
     or use the Gaussian mechanism itself. None for other guarantees."""
 
@@ -508,6 +521,16 @@ class DesignedPiecewiseNoise(DesignedNoise[G], PiecewiseConstantNoise):
         The design record.
     **noise
         The keywords of `PiecewiseConstantNoise`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                              resolution=4, periods=2, symmetric=True)
+    >>> type(noise).__name__, noise.width, bool(noise.certified_epsilon <= 1.0 + 1e-9)
+    ('DesignedPiecewiseNoise', 0.25, True)
+    >>> noise.rvs(3, rng=0).shape
+    (3,)
     """
 
 
@@ -520,6 +543,14 @@ class DesignedGradedNoise(DesignedNoise[G], GradedNoise):
         The design record.
     **noise
         The keywords of [`GradedNoise`][GradedNoise].
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(8.0), sensitivity=1.0, cost="abs",
+    ...                              grid="graded", periods=2)
+    >>> type(noise).__name__, bool(noise.certified_epsilon <= 8.0 * (1 + 1e-9))
+    ('DesignedGradedNoise', True)
     """
 
 
@@ -532,6 +563,16 @@ class DesignedLatticeNoise(DesignedNoise[G], LatticeNoise):
         The design record.
     **noise
         The keywords of `LatticeNoise`.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1, cost="abs", integer=True)
+    >>> type(noise).__name__, noise.discrete
+    ('DesignedLatticeNoise', True)
+    >>> best = optmech.DiscreteStaircase.optimal(epsilon=1.0, sensitivity=1, cost="abs")
+    >>> bool(noise.lower_bound <= best.expected_cost("abs") * (1 + 1e-9))
+    True
     """
 
 

@@ -29,7 +29,19 @@ STAIRCASE_WARN_RATIO = 1.05
 
 
 class CoarseGridWarning(UserWarning):
-    """A design's grid is too coarse to resolve the optimum the staircase theorem predicts."""
+    """A design's grid is too coarse to resolve the optimum the staircase theorem predicts.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import optmech
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     coarse = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="abs",
+    ...                                   resolution=1, periods=2)
+    >>> [w.category.__name__ for w in caught]
+    ['CoarseGridWarning']
+    """
 
 
 def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> None:

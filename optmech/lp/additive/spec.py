@@ -336,11 +336,11 @@ class AdditiveSpec:
         Any cost of the error ([`optmech.costs.as_cost`][optmech.costs.as_cost]), asymmetric ones
         included.
     resolution : int, optional
-        Cells per Δ, ``m ≥ 1``: of a uniform grid (default
+        Cells per Δ, $m ≥ 1$: of a uniform grid (default
         [`default_resolution`][default_resolution]), or of the coarse part of a graded one (default
         40). Integer noise has Δ points per Δ: give None or Δ.
     periods : int, optional
-        Periods of Δ each side, ``K ≥ 1`` (default [`default_periods`][default_periods]).
+        Periods of Δ each side, $K ≥ 1$ (default [`default_periods`][default_periods]).
     integer : bool
         Noise on ℤ for integer queries.
     symmetric, monotone : bool
@@ -355,7 +355,7 @@ class AdditiveSpec:
         Allow an atom at the origin (default: for (ε, δ) densities; never for ε-DP or on ℤ).
     reduce_symmetric : bool
         For a symmetric cost, solve on half the variables even when ``symmetric=False``: the
-        grid, the constraints and the objective are then invariant under ``x ↦ −x``, so the
+        grid, the constraints and the objective are then invariant under $x ↦ −x$, so the
         average of an optimum and its mirror image is feasible and optimal — nothing is lost
         (a test checks it). False solves the full LP anyway.
     max_memory_gb : float
@@ -538,13 +538,13 @@ class AdditiveSpec:
     @property
     def tail_epsilon(self) -> float | None:
         """The pure ε of the geometric tails beyond the grid (their ratio per period is
-        ``e^−ε``), or None for a finite support.
+        $e^{−ε}$), or None for a finite support.
 
-        ε-DP: ε. A profile with ``δ_j = 0`` from some point on: the first such ``ε_j`` (the
-        noise is then ``ε_j``-DP). zCDP, Rényi DP and
-        GDP: the ε at which ε-DP gives half the guarantee — ``√ρ`` (ε-DP is ``ε²/2``-zCDP; Bun
-        & Steinke 2016, Proposition 1.4); ``min_α max(ε(α)/2, √(ε(α)/α))`` (``D_α ≤
-        min(ε, αε²/2)``); ``log(Φ(μ/4)/Φ(−μ/4))`` (ε-DP is ``−2Φ⁻¹(1/(1 + e^ε))``-GDP; Dong,
+        ε-DP: ε. A profile with $δ_j = 0$ from some point on: the first such $ε_j$ (the
+        noise is then $ε_j$-DP). zCDP, Rényi DP and
+        GDP: the ε at which ε-DP gives half the guarantee — $√ρ$ (ε-DP is $ε²/2$-zCDP; Bun
+        & Steinke 2016, Proposition 1.4); $min_α max(ε(α)/2, √(ε(α)/α))$ (``D_α ≤
+        min(ε, αε²/2)``); $log(Φ(μ/4)/Φ(−μ/4))$ (ε-DP is $−2Φ⁻¹(1/(1 + e^ε))$-GDP; Dong,
         Roth & Su 2022). Those need tails (a finite support faces zero mass: infinite Rényi
         divergences, δ(ε) > 0 at every ε) whose own losses stay far inside the guarantee, and a
         geometric noise of that ratio is a mixing reference that keeps the design's tails
@@ -568,8 +568,8 @@ class AdditiveSpec:
 
     @property
     def tail_ratio(self) -> float:
-        """Ratio per period of the tails: ``e^−ε`` of [`tail_epsilon`][tail_epsilon] rounded *up*
-        (two ulps, and until ``fl(e^ε)·ratio ≥ 1`` exactly), so that a tail is exactly ε-DP and a
+        """Ratio per period of the tails: $e^{−ε}$ of [`tail_epsilon`][tail_epsilon] rounded *up*
+        (two ulps, and until $fl(e^ε)·ratio ≥ 1$ exactly), so that a tail is exactly ε-DP and a
         tail row holds for a constant last period; 0 (finite support) for (ε, δ) and profiles with δ
         > 0 at every point. The LP is the ideal one up to these ulps."""
         eps = self.tail_epsilon

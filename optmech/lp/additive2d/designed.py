@@ -109,6 +109,16 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
     ``certified_epsilon`` the ε certified independently of the solver; ``record``,
     ``spec`` and ``provenance`` as for the 1-D designs
     ([`RecordViews`][optmech.results.RecordViews]).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> noise = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="l1",
+    ...                              dimension=2, sensitivity_norm="l1", resolution=2, periods=1)
+    >>> type(noise).__name__, noise.rvs(4, rng=0).shape
+    ('DesignedNoise2D', (4, 2))
+    >>> bool(noise.lower_bound <= noise.value), bool(noise.certified_epsilon <= 1.0 + 1e-9)
+    (True, True)
     """
 
     _record: DesignRecord2D

@@ -240,6 +240,17 @@ class AdditiveSpec2D:
         the ``m`` positions the grid resolves (the LP mixes them).
     max_memory_gb : float
         Refuse LPs whose estimated memory exceeds this, in (0, inf).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> spec = optmech.AdditiveSpec2D(optmech.PureDP(1.0), 1.0, "l1", "l1", resolution=2, periods=1)
+    >>> spec.resolution, spec.sensitivity_norm
+    (2, 'l1')
+    >>> optmech.AdditiveSpec2D(optmech.PureDP(1.0), 1.0, "l1", "l3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: `sensitivity_norm` must be one of ('l1', 'l2', 'linf'); got 'l3'.
     """
 
     privacy: PureDP
@@ -287,7 +298,7 @@ class AdditiveSpec2D:
 
     @property
     def cells(self) -> int:
-        """``n₀ = K·m``: cells from the centre to the box's edge."""
+        """$n₀ = K·m$: cells from the centre to the box's edge."""
         assert self.periods is not None
         return self.periods * self.resolution
 

@@ -57,12 +57,12 @@ def local_mechanism(
 ) -> LocalMechanism:
     """The optimal ε-local-DP (ε-label-DP) randomizer of ``inputs`` onto ``outputs``.
 
-    Minimises the expected loss ``Σ_x p(x) Σ_y Q(y | x) ℓ(y, x)`` (Bayesian; Ghazi et al.
-    (2023)) or, with ``prior=None``, the worst input's ``max_x Σ_y Q(y | x) ℓ(y, x)``, over
+    Minimises the expected loss $Σ_x p(x) Σ_y Q(y | x) ℓ(y, x)$ (Bayesian; Ghazi et al.
+    (2023)) or, with ``prior=None``, the worst input's $max_x Σ_y Q(y | x) ℓ(y, x)$, over
     all randomizers with ``Q(y | x) ≤ e^ε Q(y | x')`` for *every* pair of inputs (the complete
     neighbour graph; Kairouz, Oh & Viswanath (2016)), subject to the caller's
-    ``constraints``. The LP uses the per-column envelope ``t_y ≤ Q(y | x) ≤ e^ε t_y``: ``2·n·m``
-    rows, never ``n²·m`` ([`optmech.lp.local.build`][optmech.lp.local.build]).
+    ``constraints``. The LP uses the per-column envelope $t_y ≤ Q(y | x) ≤ e^ε t_y$: $2·n·m$
+    rows, never $n²·m$ ([`optmech.lp.local.build`][optmech.lp.local.build]).
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ def local_mechanism(
         Prior over the inputs (non-negative, summing to 1 within 1e-9, or set ``normalize``);
         ``None`` for the minimax randomizer.
     loss : Cost, str, callable or array_like
-        A cost of ``output − input`` (``"squared"``, ``Absolute()``, ...), a callable
+        A cost of $output − input$ (``"squared"``, ``Absolute()``, ...), a callable
         ``loss(output, input)`` on numpy arrays (two positional parameters), or a matrix of
         shape ``(len(inputs), len(outputs))``.
     epsilon : float

@@ -52,7 +52,7 @@ class RROnBins(BaseResult):
     outputs : ndarray, shape (k,)
         The output of each bin (the bins' values).
     value : float
-        The optimal expected loss (the programme's, at the ratio ``e^ε``).
+        The optimal expected loss (the programme's, at the ratio $e^ε$).
     mechanism : ndarray, shape (n, k)
         ``Q[i, j]``: probability of output j for label i.
     certified_epsilon : float
@@ -60,6 +60,13 @@ class RROnBins(BaseResult):
     values_by_bins : ndarray
         The best expected loss with exactly k bins, k = 1, …, n (``inf`` where the programme
         proved k bins cannot win).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> rr = optmech.rr_on_bins([0.25, 0.5, 0.25], "squared", 1.0, inputs=[0.0, 1.0, 2.0])
+    >>> rr.mechanism.shape[0], bool(rr.certified_epsilon <= 1.0 + 1e-9), len(rr.bins)
+    (3, True, 2)
     """
 
     inputs: FloatArray = field(repr=False)

@@ -3,7 +3,7 @@
 Every pair of inputs is a pair of neighbours, so the ``n(n − 1)·m`` pairwise rows
 ``Q[i, r] ≤ e^ε Q[j, r]`` would grow with the square of the inputs. Per column they say
 ``max_i Q[i, r] ≤ e^ε min_i Q[i, r]``, which one extra variable per column states in ``2·n·m``
-rows (the *envelope* form)::
+rows (the *envelope* form):
 
     t_r ≤ Q[i, r] ≤ e^ε t_r        for every input i and output r.
 

@@ -6,7 +6,7 @@ output ``y ∈ [y_k, y_{k+1}]`` to ``y_k`` with probability ``(y_{k+1} − y)/h_
 ``y_{k+1}`` otherwise (``h_k = y_{k+1} − y_k``). It is post-processing, so it keeps ε-LDP; it
 keeps the mean of every output exactly, so it keeps ``Unbiased``; it is a monotone kernel, so it
 keeps ``Monotone``. For a loss that is a *convex* cost ``c(y − x)`` it raises the expected loss
-of any input by at most the largest gap between ``c`` and its chord over one cell::
+of any input by at most the largest gap between ``c`` and its chord over one cell:
 
     squared error:   (y − y_k)(y_{k+1} − y) ≤ h²/4,        absolute error:   ≤ h/2,
 

@@ -76,7 +76,7 @@ class ExtremalMechanism(BaseResult):
     mechanism : ndarray, shape (k, N)
         A staircase mechanism (rows: inputs; one column per pattern used).
     patterns : ndarray of bool, shape (k, N)
-        Which entries of each column are the high ones (``e^ε`` times the low).
+        Which entries of each column are the high ones ($e^ε$ times the low).
     value : float
         Utility of `mechanism` in nats, rounded down: the optimum is at least this.
     upper_bound : float
@@ -84,8 +84,17 @@ class ExtremalMechanism(BaseResult):
     certified_epsilon : float
         ε of `mechanism` certified over every pair of inputs (≤ `epsilon`).
     provenance : Provenance
-        The LP's solve, stated as the minimisation of ``−U``: its ``value`` is ``−value`` and
+        The LP's solve, stated as the minimisation of $−U$: its ``value`` is $−value$ and
         its ``lower_bound`` is ``−upper_bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optmech
+    >>> from optmech.utilities import MutualInformation
+    >>> best = optmech.extremal_mechanism(MutualInformation(np.full(2, 0.5)), 1.0)
+    >>> best.mechanism.shape, bool(best.value <= best.upper_bound)
+    ((2, 2), True)
     """
 
     utility: Utility
@@ -227,7 +236,7 @@ def extremal_mechanism(
     Parameters
     ----------
     utility : MutualInformation or KLDivergence
-        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs (``2^14`` patterns).
+        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs ($2^{14}$ patterns).
     epsilon : float
         Privacy level, in (0, 50].
     solver : str, optional

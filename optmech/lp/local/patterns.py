@@ -4,7 +4,7 @@ For a sublinear utility ``U(Q) = Σ_y μ(Q[:, y])`` ([`optmech.utilities`][optme
 best ε-LDP randomizer over k inputs is a *staircase* mechanism (their staircase theorem):
 every column is ``θ_j S_j`` with a pattern ``S_j ∈ {1, e^ε}^k``. Since ``μ`` is positively
 homogeneous the utility is linear in the weights, and the optimum is the LP over the ``2^k``
-patterns (their linear-programming theorem)::
+patterns (their linear-programming theorem):
 
     maximise  Σ_j μ(S_j) θ_j   subject to   Σ_j θ_j S_j = 1   (one row per input),   θ ≥ 0.
 

@@ -33,6 +33,15 @@ class LocalMechanism(UserMechanism):
     grid : GridStatement or None
         How far the grid value can be from the continuous optimum (or that it is an upper bound
         only).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> local = optmech.local_mechanism([0.25, 0.5, 0.25], "abs", 1.0, inputs=[0, 1, 2])
+    >>> local.mechanism.shape, bool(local.certified_epsilon <= 1.0 + 1e-9)
+    ((3, 3), True)
+    >>> bool(local.lower_bound <= local.value)
+    True
     """
 
     grid: GridStatement | None = None

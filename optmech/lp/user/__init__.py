@@ -5,7 +5,7 @@ either a prior ``p`` over the inputs (Bayesian; Ghosh, Roughgarden & Sundararaja
 or side information ``S ⊆ inputs`` (minimax; Gupte & Sundararajan (2010)). Over all oblivious
 ε-DP mechanisms ``x[i, r] = P(r | i)``:
 
-Bayesian user LP (GRS (2)–(6))::
+Bayesian user LP (GRS (2)–(6)):
 
     minimise   Σ_i p_i Σ_r x[i, r] l(i, r)
     subject to Σ_r x[i, r] = 1,  x ≥ 0,

@@ -155,8 +155,8 @@ def bayesian_mechanism(
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a Bayesian user (Ghosh, Roughgarden & Sundararajan (2012)).
 
-    Minimises ``Σ_i p_i Σ_r x[i, r] l(i, r)`` over all ε-DP mechanisms on the neighbour graph
-    (GRS LP (2)–(6)). For a count query and a loss monotone in ``|i − r|`` the optimum equals
+    Minimises $Σ_i p_i Σ_r x[i, r] l(i, r)$ over all ε-DP mechanisms on the neighbour graph
+    (GRS LP (2)–(6)). For a count query and a loss monotone in $|i − r|$ the optimum equals
     the geometric mechanism followed by the user's Bayes remap (GRS Thm. 3.1; compare
     [`optmech.lp.remap.geometric_bayes`][optmech.lp.remap.geometric_bayes]).
 
@@ -166,15 +166,15 @@ def bayesian_mechanism(
         Prior over the inputs (graph node order; ``{0..n}`` for a count query): finite,
         non-negative, summing to 1 within 1e-9 (or set ``normalize=True``).
     cost : Cost, str, callable or array_like
-        A cost of ``output − input`` from [`optmech.costs`][optmech.costs] (``"abs"``,
-        ``"squared"``, …), or a loss matrix ``L[i, r] ≥ 0`` of shape (N, number of outputs).
+        A cost of $output − input$ from [`optmech.costs`][optmech.costs] (``"abs"``,
+        ``"squared"``, …), or a loss matrix $L[i, r] ≥ 0$ of shape (N, number of outputs).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
         Neighbour graph over the inputs ([`optmech.graphs`][optmech.graphs]); default the path ``i ~
         i + 1`` on ``{0..N−1}`` (a count query with n = N − 1).
     outputs : array_like, optional
-        Output set; default ``{0..n}`` (the graph's default outputs), or ``0..m−1`` for a loss
+        Output set; default ``{0..n}`` (the graph's default outputs), or $0..m−1$ for a loss
         matrix with m columns.
     solver : str, optional
         LP solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with a
@@ -191,7 +191,7 @@ def bayesian_mechanism(
     reduce_symmetric : bool, default True
         When the instance is mirror-symmetric
         ([`is_mirror_symmetric`][optmech.lp.user.is_mirror_symmetric]) solve over the orbits of
-        ``(i, r) → (n−i, m−1−r)`` — half the variables, the same optimum
+        $(i, r) → (n−i, m−1−r)$ — half the variables, the same optimum
         ([`MirrorReduction`][optmech.lp.user.MirrorReduction]) — and expand point and multipliers to
         the full LP before the repair and certification. Never with ``vertex=True`` (a vertex of the
         restricted LP need not be a vertex of the full one).
@@ -307,7 +307,7 @@ def minimax_mechanism(
 ) -> UserMechanism:
     """The optimal ε-DP mechanism for a minimax user (Gupte & Sundararajan (2010)).
 
-    Minimises ``max_{i ∈ S} Σ_r x[i, r] l(i, r)`` over ε-DP mechanisms on the neighbour graph.
+    Minimises $max_{i ∈ S} Σ_r x[i, r] l(i, r)$ over ε-DP mechanisms on the neighbour graph.
     For a count query and a monotone loss the optimum equals the geometric mechanism followed
     by the best *randomized* remap (compare
     [`optmech.lp.remap.geometric_minimax`][optmech.lp.remap.geometric_minimax]).
@@ -315,7 +315,7 @@ def minimax_mechanism(
     Parameters
     ----------
     cost : Cost, str, callable or array_like
-        A cost of ``output − input``, or a loss matrix ``L[i, r]`` (then ``n`` is its number of
+        A cost of $output − input$, or a loss matrix ``L[i, r]`` (then ``n`` is its number of
         rows minus one).
     epsilon : float
         Privacy level, in (0, 50].
@@ -329,7 +329,7 @@ def minimax_mechanism(
         As for [`bayesian_mechanism`][bayesian_mechanism].
     method : {"auto", "column-generation", "full"}, default "auto"
         As for [`bayesian_mechanism`][bayesian_mechanism]; under column generation the master
-        gains the rows ``Σ_r x[i, r] l(i, r) ≤ t`` and the warm start remaps G for the summed
+        gains the rows $Σ_r x[i, r] l(i, r) ≤ t$ and the warm start remaps G for the summed
         loss. With ``constraints`` the whole LP is solved.
     constraints : Constraint, callable or sequence of them, optional
         As for [`bayesian_mechanism`][bayesian_mechanism]; ``MaxRisk`` and ``MaxCost`` hold for
@@ -440,7 +440,7 @@ def common_mechanism(
     """How close one ε-DP mechanism can come to being optimal for several Bayesian users.
 
     A mechanism ``M`` serves user u through u's Bayes remap (deterministic, GRS §2.2), so the
-    pair of remapped mechanisms is a projection of the ε-DP mechanism ``M (T_1 ⊗ … ⊗ T_k)``
+    pair of remapped mechanisms is a projection of the ε-DP mechanism $M (T_1 ⊗ … ⊗ T_k)$
     whose outputs are tuples ``(r_1, …, r_k)``; conversely every mechanism on tuples serves each
     user through its projection. Hence the LP over mechanisms on the product of the output sets,
 

@@ -3,7 +3,7 @@
 Lagrangian relaxation of the privacy rows (and, for an epigraph objective, of the rows
 ``F_k · vec(X) ≤ t``), keeping each row of ``X`` in the probability simplex — which contains
 the feasible set — gives for *any* multipliers ``z ≥ 0`` (Ghosh, Roughgarden & Sundararajan
-(2012), LP (2)–(6); weak duality)::
+(2012), LP (2)–(6); weak duality):
 
     optimum ≥ Σ_i min_r C[i, r],   C = W + (privacy rows)ᵀ z.
 

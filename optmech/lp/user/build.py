@@ -1,7 +1,7 @@
 """Building the user LP as a cvxpy problem, with its constraints *named* (vectorised).
 
 Over oblivious mechanisms ``x[i, r] = P(r | i)`` on a neighbour graph (Ghosh, Roughgarden &
-Sundararajan (2012), LP (2)–(6); for a count query the graph is the path ``i ~ i + 1``)::
+Sundararajan (2012), LP (2)–(6); for a count query the graph is the path ``i ~ i + 1``):
 
     minimise   Σ W ⊙ X                      (Bayesian)   or   t   (epigraph: minimax, common)
     subject to Σ_r x[i, r] = 1,  x ≥ 0,                        F_k · vec(X) ≤ t  for every k

@@ -1,7 +1,7 @@
 """The minimax user's LP over remaps of a given mechanism (Gupte & Sundararajan (2010)).
 
 For a mechanism ``M`` (N × m), a loss ``L`` and side information S, the best randomized remap
-``T`` (m × k, row-stochastic) solves::
+``T`` (m × k, row-stochastic) solves:
 
     minimise t   subject to   Σ_z Σ_r M[i, z] L[i, r] T[z, r] ≤ t   for i ∈ S,
                               T ≥ 0,  Σ_r T[z, r] = 1.

@@ -269,10 +269,10 @@ def make_private(
 ) -> tuple[FloatArray, float]:
     """Turn a nearly private mechanism into a certified ε-DP one; return it and the mixing λ.
 
-    Clips to ``x ≥ 0``, normalises rows and repairs ([`repair_point`][repair_point]: unused columns
+    Clips to $x ≥ 0$, normalises rows and repairs ([`repair_point`][repair_point]: unused columns
     zeroed, lower closure, uniform mixture as a last resort). The result is certified by
     [`optmech.certify.matrix.certify_mechanism`][optmech.certify.matrix.certify_mechanism]:
-    ``certified ε ≤ ε``.
+    $certified ε ≤ ε$.
 
     Parameters
     ----------

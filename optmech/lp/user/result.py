@@ -90,7 +90,7 @@ class UserMechanism(_Provenanced):
     objective : UserObjective
         ``"bayesian"`` or ``"minimax"``.
     raw_mechanism : ndarray
-        The solver's point clipped to ``x ≥ 0`` and row-normalised, before the privacy repair
+        The solver's point clipped to $x ≥ 0$ and row-normalised, before the privacy repair
         (a vertex when solved with ``vertex=True``): for constraint matrices and remap tests.
     raw_value : float
         The objective at `raw_mechanism`.
@@ -108,6 +108,16 @@ class UserMechanism(_Provenanced):
     symmetry_reduced : bool
         Whether the LP was solved over the orbits of the mirror symmetry; the mechanism is the
         full matrix either way.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> user = optmech.bayesian_mechanism([0.25, 0.25, 0.25, 0.25], "abs", 1.0)
+    >>> user.mechanism.shape, bool(user.certified_epsilon <= 1.0 + 1e-9)
+    ((4, 4), True)
+    >>> geometric = optmech.geometric_bayes([0.25, 0.25, 0.25, 0.25], "abs", 1.0)
+    >>> bool(abs(user.value - geometric.value) <= 1e-6)  # GRS: the geometric is universal
+    True
     """
 
     mechanism: FloatArray
