@@ -96,6 +96,20 @@ def test_random_priors_match_grs_and_the_full_lp(n: int, eps: float, loss: str) 
     overlap(res, bayesian_mechanism(prior, loss, eps, solver="CLARABEL"))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "concentration"), [(17005, 1.0), (17006, 0.2)])
+def test_large_prior_is_certified_by_columns_alone(seed: int, concentration: float) -> None:
+    """n = 999, squared loss, ε = 0.5 (priors whose bound once stopped 1e-6 short of the value,
+    so that ``"auto"`` went on to the full LP, 1,000,000 variables): column generation alone
+    certifies the GRS optimum within 1e-8, and ``"auto"`` keeps its solve."""
+    prior = np.random.default_rng(seed).dirichlet(concentration * np.ones(1000))
+    res = bayesian_mechanism(prior, "squared", 0.5)
+    ref = g_plus_bayes_remap(prior, distance_loss(999, 2), 0.5)
+    assert res.lower_bound <= ref * (1 + 1e-12) and res.value >= ref * (1 - 1e-12)
+    assert res.provenance.certified and res.provenance.relative_gap < 1e-8
+    assert used_columns(res) and res.solver == "HIGHS"
+
+
 def test_the_theorem_candidate_is_the_first_master() -> None:
     """For a Bayesian user on a count query the warm start (G + Bayes remap) is optimal
     (GRS Thm. 3.1): no ray prices out and the run ends after its first round."""
