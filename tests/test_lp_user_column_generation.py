@@ -293,6 +293,49 @@ def test_rounds_are_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(objectives))
 
 
+def test_a_large_count_query_is_checked_by_the_estimate_of_column_generation() -> None:
+    """n = 4000 (4001 x 4001 entries) at the default arguments: ``"auto"`` runs column
+    generation, so the up-front check takes its estimate, which fits the default budget (the
+    measured solve took 1.04 GB; benchmarks/results/grs_scaling.json), where the full LP's
+    estimate (36.8 GB) is far above it. Decided without solving: the estimate and the check."""
+    from optmech.lp.user.dispatch import estimated_models
+    from optmech.lp.user.setting import DEFAULT_MAX_MEMORY_GB, check_matrix_lp_size
+    from optmech.lp.user.size_model import FULL_LP
+
+    shape = (4001, 4001)
+    model, offered = estimated_models(
+        admissible_method("auto", None, vertex=False, solver=None),
+        bayesian=True,
+        mirror=False,
+        columns_apply=True,
+    )
+    assert model.option == CG and offered == ()
+    check_matrix_lp_size("user", shape, max_memory_gb=DEFAULT_MAX_MEMORY_GB, size_model=model)
+    measured_gb = 1.0385  # solve memory of n = 4000 in the committed table
+    assert measured_gb <= model.memory_gb(*shape) <= DEFAULT_MAX_MEMORY_GB
+    with pytest.raises(ProblemTooLargeError):
+        check_matrix_lp_size("user", shape, max_memory_gb=DEFAULT_MAX_MEMORY_GB, size_model=FULL_LP)
+
+
+def test_a_refusal_names_its_method_and_what_would_let_it_run() -> None:
+    """The whole LP asked for where column generation applies: the refusal names the full LP,
+    the ``max_memory_gb`` its estimate needs (which then runs it) and ``method=
+    'column-generation'`` with its smaller estimate; with ``vertex=True`` (the full LP's
+    simplex only) no other method is offered."""
+    prior = np.random.default_rng(3).dirichlet(np.ones(61))
+    with pytest.raises(ProblemTooLargeError) as full:
+        bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-3, method="full")
+    text = str(full.value)
+    assert "solved by the full LP" in text and "method='column-generation'" in text
+    needed = float(text.split("To run it: max_memory_gb=")[1].split(" ")[0])
+    assert needed > 1e-3
+    res = bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=needed, method="full")
+    assert not used_columns(res)
+    with pytest.raises(ProblemTooLargeError) as vertex:
+        bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-3, method="full", vertex=True)
+    assert "method=" not in str(vertex.value) and "max_memory_gb=" in str(vertex.value)
+
+
 def test_refusal_counts_the_problem_solved_and_names_the_model() -> None:
     """The estimate is that of the method used; the message names the model's source."""
     prior = np.full(101, 1 / 101)

@@ -24,9 +24,46 @@ from optmech.lp.user.methods import SolveMethod, prefer_columns
 from optmech.lp.user.objectives import LinearObjective, Objective
 from optmech.lp.user.reductions import is_mirror_symmetric
 from optmech.lp.user.setting import UserSetting, check_budget, check_matrix_lp_size
-from optmech.lp.user.size_model import FULL_LP, FULL_LP_MIRROR, SizeModel
+from optmech.lp.user.size_model import (
+    COLUMN_GENERATION_BAYESIAN,
+    COLUMN_GENERATION_MINIMAX,
+    FULL_LP,
+    FULL_LP_MIRROR,
+    SizeModel,
+)
 
-__all__ = ["check_size", "solve_by_method"]
+__all__ = ["check_size", "estimated_models", "solve_by_method"]
+
+
+def estimated_models(
+    method: SolveMethod, *, bayesian: bool, mirror: bool, columns_apply: bool
+) -> tuple[SizeModel, tuple[SizeModel, ...]]:
+    """The size model whose estimate refuses an LP up front, and the other methods a refusal
+    offers.
+
+    ``method`` is the admissible one: ``"full"`` is estimated as the whole LP (over the mirror
+    orbits where ``mirror``), and offers column generation where it applies (``columns_apply``:
+    a tree, no vertex, no constraints, the master's solver); ``"column-generation"`` and
+    ``"auto"`` as column generation, the smallest — under ``"auto"`` the whole LP runs only
+    where it fits the budget (`solve_by_method`), so only column generation's estimate can
+    refuse.
+
+    Examples
+    --------
+    >>> model, offered = estimated_models(
+    ...     SolveMethod.AUTO, bayesian=True, mirror=False, columns_apply=True)
+    >>> model.method, offered
+    ('column generation', ())
+    >>> model, offered = estimated_models(
+    ...     SolveMethod.FULL, bayesian=False, mirror=False, columns_apply=True)
+    >>> model.method, [m.option for m in offered]
+    ('the full LP', ['column-generation'])
+    """
+    columns = COLUMN_GENERATION_BAYESIAN if bayesian else COLUMN_GENERATION_MINIMAX
+    if method != SolveMethod.FULL:
+        return columns, ()
+    whole = FULL_LP_MIRROR if bayesian and mirror else FULL_LP
+    return whole, (columns,) if columns_apply else ()
 
 
 def check_size(
