@@ -298,16 +298,33 @@ def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
     cases = [r for r in rows if r["section"] == "scaling" and r.get("kind") == "case"]
     out = _table(
         "Scaling of each designer: the ladders",
-        "designer | size | status | total s | solve memory MB | interval",
+        "designer | size | prior | status | total s | solve memory MB | interval",
         cases,
         lambda r: [
             r["designer"],
             _fmt(r.get("size")),
+            _prior(r.get("seed")),
             r["status"],
             _fmt(r.get("total")),
             _fmt(r.get("solve_mb"), ".0f"),
             _fmt(r.get("interval"), ".1e"),
         ],
+    )
+    out += _table(
+        "Scaling of each designer: the priors of each size (median and worst)",
+        "designer | size | priors | median s | worst s | worst prior | worst / median | within 10x",
+        [r for r in rows if r["section"] == "scaling" and r.get("kind") == "spread"],
+        lambda r: [
+            r["designer"],
+            _fmt(r.get("size")),
+            r["priors"],
+            _fmt(r.get("median")),
+            _fmt(r.get("worst")),
+            _prior(r.get("worst_seed")),
+            _fmt(r.get("worst_over_median"), ".2g"),
+            "yes" if r.get("within") else "NO",
+        ],
+        memory=False,
     )
     out += _table(
         "Scaling of each designer: growth, and the largest instance in 10 minutes and 8 GB",
@@ -326,6 +343,16 @@ def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
         memory=False,
     )
     return out
+
+
+def _prior(seed: Any) -> str:
+    """``Dirichlet(α), loss, seed s`` of a prior of `benchmarks.scaling.PRIOR_SEEDS` (or –)."""
+    if seed is None:
+        return "–"
+    from benchmarks.scaling import PRIOR_SEEDS
+
+    draw, concentration, loss = PRIOR_SEEDS[int(seed)]
+    return f"Dirichlet({concentration:g}), {loss}, seed {draw}"
 
 
 def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
