@@ -142,6 +142,7 @@ def scaling_case(designer: str, parameter: int, seed: int | None = None) -> dict
     return {
         "total": total,
         "size": size,
+        "solver": prov.solver,
         "status": prov.status,
         "value": prov.value,
         "interval": (prov.value - prov.lower_bound) / max(abs(prov.value), 1.0),
@@ -215,8 +216,40 @@ def spread(designer: str, unit: str, cases: list[dict[str, Any]]) -> dict[str, A
     }
 
 
-def _summary(designer: str, unit: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
+def one_solver(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """The solved cases a fit may take — those of the solver of the largest one — and a note
+    saying so (a fit across a change of solver mixes two growth laws). Reports that did not
+    record the solver are cut after the last size whose time fell (a change of solver is what
+    makes a larger LP faster), and the note says that too.
+
+    Examples
+    --------
+    >>> cases = [{"size": s, "total": t} for s, t in [(2e3, 0.4), (4e3, 1.6), (8e3, 1.1),
+    ...                                                 (16e3, 3.0)]]
+    >>> kept, note = one_solver(cases)
+    >>> [c["size"] for c in kept], note
+    ([8000.0, 16000.0], 'solver not recorded; fitted from 8000 on, where the time fell')
+    """
     solved = [c for c in cases if isinstance(c.get("total"), (int, float))]
+    if not solved:
+        return [], "nothing solved"
+    solver = solved[-1].get("solver")
+    if solver is not None:
+        kept = [c for c in solved if c.get("solver") == solver]
+        others = sorted({str(c.get("solver")) for c in solved} - {solver})
+        extra = f" (not {', '.join(others)}, which solved the smaller sizes)" if others else ""
+        return kept, f"fitted over the sizes solved by {solver}{extra}"
+    falls = [i for i in range(1, len(solved)) if solved[i]["total"] < solved[i - 1]["total"]]
+    if not falls:
+        return solved, "solver not recorded"
+    start = falls[-1]
+    return solved[start:], (
+        f"solver not recorded; fitted from {solved[start]['size']:.0f} on, where the time fell"
+    )
+
+
+def _summary(designer: str, unit: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    solved, fitted_over = one_solver(cases)
     sizes = [float(c["size"]) for c in solved]
     time_b = slope(sizes, [c["total"] for c in solved])
     memory = [max(c["solve_mb"], 1.0) for c in solved]
@@ -228,6 +261,7 @@ def _summary(designer: str, unit: str, cases: list[dict[str, Any]]) -> dict[str,
         "unit": unit,
         "time_exponent": time_b,
         "memory_exponent": memory_b,
+        "fitted_over": fitted_over,
         "largest_solved": max(sizes) if sizes else None,
     }
     if solved:
