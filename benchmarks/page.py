@@ -276,11 +276,14 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
         limit, small, large = SOLVER_POLICY["additive"]
         known = [r["crossover_variables"] for r in cuts]
         every = "never in every group" if None in known else f"from {max(known):,} variables"
+        costs = sorted({r["cost"] for r in cuts})
         follows = (
             ""
             if None in known or max(known) >= limit
-            else f" It does not follow this run's crossover: from {max(known):,} to {limit:,} "
-            f"variables it keeps {small}, which this run measured slower there."
+            else f" It does not follow this run's crossover (groups measured: "
+            f"{', '.join(costs)}): from {max(known):,} to {limit:,} variables it keeps {small}, "
+            "which this run measured slower there; the groups the default rests on are "
+            'recorded with `SOLVER_POLICY["additive"]`.'
         )
         out.append(
             f"- Additive LP, HiGHS against Clarabel: Clarabel faster in every group measured "
