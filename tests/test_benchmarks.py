@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _reference import benchmark_report
 
@@ -254,4 +255,21 @@ def test_a_ladder_is_fitted_within_the_solver_of_its_largest_size() -> None:
     assert row["time_exponent"] == pytest.approx(2.0, abs=1e-9)
     assert row["fitted_over"] == (
         "fitted over the sizes solved by CLARABEL (not HIGHS, which solved the smaller sizes)"
+    )
+
+
+@pytest.mark.slow
+def test_qif_runs_where_the_bench_extra_installed_it() -> None:
+    """With qif installed (the ``bench`` extra), the GRS section's peer case runs rather than
+    being skipped, and qif's mechanism has the GRS optimum (G + Bayes remap, closed form)."""
+    pytest.importorskip("qif")
+    from _reference import g_plus_bayes_remap
+
+    n = 10
+    out = grs.qif_case(n, 0.5, 60.0)
+    assert out["status"] == "ok"
+    i = np.arange(n + 1)
+    loss = np.abs(i[:, None] - i[None, :]).astype(float)
+    assert out["value"] == pytest.approx(
+        g_plus_bayes_remap(np.full(n + 1, 1 / (n + 1)), loss, 0.5), rel=1e-9
     )
