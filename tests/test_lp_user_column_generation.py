@@ -394,3 +394,31 @@ def test_a_long_path_at_large_epsilon_stays_private() -> None:
     assert np.all(used > 0)  # no zero facing a positive entry in a used column
     assert res.lower_bound <= ref * (1 + 1e-12) and res.value >= ref * (1 - 1e-12)
     assert res.provenance.certified
+
+
+def test_auto_tries_the_full_lp_after_a_wide_interval_only_where_it_is_quick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An accuracy no interval meets (1e-15): ``"auto"`` follows column generation with the
+    full LP where the full LP is predicted quick (n = 30), and not when the prediction is above
+    the limit (set to 0 here): then column generation's certified interval is what comes back."""
+    import optmech.lp.user.dispatch as dispatch
+
+    whole = dispatch._whole
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return whole(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dispatch, "_whole", counted)
+    prior = np.random.default_rng(4).dirichlet(np.ones(31))
+    loss = np.random.default_rng(5).random((31, 31))  # no theorem: the interval is the LP's
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        tried = bayesian_mechanism(prior, loss, 2.0, accuracy=1e-15)
+        assert len(calls) == 1
+        monkeypatch.setattr(dispatch, "FALLBACK_SECONDS", 0.0)
+        kept = bayesian_mechanism(prior, loss, 2.0, accuracy=1e-15)
+    assert len(calls) == 1 and used_columns(kept)
+    overlap(tried, kept)

@@ -225,9 +225,11 @@ def bayesian_mechanism(
         pays ([`prefer_columns`][optmech.lp.user.methods.prefer_columns]: always for a count
         query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
         whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
-        certified interval come out wider than ``accuracy``. The certificate is the same either
-        way; ``reduce_symmetric`` concerns the whole LP only. With ``constraints`` the whole LP
-        is solved (``"auto"`` takes it; ``"column-generation"`` is a ValueError).
+        certified interval come out wider than ``accuracy`` and the whole LP be predicted to
+        take at most a minute ([`FALLBACK_SECONDS`][optmech.lp.user.dispatch.FALLBACK_SECONDS]).
+        The certificate is the same either way; ``reduce_symmetric`` concerns the whole LP
+        only. With ``constraints`` the whole LP is solved (``"auto"`` takes it;
+        ``"column-generation"`` is a ValueError).
     constraints : Constraint, callable or sequence of them, optional
         Linear conditions on the mechanism ``X[i, r]``, whose inputs are the query's values and
         whose outputs are the output set ([`optmech.constraints`][optmech.constraints]:
