@@ -462,7 +462,7 @@ def _solve_once(
     num_constraints: int,
 ) -> SolveInfo:
     """One call of the solver and the handling of its status ([`solve`][solve]); a HiGHS
-    failure's status says why the solver stopped ([`_highs_ending`][_highs_ending])."""
+    failure's status says why the solver stopped (``_highs_ending``)."""
     start = time.perf_counter()
     try:
         _run_solver(problem, name, opts)

@@ -226,7 +226,7 @@ def bayesian_mechanism(
         query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
         whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
         certified interval come out wider than ``accuracy`` and the whole LP be predicted to
-        take at most a minute ([`FALLBACK_SECONDS`][optmech.lp.user.dispatch.FALLBACK_SECONDS]).
+        take at most a minute (``FALLBACK_SECONDS`` of `optmech.lp.user.dispatch`).
         The certificate is the same either way; ``reduce_symmetric`` concerns the whole LP
         only. With ``constraints`` the whole LP is solved (``"auto"`` takes it;
         ``"column-generation"`` is a ValueError).

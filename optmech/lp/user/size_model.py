@@ -17,7 +17,7 @@ log(seconds) on log(units) over the sizes n ≥ 400, where the solve dominates; 
 lines above every measured size n ≥ 400, so that the estimate errs on the side of a refusal:
 ``bytes_per_unit`` the largest measured per unit. The full LP's memory is proportional to its
 size. Column generation's is not: its work arrays are taken in blocks of a fixed size
-([`BLOCK_ENTRIES`][optmech.lp.user.cone.BLOCK_ENTRIES]), so per unit it fell from 146 bytes at
+(``BLOCK_ENTRIES`` of `optmech.lp.user.cone`), so per unit it fell from 146 bytes at
 n = 400 to 65 at n = 4000 (1.04 GB); a second line (a fixed part and about six ``N × m`` arrays
 of floats), drawn through the largest sizes measured and raised a few percent, takes over
 where it is the lower. ``SOURCE``, quoted in every refusal, names the table.
