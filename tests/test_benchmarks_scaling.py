@@ -66,7 +66,7 @@ def test_the_tables_show_each_ladder_and_its_fit() -> None:
     summary = scaling._summary("made up", "n", cases)
     text = markdown(benchmark_report([*cases, summary]))
     assert "### Scaling of each designer: the ladders" in text
-    assert "| made up | n | 2.00 | 1.00 | 20 |" in text
+    assert "| made up | n | 2.00 | 1.00 | solver not recorded | 20 |" in text
 
 
 def test_the_priors_of_a_size_give_its_median_and_worst() -> None:
