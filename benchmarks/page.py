@@ -349,6 +349,20 @@ def peers(report: dict[str, Any]) -> list[str]:
     return out
 
 
+#: The sections that compare with each peer.
+_PEER_SECTIONS = {"qif": ("grs", "startup"), "diffprivlib": ("samplers",)}
+
+
+def _absent(report: dict[str, Any], peer: str) -> str:
+    """Why a peer has no figure: not importable, its sections not run, or its cases' statuses."""
+    if report.get("versions", {}).get(peer, "not recorded") in ("not available", "not recorded"):
+        return "not importable in this run's environment; see the peers below"
+    sections = _PEER_SECTIONS[peer]
+    if not any(r["section"] in sections for r in report["rows"]):
+        return f"the sections comparing with it ({', '.join(sections)}) were not run"
+    return "its cases did not finish; see the peers below"
+
+
 def summary(report: dict[str, Any], figures: list[str]) -> list[str]:
     """The page's opening: the headline ratio against each peer and the direct solver call,
     which targets this run could not measure, and the figures."""
@@ -372,13 +386,13 @@ def summary(report: dict[str, Any], figures: list[str]) -> list[str]:
             f"({ours['wall_median'] / qif['wall_median']:.2g}x)."
         )
     else:
-        out.append("- **against qif**: no figure in this run (see the peers below).")
+        out.append(f"- **against qif**: no figure in this run: {_absent(report, 'qif')}.")
     rates = [r["ours_over_peer_rate"] for r in rows if r.get("ours_over_peer_rate")]
     out.append(
         f"- **against diffprivlib** (`Staircase`, samples per second): optmech "
         f"{min(rates):.0f}–{max(rates):.0f}x faster."
         if rates
-        else "- **against diffprivlib**: no figure in this run (see the peers below)."
+        else f"- **against diffprivlib**: no figure in this run: {_absent(report, 'diffprivlib')}."
     )
     direct = [r["pipeline_over_direct"] for r in rows if r.get("pipeline_over_direct")]
     if direct:
