@@ -118,9 +118,8 @@ def markdown(report: dict[str, Any]) -> str:
             if report.get("full_sections")
             else ""
         )
-        + f", `{report.get('command', '')}`, every "
-        f"case run {report.get('repeat', 1)} times, alternated with the case it is compared "
-        f"with), load average at start {report['load_start']:.2f}, at end "
+        + f", `{report.get('command', '')}`; {runs_phrase(rows)}, each alternated with the "
+        f"case it is compared with), load average at start {report['load_start']:.2f}, at end "
         f"{report['load_end']:.2f}; "
         + ", ".join(f"{k} {v}" for k, v in report["versions"].items()),
         "",
@@ -274,6 +273,30 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def runs_phrase(rows: list[dict[str, Any]]) -> str:
+    """How many times the cases ran, read off the rows (``runs``), by section.
+
+    Examples
+    --------
+    >>> runs_phrase([{"section": "grs", "runs": 1}, {"section": "samplers", "runs": 3},
+    ...              {"section": "startup", "runs": 3}, {"section": "scaling"}])
+    'runs per case: 1 (grs), 3 (samplers, startup); scaling: each size once'
+    """
+    by_runs: dict[int, list[str]] = {}
+    once: list[str] = []
+    for section in dict.fromkeys(r["section"] for r in rows):
+        counts = {r["runs"] for r in rows if r["section"] == section and r.get("runs")}
+        if not counts:
+            once.append(section)
+        for count in counts:
+            by_runs.setdefault(int(count), []).append(section)
+    parts = [f"{count} ({', '.join(names)})" for count, names in sorted(by_runs.items())]
+    text = "runs per case: " + ", ".join(parts) if parts else "runs per case not recorded"
+    if once:
+        text += f"; {', '.join(once)}: each size once"
+    return text
+
+
 def _split_imports(row: dict[str, Any]) -> str:
     keys = ("numpy_median", "cvxpy_median", "optmech_median")
     if "imports_median" in row:
@@ -298,11 +321,12 @@ def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
     cases = [r for r in rows if r["section"] == "scaling" and r.get("kind") == "case"]
     out = _table(
         "Scaling of each designer: the ladders",
-        "designer | size | status | total s | solve memory MB | interval",
+        "designer | size | prior | status | total s | solve memory MB | interval",
         cases,
         lambda r: [
             r["designer"],
             _fmt(r.get("size")),
+            _prior(r.get("seed")),
             r["status"],
             _fmt(r.get("total")),
             _fmt(r.get("solve_mb"), ".0f"),
@@ -310,15 +334,32 @@ def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
         ],
     )
     out += _table(
+        "Scaling of each designer: the priors of each size (median and worst)",
+        "designer | size | priors | median s | worst s | worst prior | worst / median | within 10x",
+        [r for r in rows if r["section"] == "scaling" and r.get("kind") == "spread"],
+        lambda r: [
+            r["designer"],
+            _fmt(r.get("size")),
+            r["priors"],
+            _fmt(r.get("median")),
+            _fmt(r.get("worst")),
+            _prior(r.get("worst_seed")),
+            _fmt(r.get("worst_over_median"), ".2g"),
+            "yes" if r.get("within") else "NO",
+        ],
+        memory=False,
+    )
+    out += _table(
         "Scaling of each designer: growth, and the largest instance in 10 minutes and 8 GB",
-        "designer | size | time ∝ size^b | memory ∝ size^c | largest solved | largest within "
-        "10 min and 8 GB (extrapolated) | limited by",
-        [r for r in rows if r["section"] == "scaling" and r.get("kind") == "summary"],
+        "designer | size | time ∝ size^b | memory ∝ size^c | fitted over | largest solved | "
+        "largest within 10 min and 8 GB (extrapolated) | limited by",
+        [_refit(r, rows) for r in rows if r["section"] == "scaling" and r.get("kind") == "summary"],
         lambda r: [
             r["designer"],
             r["unit"],
             _fmt(r.get("time_exponent"), ".2f"),
             _fmt(r.get("memory_exponent"), ".2f"),
+            r.get("fitted_over", "–"),
             _fmt(r.get("largest_solved"), ".0f"),
             _fmt(r.get("largest_estimate"), ".2g"),
             r.get("limited_by", "–"),
@@ -326,6 +367,34 @@ def _scaling_tables(rows: list[dict[str, Any]]) -> list[str]:
         memory=False,
     )
     return out
+
+
+def _refit(summary: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scaling summary fitted within one solver
+    ([`one_solver`][benchmarks.scaling.one_solver]): reports written before the fits said so
+    are refitted from their cases."""
+    if "fitted_over" in summary:
+        return summary
+    from benchmarks.scaling import _summary
+
+    designer = summary["designer"]
+    seeded = [r for r in rows if r.get("kind") == "spread" and r.get("designer") == designer]
+    cases = seeded or [
+        r
+        for r in rows
+        if r["section"] == "scaling" and r.get("kind") == "case" and r["designer"] == designer
+    ]
+    return {**summary, **_summary(designer, summary["unit"], cases)}
+
+
+def _prior(seed: Any) -> str:
+    """``Dirichlet(α), loss, seed s`` of a prior of `benchmarks.scaling.PRIOR_SEEDS` (or –)."""
+    if seed is None:
+        return "–"
+    from benchmarks.scaling import PRIOR_SEEDS
+
+    draw, concentration, loss = PRIOR_SEEDS[int(seed)]
+    return f"Dirichlet({concentration:g}), {loss}, seed {draw}"
 
 
 def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
@@ -413,10 +482,11 @@ def main(argv: list[str] | None = None) -> int:
         fh.write(markdown(report))
     print(f"wrote {args.out}/benchmarks.json and {args.out}/benchmarks.md")
     if args.page:
-        from benchmarks.page import render
+        from benchmarks.page import IMAGES, render
 
+        images = os.path.join(os.path.dirname(os.path.abspath(args.page)), IMAGES)
         with open(args.page, "w", encoding="utf-8") as fh:
-            fh.write(render(report))
+            fh.write(render(report, images))
         print(f"wrote {args.page}")
     return 0
 

@@ -128,6 +128,19 @@ def _best(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any] | None:
     return None
 
 
+#: The keys of a sampler row that say what was measured (the rest are its parameters).
+_MEASURED = frozenset(
+    {"sampler", "runs", "samples_per_s", "samples_per_s_best", "limit", "limit_samples_per_s",
+     "ours_over_limit_time", "ours_over_peer_rate", "peer_status", "load", "load_min"}
+)  # fmt: skip
+
+
+def _twin(rows: list[dict[str, Any]], row: dict[str, Any], **changed: Any) -> dict | None:
+    """The row measured with every parameter of ``row`` (ε, size, …) but ``changed``."""
+    same = {k: v for k, v in row.items() if k not in _MEASURED and k not in changed}
+    return _best(rows, **same, **changed)
+
+
 def _secs(row: dict[str, Any] | None, key: str = "total") -> str:
     value = None if row is None else row.get(key, row.get(f"{key}_median"))
     if row is None or not isinstance(value, (int, float)):
@@ -263,11 +276,20 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
         limit, small, large = SOLVER_POLICY["additive"]
         known = [r["crossover_variables"] for r in cuts]
         every = "never in every group" if None in known else f"from {max(known):,} variables"
+        costs = sorted({r["cost"] for r in cuts})
+        follows = (
+            ""
+            if None in known or max(known) >= limit
+            else f" It does not follow this run's crossover (groups measured: "
+            f"{', '.join(costs)}): from {max(known):,} to {limit:,} variables it keeps {small}, "
+            "which this run measured slower there; the groups the default rests on are "
+            'recorded with `SOLVER_POLICY["additive"]`.'
+        )
         out.append(
             f"- Additive LP, HiGHS against Clarabel: Clarabel faster in every group measured "
             f"{every} (per group in the list under the crossover table). The default "
             f'(`SOLVER_POLICY["additive"]`) in this run: {small} up to {limit:,} variables, '
-            f"{large} above."
+            f"{large} above.{follows}"
         )
     qif = start.get("user LP n=30: qif")
     pipe = start.get("user LP n=30: optmech")
@@ -279,8 +301,8 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
     exact = [r for r in rows if r["section"] == "samplers" and "sample_exact" in r["sampler"]]
     for row in exact:
         if "SystemRandom" in row["sampler"]:
-            twin = _best(
-                exact, sampler=row["sampler"].replace("default: SystemRandom", "random.Random")
+            twin = _twin(
+                exact, row, sampler=row["sampler"].replace("default: SystemRandom", "random.Random")
             )
             if twin:
                 out.append(
@@ -291,11 +313,119 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
     return [*out, ""] if out else []
 
 
-def render(report: dict[str, Any]) -> str:
-    """The whole page for ``report`` (the dict that ``benchmarks.json`` holds)."""
+#: Where the page's figures go, relative to the page (``docs/performance.md``).
+IMAGES = "img/performance"
+
+#: The peers compared with: their package, and the rows that compare with them.
+_PEERS = {"qif": "qif", "diffprivlib": "diffprivlib"}
+
+
+def peers(report: dict[str, Any]) -> list[str]:
+    """One line per peer: its version in this run, or why it did not run (not installed, or
+    the statuses of the cases that compared with it)."""
+    versions = report.get("versions", {})
     rows = report["rows"]
+    out = []
+    for name, package in _PEERS.items():
+        version = versions.get(package, "not recorded")
+        if version in ("not available", "not recorded"):
+            out.append(
+                f"- **{name}**: not importable in the environment of this run, so its "
+                f'comparisons are missing (`pip install -e ".[bench]"` installs it).'
+            )
+            continue
+        statuses = sorted(
+            {
+                str(r.get(key))
+                for r in rows
+                for key in ("qif_status", "peer_status")
+                if name in key.replace("peer", "diffprivlib")
+                and isinstance(r.get(key), str)
+                and r.get(key) != "ok"
+            }
+        )
+        failed = f"; cases that did not compare: {', '.join(statuses)}" if statuses else ""
+        out.append(f"- **{name}** {version}{failed}.")
+    return out
+
+
+#: The sections that compare with each peer.
+_PEER_SECTIONS = {"qif": ("grs", "startup"), "diffprivlib": ("samplers",)}
+
+
+def _absent(report: dict[str, Any], peer: str) -> str:
+    """Why a peer has no figure: not importable, its sections not run, or its cases' statuses."""
+    if report.get("versions", {}).get(peer, "not recorded") in ("not available", "not recorded"):
+        return "not importable in this run's environment; see the peers below"
+    sections = _PEER_SECTIONS[peer]
+    if not any(r["section"] in sections for r in report["rows"]):
+        return f"the sections comparing with it ({', '.join(sections)}) were not run"
+    return "its cases did not finish; see the peers below"
+
+
+def summary(report: dict[str, Any], figures: list[str]) -> list[str]:
+    """The page's opening: the headline ratio against each peer and the direct solver call,
+    which targets this run could not measure, and the figures."""
+    rows = report["rows"]
+    out = ["## Summary", ""]
+    grs_qif = [r for r in rows if r["section"] == "grs" and r.get("pipeline_over_qif")]
+    start = {r["command"]: r for r in rows if r["section"] == "startup"}
+    qif, ours = start.get("user LP n=30: qif"), start.get("user LP n=30: optmech")
+    if grs_qif:
+        out.append(
+            "- **against qif** (`min_loss_given_d`, the same GRS LP): optmech takes "
+            + ", ".join(
+                f"{r['pipeline_over_qif']:.2g}x qif's time at n = {r['n']}" for r in grs_qif
+            )
+            + "."
+        )
+    elif qif and ours and qif.get("wall_median") and ours.get("wall_median"):
+        out.append(
+            f"- **against qif** (the user LP at n = 30, whole processes): optmech "
+            f"{ours['wall_median']:.2f} s, qif {qif['wall_median']:.2f} s "
+            f"({ours['wall_median'] / qif['wall_median']:.2g}x)."
+        )
+    else:
+        out.append(f"- **against qif**: no figure in this run: {_absent(report, 'qif')}.")
+    rates = [r["ours_over_peer_rate"] for r in rows if r.get("ours_over_peer_rate")]
+    out.append(
+        f"- **against diffprivlib** (`Staircase`, samples per second): optmech "
+        f"{min(rates):.0f}–{max(rates):.0f}x faster."
+        if rates
+        else f"- **against diffprivlib**: no figure in this run: {_absent(report, 'diffprivlib')}."
+    )
+    direct = [r["pipeline_over_direct"] for r in rows if r.get("pipeline_over_direct")]
+    if direct:
+        out.append(
+            f"- **against the solver called directly** on the same matrices: optmech's pipeline "
+            f"takes {min(direct):.2f}–{max(direct):.2f}x its time (build, compile and "
+            "certification included)."
+        )
+    out += ["", "Peers in this run:", "", *peers(report), ""]
+    if report.get("mode") == "quick":
+        full = ", ".join(report.get("full_sections") or []) or "none"
+        out += [
+            "This is a **quick run** (full sizes only for: "
+            f'{full}): a target whose sizes it did not reach reads "not measured in this '
+            'run" below; `python -m benchmarks --quick --full SECTION ...` measures it.',
+            "",
+        ]
+    out += [f"![{name[:-4]}]({IMAGES}/{name})" for name in figures]
+    return [*out, ""] if figures else out
+
+
+def render(report: dict[str, Any], images: str | None = None) -> str:
+    """The whole page for ``report`` (the dict that ``benchmarks.json`` holds); with
+    ``images`` (a directory: the page's `IMAGES`) its figures are drawn there and linked."""
+    rows = report["rows"]
+    figures: list[str] = []
+    if images is not None:
+        from benchmarks.plots import draw
+
+        figures = draw(rows, images)
     lines = [
         _INTRO.format(regenerate=REGENERATE),
+        *summary(report, figures),
         _SECTIONS,
         "## Results",
         "",
@@ -312,3 +442,27 @@ def render(report: dict[str, Any]) -> str:
         _DECISIONS,
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.page REPORT.json [--page PATH]``: the page from a report already
+    written (its figures under the page's ``img/performance``)."""
+    import argparse
+    import json
+    import os
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.page")
+    parser.add_argument("report", help="a benchmarks.json")
+    parser.add_argument("--page", default="docs/performance.md")
+    args = parser.parse_args(argv)
+    with open(args.report, encoding="utf-8") as fh:
+        report = json.load(fh)
+    images = os.path.join(os.path.dirname(os.path.abspath(args.page)), IMAGES)
+    with open(args.page, "w", encoding="utf-8") as fh:
+        fh.write(render(report, images))
+    print(f"wrote {args.page} and its figures in {images}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _reference import benchmark_report
 
@@ -186,8 +187,89 @@ def test_the_page_states_its_command_and_every_figure_comes_from_the_rows() -> N
     ]  # fmt: skip
     report = benchmark_report(rows, load_end=0.7, repeat=3, command="python -m benchmarks")
     text = page.render(report)
-    assert page.REGENERATE in text and "every case run 3 times" in text
+    assert page.REGENERATE in text and "runs per case: 3 (startup, samplers)" in text
     # The targets table reads the rows: the closed-form command's median, and "yes" for it.
     assert "< 0.3 s, whole process | 0.25 s (min 0.2) | yes |" in text
     assert "at most 1.25x | yes |" in text
     assert "### Samplers" in text and "### Whole processes of small problems" in text
+
+
+def _sampler(name: str, eps: float, rate: float) -> dict:
+    return {"section": "samplers", "sampler": name, "epsilon": eps, "runs": 3,
+            "samples_per_s": rate, "samples_per_s_best": rate, "limit": "its float rvs",
+            "ours_over_limit_time": 2.0, "load": 1.0}  # fmt: skip
+
+
+def test_the_random_random_twin_of_a_sampler_is_the_one_at_its_epsilon() -> None:
+    """Two ε, each with its SystemRandom and random.Random rows (made-up rates): each sentence
+    quotes the twin measured at its own ε."""
+    default, seeded = (
+        "G.sample_exact (rng=default: SystemRandom)",
+        "G.sample_exact (rng=random.Random)",
+    )
+    rows = [_sampler(default, 1.0, 1e5), _sampler(seeded, 1.0, 5e5),
+            _sampler(default, 0.1, 2e5), _sampler(seeded, 0.1, 7e5)]  # fmt: skip
+    text = "\n".join(page.findings(rows))
+    assert "(ε = 1): 1e+05 draws/s with the default SystemRandom, 5e+05 with random.Random" in text
+    assert (
+        "(ε = 0.1): 2e+05 draws/s with the default SystemRandom, 7e+05 with random.Random" in text
+    )
+
+
+def test_the_summary_gives_each_peer_a_figure_or_the_reason_it_has_none(tmp_path) -> None:
+    """With qif's GRS ratio and diffprivlib's sampling ratio in the rows, the summary quotes
+    both; with a peer not importable in the run's environment, it says so and how to install
+    it; the figures are drawn and linked."""
+    rows = [
+        {"section": "grs", "n": 50, "solver": "HIGHS", "status": "optimal", "runs": 3,
+         "total": 0.1, "pipeline_over_qif": 0.04, "qif_status": "ok", "load": 1.0},
+        {**_sampler("Staircase.rvs", 1.0, 2e7), "ours_over_peer_rate": 300.0},
+        {**_sampler("Staircase.rvs", 5.0, 2e7), "ours_over_peer_rate": 150.0},
+    ] + [
+        {"section": "scaling", "kind": "case", "designer": "made up", "size": s, "total": t,
+         "solver": solver, "status": "optimal", "solve_mb": 1.0, "interval": 0.0, "load": 1.0}
+        for s, t, solver in [(10, 1.0, "HIGHS"), (20, 4.0, "HIGHS"), (40, 2.0, "CLARABEL"),
+                             (80, 16.0, "CLARABEL")]
+    ]  # fmt: skip
+    installed = {"qif": "1.6.0", "diffprivlib": "0.6.6"}
+    text = page.render(benchmark_report(rows, versions=installed), str(tmp_path))
+    assert "0.04x qif's time at n = 50" in text and "150–300x faster" in text
+    assert "- **qif** 1.6.0." in text
+    assert "![scaling](img/performance/scaling.png)" in text
+    assert (tmp_path / "scaling.png").stat().st_size > 0
+    missing = page.render(benchmark_report(rows[:1], versions={"qif": "not available"}))
+    assert "**qif**: not importable in the environment of this run" in missing
+    assert 'pip install -e ".[bench]"' in missing
+    assert "**against diffprivlib**: no figure in this run" in missing
+
+
+def test_a_ladder_is_fitted_within_the_solver_of_its_largest_size() -> None:
+    """A made-up ladder whose solver changes (time ∝ size² with each, the second faster): the
+    fit takes the sizes of the largest one's solver only and says so."""
+    from benchmarks import scaling
+
+    cases = [{"size": s, "total": c * s**2, "solver": solver, "solve_mb": 1.0}
+             for s, c, solver in [(10, 1e-2, "HIGHS"), (20, 1e-2, "HIGHS"),
+                                  (40, 1e-3, "CLARABEL"), (80, 1e-3, "CLARABEL")]]  # fmt: skip
+    row = scaling._summary("made up", "n", cases)
+    assert row["time_exponent"] == pytest.approx(2.0, abs=1e-9)
+    assert row["fitted_over"] == (
+        "fitted over the sizes solved by CLARABEL (not HIGHS, which solved the smaller sizes)"
+    )
+
+
+@pytest.mark.slow
+def test_qif_runs_where_the_bench_extra_installed_it() -> None:
+    """With qif installed (the ``bench`` extra), the GRS section's peer case runs rather than
+    being skipped, and qif's mechanism has the GRS optimum (G + Bayes remap, closed form)."""
+    pytest.importorskip("qif")
+    from _reference import g_plus_bayes_remap
+
+    n = 10
+    out = grs.qif_case(n, 0.5, 60.0)
+    assert out["status"] == "ok"
+    i = np.arange(n + 1)
+    loss = np.abs(i[:, None] - i[None, :]).astype(float)
+    assert out["value"] == pytest.approx(
+        g_plus_bayes_remap(np.full(n + 1, 1 / (n + 1)), loss, 0.5), rel=1e-9
+    )

@@ -66,4 +66,38 @@ def test_the_tables_show_each_ladder_and_its_fit() -> None:
     summary = scaling._summary("made up", "n", cases)
     text = markdown(benchmark_report([*cases, summary]))
     assert "### Scaling of each designer: the ladders" in text
-    assert "| made up | n | 2.00 | 1.00 | 20 |" in text
+    assert "| made up | n | 2.00 | 1.00 | solver not recorded | 20 |" in text
+
+
+def test_the_priors_of_a_size_give_its_median_and_worst() -> None:
+    """Three priors of one size, one of them 20 times slower: the spread row reports the median
+    and the worst with its prior, says the worst is not within 10 times the median, and the fit
+    takes the median; a prior over the time limit counts as the limit and keeps the size out of
+    the fit."""
+    made_up = [(0, 1.0), (1, 2.0), (2, 40.0)]
+    cases = [{"size": 100, "total": t, "seed": i, "solve_mb": 5.0} for i, t in made_up]
+    row = scaling.spread("made up", "n", cases)
+    assert (row["median"], row["worst"], row["worst_seed"]) == (2.0, 40.0, 2)
+    assert row["worst_over_median"] == 20.0 and row["within"] is False
+    assert row["total"] == 2.0
+    timed_out = scaling.spread("made up", "n", [*cases[:2], {"status": "timeout", "seed": 2}])
+    assert timed_out["worst"] == scaling.LIMIT_SECONDS and timed_out["total"] is None
+    text = markdown(
+        benchmark_report(
+            [
+                {
+                    **c,
+                    "section": "scaling",
+                    "kind": "case",
+                    "designer": "made up",
+                    "status": "optimal",
+                    "load": 0.5,
+                }
+                for c in cases
+            ]
+            + [row]
+        )
+    )
+    assert "the priors of each size (median and worst)" in text
+    draw, concentration, loss = scaling.PRIOR_SEEDS[2]
+    assert f"| 40 | Dirichlet({concentration:g}), {loss}, seed {draw} | 20 | NO |" in text

@@ -96,6 +96,20 @@ def test_random_priors_match_grs_and_the_full_lp(n: int, eps: float, loss: str) 
     overlap(res, bayesian_mechanism(prior, loss, eps, solver="CLARABEL"))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "concentration"), [(17005, 1.0), (17006, 0.2)])
+def test_large_prior_is_certified_by_columns_alone(seed: int, concentration: float) -> None:
+    """n = 999, squared loss, ε = 0.5 (priors whose bound once stopped 1e-6 short of the value,
+    so that ``"auto"`` went on to the full LP, 1,000,000 variables): column generation alone
+    certifies the GRS optimum within 1e-8, and ``"auto"`` keeps its solve."""
+    prior = np.random.default_rng(seed).dirichlet(concentration * np.ones(1000))
+    res = bayesian_mechanism(prior, "squared", 0.5)
+    ref = g_plus_bayes_remap(prior, distance_loss(999, 2), 0.5)
+    assert res.lower_bound <= ref * (1 + 1e-12) and res.value >= ref * (1 - 1e-12)
+    assert res.provenance.within_accuracy and res.provenance.relative_gap < 1e-8
+    assert used_columns(res) and res.solver == "HIGHS"
+
+
 def test_the_theorem_candidate_is_the_first_master() -> None:
     """For a Bayesian user on a count query the warm start (G + Bayes remap) is optimal
     (GRS Thm. 3.1): no ray prices out and the run ends after its first round."""
@@ -279,6 +293,49 @@ def test_rounds_are_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(objectives))
 
 
+def test_a_large_count_query_is_checked_by_the_estimate_of_column_generation() -> None:
+    """n = 4000 (4001 x 4001 entries) at the default arguments: ``"auto"`` runs column
+    generation, so the up-front check takes its estimate, which fits the default budget (the
+    measured solve took 1.04 GB; benchmarks/results/grs_scaling.json), where the full LP's
+    estimate (36.8 GB) is far above it. Decided without solving: the estimate and the check."""
+    from optmech.lp.user.dispatch import estimated_models
+    from optmech.lp.user.setting import DEFAULT_MAX_MEMORY_GB, check_matrix_lp_size
+    from optmech.lp.user.size_model import FULL_LP
+
+    shape = (4001, 4001)
+    model, offered = estimated_models(
+        admissible_method("auto", None, vertex=False, solver=None),
+        bayesian=True,
+        mirror=False,
+        columns_apply=True,
+    )
+    assert model.option == CG and offered == ()
+    check_matrix_lp_size("user", shape, max_memory_gb=DEFAULT_MAX_MEMORY_GB, size_model=model)
+    measured_gb = 1.0385  # solve memory of n = 4000 in the committed table
+    assert measured_gb <= model.memory_gb(*shape) <= DEFAULT_MAX_MEMORY_GB
+    with pytest.raises(ProblemTooLargeError):
+        check_matrix_lp_size("user", shape, max_memory_gb=DEFAULT_MAX_MEMORY_GB, size_model=FULL_LP)
+
+
+def test_a_refusal_names_its_method_and_what_would_let_it_run() -> None:
+    """The whole LP asked for where column generation applies: the refusal names the full LP,
+    the ``max_memory_gb`` its estimate needs (which then runs it) and ``method=
+    'column-generation'`` with its smaller estimate; with ``vertex=True`` (the full LP's
+    simplex only) no other method is offered."""
+    prior = np.random.default_rng(3).dirichlet(np.ones(61))
+    with pytest.raises(ProblemTooLargeError) as full:
+        bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-3, method="full")
+    text = str(full.value)
+    assert "solved by the full LP" in text and "method='column-generation'" in text
+    needed = float(text.split("To run it: max_memory_gb=")[1].split(" ")[0])
+    assert needed > 1e-3
+    res = bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=needed, method="full")
+    assert not used_columns(res)
+    with pytest.raises(ProblemTooLargeError) as vertex:
+        bayesian_mechanism(prior, "abs", 1.0, max_memory_gb=1e-3, method="full", vertex=True)
+    assert "method=" not in str(vertex.value) and "max_memory_gb=" in str(vertex.value)
+
+
 def test_refusal_counts_the_problem_solved_and_names_the_model() -> None:
     """The estimate is that of the method used; the message names the model's source."""
     prior = np.full(101, 1 / 101)
@@ -337,3 +394,31 @@ def test_a_long_path_at_large_epsilon_stays_private() -> None:
     assert np.all(used > 0)  # no zero facing a positive entry in a used column
     assert res.lower_bound <= ref * (1 + 1e-12) and res.value >= ref * (1 - 1e-12)
     assert res.provenance.within_accuracy
+
+
+def test_auto_tries_the_full_lp_after_a_wide_interval_only_where_it_is_quick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An accuracy no interval meets (1e-15): ``"auto"`` follows column generation with the
+    full LP where the full LP is predicted quick (n = 30), and not when the prediction is above
+    the limit (set to 0 here): then column generation's certified interval is what comes back."""
+    import optmech.lp.user.dispatch as dispatch
+
+    whole = dispatch._whole
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return whole(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dispatch, "_whole", counted)
+    prior = np.random.default_rng(4).dirichlet(np.ones(31))
+    loss = np.random.default_rng(5).random((31, 31))  # no theorem: the interval is the LP's
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        tried = bayesian_mechanism(prior, loss, 2.0, accuracy=1e-15)
+        assert len(calls) == 1
+        monkeypatch.setattr(dispatch, "FALLBACK_SECONDS", 0.0)
+        kept = bayesian_mechanism(prior, loss, 2.0, accuracy=1e-15)
+    assert len(calls) == 1 and used_columns(kept)
+    overlap(tried, kept)

@@ -122,6 +122,21 @@ def test_rounded_down_dp_is_below_the_exact_minimum(tree: RootedTree) -> None:
         assert arb(float(below[r])) <= exact_low
 
 
+def test_least_shift_is_near_the_least_far_below_the_bracket_width() -> None:
+    """A column whose least shift (about 1e-13) is far below its bracket's width
+    (``2^-40 max|w|`` = 1.4e-10, set by an entry ``e^5`` the ray reaches decayed): the proved
+    shift is within 5% of the brute-force ratio, not at the bracket's upper end; multiplied by
+    ``N`` that difference was the bound's whole gap on large priors."""
+    tree, eps = RootedTree.path(5), 5.0
+    w = np.array([[-1.0], [math.exp(5.0) * (1.0 - 1e-13)], [0.0], [0.0], [0.0]])
+    exact = brute_ratio(w[:, 0], tree, eps)
+    _, hi, _ = steepest_rays(w, tree, eps)
+    assert hi[0] > 100 * exact  # the bracket alone would not do
+    t = least_shift(w, tree, eps)
+    assert all(v.lower() >= 0 for v in pattern_values(w[:, 0], tree, eps, t))
+    assert exact <= t <= 1.05 * exact
+
+
 @pytest.mark.parametrize("tree", trees(), ids=lambda t: f"N{t.size}{'path' if t.is_path else ''}")
 def test_least_shift_is_proved_and_near_the_least(tree: RootedTree) -> None:
     """``w + t`` is in the dual cone for every column (every pattern's value, enclosed, is

@@ -196,3 +196,54 @@ def test_value_errors_raised_by_cvxpy(monkeypatch, message, error, match) -> Non
     monkeypatch.setattr(problem, "solve", fake_solve)
     with pytest.raises(error, match=match):
         solve(problem, solver="HIGHS")
+
+
+def test_a_highs_failure_says_why_highs_stopped() -> None:
+    """A HiGHS run cut short by its own limits (one simplex iteration; three interior-point
+    iterations without crossover) fails with a status naming HiGHS's model status and the
+    limit, not a bare "user_limit"."""
+    rng = np.random.default_rng(0)
+    a = rng.random((60, 20))
+    x = cp.Variable(20, nonneg=True)
+    problem = cp.Problem(cp.Minimize(rng.random(20) @ x), [a @ x >= a @ np.ones(20)])
+    limits = [
+        ({"highs_options": {"solver": "simplex"}, "simplex_iteration_limit": 1}, "simplex"),
+        ({"highs_options": {"solver": "ipm"}, "run_crossover": "off", "ipm_iteration_limit": 3},
+         "interior-point"),
+    ]  # fmt: skip
+    for options, method in limits:
+        with pytest.raises(SolverError) as failed:
+            solve(problem, solver="HIGHS", options=options)
+        status = failed.value.status
+        assert status.startswith("user_limit (HiGHS kIterationLimit: its iteration limit")
+        assert f"{3 if method == 'interior-point' else 1} {method}" in status
+
+
+def test_an_interior_point_run_short_of_its_tolerance_says_so(monkeypatch) -> None:
+    """HiGHS's ``kUnknown`` after interior-point iterations without crossover (cvxpy cannot
+    unpack it): the status names the iterations, the tolerance missed and the residuals that
+    HiGHS reported (made up here)."""
+    from types import SimpleNamespace
+
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x) == 1])
+    info = SimpleNamespace(
+        ipm_iteration_count=41,
+        simplex_iteration_count=0,
+        max_primal_infeasibility=2e-12,
+        max_dual_infeasibility=3e-8,
+    )
+
+    def stops_short(*args, **kwargs):
+        problem._solver_cache["HIGHS"] = (None, None, {"model_status": "kUnknown", "info": info})
+        raise ValueError("Cannot unpack invalid solution: Solution(status=unknown, ...)")
+
+    monkeypatch.setattr(problem, "solve", stops_short)
+    options = {"run_crossover": "off", "ipm_optimality_tolerance": 1e-10}
+    with pytest.raises(SolverError) as failed:
+        solve(problem, solver="HIGHS", options=options)
+    assert failed.value.status == (
+        "unknown (HiGHS kUnknown: interior point stopped after 41 iterations short of "
+        "ipm_optimality_tolerance=1e-10, crossover off; max primal infeasibility 2.0e-12, "
+        "max dual infeasibility 3.0e-08)"
+    )

@@ -184,16 +184,32 @@ def user_lp_shape(graph: str, n: int | None) -> tuple[int, int] | None:
     return None
 
 
-def check_user_size(shape: tuple[int, int], max_memory_gb: float, where: str) -> None:
+def check_user_size(
+    shape: tuple[int, int], max_memory_gb: float, where: str, *, columns: str | None = None
+) -> None:
     """Refuse, before any graph is built, a user LP of ``shape`` (inputs, outputs) whose
     estimated memory exceeds ``max_memory_gb`` (the library's estimate and message); ``where``
-    names the options that set the shape."""
-    from optmech.lp.user.setting import check_budget, check_lp_size
+    names the options that set the shape. ``columns`` (``"bayesian"`` or ``"minimax"``) says
+    that the library will solve it by column generation (a path, no constraints, the master's
+    solver), whose estimate is then the one checked; else the whole LP's."""
+    from optmech.lp.user.setting import check_budget, check_lp_size, size_remedy
+    from optmech.lp.user.size_model import (
+        COLUMN_GENERATION_BAYESIAN,
+        COLUMN_GENERATION_MINIMAX,
+        FULL_LP,
+    )
 
     budget, _ = check_budget(max_memory_gb)
     inputs, outputs = shape
+    model = {"bayesian": COLUMN_GENERATION_BAYESIAN, "minimax": COLUMN_GENERATION_MINIMAX}.get(
+        columns or "", FULL_LP
+    )
     check_lp_size(
-        f"the user LP of {where} would have {inputs} x {outputs} = {inputs * outputs} variables",
+        f"the user LP of {where} would have {inputs} x {outputs} = {inputs * outputs} variables,"
+        f" solved by {model.method}",
         inputs * outputs,
         max_memory_gb=budget,
+        bytes_per_variable=model.bytes_per_variable(inputs, outputs),
+        hint=model.note(inputs, outputs),
+        remedy=size_remedy(model, shape),
     )

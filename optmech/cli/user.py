@@ -293,6 +293,7 @@ def compute(
     """
     from optmech._validation import check_int
     from optmech.graphs import node_values, parse_graph
+    from optmech.lp.solve import INCREMENTAL_SOLVER
     from optmech.lp.user import bayesian_mechanism, minimax_mechanism
 
     _check_combination(n, prior, minimax, side_info, graph, normalize_prior)
@@ -309,7 +310,11 @@ def compute(
     shape = user_lp_shape(graph, n_eff)
     if shape is not None:  # before the graph is built
         where = f"--n {n_eff}" if _graph_kind(graph) == "path" else f"--graph {graph!r}"
-        check_user_size(shape, max_memory_gb, where)
+        constrained = unbiased or monotone or max_risk is not None
+        master = solver is None or solver.upper() == INCREMENTAL_SOLVER
+        on_path = _graph_kind(graph) == "path" and master
+        columns = None if constrained or not on_path else ("minimax" if minimax else "bayesian")
+        check_user_size(shape, max_memory_gb, where, columns=columns)
     g = parse_graph(graph, n_eff)
     values = node_values(g)
     side = _side_info(side_info)

@@ -8,6 +8,8 @@ budget (``max_memory_gb``) and the estimate.
 
 from __future__ import annotations
 
+import math
+
 __all__ = [
     "ADDITIVE_MEMORY_GB",
     "DEPENDENT_MEMORY_GB",
@@ -15,6 +17,7 @@ __all__ = [
     "LOCAL_MEMORY_GB",
     "USER_BYTES_PER_VARIABLE",
     "USER_MEMORY_GB",
+    "budget_to_run",
 ]
 
 #: Peak resident memory per LP variable, measured on the path-graph user LP with Clarabel
@@ -37,3 +40,19 @@ LOCAL_BYTES_PER_VARIABLE = 4_000
 LOCAL_MEMORY_GB = 250_000 * LOCAL_BYTES_PER_VARIABLE / 1e9
 #: Default memory budget of an additive-noise design (1-D and in ℝ²), in GB.
 ADDITIVE_MEMORY_GB = 4.0
+
+
+def budget_to_run(need_gb: float) -> str:
+    """The ``max_memory_gb`` a refusal suggests: the estimate ``need_gb`` rounded up to two
+    significant digits, as typed.
+
+    Examples
+    --------
+    >>> budget_to_run(1.1184), budget_to_run(36.8), budget_to_run(0.01402)
+    ('1.2', '37', '0.015')
+    """
+    if not need_gb > 0:
+        return "0"
+    digits = max(0, 1 - math.floor(math.log10(need_gb)))
+    step = 10.0**-digits
+    return f"{math.ceil(need_gb / step - 1e-9) * step:.{digits}f}"

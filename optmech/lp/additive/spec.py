@@ -25,7 +25,7 @@ from optmech.lp.additive.grid import GRADED_COARSE, GridKind
 from optmech.lp.additive.rows import VIRTUAL_ROWS_ABOVE
 from optmech.lp.additive.windows import WINDOW_METHODS, choose_window_method, window_size
 from optmech.lp.engine.rounding import tail_ratio_for
-from optmech.lp.limits import ADDITIVE_MEMORY_GB
+from optmech.lp.limits import ADDITIVE_MEMORY_GB, budget_to_run
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PrivacyProfile, PureDP, RenyiDP
 
 __all__ = [
@@ -630,11 +630,13 @@ class AdditiveSpec:
     def check_size(self, cells: int) -> None:
         """Refuse an LP whose estimated memory exceeds `max_memory_gb` (before building)."""
         size = self.size(cells)
+        grid_n = 2 * (self.periods or 0) * cells + (1 if self.integer else 0)
         if size["bytes"] > self.max_memory_gb * 1e9:
             raise ProblemTooLargeError(
-                f"the LP would need about {size['bytes'] / 1e9:.3g} GB ({size['variables']:,} "
+                f"the LP (window rows in the form {self.window_form(grid_n, cells)!r}) would need "
+                f"about {size['bytes'] / 1e9:.3g} GB ({size['variables']:,} "
                 f"variables, {size['rows']:,} rows, {size['nonzeros']:,} nonzeros; {cells} cells "
                 f"per Δ, periods={self.periods}), above max_memory_gb={self.max_memory_gb:g}. "
-                "Lower the resolution or the periods, use symmetric=True / monotone=True, or "
-                "raise max_memory_gb."
+                f"To run it: max_memory_gb={budget_to_run(size['bytes'] / 1e9)}; or lower the "
+                "resolution or the periods, or use symmetric=True / monotone=True."
             )

@@ -25,7 +25,7 @@ from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.certify.noise2d import NORMS, footprint, row_half_widths
 from optmech.costs.vector import as_vector_cost, symmetry_of
 from optmech.exceptions import ProblemTooLargeError
-from optmech.lp.limits import ADDITIVE_MEMORY_GB
+from optmech.lp.limits import ADDITIVE_MEMORY_GB, budget_to_run
 from optmech.mechanisms.tails2d import gauge_polygon
 from optmech.privacy import PureDP
 
@@ -330,12 +330,14 @@ class AdditiveSpec2D:
         size = self.size()
         if size["bytes"] > self.max_memory_gb * 1e9:
             raise ProblemTooLargeError(
-                f"the 2-D LP would need about {size['bytes'] / 1e9:.3g} GB "
+                f"the 2-D LP (window rows in the form {self.method!r}) would need about "
+                f"{size['bytes'] / 1e9:.3g} GB "
                 f"({size['variables']:,} variables, {size['rows']:,} rows, "
                 f"{size['nonzeros']:,} nonzeros; resolution={self.resolution}, "
                 f"periods={self.periods}, sensitivity_norm={self.sensitivity_norm!r}), above "
-                f"max_memory_gb={self.max_memory_gb:g}. Lower the resolution or the periods, or "
-                "raise max_memory_gb."
+                f"max_memory_gb={self.max_memory_gb:g}. To run it: "
+                f"max_memory_gb={budget_to_run(size['bytes'] / 1e9)}; or lower the resolution "
+                "or the periods."
             )
 
     def replace(self, **changes: Any) -> AdditiveSpec2D:

@@ -24,7 +24,7 @@ from optmech._validation import check_flag, check_int, check_prior, check_real, 
 from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
 from optmech.lp.user.build import row_forms
-from optmech.lp.user.dispatch import check_size, solve_by_method
+from optmech.lp.user.dispatch import check_size, estimated_models, solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
 from optmech.lp.user.methods import (
     SolveMethod,
@@ -43,12 +43,7 @@ from optmech.lp.user.setting import (
     resolve_setting,
     side_information_rows,
 )
-from optmech.lp.user.size_model import (
-    COLUMN_GENERATION_BAYESIAN,
-    COLUMN_GENERATION_MINIMAX,
-    FULL_LP,
-    FULL_LP_MIRROR,
-)
+from optmech.lp.user.size_model import FULL_LP
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]
@@ -77,6 +72,27 @@ def _solve_constrained(
     from optmech.lp.user.constrained import solve_constrained
 
     return solve_constrained(setting, epsilon, constraints, **options)
+
+
+def _size_models(
+    admissible: SolveMethod,
+    constraints: tuple[Constraint, ...],
+    graph: nx.Graph | None,
+    *,
+    bayesian: bool,
+    mirror: bool,
+    vertex: bool,
+    solver: str | None,
+) -> dict[str, Any]:
+    """``size_model`` and ``alternatives`` of the up-front size check
+    ([`estimated_models`][optmech.lp.user.dispatch.estimated_models])."""
+    columns_apply = not constraints and (
+        admissible_method("auto", graph, vertex=vertex, solver=solver) != SolveMethod.FULL
+    )
+    model, alternatives = estimated_models(
+        admissible, bayesian=bayesian, mirror=mirror, columns_apply=columns_apply
+    )
+    return {"size_model": model, "alternatives": alternatives}
 
 
 @dataclass(frozen=True)
@@ -211,9 +227,11 @@ def bayesian_mechanism(
         pays ([`prefer_columns`][optmech.lp.user.methods.prefer_columns]: always for a count
         query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
         whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
-        certified interval come out wider than ``accuracy``. The certificate is the same either
-        way; ``reduce_symmetric`` concerns the whole LP only. With ``constraints`` the whole LP
-        is solved (``"auto"`` takes it; ``"column-generation"`` is a ValueError).
+        certified interval come out wider than ``accuracy`` and the whole LP be predicted to
+        take at most a minute (``FALLBACK_SECONDS`` of `optmech.lp.user.dispatch`).
+        The certificate is the same either way; ``reduce_symmetric`` concerns the whole LP
+        only. With ``constraints`` the whole LP is solved (``"auto"`` takes it;
+        ``"column-generation"`` is a ValueError).
     constraints : Constraint, callable or sequence of them, optional
         Linear conditions on the mechanism ``X[i, r]``, whose inputs are the query's values and
         whose outputs are the output set ([`optmech.constraints`][optmech.constraints]:
@@ -262,15 +280,13 @@ def bayesian_mechanism(
         reduce_symmetric and not vertex and not items and bool(np.array_equal(p_arr, p_arr[::-1]))
     )
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    setting = resolve_setting(  # refused up front by the smallest admissible estimate
+    setting = resolve_setting(  # refused up front by the estimate of the method that runs
         cost,
         graph=graph,
         outputs=outputs,
         num_inputs=p_arr.size,
-        size_model=(
-            (FULL_LP_MIRROR if mirror else FULL_LP)
-            if admissible == SolveMethod.FULL
-            else COLUMN_GENERATION_BAYESIAN
+        **_size_models(
+            admissible, items, graph, bayesian=True, mirror=mirror, vertex=vertex, solver=solver
         ),
         **budget,
     )
@@ -359,12 +375,14 @@ def minimax_mechanism(
     items = as_constraints(constraints)
     admissible = _method(method, items, graph, vertex=vertex, solver=solver)
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    setting = resolve_setting(  # refused up front by the smallest admissible estimate
+    setting = resolve_setting(  # refused up front by the estimate of the method that runs
         cost,
         graph=graph,
         outputs=outputs,
         num_inputs=num_inputs,
-        size_model=FULL_LP if admissible == SolveMethod.FULL else COLUMN_GENERATION_MINIMAX,
+        **_size_models(
+            admissible, items, graph, bayesian=False, mirror=False, vertex=vertex, solver=solver
+        ),
         **budget,
     )
     rows = side_information_rows(side_information, setting.graph)

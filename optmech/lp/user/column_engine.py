@@ -159,7 +159,9 @@ def _run(
         warm=warm,
     )
     if isinstance(objective, LinearObjective):
-        lower = linear_cone_bound(objective.weights, run.multipliers, tree, epsilon, run.shift)
+        lower = linear_cone_bound(
+            objective.weights, run.multipliers, tree, epsilon, run.shift, run.shift_floor
+        )
     else:
         lower = epigraph_cone_bound(
             objective.forms,
@@ -169,6 +171,7 @@ def _run(
             tree,
             epsilon,
             run.shift,
+            run.shift_floor,
         )
     return run, lower
 

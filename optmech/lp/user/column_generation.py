@@ -139,6 +139,9 @@ class ColumnGeneration:
         The last pricing's estimate of the least shift putting every column's reduced-cost
         vector in K* (objective units; for an epigraph objective, per unit of epigraph
         multiplier): where the rigorous bound's search starts.
+    shift_floor : float
+        The same pricing's largest ratio of a ray found (same units): where that search may stop
+        ([`least_shift`][optmech.lp.user.cone.least_shift] lowers the shift towards it).
     seconds : float
         Wall time of the run.
     options : dict
@@ -158,6 +161,7 @@ class ColumnGeneration:
     shift: float
     seconds: float
     options: dict[str, object]
+    shift_floor: float = -math.inf
 
 
 def peaked_patterns(tree: RootedTree) -> BoolArray:
@@ -245,9 +249,10 @@ def _pricing_weights(
 
 def _price(
     master: RestrictedMaster, rows: FloatArray, mu: FloatArray | None, tolerance: float
-) -> tuple[IntArray, BoolArray, float, float]:
+) -> tuple[IntArray, BoolArray, float, float, float]:
     """Outputs whose steepest ray prices out, their patterns, the least reduced cost (ray
-    maximum 1) and the largest shift ``max_r t_r`` (reduced cost per unit of row mass).
+    maximum 1), the largest shift ``max_r t_r`` (reduced cost per unit of row mass; the brackets'
+    upper ends) and the largest ratio of a ray found (their lower ends).
 
     The outputs are priced in blocks of [`BLOCK_ENTRIES`][optmech.lp.user.cone.BLOCK_ENTRIES]
     entries, so the work arrays stay small whatever ``N × m`` is; each ``t_r`` is found to within
@@ -256,13 +261,14 @@ def _price(
     n, m = master.shape
     found: list[IntArray] = []
     patterns: list[BoolArray] = []
-    least, top = 0.0, 0.0
+    least, top, floor = 0.0, 0.0, 0.0
     width = max(1, BLOCK_ENTRIES // n)
     for start in range(0, m, width):
         cols = slice(start, min(start + width, m))
         weights = _pricing_weights(master, rows, mu, cols)
         shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon, tolerance)
         top = max(top, float(np.max(high, initial=0.0)))
+        floor = max(floor, float(np.max(shifts, initial=0.0)))
         candidates = np.nonzero(shifts > 0)[0]
         if candidates.size == 0:
             continue
@@ -273,8 +279,8 @@ def _price(
         found.append(entering + start)
         patterns.append(descending[:, entering])
     if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros((n, 0), dtype=bool), least, top
-    return np.concatenate(found), np.concatenate(patterns, axis=1), least, top
+        return np.zeros(0, dtype=np.int64), np.zeros((n, 0), dtype=bool), least, top, floor
+    return np.concatenate(found), np.concatenate(patterns, axis=1), least, top, floor
 
 
 @dataclass(frozen=True)
@@ -285,6 +291,7 @@ class _Priced:
     epigraph: FloatArray | None
     bound: float
     shift: float
+    floor: float
 
 
 def _priced(
@@ -294,10 +301,10 @@ def _priced(
     factor: float,
     tolerance: float,
 ) -> tuple[IntArray, BoolArray, float, _Priced]:
-    outputs, patterns, least, shift = _price(master, rows, mu, tolerance)
+    outputs, patterns, least, shift, floor = _price(master, rows, mu, tolerance)
     mass = 1.0 if mu is None else max(float(np.sum(mu)), 1e-300)
     bound = (math.fsum(rows.tolist()) - master.shape[0] * shift) * factor / mass
-    return outputs, patterns, least, _Priced(rows, mu, bound, shift)
+    return outputs, patterns, least, _Priced(rows, mu, bound, shift, floor)
 
 
 def _round(
@@ -428,6 +435,7 @@ def generate_columns(
         attempts=(*restarts, summary),
         converged=converged,
         shift=best.shift * factor / mass,
+        shift_floor=best.floor * factor / mass,
         seconds=seconds,
         options=master.solver_options,
     )

@@ -428,6 +428,7 @@ def least_shift(
     epsilon: float,
     estimate: float | None = None,
     multipliers: FloatArray | None = None,
+    floor: float | None = None,
 ) -> float:
     """A ``t`` with ``w + t·1 ∈ K*`` for every column ``w`` of ``weights − y``, proved, near the
     least.
@@ -435,7 +436,14 @@ def least_shift(
     The largest upper end of [`steepest_rays`][steepest_rays]' brackets (or ``estimate``),
     checked by [`cone_minimum_below`][cone_minimum_below] on ``w + t`` rounded down — computed as
     ``weights − (y − t)`` with ``y − t`` rounded up and the difference rounded down — and raised
-    (by a relative ``2^-40``, doubling) until that proves it.
+    (by a relative ``2^-40``, doubling) until that proves it; then lowered by bisection towards
+    ``floor`` (the largest lower end of the brackets: the ratio of a ray actually found), the
+    columns that ``floor`` proves left out of every later test (each proved shift proves every
+    larger one, ``1 ∈ K*``). The brackets stop at a width of ``2^-40`` of a column's largest
+    ``|w|`` (the DP's rounding noise near the peak of its ray), which far from the peak can exceed
+    the least shift itself: measured on a Dirichlet(1) prior, squared loss, ε = 0.5, n = 1000,
+    the upper end was 8.6e-9 where the least shift was 5e-17, a gap of ``N`` times that
+    (1.1e-6 relative) in the bound; the bisection closes it to the rounding.
 
     Parameters
     ----------
@@ -450,6 +458,9 @@ def least_shift(
         search starts there instead of at the brackets' upper ends.
     multipliers : ndarray, shape (N,), optional
         ``y``, subtracted from every column (default 0).
+    floor : float, optional
+        A near lower estimate of the least shift (column generation's last pricing); without
+        ``estimate``, the brackets' largest lower end. Not trusted: only where the search stops.
 
     Returns
     -------
@@ -466,11 +477,57 @@ def least_shift(
     w = np.asarray(weights, dtype=np.float64)
     y = np.zeros(w.shape[0]) if multipliers is None else np.asarray(multipliers, np.float64)
     if estimate is None:
-        _, high, _ = steepest_rays(w - y[:, None], tree, epsilon)
+        low, high, _ = steepest_rays(w - y[:, None], tree, epsilon)
         estimate = float(np.max(high))
+        if floor is None:
+            floor = float(np.max(low))
     scale = max(abs(estimate), float(np.max(np.abs(w), initial=0.0)), 1e-300)
     scale = max(scale, float(np.max(np.abs(y), initial=0.0)))
-    return _proved(w, y, tree, epsilon, estimate, scale)
+    proved = _proved(w, y, tree, epsilon, estimate, scale)
+    if floor is None or not floor < proved:
+        return proved
+    return _lowered(w, y, tree, epsilon, floor, proved)
+
+
+def _failing(
+    w: FloatArray, y: FloatArray, tree: RootedTree, epsilon: float, t: float, columns: IntArray
+) -> IntArray:
+    """The ``columns`` that the rounded-down DP does not prove at shift ``t``."""
+    offset = np.nextafter(y - t, np.inf)  # at least y − t
+    shifted = np.nextafter(w[:, columns] - offset[:, None], -np.inf)
+    return columns[~(cone_minimum_below(shifted, tree, epsilon) >= 0)]
+
+
+#: Bisection steps of [`least_shift`][least_shift] at most (each halves the interval between the
+#: floor and the proved shift; 8.6e-9 to 1e-17 takes 30).
+_BISECTION_STEPS = 64
+
+
+def _lowered(
+    w: FloatArray, y: FloatArray, tree: RootedTree, epsilon: float, low: float, high: float
+) -> float:
+    """A proved shift in ``[low, high]`` near the least, ``high`` being proved (bisection on
+    the columns ``low`` does not prove; see [`least_shift`][least_shift])."""
+    pending = _failing(w, y, tree, epsilon, low, np.arange(w.shape[1]))
+    if pending.size == 0:
+        return low
+    # Stop once N·(high − low) is below the rounding of Σ y: the bound cannot tell the difference.
+    resolution = 2.0**-50 * max(abs(math.fsum(y.tolist())), 1e-300) / max(w.shape[0], 1)
+    # DP columns at most: eight sweeps over every column, or every step on a few columns.
+    work = max(8 * w.shape[1], 16 * _BISECTION_STEPS)
+    for _ in range(_BISECTION_STEPS):
+        if high - low <= resolution or work <= 0:
+            break
+        middle = low + 0.5 * (high - low)
+        if not low < middle < high:
+            break
+        work -= pending.size
+        failing = _failing(w, y, tree, epsilon, middle, pending)
+        if failing.size:  # the others are proved at middle, hence at every later (larger) test
+            low, pending = middle, failing
+        else:
+            high = middle
+    return high
 
 
 def _proved(
@@ -480,9 +537,7 @@ def _proved(
     step = scale * 2.0**-40
     pending = np.arange(w.shape[1])
     for _ in range(1100):
-        offset = np.nextafter(y - t, np.inf)  # at least y − t
-        shifted = np.nextafter(w[:, pending] - offset[:, None], -np.inf)
-        pending = pending[~(cone_minimum_below(shifted, tree, epsilon) >= 0)]
+        pending = _failing(w, y, tree, epsilon, t, pending)
         if pending.size == 0:
             return t
         t += step

@@ -53,6 +53,7 @@ def dual_cone_bound(
     tree: RootedTree,
     epsilon: float,
     shift: float | None = None,
+    floor: float | None = None,
 ) -> float:
     """``Σ y − N t`` rounded down: a lower bound on ``min Σ_r c_r · x_r`` (module docstring).
 
@@ -68,6 +69,8 @@ def dual_cone_bound(
         Privacy level.
     shift : float, optional
         An estimate of the least shift (where its proof starts; any value is safe).
+    floor : float, optional
+        A lower estimate of the least shift (where its search may stop; any value is safe).
 
     Returns
     -------
@@ -92,7 +95,7 @@ def dual_cone_bound(
     t = -math.inf  # the largest proved shift of the blocks proves every column (monotone)
     for start in range(0, m, width):
         block = coefficients[:, start : start + width]
-        t = max(t, least_shift(block, tree, epsilon, shift, multipliers=y))
+        t = max(t, least_shift(block, tree, epsilon, shift, multipliers=y, floor=floor))
     total = math.nextafter(math.fsum(y.tolist()), -math.inf)
     paid = math.nextafter(y.size * t, math.inf)
     return math.nextafter(total - paid, -math.inf)
@@ -104,12 +107,13 @@ def linear_cone_bound(
     tree: RootedTree,
     epsilon: float,
     shift: float | None = None,
+    floor: float | None = None,
 ) -> float:
     """A rigorous lower bound on ``min Σ W ⊙ X`` (a Bayesian user; ``W ≥ 0``).
 
     ``max(0, dual_cone_bound(W, y))``: the optimum of a non-negative objective is at least 0.
     """
-    return max(dual_cone_bound(weights, multipliers, tree, epsilon, shift), 0.0)
+    return max(dual_cone_bound(weights, multipliers, tree, epsilon, shift, floor), 0.0)
 
 
 def epigraph_cone_bound(
@@ -120,6 +124,7 @@ def epigraph_cone_bound(
     tree: RootedTree,
     epsilon: float,
     shift: float | None = None,
+    floor: float | None = None,
 ) -> float:
     """A rigorous lower bound on ``min max_k F_k · vec(X)`` (non-negative forms, row-major).
 
@@ -135,8 +140,9 @@ def epigraph_cone_bound(
         Of the rows ``F_k · vec(X) ≤ t`` (non-negative; normalised here).
     tree, epsilon
         As for [`dual_cone_bound`][dual_cone_bound].
-    shift : float, optional
-        An estimate of the least shift for the normalised weights.
+    shift, floor : float, optional
+        Estimates of the least shift for the normalised weights (as for
+        [`dual_cone_bound`][dual_cone_bound]).
 
     Returns
     -------
@@ -153,4 +159,4 @@ def epigraph_cone_bound(
     # Non-negative terms: the computed sum is at most (1 + γ_k) times the exact one.
     below = np.nextafter(combined * (1.0 - (terms + 2) * U / (1.0 - (terms + 2) * U)), -np.inf)
     y = np.asarray(multipliers, dtype=np.float64).reshape(-1) / total
-    return max(dual_cone_bound(np.maximum(below, 0.0), y, tree, epsilon, shift), 0.0)
+    return max(dual_cone_bound(np.maximum(below, 0.0), y, tree, epsilon, shift, floor), 0.0)

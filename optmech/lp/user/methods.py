@@ -9,7 +9,8 @@
   solver.
 * ``"auto"`` (the default) — column generation where it applies and pays
   ([`prefer_columns`][prefer_columns]), else the full LP; and should column generation leave
-  a certified interval wider than asked, the full LP where it fits.
+  a certified interval wider than asked, the full LP where it fits and is predicted to take at
+  most a minute (``FALLBACK_SECONDS`` of `optmech.lp.user.dispatch`).
 
 Measured on 2 shared cores (Dirichlet(1) prior, |e|, ε = 0.5; ``benchmarks/grs.py``): the full LP
 took 175 s and 2.35 GB at n = 1000; column generation solves it in a few seconds (the table in

@@ -33,7 +33,7 @@ from optmech.graphs import (
     node_values,
     path_graph,
 )
-from optmech.lp.limits import USER_BYTES_PER_VARIABLE, USER_MEMORY_GB
+from optmech.lp.limits import USER_BYTES_PER_VARIABLE, USER_MEMORY_GB, budget_to_run
 from optmech.lp.user.size_model import FULL_LP, SizeModel
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "memory_estimate_gb",
     "resolve_setting",
     "side_information_rows",
+    "size_remedy",
 ]
 
 
@@ -82,8 +83,11 @@ def check_lp_size(
     max_variables: int | None = None,
     bytes_per_variable: float = BYTES_PER_VARIABLE,
     hint: str = "",
+    remedy: str = "",
 ) -> None:
     """Refuse an LP whose estimated memory exceeds ``max_memory_gb`` (or ``max_variables``).
+
+    ``remedy`` (a sentence) replaces the closing advice to raise ``max_memory_gb``.
 
     Raises
     ------
@@ -98,10 +102,37 @@ def check_lp_size(
         limit = f"more than max_memory_gb = {_gb(max_memory_gb)}"
     else:
         return
-    raise ProblemTooLargeError(
-        f"{what} ({estimate}), {limit}; refused before building anything. "
-        f"{hint}Raise `max_memory_gb` if the machine has the memory."
+    advice = remedy or (
+        f"To run it: max_memory_gb={budget_to_run(need)}, if the machine has the memory."
     )
+    raise ProblemTooLargeError(
+        f"{what} ({estimate}), {limit}; refused before building anything. {hint}{advice}"
+    )
+
+
+def size_remedy(
+    model: SizeModel, shape: tuple[int, int], alternatives: tuple[SizeModel, ...] = ()
+) -> str:
+    """What lets a refused LP run: the ``max_memory_gb`` its estimate needs, and each other
+    admissible method with its own estimate.
+
+    Examples
+    --------
+    >>> from optmech.lp.user.size_model import COLUMN_GENERATION_BAYESIAN, FULL_LP
+    >>> for part in size_remedy(FULL_LP, (1001, 1001), (COLUMN_GENERATION_BAYESIAN,)).split(", "):
+    ...     print(part)
+    To run it: max_memory_gb=2.4 (the estimate of the full LP)
+    or method='column-generation' (column generation
+    about 0.2 GB).
+    """
+    need = model.memory_gb(*shape)
+    text = f"To run it: max_memory_gb={budget_to_run(need)} (the estimate of {model.method})"
+    for other in alternatives:
+        text += (
+            f", or method='{other.option}' ({other.method}, about "
+            f"{_gb(other.memory_gb(*shape))} GB)"
+        )
+    return text + "."
 
 
 def check_matrix_lp_size(
@@ -111,20 +142,25 @@ def check_matrix_lp_size(
     max_memory_gb: float,
     max_variables: int | None = None,
     size_model: SizeModel | None = None,
+    alternatives: tuple[SizeModel, ...] = (),
 ) -> None:
     """[`check_lp_size`][check_lp_size] of the ``name`` LP whose variables are a mechanism
-    matrix of ``shape`` (inputs, outputs), estimated by ``size_model`` (whose note the refusal
-    quotes) or, without one, at `BYTES_PER_VARIABLE`."""
+    matrix of ``shape`` (inputs, outputs), estimated by ``size_model`` (the refusal names its
+    method, quotes its note and says which ``max_memory_gb``, or which of the other admissible
+    methods ``alternatives``, would let it run) or, without one, at `BYTES_PER_VARIABLE`."""
     n_in, n_out = shape
+    what = f"the {name} LP would have {n_in} x {n_out} = {n_in * n_out} variables"
+    if size_model is None:
+        check_lp_size(what, n_in * n_out, max_memory_gb=max_memory_gb, max_variables=max_variables)
+        return
     check_lp_size(
-        f"the {name} LP would have {n_in} x {n_out} = {n_in * n_out} variables",
+        f"{what}, solved by {size_model.method}",
         n_in * n_out,
         max_memory_gb=max_memory_gb,
         max_variables=max_variables,
-        bytes_per_variable=(
-            BYTES_PER_VARIABLE if size_model is None else size_model.bytes_per_variable(*shape)
-        ),
-        hint="" if size_model is None else size_model.note(*shape),
+        bytes_per_variable=size_model.bytes_per_variable(*shape),
+        hint=size_model.note(*shape),
+        remedy=size_remedy(size_model, shape, alternatives),
     )
 
 
@@ -273,6 +309,7 @@ def resolve_setting(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     max_variables: int | None = None,
     size_model: SizeModel = FULL_LP,
+    alternatives: tuple[SizeModel, ...] = (),
 ) -> UserSetting:
     """Resolve a user's loss, graph and outputs into a [`UserSetting`][UserSetting], validating
     sizes.
@@ -304,6 +341,8 @@ def resolve_setting(
     size_model : SizeModel
         How the LP will be solved, for the memory estimate
         ([`optmech.lp.user.size_model`][optmech.lp.user.size_model]); default the full LP.
+    alternatives : tuple of SizeModel
+        The other methods that would solve it (named in a refusal with their estimates).
     """
     budget, cap = check_budget(max_memory_gb, max_variables)
     matrix = None
@@ -322,7 +361,12 @@ def resolve_setting(
     out_arr = _outputs(outputs, matrix, graph)
     n_out = n_in if out_arr is None else out_arr.shape[0]
     check_matrix_lp_size(
-        "user", (n_in, n_out), max_memory_gb=budget, max_variables=cap, size_model=size_model
+        "user",
+        (n_in, n_out),
+        max_memory_gb=budget,
+        max_variables=cap,
+        size_model=size_model,
+        alternatives=alternatives,
     )
     if matrix is not None and matrix.shape[1] != n_out:
         raise ValueError(
