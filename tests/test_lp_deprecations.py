@@ -23,38 +23,10 @@ def design() -> optmech.DesignedNoise:
     return optmech.design_noise(optmech.PureDP(1.0), **KW)
 
 
-def test_design_noise_at_its_old_paths_warns_and_is_the_same_function() -> None:
-    for module in ("optmech.lp.additive", "optmech.lp.additive.design"):
-        with pytest.deprecated_call(match="optmech.design_noise"):
-            old = importlib.import_module(module).design_noise
-        assert old is optmech.design_noise
-
-
-@pytest.mark.parametrize(
-    ("name", "home"),
-    [
-        ("finish_design", "optmech.lp.additive.designer"),
-        ("PRIVACY_RTOL", "optmech.lp.engine.acceptance"),
-        ("within_privacy", "optmech.lp.engine.acceptance"),
-        ("design_provenance", "optmech.lp.engine.record"),
-        ("CoarseGridWarning", "optmech.lp.additive.diagnostics"),
-        ("warn_about", "optmech.lp.additive.diagnostics"),
-        ("slack", "optmech.lp.additive.repair"),
-    ],
-)
-def test_the_old_design_module_forwards_each_name(name: str, home: str) -> None:
-    old = importlib.import_module("optmech.lp.additive.design")
-    with pytest.deprecated_call(match=home):
-        value = getattr(old, name)
-    assert value is getattr(importlib.import_module(home), name)
-    with pytest.raises(AttributeError, match="no attribute"):
-        old.no_such_name  # noqa: B018
-
-
-def test_the_old_interval_module_forwards_to_the_engine() -> None:
-    old = importlib.import_module("optmech.lp.additive.interval")
-    with pytest.deprecated_call(match="optmech.lp.engine.interval"):
-        assert old.lp_interval is importlib.import_module("optmech.lp.engine.interval").lp_interval
+def test_design_noise_at_its_old_path_warns_and_is_the_same_function() -> None:
+    with pytest.deprecated_call(match="optmech.design_noise"):
+        old = importlib.import_module("optmech.lp.additive").design_noise
+    assert old is optmech.design_noise
 
 
 def test_the_old_width_test_gives_the_engines_answer(design: optmech.DesignedNoise) -> None:
