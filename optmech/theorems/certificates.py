@@ -1,0 +1,596 @@
+"""Dual certificates: GRS universal optimality proved at sizes no LP solver reaches.
+
+For a count query on ``{0..n}``, a Bayesian user (prior ``p``, loss ``l(i, r) = c(r − i)``
+non-decreasing in ``|r − i|``) and ε-DP, Ghosh, Roughgarden & Sundararajan (2012, Thm. 3.1)
+prove that the range-restricted geometric mechanism ``G`` followed by the user's Bayes remap is
+an optimum of the user LP
+
+    minimise   Σ_i p_i Σ_r x[i, r] l(i, r)
+    subject to Σ_r x[i, r] = 1,  x ≥ 0,
+               x[i, r] ≤ e^ε x[i + 1, r],  x[i + 1, r] ≤ e^ε x[i, r]      (0 ≤ i < n, all r).
+
+Solving that LP (``(n + 1)²`` variables) stops near n = 800. This module needs no solve: it
+builds the candidate and a dual point, and weak duality gives an interval
+``[lower_bound, value]`` that contains the LP's optimum.
+
+**The dual point.** Give the row ``x[i, r] − e^ε x[i + 1, r] ≤ 0`` the multiplier
+``a[i, r] ≥ 0`` and ``x[i + 1, r] − e^ε x[i, r] ≤ 0`` the multiplier ``b[i, r] ≥ 0``; keep the
+rows of ``x`` as simplex blocks. For every such ``(a, b)``
+
+    optimum ≥ Σ_i min_r R[i, r],
+    R[i, r] = p_i l(i, r) + a[i, r] + b[i − 1, r] − e^ε (a[i − 1, r] + b[i, r])
+
+(``a, b`` are 0 outside ``0 ≤ i < n``): the Lagrangian relaxation keeping the simplex blocks
+(Neumaier & Shcherbina 2004, with blocks in place of boxes). Complementary slackness at the
+candidate fixes the row duals ``u``: with ``Q[z, r] = Σ_i p_i G[i, z] l(i, r)`` and
+``v_z = Q[z, T(z)]`` the cost of output ``z`` under the remap ``T``, optimality needs
+``Gᵀ u = v``, so ``u = G⁻ᵀ v`` (``G⁻¹`` is tridiagonal: O(n)). Then ``Σ_i u_i = Σ_z v_z`` is the
+candidate's cost, and the multipliers of column ``r`` must make ``R[i, r] ≥ u_i`` for every
+``i``, i.e. cover the vector ``w = p ∘ l(·, r) − u`` (``wᵀ G ≥ 0`` exactly when ``T`` is a Bayes
+remap). They are built column by column by a greedy transport along the path: from the left
+end, the surplus ``v_i = w_i + (carry from i − 1)`` of node ``i`` is passed on by ``b[i] = α v_i``
+when ``v_i ≥ 0`` (``α = e^(−ε)``), and a deficit is covered by ``a[i] = −v_i``, which costs
+``e^ε`` per unit at node ``i + 1``; symmetrically from the right end. The two sweeps meet at a
+node ``s(r)`` chosen where neither runs against its stable direction; every other node ends at
+``R[i, r] = u_i`` (up to rounding), node ``s`` at ``u_s`` plus the sweeps' joint surplus, which is
+≥ 0 for every column exactly when the candidate is optimal (each sweep maximises what it
+delivers, so the choice of ``s`` only matters numerically).
+
+**Rigour.** The bound holds for *any* non-negative ``(a, b)``: nothing about how they were found
+needs to be exact. Each ``R[i, r]`` is evaluated in floating point and lowered by an a-priori
+bound on its rounding (a sum of five terms: ``γ_6`` of the sum of magnitudes, Higham 2002,
+§3.1) and by the uncertainty of the rounded ``e^ε``; the row minima are summed by
+`math.fsum` and rounded down. The value is the candidate's cost ``Σ_i p_i Σ_z G[i, z]
+l(i, T(z))`` with every entry of ``G`` recomputed from ``e^(−ε|i − z|)``, rounded up by the bound
+on the relative error of those exponentials, the products and the sums. A candidate that is not
+optimal leaves some ``R[i, r] < u_i``: the interval widens by at least its suboptimality, and the
+certificate fails, naming the worst dual row (the reduced cost of ``x[i, r]`` furthest below
+``u_i``).
+
+Time O(n²) in vectorised sweeps, memory O(n · chunk) (n = 10⁴: seconds, under 1 GB). Catalogue
+rows of ``optmech verify --certificates`` are registered here (group ``certificates``).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
+from scipy.signal import lfilter
+
+from optmech._floats import TINY, FloatArray, IntArray, U
+from optmech._validation import check_int, check_prior, check_real, check_real_array
+from optmech.costs import Cost, as_cost
+from optmech.lp.bounds import COEFFICIENT_RTOL
+from optmech.lp.user.setting import check_epsilon
+from optmech.results import json_safe
+from optmech.theorems.catalogue import CheckResult, _result, check
+
+__all__ = [
+    "CERTIFICATE_ACCURACY",
+    "DualCertificate",
+    "certificate_rows",
+    "grs_certificate",
+]
+
+GROUP = "certificates"
+#: Default requested relative accuracy of a dual certificate: the interval is found about 1e-12
+#: wide (relative) on every instance measured, so 1e-9 leaves three orders of room.
+CERTIFICATE_ACCURACY = 1e-9
+#: Memory (bytes) the sweeps may use for their column chunks.
+_CHUNK_BYTES = 400e6
+#: Work arrays of (n + 1) floats per column in a chunk.
+_ARRAYS_PER_COLUMN = 10
+#: Largest relative error of ``fl(e^(−ε k))·fl(d)`` for an entry of ``G`` that is a normal
+#: float: the argument ``ε k`` (|ε k| ≤ 746 when the result is normal) is rounded once, which
+#: moves the exponential by at most ``746 u`` relatively; `numpy.exp` adds a few ulps, the
+#: column factor and the product a few more.
+_G_REL = 800.0 * U
+
+
+@dataclass(frozen=True, repr=False)
+class DualCertificate:
+    """A candidate mechanism proved optimal, within ``gap``, by a dual point (no LP solved).
+
+    Attributes
+    ----------
+    theorem : str
+        What is certified, e.g. ``"GRS universal optimality"``.
+    n : int
+        Largest query result (inputs and outputs ``{0..n}``).
+    epsilon : float
+        The ε of the LP's privacy rows.
+    loss : str
+        The loss, by name.
+    value : float
+        The candidate's cost, rounded up: an upper bound on the LP optimum (the candidate is
+        exactly ε-DP).
+    lower_bound : float
+        The dual bound, rounded down: the LP optimum is at least this.
+    accuracy : float
+        The requested relative accuracy: `certified` when ``gap ≤ accuracy·|value|``.
+    assignment : ndarray of int, shape (n + 1,)
+        The candidate's remap ``T(z)``: output ``z`` of ``G`` is reported as ``assignment[z]``.
+    row_duals : ndarray, shape (n + 1,)
+        The multipliers ``u`` of the row sums given by complementary slackness.
+    worst_violation : float
+        ``max_{i, r} (u_i − R[i, r])`` with ``R`` rounded down: how far the worst reduced cost
+        falls below its row's multiplier (≤ 0 when the dual point is feasible for ``u``; a
+        positive value costs the bound at most that much in its row).
+    worst_row : tuple of int
+        The dual row ``(i, r)`` (the reduced cost of ``x[i, r]``) where it happens.
+    seconds : float
+        Wall time of the whole certificate.
+    """
+
+    theorem: str
+    n: int
+    epsilon: float
+    loss: str
+    value: float
+    lower_bound: float
+    accuracy: float
+    assignment: IntArray
+    row_duals: FloatArray
+    worst_violation: float
+    worst_row: tuple[int, int]
+    seconds: float
+
+    @property
+    def gap(self) -> float:
+        """``value − lower_bound`` (≥ 0): how far the candidate can be from the optimum."""
+        return self.value - self.lower_bound
+
+    @property
+    def relative_gap(self) -> float:
+        """``gap / |value|`` (``inf`` for a zero value with a positive gap)."""
+        if self.value == 0.0:
+            return 0.0 if self.gap <= 0.0 else math.inf
+        return self.gap / abs(self.value)
+
+    @property
+    def certified(self) -> bool:
+        """Whether the interval is finite and ``gap ≤ accuracy·|value|``."""
+        finite = math.isfinite(self.value) and math.isfinite(self.lower_bound)
+        return finite and self.gap <= self.accuracy * abs(self.value)
+
+    def summary(self) -> str:
+        """Two lines: the verdict with the interval, and the worst dual row."""
+        verdict = "certified" if self.certified else "NOT certified"
+        i, r = self.worst_row
+        return (
+            f"{self.theorem}, n = {self.n}, ε = {self.epsilon:g}, {self.loss}: {verdict}; "
+            f"optimum in [{self.lower_bound:.12g}, {self.value:.12g}] (relative gap "
+            f"{self.relative_gap:.3g}, accuracy {self.accuracy:.0e})\n"
+            f"worst dual row: reduced cost of x[{i}, {r}] is {self.worst_violation:.3g} "
+            f"{'below' if self.worst_violation > 0 else 'above'} its row multiplier "
+            f"({self.seconds:.2f} s)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict of the fields, ``gap``, ``relative_gap`` and ``certified``."""
+        out = {
+            "result": type(self).__name__,
+            "theorem": self.theorem,
+            "n": self.n,
+            "epsilon": self.epsilon,
+            "loss": self.loss,
+            "value": self.value,
+            "lower_bound": self.lower_bound,
+            "gap": self.gap,
+            "relative_gap": self.relative_gap,
+            "certified": self.certified,
+            "accuracy": self.accuracy,
+            "worst_violation": self.worst_violation,
+            "worst_row": list(self.worst_row),
+            "assignment": self.assignment,
+            "seconds": self.seconds,
+        }
+        return json_safe(out)  # type: ignore[no-any-return]
+
+    def plot(self, ax: Any = None) -> Any:
+        """The remap ``z ↦ T(z)`` against the identity; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 4))
+        z = np.arange(self.n + 1)
+        ax.plot(z, z, color="0.7", linewidth=1, label="identity")
+        ax.step(z, self.assignment, where="mid", label="remap T(z)")
+        ax.set_xlabel("output z of G")
+        ax.set_ylabel("reported answer")
+        verdict = "certified" if self.certified else "not certified"
+        ax.set_title(f"{self.theorem}: {verdict}, gap {self.relative_gap:.2g}")
+        ax.legend(fontsize=8)
+        return ax
+
+    def _repr_html_(self) -> str:
+        i, r = self.worst_row
+        rows = [
+            ("theorem", self.theorem),
+            ("instance", f"n = {self.n}, ε = {self.epsilon:g}, {self.loss}"),
+            ("certified", "yes" if self.certified else "NO"),
+            ("interval", f"[{self.lower_bound:.12g}, {self.value:.12g}]"),
+            ("relative gap", f"{self.relative_gap:.3g} (accuracy {self.accuracy:.0e})"),
+            ("worst dual row", f"x[{i}, {r}]: {self.worst_violation:.3g}"),
+            ("time", f"{self.seconds:.2f} s"),
+        ]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in rows
+        )
+        return f"<table>{body}</table>"
+
+    def __repr__(self) -> str:
+        return (
+            f"DualCertificate({self.theorem!r}, n={self.n}, epsilon={self.epsilon:g}, "
+            f"value={self.value:.10g}, lower_bound={self.lower_bound:.10g}, "
+            f"certified={self.certified})"
+        )
+
+
+# ------------------------------------------------------------------------------------------
+# The pieces: loss diagonals, column chunks, the Bayes remap, the value, the dual point.
+# ------------------------------------------------------------------------------------------
+def _loss_diagonals(cost: Cost, n: int) -> FloatArray:
+    """``c(k)`` for ``k = −n..n`` (index ``k + n``): ``l(i, r) = diag[r − i + n]``."""
+    diag = np.asarray(cost(np.arange(-n, n + 1, dtype=np.float64)), dtype=np.float64)
+    if not np.all(np.isfinite(diag)):
+        raise ValueError(f"`loss` must be finite on the errors −{n}..{n}; got a non-finite value.")
+    left, right = diag[: n + 1], diag[n:]
+    if np.any(np.diff(left) > 0) or np.any(np.diff(right) < 0):
+        raise ValueError(
+            "`loss` must be non-decreasing in |r − i| on each side for GRS universal "
+            "optimality (Ghosh, Roughgarden & Sundararajan (2012)); it is not on −n..n."
+        )
+    return diag
+
+
+def _chunk(n: int, arrays: int = _ARRAYS_PER_COLUMN) -> int:
+    return int(max(16, min(n + 1, _CHUNK_BYTES // (8 * arrays * (n + 1)))))
+
+
+def _loss_columns(diag: FloatArray, n: int, r0: int, width: int) -> FloatArray:
+    """``l(i, r)`` for all ``i`` and ``r0 ≤ r < r0 + width``: shape (n + 1, width)."""
+    windows = sliding_window_view(diag, width)  # windows[k] = diag[k : k + width]
+    return np.ascontiguousarray(windows[n + r0 - np.arange(n + 1)])
+
+
+def _column_factors(n: int, eps: float) -> FloatArray:
+    """``d_z`` of ``G = K diag(d)``, ``K[i, z] = α^|i−z|``."""
+    d = np.full(n + 1, math.tanh(eps / 2.0))
+    d[0] = d[n] = 1.0 / (1.0 + math.exp(-eps))
+    return d
+
+
+def _apply_k(x: FloatArray, alpha: float) -> FloatArray:
+    """``K x`` along axis 0, ``K[i, z] = α^|i−z|``: two first-order recursions (O(n))."""
+    forward = lfilter([1.0], [1.0, -alpha], x, axis=0)
+    backward = lfilter([1.0], [1.0, -alpha], x[::-1], axis=0)[::-1]
+    return np.asarray(forward + backward - x)
+
+
+def _bayes_remap(p: FloatArray, diag: FloatArray, n: int, eps: float) -> tuple[IntArray, FloatArray]:
+    """``T(z) = argmin_r Q[z, r]`` (ties to the smallest r) and ``v_z = Q[z, T(z)]``, with
+    ``Q = Gᵀ diag(p) L`` formed a chunk of answers at a time (``G = K diag(d)``, ``K`` applied
+    by recursions): O(n²) time, O(n · chunk) memory."""
+    alpha = math.exp(-eps)
+    d = _column_factors(n, eps)
+    best = np.full(n + 1, np.inf)
+    choice = np.zeros(n + 1, dtype=np.int64)
+    width = _chunk(n, arrays=5)
+    for r0 in range(0, n + 1, width):
+        w = min(width, n + 1 - r0)
+        q = _apply_k(p[:, None] * _loss_columns(diag, n, r0, w), alpha) * d[:, None]
+        j = np.argmin(q, axis=1)
+        qj = q[np.arange(n + 1), j]
+        better = qj < best
+        best[better] = qj[better]
+        choice[better] = r0 + j[better]
+    return choice, best
+
+
+def _candidate_value(
+    p: FloatArray, diag: FloatArray, n: int, eps: float, assignment: IntArray
+) -> tuple[float, FloatArray]:
+    """The cost ``Σ_i p_i Σ_z G[i, z] l(i, T(z))`` rounded up, and ``v_z = Σ_i p_i G[i, z]
+    l(i, T(z))`` (floats, for the row duals), a chunk of inputs at a time."""
+    d = _column_factors(n, eps)
+    z = np.arange(n + 1)
+    rows: list[float] = []
+    magnitude = 0.0
+    v = np.zeros(n + 1)
+    width = _chunk(n, arrays=4)
+    for i0 in range(0, n + 1, width):
+        i = np.arange(i0, min(i0 + width, n + 1))
+        with np.errstate(under="ignore"):
+            g = np.exp(-eps * np.abs(i[:, None] - z[None, :])) * d[None, :]
+        terms = g * diag[assignment[None, :] - i[:, None] + n] * p[i][:, None]
+        v += terms.sum(axis=0)
+        rows.extend(terms.sum(axis=1).tolist())
+        magnitude += float(np.abs(terms).sum())
+    total = math.fsum(rows)
+    # each term: G's error (_G_REL) and two products; each sum over z: γ_{n+1}; fsum: 1 ulp.
+    rel = _G_REL + (n + 8) * U
+    # entries of G below the normal range carry an absolute error under TINY each
+    underflow = (n + 1) ** 2 * TINY * float(np.max(np.abs(diag))) * float(np.max(p))
+    up = total + rel * magnitude * (1.0 + 1e-6) + abs(total) * U + underflow
+    return math.nextafter(up, math.inf), v
+
+
+def _row_duals(v: FloatArray, n: int, eps: float) -> FloatArray:
+    """``u = G⁻ᵀ v = K⁻¹ (v / d)`` (``K⁻¹`` tridiagonal, GRS §5)."""
+    alpha = math.exp(-eps)
+    y = v / _column_factors(n, eps)
+    u = (1.0 + alpha * alpha) * y
+    u[0] = y[0]
+    u[n] = y[n]
+    u[:-1] -= alpha * y[1:]
+    u[1:] -= alpha * y[:-1]
+    return np.asarray(u / -math.expm1(-2.0 * eps))
+
+
+def _sweeps(
+    wt: FloatArray, alpha: float, e_eps: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The greedy transports of a chunk of columns (rows: nodes ``i``).
+
+    ``fwd[i]`` = ``w_i`` plus what the left sweep carries into node ``i``; ``bwd[i]`` the same
+    from the right. A surplus is passed on times ``α``, a deficit times ``e^ε``. ``scale[i]``
+    is the largest magnitude the left sweep carried on its way to node ``i`` plus the same for
+    the right sweep: the scale of their rounding if they meet at ``i`` (a deficit carried far
+    grows it by ``e^ε`` a step).
+    """
+    num, width = wt.shape
+    fwd = np.empty_like(wt)
+    bwd = np.empty_like(wt)
+    scale = np.empty_like(wt)
+    carry = np.zeros(width)
+    mag = np.zeros(width)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(num):
+            np.add(wt[i], carry, out=fwd[i])
+            factor = np.where(fwd[i] >= 0.0, alpha, e_eps)
+            scale[i] = mag if i == 0 else np.maximum(mag, scale[i - 1])
+            mag = (np.abs(wt[i]) + mag) * factor
+            carry = fwd[i] * factor
+        carry = np.zeros(width)
+        mag = np.zeros(width)
+        worst = np.zeros(width)
+        for i in range(num - 1, -1, -1):
+            np.add(wt[i], carry, out=bwd[i])
+            factor = np.where(bwd[i] >= 0.0, alpha, e_eps)
+            np.maximum(worst, mag, out=worst)
+            scale[i] += worst
+            mag = (np.abs(wt[i]) + mag) * factor
+            carry = bwd[i] * factor
+    return fwd, bwd, scale
+
+
+def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: FloatArray) -> IntArray:
+    """``s(r)``: where the sweeps meet. In exact arithmetic any node serves (each sweep
+    delivers the most it can); in floating point a node between the left sweep's first deficit
+    and the right sweep's last (beyond them a sweep would carry a deficit, times ``e^ε`` a
+    step, against its stable direction), the one with the largest joint surplus ``w_s +
+    carries`` net of its rounding scale."""
+    n = wt.shape[0] - 1
+    neg_f = fwd < 0.0
+    first = np.where(neg_f.any(axis=0), neg_f.argmax(axis=0), n)
+    neg_b = bwd < 0.0
+    last = np.where(neg_b.any(axis=0), n - neg_b[::-1].argmax(axis=0), 0)
+    lo, hi = np.minimum(first, last), np.maximum(first, last)
+    nodes = np.arange(n + 1)[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        score = fwd + bwd - wt - 64.0 * U * (scale + np.abs(wt))
+    inside = (nodes >= lo[None, :]) & (nodes <= hi[None, :]) & np.isfinite(score)
+    score = np.where(inside, score, -np.inf)
+    return np.asarray(score.argmax(axis=0), dtype=np.int64)
+
+
+def _trimmed_flows(
+    wt: FloatArray, greedy: FloatArray, meet: IntArray, demand: FloatArray, e_eps: float
+) -> FloatArray:
+    """Signed flows ``f[e]`` on the edges ``e = (e, e + 1)`` left of the meeting node (0 on the
+    others) that deliver at least ``demand`` to it, each as close to 0 as the nodes allow.
+
+    ``f ≥ 0`` is ``b[e] = f`` (node ``e`` pays ``e^ε f``, node ``e + 1`` gets ``f``); ``f < 0`` is
+    ``a[e] = −f`` (node ``e`` gets ``−f``, node ``e + 1`` pays ``e^ε (−f)``). Node ``e`` can send
+    at most ``ψ⁻¹(w_e + φ(f[e − 1]))`` (what arrives: ``φ(f) = f`` or ``e^ε f``; what leaving
+    costs: ``ψ(f) = e^ε f`` or ``f``). The least flows that still meet the demand (``lo``) come
+    from a sweep back from the meeting node; the flows sent are ``lo`` raised to 0 where the
+    nodes have room, so a surplus that is not needed stays where it is (the reduced cost of
+    that node is then well above its row multiplier, and its rounding cannot matter).
+    """
+    num, width = wt.shape
+    alpha = 1.0 / e_eps
+    cap = np.where(greedy[:-1] >= 0.0, alpha * greedy[:-1], greedy[:-1])  # ψ⁻¹: the greedy flows
+    lo = np.zeros((num - 1, width))
+    last = meet - 1
+    need = np.where(demand >= 0.0, demand, alpha * demand)  # φ⁻¹(demand)
+    for e in range(num - 2, -1, -1):
+        nxt = lo[e + 1] if e + 1 < num - 1 else np.zeros(width)
+        cost_next = np.where(nxt >= 0.0, e_eps * nxt, nxt) - wt[e + 1]  # ψ(lo[e+1]) − w
+        inner = np.where(cost_next >= 0.0, cost_next, alpha * cost_next)
+        lo[e] = np.minimum(np.where(e == last, need, np.where(e < last, inner, 0.0)), cap[e])
+    flows = np.zeros((num - 1, width))
+    arrive = np.zeros(width)
+    for e in range(num - 1):
+        room = wt[e] + arrive
+        hi = np.where(room >= 0.0, alpha * room, room)  # ψ⁻¹(room)
+        f = np.minimum(np.maximum(lo[e], np.minimum(0.0, hi)), hi)
+        f = np.where(e < meet, f, 0.0)
+        flows[e] = f
+        arrive = np.where(f >= 0.0, f, e_eps * f)
+    return flows
+
+
+def _multipliers(
+    wt: FloatArray, fwd: FloatArray, bwd: FloatArray, meet: IntArray, e_eps: float
+) -> tuple[FloatArray, FloatArray]:
+    """``a[i], b[i]`` (edge ``(i, i + 1)``, shape (n, chunk), both ≥ 0): left of the meeting
+    node by [`_trimmed_flows`][_trimmed_flows] asked for what the right sweep cannot deliver,
+    right of it (the mirror image) asked for what the left side left over."""
+    n = wt.shape[0] - 1
+    cols = np.arange(wt.shape[1])
+    w_meet = wt[meet, cols]
+    from_right = bwd[meet, cols] - w_meet
+    left = _trimmed_flows(wt, fwd, meet, -(w_meet + from_right), e_eps)
+    prev = left[np.maximum(meet - 1, 0), cols]
+    from_left = np.where(meet > 0, np.where(prev >= 0.0, prev, e_eps * prev), 0.0)
+    right = _trimmed_flows(wt[::-1], bwd[::-1], n - meet, -(w_meet + from_left), e_eps)[::-1]
+    # mirrored: a flow towards the meeting node from the right is an ``a``, away is a ``b``
+    a = np.where(left < 0.0, -left, 0.0) + np.where(right >= 0.0, right, 0.0)
+    b = np.where(left >= 0.0, left, 0.0) + np.where(right < 0.0, -right, 0.0)
+    return a, b
+
+
+def _reduced_costs_low(
+    pl: FloatArray, a: FloatArray, b: FloatArray, e_eps: float
+) -> FloatArray:
+    """``R[i, r]`` rounded down: ``p_i l(i, r) + a[i] + b[i − 1] − e^ε (a[i − 1] + b[i])``.
+
+    Five terms, each a product of at most two floats: the computed sum is within ``γ_6`` of the
+    sum of magnitudes; ``e^ε`` itself is uncertain by `COEFFICIENT_RTOL`; a product that lands
+    among the subnormals adds an absolute error below 2⁻¹⁰⁷⁴ (counted as TINY·ε_machine).
+    """
+    zero = np.zeros((1, pl.shape[1]))
+    a_here = np.vstack([a, zero])
+    a_prev = np.vstack([zero, a])
+    b_here = np.vstack([b, zero])
+    b_prev = np.vstack([zero, b])
+    pushed = a_prev + b_here
+    r = pl + a_here + b_prev - e_eps * pushed
+    magnitude = np.abs(pl) + a_here + b_prev + e_eps * pushed
+    gamma6 = 6.0 * U / (1.0 - 6.0 * U)
+    err = (gamma6 + COEFFICIENT_RTOL) * (1.0 + gamma6) * magnitude + 8.0 * TINY * U
+    return np.asarray(r - err)
+
+
+def _dual_bound(
+    p: FloatArray, diag: FloatArray, n: int, eps: float, u: FloatArray
+) -> tuple[float, float, tuple[int, int]]:
+    """``Σ_i min_r R[i, r]`` rounded down, the worst ``u_i − R[i, r]`` and its ``(i, r)``."""
+    alpha, e_eps = math.exp(-eps), math.exp(eps)
+    row_min = np.full(n + 1, np.inf)
+    worst, worst_row = -math.inf, (0, 0)
+    width = _chunk(n)
+    for r0 in range(0, n + 1, width):
+        w = min(width, n + 1 - r0)
+        pl = p[:, None] * _loss_columns(diag, n, r0, w)
+        wt = pl - u[:, None]
+        fwd, bwd, scale = _sweeps(wt, alpha, e_eps)
+        meet = _meeting_nodes(wt, fwd, bwd, scale)
+        del scale
+        a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
+        del fwd, bwd, wt
+        r_low = _reduced_costs_low(pl, a, b, e_eps)
+        del a, b, pl
+        if not np.all(np.isfinite(r_low)):
+            return -math.inf, math.inf, (0, r0)
+        np.minimum(row_min, r_low.min(axis=1), out=row_min)
+        short = u[:, None] - r_low
+        k = int(np.argmax(short))
+        i, j = divmod(k, w)
+        if short[i, j] > worst:
+            worst, worst_row = float(short[i, j]), (i, r0 + j)
+    total = math.fsum(row_min.tolist())
+    low = total - abs(total) * 2.0 * U - (n + 1) * 5e-324
+    return math.nextafter(low, -math.inf), worst, worst_row
+
+
+def grs_certificate(
+    prior: npt.ArrayLike,
+    loss: Any,
+    epsilon: float,
+    *,
+    accuracy: float = CERTIFICATE_ACCURACY,
+    assignment: npt.ArrayLike | None = None,
+    normalize: bool = False,
+) -> DualCertificate:
+    """Prove ``G`` + Bayes remap optimal for a Bayesian user by a dual certificate (no LP).
+
+    Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1: for every prior and every loss
+    non-decreasing in ``|r − i|``, the range-restricted geometric mechanism followed by the
+    user's Bayes remap attains the optimum of the user LP over all ε-DP mechanisms on
+    ``{0..n}``. The certificate builds that candidate and a dual point from complementary
+    slackness (module docstring) and returns the interval ``[lower_bound, value]`` that holds
+    the LP's optimum, with rigorous outward rounding.
+
+    Parameters
+    ----------
+    prior : array_like, shape (n + 1,)
+        Prior over ``{0..n}``, summing to 1 (or ``normalize=True``); n ≥ 1.
+    loss : Cost or str or callable
+        Cost of the error ``r − i`` (``"abs"``, ``"squared"``, a [`Cost`][optmech.costs.Cost]),
+        non-decreasing in ``|r − i|`` on each side of 0.
+    epsilon : float
+        In (0, 50].
+    accuracy : float, default 1e-9
+        Relative accuracy: the result is `certified` when ``value − lower_bound ≤
+        accuracy·|value|``. In (0, 1).
+    assignment : array_like of int, shape (n + 1,), optional
+        A remap ``T(z) ∈ {0..n}`` to certify instead of the Bayes remap (a test of the
+        certificate itself: a non-optimal remap must fail).
+    normalize : bool, default False
+        Divide the prior by its sum.
+
+    Returns
+    -------
+    DualCertificate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cert = grs_certificate(np.full(41, 1 / 41), "abs", 0.5)
+    >>> cert.certified, cert.lower_bound <= cert.value, cert.relative_gap < 1e-11
+    (True, True, True)
+    >>> bad = cert.assignment.copy(); bad[20] += 1  # the middle output answered one too high
+    >>> grs_certificate(np.full(41, 1 / 41), "abs", 0.5, assignment=bad).certified
+    False
+    """
+    start = time.perf_counter()
+    eps = check_epsilon(epsilon)
+    acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True, high_open=True)
+    p_raw = check_real_array("prior", prior, ndim=1)
+    if p_raw.size < 2:
+        raise ValueError(f"`prior` must have at least 2 entries (n ≥ 1); got {p_raw.size}.")
+    p = check_prior(p_raw, normalize=normalize)
+    n = p.size - 1
+    cost = as_cost(loss)
+    diag = _loss_diagonals(cost, n)
+    if assignment is None:
+        remap, _ = _bayes_remap(p, diag, n, eps)
+    else:
+        remap = np.asarray(assignment)
+        if remap.shape != (n + 1,) or not np.issubdtype(remap.dtype, np.integer):
+            raise ValueError(
+                f"`assignment` must be {n + 1} integers (one answer per output of G); got "
+                f"shape {remap.shape}, dtype {remap.dtype}."
+            )
+        for k in (int(remap.min()), int(remap.max())):
+            check_int("assignment", k, low=0, high=n)
+        remap = remap.astype(np.int64)
+    value, v = _candidate_value(p, diag, n, eps, remap)
+    u = _row_duals(v, n, eps)
+    lower, worst, worst_row = _dual_bound(p, diag, n, eps, u)
+    return DualCertificate(
+        theorem="GRS universal optimality",
+        n=n,
+        epsilon=eps,
+        loss=cost.name,
+        value=value,
+        lower_bound=lower,
+        accuracy=acc,
+        assignment=remap,
+        row_duals=u,
+        worst_violation=worst,
+        worst_row=worst_row,
+        seconds=time.perf_counter() - start,
+    )
