@@ -47,8 +47,9 @@ optimal leaves some ``R[i, r] < u_i``: the interval widens by at least its subop
 certificate fails, naming the worst dual row (the reduced cost of ``x[i, r]`` furthest below
 ``u_i``).
 
-Time O(n²) in vectorised sweeps, memory O(n · chunk) (n = 10⁴: seconds, under 1 GB). Catalogue
-rows of ``optmech verify --certificates`` are registered here (group ``certificates``).
+Time O(n²) in vectorised sweeps, memory O(n · chunk). The rows of ``optmech verify
+--certificates`` are built here ([`certificate_rows`][certificate_rows], group ``certificates``);
+they are not part of the default catalogue.
 """
 
 from __future__ import annotations
@@ -70,11 +71,13 @@ from optmech.costs import Cost, as_cost
 from optmech.lp.bounds import COEFFICIENT_RTOL
 from optmech.lp.user.setting import check_epsilon
 from optmech.results import json_safe
-from optmech.theorems.catalogue import CheckResult, _result, check
+from optmech.theorems.catalogue import CheckResult, _result
 
 __all__ = [
     "CERTIFICATE_ACCURACY",
+    "CERTIFICATE_ROWS_N",
     "DualCertificate",
+    "certificate_row",
     "certificate_rows",
     "grs_certificate",
 ]
@@ -352,45 +355,41 @@ def _sweeps(
     fwd = np.empty_like(wt)
     bwd = np.empty_like(wt)
     scale = np.empty_like(wt)
-    carry = np.zeros(width)
-    mag = np.zeros(width)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # a deficit carried far: inf, unused
+        carry, mag, worst = np.zeros(width), np.zeros(width), np.zeros(width)
         for i in range(num):
             np.add(wt[i], carry, out=fwd[i])
             factor = np.where(fwd[i] >= 0.0, alpha, e_eps)
-            scale[i] = mag if i == 0 else np.maximum(mag, scale[i - 1])
             mag = (np.abs(wt[i]) + mag) * factor
+            np.maximum(worst, mag, out=worst)
+            scale[i] = worst
             carry = fwd[i] * factor
-        carry = np.zeros(width)
-        mag = np.zeros(width)
-        worst = np.zeros(width)
+        carry, mag, worst = np.zeros(width), np.zeros(width), np.zeros(width)
         for i in range(num - 1, -1, -1):
             np.add(wt[i], carry, out=bwd[i])
             factor = np.where(bwd[i] >= 0.0, alpha, e_eps)
+            mag = (np.abs(wt[i]) + mag) * factor
             np.maximum(worst, mag, out=worst)
             scale[i] += worst
-            mag = (np.abs(wt[i]) + mag) * factor
             carry = bwd[i] * factor
     return fwd, bwd, scale
 
 
+#: How much the choice of the meeting node weighs a sweep's rounding scale against the surplus
+#: it delivers: a node whose sweeps carried a deficit over k steps has a scale about e^(εk)
+#: times larger, so any large factor keeps the choice on stable nodes.
+_SCALE_WEIGHT = 2.0**20 * U
+
+
 def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: FloatArray) -> IntArray:
     """``s(r)``: where the sweeps meet. In exact arithmetic any node serves (each sweep
-    delivers the most it can); in floating point a node between the left sweep's first deficit
-    and the right sweep's last (beyond them a sweep would carry a deficit, times ``e^ε`` a
-    step, against its stable direction), the one with the largest joint surplus ``w_s +
-    carries`` net of its rounding scale."""
-    n = wt.shape[0] - 1
-    neg_f = fwd < 0.0
-    first = np.where(neg_f.any(axis=0), neg_f.argmax(axis=0), n)
-    neg_b = bwd < 0.0
-    last = np.where(neg_b.any(axis=0), n - neg_b[::-1].argmax(axis=0), 0)
-    lo, hi = np.minimum(first, last), np.maximum(first, last)
-    nodes = np.arange(n + 1)[:, None]
+    delivers the most it can); in floating point, the node with the largest joint surplus
+    ``w_s + carries`` less [`_SCALE_WEIGHT`][_SCALE_WEIGHT] times the sweeps' rounding scale,
+    which keeps it off the nodes a sweep reaches only by carrying a deficit against its stable
+    direction."""
     with np.errstate(over="ignore", invalid="ignore"):
-        score = fwd + bwd - wt - 64.0 * U * (scale + np.abs(wt))
-    inside = (nodes >= lo[None, :]) & (nodes <= hi[None, :]) & np.isfinite(score)
-    score = np.where(inside, score, -np.inf)
+        score = fwd + bwd - wt - _SCALE_WEIGHT * (scale + np.abs(wt))
+    score = np.where(np.isfinite(score), score, -np.inf)
     return np.asarray(score.argmax(axis=0), dtype=np.int64)
 
 
@@ -412,23 +411,35 @@ def _trimmed_flows(
     alpha = 1.0 / e_eps
     cap = np.where(greedy[:-1] >= 0.0, alpha * greedy[:-1], greedy[:-1])  # ψ⁻¹: the greedy flows
     lo = np.zeros((num - 1, width))
+    need = np.maximum(demand, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # unused branches of np.where
+        _lowest_flows(wt, lo, cap, need, meet, e_eps)
+    flows = np.zeros((num - 1, width))
+    arrive = np.zeros(width)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for e in range(num - 1):
+            room = wt[e] + arrive
+            hi = np.where(room >= 0.0, alpha * room, room)  # ψ⁻¹(room)
+            f = np.minimum(np.maximum(lo[e], np.minimum(0.0, hi)), hi)
+            f = np.where(e < meet, f, 0.0)
+            flows[e] = f
+            arrive = np.where(f >= 0.0, f, e_eps * f)
+    return flows
+
+
+def _lowest_flows(
+    wt: FloatArray, lo: FloatArray, cap: FloatArray, need: FloatArray, meet: IntArray, e_eps: float
+) -> None:
+    """Fill ``lo[e]`` (edges left of the meeting node): the least flows that deliver ``need``
+    to it, each at most the greedy flow ``cap[e]`` (which meets every demand it can)."""
+    num, width = wt.shape
+    alpha = 1.0 / e_eps
     last = meet - 1
-    need = np.where(demand >= 0.0, demand, alpha * demand)  # φ⁻¹(demand)
     for e in range(num - 2, -1, -1):
         nxt = lo[e + 1] if e + 1 < num - 1 else np.zeros(width)
         cost_next = np.where(nxt >= 0.0, e_eps * nxt, nxt) - wt[e + 1]  # ψ(lo[e+1]) − w
-        inner = np.where(cost_next >= 0.0, cost_next, alpha * cost_next)
+        inner = np.maximum(cost_next, 0.0)
         lo[e] = np.minimum(np.where(e == last, need, np.where(e < last, inner, 0.0)), cap[e])
-    flows = np.zeros((num - 1, width))
-    arrive = np.zeros(width)
-    for e in range(num - 1):
-        room = wt[e] + arrive
-        hi = np.where(room >= 0.0, alpha * room, room)  # ψ⁻¹(room)
-        f = np.minimum(np.maximum(lo[e], np.minimum(0.0, hi)), hi)
-        f = np.where(e < meet, f, 0.0)
-        flows[e] = f
-        arrive = np.where(f >= 0.0, f, e_eps * f)
-    return flows
 
 
 def _multipliers(
@@ -488,9 +499,10 @@ def _dual_bound(
         fwd, bwd, scale = _sweeps(wt, alpha, e_eps)
         meet = _meeting_nodes(wt, fwd, bwd, scale)
         del scale
-        a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
-        del fwd, bwd, wt
-        r_low = _reduced_costs_low(pl, a, b, e_eps)
+        with np.errstate(over="ignore", invalid="ignore"):  # a flow beyond range: -inf below
+            a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
+            del fwd, bwd, wt
+            r_low = _reduced_costs_low(pl, a, b, e_eps)
         del a, b, pl
         if not np.all(np.isfinite(r_low)):
             return -math.inf, math.inf, (0, r0)
@@ -594,3 +606,74 @@ def grs_certificate(
         worst_row=worst_row,
         seconds=time.perf_counter() - start,
     )
+
+
+# ------------------------------------------------------------------------------------------
+# Catalogue rows of ``optmech verify --certificates``
+# ------------------------------------------------------------------------------------------
+#: Default largest query result of the rows (each row takes about a second at n = 1000).
+CERTIFICATE_ROWS_N = 1000
+#: The instances: prior kind × loss × ε.
+_PRIORS = ("uniform", "Dirichlet(1)", "Dirichlet(0.2)")
+_LOSSES = ("abs", "squared")
+_EPSILONS = (0.5, 1.0)
+
+
+def _prior(kind: str, n: int, seed: int = 0) -> FloatArray:
+    if kind == "uniform":
+        return np.full(n + 1, 1.0 / (n + 1))
+    concentration = 1.0 if kind == "Dirichlet(1)" else 0.2
+    return np.asarray(np.random.default_rng(seed).dirichlet(np.full(n + 1, concentration)))
+
+
+def certificate_row(certificate: DualCertificate, check_name: str, instance: str) -> CheckResult:
+    """A catalogue row decided by a dual certificate: it passes when the certified relative gap
+    is within the certificate's accuracy; its detail states the gap and the worst dual row (the
+    reason when it fails)."""
+    c = certificate
+    i, r = c.worst_row
+    detail = (
+        f"certified optimum in [{c.lower_bound:.12g}, {c.value:.12g}], gap {c.gap:.3g} "
+        f"(relative {c.relative_gap:.3g}); worst dual row: reduced cost of x[{i}, {r}] "
+        f"{abs(c.worst_violation):.3g} {'below' if c.worst_violation > 0 else 'above'} its row "
+        f"multiplier"
+    )
+    if not c.certified:
+        detail = "NOT certified: " + detail
+    return _result(
+        check_name,
+        instance,
+        c.value,
+        c.lower_bound,
+        c.certified,
+        group=GROUP,
+        detail=detail,
+        rule=f"(value − dual bound) ≤ {c.accuracy:.0e}·value",
+        interval=(c.lower_bound, c.value),
+        kind="certificate",
+        seconds=c.seconds,
+    )
+
+
+def certificate_rows(
+    n: int = CERTIFICATE_ROWS_N, *, accuracy: float = CERTIFICATE_ACCURACY
+) -> list[CheckResult]:
+    """The rows of ``optmech verify --certificates``: GRS universal optimality (Thm. 3.1)
+    proved by [`grs_certificate`][grs_certificate] for uniform and Dirichlet priors (seed 0),
+    ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``.
+
+    Examples
+    --------
+    >>> rows = certificate_rows(30)
+    >>> len(rows), all(r.passed for r in rows)
+    (12, True)
+    """
+    size = check_int("n", n, low=1, high=10**6)
+    rows = []
+    for kind in _PRIORS:
+        for loss in _LOSSES:
+            for eps in _EPSILONS:
+                instance = f"n={size}, {kind}, {loss}, eps={eps:g}"
+                cert = grs_certificate(_prior(kind, size), loss, eps, accuracy=accuracy)
+                rows.append(certificate_row(cert, "GRS optimality (dual certificate)", instance))
+    return rows
