@@ -89,7 +89,7 @@ CERTIFICATE_ACCURACY = 1e-9
 #: Memory (bytes) the sweeps may use for their column chunks.
 _CHUNK_BYTES = 400e6
 #: Work arrays of (n + 1) floats per column in a chunk.
-_ARRAYS_PER_COLUMN = 10
+_ARRAYS_PER_COLUMN = 14
 #: Largest relative error of ``fl(e^(−ε k))·fl(d)`` for an entry of ``G`` that is a normal
 #: float: the argument ``ε k`` (|ε k| ≤ 746 when the result is normal) is rounded once, which
 #: moves the exponential by at most ``746 u`` relatively; `numpy.exp` adds a few ulps, the
@@ -484,6 +484,49 @@ def _reduced_costs_low(
     return np.asarray(r - err)
 
 
+def _greedy_multipliers(
+    fwd: FloatArray, bwd: FloatArray, meet: IntArray, alpha: float
+) -> tuple[FloatArray, FloatArray]:
+    """``a, b`` of the plain sweeps: every node passes on all its surplus (left of the meeting
+    node from the left sweep, right of it from the right sweep)."""
+    n = fwd.shape[0] - 1
+    left = np.arange(n)[:, None] < meet[None, :]
+    vf = fwd[:-1]  # node i's surplus leaving to the right
+    vb = bwd[1:]  # node i + 1's surplus leaving to the left
+    a = np.where(left, np.where(vf < 0.0, -vf, 0.0), np.where(vb >= 0.0, alpha * vb, 0.0))
+    b = np.where(left, np.where(vf >= 0.0, alpha * vf, 0.0), np.where(vb < 0.0, -vb, 0.0))
+    return a, b
+
+
+def _best_reduced_costs(
+    pl: FloatArray,
+    wt: FloatArray,
+    u: FloatArray,
+    fwd: FloatArray,
+    bwd: FloatArray,
+    meet: IntArray,
+    alpha: float,
+    e_eps: float,
+) -> FloatArray:
+    """``R`` rounded down for the better of two dual points, column by column: the plain
+    sweeps, or the flows trimmed to the demand. Both are valid (any ``a, b ≥ 0`` are); the
+    trimmed ones keep unneeded surpluses where they are, which makes far, heavy reduced costs
+    exact enough, but their demands are found against the sweeps' stable direction. Each column
+    keeps the one whose reduced costs fall less below the row multipliers in total."""
+    a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
+    trimmed = _reduced_costs_low(pl, a, b, e_eps)
+    a, b = _greedy_multipliers(fwd, bwd, meet, alpha)
+    plain = _reduced_costs_low(pl, a, b, e_eps)
+    del a, b
+
+    def shortfall(r_low: FloatArray) -> FloatArray:
+        short = np.minimum(r_low - u[:, None], 0.0).sum(axis=0)
+        return np.where(np.isfinite(short), short, -np.inf)
+
+    keep = shortfall(trimmed) >= shortfall(plain)
+    return np.where(keep[None, :], trimmed, plain)
+
+
 def _dual_bound(
     p: FloatArray, diag: FloatArray, n: int, eps: float, u: FloatArray
 ) -> tuple[float, float, tuple[int, int]]:
@@ -500,12 +543,11 @@ def _dual_bound(
         meet = _meeting_nodes(wt, fwd, bwd, scale)
         del scale
         with np.errstate(over="ignore", invalid="ignore"):  # a flow beyond range: -inf below
-            a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
-            del fwd, bwd, wt
-            r_low = _reduced_costs_low(pl, a, b, e_eps)
-        del a, b, pl
+            r_low = _best_reduced_costs(pl, wt, u, fwd, bwd, meet, alpha, e_eps)
+        del fwd, bwd, wt, pl
         if not np.all(np.isfinite(r_low)):
-            return -math.inf, math.inf, (0, r0)
+            bad = int(np.argmax(~np.all(np.isfinite(r_low), axis=0)))
+            return -math.inf, math.inf, (int(np.argmax(~np.isfinite(r_low[:, bad]))), r0 + bad)
         np.minimum(row_min, r_low.min(axis=1), out=row_min)
         short = u[:, None] - r_low
         k = int(np.argmax(short))
