@@ -87,7 +87,7 @@ GROUP = "certificates"
 #: wide (relative) on every instance measured, so 1e-9 leaves three orders of room.
 CERTIFICATE_ACCURACY = 1e-9
 #: Memory (bytes) the sweeps may use for their column chunks.
-_CHUNK_BYTES = 400e6
+_CHUNK_BYTES = 1.0e9
 #: Work arrays of (n + 1) floats per column in a chunk.
 _ARRAYS_PER_COLUMN = 14
 #: Largest relative error of ``fl(e^(−ε k))·fl(d)`` for an entry of ``G`` that is a normal
@@ -266,6 +266,13 @@ def _loss_columns(diag: FloatArray, n: int, r0: int, width: int) -> FloatArray:
     return np.ascontiguousarray(windows[n + r0 - np.arange(n + 1)])
 
 
+def _loss_rows(diag: FloatArray, n: int, r0: int, width: int) -> FloatArray:
+    """The transpose of [`_loss_columns`][_loss_columns]: ``l(i, r)`` with ``r`` down the rows,
+    shape (width, n + 1), each row contiguous."""
+    windows = sliding_window_view(diag[::-1], n + 1)  # windows[k][i] = diag[2n − k − i]
+    return np.ascontiguousarray(windows[n - r0 - np.arange(width)])
+
+
 def _column_factors(n: int, eps: float) -> FloatArray:
     """``d_z`` of ``G = K diag(d)``, ``K[i, z] = α^|i−z|``."""
     d = np.full(n + 1, math.tanh(eps / 2.0))
@@ -274,13 +281,17 @@ def _column_factors(n: int, eps: float) -> FloatArray:
 
 
 def _apply_k(x: FloatArray, alpha: float) -> FloatArray:
-    """``K x`` along axis 0, ``K[i, z] = α^|i−z|``: two first-order recursions (O(n))."""
-    forward = lfilter([1.0], [1.0, -alpha], x, axis=0)
-    backward = lfilter([1.0], [1.0, -alpha], x[::-1], axis=0)[::-1]
-    return np.asarray(forward + backward - x)
+    """``K x`` along the last axis, ``K[i, z] = α^|i−z|``: two first-order recursions (O(n))."""
+    forward = lfilter([1.0], [1.0, -alpha], x, axis=-1)
+    backward = lfilter([1.0], [1.0, -alpha], x[..., ::-1], axis=-1)[..., ::-1]
+    forward += backward
+    forward -= x
+    return np.asarray(forward)
 
 
-def _bayes_remap(p: FloatArray, diag: FloatArray, n: int, eps: float) -> tuple[IntArray, FloatArray]:
+def _bayes_remap(
+    p: FloatArray, diag: FloatArray, n: int, eps: float
+) -> tuple[IntArray, FloatArray]:
     """``T(z) = argmin_r Q[z, r]`` (ties to the smallest r) and ``v_z = Q[z, T(z)]``, with
     ``Q = Gᵀ diag(p) L`` formed a chunk of answers at a time (``G = K diag(d)``, ``K`` applied
     by recursions): O(n²) time, O(n · chunk) memory."""
@@ -289,11 +300,12 @@ def _bayes_remap(p: FloatArray, diag: FloatArray, n: int, eps: float) -> tuple[I
     best = np.full(n + 1, np.inf)
     choice = np.zeros(n + 1, dtype=np.int64)
     width = _chunk(n, arrays=5)
+    z = np.arange(n + 1)
     for r0 in range(0, n + 1, width):
         w = min(width, n + 1 - r0)
-        q = _apply_k(p[:, None] * _loss_columns(diag, n, r0, w), alpha) * d[:, None]
-        j = np.argmin(q, axis=1)
-        qj = q[np.arange(n + 1), j]
+        q = _apply_k(_loss_rows(diag, n, r0, w) * p[None, :], alpha)  # rows r, columns z
+        j = np.argmin(q, axis=0)
+        qj = q[j, z] * d
         better = qj < best
         best[better] = qj[better]
         choice[better] = r0 + j[better]
@@ -355,23 +367,25 @@ def _sweeps(
     fwd = np.empty_like(wt)
     bwd = np.empty_like(wt)
     scale = np.empty_like(wt)
+    absw = np.abs(wt)
+    tmp = np.empty(width)
     with np.errstate(over="ignore", invalid="ignore"):  # a deficit carried far: inf, unused
-        carry, mag, worst = np.zeros(width), np.zeros(width), np.zeros(width)
-        for i in range(num):
-            np.add(wt[i], carry, out=fwd[i])
-            factor = np.where(fwd[i] >= 0.0, alpha, e_eps)
-            mag = (np.abs(wt[i]) + mag) * factor
-            np.maximum(worst, mag, out=worst)
-            scale[i] = worst
-            carry = fwd[i] * factor
-        carry, mag, worst = np.zeros(width), np.zeros(width), np.zeros(width)
-        for i in range(num - 1, -1, -1):
-            np.add(wt[i], carry, out=bwd[i])
-            factor = np.where(bwd[i] >= 0.0, alpha, e_eps)
-            mag = (np.abs(wt[i]) + mag) * factor
-            np.maximum(worst, mag, out=worst)
-            scale[i] += worst
-            carry = bwd[i] * factor
+        for out, order, first in ((fwd, range(num), True), (bwd, range(num - 1, -1, -1), False)):
+            carry, mag, worst = np.zeros(width), np.zeros(width), np.zeros(width)
+            for i in order:
+                v = out[i]
+                np.add(wt[i], carry, out=v)
+                mag += absw[i]
+                mag *= np.where(v >= 0.0, alpha, e_eps)
+                np.maximum(worst, mag, out=worst)
+                if first:
+                    scale[i] = worst
+                else:
+                    scale[i] += worst
+                # passed on: α v for a surplus, e^ε v for a deficit
+                np.multiply(v, alpha, out=carry)
+                np.multiply(v, e_eps, out=tmp)
+                np.minimum(carry, tmp, out=carry)
     return fwd, bwd, scale
 
 
@@ -416,14 +430,18 @@ def _trimmed_flows(
         _lowest_flows(wt, lo, cap, need, meet, e_eps)
     flows = np.zeros((num - 1, width))
     arrive = np.zeros(width)
+    room = np.empty(width)
+    hi = np.empty(width)
     with np.errstate(over="ignore", invalid="ignore"):
-        for e in range(num - 1):
-            room = wt[e] + arrive
-            hi = np.where(room >= 0.0, alpha * room, room)  # ψ⁻¹(room)
-            f = np.minimum(np.maximum(lo[e], np.minimum(0.0, hi)), hi)
-            f = np.where(e < meet, f, 0.0)
-            flows[e] = f
-            arrive = np.where(f >= 0.0, f, e_eps * f)
+        for e in range(int(meet.max(initial=0))):
+            np.add(wt[e], arrive, out=room)
+            np.minimum(room, alpha * room, out=hi)  # ψ⁻¹(room): α·room, or room if negative
+            f = flows[e]
+            np.minimum(hi, 0.0, out=f)
+            np.maximum(f, lo[e], out=f)
+            np.minimum(f, hi, out=f)  # lo raised to 0 where there is room, else all it has
+            f *= e < meet
+            np.minimum(f, e_eps * f, out=arrive)  # φ(f): f, or e^ε f if negative
     return flows
 
 
@@ -432,14 +450,18 @@ def _lowest_flows(
 ) -> None:
     """Fill ``lo[e]`` (edges left of the meeting node): the least flows that deliver ``need``
     to it, each at most the greedy flow ``cap[e]`` (which meets every demand it can)."""
-    num, width = wt.shape
-    alpha = 1.0 / e_eps
+    width = wt.shape[1]
     last = meet - 1
-    for e in range(num - 2, -1, -1):
-        nxt = lo[e + 1] if e + 1 < num - 1 else np.zeros(width)
-        cost_next = np.where(nxt >= 0.0, e_eps * nxt, nxt) - wt[e + 1]  # ψ(lo[e+1]) − w
-        inner = np.maximum(cost_next, 0.0)
-        lo[e] = np.minimum(np.where(e == last, need, np.where(e < last, inner, 0.0)), cap[e])
+    nxt = np.zeros(width)
+    for e in range(int(last.max(initial=-1)), -1, -1):
+        # what edge e must bring so that node e + 1 can send lo[e + 1]: ψ(lo[e + 1]) − w
+        cost = np.maximum(nxt, e_eps * nxt)
+        cost -= wt[e + 1]
+        np.maximum(cost, 0.0, out=cost)
+        out = lo[e]
+        np.copyto(out, np.where(e == last, need, cost))
+        np.minimum(out, cap[e], out=out)
+        nxt = out  # (edges beyond the meeting node are never sent: their lo is unused)
 
 
 def _multipliers(
@@ -462,26 +484,32 @@ def _multipliers(
     return a, b
 
 
-def _reduced_costs_low(
-    pl: FloatArray, a: FloatArray, b: FloatArray, e_eps: float
-) -> FloatArray:
+def _reduced_costs_low(pl: FloatArray, a: FloatArray, b: FloatArray, e_eps: float) -> FloatArray:
     """``R[i, r]`` rounded down: ``p_i l(i, r) + a[i] + b[i − 1] − e^ε (a[i − 1] + b[i])``.
 
     Five terms, each a product of at most two floats: the computed sum is within ``γ_6`` of the
     sum of magnitudes; ``e^ε`` itself is uncertain by `COEFFICIENT_RTOL`; a product that lands
-    among the subnormals adds an absolute error below 2⁻¹⁰⁷⁴ (counted as TINY·ε_machine).
+    among the subnormals adds an absolute error below 2⁻¹⁰⁷⁴ (counted as TINY·ε_machine). With
+    ``S = p_i l + a[i] + b[i − 1]`` and ``P = e^ε (a[i − 1] + b[i])`` (``a, b ≥ 0``) the bound is
+    ``S − P − c (|p_i l| + a[i] + b[i − 1] + P)``.
     """
-    zero = np.zeros((1, pl.shape[1]))
-    a_here = np.vstack([a, zero])
-    a_prev = np.vstack([zero, a])
-    b_here = np.vstack([b, zero])
-    b_prev = np.vstack([zero, b])
-    pushed = a_prev + b_here
-    r = pl + a_here + b_prev - e_eps * pushed
-    magnitude = np.abs(pl) + a_here + b_prev + e_eps * pushed
     gamma6 = 6.0 * U / (1.0 - 6.0 * U)
-    err = (gamma6 + COEFFICIENT_RTOL) * (1.0 + gamma6) * magnitude + 8.0 * TINY * U
-    return np.asarray(r - err)
+    c = (gamma6 + COEFFICIENT_RTOL) * (1.0 + gamma6)
+    gains = np.zeros_like(pl)  # a[i] + b[i − 1]
+    gains[:-1] += a
+    gains[1:] += b
+    pushed = np.zeros_like(pl)  # a[i − 1] + b[i]
+    pushed[1:] += a
+    pushed[:-1] += b
+    pushed *= e_eps * (1.0 + c)
+    if np.all(pl >= 0.0):
+        gains += pl
+        gains *= 1.0 - c
+    else:
+        gains = gains * (1.0 - c) + pl - c * np.abs(pl)
+    gains -= pushed
+    gains -= 8.0 * TINY * U
+    return gains
 
 
 def _greedy_multipliers(
