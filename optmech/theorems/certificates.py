@@ -367,7 +367,6 @@ def _sweeps(
     fwd = np.empty_like(wt)
     bwd = np.empty_like(wt)
     scale = np.empty_like(wt)
-    absw = np.abs(wt)
     tmp = np.empty(width)
     with np.errstate(over="ignore", invalid="ignore"):  # a deficit carried far: inf, unused
         for out, order, first in ((fwd, range(num), True), (bwd, range(num - 1, -1, -1), False)):
@@ -375,7 +374,8 @@ def _sweeps(
             for i in order:
                 v = out[i]
                 np.add(wt[i], carry, out=v)
-                mag += absw[i]
+                np.abs(wt[i], out=tmp)
+                mag += tmp
                 mag *= np.where(v >= 0.0, alpha, e_eps)
                 np.maximum(worst, mag, out=worst)
                 if first:
@@ -400,10 +400,15 @@ def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: Floa
     delivers the most it can); in floating point, the node with the largest joint surplus
     ``w_s + carries`` less [`_SCALE_WEIGHT`][_SCALE_WEIGHT] times the sweeps' rounding scale,
     which keeps it off the nodes a sweep reaches only by carrying a deficit against its stable
-    direction."""
+    direction. Overwrites ``scale``."""
     with np.errstate(over="ignore", invalid="ignore"):
-        score = fwd + bwd - wt - _SCALE_WEIGHT * (scale + np.abs(wt))
-    score = np.where(np.isfinite(score), score, -np.inf)
+        score = scale
+        score += np.abs(wt)
+        score *= -_SCALE_WEIGHT
+        score += fwd
+        score += bwd
+        score -= wt
+        score[~np.isfinite(score)] = -np.inf
     return np.asarray(score.argmax(axis=0), dtype=np.int64)
 
 
@@ -423,11 +428,10 @@ def _trimmed_flows(
     """
     num, width = wt.shape
     alpha = 1.0 / e_eps
-    cap = np.where(greedy[:-1] >= 0.0, alpha * greedy[:-1], greedy[:-1])  # ψ⁻¹: the greedy flows
     lo = np.zeros((num - 1, width))
     need = np.maximum(demand, 0.0)
     with np.errstate(over="ignore", invalid="ignore"):  # unused branches of np.where
-        _lowest_flows(wt, lo, cap, need, meet, e_eps)
+        _lowest_flows(wt, lo, greedy, need, meet, e_eps)
     flows = np.zeros((num - 1, width))
     arrive = np.zeros(width)
     room = np.empty(width)
@@ -446,10 +450,17 @@ def _trimmed_flows(
 
 
 def _lowest_flows(
-    wt: FloatArray, lo: FloatArray, cap: FloatArray, need: FloatArray, meet: IntArray, e_eps: float
+    wt: FloatArray,
+    lo: FloatArray,
+    greedy: FloatArray,
+    need: FloatArray,
+    meet: IntArray,
+    e_eps: float,
 ) -> None:
     """Fill ``lo[e]`` (edges left of the meeting node): the least flows that deliver ``need``
-    to it, each at most the greedy flow ``cap[e]`` (which meets every demand it can)."""
+    to it, each at most the greedy sweep's flow ``ψ⁻¹(greedy[e])`` (which meets every demand it
+    can)."""
+    alpha = 1.0 / e_eps
     width = wt.shape[1]
     last = meet - 1
     nxt = np.zeros(width)
@@ -460,7 +471,7 @@ def _lowest_flows(
         np.maximum(cost, 0.0, out=cost)
         out = lo[e]
         np.copyto(out, np.where(e == last, need, cost))
-        np.minimum(out, cap[e], out=out)
+        np.minimum(out, np.minimum(greedy[e], alpha * greedy[e]), out=out)
         nxt = out  # (edges beyond the meeting node are never sent: their lo is unused)
 
 
@@ -479,8 +490,14 @@ def _multipliers(
     from_left = np.where(meet > 0, np.where(prev >= 0.0, prev, e_eps * prev), 0.0)
     right = _trimmed_flows(wt[::-1], bwd[::-1], n - meet, -(w_meet + from_left), e_eps)[::-1]
     # mirrored: a flow towards the meeting node from the right is an ``a``, away is a ``b``
-    a = np.where(left < 0.0, -left, 0.0) + np.where(right >= 0.0, right, 0.0)
-    b = np.where(left >= 0.0, left, 0.0) + np.where(right < 0.0, -right, 0.0)
+    # (each edge carries a flow from one side only, the other is 0)
+    a = np.negative(left)
+    np.maximum(a, right, out=a)
+    np.maximum(a, 0.0, out=a)
+    b = left
+    np.negative(right, out=right)
+    np.maximum(b, right, out=b)
+    np.maximum(b, 0.0, out=b)
     return a, b
 
 
@@ -518,12 +535,27 @@ def _greedy_multipliers(
     """``a, b`` of the plain sweeps: every node passes on all its surplus (left of the meeting
     node from the left sweep, right of it from the right sweep)."""
     n = fwd.shape[0] - 1
-    left = np.arange(n)[:, None] < meet[None, :]
-    vf = fwd[:-1]  # node i's surplus leaving to the right
-    vb = bwd[1:]  # node i + 1's surplus leaving to the left
-    a = np.where(left, np.where(vf < 0.0, -vf, 0.0), np.where(vb >= 0.0, alpha * vb, 0.0))
-    b = np.where(left, np.where(vf >= 0.0, alpha * vf, 0.0), np.where(vb < 0.0, -vb, 0.0))
+    right = np.arange(n)[:, None] >= meet[None, :]
+    # the flow towards the meeting node: node i's surplus leaving to the right on the left
+    # side, minus node i + 1's leaving to the left on the right side
+    src = fwd[:-1].copy()
+    np.copyto(src, bwd[1:], where=right)
+    np.negative(src, out=src, where=right)
+    a = np.negative(src)
+    np.maximum(a, 0.0, out=a)  # a deficit covered from the right, or surplus sent left
+    b = np.maximum(src, 0.0, out=src)
+    np.multiply(a, alpha, out=a, where=right)
+    np.multiply(b, alpha, out=b, where=~right)
     return a, b
+
+
+def _shortfall(r_low: FloatArray, u: FloatArray, buf: FloatArray) -> FloatArray:
+    """``Σ_i min(R[i, r] − u_i, 0)`` per column (``-inf`` where not finite); ``buf`` is work
+    space of ``R``'s shape."""
+    np.subtract(r_low, u[:, None], out=buf)
+    np.minimum(buf, 0.0, out=buf)
+    short = buf.sum(axis=0)
+    return np.where(np.isfinite(short), short, -np.inf)
 
 
 def _best_reduced_costs(
@@ -547,12 +579,11 @@ def _best_reduced_costs(
     plain = _reduced_costs_low(pl, a, b, e_eps)
     del a, b
 
-    def shortfall(r_low: FloatArray) -> FloatArray:
-        short = np.minimum(r_low - u[:, None], 0.0).sum(axis=0)
-        return np.where(np.isfinite(short), short, -np.inf)
-
-    keep = shortfall(trimmed) >= shortfall(plain)
-    return np.where(keep[None, :], trimmed, plain)
+    buf = np.empty_like(plain)
+    swap = _shortfall(trimmed, u, buf) < _shortfall(plain, u, buf)
+    del buf
+    trimmed[:, swap] = plain[:, swap]
+    return trimmed
 
 
 def _dual_bound(
@@ -565,7 +596,8 @@ def _dual_bound(
     width = _chunk(n)
     for r0 in range(0, n + 1, width):
         w = min(width, n + 1 - r0)
-        pl = p[:, None] * _loss_columns(diag, n, r0, w)
+        pl = _loss_columns(diag, n, r0, w)
+        pl *= p[:, None]
         wt = pl - u[:, None]
         fwd, bwd, scale = _sweeps(wt, alpha, e_eps)
         meet = _meeting_nodes(wt, fwd, bwd, scale)
