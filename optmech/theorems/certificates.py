@@ -412,6 +412,14 @@ def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: Floa
     return np.asarray(score.argmax(axis=0), dtype=np.int64)
 
 
+def _tightest_outputs(wt: FloatArray, alpha: float) -> IntArray:
+    """``argmin_z (w_r · g_z) / d_z`` for each column ``r``: the output of ``G`` whose
+    complementary-slackness condition ``w_r · g_z ≥ 0`` is tightest (0 on the outputs the remap
+    sends to ``r``), where the column's deficit sits. ``w_r · K`` by the recursions of
+    [`_apply_k`][_apply_k]."""
+    return np.asarray(np.argmin(_apply_k(wt.T, alpha), axis=1), dtype=np.int64)
+
+
 def _trimmed_flows(
     wt: FloatArray, greedy: FloatArray, meet: IntArray, demand: FloatArray, e_eps: float
 ) -> FloatArray:
@@ -569,11 +577,13 @@ def _best_reduced_costs(
     e_eps: float,
 ) -> FloatArray:
     """``R`` rounded down for the better of two dual points, column by column: the plain
-    sweeps, or the flows trimmed to the demand. Both are valid (any ``a, b ≥ 0`` are); the
-    trimmed ones keep unneeded surpluses where they are, which makes far, heavy reduced costs
-    exact enough, but their demands are found against the sweeps' stable direction. Each column
-    keeps the one whose reduced costs fall less below the row multipliers in total."""
-    a, b = _multipliers(wt, fwd, bwd, meet, e_eps)
+    sweeps meeting at ``meet``, or the flows trimmed to the demand, meeting where
+    complementary slackness puts the column's deficit ([`_tightest_outputs`][
+    _tightest_outputs]). Both are valid (any ``a, b ≥ 0`` are); the trimmed ones keep unneeded
+    surpluses where they are, which makes far, heavy reduced costs exact enough, but their
+    demands are found against the sweeps' stable direction. Each column keeps the one whose
+    reduced costs fall less below the row multipliers in total."""
+    a, b = _multipliers(wt, fwd, bwd, _tightest_outputs(wt, alpha), e_eps)
     trimmed = _reduced_costs_low(pl, a, b, e_eps)
     a, b = _greedy_multipliers(fwd, bwd, meet, alpha)
     plain = _reduced_costs_low(pl, a, b, e_eps)
