@@ -31,10 +31,15 @@ remap). They are built column by column by a greedy transport along the path: fr
 end, the surplus ``v_i = w_i + (carry from i − 1)`` of node ``i`` is passed on by ``b[i] = α v_i``
 when ``v_i ≥ 0`` (``α = e^(−ε)``), and a deficit is covered by ``a[i] = −v_i``, which costs
 ``e^ε`` per unit at node ``i + 1``; symmetrically from the right end. The two sweeps meet at a
-node ``s(r)`` chosen where neither runs against its stable direction; every other node ends at
-``R[i, r] = u_i`` (up to rounding), node ``s`` at ``u_s`` plus the sweeps' joint surplus, which is
-≥ 0 for every column exactly when the candidate is optimal (each sweep maximises what it
-delivers, so the choice of ``s`` only matters numerically).
+node ``s(r)``; every other node ends at ``R[i, r] = u_i`` (up to rounding), node ``s`` at ``u_s``
+plus the sweeps' joint surplus, which is ≥ 0 for every column exactly when the candidate is
+optimal (each sweep maximises what it delivers, so the choice of ``s`` only matters
+numerically: a sweep that carries a deficit against its direction multiplies its rounding by
+``e^ε`` a step). Two dual points are built: the plain sweeps, meeting at the node of largest
+surplus net of their rounding scale, and flows trimmed to what the meeting node needs (so that
+far, heavy surpluses such as ``p_i (r − i)²`` stay where they are and their rounding cannot
+reach the row minima), meeting at the output of ``G`` where complementary slackness puts the
+column's deficit. Each column keeps the better one.
 
 **Rigour.** The bound holds for *any* non-negative ``(a, b)``: nothing about how they were found
 needs to be exact. Each ``R[i, r]`` is evaluated in floating point and lowered by an a-priori
