@@ -517,14 +517,17 @@ def _multipliers(
 def _reduced_costs_low(pl: FloatArray, a: FloatArray, b: FloatArray, e_eps: float) -> FloatArray:
     """``R[i, r]`` rounded down: ``p_i l(i, r) + a[i] + b[i − 1] − e^ε (a[i − 1] + b[i])``.
 
-    Five terms, each a product of at most two floats: the computed sum is within ``γ_6`` of the
-    sum of magnitudes; ``e^ε`` itself is uncertain by `COEFFICIENT_RTOL`; a product that lands
-    among the subnormals adds an absolute error below 2⁻¹⁰⁷⁴ (counted as TINY·ε_machine). With
-    ``S = p_i l + a[i] + b[i − 1]`` and ``P = e^ε (a[i − 1] + b[i])`` (``a, b ≥ 0``) the bound is
-    ``S − P − c (|p_i l| + a[i] + b[i − 1] + P)``.
+    With ``S = p_i l + a[i] + b[i − 1]`` and ``P = e^ε (a[i − 1] + b[i])`` (``a, b ≥ 0``) the
+    result is ``S (1 − c) − P (1 + c)`` (for ``p_i l ≥ 0``; else ``|p_i l|`` enters the
+    correction). Each of ``S`` and ``P`` reaches the result through at most eight roundings (the
+    product ``p_i l``, the sums, the factor ``1 ± c`` and its product, ``e^ε (1 + c)``, the final
+    difference), each relative ``≤ u``, and ``e^ε`` itself is uncertain by `COEFFICIENT_RTOL`; so
+    ``c = (γ_8 + COEFFICIENT_RTOL)(1 + γ_8)`` lowers the computed value below the exact one
+    (Higham 2002, §3.1). Results below the normal range carry an absolute error under
+    ``4·TINY``, which is subtracted too.
     """
-    gamma6 = 6.0 * U / (1.0 - 6.0 * U)
-    c = (gamma6 + COEFFICIENT_RTOL) * (1.0 + gamma6)
+    gamma8 = 8.0 * U / (1.0 - 8.0 * U)
+    c = (gamma8 + COEFFICIENT_RTOL) * (1.0 + gamma8)
     gains = np.zeros_like(pl)  # a[i] + b[i − 1]
     gains[:-1] += a
     gains[1:] += b
@@ -538,7 +541,7 @@ def _reduced_costs_low(pl: FloatArray, a: FloatArray, b: FloatArray, e_eps: floa
     else:
         gains = gains * (1.0 - c) + pl - c * np.abs(pl)
     gains -= pushed
-    gains -= 8.0 * TINY * U
+    gains -= 4.0 * TINY
     return gains
 
 
