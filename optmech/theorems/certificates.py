@@ -43,8 +43,8 @@ column's deficit. Each column keeps the better one.
 
 **Rigour.** The bound holds for *any* non-negative ``(a, b)``: nothing about how they were found
 needs to be exact. Each ``R[i, r]`` is evaluated in floating point and lowered by an a-priori
-bound on its rounding (five terms, eight roundings each: ``γ_8`` of the sum of magnitudes, Higham 2002,
-§3.1) and by the uncertainty of the rounded ``e^ε``; the row minima are summed by
+bound on its rounding (five terms, eight roundings each: ``γ_8`` of the sum of magnitudes,
+Higham 2002, §3.1) and by the uncertainty of the rounded ``e^ε``; the row minima are summed by
 `math.fsum` and rounded down. The value is the candidate's cost ``Σ_i p_i Σ_z G[i, z]
 l(i, T(z))`` with every entry of ``G`` recomputed from ``e^(−ε|i − z|)``, rounded up by the bound
 on the relative error of those exponentials, the products and the sums. A candidate that is not
