@@ -323,16 +323,18 @@ def _candidate_value(
     """The cost ``Σ_i p_i Σ_z G[i, z] l(i, T(z))`` rounded up, and ``v_z = Σ_i p_i G[i, z]
     l(i, T(z))`` (floats, for the row duals), a chunk of inputs at a time."""
     d = _column_factors(n, eps)
-    z = np.arange(n + 1)
+    with np.errstate(under="ignore"):
+        powers = np.exp(-eps * np.arange(n + 1, dtype=np.float64))  # e^(−εk), each rounded once
+    kernel = sliding_window_view(np.concatenate([powers[::-1], powers[1:]]), n + 1)
     rows: list[float] = []
     magnitude = 0.0
     v = np.zeros(n + 1)
     width = _chunk(n, arrays=4)
     for i0 in range(0, n + 1, width):
         i = np.arange(i0, min(i0 + width, n + 1))
-        with np.errstate(under="ignore"):
-            g = np.exp(-eps * np.abs(i[:, None] - z[None, :])) * d[None, :]
-        terms = g * diag[assignment[None, :] - i[:, None] + n] * p[i][:, None]
+        terms = kernel[n - i] * d[None, :]  # G[i, z] = e^(−ε|i − z|) d_z
+        terms *= np.take(diag, (n - i)[:, None] + assignment[None, :])
+        terms *= p[i][:, None]
         v += terms.sum(axis=0)
         rows.extend(terms.sum(axis=1).tolist())
         magnitude += float(np.abs(terms).sum())
@@ -420,9 +422,21 @@ def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: Floa
 def _tightest_outputs(wt: FloatArray, alpha: float) -> IntArray:
     """``argmin_z (w_r · g_z) / d_z`` for each column ``r``: the output of ``G`` whose
     complementary-slackness condition ``w_r · g_z ≥ 0`` is tightest (0 on the outputs the remap
-    sends to ``r``), where the column's deficit sits. ``w_r · K`` by the recursions of
-    [`_apply_k`][_apply_k]."""
-    return np.asarray(np.argmin(_apply_k(wt.T, alpha), axis=1), dtype=np.int64)
+    sends to ``r``), where the column's deficit sits. ``(K w_r)_z = Σ_i α^|i−z| w_i`` by one
+    recursion from each end (as [`_apply_k`][_apply_k], down the rows of the chunk)."""
+    num = wt.shape[0]
+    kw = np.empty_like(wt)
+    carry = np.zeros(wt.shape[1])
+    for i in range(num):
+        carry *= alpha
+        carry += wt[i]
+        kw[i] = carry
+    carry = np.zeros(wt.shape[1])
+    for i in range(num - 1, 0, -1):
+        carry *= alpha
+        carry += wt[i]
+        kw[i - 1] += alpha * carry
+    return np.asarray(np.argmin(kw, axis=0), dtype=np.int64)
 
 
 def _trimmed_flows(
