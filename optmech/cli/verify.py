@@ -310,14 +310,17 @@ def _markdown(rows: list[CheckResult], seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _certificate_rows(args: argparse.Namespace) -> list[CheckResult]:
-    """The rows of ``--certificates`` (optmech.theorems.certificates), at ``--n``."""
+def _certificate_rows(args: argparse.Namespace) -> tuple[list[CheckResult], float]:
+    """The rows of ``--certificates`` (optmech.theorems.certificates) at ``--n``, and their
+    seconds."""
     from optmech.theorems.certificates import CERTIFICATE_ROWS_N, certificate_rows
 
     others = [f for f in ("quick", "exact", "list", "group", "check") if getattr(args, f)]
     if others:
         raise ValueError(f"`--certificates` runs its own rows; drop --{', --'.join(others)}.")
-    return certificate_rows(CERTIFICATE_ROWS_N if args.n is None else args.n)
+    start = time.perf_counter()
+    rows = certificate_rows(CERTIFICATE_ROWS_N if args.n is None else args.n)
+    return rows, time.perf_counter() - start
 
 
 def run(args: argparse.Namespace) -> int:
@@ -326,8 +329,7 @@ def run(args: argparse.Namespace) -> int:
     if args.n is not None and not args.certificates:
         raise ValueError(f"`--n` sets the size of the --certificates rows; got --n {args.n} alone.")
     if args.certificates:
-        start = time.perf_counter()
-        return _finish(args, _certificate_rows(args), time.perf_counter() - start)
+        return _finish(args, *_certificate_rows(args))
     _validate_selection(args)
     selected = select_checks(
         quick=args.quick, groups=args.group, names=args.check, exact=args.exact
