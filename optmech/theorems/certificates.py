@@ -593,21 +593,24 @@ def _best_reduced_costs(
     surpluses where they are, which makes far, heavy reduced costs exact enough, but their
     demands are found against the sweeps' stable direction. Each column keeps the one whose
     reduced costs fall less below the row multipliers in total; the trimmed point is built
-    only for the columns where the plain one falls more than ``budget`` below."""
+    only for the columns where a reduced cost of the plain one falls more than ``budget``
+    below its row multiplier."""
     a, b = _greedy_multipliers(fwd, bwd, meet, alpha)
     plain = _reduced_costs_low(pl, a, b, e_eps)
     del a, b
     buf = np.empty_like(plain)
-    short = _shortfall(plain, u, buf)
+    np.subtract(plain, u[:, None], out=buf)
+    redo = np.flatnonzero(~(buf.min(axis=0) >= -budget))  # (a NaN is redone too)
     del buf
-    redo = np.flatnonzero(short < -budget)
     if redo.size == 0:
         return plain
     wt_r = wt[:, redo]
     a, b = _multipliers(wt_r, fwd[:, redo], bwd[:, redo], _tightest_outputs(wt_r, alpha), e_eps)
     trimmed = _reduced_costs_low(pl[:, redo], a, b, e_eps)
     del a, b
-    better = _shortfall(trimmed, u, np.empty_like(trimmed)) > short[redo]
+    plain_r = plain[:, redo]
+    buf = np.empty_like(trimmed)
+    better = _shortfall(trimmed, u, buf) > _shortfall(plain_r, u, buf)
     plain[:, redo[better]] = trimmed[:, better]
     return plain
 
@@ -617,13 +620,13 @@ def _dual_bound(
 ) -> tuple[float, float, tuple[int, int]]:
     """``Σ_i min_r R[i, r]`` rounded down, the worst ``u_i − R[i, r]`` and its ``(i, r)``.
 
-    The bound falls short of ``Σ_i u_i`` by at most the sum over columns of what each column's
-    reduced costs fall below the row multipliers; a column whose plain dual point falls short by
-    less than ``accuracy·|Σ u| / (100 (n + 1))`` keeps it (the whole bound then loses at most
-    1% of the accuracy asked), the others are tried with the trimmed point too.
+    A column whose plain dual point has every reduced cost within ``τ = accuracy·|Σ u| /
+    (10 (n + 1))`` of its row multiplier keeps it (were all columns so, the bound would lose at
+    most ``(n + 1) τ``, a tenth of the accuracy asked); the others are tried with the trimmed point
+    too.
     """
     alpha, e_eps = math.exp(-eps), math.exp(eps)
-    budget = accuracy * abs(math.fsum(u.tolist())) / (100.0 * (n + 1))
+    budget = accuracy * abs(math.fsum(u.tolist())) / (10.0 * (n + 1))
     row_min = np.full(n + 1, np.inf)
     worst, worst_row = -math.inf, (0, 0)
     width = _chunk(n)
