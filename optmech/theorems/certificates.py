@@ -604,13 +604,18 @@ def _best_reduced_costs(
     del buf
     if redo.size == 0:
         return plain
-    wt_r = wt[:, redo]
-    a, b = _multipliers(wt_r, fwd[:, redo], bwd[:, redo], _tightest_outputs(wt_r, alpha), e_eps)
-    trimmed = _reduced_costs_low(pl[:, redo], a, b, e_eps)
+    if 2 * redo.size > plain.shape[1]:  # most columns: no copies, redo them all
+        redo = np.arange(plain.shape[1])
+        pl_r, wt_r, fwd_r, bwd_r, plain_r = pl, wt, fwd, bwd, plain
+    else:
+        pl_r, wt_r, fwd_r, bwd_r = pl[:, redo], wt[:, redo], fwd[:, redo], bwd[:, redo]
+        plain_r = plain[:, redo]
+    a, b = _multipliers(wt_r, fwd_r, bwd_r, _tightest_outputs(wt_r, alpha), e_eps)
+    trimmed = _reduced_costs_low(pl_r, a, b, e_eps)
     del a, b
-    plain_r = plain[:, redo]
     buf = np.empty_like(trimmed)
     better = _shortfall(trimmed, u, buf) > _shortfall(plain_r, u, buf)
+    del buf
     plain[:, redo[better]] = trimmed[:, better]
     return plain
 
