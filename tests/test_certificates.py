@@ -160,13 +160,13 @@ def test_a_suboptimal_remap_fails(kind: str, loss: str) -> None:
 
 
 def test_a_failed_row_names_the_worst_dual_row() -> None:
-    from optmech.theorems.certificates import certificate_row
+    from optmech.theorems.certificates import dual_certificate_row
 
     prior = prior_of("uniform", 30)
     good = grs_certificate(prior, "abs", 0.5)
     bad_remap = good.assignment.copy()
     bad_remap[15] += 2
-    row = certificate_row(grs_certificate(prior, "abs", 0.5, assignment=bad_remap), "x", "y")
+    row = dual_certificate_row(grs_certificate(prior, "abs", 0.5, assignment=bad_remap), "x", "y")
     assert not row.passed and "NOT certified" in row.detail and "x[" in row.detail
     assert row.kind == "certificate" and row.lower_bound is not None
 

@@ -82,8 +82,8 @@ __all__ = [
     "CERTIFICATE_ACCURACY",
     "CERTIFICATE_ROWS_N",
     "DualCertificate",
-    "certificate_row",
     "certificate_rows",
+    "dual_certificate_row",
     "grs_certificate",
 ]
 
@@ -769,7 +769,9 @@ def _prior(kind: str, n: int, seed: int = 0) -> FloatArray:
     return np.asarray(np.random.default_rng(seed).dirichlet(np.full(n + 1, concentration)))
 
 
-def certificate_row(certificate: DualCertificate, check_name: str, instance: str) -> CheckResult:
+def dual_certificate_row(
+    certificate: DualCertificate, check_name: str, instance: str
+) -> CheckResult:
     """A catalogue row decided by a dual certificate: it passes when the certified relative gap
     is within the certificate's accuracy; its detail states the gap and the worst dual row (the
     reason when it fails)."""
@@ -818,5 +820,7 @@ def certificate_rows(
             for eps in _EPSILONS:
                 instance = f"n={size}, {kind}, {loss}, eps={eps:g}"
                 cert = grs_certificate(_prior(kind, size), loss, eps, accuracy=accuracy)
-                rows.append(certificate_row(cert, "GRS optimality (dual certificate)", instance))
+                rows.append(
+                    dual_certificate_row(cert, "GRS optimality (dual certificate)", instance)
+                )
     return rows
