@@ -216,7 +216,7 @@ def test_catalogue_rows_pass_and_state_their_gap() -> None:
 def test_cli_certificates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--certificates", "--n", "20", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["passed"] and len(payload["rows"]) == 12
+    assert payload["passed"] and len(payload["rows"]) == 16
     assert main(["verify", "--n", "20"]) == 2  # --n belongs to --certificates
     assert main(["verify", "--certificates", "--exact"]) == 2
 
@@ -233,3 +233,65 @@ def test_spiky_priors_at_large_epsilon_certify(conc: float, loss: str, eps: floa
     cost = dense_cost(prior, loss, eps, cert.assignment)
     assert cert.certified
     assert cert.lower_bound <= cost * (1 + 2e-12) and cert.value >= cost * (1 - 2e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# Minimax users (Gupte & Sundararajan 2010)
+# ------------------------------------------------------------------------------------------
+def dense_worst_risk(loss: str, eps: float, n: int, side: list[int], remap: np.ndarray) -> float:
+    """``max_{i ∈ S} Σ_r (G T)[i, r] l(i, r)`` from the dense definition of G."""
+    i = np.arange(n + 1)
+    lm = LOSS[loss](i[None, :] - i[:, None]).astype(float)
+    m = dense_geometric(n, eps) @ remap
+    return max(math.fsum((m[s] * lm[s]).tolist()) for s in side)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", ["abs", "squared"])
+@pytest.mark.parametrize("side", [None, [0, 15], [2, 9]])
+def test_minimax_interval_meets_the_lp_solve(loss: str, side: list[int] | None) -> None:
+    """The minimax LP over all ε-DP mechanisms (``optmech.minimax_mechanism``, an LP with the
+    privacy rows) has its optimum in both certified intervals: they intersect."""
+    from optmech.theorems.certificates import minimax_certificate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        lp = optmech.minimax_mechanism(loss, 0.7, n=15, side_information=side)
+    cert = minimax_certificate(loss, 0.7, n=15, side_information=side)
+    assert cert.certified
+    assert cert.lower_bound <= lp.value and lp.lower_bound <= cert.value
+
+
+def test_minimax_a_suboptimal_remap_fails() -> None:
+    """G reported as it is (the identity remap) is not the best for a user who only cares
+    about the end points: its worst risk, computed here, exceeds the LP optimum, and the
+    certificate fails while its lower bound stays below the optimum."""
+    from optmech.theorems.certificates import minimax_certificate
+
+    n, eps, side = 12, 1.0, [0, 12]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        lp = optmech.minimax_mechanism("abs", eps, n=n, side_information=side)
+    identity = dense_worst_risk("abs", eps, n, side, np.eye(n + 1))
+    assert identity > lp.value * (1 + 1e-3)  # the precondition, computed independently
+    bad = minimax_certificate("abs", eps, n=n, side_information=side, remap=np.eye(n + 1))
+    assert not bad.certified
+    assert bad.value >= identity * (1 - 1e-12)
+    assert bad.lower_bound <= lp.value
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n": 151}, "n"),
+        ({"side_information": [0, 11]}, "side_information"),
+        ({"loss": lambda e: np.abs(e) - 1.0}, "non-negative"),
+        ({"remap": np.eye(3)}, "remap"),
+    ],
+)
+def test_minimax_bad_input_raises(kwargs: dict, match: str) -> None:
+    from optmech.theorems.certificates import minimax_certificate
+
+    args = {"loss": "abs", "epsilon": 1.0, "n": 10} | kwargs
+    with pytest.raises(ValueError, match=match):
+        minimax_certificate(args.pop("loss"), args.pop("epsilon"), **args)

@@ -52,6 +52,12 @@ optimal leaves some ``R[i, r] < u_i``: the interval widens by at least its subop
 certificate fails, naming the worst dual row (the reduced cost of ``x[i, r]`` furthest below
 ``u_i``).
 
+**Minimax users** (Gupte & Sundararajan 2010): for weights ``μ ≥ 0`` on the side information S,
+``max_{i ∈ S} risk_i ≥ Σ_i μ_i risk_i / Σ_i μ_i`` for every mechanism, so the minimax optimum is
+at least the Bayesian optimum for the prior ``μ / Σ μ``, which the certificate above bounds.
+[`minimax_certificate`][minimax_certificate] takes the candidate (``G`` and the best randomized
+remap) and ``μ`` from the remap LP, whose result it does not trust.
+
 Time O(n²) in vectorised sweeps, memory O(n · chunk). The rows of ``optmech verify
 --certificates`` are built here ([`certificate_rows`][certificate_rows], group ``certificates``);
 they are not part of the default catalogue.
@@ -85,6 +91,7 @@ __all__ = [
     "certificate_rows",
     "dual_certificate_row",
     "grs_certificate",
+    "minimax_certificate",
 ]
 
 GROUP = "certificates"
@@ -752,10 +759,150 @@ def grs_certificate(
 
 
 # ------------------------------------------------------------------------------------------
+# Minimax users (Gupte & Sundararajan 2010)
+# ------------------------------------------------------------------------------------------
+#: Largest n of [`minimax_certificate`][minimax_certificate]: its candidate needs the remap LP,
+#: (n + 1)² variables and |S| (n + 1)² dense coefficients.
+MINIMAX_MAX_N = 150
+
+
+def _minimax_remap(
+    g_rows: FloatArray, loss_rows: FloatArray, n: int
+) -> tuple[FloatArray, FloatArray]:
+    """The optimal randomized remap ``T`` of ``G`` for the rows of S, and the multipliers
+    ``μ ≥ 0`` of the risk rows (the remap LP of `optmech.lp.user.remap_lp`)."""
+    from optmech.lp.solve import solve_robust
+    from optmech.lp.user.remap_lp import build_remap_lp, remap_forms
+
+    forms = remap_forms(g_rows, loss_rows)
+    factor = float(forms.max()) if forms.size and forms.max() > 0 else 1.0
+    lp, _ = solve_robust(
+        lambda _strategy: (lambda r: (r.problem, r))(build_remap_lp(forms, (n + 1, n + 1), factor)),
+        num_variables=(n + 1) ** 2 + 1,
+        kind="remap",
+        feasible=True,
+    )
+    t = np.clip(np.asarray(lp.remap.value, dtype=np.float64), 0.0, None)
+    t /= t.sum(axis=1, keepdims=True)
+    mu = np.clip(np.asarray(lp.epigraph.dual_value, dtype=np.float64).reshape(-1), 0.0, None)
+    return t, mu
+
+
+def minimax_certificate(
+    loss: Any,
+    epsilon: float,
+    *,
+    n: int,
+    side_information: Any = None,
+    accuracy: float = CERTIFICATE_ACCURACY,
+    remap: npt.ArrayLike | None = None,
+) -> DualCertificate:
+    """Prove ``G`` + the best randomized remap optimal for a minimax user, by a dual certificate.
+
+    Gupte & Sundararajan (2010): for a loss non-decreasing in ``|r − i|`` and side information
+    ``S``, the range-restricted geometric mechanism followed by the best randomized remap
+    attains ``min_x max_{i ∈ S} Σ_r x[i, r] l(i, r)`` over all ε-DP mechanisms on ``{0..n}``.
+    The candidate's remap and the weights ``μ`` of the inputs come from the remap LP
+    (``(n + 1)²`` variables, not the user LP's ``(n + 1)²`` with its privacy rows); nothing of that
+    solve is trusted. For any weights ``μ ≥ 0`` on S, every mechanism has
+    ``max_{i ∈ S} risk_i ≥ Σ_i μ_i risk_i / Σ_i μ_i``, so the minimax optimum is at least the
+    Bayesian optimum for the prior ``μ / Σ μ`` divided by ``Σ μ`` rounded up, and that is
+    bounded below by [`grs_certificate`][grs_certificate]. The value is the candidate's worst
+    risk, rounded up (its remap's rows are normalised exactly by bounding ``1 / row sum``).
+
+    Parameters
+    ----------
+    loss : Cost or str or callable
+        Cost of ``r − i``, non-decreasing in ``|r − i|`` on each side, non-negative.
+    epsilon : float
+        In (0, 50].
+    n : int
+        Largest query result, in [1, 150].
+    side_information : collection of int, optional
+        The inputs S (default all of ``{0..n}``).
+    accuracy : float, default 1e-9
+        As for [`grs_certificate`][grs_certificate].
+    remap : array_like, shape (n + 1, n + 1), optional
+        A row-stochastic remap to certify instead of the optimal one (a test of the
+        certificate: a remap that is not optimal must fail).
+
+    Examples
+    --------
+    >>> cert = minimax_certificate("abs", 1.0, n=12, side_information=[0, 12])
+    >>> cert.certified, cert.lower_bound <= cert.value
+    (True, True)
+    """
+    start = time.perf_counter()
+    eps = check_epsilon(epsilon)
+    acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True, high_open=True)
+    size = check_int("n", n, low=1, high=MINIMAX_MAX_N, hint="the remap LP has (n + 1)² variables")
+    cost = as_cost(loss)
+    diag = _loss_diagonals(cost, size)
+    if np.any(diag < 0):
+        raise ValueError("`loss` must be non-negative for the minimax certificate; it is not.")
+    inputs = np.arange(size + 1)
+    rows = inputs if side_information is None else np.unique(np.asarray(side_information))
+    if (
+        rows.size == 0
+        or not np.issubdtype(rows.dtype, np.integer)
+        or rows.min() < 0
+        or (rows.max() > size)
+    ):
+        raise ValueError(
+            f"`side_information` must be integers in [0, {size}]; got {side_information!r}."
+        )
+    loss_m = diag[inputs[None, :] - inputs[:, None] + size]  # l(i, r) = c(r − i)
+    d = _column_factors(size, eps)
+    with np.errstate(under="ignore"):
+        g = np.exp(-eps * np.abs(inputs[:, None] - inputs[None, :])) * d[None, :]
+    t, mu = _minimax_remap(g[rows], loss_m[rows], size)
+    if remap is not None:
+        t = check_real_array("remap", remap, ndim=2, nonnegative=True)
+        if t.shape != (size + 1, size + 1) or np.any(t.sum(axis=1) <= 0):
+            raise ValueError(
+                f"`remap` must be a non-negative ({size + 1}, {size + 1}) matrix with positive row "
+                f"sums; got shape {t.shape}."
+            )
+    # value: the worst risk of G T̃ with T̃ = T / (row sums), exactly row-stochastic; all terms
+    # are non-negative, so the float sums are within γ_{2n+4} and G's entries within _G_REL
+    risks = np.sum((g[rows] @ t) * loss_m[rows], axis=1)
+    sums = t.sum(axis=1)
+    inflate = (1.0 + _G_REL + (2 * size + 8) * U) / (float(sums.min()) * (1.0 - (size + 2) * U))
+    underflow = (size + 1) ** 2 * TINY * float(diag.max())
+    value = math.nextafter(float(risks.max()) * inflate * (1.0 + 2 * U) + underflow, math.inf)
+    # lower bound: the Bayesian optimum for the weights μ on S, divided by Σ μ rounded up
+    weights = np.zeros(size + 1)
+    weights[rows] = mu
+    if not np.all(np.isfinite(weights)) or weights.sum() <= 0:
+        weights[rows] = 1.0  # any weights give a valid (weaker) bound
+    prior = weights / weights.sum()
+    bayes = grs_certificate(prior, cost, eps, accuracy=acc, normalize=True)
+    p_used = prior / prior.sum()  # what grs_certificate certified (normalize=True)
+    total_up = math.fsum(p_used.tolist()) * (1.0 + 2 * U)
+    lower = math.nextafter(max(bayes.lower_bound, 0.0) / total_up, -math.inf)
+    return DualCertificate(
+        theorem="Gupte-Sundararajan minimax optimality",
+        n=size,
+        epsilon=eps,
+        loss=cost.name,
+        value=value,
+        lower_bound=lower,
+        accuracy=acc,
+        assignment=np.asarray(np.argmax(t, axis=1), dtype=np.int64),
+        row_duals=bayes.row_duals,
+        worst_violation=bayes.worst_violation,
+        worst_row=bayes.worst_row,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ------------------------------------------------------------------------------------------
 # Catalogue rows of ``optmech verify --certificates``
 # ------------------------------------------------------------------------------------------
 #: Default largest query result of the rows (each row takes about a second at n = 1000).
 CERTIFICATE_ROWS_N = 1000
+#: Largest n of the minimax rows (their candidate solves the remap LP, (n + 1)² variables).
+MINIMAX_ROWS_N = 40
 #: The instances: prior kind × loss × ε.
 _PRIORS = ("uniform", "Dirichlet(1)", "Dirichlet(0.2)")
 _LOSSES = ("abs", "squared")
@@ -805,13 +952,15 @@ def certificate_rows(
 ) -> list[CheckResult]:
     """The rows of ``optmech verify --certificates``: GRS universal optimality (Thm. 3.1)
     proved by [`grs_certificate`][grs_certificate] for uniform and Dirichlet priors (seed 0),
-    ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``.
+    ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``; and the minimax optimality of Gupte &
+    Sundararajan by [`minimax_certificate`][minimax_certificate] for S = all inputs and
+    S = {0, n}, ε = 0.5, on ``{0..min(n, 40)}`` (`MINIMAX_ROWS_N`).
 
     Examples
     --------
     >>> rows = certificate_rows(30)
     >>> len(rows), all(r.passed for r in rows)
-    (12, True)
+    (16, True)
     """
     size = check_int("n", n, low=1, high=10**6)
     rows = []
@@ -823,4 +972,12 @@ def certificate_rows(
                 rows.append(
                     dual_certificate_row(cert, "GRS optimality (dual certificate)", instance)
                 )
+    small = min(size, MINIMAX_ROWS_N)
+    for loss in _LOSSES:
+        for name, side in (("S=all", None), ("S={0,n}", [0, small])):
+            instance = f"n={small}, {name}, {loss}, eps=0.5"
+            cert = minimax_certificate(loss, 0.5, n=small, side_information=side, accuracy=accuracy)
+            rows.append(
+                dual_certificate_row(cert, "minimax optimality (dual certificate)", instance)
+            )
     return rows
