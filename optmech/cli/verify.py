@@ -5,7 +5,8 @@ reference. Columns: check, instance, value (what optmech computed: an LP's certi
 reference (the independent closed form, rounded outward), the certified interval
 ``[lower, upper]``, the allowance (a derived discretisation bound, 0 where none), the pass rule,
 certified ε/δ, seconds, PASS/FAIL. ``--exact`` runs the exact mode instead (rows reproduced in
-rational and ball arithmetic). Exit status 1 if any row fails.
+rational and ball arithmetic); ``--certificates`` proves closed-form candidates optimal by dual
+certificates instead (no LP solved, ``--n`` sets the size). Exit status 1 if any row fails.
 
 Examples::
 
@@ -13,6 +14,7 @@ Examples::
     $ optmech verify --group closed-form --json
     $ optmech verify --exact --report report.md
     $ optmech verify --list
+    $ optmech verify --certificates --n 10000
 """
 
 from __future__ import annotations
@@ -84,6 +86,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exact",
         action="store_true",
         help="run the exact mode: small rows reproduced in rational and ball arithmetic",
+    )
+    parser.add_argument(
+        "--certificates",
+        action="store_true",
+        help="prove closed-form candidates optimal by dual certificates (no LP solved)",
+    )
+    parser.add_argument(
+        "--n",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest query result of the --certificates rows (default 1000)",
     )
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
     parser.add_argument(
@@ -296,9 +310,26 @@ def _markdown(rows: list[CheckResult], seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _certificate_rows(args: argparse.Namespace) -> tuple[list[CheckResult], float]:
+    """The rows of ``--certificates`` (optmech.theorems.certificates) at ``--n``, and their
+    seconds."""
+    from optmech.theorems.certificates import CERTIFICATE_ROWS_N, certificate_rows
+
+    others = [f for f in ("quick", "exact", "list", "group", "check") if getattr(args, f)]
+    if others:
+        raise ValueError(f"`--certificates` runs its own rows; drop --{', --'.join(others)}.")
+    start = time.perf_counter()
+    rows = certificate_rows(CERTIFICATE_ROWS_N if args.n is None else args.n)
+    return rows, time.perf_counter() - start
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the selected checks; print the table (or JSON); return 1 if any row fails."""
     check_output_path("--report", args.report, create=True)  # before the checks run
+    if args.n is not None and not args.certificates:
+        raise ValueError(f"`--n` sets the size of the --certificates rows; got --n {args.n} alone.")
+    if args.certificates:
+        return _finish(args, *_certificate_rows(args))
     _validate_selection(args)
     selected = select_checks(
         quick=args.quick, groups=args.group, names=args.check, exact=args.exact
@@ -328,7 +359,11 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
     ):
         rows.extend(chk_rows)
-    seconds = time.perf_counter() - start
+    return _finish(args, rows, time.perf_counter() - start)
+
+
+def _finish(args: argparse.Namespace, rows: list[CheckResult], seconds: float) -> int:
+    """Print the rows (or JSON), write the report; 1 if any row fails."""
     n_failed = sum(not r.passed for r in rows)
     if args.json:
         print_json(
