@@ -52,9 +52,9 @@ class SolverError(OptmechError):
     Examples
     --------
     >>> import optmech
-    >>> err = optmech.SolverError("HIGHS", "infeasible", "check the constraints")
+    >>> err = optmech.SolverError("my-solver", "infeasible", "check the constraints")
     >>> err.solver, err.status, isinstance(err, optmech.OptmechError)
-    ('HIGHS', 'infeasible', True)
+    ('my-solver', 'infeasible', True)
     """
 
     def __init__(
