@@ -2,8 +2,8 @@ r"""
 # The staircase beats Laplace, and the LP finds it
 
 Geng & Viswanath (2016, Thm. 3): among all ε-DP noise laws for a query of sensitivity Δ, the
-one with the least expected $|X|$ is a staircase, of cost
-$V^* = \Delta e^{\varepsilon/2} / (e^{\varepsilon} - 1)$; Laplace costs $\Delta/\varepsilon$.
+one with the least expected |X| is a staircase, of cost
+V* = Δ e^(ε/2) / (e^ε − 1); Laplace costs Δ/ε.
 The LP designer, which knows nothing of staircases, finds the same optimum at every ε, and the
 gap to Laplace opens as ε grows. Theory: [the staircase](../../theory/staircase.md).
 """

@@ -1,13 +1,13 @@
 r"""
 # A user's optimum is the geometric mechanism, remapped
 
-Ghosh, Roughgarden & Sundararajan (2012, Thm. 3.1): for a count query on $\{0, \dots, n\}$, any
-prior and any loss non-decreasing in $|i - r|$, the user's optimal ε-DP mechanism is the
-geometric mechanism $G$ followed by the user's own deterministic remap. Here the user's LP
+Ghosh, Roughgarden & Sundararajan (2012, Thm. 3.1): for a count query on {0, …, n}, any
+prior and any loss non-decreasing in |i − r|, the user's optimal ε-DP mechanism is the
+geometric mechanism G followed by the user's own deterministic remap. Here the user's LP
 ([`bayesian_mechanism`][optmech.bayesian_mechanism]) and the geometric mechanism plus the Bayes
 remap ([`geometric_bayes`][optmech.geometric_bayes]) agree, and
-[`is_remap_of_geometric`][optmech.is_remap_of_geometric] recovers the remap $T$ with
-$M = G\,T$ from the LP's matrix alone. Theory: [count queries](../../theory/count-queries.md).
+[`is_remap_of_geometric`][optmech.is_remap_of_geometric] recovers the remap T with
+M = G·T from the LP's matrix alone. Theory: [count queries](../../theory/count-queries.md).
 """
 
 import matplotlib.pyplot as plt
@@ -38,11 +38,11 @@ assert is_remap and abs(user.value - via_geometric.value) <= 1e-7 * user.value
 geometric = optmech.truncated_geometric(n, eps)
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.3), layout="constrained")
 panels = [
-    (user.mechanism, "user's LP optimum $M$", "input (true count)", "output"),
-    (geometric, "geometric mechanism $G$", "input (true count)", "noisy count"),
+    (user.mechanism, "user's LP optimum M", "input (true count)", "output"),
+    (geometric, "geometric mechanism G", "input (true count)", "noisy count"),
     (
         np.clip(remap, 0.0, 1.0),
-        "remap $T$, $M = G\\,T$",
+        "remap T, M = G·T",
         "noisy count",
         "answer",
     ),

@@ -2,8 +2,8 @@ r"""
 # (0, δ) and (ε, δ): designs against their closed forms
 
 Geng, Ding, Guo & Kumar (2019, Thm. 3): within symmetric noise whose density is non-increasing
-in $|x|$, the optimal (0, δ) noise for $|x|$ is a uniform density plus an atom at 0
-([`UniformAtom`][optmech.UniformAtom]); for $|x|$ the atom appears once δ > 1/2. For
+in |x|, the optimal (0, δ) noise for |x| is a uniform density plus an atom at 0
+([`UniformAtom`][optmech.UniformAtom]); for |x| the atom appears once δ > 1/2. For
 (ε, δ) the truncated Laplace (Geng, Ding, Guo & Kumar 2020) and the analytic Gaussian (Balle &
 Wang 2018) are the baselines. The LP designer meets the first theorem inside its class, and
 beats both baselines. Theory: [(0, δ) and (ε, δ)](../../theory/approximate-dp.md).

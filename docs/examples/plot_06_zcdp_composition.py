@@ -1,9 +1,9 @@
 r"""
 # zCDP and Gaussian-DP noise, composed by the accountant
 
-Ten releases of one count, each with noise on $\mathbb{Z}$ designed by LP for $|x|$ under a
+Ten releases of one count, each with noise on ℤ designed by LP for |x| under a
 per-release guarantee: 0.1-zCDP (Bun & Steinke 2016), so 1-zCDP in all, and 0.5-GDP (Dong,
-Roth & Su 2022), so $0.5\sqrt{10}$-GDP in all. The accountant
+Roth & Su 2022), so 0.5·√10-GDP in all. The accountant
 ([`optmech.accounting.compose`][optmech.accounting.compose]) composes each design's own privacy
 loss distribution (Meiser & Mohammadi 2018) and reads off δ(ε). The designs' certified ρ and μ
 are recomputed from their pmfs; the composed curves lie below what the guarantees alone promise.

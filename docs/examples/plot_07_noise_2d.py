@@ -1,7 +1,7 @@
 r"""
 # Noise in the plane: level sets for three sensitivity balls
 
-A vector query in $\mathbb{R}^2$ is ε-DP for shifts in the ball $\lVert s\rVert \le \Delta$
+A vector query in ℝ² is ε-DP for shifts in the ball ‖s‖ ≤ Δ
 of a norm; ℓ1 for histograms, ℓ2 for gradients, ℓ∞ for box-constrained statistics. The LP
 designer ([`design_noise`][optmech.design_noise] with `dimension=2`) finds the cheapest
 piecewise-constant density on square cells for the ℓ1 cost, certified over every real shift in

@@ -6,8 +6,8 @@ In the local model every two labels are neighbours. Ghazi et al. (2023) show tha
 partition the labels into contiguous bins, give each bin one output, and answer randomized
 response over the bins. [`rr_on_bins`][optmech.rr_on_bins] finds the best bins by dynamic
 programming; [`local_mechanism`][optmech.local_mechanism] solves the LP over every ε-DP
-randomizer on a grid of outputs, with no bins in sight, and lands within $h^2/4$ of it for a
-grid of width $h$. Theory: [the local model](../../theory/local.md).
+randomizer on a grid of outputs, with no bins in sight, and lands within h²/4 of it for a
+grid of width h. Theory: [the local model](../../theory/local.md).
 """
 
 import matplotlib.pyplot as plt

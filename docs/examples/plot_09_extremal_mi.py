@@ -2,10 +2,10 @@ r"""
 # The ε-LDP randomizer that keeps the most information
 
 Kairouz, Oh & Viswanath (2016): a utility that is a sum of sublinear functions of the output
-columns, such as the mutual information $I(X; Y)$ between an input and its release, is
+columns, such as the mutual information I(X; Y) between an input and its release, is
 maximised over ε-locally-private randomizers by a *staircase* mechanism, whose columns take
-only the values $\theta$ and $e^{\varepsilon}\theta$;
-[`extremal_mechanism`][optmech.extremal_mechanism] solves the resulting LP over the $2^k$
+only the values θ and e^ε θ;
+[`extremal_mechanism`][optmech.extremal_mechanism] solves the resulting LP over the 2^k
 patterns and certifies an interval for the optimum. The same paper shows two simple
 mechanisms are optimal at the extremes: the binary mechanism (two outputs) for small ε,
 randomized response (Warner 1965) for large ε. Between the two, the LP's optimum beats both.

@@ -1,12 +1,12 @@
 r"""
 # Exact discretisation and certified intervals
 
-The LP designer optimises over densities that are constant on cells of width $\Delta/m$ and
+The LP designer optimises over densities that are constant on cells of width Δ/m and
 continue geometrically beyond the grid. Its window constraints are exactly ε-DP over the reals,
 and its objective is the exact cost of the returned density, so the value is an upper bound on
-the continuous optimum $V^*$ (Geng & Viswanath 2016). Each result also carries a certified
-interval $[\text{lower\_bound}, \text{value}]$ for the LP's own optimum. Here: a coarse design
-next to the staircase, then how the gap to $V^*$ closes as the grid refines: the grid's optimum
+the continuous optimum V* (Geng & Viswanath 2016). Each result also carries a certified
+interval [lower_bound, value] for the LP's own optimum. Here: a coarse design
+next to the staircase, then how the gap to V* closes as the grid refines: the grid's optimum
 is the staircase whose step γ is the best grid edge, which is exactly the allowance the theorem
 catalogue (`optmech verify`) grants. Theory: [exact discretisation](../../theory/discretisation.md),
 [certified intervals](../../theory/certificates.md).
