@@ -360,8 +360,9 @@ class LocalRandomizer:
 
         Examples
         --------
-        >>> LocalRandomizer([[1.0], [1.0]]).to_dict()
-        {'result': 'LocalRandomizer', 'epsilon': 0.0, 'matrix': [[1.0], [1.0]], 'inputs': [0, 1], 'outputs': [0]}
+        >>> d = LocalRandomizer([[1.0], [1.0]]).to_dict()
+        >>> d["epsilon"], d["matrix"], d["inputs"], d["outputs"]
+        (0.0, [[1.0], [1.0]], [0, 1], [0])
         """
         eps = self.epsilon
         return {
