@@ -38,6 +38,7 @@ from optmech.lp.local.patterns import (
 from optmech.lp.local.repair import certify_local
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import check_epsilon
+from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
 from optmech.results import BaseResult
@@ -112,6 +113,12 @@ class ExtremalMechanism(BaseResult):
     def lower_bound(self) -> float:
         """`value`: the optimum (a maximum) is at least the utility of `mechanism`."""
         return self.value
+
+    @property
+    def randomizer(self) -> LocalRandomizer:
+        """`mechanism` as a `LocalRandomizer`: inputs ``0..k − 1``, outputs the column indices
+        ``0..N − 1`` (the patterns used, in the order of `patterns`)."""
+        return LocalRandomizer(self.mechanism)
 
     def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of

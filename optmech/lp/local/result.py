@@ -19,6 +19,7 @@ import numpy as np
 
 from optmech.lp.local.discretisation import GridStatement
 from optmech.lp.user.result import UserMechanism
+from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.provenance import ConstraintRecord
 
 __all__ = ["LocalMechanism"]
@@ -57,6 +58,12 @@ class LocalMechanism(UserMechanism):
     def constraints(self) -> tuple[ConstraintRecord, ...]:
         """The caller's constraints and their residuals at `mechanism`."""
         return self.provenance.constraints
+
+    @property
+    def randomizer(self) -> LocalRandomizer:
+        """The mechanism as a `LocalRandomizer` over `inputs` and `outputs` (its matrix is
+        `mechanism`)."""
+        return LocalRandomizer(self.mechanism, self.inputs, self.outputs)
 
     @property
     def support(self) -> np.ndarray:
