@@ -33,7 +33,6 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -63,7 +62,7 @@ def _labels(name: str, value: Any, size: int) -> npt.NDArray[Any]:
     """``value`` as a 1-D array of ``size`` distinct labels (default ``0..size-1``)."""
     if value is None:
         return np.arange(size)
-    arr = np.asarray(value)
+    arr = np.array(value)  # a copy: the flags set below are its own
     if arr.ndim != 1 or arr.size != size:
         raise ValueError(
             f"`{name}` must be a 1-D sequence of {size} labels (one per "
@@ -95,7 +94,6 @@ def _log_ratio_up(high: FloatArray, low: FloatArray) -> float:
     return math.nextafter(math.nextafter(up, math.inf), math.inf)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
 class LocalRandomizer:
     """A local randomizer ``Q[i, r] = P(output r | input i)``, ε-LDP over every pair of inputs.
 
@@ -131,11 +129,11 @@ class LocalRandomizer:
     """
 
     matrix: FloatArray
-    inputs: npt.NDArray[Any] = field(default=None)  # type: ignore[assignment]
-    outputs: npt.NDArray[Any] = field(default=None)  # type: ignore[assignment]
+    inputs: npt.NDArray[Any]
+    outputs: npt.NDArray[Any]
 
-    def __post_init__(self) -> None:
-        q = check_real_array("matrix", self.matrix, ndim=2, nonnegative=True)
+    def __init__(self, matrix: npt.ArrayLike, inputs: Any = None, outputs: Any = None) -> None:
+        q = check_real_array("matrix", matrix, ndim=2, nonnegative=True)
         err = np.abs(q.sum(axis=1) - 1.0)
         if float(np.max(err)) > ROW_SUM_TOL:
             row = int(np.argmax(err))
@@ -144,11 +142,11 @@ class LocalRandomizer:
                 f"the output for one input; row {row} sums to {float(q[row].sum())!r}."
             )
         q.setflags(write=False)
-        object.__setattr__(self, "matrix", q)
-        for name, size in (("inputs", q.shape[0]), ("outputs", q.shape[1])):
-            labels = _labels(name, getattr(self, name), size)
-            labels.setflags(write=False)
-            object.__setattr__(self, name, labels)
+        self.matrix = q
+        self.inputs = _labels("inputs", inputs, q.shape[0])
+        self.outputs = _labels("outputs", outputs, q.shape[1])
+        self.inputs.setflags(write=False)
+        self.outputs.setflags(write=False)
 
     # -- constructors --------------------------------------------------------------------------
     @classmethod
