@@ -35,9 +35,9 @@ from optmech.lp.local.patterns import (
     pattern_columns,
     patterns,
 )
-from optmech.lp.local.repair import certify_local
+from optmech.lp.matrix.envelope_repair import certify_local
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
-from optmech.lp.user.setting import check_epsilon
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
@@ -124,7 +124,7 @@ class ExtremalMechanism(BaseResult):
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of
         index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
         ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
-        from optmech.lp.user.result import input_index, release
+        from optmech.lp.matrix.result import input_index, release
 
         row = input_index(true_value, self.mechanism.shape[0])
         return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
