@@ -70,7 +70,7 @@ def test_the_size_models_agree_with_the_committed_table() -> None:
     import json
     import os
 
-    from optmech.lp.user import size_model as sm
+    from optmech.lp.matrix import size_model as sm
 
     with open(grs_scaling.RESULTS, encoding="utf-8") as fh:
         rows = json.load(fh)["rows"]
