@@ -123,3 +123,37 @@ def test_rr_on_bins_randomizer() -> None:
 def test_extremal_mechanism_randomizer() -> None:
     res = optmech.extremal_mechanism(MutualInformation([0.3, 0.7]), math.log(3.0))
     _check(res, math.log(3.0), [0, 1], np.arange(res.mechanism.shape[1]))
+
+
+# -- (ε, δ) where a pure ε does not say enough ----------------------------------------------------
+def _delta_by_subsets(m: np.ndarray, ratio: int) -> Fraction:
+    """``max over ordered pairs (i, j) and output sets S of P_i(S) − ratio·P_j(S)``, in exact
+    rationals by enumerating every S (the definition of (ε, δ)-DP, ``ratio = e^ε``)."""
+    rows, cols = m.shape
+    q = [[Fraction(float(v)) for v in row] for row in m]
+    best = Fraction(0)
+    for i in range(rows):
+        for j in range(rows):
+            for mask in range(1 << cols):
+                s = [r for r in range(cols) if mask >> r & 1]
+                best = max(best, sum((q[i][r] - ratio * q[j][r] for r in s), Fraction(0)))
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_delta_at_epsilon_matches_the_definition(seed: int) -> None:
+    """A random randomizer with zeros (no finite ε): its certified δ at ε = ln 2 (``e^ε = 2``
+    exactly in the floats) is at least the exact δ of the definition, by at most 1e-14; a claim
+    at that δ holds and one at 0.9 of it fails."""
+    gen = np.random.default_rng(seed)
+    m = gen.random((3, 4)) * (gen.random((3, 4)) < 0.7)
+    m[:, 0] += 0.1
+    m /= m.sum(axis=1, keepdims=True)
+    q = LocalRandomizer(m)
+    assert math.exp(math.log(2.0)) == 2.0
+    exact = _delta_by_subsets(q.matrix, 2)
+    report = certify(q, optmech.ApproxDP(math.log(2.0), 0.5))
+    assert Fraction(report.value) >= exact
+    assert report.value <= float(exact) + 1e-14
+    assert optmech.check(q, optmech.ApproxDP(math.log(2.0), float(exact)))
+    assert not optmech.check(q, optmech.ApproxDP(math.log(2.0), 0.9 * float(exact)))
