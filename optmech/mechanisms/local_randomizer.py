@@ -11,7 +11,9 @@ output ``r`` (the complete neighbour graph). Its achieved ε is therefore
 randomizer. `LocalRandomizer` computes ε₀ pessimistically (rounded up, never
 below the exact value for the stored floats) and describes itself to certification as a
 mechanism matrix over the complete graph, so ``optmech.certify.certify(randomizer)`` certifies it
-from its numbers alone, by the independent matrix certifier.
+from its numbers alone, by the independent matrix certifier; with a claim
+``ApproxDP(ε, δ)`` the certifier gives the δ at that ε (the largest hockey-stick divergence
+between two rows), which says what a pure ε cannot for a randomizer with zeros.
 
 Generalised (k-ary) randomized response (Warner (1965); Kairouz, Oh & Viswanath (2016)) is the
 randomizer `LocalRandomizer.randomized_response`;
