@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.grs_scaling [--quick] [--max-n N] [--timeout S] [--repeat K] [--out PATH]``
 writes the table (default ``benchmarks/results/grs_scaling.json``) that the size model of
-``optmech.lp.user.size_model`` is fitted to, and prints it as markdown.
+``optmech.lp.matrix.size_model`` is fitted to, and prints it as markdown.
 
 Cases (each in a fresh interpreter, ``benchmarks._common.run_case``): a Dirichlet(1) prior drawn
 with ``np.random.default_rng(n)``, |e|, ε = 0.5, on ``{0..n}``:

@@ -56,6 +56,7 @@ from .mechanisms import DiscreteStaircase as DiscreteStaircase
 from .mechanisms import Gaussian as Gaussian
 from .mechanisms import Geometric as Geometric
 from .mechanisms import Laplace as Laplace
+from .mechanisms import LocalRandomizer as LocalRandomizer
 from .mechanisms import PiecewiseConstantNoise2D as PiecewiseConstantNoise2D
 from .mechanisms import Staircase as Staircase
 from .mechanisms import StaircaseND as StaircaseND

@@ -35,7 +35,16 @@ from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.mechanisms.tails2d import GaugeTail, gauge_polygon
 from optmech.privacy import ApproxDP, PureDP
 
-__all__ = ["BAD_PARAMETERS", "ENTRIES", "NAMESPACE", "Entry", "entries"]
+__all__ = [
+    "BAD_PARAMETERS",
+    "BAD_RANDOMIZERS",
+    "ENTRIES",
+    "NAMESPACE",
+    "RANDOMIZERS",
+    "Entry",
+    "RandomizerEntry",
+    "entries",
+]
 
 
 @dataclass(frozen=True)
@@ -760,4 +769,79 @@ BAD_PARAMETERS: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("PiecewiseConstantNoise2D", _grid2d(norm="l3"), ValueError, "`norm` must be one of"),
     ("PiecewiseConstantNoise2D", _grid2d(epsilon=-1.0), ValueError, "`epsilon`"),
     ("PiecewiseConstantNoise2D", _grid2d(tails=[("x", 1.0)]), TypeError, "tail shapes must be"),
+]
+
+
+# -- local randomizers: row-stochastic matrices, ε-LDP over every pair of inputs ------------------
+@dataclass(frozen=True)
+class RandomizerEntry:
+    """One local randomizer and what its construction tells about it.
+
+    Attributes
+    ----------
+    id : str
+        Test id.
+    make : callable
+        Builds the instance.
+    epsilon : float
+        Its local ε from the construction, ``log(max/min)`` of its worst column as a closed form
+        (not read from the code under test).
+    teeth : bool
+        Whether 300 000 draws per input refute a claim of half that ε.
+    """
+
+    id: str
+    make: Callable[[], Any]
+    epsilon: float
+    teeth: bool = True
+
+    @functools.cached_property
+    def randomizer(self) -> Any:
+        return self.make()
+
+
+def _rr_matrix(k: int, epsilon: float) -> np.ndarray:
+    """k-ary randomized response built here from its definition (Warner (1965))."""
+    w = math.exp(epsilon)
+    return (np.eye(k) * (w - 1.0) + 1.0) / (w + k - 1.0)
+
+
+RANDOMIZERS: list[RandomizerEntry] = [
+    RandomizerEntry(
+        "rr(k=2, eps=1)", lambda: optmech.LocalRandomizer.randomized_response(2, 1.0), 1.0
+    ),
+    RandomizerEntry(
+        "rr(k=5, eps=ln 4, strings)",
+        lambda: optmech.LocalRandomizer.randomized_response(5, math.log(4.0), inputs=list("abcde")),
+        math.log(4.0),
+    ),
+    RandomizerEntry(
+        "rr(k=3, eps=0.05)",
+        lambda: optmech.LocalRandomizer(_rr_matrix(3, 0.05), inputs=[-1.0, 0.0, 1.0]),
+        0.05,
+    ),
+    RandomizerEntry(  # every column's max/min is 6: 0.6/0.1, 0.3/0.05
+        "table(3x4)",
+        lambda: optmech.LocalRandomizer(
+            [[0.6, 0.05, 0.25, 0.1], [0.1, 0.3, 0.3, 0.3], [0.3, 0.15, 0.3, 0.25]],
+            outputs=[10, 20, 30, 40],
+        ),
+        math.log(6.0),
+    ),
+]
+
+#: Refused ``LocalRandomizer`` arguments: (keywords, error, message).
+BAD_RANDOMIZERS: list[tuple[dict[str, Any], type[Exception], str]] = [
+    ({"matrix": [[0.5, 0.6], [0.5, 0.5]]}, ValueError, r"`matrix` rows must sum to 1"),
+    ({"matrix": [[1.5, -0.5], [0.5, 0.5]]}, ValueError, r"`matrix` must be non-negative"),
+    ({"matrix": [[np.nan, 1.0], [0.5, 0.5]]}, ValueError, r"`matrix` must contain only finite"),
+    ({"matrix": [0.5, 0.5]}, ValueError, r"`matrix` must be 2-dimensional"),
+    ({"matrix": [["a", "b"]]}, TypeError, r"`matrix` must be an array of real numbers"),
+    (
+        {"matrix": np.eye(2), "inputs": [0, 1, 2]},
+        ValueError,
+        r"`inputs` must be a 1-D sequence of 2",
+    ),
+    ({"matrix": np.eye(2), "inputs": [1, 1]}, ValueError, r"`inputs` must be distinct"),
+    ({"matrix": np.eye(2), "outputs": [True, False]}, TypeError, r"`outputs` must hold numbers"),
 ]

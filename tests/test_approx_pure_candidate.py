@@ -22,10 +22,13 @@ def _staircase(epsilon: float) -> float:
     )
 
 
-@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-12), (5.0, 1e-300)])
+@pytest.mark.slow
+@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-12), (1.0, 1e-100), (5.0, 1e-300)])
 def test_a_delta_below_what_the_lp_resolves_is_answered_by_the_pure_design(
     epsilon: float, delta: float
 ) -> None:
+    """Below the δ the LP resolves: the ε-DP design, certified again in exact arithmetic with
+    δ = 0, within the grid's resolution of the staircase, cheaper than the truncated Laplace."""
     noise = optmech.design_noise(ApproxDP(epsilon, delta), sensitivity=1.0, cost="abs")
     assert noise.record.source == "pure"
     certificate = certify_noise(
@@ -71,13 +74,19 @@ def test_a_named_grid_gets_the_lp_of_that_grid_alone() -> None:
     assert noise.record.periods == 4 and noise.record.resolution == 4
 
 
-def test_a_tiny_delta_with_constraints_is_refused_by_name() -> None:
+@pytest.mark.parametrize("delta", [1e-300, 1e-13])
+def test_a_tiny_delta_with_constraints_is_refused_by_name(delta: float) -> None:
+    """With constraints no ε-DP design stands in: the designer and the command line's check
+    refuse the δ, naming `delta` and the value received."""
+    from optmech.cli._limits import check_design_1d
     from optmech.constraints import Unbiased
 
-    with pytest.raises(ValueError, match=r"`delta` must be .*got 1e-13"):
+    with pytest.raises(ValueError, match=rf"`delta` must be .*got {delta:g}"):
         optmech.design_noise(
-            ApproxDP(1.0, 1e-13), sensitivity=1.0, cost="abs", constraints=Unbiased()
+            ApproxDP(1.0, delta), sensitivity=1.0, cost="abs", constraints=Unbiased()
         )
+    with pytest.raises(ValueError, match=r"`delta`"):
+        check_design_1d(ApproxDP(1.0, delta), 1.0, "abs", constrained=True)
 
 
 def test_a_failing_pure_candidate_leaves_the_lp_design(monkeypatch: pytest.MonkeyPatch) -> None:

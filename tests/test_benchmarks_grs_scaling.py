@@ -62,7 +62,7 @@ def test_a_case_reports_time_memory_rounds_and_the_certified_width() -> None:
 
 
 def test_the_size_models_agree_with_the_committed_table() -> None:
-    """The refusals quote the models of ``optmech.lp.user.size_model`` as fitted to the
+    """The refusals quote the models of ``optmech.lp.matrix.size_model`` as fitted to the
     committed benchmark table: on every measured size n ≥ 400 the memory estimate is at least
     the measured solve memory (a refusal errs on the safe side) and at most 2.5 times it (column
     generation's memory per unit falls as n grows: 2.3 times at n = 4000), and the time estimate
@@ -70,7 +70,7 @@ def test_the_size_models_agree_with_the_committed_table() -> None:
     import json
     import os
 
-    from optmech.lp.user import size_model as sm
+    from optmech.lp.matrix import size_model as sm
 
     with open(grs_scaling.RESULTS, encoding="utf-8") as fh:
         rows = json.load(fh)["rows"]

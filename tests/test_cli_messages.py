@@ -134,7 +134,7 @@ def test_memory_defaults_are_the_librarys() -> None:
     code = (
         "import sys\nfrom optmech.cli import main\ntry:\n    main(['user', '--help'])\n"
         "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m in "
-        "('cvxpy', 'optmech.lp.user.setting', 'optmech.lp.local.setting')))"
+        "('cvxpy', 'optmech.lp.matrix.setting', 'optmech.lp.matrix.envelope_setting')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -24,6 +24,11 @@ kind, and noise in ℝ^d). The checks, each one test parametrised over the entri
   against the density;
 * sampler shapes and reproducibility.
 
+Local randomizers (:data:`_families.RANDOMIZERS`, row-stochastic matrices) have no density, cdf,
+quantiles, tails or sensitivity; of the battery they take what applies to a matrix: goodness of
+fit of each row's draws, empirical privacy between every two inputs, refused arguments, the
+summary repr, ``privacy_source()`` and the certificate it leads to, and the sampler.
+
 Statistical tests: a fixed seed each and a false-failure rate of ``ALPHA = 1e-6`` per test
 (critical values derived from it; Bonferroni within a test). The closed-form truths of each
 family (densities from the papers, exact costs, optimal parameters) are in its own file.
@@ -43,7 +48,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _families import BAD_PARAMETERS, ENTRIES, NAMESPACE, Entry, entries
+from _families import (
+    BAD_PARAMETERS,
+    BAD_RANDOMIZERS,
+    ENTRIES,
+    NAMESPACE,
+    RANDOMIZERS,
+    Entry,
+    RandomizerEntry,
+    entries,
+)
 from scipy import integrate, stats
 
 import optmech
@@ -752,3 +766,109 @@ def test_sampler_shapes_and_reproducibility(entry: Entry) -> None:
             noise.expected_cost(None)
         with pytest.raises(ValueError, match=r"`size` must have at most 5e\+08 elements"):
             noise.rvs((100_000, 100_000), rng=0)
+
+
+# -- local randomizers -----------------------------------------------------------------------------
+def each_randomizer() -> Any:
+    return pytest.mark.parametrize("entry", RANDOMIZERS, ids=[e.id for e in RANDOMIZERS])
+
+
+@each_randomizer()
+def test_randomizer_goodness_of_fit(entry: RandomizerEntry) -> None:
+    """Each row's draws against the row (chi-square, Bonferroni over the rows)."""
+    q = entry.randomizer
+    n, rows = 100_000, q.matrix.shape[0]
+    for i, x in enumerate(q.inputs.tolist()):
+        draws = q.rvs(x, size=n, rng=100 + i)
+        counts = np.array([np.count_nonzero(draws == y) for y in q.outputs.tolist()])
+        assert counts.sum() == n
+        expected, observed = _merge_sparse(n * q.matrix[i], counts.astype(float))
+        statistic = float(np.sum((observed - expected) ** 2 / expected))
+        assert statistic < stats.chi2.isf(ALPHA / rows, df=expected.size - 1)
+
+
+@each_randomizer()
+def test_randomizer_empirical_privacy(entry: RandomizerEntry) -> None:
+    """The outputs of every two inputs (300 000 draws each) never refute ε-LDP at the
+    construction's ε (false-failure rate ALPHA per pair), and some pair refutes half of it."""
+    q = entry.randomizer
+    n = 300_000
+    labels = q.outputs.tolist()
+    counts = []
+    for i, x in enumerate(q.inputs.tolist()):
+        draws = q.rvs(x, size=n, rng=200 + i)
+        counts.append(np.array([np.count_nonzero(draws == y) for y in labels]))
+    pairs = list(itertools.combinations(range(len(counts)), 2))
+    found_half = False
+    for a, b in pairs:
+        assert privacy_violations(counts[a], counts[b], entry.epsilon) == []
+        found_half |= privacy_violations(counts[a], counts[b], entry.epsilon / 2) != []
+    if entry.teeth:  # the same data refute half the ε: the check can fail
+        assert found_half
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"), BAD_RANDOMIZERS, ids=[str(i) for i in range(len(BAD_RANDOMIZERS))]
+)
+def test_randomizer_bad_parameters_raise(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        optmech.LocalRandomizer(**kwargs)
+
+
+@each_randomizer()
+def test_randomizer_repr(entry: RandomizerEntry) -> None:
+    """The repr is the summary: the size and the achieved ε (a matrix is no constructor call)."""
+    q = entry.randomizer
+    k, m = q.matrix.shape
+    text = repr(q)
+    match = re.fullmatch(
+        rf"LocalRandomizer\({k} inputs × {m} outputs, epsilon=([0-9.e+-]+)\)", text
+    )
+    assert match is not None, text
+    assert float(match[1]) == pytest.approx(entry.epsilon, rel=1e-9)
+
+
+@each_randomizer()
+def test_randomizer_privacy_source(entry: RandomizerEntry) -> None:
+    """A mechanism matrix over the complete graph: the matrix certifier reads it and certifies
+    the construction's ε (rounded up, within the float rounding of the entries)."""
+    from optmech.certify import certify
+
+    q = entry.randomizer
+    src = q.privacy_source()
+    assert src.kind == SourceKind.MATRIX and src.certifier == CERTIFIERS[SourceKind.MATRIX]
+    assert src.family == "LocalRandomizer" and src.tabulated and src.discrete
+    assert src.matrix is not None and not src.matrix.count_query
+    np.testing.assert_array_equal(src.matrix.mechanism, q.matrix)
+    k = q.matrix.shape[0]
+    edges = {tuple(sorted(map(int, e))) for e in np.asarray(src.matrix.graph)}
+    assert edges == set(itertools.combinations(range(k), 2))
+    report = certify(q)
+    assert report.value == pytest.approx(entry.epsilon, rel=1e-12)
+    assert report.value == pytest.approx(q.epsilon, rel=1e-14)
+    assert src.guarantee == PureDP(q.epsilon)
+    assert src.matrix.sample(q.inputs[0], 3) in q.outputs
+
+
+@each_randomizer()
+def test_randomizer_sampler_shapes_and_reproducibility(entry: RandomizerEntry) -> None:
+    q = entry.randomizer
+    x = q.inputs[0].item()
+    one = q.rvs(x, rng=1)
+    assert not isinstance(one, np.ndarray) and one in q.outputs
+    assert q.rvs(x, 5, rng=1).shape == (5,)
+    assert q.rvs(x, (2, 3), rng=1).shape == (2, 3)
+    assert q.rvs(x, 0, rng=1).shape == (0,)
+    both = q.inputs[:2]
+    assert q.rvs(both, rng=1).shape == (2,)
+    assert q.rvs(both, (4, 2), rng=1).shape == (4, 2)
+    np.testing.assert_array_equal(q.rvs(x, 10, rng=7), q.rvs(x, 10, rng=np.random.default_rng(7)))
+    assert not np.array_equal(q.rvs(x, 50, rng=7), q.rvs(x, 50, rng=8))
+    with pytest.raises(ValueError, match=r"`size` must"):
+        q.rvs(x, -1, rng=0)
+    with pytest.raises(ValueError, match=r"`size` must be a shape `x` broadcasts to"):
+        q.rvs(both, 3, rng=0)
+    with pytest.raises(TypeError, match="`rng` must be None, an int seed"):
+        q.rvs(x, 3, rng="seed")
+    with pytest.raises(ValueError, match=r"`x` must hold inputs of the randomizer"):
+        q.rvs(12345.5, rng=0)

@@ -160,6 +160,70 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert _circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
 
 
+# -- inside lp/ ----------------------------------------------------------------------------------
+#: The parts of ``optmech.lp`` (a module's first name below ``lp``), bottom to top: a part may
+#: import from its own tier or below. The solver door and the engine's steps at the bottom, the
+#: matrix pieces the user and local designers share above them, then the designers, then the
+#: dispatcher and the models built on a designer's LP.
+LP_TIERS: tuple[tuple[str, ...], ...] = (
+    ("solve", "limits", "solver_output", "engine", "bounds", "incremental"),
+    ("matrix",),
+    ("additive", "additive2d", "user", "local"),
+    ("remap", "dependent", "dependent_result", "design"),
+)
+LP_TIER_OF = {name: k for k, names in enumerate(LP_TIERS) for name in names}
+#: The designers: none imports another.
+LP_DESIGNERS = LP_TIERS[2]
+#: Deprecated aliases that read a name from above on purpose (``optmech.lp.additive.design_noise``
+#: reads the dispatcher, with a DeprecationWarning).
+LP_ALIASES = frozenset({("optmech.lp.additive", "optmech.lp.design")})
+
+
+def _lp_part(module: str) -> str:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "lp" else ""
+
+
+def _lp_arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    """Imports inside ``optmech.lp`` from a higher tier, or between two designers."""
+    bad = []
+    for source, targets in graph.items():
+        a = _lp_part(source)
+        for target in targets:
+            b = _lp_part(target)
+            if not a or not b or a == b or (source, target) in LP_ALIASES:
+                continue
+            if LP_TIER_OF[b] > LP_TIER_OF[a]:
+                bad.append(f"{source} -> {target} (up)")
+            elif a in LP_DESIGNERS and b in LP_DESIGNERS:
+                bad.append(f"{source} -> {target} (designer to designer)")
+    return sorted(bad)
+
+
+def test_every_part_of_lp_has_a_tier() -> None:
+    parts = {_lp_part(m) for m in _graph()} - {""}
+    assert parts <= set(LP_TIER_OF), sorted(parts - set(LP_TIER_OF))
+
+
+def test_inside_lp_imports_run_down_and_designers_import_no_other_designer() -> None:
+    assert _lp_arrows_up(_graph()) == []
+
+
+def test_the_lp_check_can_fail() -> None:
+    """An engine step importing a designer, a designer importing another, the matrix pieces
+    importing the local designer: each is caught."""
+    graph = {
+        "optmech.lp.engine.run": {"optmech.lp.user.api"},
+        "optmech.lp.user.constrained": {"optmech.lp.local.engine", "optmech.lp.matrix.rows"},
+        "optmech.lp.matrix.result": {"optmech.lp.local.result", "optmech.lp.solve"},
+    }
+    assert _lp_arrows_up(graph) == [
+        "optmech.lp.engine.run -> optmech.lp.user.api (up)",
+        "optmech.lp.matrix.result -> optmech.lp.local.result (up)",
+        "optmech.lp.user.constrained -> optmech.lp.local.engine (designer to designer)",
+    ]
+
+
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 
 
@@ -189,6 +253,17 @@ def _parts_of_the_package() -> list[str]:
 def _unnamed(text: str) -> list[str]:
     """The parts of the package that have no entry (``**`part`**``) on the page ``text``."""
     return [part for part in _parts_of_the_package() if f"**`{part}`**" not in text]
+
+
+def _page_lp_tiers(text: str) -> tuple[tuple[str, ...], ...]:
+    """The table of the parts of ``lp/``, bottom to top: rows ``| lp k | `a`, `b` |``."""
+    rows = re.findall(r"^\| lp (\d+) \| (.+) \|$", text, flags=re.M)
+    by_number = {int(k): tuple(re.findall(r"`([\w.]+)`", names)) for k, names in rows}
+    return tuple(by_number[k] for k in sorted(by_number))
+
+
+def test_the_architecture_page_states_the_lp_tiers_enforced_here() -> None:
+    assert _page_lp_tiers(ARCHITECTURE.read_text(encoding="utf-8")) == LP_TIERS
 
 
 def test_the_architecture_page_has_a_sentence_on_every_package() -> None:

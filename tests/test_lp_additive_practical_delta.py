@@ -191,29 +191,6 @@ def test_the_truncated_laplace_formula_matches_its_density():
         assert truncated_laplace_cost(eps, delta, cost) == pytest.approx(moment, rel=1e-10)
 
 
-@pytest.mark.parametrize("delta", [1e-300, 1e-100, 1e-15])
-def test_a_delta_below_what_the_lp_resolves_is_answered_by_the_pure_design(delta):
-    """Below ``DELTA_MIN`` (or with constraints, refused up front naming `delta`): the ε-DP
-    design, its ratios within e^ε exactly, cheaper than the truncated Laplace."""
-    from optmech.cli._limits import check_design_1d
-    from optmech.constraints import Unbiased
-    from optmech.lp.additive.spec import DELTA_MIN
-
-    assert delta < DELTA_MIN
-    noise = optmech.design_noise(ApproxDP(1.0, delta), sensitivity=1, cost="abs")
-    assert noise.record.source == "pure" and noise.certified_delta == 0.0
-    assert pure_ratios_hold(noise, 1.0)
-    assert cell_cost(noise, "abs") + tail_cost(noise, "abs") <= truncated_laplace_cost(
-        1.0, delta, "abs"
-    )
-    with pytest.raises(ValueError, match=rf"`delta` must be .*\[{DELTA_MIN:g}, 1\]; got {delta:g}"):
-        optmech.design_noise(
-            ApproxDP(1.0, delta), sensitivity=1, cost="abs", constraints=Unbiased()
-        )
-    with pytest.raises(ValueError, match=r"`delta`"):
-        check_design_1d(ApproxDP(1.0, delta), 1.0, "abs", constrained=True)
-
-
 def test_the_command_line_serves_the_designer_delta_range():
     from optmech.cli._limits import check_design_1d
     from optmech.lp.additive.spec import DELTA_MIN

@@ -9,13 +9,15 @@ import flint
 import numpy as np
 import pytest
 
+from optmech.certify import certify
 from optmech.exceptions import PrivacyViolationError, SolverError
-from optmech.lp.engine.acceptance import PRIVACY_ATOL, PRIVACY_RTOL, within_privacy
+from optmech.lp.engine.acceptance import within_privacy
 from optmech.lp.engine.crosscheck import cross_check, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.rounding import tail_ratio_for, uniform_width
 from optmech.lp.solve import alternative_solvers
+from optmech.mechanisms.description import GridDescription
 from optmech.provenance import Attempt, Provenance
 
 
@@ -137,7 +139,26 @@ def test_uniform_width_reaches_exactly_m_cells(delta: float, m: int) -> None:
     assert Fraction(delta) / Fraction(math.nextafter(h, 0.0)) > m
 
 
-def test_acceptance_is_the_stated_margin() -> None:
-    eps = 0.7
-    edge = eps * (1.0 + PRIVACY_RTOL) + PRIVACY_ATOL
-    assert within_privacy(edge, eps) and not within_privacy(math.nextafter(edge, math.inf), eps)
+def _geometric_table(epsilon: float) -> GridDescription:
+    """The two-sided geometric pmf on ℤ, ``p(k) ∝ e^(−ε|k|)``, as a table with geometric tails:
+    exactly ε-DP for Δ = 1 in real arithmetic, rounded to floats."""
+    r = math.exp(-epsilon)
+    k = np.arange(-5, 6)
+    p = np.exp(-epsilon * np.abs(k))
+    z = p.sum() + 2.0 * r**6 / (1.0 - r)
+    tail = (np.array([r**6 / z]), r)
+    return GridDescription(p / z, tail, tail, reach=Fraction(1), discrete=True)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 0.7, 30.0])
+def test_acceptance_takes_an_exactly_private_table_and_refuses_a_larger_epsilon(
+    epsilon: float,
+) -> None:
+    """The noise certifier's pessimistic ε of a table that is exactly ε-DP in real arithmetic
+    is accepted at ε (at ε = 1e-6 its rounding is a few parts in 1e8 of ε: the absolute part of
+    the margin is what accepts it); a table at ε(1 + 1e-7) is refused where that excess is
+    above the rounding (ε ≥ 1e-3)."""
+    assert within_privacy(certify(_geometric_table(epsilon)).value, epsilon)
+    if epsilon >= 1e-3:
+        larger = certify(_geometric_table(epsilon * (1 + 1e-7))).value
+        assert not within_privacy(larger, epsilon)

@@ -298,9 +298,9 @@ def test_a_large_count_query_is_checked_by_the_estimate_of_column_generation() -
     generation, so the up-front check takes its estimate, which fits the default budget (the
     measured solve took 1.04 GB; benchmarks/results/grs_scaling.json), where the full LP's
     estimate (36.8 GB) is far above it. Decided without solving: the estimate and the check."""
+    from optmech.lp.matrix.setting import DEFAULT_MAX_MEMORY_GB, check_matrix_lp_size
+    from optmech.lp.matrix.size_model import FULL_LP
     from optmech.lp.user.dispatch import estimated_models
-    from optmech.lp.user.setting import DEFAULT_MAX_MEMORY_GB, check_matrix_lp_size
-    from optmech.lp.user.size_model import FULL_LP
 
     shape = (4001, 4001)
     model, offered = estimated_models(

@@ -21,8 +21,8 @@ from _reference import g_plus_bayes_remap_exact
 from flint import arb, ctx
 
 from optmech.graphs import edge_pairs
+from optmech.lp.matrix.build import row_forms
 from optmech.lp.user import bayesian_mechanism, minimax_mechanism
-from optmech.lp.user.build import row_forms
 from optmech.lp.user.cone import (
     RAY_FLOOR,
     RootedTree,

@@ -56,6 +56,9 @@ RESULTS = {
     "rr on bins": lambda: optmech.rr_on_bins(
         np.array([0.1, 0.2, 0.4, 0.2, 0.1]), "squared", 1.0, inputs=np.arange(5.0)
     ),
+    "local randomizer": lambda: optmech.LocalRandomizer.randomized_response(
+        4, 1.0, inputs=list("abcd")
+    ),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
 }
 

@@ -50,8 +50,8 @@ FACTORIES: dict[str, Callable[[], Any]] = {
     "optmech.lp.local.extremal.ExtremalMechanism": small.extremal,
     "optmech.lp.local.result.LocalMechanism": small.local_mechanism,
     "optmech.lp.remap.RemapResult": small.geometric_remap,
-    "optmech.lp.user.result.CommonMechanismResult": small.common_mechanism,
-    "optmech.lp.user.result.UserMechanism": small.bayesian_user,
+    "optmech.lp.matrix.result.CommonMechanismResult": small.common_mechanism,
+    "optmech.lp.matrix.result.UserMechanism": small.bayesian_user,
 }
 
 #: Further instances of classes above whose variants display differently.
@@ -68,8 +68,8 @@ NOT_RESULTS = {
     "optmech.lp.additive.designed.DesignRecord": "the record a 1-D design holds (`.record`)",
     "optmech.lp.additive2d.designed.DesignRecord2D": "the record a 2-D design holds",
     "optmech.lp.engine.record.Solved": "the engine's internal solve record",
-    "optmech.lp.user.objectives.LinearObjective": "an LP objective, not an answer",
-    "optmech.lp.user.objectives.EpigraphObjective": "an LP objective, not an answer",
+    "optmech.lp.matrix.objectives.LinearObjective": "an LP objective, not an answer",
+    "optmech.lp.matrix.objectives.EpigraphObjective": "an LP objective, not an answer",
     "optmech.theorems.catalogue.CheckResult": "a row of the theorem catalogue (a check)",
 }
 

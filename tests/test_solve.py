@@ -164,12 +164,15 @@ def test_solver_choice_and_options() -> None:
     assert choose_solver(10**6) == "CLARABEL"
     assert choose_solver(10**6, vertex=True) == "HIGHS"
     opts = default_options("highs")
-    assert opts["primal_feasibility_tolerance"] <= 1e-9
-    opts["primal_feasibility_tolerance"] = 1.0
-    assert default_options("HIGHS")["primal_feasibility_tolerance"] <= 1e-9  # a copy
+    opts["primal_feasibility_tolerance"] = 1.0  # the caller's copy: the defaults keep theirs
+    assert default_options("HIGHS") != opts
     assert default_options("GLPK") == {}
-    problem, _, _ = two_variable_lp()
+    problem, x, _ = two_variable_lp()
     assert solve(problem).solver == "HIGHS"
+    # HiGHS at its defaults reaches the vertex (3/4, 1/4) to 1e-9 and violates no constraint
+    # by more: the tolerances are tight enough for the certifier's 1e-9 slack.
+    np.testing.assert_allclose(x.value, [0.75, 0.25], atol=1e-9)
+    assert x.value.sum() >= 1 - 1e-9 and x.value[0] - x.value[1] <= 0.5 + 1e-9
 
 
 @pytest.mark.parametrize(

@@ -42,12 +42,12 @@ from typing import Any
 import numpy as np
 
 from optmech._validation import check_flag, check_real, describe
-from optmech.certify.matrix import certify_mechanism
+from optmech.certify.matrix import certify_mechanism, certify_mechanism_delta
 from optmech.certify.noise import certify_noise
 from optmech.certify.noise2d import certify_noise2d_epsilon
 from optmech.certify.report import PrivacyReport, TheoremReport, default_rtol, verdict
 from optmech.mechanisms.description import PrivacySource, SourceKind, grid_of, source_of
-from optmech.privacy import PureDP, check_privacy
+from optmech.privacy import ApproxDP, PureDP, check_privacy
 
 __all__ = ["certify", "check"]
 
@@ -60,8 +60,13 @@ def _pure_only(guarantee: Any, what: str) -> None:
         )
 
 
-def _matrix(matrix: Any, graph: Any, guarantee: Any, exact: bool) -> PrivacyReport:
-    _pure_only(guarantee, "a mechanism matrix")
+def _matrix(
+    matrix: Any, graph: Any, guarantee: Any, exact: bool, rtol: float | None
+) -> PrivacyReport:
+    if isinstance(guarantee, ApproxDP) and not exact:  # δ at the claim's ε
+        tol = default_rtol(guarantee) if rtol is None else rtol
+        return certify_mechanism_delta(matrix, guarantee.epsilon, graph, claim=guarantee, rtol=tol)
+    _pure_only(guarantee, "a mechanism matrix (ApproxDP: in floating point)")
     return certify_mechanism(matrix, graph, exact=exact)
 
 
@@ -97,7 +102,7 @@ def _certify(
                 obj, guarantee=guarantee, sensitivity=sensitivity, exact=exact, rtol=rtol
             )
         if np.ndim(obj) == 2:
-            return _matrix(obj, graph, guarantee, exact)
+            return _matrix(obj, graph, guarantee, exact, rtol)
         raise TypeError(
             "`obj` must be a mechanism matrix, a user LP result or an optmech noise (an object "
             f"whose privacy_source() describes it); got {describe(obj)}."
@@ -105,7 +110,7 @@ def _certify(
     if src.kind == SourceKind.MATRIX:
         assert src.matrix is not None
         chosen = src.matrix.graph if graph is None else graph
-        return _matrix(src.matrix.mechanism, chosen, guarantee, exact)
+        return _matrix(src.matrix.mechanism, chosen, guarantee, exact, rtol)
     if src.kind == SourceKind.GRID_2D:
         return _noise2d(src, sensitivity, guarantee)
     if src.kind == SourceKind.THEOREM and src.proof is not None:
@@ -131,7 +136,8 @@ def certify(
         [`GridDescription`][optmech.mechanisms.description.GridDescription].
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile, optional
         The guarantee whose number to certify (noise on the line); default the object's own.
-        Matrices and noise in ℝ^d are certified for pure ε only.
+        Matrices are certified for pure ε, or for ApproxDP (δ at its ε, in floating point);
+        noise in ℝ^d for pure ε only.
     sensitivity : float, optional
         Δ, in (0, inf) (an integer on ℤ); default the noise's own.
     graph : networkx.Graph, (E, 2) int array, or None

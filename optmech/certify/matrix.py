@@ -57,11 +57,18 @@ import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
-from optmech.certify.report import FLOAT_RTOL, PureEpsilonReport, verdict
-from optmech.privacy import PureDP
+from optmech.certify.report import (
+    FLOAT_RTOL,
+    PrivacyReport,
+    PureEpsilonReport,
+    approx_or_none,
+    verdict,
+)
+from optmech.privacy import ApproxDP, PureDP
 
 __all__ = [
     "MatrixCertificate",
+    "MatrixDeltaCertificate",
     "certified_epsilon",
     "certify_mechanism",
     "check_dp",
@@ -387,3 +394,123 @@ def check_dp(
     debug = check_flag("debug", debug)
     cert = certify_mechanism(mechanism, graph, exact=exact)
     return verdict(cert.epsilon <= eps * (1.0 + rtol), cert, PureDP(eps), debug)
+
+
+@dataclass(frozen=True)
+class MatrixDeltaCertificate(PrivacyReport):
+    """The achieved δ of a mechanism matrix at a given ε over a neighbour graph, and a claim's
+    verdict.
+
+    ``δ(ε) = max over edges {i, i'} (both directions) of Σ_r max(0, M[i, r] − e^ε M[i', r])``,
+    the largest hockey-stick divergence between neighbouring rows (Dwork & Roth (2014), §3.5): a
+    mechanism is (ε, δ)-DP over the graph iff δ(ε) ≤ δ. Pessimistic: ``e^ε`` is rounded down and
+    the sum is raised by a bound on its rounding, so the certified δ is never below the exact
+    one for the stored floats.
+
+    Attributes
+    ----------
+    delta : float
+        Certified δ(ε), in [0, 1].
+    epsilon : float
+        The ε it is computed at.
+    edge : tuple of int or None
+        The ordered pair of rows ``(i, i')`` attaining it (None when δ = 0).
+    num_edges : int
+        Edges checked.
+    holds : bool or None
+        Whether a claimed (ε, δ) holds (``delta ≤ claim.delta·(1 + rtol)``); None without one.
+    exact : bool
+        False: floating point, rounded up.
+    guarantee, value, reason
+        ``ApproxDP(epsilon, delta)`` (``PureDP`` when δ = 0), `delta`, and the worst pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cert = certify_mechanism_delta(np.array([[1.0, 0.0], [0.5, 0.5]]), 1.0)
+    >>> round(cert.delta, 12), cert.edge  # row 1 puts 0.5 where row 0 puts nothing
+    (0.5, (1, 0))
+    """
+
+    delta: float
+    epsilon: float
+    edge: tuple[int, int] | None
+    num_edges: int
+    holds: bool | None = None
+    exact: bool = False
+
+    @property
+    def guarantee(self) -> PureDP | ApproxDP | None:
+        """``ApproxDP(epsilon, delta)`` (``PureDP`` for δ = 0), or None for δ ≥ 1."""
+        return approx_or_none(self.epsilon, self.delta)
+
+    @property
+    def value(self) -> float:
+        """The certified δ."""
+        return self.delta
+
+    @property
+    def reason(self) -> str:
+        """The worst ordered pair of neighbouring rows."""
+        if self.edge is None:
+            return f"every neighbouring pair of rows within e^{self.epsilon:g} of each other"
+        i, j = self.edge
+        return f"rows {i} against {j}: hockey-stick divergence at epsilon = {self.epsilon:g}"
+
+
+def certify_mechanism_delta(
+    mechanism: npt.ArrayLike,
+    epsilon: float,
+    graph: Any = None,
+    *,
+    claim: ApproxDP | None = None,
+    rtol: float = FLOAT_RTOL,
+) -> MatrixDeltaCertificate:
+    """Achieved δ of ``mechanism`` at ``epsilon`` over ``graph`` (`MatrixDeltaCertificate`).
+
+    Parameters
+    ----------
+    mechanism : array_like, shape (N, m)
+        Non-negative, rows summing to 1 (within 1e-9).
+    epsilon : float
+        ε, in [0, inf).
+    graph : networkx.Graph, (E, 2) int array, or None
+        As in `certify_mechanism` (None: the path ``i ~ i + 1``).
+    claim : ApproxDP, optional
+        A claim to give a verdict on (`holds`).
+    rtol : float, default 1e-9
+        Slack of the verdict, in [0, 1).
+
+    Returns
+    -------
+    MatrixDeltaCertificate
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> keep = math.e / (1 + math.e)  # randomized response at ε = 1
+    >>> rr = np.array([[keep, 1 - keep], [1 - keep, keep]])
+    >>> certify_mechanism_delta(rr, 1.0).delta < 1e-14  # its rounding margin only
+    True
+    >>> round(certify_mechanism_delta(rr, 0.0).delta, 12) == round(2 * keep - 1, 12)
+    True
+    """
+    m = _check_mechanism(mechanism)
+    eps = check_real("epsilon", epsilon, low=0.0)
+    tol = check_real("rtol", rtol, low=0.0, high=1.0, high_open=True)
+    src, dst = _edges_from(graph, m.shape[0])
+    factor = math.nextafter(math.exp(eps), 0.0)  # e^ε rounded down: each term rounded up
+    margin = (m.shape[1] + 4) * 2.0**-52  # the products', differences' and sum's rounding
+    worst, best = 0.0, None
+    step = max(1, _BLOCK // m.shape[1])
+    for start in range(0, src.size, step):
+        s, d = src[start : start + step], dst[start : start + step]
+        for a, b, pair in ((m[s], m[d], (s, d)), (m[d], m[s], (d, s))):
+            sums = np.sum(np.maximum(a - factor * b, 0.0), axis=1)
+            k = int(np.argmax(sums)) if sums.size else 0
+            if sums.size and sums[k] > worst:
+                worst, best = float(sums[k]), (int(pair[0][k]), int(pair[1][k]))
+    delta = 0.0 if best is None else min(1.0, math.nextafter(worst + margin, math.inf))
+    holds = None if claim is None else bool(delta <= claim.delta * (1.0 + tol))
+    return MatrixDeltaCertificate(delta, eps, best, int(src.size), holds)

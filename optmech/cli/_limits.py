@@ -27,7 +27,7 @@ The limits are read from the library at each call, so a designer that serves mor
 change here. The user LPs are sized the same way: [`check_user_size`][check_user_size] takes
 the inputs and outputs counted from the ``--graph`` and ``--n`` options
 ([`user_lp_shape`][user_lp_shape]) to the library's
-[`check_lp_size`][optmech.lp.user.setting.check_lp_size] before any graph is built.
+[`check_lp_size`][optmech.lp.matrix.setting.check_lp_size] before any graph is built.
 """
 
 from __future__ import annotations
@@ -192,8 +192,8 @@ def check_user_size(
     names the options that set the shape. ``columns`` (``"bayesian"`` or ``"minimax"``) says
     that the library will solve it by column generation (a path, no constraints, the master's
     solver), whose estimate is then the one checked; else the whole LP's."""
-    from optmech.lp.user.setting import check_budget, check_lp_size, size_remedy
-    from optmech.lp.user.size_model import (
+    from optmech.lp.matrix.setting import check_budget, check_lp_size, size_remedy
+    from optmech.lp.matrix.size_model import (
         COLUMN_GENERATION_BAYESIAN,
         COLUMN_GENERATION_MINIMAX,
         FULL_LP,

@@ -85,8 +85,8 @@ from optmech.lp.dependent_result import (
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.limits import DEPENDENT_MEMORY_GB
+from optmech.lp.matrix.setting import check_budget, check_lp_size
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
-from optmech.lp.user.setting import check_budget, check_lp_size
 from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]

@@ -61,17 +61,17 @@ from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
 from optmech._validation import check_prior, check_real, check_real_array
-from optmech.lp.user.remap_lp import (
-    BYTES_PER_COEFFICIENT,
-    DEFAULT_REMAP_MEMORY_GB,
-    solve_minimax_remap,
-)
-from optmech.lp.user.setting import (
+from optmech.lp.matrix.setting import (
     check_budget,
     check_epsilon,
     check_lp_size,
     resolve_setting,
     side_information_rows,
+)
+from optmech.lp.user.remap_lp import (
+    BYTES_PER_COEFFICIENT,
+    DEFAULT_REMAP_MEMORY_GB,
+    solve_minimax_remap,
 )
 from optmech.mechanisms.geometric import truncated_geometric
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
@@ -204,7 +204,7 @@ class RemapResult(MechanismResult):
     def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release answers of the remapped `mechanism` for the input of index ``true_value``
         (``0..N − 1``): answer indices (columns of `remap`), drawn exactly from its row."""
-        from optmech.lp.user.result import input_index, release
+        from optmech.lp.matrix.result import input_index, release
 
         row = input_index(true_value, self.mechanism.shape[0])
         return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)

@@ -7,7 +7,9 @@ range-restricted matrix [`truncated_geometric`][truncated_geometric]. (0, δ):
 2019). (ε, δ) baselines: [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]. LP-designed
 noise: [`PiecewiseConstantNoise`][PiecewiseConstantNoise] and [`LatticeNoise`][LatticeNoise]. Noise
 in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND]; LP-designed noise in ℝ²:
-[`PiecewiseConstantNoise2D`][PiecewiseConstantNoise2D].
+[`PiecewiseConstantNoise2D`][PiecewiseConstantNoise2D]. Local randomizers (a row-stochastic matrix,
+ε-LDP over every pair of inputs, generalised randomized response among them):
+[`LocalRandomizer`][LocalRandomizer].
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from .gaussian import analytic_gaussian_delta as analytic_gaussian_delta
 from .geometric import Geometric as Geometric
 from .geometric import truncated_geometric as truncated_geometric
 from .laplace import Laplace as Laplace
+from .local_randomizer import LocalRandomizer as LocalRandomizer
 from .piecewise import LatticeNoise as LatticeNoise
 from .piecewise import PiecewiseConstantNoise as PiecewiseConstantNoise
 from .piecewise2d import PiecewiseConstantNoise2D as PiecewiseConstantNoise2D

@@ -13,19 +13,12 @@ label per record, label DP is the same condition (Ghazi et al. (2023)).
   maximises mutual information or a KL divergence ([`optmech.utilities`][optmech.utilities]),
   by the staircase-pattern LP of Kairouz, Oh & Viswanath (2016).
 
-The package, along the seams of the computation: [`setting`][optmech.lp.local.setting] (inputs,
-outputs, loss, size limits), [`rows`][optmech.lp.local.rows] (the variables' layout and the
-caller's constraints as rows), [`build`][optmech.lp.local.build] (the envelope LP),
-[`bound`][optmech.lp.local.bound] (its Lagrangian lower bound),
-[`repair`][optmech.lp.local.repair] (closure and exact row correction),
-[`diagnose`][optmech.lp.local.diagnose] (infeasible constraints named),
-[`engine`][optmech.lp.local.engine] (the solve path; with
-[`neighbours`][optmech.lp.local.neighbours], privacy on a neighbour graph's edges, the same path
-solves the user LPs with constraints),
-[`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
+The package: [`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
 [`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api]; [`bins`][optmech.lp.local.bins]
 (RR-on-Bins as a result); [`patterns`][optmech.lp.local.patterns] and
-[`extremal`][optmech.lp.local.extremal] (the staircase-pattern LP).
+[`extremal`][optmech.lp.local.extremal] (the staircase-pattern LP). The envelope LP they solve
+(setting, rows, build, bound, repair, diagnosis, engine) is shared with the user LPs with
+constraints and lives in [`optmech.lp.matrix`][optmech.lp.matrix], below both designers.
 """
 
 from optmech.lp.local.api import local_mechanism

@@ -11,13 +11,17 @@ import numpy.typing as npt
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
 from optmech.lp.engine.report import reporting, stage
-from optmech.lp.local.build import Objective
 from optmech.lp.local.discretisation import grid_statement
-from optmech.lp.local.engine import solve_local
 from optmech.lp.local.result import LocalMechanism
-from optmech.lp.local.setting import DEFAULT_LOCAL_MEMORY_GB, LocalSetting, resolve_local_setting
-from optmech.lp.user.result import UserObjective
-from optmech.lp.user.setting import check_epsilon
+from optmech.lp.matrix.envelope import Objective
+from optmech.lp.matrix.envelope_engine import solve_local
+from optmech.lp.matrix.envelope_setting import (
+    DEFAULT_LOCAL_MEMORY_GB,
+    LocalSetting,
+    resolve_local_setting,
+)
+from optmech.lp.matrix.result import UserObjective
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.mechanisms.rr_on_bins import optimal_bins, supported_loss
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
@@ -62,7 +66,7 @@ def local_mechanism(
     all randomizers with ``Q(y | x) ≤ e^ε Q(y | x')`` for *every* pair of inputs (the complete
     neighbour graph; Kairouz, Oh & Viswanath (2016)), subject to the caller's
     ``constraints``. The LP uses the per-column envelope $t_y ≤ Q(y | x) ≤ e^ε t_y$: $2·n·m$
-    rows, never $n²·m$ ([`optmech.lp.local.build`][optmech.lp.local.build]).
+    rows, never $n²·m$ ([`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]).
 
     Parameters
     ----------
@@ -108,7 +112,7 @@ def local_mechanism(
     Returns
     -------
     LocalMechanism
-        A [`UserMechanism`][optmech.lp.user.result.UserMechanism] over the complete graph, plus
+        A [`UserMechanism`][optmech.lp.matrix.result.UserMechanism] over the complete graph, plus
         ``grid``: how far the grid's value can be from the continuous optimum.
 
     Raises

@@ -19,8 +19,9 @@ import numpy.typing as npt
 
 from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
-from optmech.lp.local.repair import certify_local
-from optmech.lp.user.setting import check_epsilon
+from optmech.lp.matrix.envelope_repair import certify_local
+from optmech.lp.matrix.setting import check_epsilon
+from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss
 from optmech.provenance import Provenance
 from optmech.results import BaseResult
@@ -107,6 +108,14 @@ class RROnBins(BaseResult):
         for j, members in enumerate(self.bins):
             out[np.isin(self.inputs, members)] = j
         return out
+
+    @property
+    def randomizer(self) -> LocalRandomizer:
+        """`mechanism` as a `LocalRandomizer` from the labels to the bins' outputs (to the bin
+        indices ``0..k − 1`` when two bins share an output value)."""
+        distinct = np.unique(self.outputs).size == self.outputs.size
+        outputs = self.outputs if distinct else None
+        return LocalRandomizer(self.mechanism, self.inputs, outputs)
 
     def expected_loss(self) -> float:
         """The expected loss of `mechanism` as stored (within 1e-11 of `value`)."""

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from optmech.constraints import Constraint, Monotone, Unbiased
 from optmech.costs import Cost
-from optmech.lp.local.setting import LocalSetting, grid_spacing
+from optmech.lp.matrix.envelope_setting import LocalSetting, grid_spacing
 
 __all__ = ["GridStatement", "grid_statement"]
 

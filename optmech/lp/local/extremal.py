@@ -35,9 +35,10 @@ from optmech.lp.local.patterns import (
     pattern_columns,
     patterns,
 )
-from optmech.lp.local.repair import certify_local
+from optmech.lp.matrix.envelope_repair import certify_local
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
-from optmech.lp.user.setting import check_epsilon
+from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
 from optmech.results import BaseResult
@@ -113,11 +114,17 @@ class ExtremalMechanism(BaseResult):
         """`value`: the optimum (a maximum) is at least the utility of `mechanism`."""
         return self.value
 
+    @property
+    def randomizer(self) -> LocalRandomizer:
+        """`mechanism` as a `LocalRandomizer`: inputs ``0..k − 1``, outputs the column indices
+        ``0..N − 1`` (the patterns used, in the order of `patterns`)."""
+        return LocalRandomizer(self.mechanism)
+
     def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of
         index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
         ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
-        from optmech.lp.user.result import input_index, release
+        from optmech.lp.matrix.result import input_index, release
 
         row = input_index(true_value, self.mechanism.shape[0])
         return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)

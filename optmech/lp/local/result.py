@@ -1,7 +1,7 @@
 """The result of [`local_mechanism`][optmech.lp.local.api.local_mechanism]: a user mechanism over
 the complete graph, with what the grid says about the continuous optimum.
 
-[`LocalMechanism`][LocalMechanism] *is* a [`UserMechanism`][optmech.lp.user.result.UserMechanism]
+[`LocalMechanism`][LocalMechanism] *is* a [`UserMechanism`][optmech.lp.matrix.result.UserMechanism]
 (the result of [`bayesian_mechanism`][optmech.bayesian_mechanism]): ``mechanism``, ``outputs``,
 ``value``, ``lower_bound``, ``certified_epsilon``, ``provenance``, ``rvs``, ``plot``; its graph
 is the complete graph on the inputs. It adds the
@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from optmech.lp.local.discretisation import GridStatement
-from optmech.lp.user.result import UserMechanism
+from optmech.lp.matrix.result import UserMechanism
+from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.provenance import ConstraintRecord
 
 __all__ = ["LocalMechanism"]
@@ -26,7 +27,7 @@ __all__ = ["LocalMechanism"]
 
 @dataclass(frozen=True, repr=False)
 class LocalMechanism(UserMechanism):
-    """An optimal ε-LDP randomizer (see [`UserMechanism`][optmech.lp.user.result.UserMechanism]).
+    """An optimal ε-LDP randomizer (see [`UserMechanism`][optmech.lp.matrix.result.UserMechanism]).
 
     Attributes
     ----------
@@ -59,6 +60,12 @@ class LocalMechanism(UserMechanism):
         return self.provenance.constraints
 
     @property
+    def randomizer(self) -> LocalRandomizer:
+        """The mechanism as a `LocalRandomizer` over `inputs` and `outputs` (its matrix is
+        `mechanism`)."""
+        return LocalRandomizer(self.mechanism, self.inputs, self.outputs)
+
+    @property
     def support(self) -> np.ndarray:
         """The outputs the mechanism uses (columns with positive mass)."""
         return np.asarray(self.outputs)[self.mechanism.max(axis=0) > 0]
@@ -66,7 +73,7 @@ class LocalMechanism(UserMechanism):
     def to_opendp(self) -> Any:
         """This randomizer as an OpenDP measurement on ``f64`` inputs under the discrete distance
         (any two distinct inputs at distance 1): exact sampling of the rows
-        ([`rvs`][optmech.lp.user.result.UserMechanism.rvs]), privacy map ``d_in ↦
+        ([`rvs`][optmech.lp.matrix.result.UserMechanism.rvs]), privacy map ``d_in ↦
         sampled_epsilon()`` for ``d_in ≥ 1`` and 0 for ``d_in = 0``."""
         try:
             import opendp.prelude as dp

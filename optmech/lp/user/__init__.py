@@ -15,24 +15,25 @@ Minimax user LP: ``minimise max_{i ∈ S} Σ_r x[i, r] l(i, r)`` (an epigraph va
 [`common_mechanism`][common_mechanism] asks whether one mechanism serves several users at once
 (Brenner & Nissim (2014)).
 
-The package, along the seams of the computation:
+The package, along the seams of the computation (the pieces it shares with the local model
+are in [`optmech.lp.matrix`][optmech.lp.matrix], below both):
 
-* [`setting`][optmech.lp.user.setting] — inputs, outputs, graph, loss; size limits.
-* [`build`][optmech.lp.user.build] — the vectorised cvxpy LP with *named* constraints.
+* [`setting`][optmech.lp.matrix.setting] — inputs, outputs, graph, loss; size limits.
+* [`build`][optmech.lp.matrix.build] — the vectorised cvxpy LP with *named* constraints.
 * [`reductions`][optmech.lp.user.reductions] — the mirror reduction (``apply`` / ``invert``).
-* [`objectives`][optmech.lp.user.objectives] — what differs between the LPs.
-* [`bounds`][optmech.lp.user.bounds] — rigorous Lagrangian lower bounds.
-* [`repair`][optmech.lp.user.repair] — from a solver's point to a certified ε-DP mechanism.
+* [`objectives`][optmech.lp.matrix.objectives] — what differs between the LPs.
+* [`bounds`][optmech.lp.matrix.bounds] — rigorous Lagrangian lower bounds.
+* [`repair`][optmech.lp.matrix.repair] — from a solver's point to a certified ε-DP mechanism.
 * [`engine`][optmech.lp.user.engine] — the solve path of the whole LP.
 * [`constrained`][optmech.lp.user.constrained] — the whole LP with the caller's constraints
-  ([`optmech.constraints`][optmech.constraints]), by the local model's constrained engine.
+  ([`optmech.constraints`][optmech.constraints]), by the envelope LP of `optmech.lp.matrix`.
 * [`methods`][optmech.lp.user.methods] — the whole LP or column generation (the default on
   trees: [`cone`][optmech.lp.user.cone], [`cone_bounds`][optmech.lp.user.cone_bounds],
   [`column_master`][optmech.lp.user.column_master],
   [`column_generation`][optmech.lp.user.column_generation],
-  [`column_engine`][optmech.lp.user.column_engine]); [`size_model`][optmech.lp.user.size_model]
+  [`column_engine`][optmech.lp.user.column_engine]); [`size_model`][optmech.lp.matrix.size_model]
   — time and memory by method.
-* [`result`][optmech.lp.user.result], [`api`][optmech.lp.user.api] — results and entry points.
+* [`result`][optmech.lp.matrix.result], [`api`][optmech.lp.user.api] — results and entry points.
 
 What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent
 certifier of [`optmech.certify.matrix`][optmech.certify.matrix] proves ``certified ε ≤ ε``), its
@@ -49,8 +50,7 @@ Examples
 """
 
 from optmech._validation import check_prior
-from optmech.lp.user.api import bayesian_mechanism, common_mechanism, minimax_mechanism
-from optmech.lp.user.build import (
+from optmech.lp.matrix.build import (
     Bounds,
     Duals,
     LPData,
@@ -62,11 +62,10 @@ from optmech.lp.user.build import (
     privacy_matrix,
     row_forms,
 )
-from optmech.lp.user.objectives import EpigraphObjective, LinearObjective
-from optmech.lp.user.reductions import MirrorReduction, NoReduction, is_mirror_symmetric
-from optmech.lp.user.repair import make_private
-from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
-from optmech.lp.user.setting import (
+from optmech.lp.matrix.objectives import EpigraphObjective, LinearObjective
+from optmech.lp.matrix.repair import make_private
+from optmech.lp.matrix.result import CommonMechanismResult, UserMechanism, UserObjective
+from optmech.lp.matrix.setting import (
     DEFAULT_MAX_MEMORY_GB,
     EPSILON_MAX,
     UserSetting,
@@ -74,6 +73,8 @@ from optmech.lp.user.setting import (
     resolve_setting,
     side_information_rows,
 )
+from optmech.lp.user.api import bayesian_mechanism, common_mechanism, minimax_mechanism
+from optmech.lp.user.reductions import MirrorReduction, NoReduction, is_mirror_symmetric
 
 __all__ = [
     "DEFAULT_MAX_MEMORY_GB",

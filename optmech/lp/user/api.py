@@ -23,18 +23,10 @@ from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.constraints import Constraint, as_constraints
 from optmech.lp.engine.report import reporting
-from optmech.lp.user.build import row_forms
-from optmech.lp.user.dispatch import check_size, estimated_models, solve_by_method
-from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import (
-    SolveMethod,
-    admissible_method,
-    check_constrained_method,
-    check_method,
-)
-from optmech.lp.user.objectives import EpigraphObjective, LinearObjective, Objective
-from optmech.lp.user.result import CommonMechanismResult, UserMechanism, UserObjective
-from optmech.lp.user.setting import (
+from optmech.lp.matrix.build import row_forms
+from optmech.lp.matrix.objectives import EpigraphObjective, LinearObjective, Objective
+from optmech.lp.matrix.result import CommonMechanismResult, UserMechanism, UserObjective
+from optmech.lp.matrix.setting import (
     DEFAULT_MAX_MEMORY_GB,
     UserSetting,
     check_budget,
@@ -43,7 +35,15 @@ from optmech.lp.user.setting import (
     resolve_setting,
     side_information_rows,
 )
-from optmech.lp.user.size_model import FULL_LP
+from optmech.lp.matrix.size_model import FULL_LP
+from optmech.lp.user.dispatch import check_size, estimated_models, solve_by_method
+from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.methods import (
+    SolveMethod,
+    admissible_method,
+    check_constrained_method,
+    check_method,
+)
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]

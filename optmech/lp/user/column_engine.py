@@ -11,11 +11,11 @@ certificate:
    with the best constant answer it sets the objective's scale (so the master's optimum is O(1))
    and, when the interval is wide, competes with the LP's point (the dense mechanisms are built
    only then). On other trees the known mechanisms are the objective's own
-   (``LinearObjective.references`` of `optmech.lp.user.objectives`).
+   (``LinearObjective.references`` of `optmech.lp.matrix.objectives`).
 2. **Generate columns** until none prices out.
 3. **Certify.** ``X = Σ λ_j v_j`` (exactly ε-DP; its row sums are 1 up to the master's tolerances)
    is clipped, row-normalised and repaired by the same pipeline as every user LP
-   ([`repair_point`][optmech.lp.user.repair.repair_point]: lower closure, uniform mixture; the
+   ([`repair_point`][optmech.lp.matrix.repair.repair_point]: lower closure, uniform mixture; the
    independent certifier proves ``certified ε ≤ ε``); the value is the objective at the
    certified mechanism, rounded up.
 4. **Bound.** The Lagrangian bound of the master's multipliers, ``Σ y − N t``, rounded outward
@@ -38,14 +38,14 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import stage
+from optmech.lp.matrix.objectives import LinearObjective, Objective, Reference, reference_scale
+from optmech.lp.matrix.repair import clip_normalise
+from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.lp.user.engine import Candidate, Solved, certify_candidate, compete, should_refine
-from optmech.lp.user.objectives import LinearObjective, Objective, Reference, reference_scale
-from optmech.lp.user.repair import clip_normalise
-from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Repair
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
@@ -122,7 +122,7 @@ def _scale(
     tree: RootedTree,
     decay: FloatArray,
 ) -> float:
-    """``reference_scale`` (of `optmech.lp.user.objectives`) of the known mechanisms.
+    """``reference_scale`` (of `optmech.lp.matrix.objectives`) of the known mechanisms.
 
     For a Bayesian user on the path their values come without the matrices: the constant
     answer's is the least column sum of the weights, and that of G with the Bayes remap is
@@ -177,7 +177,7 @@ def _run(
 
 
 def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float:
-    """[`max_violation`][optmech.lp.user.repair.max_violation] of ``point`` (sign, row sums,
+    """[`max_violation`][optmech.lp.matrix.repair.max_violation] of ``point`` (sign, row sums,
     privacy rows), the privacy rows taken in blocks of columns."""
     e = math.exp(epsilon)
     worst = max(0.0, -float(point.min()), float(np.max(np.abs(point.sum(axis=1) - 1.0))))

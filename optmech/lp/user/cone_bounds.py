@@ -21,7 +21,7 @@ needs nothing from the solver: ``y`` may be any floats.
 
 **Epigraph objectives** (``min max_k F_k · vec(X)`` with non-negative forms; a minimax user,
 Gupte & Sundararajan (2010)): for weights ``w ≥ 0`` with ``Σ w ≤ 1``
-(``simplex_weights`` of `optmech.lp.user.bounds`) ``max_k F_k · x ≥ Σ_k w_k F_k · x``
+(``simplex_weights`` of `optmech.lp.matrix.bounds`) ``max_k F_k · x ≥ Σ_k w_k F_k · x``
 and the linear bound above applies to ``c_r = (Σ_k w_k F_k)[:, r]``, with ``y`` the row-sum
 multipliers divided by the epigraph multipliers' total.
 
@@ -41,7 +41,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, U
-from optmech.lp.user.bounds import simplex_weights
+from optmech.lp.matrix.bounds import simplex_weights
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, least_shift
 
 __all__ = ["dual_cone_bound", "epigraph_cone_bound", "linear_cone_bound"]

@@ -3,17 +3,18 @@
 [`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism] and
 [`minimax_mechanism`][optmech.lp.user.minimax_mechanism] take ``constraints=`` of
 [`optmech.constraints`][optmech.constraints]. Their mechanism ``X[i, r]`` is the matrix ``Q`` of
-[`optmech.lp.local.rows`][optmech.lp.local.rows] with the query's values as inputs and the
+[`optmech.lp.matrix.rows`][optmech.lp.matrix.rows] with the query's values as inputs and the
 output set as outputs, so each constraint becomes the same vectorised sparse rows as in the
 local model; only privacy differs: ε-DP on the edges of the neighbour graph (Ghosh,
 Roughgarden & Sundararajan (2012), LP (2)–(6)) instead of ε-LDP on every pair
-([`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph]). The solve is the local
-model's ([`solve_local`][optmech.lp.local.engine.solve_local]): repair within the constraints
+([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]). The solve is the local
+model's ([`solve_local`][optmech.lp.matrix.envelope_engine.solve_local]): repair within the
+constraints
 (the graph's lower closure, then an exact correction of the rows' sums and, for
 ``Unbiased``, means), re-solves with margins when an inequality does not survive the repair,
 an elastic LP naming the constraints when the set is infeasible, and a Lagrangian lower bound in
 which the constraints' rows enter with their multipliers — a lower bound for the *constrained*
-problem ([`local_bound`][optmech.lp.local.bound.local_bound]).
+problem ([`local_bound`][optmech.lp.matrix.envelope_bound.local_bound]).
 
 Column generation and the mirror reduction do not take constraints: the whole LP is solved.
 """
@@ -24,12 +25,12 @@ import numpy as np
 
 from optmech._floats import FloatArray, IntArray
 from optmech.constraints import Constraint, Custom
-from optmech.lp.local.build import Objective
-from optmech.lp.local.engine import solve_local
-from optmech.lp.local.neighbours import NeighbourGraph
-from optmech.lp.local.setting import LocalSetting
+from optmech.lp.matrix.envelope import Objective
+from optmech.lp.matrix.envelope_engine import solve_local
+from optmech.lp.matrix.envelope_setting import LocalSetting
+from optmech.lp.matrix.neighbours import NeighbourGraph
+from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.user.engine import Solved
-from optmech.lp.user.setting import UserSetting
 
 __all__ = ["solve_constrained"]
 

@@ -17,20 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from optmech.lp.user.column_engine import solve_by_columns
-from optmech.lp.user.cone import RootedTree
-from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import SolveMethod, prefer_columns
-from optmech.lp.user.objectives import LinearObjective, Objective
-from optmech.lp.user.reductions import is_mirror_symmetric
-from optmech.lp.user.setting import UserSetting, check_budget, check_matrix_lp_size
-from optmech.lp.user.size_model import (
+from optmech.lp.matrix.objectives import LinearObjective, Objective
+from optmech.lp.matrix.setting import UserSetting, check_budget, check_matrix_lp_size
+from optmech.lp.matrix.size_model import (
     COLUMN_GENERATION_BAYESIAN,
     COLUMN_GENERATION_MINIMAX,
     FULL_LP,
     FULL_LP_MIRROR,
     SizeModel,
 )
+from optmech.lp.user.column_engine import solve_by_columns
+from optmech.lp.user.cone import RootedTree
+from optmech.lp.user.engine import Solved, solve_user_lp
+from optmech.lp.user.methods import SolveMethod, prefer_columns
+from optmech.lp.user.reductions import is_mirror_symmetric
 
 __all__ = ["check_size", "estimated_models", "solve_by_method"]
 

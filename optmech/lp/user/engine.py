@@ -4,7 +4,7 @@
 [`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism],
 [`minimax_mechanism`][optmech.lp.user.minimax_mechanism] and
 [`common_mechanism`][optmech.lp.user.common_mechanism]; what differs between them is the objective
-object ([`optmech.lp.user.objectives`][optmech.lp.user.objectives]).
+object ([`optmech.lp.matrix.objectives`][optmech.lp.matrix.objectives]).
 
 1. **Scale.** The objective is divided by its value at the best known ε-DP mechanism (the best
    constant answer; for a count query the geometric mechanism with the Bayes remap), so the
@@ -23,10 +23,10 @@ object ([`optmech.lp.user.objectives`][optmech.lp.user.objectives]).
    attempt at ε = 50 (n ≤ 60, the three losses, both priors) in this form.
 3. **Invert** the reduction (mirror symmetry), mapping point and multipliers to the full LP.
 4. **Certify.** The point is clipped, normalised and repaired to a mechanism the independent
-   certifier proves ε-DP ([`optmech.lp.user.repair`][optmech.lp.user.repair]); the value is the
+   certifier proves ε-DP ([`optmech.lp.matrix.repair`][optmech.lp.matrix.repair]); the value is the
    objective at it, rounded up; the lower bound is Lagrangian, rounded down
-   ([`optmech.lp.user.bounds`][optmech.lp.user.bounds]). The LP's optimum lies in ``[lower_bound,
-   value]`` whatever the solver's tolerances.
+   ([`optmech.lp.matrix.bounds`][optmech.lp.matrix.bounds]). The LP's optimum lies in
+   ``[lower_bound, value]`` whatever the solver's tolerances.
 5. **Refine** when that interval is wider than ``accuracy`` relative to the value: the known
    private mechanisms compete with the LP's point and the better certified one is kept. A zero
    optimum is then returned as exactly 0: it is attained only by mechanisms that never give an
@@ -65,12 +65,12 @@ from optmech.lp.engine.crosscheck import cross_check, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
 from optmech.lp.engine.report import stage
+from optmech.lp.matrix.build import Bounds, LPForm, RowScaling, UserLP
+from optmech.lp.matrix.objectives import Objective, Reference, reference_scale
+from optmech.lp.matrix.repair import clip_normalise, max_violation, repair_point
+from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
-from optmech.lp.user.build import Bounds, LPForm, RowScaling, UserLP
-from optmech.lp.user.objectives import Objective, Reference, reference_scale
 from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
-from optmech.lp.user.repair import clip_normalise, max_violation, repair_point
-from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Provenance, Repair, RepairKind
 
 __all__ = ["Solved", "solve_user_lp"]
@@ -128,7 +128,7 @@ def certify_candidate(
     source: tuple[str, str],
 ) -> Candidate:
     """``point`` repaired to a certified ε-DP mechanism
-    ([`repair_point`][optmech.lp.user.repair.repair_point]), with the objective at both."""
+    ([`repair_point`][optmech.lp.matrix.repair.repair_point]), with the objective at both."""
     outcome = repair_point(point, epsilon, setting.src, setting.dst, setting.is_path)
     return Candidate(
         outcome.mechanism,

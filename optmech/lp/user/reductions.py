@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import edge_pairs, is_path_graph
-from optmech.lp.user.build import (
+from optmech.lp.matrix.build import (
     Bounds,
     Duals,
     LPData,

@@ -33,8 +33,8 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
+from optmech.lp.matrix.bounds import simplex_weights
 from optmech.lp.solve import Strategy, provenance_of, solve_robust
-from optmech.lp.user.bounds import simplex_weights
 from optmech.provenance import Attempt, Provenance
 
 __all__ = [

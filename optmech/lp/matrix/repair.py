@@ -32,7 +32,7 @@ from optmech.exceptions import SolverError
 from optmech.graphs import edge_pairs, is_path_graph, path_graph
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.report import stage
-from optmech.lp.user.setting import check_epsilon
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.provenance import RepairKind
 
 __all__ = [

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
-from optmech.lp.user.build import Duals, privacy_matrix
+from optmech.lp.matrix.build import Duals, privacy_matrix
 
 __all__ = ["epigraph_bound", "linear_bound", "simplex_weights"]
 

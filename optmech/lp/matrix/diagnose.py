@@ -16,8 +16,8 @@ import cvxpy as cp
 import numpy as np
 
 from optmech.exceptions import InfeasibleConstraintsError, SolverError
-from optmech.lp.local.build import envelope_rows, simplex_rows
-from optmech.lp.local.rows import Layout, RowFamily
+from optmech.lp.matrix.envelope import envelope_rows, simplex_rows
+from optmech.lp.matrix.rows import Layout, RowFamily
 from optmech.lp.solve import Strategy, solve_robust
 
 __all__ = ["diagnose_infeasible"]

@@ -19,8 +19,8 @@ from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import is_path_graph
 from optmech.lp.engine.record import Solved
+from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo
-from optmech.lp.user.setting import UserSetting
 from optmech.mechanisms.description import MatrixDescription, PrivacySource, SourceKind
 from optmech.privacy import PureDP
 from optmech.provenance import Provenance
@@ -184,13 +184,13 @@ class UserMechanism(_Provenanced):
         return release(self.mechanism, int(np.argmax(match)), labels, size, rng)
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
-        """Deprecated name of [`rvs`][optmech.lp.user.result.UserMechanism.rvs] (one sampling
+        """Deprecated name of [`rvs`][optmech.lp.matrix.result.UserMechanism.rvs] (one sampling
         verb across results and noise families)."""
         warn_deprecated(f"`{type(self).__name__}.sample(...)`", "`.rvs(...)`")
         return self.rvs(true_value, size, rng)
 
     def sampled_epsilon(self) -> float:
-        """The ε of the mechanism [`rvs`][optmech.lp.user.result.UserMechanism.rvs] draws
+        """The ε of the mechanism [`rvs`][optmech.lp.matrix.result.UserMechanism.rvs] draws
         from: `certified_epsilon` plus ``log(max_i T_i / min_i T_i)`` over the rows' exact sums
         ``T_i`` (each row is divided by its own sum), rounded up.
 

@@ -1,6 +1,7 @@
 """A rigorous lower bound on the envelope LP's optimum from the solver's multipliers.
 
-Weak duality over the LP of [`optmech.lp.local.build`][optmech.lp.local.build]: each row of ``Q``
+Weak duality over the LP of [`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]: each
+row of ``Q``
 stays in the probability simplex, the column minima ``t`` and the cumulative differences ``Z``
 stay in the box ``[0, 1]`` (valid: ``t_r ≤ Q[i, r] ≤ 1``, and a difference of two
 distribution functions lies in ``[−1, 1]``, here in ``[0, 1]`` as ``Z ≥ 0``), and every other
@@ -10,7 +11,7 @@ those of the problem *asked* (at ε, with the caller's bounds), whatever margin 
 multiplier is valid for any row, so the bound
 holds for the problem asked. A minimax objective ``min max_i L[i] · Q[i]`` is reduced to the
 linear one with the epigraph multipliers normalised to weights ``w``, ``Σ w ≤ 1``
-(`optmech.lp.user.bounds.simplex_weights`; Gupte & Sundararajan (2010)), and
+(`optmech.lp.matrix.bounds.simplex_weights`; Gupte & Sundararajan (2010)), and
 the other multipliers divided by the same sum.
 
 A callable's cvxpy constraints enter the relaxation as rows too when they are affine in the LP's
@@ -26,9 +27,9 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
-from optmech.lp.local.build import Objective
-from optmech.lp.local.rows import Layout, RowFamily
-from optmech.lp.user.bounds import simplex_weights
+from optmech.lp.matrix.bounds import simplex_weights
+from optmech.lp.matrix.envelope import Objective
+from optmech.lp.matrix.rows import Layout, RowFamily
 
 __all__ = ["custom_rows", "local_bound"]
 

@@ -34,7 +34,7 @@ from optmech.graphs import (
     path_graph,
 )
 from optmech.lp.limits import USER_BYTES_PER_VARIABLE, USER_MEMORY_GB, budget_to_run
-from optmech.lp.user.size_model import FULL_LP, SizeModel
+from optmech.lp.matrix.size_model import FULL_LP, SizeModel
 
 __all__ = [
     "BYTES_PER_VARIABLE",
@@ -118,7 +118,7 @@ def size_remedy(
 
     Examples
     --------
-    >>> from optmech.lp.user.size_model import COLUMN_GENERATION_BAYESIAN, FULL_LP
+    >>> from optmech.lp.matrix.size_model import COLUMN_GENERATION_BAYESIAN, FULL_LP
     >>> for part in size_remedy(FULL_LP, (1001, 1001), (COLUMN_GENERATION_BAYESIAN,)).split(", "):
     ...     print(part)
     To run it: max_memory_gb=2.4 (the estimate of the full LP)
@@ -340,7 +340,7 @@ def resolve_setting(
         Also refuse LPs with more variables than this (kept for backward compatibility).
     size_model : SizeModel
         How the LP will be solved, for the memory estimate
-        ([`optmech.lp.user.size_model`][optmech.lp.user.size_model]); default the full LP.
+        ([`optmech.lp.matrix.size_model`][optmech.lp.matrix.size_model]); default the full LP.
     alternatives : tuple of SizeModel
         The other methods that would solve it (named in a refusal with their estimates).
     """

@@ -13,7 +13,7 @@ private engine):
 Each gives the LP data for a scale, the objective value at a mechanism *rounded up*
 ([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]: an upper bound on the exact value for
 the given floats), the rigorous lower bound from the solver's multipliers
-([`optmech.lp.user.bounds`][optmech.lp.user.bounds]) and a few known ε-DP mechanisms: the best
+([`optmech.lp.matrix.bounds`][optmech.lp.matrix.bounds]) and a few known ε-DP mechanisms: the best
 constant answer (0-DP) and, for a count query, the geometric mechanism with the Bayes remap (GRS
 Thm. 3.1). Those set the objective's scale (so the LP's optimum is O(1) whatever the loss's units)
 and compete with the LP's point when its certified interval is wide.
@@ -31,10 +31,10 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.bounds import upper_dot
-from optmech.lp.user.bounds import epigraph_bound, linear_bound
-from optmech.lp.user.build import Duals, LPData
-from optmech.lp.user.result import UserObjective
-from optmech.lp.user.setting import UserSetting
+from optmech.lp.matrix.bounds import epigraph_bound, linear_bound
+from optmech.lp.matrix.build import Duals, LPData
+from optmech.lp.matrix.result import UserObjective
+from optmech.lp.matrix.setting import UserSetting
 from optmech.mechanisms.geometric import TRUNCATED_GEOMETRIC_MAX_N, truncated_geometric
 
 __all__ = [
@@ -140,7 +140,7 @@ class LinearObjective:
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
         """Rigorous lower bound on the optimum
-        ([`linear_bound`][optmech.lp.user.bounds.linear_bound])."""
+        ([`linear_bound`][optmech.lp.matrix.bounds.linear_bound])."""
         return linear_bound(self.weights, duals, coefficients, factor, setting.graph)
 
     def references(self, setting: UserSetting, epsilon: float) -> list[Reference]:
@@ -199,7 +199,7 @@ class EpigraphObjective:
     def lower_bound(
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
-        """Rigorous lower bound ([`epigraph_bound`][optmech.lp.user.bounds.epigraph_bound])."""
+        """Rigorous lower bound ([`epigraph_bound`][optmech.lp.matrix.bounds.epigraph_bound])."""
         return epigraph_bound(self.forms, self.shape, duals, coefficients, factor, setting.graph)
 
     def _column_values(self) -> FloatArray:

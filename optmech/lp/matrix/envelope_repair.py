@@ -5,7 +5,7 @@ bound (entries of 1e-12 beside zeros of 1e-13 in unused columns), a simplex vert
 ``e^ε t``. On the complete graph the least private mechanism above a point is its **envelope
 closure**: each entry raised to ``e^(−t)`` times its column's largest, ``Y[i, r] =
 max(X[i, r], e^(−t) max_j X[j, r])`` (the lower closure of
-[`lower_closure`][optmech.lp.user.repair.lower_closure] for graph distance 1).
+[`lower_closure`][optmech.lp.matrix.repair.lower_closure] for graph distance 1).
 
 The closure breaks what the rows must satisfy by about the solver's tolerance: row sums and, with
 [`Unbiased`][optmech.constraints.Unbiased], the row means. Each row is then restored *exactly*
@@ -145,7 +145,7 @@ def repair_local(
 
     ``closure`` and ``pairs`` default to the complete graph's envelope closure and every pair of
     rows; a neighbour graph's lower closure and edges make the same repair certify ε-DP on that
-    graph ([`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph]).
+    graph ([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]).
 
     1. Clip to ``X ≥ 0``, zero the columns below `ZERO_COLUMN`, correct the rows; done if that
        certifies.

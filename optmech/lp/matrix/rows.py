@@ -37,7 +37,7 @@ from optmech.constraints import (
     TailBound,
     Unbiased,
 )
-from optmech.lp.local.setting import LocalSetting
+from optmech.lp.matrix.envelope_setting import LocalSetting
 
 __all__ = [
     "Layout",

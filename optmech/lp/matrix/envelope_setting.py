@@ -27,7 +27,7 @@ from optmech._validation import check_prior, check_real_array, describe
 from optmech.costs import Cost, as_cost
 from optmech.graphs import edge_pairs
 from optmech.lp.limits import LOCAL_BYTES_PER_VARIABLE, LOCAL_MEMORY_GB
-from optmech.lp.user.setting import UserSetting, check_budget, check_lp_size
+from optmech.lp.matrix.setting import UserSetting, check_budget, check_lp_size
 from optmech.mechanisms.rr_on_bins import check_labels
 
 __all__ = [

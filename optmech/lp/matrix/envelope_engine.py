@@ -1,21 +1,22 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
 The same path solves the count-query and graph user LPs with constraints: given a
-[`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph], privacy is ε-DP on its edges
+[`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph], privacy is ε-DP on its edges
 (rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
 ([`optmech.lp.user.constrained`][optmech.lp.user.constrained]).
 
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
-   ``e^(−ε) Q ≤ t`` ([`optmech.lp.local.build`][optmech.lp.local.build]).
+   ``e^(−ε) Q ≤ t`` ([`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]).
 2. **Solve** through [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust] with the
    count-LP policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1,
    Clarabel took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the
    LP is feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
    retried; with constraints an infeasible status is diagnosed by the elastic LP
-   ([`optmech.lp.local.diagnose`][optmech.lp.local.diagnose]), whose error names the constraints
+   ([`optmech.lp.matrix.diagnose`][optmech.lp.matrix.diagnose]), whose error names the constraints
    at fault.
-3. **Repair** within the constraints ([`optmech.lp.local.repair`][optmech.lp.local.repair]):
+3. **Repair** within the constraints
+   ([`optmech.lp.matrix.envelope_repair`][optmech.lp.matrix.envelope_repair]):
    envelope closure, then an exact correction of the rows' sums and (for ``Unbiased``) means.
    Every declarative constraint is then evaluated on the returned matrix. An interior-point
    point spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the
@@ -28,7 +29,8 @@ The same path solves the count-query and graph user LPs with constraints: given 
    inequality's bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
 4. **Certify and bound.** The value is the objective at the returned mechanism, rounded up; the
    lower bound is Lagrangian, from the multipliers and the rows of the problem asked
-   ([`optmech.lp.local.bound`][optmech.lp.local.bound]), rounded down; the mechanism's ε is
+   ([`optmech.lp.matrix.envelope_bound`][optmech.lp.matrix.envelope_bound]), rounded down; the
+   mechanism's ε is
    certified over every pair of inputs by
    [`certify_mechanism`][optmech.certify.matrix.certify_mechanism].
 5. **Cross-check** when the interval is wider than ``accuracy`` and the LP is small (at most
@@ -51,15 +53,15 @@ from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
-from optmech.lp.local.bound import custom_rows, local_bound
-from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
-from optmech.lp.local.diagnose import diagnose_infeasible
-from optmech.lp.local.neighbours import NeighbourGraph
-from optmech.lp.local.repair import LocalRepair, envelope_closure, repair_local
-from optmech.lp.local.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
-from optmech.lp.local.setting import LocalSetting
+from optmech.lp.matrix.diagnose import diagnose_infeasible
+from optmech.lp.matrix.envelope import LocalLP, Objective, build_local_lp, envelope_rows
+from optmech.lp.matrix.envelope_bound import custom_rows, local_bound
+from optmech.lp.matrix.envelope_repair import LocalRepair, envelope_closure, repair_local
+from optmech.lp.matrix.envelope_setting import LocalSetting
+from optmech.lp.matrix.neighbours import NeighbourGraph
+from optmech.lp.matrix.objectives import exact_upper_dot
+from optmech.lp.matrix.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
 from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
-from optmech.lp.user.objectives import exact_upper_dot
 from optmech.provenance import Attempt, ConstraintRecord, Repair
 
 __all__ = ["CROSS_CHECK_VARIABLES", "MARGINS", "POLISH_SUPPORT", "solve_local"]
@@ -417,7 +419,7 @@ def solve_local(
     ``vertex`` asks for a simplex vertex (the polish then keeps its support).
 
     With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP
-    ([`NeighbourGraph`][optmech.lp.local.neighbours.NeighbourGraph]: the user LPs with
+    ([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]: the user LPs with
     constraints); ``designer`` names the public function in error messages."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))

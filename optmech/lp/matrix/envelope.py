@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech.exceptions import SolverError
-from optmech.lp.local.rows import Layout, RowFamily
+from optmech.lp.matrix.rows import Layout, RowFamily
 
 __all__ = ["LocalLP", "Objective", "build_local_lp", "envelope_rows", "simplex_rows"]
 
@@ -99,7 +99,7 @@ class LocalLP:
     ----------
     problem : cvxpy.Problem
     z : cvxpy.Variable
-        ``[vec(Q), t, Z]`` ([`Layout`][optmech.lp.local.rows.Layout]).
+        ``[vec(Q), t, Z]`` ([`Layout`][optmech.lp.matrix.rows.Layout]).
     layout : Layout
     families : tuple of RowFamily
         The row families as built (privacy rows first), each with the cvxpy constraint of the
