@@ -248,14 +248,30 @@ def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
     return repaired
 
 
+def _polish_support(problem: _Problem, point: FloatArray) -> np.ndarray:
+    """The outputs the polish keeps: those whose column's largest entry is above
+    `POLISH_SUPPORT` of the point's largest and, under ``Unbiased``, the most used output below
+    the smallest input and above the largest (at a large ε the debiasing outputs carry about
+    ``e^(−ε)`` of the mass, below `POLISH_SUPPORT`, yet no row mean reaches the inputs' ends
+    without them)."""
+    heights = point.max(axis=0)
+    keep = heights > POLISH_SUPPORT * float(heights.max())
+    if problem.means is not None:
+        outputs, inputs = problem.setting.outputs, problem.setting.inputs
+        below, above = np.flatnonzero(outputs < inputs[0]), np.flatnonzero(outputs > inputs[-1])
+        for nearest_first in (below[::-1], above):  # the tallest; among equals, the nearest
+            if nearest_first.size and not np.any(keep[nearest_first]):
+                keep[nearest_first[int(np.argmax(heights[nearest_first]))]] = True
+    return np.flatnonzero(keep)
+
+
 def _polish(
     problem: _Problem, margin: float, point: FloatArray
 ) -> tuple[LocalRepair, SolveInfo] | None:
     """Step 3's polish: a simplex vertex of the LP restricted to the point's support (solved with
     a privacy margin of at least `POLISH_MARGIN`), embedded in the full output grid (``None``
     when it does not help or fails)."""
-    top = float(point.max())
-    support = np.flatnonzero(point.max(axis=0) > POLISH_SUPPORT * top)
+    support = _polish_support(problem, point)
     if problem.custom or support.size in (0, problem.setting.num_outputs):
         return None
     sub = problem.restricted(support)
