@@ -7,12 +7,16 @@ A public name that is renamed or moved stays importable under its old name; usin
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["moved_module", "warn_deprecated"]
+__all__ = ["moved_module", "renamed_keyword", "warn_deprecated"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
@@ -61,3 +65,37 @@ def moved_module(old: str, new: ModuleType, names: Iterable[str]) -> Callable[[s
         return getattr(new, name)
 
     return __getattr__
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A decorator: the keyword ``old`` of the decorated function still works, warns, and is
+    passed on as ``new`` (given both, a TypeError names them).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_keyword("loss", "cost")
+    ... def f(cost):
+    ...     return cost
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     f(loss=2), caught[0].category.__name__
+    (2, 'DeprecationWarning')
+    """
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(
+                        f"{function.__name__}() got both `{new}` and its deprecated name "
+                        f"`{old}`; pass `{new}` only."
+                    )
+                warn_deprecated(f"`{function.__name__}({old}=...)`", f"`{new}=...`")
+                kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
