@@ -42,6 +42,7 @@ from optmech.cli._output import (
     fmt,
     print_mechanism,
     print_table,
+    print_wrapped,
     result_json,
     save_plot_then_json,
 )
@@ -308,7 +309,8 @@ def _print(out: dict[str, Any], result: Any) -> None:
         rows.append(("RR-on-Bins value (real outputs)", rr["value"]))
         rows.append(("RR-on-Bins outputs", ", ".join(fmt(v, 5) for v in rr["outputs"])))
     print_table(("quantity", "value"), rows)
-    print(f"\ngrid: {out['grid']}")
+    print()
+    print_wrapped(f"grid: {out['grid']}", indent="  ")
     mech = result.mechanism
     used = mech.max(axis=0) > 0
     print_mechanism(
