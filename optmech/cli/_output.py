@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import sys
 import textwrap
@@ -68,8 +69,11 @@ _NARROWEST = 12
 
 
 def output_width(stream: TextIO | None = None) -> int:
-    """The width printed text must fit: the terminal's when ``stream`` (standard output by
-    default) is one, else `PIPE_WIDTH`."""
+    """The width printed text must fit: ``COLUMNS`` when set, else the terminal's when
+    ``stream`` (standard output by default) is one, else `PIPE_WIDTH`."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(40, int(columns))
     stream = sys.stdout if stream is None else stream
     try:
         terminal = stream.isatty()
