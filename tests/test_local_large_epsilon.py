@@ -81,3 +81,28 @@ def test_means_on_the_edge_of_a_row_support_are_bracketed() -> None:
     np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=0, atol=1e-15)
     np.testing.assert_allclose(out @ outputs, means, rtol=0, atol=1e-15)
     assert bracket_means(y, np.array([0.0, 1.0, 2.0, 3.0, 4.0]), means) is None
+
+
+def test_a_risk_cap_a_hair_above_the_least_worst_risk_is_met_or_refused_by_tolerance() -> None:
+    """``MaxRisk`` at 1e-10 (relative) above the least worst-case risk (the minimax optimum,
+    with ``Unbiased``): either a mechanism whose every row's expected loss, computed here,
+    is within the tolerance of the cap, or an InfeasibleConstraintsError that names the cap
+    and the tolerance; never a solver's or repair's failure."""
+    from optmech.constraints import MaxRisk
+
+    x = np.array([16.0, 17.0, 28.0])
+    prior = np.array([0.6847, 0.0215, 0.2938])
+    grid = np.linspace(x[0] - 36.0, x[-1] + 36.0, 61)
+    worst = optmech.local_mechanism(
+        None, "abs", 8.0, objective="minimax", inputs=x, outputs=grid, constraints=Unbiased()
+    )
+    cap = MaxRisk(worst.value * (1 + 1e-10))
+    try:
+        res = optmech.local_mechanism(
+            prior, "abs", 8.0, inputs=x, outputs=grid, constraints=[Unbiased(), cap]
+        )
+    except optmech.InfeasibleConstraintsError as exc:
+        assert exc.constraints == (cap.name,) and "tolerance 1e-09" in str(exc)
+        return
+    risks = np.sum(res.mechanism * np.abs(grid[None, :] - x[:, None]), axis=1)
+    assert np.all(risks <= cap.bound * (1 + 1e-9))

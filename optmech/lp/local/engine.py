@@ -47,7 +47,7 @@ import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
@@ -341,11 +341,28 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
     """Step 3: the first margin whose repaired (or polished) point keeps every constraint; its
     bound is the largest of the margins' bounds (each is valid for the problem asked)."""
     bounds: list[float] = []
+    caps = [fam.name for fam in problem.families if not fam.equality]
+    failure: Exception | None = None
     for margin in MARGINS:
-        found = _candidate(problem, margin, solver, attempts, bounds)
+        try:
+            found = _candidate(problem, margin, solver, attempts, bounds)
+        except (SolverError, InfeasibleConstraintsError) as exc:
+            if margin == 0.0 or not caps:
+                raise
+            failure = exc  # the bounds tightened by the margin admit nothing
+            break
         if found is not None:
             return found
     names = ", ".join(c.name for c in problem.declared) or "privacy"
+    if caps:
+        raise InfeasibleConstraintsError(
+            f"the LP meets {names} at ε = {problem.epsilon:g}, but no {problem.privacy} "
+            f"mechanism found keeps {' and '.join(caps)} within the tolerance "
+            f"{RESIDUAL_TOL:g} (relative) once certified: the bound lies within about "
+            f"{MARGINS[-1]:g} (relative) of the least any mechanism reaches, where the solver's "
+            f"rounding decides. Relax {' and '.join(caps)} by {MARGINS[-1]:g} relative or more.",
+            constraints=tuple(caps),
+        ) from failure
     raise PrivacyViolationError(
         f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and "
         f"{problem.privacy}, even "
