@@ -34,7 +34,7 @@ from optmech.cli._args import (
     add_output_constraints,
     add_plot,
     add_solver,
-    check_output_path,
+    check_plot_path,
     flagged,
 )
 from optmech.cli._output import (
@@ -152,6 +152,7 @@ def numbers(flag: str, spec: str) -> np.ndarray:
 def _range(spec: str, inputs: np.ndarray, max_memory_gb: float) -> np.ndarray:
     """``--outputs A:B:N``: N points from A to B, their count checked against the memory
     allowed before they are made."""
+    from optmech.exceptions import ProblemTooLargeError
     from optmech.lp.local.setting import check_local_size
 
     parts = spec.split(":")
@@ -172,7 +173,10 @@ def _range(spec: str, inputs: np.ndarray, max_memory_gb: float) -> np.ndarray:
             f"`--outputs` A:B:N: B − A must be a finite float (at most "
             f"{sys.float_info.max:.4g}); got {spec!r}."
         )
-    check_local_size(inputs.size, count, max_memory_gb=max_memory_gb)
+    try:
+        check_local_size(inputs.size, count, max_memory_gb=max_memory_gb)
+    except ProblemTooLargeError as exc:
+        raise ProblemTooLargeError(f"`--outputs` {spec!r}: {exc}") from None
     return np.linspace(low, high, count)
 
 
@@ -234,6 +238,11 @@ def compute(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
 
     objective = objective_of(args)
     inputs = numbers("--inputs", args.inputs)
+    if inputs.size and not math.isfinite(float(inputs.max()) - float(inputs.min())):
+        raise ValueError(
+            f"`--inputs` must span a finite range (at most {sys.float_info.max:.4g}); got "
+            f"{args.inputs!r}."
+        )
     prior = None if objective == "minimax" else _prior(args.prior)
     if prior is not None and not isinstance(prior, str) and prior.size != inputs.size:
         raise ValueError(
@@ -242,6 +251,10 @@ def compute(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.max_risk is not None and not (args.max_risk > 0 and math.isfinite(args.max_risk)):
         raise ValueError(f"`--max-risk` must be in (0, inf); got {args.max_risk!r}.")
     cost = flagged("--cost", args.cost, parse_cost)
+    if args.rr_on_bins:  # its losses, checked before the LP is solved
+        from optmech.mechanisms.rr_on_bins import supported_loss
+
+        supported_loss(cost)
     if inputs.size >= 2:
         outputs = _grid(args, inputs)
     else:  # the library names the labels' count
@@ -327,7 +340,7 @@ def _print(out: dict[str, Any], result: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Solve, print, optionally plot; bad arguments raise ValueError/TypeError (exit 2)."""
-    plot = check_output_path("--plot", args.plot)
+    plot = check_plot_path("--plot", args.plot)
     out, result = compute(args)
     if save_plot_then_json(out, result.plot, plot, args.json):
         return 0
