@@ -660,11 +660,15 @@ def census(
 
 
 def print_census(table: dict[str, dict[str, int]]) -> None:
-    """The census as a table, one row per subcommand and their total."""
+    """The census as a table, one row per subcommand and their total (within 100 columns)."""
     totals = {column: sum(row[column] for row in table.values()) for column in COLUMNS}
-    print(f"{'command':<12}" + "".join(f"{c:>17}" for c in COLUMNS))
+    widths = [max(len(c), 5) for c in COLUMNS]
+    print(f"{'command':<11}" + "".join(f"  {c:>{w}}" for c, w in zip(COLUMNS, widths, strict=True)))
     for name, row in [*table.items(), ("total", totals)]:
-        print(f"{name:<12}" + "".join(f"{row[c]:>17}" for c in COLUMNS))
+        print(
+            f"{name:<11}"
+            + "".join(f"  {row[c]:>{w}}" for c, w in zip(COLUMNS, widths, strict=True))
+        )
 
 
 if __name__ == "__main__":  # python tests/_cli_fuzz.py [--subprocess] [--good]
