@@ -487,6 +487,29 @@ def _regressions(tmp: Path) -> list[Case]:
     ]
 
 
+def _beyond_the_floats() -> list[Case]:
+    """Numbers beyond the floats (``1e309`` reads as inf) and negative values written without
+    ``=``, for the options of the other commands: refused by the option's name."""
+    design = ["design", "--privacy", "eps=1", "--resolution", "4", "--periods", "2"]
+    user = ["user", "--n", "3", "--epsilon", "1"]
+    return [
+        Case(["staircase", "--epsilon", "1e309"], "--epsilon"),
+        Case(["staircase", "--epsilon", "1", "--sensitivity", "1e309"], "--sensitivity"),
+        Case(["staircase", "--epsilon", "1", "--sensitivity", "-1e-3"], "--sensitivity"),
+        Case([*design, "--sensitivity", "1e309"], "--sensitivity"),
+        Case([*design, "--max-memory-gb", "1e309"], "--max-memory-gb"),
+        Case([*design, "--tail", "1e309,0.2"], "--tail"),
+        Case([*design, "--tail", "1,-0.2"], "--tail"),
+        Case([*design, "--resolution", "-4"], "--resolution"),
+        Case(["design", "--privacy", "eps=1e309"], "--privacy"),
+        Case(["user", "--n", "3", "--epsilon", "1e309"], "--epsilon"),
+        Case(["user", "--n", "-3", "--epsilon", "1"], "--n"),
+        Case([*user, "--max-risk", "1e309"], "--max-risk"),
+        Case([*user, "--max-risk", "-1"], "--max-risk"),
+        Case(["experiment", "gamma-star", "--quick", "--seed", "-3"], "--seed"),
+    ]
+
+
 def _damaged_store(tmp: Path) -> list[str]:
     """``SPEC --store FILE`` with FILE a real sweep store whose results page is overwritten
     (its bytes are kept beside it, ``FILE.bytes``, to show the refusal leaves it untouched)."""
@@ -554,6 +577,7 @@ def bad_invocations(tmp: Path) -> list[Case]:
         *_sweep(folders["sweep"]),
         *_experiment(folders["experiment"]),
         *_regressions(folders["regressions"]),
+        *_beyond_the_floats(),
     ]
 
 
