@@ -117,9 +117,10 @@ def fit_table(headers: Sequence[str], cells: list[list[str]], width: int) -> lis
     """The lines of an aligned table of ``cells`` under ``headers``, at most ``width`` wide.
 
     A table that is too wide has its widest column wrapped onto continuation lines when the
-    other columns leave it at least 12 characters; otherwise (a matrix of numbers) it is cut
-    into blocks of columns, each repeating the first column, one under the other. Whatever
-    still does not fit is cut with an ellipsis (``--json`` carries the full values).
+    other columns leave it at least 12 characters (a single word longer than that, such as a
+    path, is kept whole on its line); otherwise (a matrix of numbers) it is cut into blocks of
+    columns, each repeating the first column, one under the other. Whatever still does not fit
+    is cut with an ellipsis (``--json`` carries the full values).
     """
     lines = _table_lines(headers, cells)
     if max(map(len, lines)) <= width or not cells:
@@ -131,11 +132,13 @@ def fit_table(headers: Sequence[str], cells: list[list[str]], width: int) -> lis
     if room >= max(_NARROWEST, len(headers[widest])):
         wrapped: list[list[str]] = []
         for row in cells:
-            parts = textwrap.wrap(row[widest], room, break_on_hyphens=False) or [""]
+            parts = textwrap.wrap(
+                row[widest], room, break_long_words=False, break_on_hyphens=False
+            ) or [""]
             wrapped.append([*row[:widest], parts[0], *row[widest + 1 :]])
             for part in parts[1:]:
                 wrapped.append([*([""] * widest), part, *([""] * (count - widest - 1))])
-        return [_clipped(line, width) for line in _table_lines(headers, wrapped)]
+        return _table_lines(headers, wrapped)  # a word longer than the room (a path) is whole
     if count > 2:
         blocks: list[str] = []
         first, k = widths[0], 1

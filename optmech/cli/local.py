@@ -22,7 +22,7 @@ import argparse
 import math
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -199,10 +199,12 @@ def _grid(args: argparse.Namespace, inputs: np.ndarray) -> np.ndarray:
     return numbers("--outputs", spec)
 
 
-def objective_of(args: argparse.Namespace) -> str:
+def objective_of(args: argparse.Namespace) -> Literal["bayesian", "minimax"]:
     """The objective the options ask for; a flag that cannot apply is a ValueError naming it
     (never ignored)."""
-    objective = args.objective or ("minimax" if args.minimax else "bayesian")
+    objective: Literal["bayesian", "minimax"] = args.objective or (
+        "minimax" if args.minimax else "bayesian"
+    )
     if args.minimax and objective != "minimax":
         raise ValueError(f"`--minimax` contradicts `--objective {objective}`; give one of them.")
     if objective == "minimax":
@@ -295,6 +297,7 @@ def compute(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         "rr_on_bins": None,
     }
     if args.rr_on_bins:
+        assert prior is not None  # --rr-on-bins is refused under minimax
         weights = np.ones(inputs.size) if isinstance(prior, str) else prior / prior.max()
         rr = rr_on_bins(weights / weights.sum(), cost, args.epsilon, inputs=inputs)
         extras["rr_on_bins"] = {
