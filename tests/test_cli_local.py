@@ -90,3 +90,21 @@ def test_errors_exit_cleanly(
     assert main(["local", *argv]) == code
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_an_error_about_default_outputs_says_they_were_the_default(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error naming the outputs when --outputs was not given says the default was used
+    (never blames a flag that was not given)."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise ValueError("`outputs` must be wider; got [0, 5].")
+
+    monkeypatch.setattr(optmech, "local_mechanism", refuse)
+    assert main(["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--unbiased"]) == 2
+    err = capsys.readouterr().err
+    assert "--outputs was not given: its default" in err and len(err.strip().splitlines()) == 1
+    argv = ["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--outputs", "0,5"]
+    assert main(argv) == 2
+    assert "not given" not in capsys.readouterr().err

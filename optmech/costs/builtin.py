@@ -107,10 +107,10 @@ class _PowerLike(Cost):
         return k0
 
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
-        """The binomial closed form ([`_periodic_sum_binomial`][_periodic_sum_binomial]), or,
+        """The binomial closed form (``_periodic_sum_binomial``), or,
         where its terms overflow though the sum does not (a huge exponent against a tiny
         ratio), the sum of the terms in log space
-        ([`_periodic_sum_logspace`][_periodic_sum_logspace])."""
+        (``_periodic_sum_logspace``)."""
         try:
             out = self._periodic_sum_binomial(x, period, ratio)
         except OverflowError:
