@@ -1,4 +1,5 @@
-"""Unbiased local randomizers at every ε the designer accepts, up to its largest (50).
+"""Unbiased local randomizers at every ε the designer accepts, up to its largest (50), and caps
+at the least value they can take (the edges of the constrained LPs' repair).
 
 At a large ε the debiasing outputs carry about ``e^(−ε)`` of the mass, below any solver's
 tolerance; the repair must still return a mechanism that is exactly what it claims. Independent
@@ -105,4 +106,28 @@ def test_a_risk_cap_a_hair_above_the_least_worst_risk_is_met_or_refused_by_toler
         assert exc.constraints == (cap.name,) and "tolerance 1e-09" in str(exc)
         return
     risks = np.sum(res.mechanism * np.abs(grid[None, :] - x[:, None]), axis=1)
+    assert np.all(risks <= cap.bound * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("above", [1e-10, 1e-9])
+def test_a_count_query_cap_at_the_least_worst_risk_is_met_or_refused_by_tolerance(
+    above: float,
+) -> None:
+    """The same for a Bayesian user of a count query (the GRS LP with constraints): a cap
+    ``MaxRisk`` at ``above`` (relative) over the lower end of the minimax optimum's certified
+    interval, where the solvers alone fail."""
+    from optmech.constraints import MaxRisk
+
+    prior = np.array([0.1014, 0.0474, 0.1432, 0.6772, 0.0309])
+    prior /= prior.sum()
+    worst = optmech.minimax_mechanism("squared", 8.0, n=4)
+    cap = MaxRisk(worst.lower_bound * (1 + above))
+    try:
+        res = optmech.bayesian_mechanism(prior, "squared", 8.0, constraints=[cap])
+    except optmech.InfeasibleConstraintsError as exc:
+        assert exc.constraints == (cap.name,) and "tolerance 1e-09" in str(exc)
+        return
+    values = np.arange(5.0)
+    outputs = np.asarray(res.outputs, dtype=float)
+    risks = np.sum(res.mechanism * (outputs[None, :] - values[:, None]) ** 2, axis=1)
     assert np.all(risks <= cap.bound * (1 + 1e-9))

@@ -53,7 +53,7 @@ from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
 from optmech.lp.local.bound import custom_rows, local_bound
 from optmech.lp.local.build import LocalLP, Objective, build_local_lp, envelope_rows
-from optmech.lp.local.diagnose import diagnose_infeasible
+from optmech.lp.local.diagnose import diagnose_infeasible, least_slacks
 from optmech.lp.local.neighbours import NeighbourGraph
 from optmech.lp.local.repair import LocalRepair, envelope_closure, repair_local
 from optmech.lp.local.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
@@ -185,7 +185,7 @@ def _solve_once(
     constrained LP is diagnosed ([`diagnose_infeasible`][diagnose_infeasible]) when
     ``diagnose``."""
     build_time = [0.0]
-    eps_lp = problem.epsilon * (1.0 - margin)
+    eps_lp = problem.epsilon * (1.0 - max(margin, 0.0))  # a negative margin loosens caps only
     top = float(np.max(problem.objective.matrix))
 
     def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
@@ -346,21 +346,39 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
     for margin in MARGINS:
         try:
             found = _candidate(problem, margin, solver, attempts, bounds)
-        except (SolverError, InfeasibleConstraintsError) as exc:
+        except InfeasibleConstraintsError as exc:
             if margin == 0.0 or not caps:
                 raise
             failure = exc  # the bounds tightened by the margin admit nothing
+            break
+        except SolverError as exc:
+            if not caps:
+                raise
+            failure = exc
+            if margin == 0.0:  # a cap at its least value, to the solvers' resolution
+                found = _loosened(problem, solver, attempts, bounds)
+                if found is not None:
+                    return found
+                if _least_slack(problem, solver) is None:
+                    raise  # the elastic LP fails too: the solvers' trouble, not the cap's
             break
         if found is not None:
             return found
     names = ", ".join(c.name for c in problem.declared) or "privacy"
     if caps:
+        capped = " and ".join(caps)
+        if isinstance(failure, SolverError) and not bounds:
+            how = (
+                f"every solver failed on the LP, with {capped} as given and loosened by "
+                f"{0.5 * RESIDUAL_TOL:g} (relative)"
+            )
+        else:
+            how = "the LP meets them, but no repair of its point keeps them once certified"
         raise InfeasibleConstraintsError(
-            f"the LP meets {names} at ε = {problem.epsilon:g}, but no {problem.privacy} "
-            f"mechanism found keeps {' and '.join(caps)} within the tolerance "
-            f"{RESIDUAL_TOL:g} (relative) once certified: the bound lies within about "
-            f"{MARGINS[-1]:g} (relative) of the least any mechanism reaches, where the solver's "
-            f"rounding decides. Relax {' and '.join(caps)} by {MARGINS[-1]:g} relative or more.",
+            f"no {problem.privacy} mechanism (ε = {problem.epsilon:g}) was found that keeps "
+            f"{names} within the tolerance {RESIDUAL_TOL:g} (relative): {how}. The bound of "
+            f"{capped} lies below, or within about {MARGINS[-1]:g} (relative) of, the least "
+            f"value any mechanism reaches. Relax {capped} by {MARGINS[-1]:g} relative or more.",
             constraints=tuple(caps),
         ) from failure
     raise PrivacyViolationError(
@@ -368,6 +386,37 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
         f"{problem.privacy}, even "
         f"after re-solving with a margin of {MARGINS[-1]:g}; try solver=... or a coarser grid."
     )
+
+
+def _least_slack(problem: _Problem, solver: str | None) -> float | None:
+    """The least relative amount by which the caller's constraints must give way over private
+    mechanisms (the elastic LP of [`optmech.lp.local.diagnose`][optmech.lp.local.diagnose]);
+    None when no solver solves that either."""
+    try:
+        slacks = least_slacks(
+            problem.layout,
+            problem.epsilon,
+            list(problem.families),
+            solver,
+            problem.privacy_rows,
+        )
+    except SolverError:
+        return None
+    return max(slacks, default=0.0)
+
+
+def _loosened(
+    problem: _Problem, solver: str | None, attempts: list[Attempt], bounds: list[float]
+) -> _Candidate | None:
+    """The caps loosened by half the tolerance `RESIDUAL_TOL` (privacy untouched): a cap
+    within the solvers' resolution of the least value any mechanism reaches leaves an LP on
+    the edge of feasibility, on which the solvers fail; the loosened LP is not, and its
+    repaired point, checked against the caps as asked, meets them within the tolerance (or
+    is not kept). Its Lagrangian bound is that of the problem asked, as every bound here."""
+    try:
+        return _candidate(problem, -0.5 * RESIDUAL_TOL, solver, attempts, bounds)
+    except (SolverError, InfeasibleConstraintsError):
+        return None
 
 
 def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:
