@@ -11,12 +11,11 @@ import functools
 import warnings
 from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["moved_module", "renamed_keyword", "warn_deprecated"]
 
-P = ParamSpec("P")
-R = TypeVar("R")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
@@ -67,9 +66,9 @@ def moved_module(old: str, new: ModuleType, names: Iterable[str]) -> Callable[[s
     return __getattr__
 
 
-def renamed_keyword(old: str, new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """A decorator: the keyword ``old`` of the decorated function still works, warns, and is
-    passed on as ``new`` (given both, a TypeError names them).
+def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
+    """Decorator: the function's keyword ``new`` may still be passed as ``old``, with a
+    `DeprecationWarning` (positional use is unchanged); both at once is a `TypeError`.
 
     Examples
     --------
@@ -79,23 +78,23 @@ def renamed_keyword(old: str, new: str) -> Callable[[Callable[P, R]], Callable[P
     ...     return cost
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     f(loss=2), caught[0].category.__name__
-    (2, 'DeprecationWarning')
+    ...     f(loss="abs"), caught[0].category.__name__
+    ('abs', 'DeprecationWarning')
     """
 
-    def decorate(function: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(function)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+    def decorate(func: _F) -> _F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             if old in kwargs:
+                name = func.__name__
                 if new in kwargs:
                     raise TypeError(
-                        f"{function.__name__}() got both `{new}` and its deprecated name "
-                        f"`{old}`; pass `{new}` only."
+                        f"{name}() got `{new}` and its deprecated name `{old}`; pass `{new}` only."
                     )
-                warn_deprecated(f"`{function.__name__}({old}=...)`", f"`{new}=...`")
+                warn_deprecated(f"`{name}({old}=...)`", f"`{name}({new}=...)`")
                 kwargs[new] = kwargs.pop(old)
-            return function(*args, **kwargs)
+            return func(*args, **kwargs)
 
-        return wrapper
+        return wrapper  # type: ignore[return-value]
 
     return decorate

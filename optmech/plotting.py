@@ -115,27 +115,52 @@ def plot_noise(
     return ax
 
 
+#: Most ticks on a heat map's axis (evenly spaced indices, labelled with their values).
+_MAX_TICKS = 12
+
+
+def _tick_label(value: Any) -> str:
+    """A row's or column's value as a tick label: whole numbers without a point, other numbers
+    at four significant digits, anything else (a vector input) as ``str``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(np.asarray(value).tolist()) if not isinstance(value, str) else value
+    return str(int(number)) if number.is_integer() else f"{number:.4g}"
+
+
+def _value_ticks(setter: Any, labels: Sequence[Any] | None, size: int) -> None:
+    """At most `_MAX_TICKS` ticks on whole indices (the cells' centres, never ``−0.5``),
+    labelled with the values ``labels`` (the indices when None)."""
+    positions = np.unique(np.linspace(0, size - 1, min(size, _MAX_TICKS)).round().astype(int))
+    names = [_tick_label(labels[i] if labels is not None else i) for i in positions]
+    setter(positions.tolist(), names)
+
+
 def plot_mechanism(
     mechanism: Any,
     ax: Any = None,
     *,
-    inputs: Sequence[Any] | None = None,
-    outputs: Sequence[Any] | None = None,
+    inputs: Any = None,
+    outputs: Any = None,
     title: str | None = None,
+    input_label: str = "input",
+    output_label: str = "output",
 ) -> Any:
-    """Heat map of a mechanism matrix ``M[i, r] = P(output r | input i)`` (rows: inputs)."""
+    """Heat map of a mechanism matrix ``M[i, r] = P(output r | input i)`` (rows: inputs).
+
+    Ticks sit on whole cells (at most twelve per axis) and are labelled with the ``inputs``
+    and ``outputs`` values (the row and column indices when None); the title names the model.
+    Returns the Axes.
+    """
     ax = _axes(ax)
     m = np.asarray(mechanism, dtype=np.float64)
     image = ax.imshow(m, aspect="auto", cmap="viridis", interpolation="nearest")
     ax.figure.colorbar(image, ax=ax, label="P(output | input)")
-    ax.set_xlabel("output")
-    ax.set_ylabel("input")
-    for setter, labels, size in (
-        (ax.set_xticks, outputs, m.shape[1]),
-        (ax.set_yticks, inputs, m.shape[0]),
-    ):
-        if labels is not None and size <= 30:
-            setter(range(size), [str(v) for v in labels])
+    ax.set_xlabel(output_label)
+    ax.set_ylabel(input_label)
+    _value_ticks(ax.set_xticks, None if outputs is None else list(outputs), m.shape[1])
+    _value_ticks(ax.set_yticks, None if inputs is None else list(inputs), m.shape[0])
     if title:
         ax.set_title(title)
     return ax

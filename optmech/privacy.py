@@ -31,7 +31,7 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -122,6 +122,10 @@ class ApproxDP:
 
     def __str__(self) -> str:
         return f"({self.epsilon:g}, {self.delta:g})-DP"
+
+
+#: What a guarantee accepts where it stores a tuple of reals.
+_Reals = Sequence[float] | npt.NDArray[np.floating[Any]] | npt.NDArray[np.integer[Any]]
 
 
 def _orders_or_values(
@@ -250,6 +254,10 @@ class RenyiDP:
 
     alpha: float | tuple[float, ...]
     epsilon: float | tuple[float, ...]
+
+    if TYPE_CHECKING:  # any sequence (or 1-D array) is accepted, and stored as a tuple
+
+        def __init__(self, alpha: float | _Reals, epsilon: float | _Reals) -> None: ...
 
     def __post_init__(self) -> None:
         alpha = _orders_or_values("alpha", self.alpha, low=1.0, low_open=True)
@@ -405,6 +413,10 @@ class PrivacyProfile:
 
     epsilons: tuple[float, ...]
     deltas: tuple[float, ...]
+
+    if TYPE_CHECKING:  # a real, any sequence (or 1-D array) is accepted, and stored as a tuple
+
+        def __init__(self, epsilons: float | _Reals, deltas: float | _Reals) -> None: ...
 
     def __post_init__(self) -> None:
         eps = _as_tuple(_orders_or_values("epsilons", self.epsilons, low=0.0, low_open=False))

@@ -6,14 +6,16 @@ query-dependent noise, a common mechanism) holds one frozen [`Provenance`][Prove
 failed attempt is retried with rescaled data or another solver, see
 [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]), the largest constraint violation
 of the solver's point before and of the returned point after the privacy repair, the repair itself
-([`Repair`][Repair]), and the certified interval ``[lower_bound, value]`` that contains the LP's
+([`Repair`][Repair]), and the optimality interval ``[lower_bound, value]`` that contains the LP's
 optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded up),
 ``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the interval
 holds whatever the solver's tolerances were.
 
-A result is *certified* when that interval is at most `Provenance.accuracy` wide
+A result is *within accuracy* when that interval is at most `Provenance.accuracy` wide
 (relative to the value); only then is a solver's "inaccurate" status harmless, and only
-otherwise does optmech warn ([`warn_if_uncertified`][warn_if_uncertified]).
+otherwise does optmech warn ([`warn_if_uncertified`][warn_if_uncertified]). The word
+"certified" is kept for privacy (a certified ε, δ, ρ or μ); the interval's width is
+``within_accuracy`` (``Provenance.certified`` is its deprecated name).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ __all__ = [
     "warn_if_uncertified",
 ]
 
-#: Default requested accuracy: the certified interval ``[lower_bound, value]`` may be this wide
+#: Default requested accuracy: the optimality interval ``[lower_bound, value]`` may be this wide
 #: relative to ``|value|`` (or absolutely, when the value is below 1) before optmech warns.
 DEFAULT_ACCURACY = 1e-6
 
@@ -190,7 +192,8 @@ class Provenance:
         A rigorous lower bound on the LP's optimum (Lagrangian, from the solver's multipliers,
         rounded down); ``-inf`` when the solver gave none.
     accuracy : float
-        The requested relative accuracy of the interval (see [`certified`][certified]).
+        The requested relative accuracy of the interval (see
+        [`within_accuracy`][within_accuracy]).
     violation_before : float
         Largest constraint violation of the solver's raw point (absolute, the LP's units).
     violation_after : float
@@ -250,21 +253,33 @@ class Provenance:
         return self.gap / max(abs(self.value), 1.0)
 
     @property
-    def certified(self) -> bool:
-        """Whether the certified interval is at most `accuracy` wide (relative)."""
+    def within_accuracy(self) -> bool:
+        """Whether the optimality interval ``[lower_bound, value]`` is at most `accuracy` wide
+        (relative): the value is as close to the optimum as asked. It says nothing about
+        privacy, which is certified whatever the interval's width."""
         return bool(self.relative_gap <= self.accuracy)
+
+    @property
+    def certified(self) -> bool:
+        """Deprecated name of [`within_accuracy`][within_accuracy] (the word "certified" is
+        kept for privacy)."""
+        warn_deprecated("`Provenance.certified`", "`Provenance.within_accuracy`")
+        return self.within_accuracy
 
     def replace(self, **changes: Any) -> Provenance:
         """A copy with some fields changed (`dataclasses.replace`)."""
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON (enums as strings, non-finite floats as strings)."""
+        """Plain dict for JSON (enums as strings, non-finite floats as strings), with ``gap``
+        and ``within_accuracy``; the key ``certified`` repeats ``within_accuracy`` under its
+        deprecated name, for readers of earlier versions' JSON."""
         out = asdict(self)
         out["repair"]["kind"] = str(self.repair.kind)
         out["options"] = {k: repr(v) for k, v in self.options.items()}
         out["gap"] = self.gap
-        out["certified"] = self.certified
+        out["within_accuracy"] = self.within_accuracy
+        out["certified"] = self.within_accuracy
         for row in out["rounds"]:
             if not math.isfinite(row["certified"]):
                 row["certified"] = str(row["certified"])
@@ -274,13 +289,17 @@ class Provenance:
         return out
 
     def _repr_html_(self) -> str:
-        from optmech._display import html_summary
+        from optmech._display import html_summary, interval, short, yes_no
 
         return html_summary(
             "Provenance",
             [
-                ("certified interval", f"[{self.lower_bound:.10g}, {self.value:.10g}]"),
+                ("optimality interval", interval(self.lower_bound, self.value)),
                 ("gap", self.gap),
+                (
+                    "interval within accuracy",
+                    f"{yes_no(self.within_accuracy)} (asked {short(self.accuracy)})",
+                ),
                 ("solver, status", f"{self.solver}, {self.status}"),
                 ("attempts", " → ".join(str(a) for a in self.attempts) or "none"),
                 ("repair", f"{self.repair.kind} (cost {self.repair.cost:.3g})"),
@@ -296,15 +315,15 @@ class Provenance:
         """One line: solver, status, interval and repair."""
         tried = " -> ".join(str(a) for a in self.attempts[:-1])
         return (
-            f"{self.solver} {self.status}; optimum in [{self.lower_bound:.10g}, "
-            f"{self.value:.10g}] (gap {self.gap:.3g}); repair {self.repair.kind}"
+            f"{self.solver} {self.status}; optimum in [{self.lower_bound:.6g}, "
+            f"{self.value:.6g}] (gap {self.gap:.3g}); repair {self.repair.kind}"
             + (f" (cost {self.repair.cost:.3g})" if self.repair.kind != RepairKind.NONE else "")
             + (f"; after {tried}" if tried else "")
         )
 
 
 class ProvenanceBounds:
-    """The certified interval of ``self.provenance`` as read-only attributes (a mixin)."""
+    """The optimality interval of ``self.provenance`` as read-only attributes (a mixin)."""
 
     provenance: Provenance
 
@@ -315,16 +334,25 @@ class ProvenanceBounds:
         return self.provenance.lower_bound
 
     @property
-    def optimality_gap(self) -> float:
+    def gap(self) -> float:
         """``value − lower_bound``: how far, at most, `value` is above the optimum."""
+        return self.provenance.gap
+
+    @property
+    def optimality_gap(self) -> float:
+        """Deprecated name of [`gap`][gap]."""
+        warn_deprecated(f"`{type(self).__name__}.optimality_gap`", "`.gap`")
         return self.provenance.gap
 
     def _summary_rows(self) -> list[tuple[str, object]]:
         """Rows of the notebook summary (``_repr_html_``); results add their own."""
+        from optmech._display import interval
+
         prov = self.provenance
         return [
-            ("value (upper bound)", prov.value),
-            ("lower bound", prov.lower_bound),
+            ("value", prov.value),
+            ("optimality interval", interval(prov.lower_bound, prov.value)),
+            ("gap", prov.gap),
             ("solver, status", f"{prov.solver}, {prov.status}"),
             ("repair", f"{prov.repair.kind} (cost {prov.repair.cost:.3g})"),
         ]
@@ -338,7 +366,7 @@ class ProvenanceBounds:
 class ProvenanceFields(ProvenanceBounds):
     """The flat attributes of an LP-backed result, read-only views of ``self.provenance``.
 
-    The one mixin behind ``value``, ``lower_bound``, ``optimality_gap``, ``repair``, ``solver``,
+    The one mixin behind ``value``, ``lower_bound``, ``gap``, ``repair``, ``solver``,
     ``status``, the timings and sizes, ``max_violation`` and ``repair_cost`` of every LP result
     ([`optmech.results.LPResult`][optmech.results.LPResult]) and of the design records.
     """
@@ -419,10 +447,10 @@ def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
     ``[lower_bound, value]`` is certified independently of the solver, and when it is within
     the requested accuracy the result is as good as asked for.
     """
-    if provenance.certified:
+    if provenance.within_accuracy:
         return
     warnings.warn(
-        f"the certified interval [{provenance.lower_bound:.10g}, {provenance.value:.10g}] is "
+        f"the optimality interval [{provenance.lower_bound:.10g}, {provenance.value:.10g}] is "
         f"wider than the requested accuracy {provenance.accuracy:g} (relative gap "
         f"{provenance.relative_gap:.3g}; solver {provenance.solver}, status "
         f"{provenance.status}): the value is an upper bound on the optimum, but may be above "

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -147,6 +148,10 @@ class MutualInformation(Utility):
 
     prior: FloatArray = field(repr=False)
 
+    if TYPE_CHECKING:  # any array_like is accepted, and stored as a float array
+
+        def __init__(self, prior: npt.ArrayLike) -> None: ...
+
     def __post_init__(self) -> None:
         p = check_prior(self.prior)
         if p.size < 2:
@@ -193,6 +198,10 @@ class KLDivergence(Utility):
 
     p0: FloatArray = field(repr=False)
     p1: FloatArray = field(repr=False)
+
+    if TYPE_CHECKING:  # any array_like is accepted, and stored as a float array
+
+        def __init__(self, p0: npt.ArrayLike, p1: npt.ArrayLike) -> None: ...
 
     def __post_init__(self) -> None:
         p0 = check_prior(self.p0)

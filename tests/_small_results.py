@@ -87,3 +87,29 @@ def assert_draws_on_the_axes_given(result: Any) -> None:
         assert ax.has_data() or ax.images
     finally:
         plt.close(fig)
+
+
+def lattice_design() -> Any:
+    """(1, 10⁻³) noise on ℤ, Δ = 2, ten periods."""
+    return optmech.design_noise(
+        ApproxDP(1.0, 1e-3), sensitivity=2, cost="abs", integer=True, periods=10
+    )
+
+
+def zcdp_design() -> Any:
+    """ρ = 0.5 zCDP noise on a coarse grid (a guarantee beyond (ε, δ))."""
+    return optmech.design_noise(optmech.ZCDP(0.5), sensitivity=1.0, cost="abs", resolution=4)
+
+
+def rr_on_bins() -> Any:
+    """RR-on-Bins for the squared loss, five labels 0..4, ε = 1."""
+    return optmech.rr_on_bins(
+        np.array([0.1, 0.2, 0.4, 0.2, 0.1]), "squared", 1.0, inputs=np.arange(5.0)
+    )
+
+
+def extremal() -> Any:
+    """The extremal mechanism for the mutual information of a prior on three inputs, ε = 1."""
+    from optmech.utilities import MutualInformation
+
+    return optmech.extremal_mechanism(MutualInformation(np.array([0.5, 0.3, 0.2])), 1.0)

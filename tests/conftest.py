@@ -54,6 +54,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "tests/test_costs_norm.py::test_quadrature_agrees_with_the_closed_forms",
     "tests/test_costs_norm.py::test_quadrature_error_estimate_bounds_the_error_in_2d",
     "tests/test_docs.py::test_code_blocks_run[README.md]",
+    "tests/test_docs.py::test_home_and_theory_code_blocks_run",
     "tests/test_exact_samplers.py::test_discrete_staircase_family",
     "tests/test_exact_samplers.py::test_geometric_ratio_against_its_pmf",
     "tests/test_experiments.py::test_cli",

@@ -87,4 +87,4 @@ def test_lp_optimum_is_the_same_with_pairs_and_runs(norm: str) -> None:
     b = optmech.design_noise(optmech.PureDP(1.0), sensitivity=1.0, cost="l1", window="runs", **kw)
     assert a.record.window == "pairs" and b.record.window == "runs"
     assert b.lower_bound <= a.value and a.lower_bound <= b.value
-    assert abs(a.value - b.value) <= max(a.optimality_gap, b.optimality_gap)
+    assert abs(a.value - b.value) <= max(a.gap, b.gap)

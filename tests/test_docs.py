@@ -64,6 +64,27 @@ def test_no_remote_assets(site: Path) -> None:
     assert "http" not in re.sub(r"/\*.*?\*/", "", css, flags=re.S)
 
 
+def test_every_example_of_the_gallery_ran_and_drew(site: Path) -> None:
+    """Each script of docs/examples was executed by the build (a failing one fails it) and
+    its page shows the figure it drew."""
+    scripts = sorted((ROOT / "docs" / "examples").glob("plot_*.py"))
+    assert len(scripts) >= 10
+    for script in scripts:
+        page = (site / "generated" / "gallery" / script.stem / "index.html").read_text("utf-8")
+        assert f"mkd_glr_{script.stem}_001.png" in page, script.name
+
+
+def test_home_and_theory_pages_show_a_figure(site: Path) -> None:
+    """The home page and every theory page show at least one figure, and each figure they
+    show is in the site."""
+    for page in ["index.html", *(f"{p}/index.html" for p in THEORY_PAGES)]:
+        text = (site / page).read_text(encoding="utf-8")
+        sources = re.findall(r'<img[^>]*\bsrc="([^"]+)"', text)
+        assert sources, page
+        for source in sources:
+            assert ((site / page).parent / source).resolve().is_file(), (page, source)
+
+
 #: Every page of the theory section, found on disk: a page added there is checked without a
 #: change here.
 THEORY_PAGES = sorted(f"theory/{page.stem}" for page in (ROOT / "docs" / "theory").glob("*.md"))
@@ -266,6 +287,26 @@ def test_code_blocks_run(page: str) -> None:
     namespace: dict[str, object] = {}
     for block in blocks:  # blocks of a page share one namespace, as a reader's session would
         exec(compile(block, page, "exec"), namespace)
+
+
+#: The pages whose code reproduces their claims: the home page and every theory page.
+CLAIM_PAGES = ["docs/index.md", *(f"docs/{page}.md" for page in THEORY_PAGES)]
+
+
+@pytest.mark.parametrize("page", CLAIM_PAGES)
+def test_home_and_theory_code_blocks_run(page: str) -> None:
+    """Each theory page and the home page has code that runs (its asserts are the page's
+    claims, checked against closed forms)."""
+    import matplotlib.pyplot as plt
+
+    blocks = _python_blocks(ROOT / page)
+    assert blocks, f"{page} has no python blocks"
+    namespace: dict[str, object] = {}
+    try:
+        for block in blocks:
+            exec(compile(block, page, "exec"), namespace)
+    finally:
+        plt.close("all")
 
 
 def test_every_command_is_documented() -> None:

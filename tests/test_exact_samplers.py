@@ -135,9 +135,9 @@ def test_user_mechanism_sample_follows_its_row() -> None:
     """Releases for input i follow row i of the certified mechanism (chi-square, ALPHA)."""
     user = optmech.bayesian_mechanism(np.full(8, 1 / 8), "abs", 0.7)
     for i in (0, 3):
-        draws = user.sample(i, DRAWS, rng=random.Random(10 + i))
+        draws = user.rvs(i, DRAWS, rng=random.Random(10 + i))
         assert draws.dtype == np.int64
         assert _chi_square_ok(draws, np.arange(8), user.mechanism[i])
-    assert isinstance(user.sample(3, rng=random.Random(0)), int)
+    assert isinstance(user.rvs(3, rng=random.Random(0)), int)
     with pytest.raises(ValueError, match="`true_value` must be one of the inputs"):
-        user.sample(8)
+        user.rvs(8)

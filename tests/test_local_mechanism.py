@@ -228,7 +228,7 @@ def test_result_interface() -> None:
     res = optmech.local_mechanism(p, "squared", eps, inputs=x, outputs=y)
     assert isinstance(res, optmech.UserMechanism)
     assert res.mechanism.shape == (3, 7) and np.array_equal(res.outputs, y)
-    draws = res.sample(x[1], size=50, rng=random.Random(0))
+    draws = res.rvs(x[1], size=50, rng=random.Random(0))
     assert set(np.unique(draws)) <= set(y.tolist())
     assert "LocalMechanism(bayesian" in repr(res)
     assert res.sampled_epsilon() <= eps + 1e-12

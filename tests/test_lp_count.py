@@ -68,7 +68,7 @@ def test_bayesian_lp_equals_geometric_plus_bayes_remap(k: int, lp_solver: str) -
     assert_optimal(res.value, ref)
     # The dual bound is rigorous (never above the optimum) and tight (measured ≤ 4e-8 rel).
     assert res.lower_bound <= ref * (1 + 1e-12)
-    assert res.optimality_gap <= 1e-6 * ref + 1e-12
+    assert res.gap <= 1e-6 * ref + 1e-12
     edges = [(i, i + 1) for i in range(n)]
     assert max_log_ratio(res.mechanism, edges) <= eps * (1 + 1e-9)
     assert res.certified_epsilon <= eps * (1 + 1e-9)

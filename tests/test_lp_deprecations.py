@@ -86,9 +86,11 @@ def test_the_records_grid_string_is_grid_kind(design: optmech.DesignedNoise) -> 
         assert design.record.grid == "uniform"
 
 
-def test_summary_as_a_dict_warns_and_keeps_its_keys(design: optmech.DesignedNoise) -> None:
-    with pytest.deprecated_call(match="to_dict"):
-        old = design.summary()
+def test_summary_is_text_and_the_old_dict_is_the_records(design: optmech.DesignedNoise) -> None:
+    """``summary()`` is text, as on every result (its dict, deprecated for a release, is the
+    record's ``flat_dict()`` with the same keys)."""
+    assert isinstance(design.summary(), str)
+    old = design.record.flat_dict()
     assert old["grid"] == "uniform" and old["repair"] == str(design.repair.kind)
     assert old["status"] == design.provenance.status and old["value"] == design.value
 

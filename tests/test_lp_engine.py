@@ -82,7 +82,7 @@ def test_relative_width_is_relative_even_below_one() -> None:
     """A value of 1e-9 with the trivial bound 0 passes the provenance's absolute rule (the gap
     measured against 1 below 1) but is 100% wide relative to itself."""
     prov = Provenance("HIGHS", "optimal", (), value=1e-9, lower_bound=0.0, accuracy=1e-6)
-    assert prov.certified
+    assert prov.within_accuracy
     assert relatively_wide(1e-9, 0.0, 1e-6)
     assert not relatively_wide(1e-9, 1e-9 * (1 - 1e-7), 1e-6)
     assert not relatively_wide(0.0, -1.0, 1e-6)  # a zero value: nothing left to gain

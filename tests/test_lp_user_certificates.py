@@ -95,7 +95,7 @@ def test_interval_contains_the_exact_optimum(
     res = bayesian_mechanism(p, loss, eps, solver=lp_solver, method="full")
     assert res.lower_bound <= opt_hi
     assert res.value >= opt_lo
-    assert res.provenance.certified
+    assert res.provenance.within_accuracy
     assert res.certified_epsilon <= eps
     assert res.symmetry_reduced == (seed is None)
 
@@ -121,7 +121,7 @@ def test_minimax_interval_contains_the_exact_optimum(lp_solver: str) -> None:
     )
     assert res.value >= avg_lo  # ≥ optimum ≥ the average user's optimum
     assert res.lower_bound <= float(worst_g) * (1 + 2**-50)  # ≤ optimum ≤ G's worst case
-    assert res.provenance.certified
+    assert res.provenance.within_accuracy
     assert res.objective is UserObjective.MINIMAX
 
 
@@ -148,7 +148,7 @@ def test_no_warning_when_the_interval_is_narrow() -> None:
     prov = res.provenance
     assert isinstance(prov, Provenance)
     assert prov.status in ("optimal", "optimal_inaccurate") and prov.status == res.status
-    assert prov.certified and prov.relative_gap <= 1e-6
+    assert prov.within_accuracy and prov.relative_gap <= 1e-6
     ref = g_plus_bayes_remap(np.full(n + 1, 1 / (n + 1)), np.abs(i[:, None] - i[None, :]), 0.5)
     # G + remap in floats is within (n + 1)² ulps of the optimum: 1e-12 relative.
     assert res.lower_bound <= ref * (1 + 1e-12) and res.value >= ref * (1 - 1e-12)
@@ -164,7 +164,7 @@ def test_warns_when_the_interval_is_wider_than_asked() -> None:
         res = bayesian_mechanism(
             np.full(n + 1, 1 / (n + 1)), loss, 0.5, solver="CLARABEL", accuracy=1e-15
         )
-    assert not res.provenance.certified
+    assert not res.provenance.within_accuracy
     assert res.lower_bound <= res.value
 
 

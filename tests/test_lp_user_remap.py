@@ -49,7 +49,7 @@ def test_geometric_minimax_with_entries_down_to_e_minus_90(lp_solver: str) -> No
     for res in (remap, user):
         assert res.lower_bound <= worst * (1 + MARGIN)
         assert res.value >= avg * (1 - MARGIN)
-        assert res.provenance.certified
+        assert res.provenance.within_accuracy
     # Gupte & Sundararajan: equal optima, so the certified intervals intersect.
     assert max(remap.lower_bound, user.lower_bound) <= min(remap.value, user.value)
     assert remap.kind is RemapKind.MINIMAX and remap.assignment is None
@@ -72,7 +72,7 @@ def test_minimax_remap_provenance_and_repr(lp_solver: str) -> None:
     g = geometric_from_theory(12, 0.7)
     res = minimax_remap(g, "squared", [0, 5, 12], solver=lp_solver)
     assert res.solver in (lp_solver, "none")
-    assert res.provenance.attempts and res.provenance.certified
+    assert res.provenance.attempts and res.provenance.within_accuracy
     text = repr(res)
     assert text.startswith("RemapResult(minimax, 13x13, value=") and "[[" not in text
 

@@ -141,7 +141,7 @@ def test_the_dependent_noise_draws_one_line_per_phase() -> None:
 def test_the_provenance_summarises_itself() -> None:
     prov = RESULTS["bayesian user"]().provenance
     html = prov._repr_html_()
-    assert "certified interval" in html and "<table" in html
+    assert "optimality interval" in html and "<table" in html
 
 
 def test_a_staircase_in_the_plane_is_drawn_as_its_steps() -> None:

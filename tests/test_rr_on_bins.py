@@ -90,7 +90,7 @@ def test_result_is_a_certified_randomizer_of_the_bins(loss: object) -> None:
     cert = optmech.certify_mechanism(res.mechanism, pairs).epsilon
     assert cert <= eps and res.certified_epsilon == cert
     assert res.expected_loss() == pytest.approx(res.value, rel=1e-11)
-    draws = res.sample(x[0], size=30, rng=random.Random(1))
+    draws = res.rvs(x[0], size=30, rng=random.Random(1))
     assert set(np.unique(draws)) <= set(res.outputs.tolist())
 
 

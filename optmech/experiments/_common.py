@@ -64,6 +64,12 @@ COST_COLORS = {"abs": "tab:blue", "squared": "tab:red"}
 class ExperimentResult:
     """What one experiment run produced.
 
+    Not an optimisation result (no value or optimality interval: see
+    [`optmech.results.Result`][optmech.results.Result]), it shares the protocol's display
+    and dict: ``_repr_html_()`` and [`summary_text`][summary_text] show the same rows (numbers
+    at six significant digits), [`to_dict`][to_dict] is JSON-safe, [`plot`][plot] draws the
+    saved figure. ``summary`` stays the path of ``summary.md``.
+
     Attributes
     ----------
     name : str
@@ -86,6 +92,55 @@ class ExperimentResult:
     headline: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     quick: bool = False
+
+    def _display_rows(self) -> list[tuple[str, Any]]:
+        rows: list[tuple[str, Any]] = [
+            ("experiment", self.name),
+            ("seed, quick", f"{self.seed}, {'yes' if self.quick else 'no'}"),
+            ("folder", str(self.out_dir)),
+        ]
+        return rows + [(str(k), v) for k, v in self.headline.items()]
+
+    def summary_text(self) -> str:
+        """The display as text: the experiment, its seed, folder and headline numbers (six
+        significant digits; ``summary`` is the path of ``summary.md``)."""
+        from optmech._display import text_summary
+
+        return text_summary(type(self).__name__, self._display_rows())
+
+    def _repr_html_(self) -> str:
+        from optmech._display import html_summary
+
+        return html_summary(type(self).__name__, self._display_rows())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: the name, the paths as strings, the headline, seed and quick."""
+        from optmech.results import json_safe
+
+        return {
+            "result": type(self).__name__,
+            "name": self.name,
+            "out_dir": str(self.out_dir),
+            "csv": str(self.csv),
+            "figure": str(self.figure),
+            "summary": str(self.summary),
+            "headline": json_safe(self.headline),
+            "seed": self.seed,
+            "quick": self.quick,
+        }
+
+    def plot(self, ax: Any = None) -> Any:
+        """Draw the saved ``figure.png`` into ``ax`` (a new figure's by default, no ticks);
+        returns the Axes."""
+        import matplotlib.image
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        ax.imshow(matplotlib.image.imread(self.figure))
+        ax.set_axis_off()
+        ax.set_title(self.name)
+        return ax
 
     def to_dataframe(self) -> Any:
         """The run's tidy table, ``results.csv``, as a `pandas.DataFrame` (one row per

@@ -152,12 +152,10 @@ class DependentNoiseResult(LPResult):
         "probabilities",
     )
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        return [
-            ("noise", f"period {self.period}, grid ±{self.half_width}, Δ = {self.sensitivity}"),
-            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
-            *super()._summary_rows(),
-        ]
+    _model = "query-dependent noise"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("noise", f"period {self.period}, grid ±{self.half_width}, Δ = {self.sensitivity}")]
 
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""

@@ -14,7 +14,7 @@ only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, overload
 
 from optmech._validation import check_flag, check_int, check_real
 from optmech.constraints import Constraint, as_constraints
@@ -23,16 +23,25 @@ from optmech.lp.additive.designer import design_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.privacy import Privacy
 from optmech.provenance import DEFAULT_ACCURACY
 
 if TYPE_CHECKING:
-    from optmech.lp.additive.designed import DesignedNoise
+    from optmech.lp.additive.designed import (
+        DesignedGradedNoise,
+        DesignedLatticeNoise,
+        DesignedNoise,
+        DesignedPiecewiseNoise,
+    )
     from optmech.lp.additive2d.designed import DesignedNoise2D
     from optmech.lp.additive2d.spec import AdditiveSpec2D
 
 __all__ = ["DesignOptions", "DesignOptions1D", "DesignOptions2D", "design_noise"]
 
 _log = logging.getLogger(__name__)
+#: The guarantee asked for: the result is a design for it (``certified_rho`` is a float on a
+#: design for ``ZCDP``, ``certified_mu`` on one for ``GaussianDP``).
+_P = TypeVar("_P", bound=Privacy)
 
 #: The keywords of `design_noise` itself (besides the spec's options).
 _OWN = (
@@ -100,15 +109,20 @@ class DesignOptions(TypedDict, total=False):
     max_memory_gb: float
 
 
-class DesignOptions1D(DesignOptions, total=False):
-    """[`DesignOptions`][DesignOptions] and the options of a 1-D design
-    ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec])."""
+class _Options1D(DesignOptions, total=False):
+    """The options of a 1-D design but ``integer`` (which decides the type of the result)."""
 
-    integer: bool
     symmetric: bool
     monotone: bool
     grid: str
     atom: bool | None
+
+
+class DesignOptions1D(_Options1D, total=False):
+    """[`DesignOptions`][DesignOptions] and the options of a 1-D design
+    ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec])."""
+
+    integer: bool
 
 
 class DesignOptions2D(DesignOptions, total=False):
@@ -122,16 +136,37 @@ class DesignOptions2D(DesignOptions, total=False):
 
 @overload
 def design_noise(
-    privacy: Any,
+    privacy: _P,
     *,
     sensitivity: float,
     cost: Any,
     dimension: Literal[1] = ...,
-    **options: Unpack[DesignOptions1D],
-) -> DesignedNoise: ...
+    integer: Literal[True],
+    **options: Unpack[_Options1D],
+) -> DesignedLatticeNoise[_P]: ...
 @overload
 def design_noise(
-    privacy: Any,
+    privacy: _P,
+    *,
+    sensitivity: float,
+    cost: Any,
+    dimension: Literal[1] = ...,
+    integer: Literal[False] = ...,
+    **options: Unpack[_Options1D],
+) -> DesignedPiecewiseNoise[_P] | DesignedGradedNoise[_P]: ...
+@overload
+def design_noise(
+    privacy: _P,
+    *,
+    sensitivity: float,
+    cost: Any,
+    dimension: Literal[1] = ...,
+    integer: bool,
+    **options: Unpack[_Options1D],
+) -> DesignedNoise[_P]: ...
+@overload
+def design_noise(
+    privacy: Privacy,
     *,
     sensitivity: float,
     cost: Any,
@@ -140,8 +175,8 @@ def design_noise(
 ) -> DesignedNoise2D: ...
 @overload
 def design_noise(
-    privacy: Any, *, sensitivity: float, cost: Any, dimension: int, **options: Any
-) -> DesignedNoise | DesignedNoise2D: ...
+    privacy: _P, *, sensitivity: float, cost: Any, dimension: int, **options: Any
+) -> DesignedNoise[_P] | DesignedNoise2D: ...
 def design_noise(
     privacy: Any,
     *,

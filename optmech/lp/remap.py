@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray, IntArray
 from optmech._floats import U as _U
 from optmech._validation import check_prior, check_real, check_real_array
@@ -186,12 +187,44 @@ class RemapResult(MechanismResult):
 
     _dict_fields = ("kind", "remap", "assignment", "mechanism")
 
-    def _plot_title(self) -> str:
-        return f"{self.kind} remap, value {self.value:.6g}"
+    @property
+    def model(self) -> str:
+        """``"Bayes remap"`` or ``"minimax remap"``."""
+        return "Bayes remap" if self.kind == RemapKind.BAYES else "minimax remap"
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        shape = f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers"
-        return [("remap", f"{self.kind}, {shape}"), *super()._summary_rows()]
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release answers of the remapped `mechanism` for the input of index ``true_value``
+        (``0..N − 1``): answer indices (columns of `remap`), drawn exactly from its row."""
+        from optmech.lp.user.result import input_index, release
+
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
+
+    @property
+    def certified_epsilon(self) -> float:
+        """ε of the remapped `mechanism` over neighbouring inputs ``i, i + 1`` (a count
+        query), certified from its numbers ([`certified_epsilon`][
+        optmech.certify.matrix.certified_epsilon]); a remap is post-processing, so it is at most
+        the ε of the mechanism remapped."""
+        from optmech.certify.matrix import certified_epsilon
+
+        if self.mechanism.shape[0] < 2:
+            return 0.0
+        return certified_epsilon(self.mechanism)
+
+    @property
+    def privacy_certified(self) -> bool | None:
+        """None: a remap is not asked for a privacy level (it keeps the mechanism's)."""
+        return None
+
+    def _privacy_requested(self) -> str | None:
+        return None
+
+    def _plot_title(self) -> str:
+        return f"{self.model}, value {self.value:.6g}"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("size", f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers")]
 
     def __repr__(self) -> str:
         return (
@@ -201,15 +234,16 @@ class RemapResult(MechanismResult):
         )
 
 
+@renamed_keyword("loss", "cost")
 def bayes_remap(
     mechanism: npt.ArrayLike,
     prior: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     *,
     outputs: Any = None,
     normalize: bool = False,
 ) -> RemapResult:
-    """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, loss)`` (GRS §2.2).
+    """The Bayes-optimal deterministic remap of ``mechanism`` for ``(prior, cost)`` (GRS §2.2).
 
     ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` for every output ``z`` (vectorised: one matrix
     product ``Mᵀ diag(p) L`` and an argmin per row; ties go to the smallest ``r``).
@@ -217,10 +251,10 @@ def bayes_remap(
     Parameters
     ----------
     mechanism : array_like, shape (N, m)
-        Rows are the inputs ``0..N−1`` (a count query when ``loss`` is a cost).
+        Rows are the inputs ``0..N−1`` (a count query when ``cost`` is a cost).
     prior : array_like, shape (N,)
         Sums to 1 (or ``normalize=True``).
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``answer − input``, or a loss matrix ``L[i, r]`` of shape (N, k).
     outputs : array_like, optional
         The answers ``r`` (default ``0..N−1`` for a cost, ``0..k−1`` for a matrix).
@@ -236,7 +270,7 @@ def bayes_remap(
     """
     m = _check_mechanism(mechanism)
     p = check_prior(prior, m.shape[0], normalize=normalize)
-    loss_m = _loss_for(loss, m.shape[0], outputs)
+    loss_m = _loss_for(cost, m.shape[0], outputs)
     posterior_loss = m.T @ (p[:, None] * loss_m)  # (m, k): Σ_i p_i M[i, z] L[i, r]
     choice = np.argmin(posterior_loss, axis=1)
     t = np.zeros((m.shape[1], loss_m.shape[1]))
@@ -248,9 +282,10 @@ def bayes_remap(
     )
 
 
+@renamed_keyword("loss", "cost")
 def minimax_remap(
     mechanism: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     side_information: Any = None,
     *,
     outputs: Any = None,
@@ -271,7 +306,7 @@ def minimax_remap(
     ----------
     mechanism : array_like, shape (N, m)
         Rows are the inputs ``0..N−1``.
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``answer − input`` or a loss matrix of shape (N, k).
     side_information : collection of int, optional
         The inputs S (default all).
@@ -295,7 +330,7 @@ def minimax_remap(
     m = _check_mechanism(mechanism)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     budget, _ = check_budget(max_memory_gb)
-    setting = resolve_setting(loss, outputs=outputs, num_inputs=m.shape[0], max_memory_gb=math.inf)
+    setting = resolve_setting(cost, outputs=outputs, num_inputs=m.shape[0], max_memory_gb=math.inf)
     loss_m = setting.loss
     rows = side_information_rows(side_information, setting.graph)
     coefficients = rows.size * m.shape[1] * loss_m.shape[1]  # the constraint rows are dense
@@ -346,9 +381,10 @@ def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -
     return lm
 
 
+@renamed_keyword("loss", "cost")
 def geometric_bayes(
     prior: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     require_monotone: bool = True,
@@ -360,7 +396,7 @@ def geometric_bayes(
     ----------
     prior : array_like, shape (n + 1,)
         Prior over ``{0..n}``.
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         Cost of ``r − i`` or loss matrix of shape (n + 1, n + 1).
     epsilon : float
         In (0, 50].
@@ -375,16 +411,17 @@ def geometric_bayes(
     """
     eps = check_epsilon(epsilon)
     p_arr = check_real_array("prior", prior, ndim=1)
-    loss_m = _loss_for(loss, p_arr.size, None)
+    loss_m = _loss_for(cost, p_arr.size, None)
     if loss_m.shape[1] != p_arr.size:
-        raise ValueError(f"`loss` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
+        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
     if require_monotone:
         check_monotone_loss(loss_m, context="GRS universal optimality")
     return bayes_remap(truncated_geometric(p_arr.size - 1, eps), p_arr, loss_m, normalize=normalize)
 
 
+@renamed_keyword("loss", "cost")
 def geometric_minimax(
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     n: int | None = None,
@@ -397,7 +434,7 @@ def geometric_minimax(
 
     Parameters
     ----------
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         Cost of ``r − i`` (then ``n`` is needed) or a square loss matrix.
     epsilon : float
         In (0, 50].
@@ -420,11 +457,11 @@ def geometric_minimax(
     """
     eps = check_epsilon(epsilon)
     setting = resolve_setting(
-        loss, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
+        cost, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
     )
     loss_m = setting.loss
     if loss_m.shape[0] != loss_m.shape[1]:
-        raise ValueError(f"`loss` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
+        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
     if require_monotone:
         check_monotone_loss(loss_m, context="the minimax optimality of G")
     g = truncated_geometric(loss_m.shape[0] - 1, eps)

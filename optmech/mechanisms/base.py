@@ -206,9 +206,12 @@ class NoiseDistribution(NoiseStatistics, ABC):
         return plot_noise(self, ax, references=references, span=span, label=label, title=title)
 
     def _repr_html_(self) -> str:
+        """Notebook summary: the family, its guarantee and Δ (numbers at the display's six
+        significant digits; ``repr`` keeps full precision)."""
         from optmech._display import html_summary
 
-        return html_summary(repr(self), [("guarantee", self.privacy)])
+        rows = [("guarantee", self.privacy), ("sensitivity Δ", float(self.sensitivity))]
+        return html_summary(type(self).__name__, rows)
 
     def to_opendp(self, *, float_sampling: bool = False, **options: Any) -> Any:
         """This noise as an OpenDP measurement releasing ``x + noise``, its privacy map the

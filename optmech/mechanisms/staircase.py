@@ -462,19 +462,20 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         )
 
     def _repr_html_(self) -> str:
-        """Notebook summary: the guarantee, γ and Δ, and for an optimum its cost and expected
-        cost, the numbers at full precision (copyable back into code)."""
-        from optmech._display import full, html_summary
+        """Notebook summary: the guarantee, Δ and γ, and for an optimum its cost and expected
+        cost, at the display's six significant digits as every result (``repr`` keeps full
+        precision, copyable back into code)."""
+        from optmech._display import html_summary
 
         rows: list[tuple[str, Any]] = [
             ("guarantee", self.privacy),
-            ("γ", full(self.gamma)),
-            ("sensitivity Δ", full(self.sensitivity)),
+            ("sensitivity Δ", float(self.sensitivity)),
+            ("γ", float(self.gamma)),
         ]
         if self._optimal_for is not None:
             rows.append(("optimal for cost", repr(self._optimal_for)))
-            rows.append(("expected cost", full(self.expected_cost(self._optimal_for))))
-        return html_summary(repr(self), rows)
+            rows.append(("expected cost", self.expected_cost(self._optimal_for)))
+        return html_summary(type(self).__name__, rows)
 
     # -- formulas ---------------------------------------------------------------------------
     @quiet_overflow

@@ -152,7 +152,7 @@ class VectorNoise(ABC):
     def _repr_html_(self) -> str:
         from optmech._display import html_summary
 
-        return html_summary(repr(self), [("guarantee", self.privacy), ("norm", self.norm)])
+        return html_summary(type(self).__name__, [("guarantee", self.privacy), ("norm", self.norm)])
 
     def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
         """``E cost(X)``: a [`Norm`][optmech.costs.norm.Norm], a

@@ -14,6 +14,7 @@ a ``distributed.Client``), tasks go to a Dask distributed cluster through the sa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from optmech._validation import check_int
+from optmech.lp.engine.report import ticking
 from optmech.sweep.spec import SweepSpec
 from optmech.sweep.store import HEARTBEAT, ClaimOwner, ResultStore
 from optmech.sweep.tasks import check_task_parameters, run_task
@@ -214,7 +216,8 @@ def run_sweep(
                 _timed, spec.task, min(n_workers, max(len(todo), 1)), scheduler, CONNECT_TIMEOUT
             ) as pool:
                 run = _Run(spec, db, pool, bar)
-                _interruptible(run, todo, db, tasks, path)
+                with ticking(bar) if bar is not None else contextlib.nullcontext():
+                    _interruptible(run, todo, db, tasks, path)
         finally:
             if bar is not None:
                 bar.close()

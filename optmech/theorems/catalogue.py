@@ -27,6 +27,7 @@ uninformative interval (a missing multiplier gives ``-inf``) cannot pass a row v
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import math
@@ -624,16 +625,20 @@ def run_checks(
 
         from tqdm import tqdm
 
+        from optmech.lp.engine.report import ticking
+
         bar = tqdm(total=len(selected), unit="check", file=sys.stderr, desc="verify")
     try:
         for chk in selected:
             if bar is not None:
                 bar.set_postfix_str(chk.name)
             start = time.perf_counter()
-            try:
-                rows = chk.run()
-            except Exception as exc:  # reported as a failing row, never swallowed
-                rows = [_failed_row(chk, exc)]
+            # The bar is redrawn while a check runs: its elapsed time moves during a long solve.
+            with ticking(bar) if bar is not None else contextlib.nullcontext():
+                try:
+                    rows = chk.run()
+                except Exception as exc:  # reported as a failing row, never swallowed
+                    rows = [_failed_row(chk, exc)]
             if bar is not None:
                 bar.update(1)
             yield chk, rows, time.perf_counter() - start

@@ -56,6 +56,7 @@ Kelley, J. E. (1960). The cutting-plane method for solving convex programs. J. S
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import math
 import time
@@ -644,9 +645,11 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     """
     conic, gdp = isinstance(spec.privacy, ZCDP | RenyiDP), isinstance(spec.privacy, GaussianDP)
 
+    numbers = itertools.count(1)
+
     def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
         kind: ProblemKind = "conic" if conic else "gdp" if gdp else "additive"
-        with stage("round", _log, **lp.counts()):
+        with stage("round", _log, round=next(numbers), **lp.counts()):
             return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
 
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):

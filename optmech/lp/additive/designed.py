@@ -18,20 +18,34 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
 from optmech._deprecation import warn_deprecated
 from optmech._floats import FloatArray
 from optmech.lp.additive.spec import SpecViews
+from optmech.mechanisms.base import NoiseDistribution
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ZCDP, ApproxDP, GaussianDP, Privacy, PureDP
 from optmech.provenance import Provenance, ProvenanceFields, RepairKind
-from optmech.results import RecordViews
+from optmech.results import RecordViews, within
 
 if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
     from optmech.lp.additive.spec import AdditiveSpec
+
+    #: The guarantee a design was asked for; a bare ``DesignedNoise`` is a design for any.
+    G = TypeVar("G", bound=Privacy, covariant=True, default=Privacy)
+else:  # type parameters with defaults (PEP 696) are for type checkers only before Python 3.13
+    from typing import TypeVar
+
+    G = TypeVar("G", covariant=True)
+#: The guarantee for which a certified number is always there, and the number's type.
+_For = TypeVar("_For", bound=Privacy)
+_V = TypeVar("_V")
 
 __all__ = [
     "BeyondCertificate",
@@ -219,12 +233,69 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return out
 
 
+def _shown(value: Any) -> Any:
+    """A certified guarantee for the display: a number as it is, a curve as its pairs at the
+    display's digits."""
+    if isinstance(value, tuple):
+        from optmech._display import short
+
+        return ", ".join(f"({short(float(a))}, {short(float(b))})" for a, b in value)
+    return value
+
+
+def privacy_met(privacy: Any, noise: Any, rtol: float) -> bool:
+    """Whether the certified numbers of ``noise`` (``certified_epsilon``, ``_delta``, ``_rho``,
+    ``_mu``, ``_profile``, ``_renyi``) meet ``privacy`` (the request), each up to ``1 + rtol``
+    ([`within`][optmech.results.within])."""
+    from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP
+
+    if isinstance(privacy, PureDP):
+        return within(noise.certified_epsilon, privacy.epsilon, rtol)
+    if isinstance(privacy, ApproxDP):
+        return within(noise.certified_delta, privacy.delta, rtol)
+    if isinstance(privacy, ZCDP):
+        return within(noise.certified_rho, privacy.rho, rtol)
+    if isinstance(privacy, GaussianDP):
+        return within(noise.certified_mu, privacy.mu, rtol)
+    if isinstance(privacy, PrivacyProfile):
+        asked = dict(zip(privacy.epsilons, privacy.deltas, strict=True))
+        pairs = noise.certified_profile
+        return bool(pairs) and all(within(d, asked.get(e, math.inf), rtol) for e, d in pairs)
+    if isinstance(privacy, RenyiDP):
+        asked = dict(zip(privacy.orders, privacy.epsilons, strict=True))
+        pairs = noise.certified_renyi
+        return bool(pairs) and all(within(d, asked.get(a, math.inf), rtol) for a, d in pairs)
+    return False
+
+
 def _finite_or_str(value: Any) -> Any:
     return str(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
-class DesignedNoise(RecordViews, abstract=True):
-    """Mixin of the designed families: the design record on top of a tabulated noise."""
+class _Certified(Generic[_For, _V]):
+    """A certified number of the designs for one kind of guarantee (``_For``), None for the
+    others: type checkers read it as ``_V`` on a ``DesignedNoise[_For]`` (e.g. ``certified_rho``
+    is a float on a design for ``ZCDP``) and as ``_V | None`` on any other design."""
+
+    def __init__(self, read: Callable[[Any], _V | None]) -> None:
+        self._read = read
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Self: ...
+    @overload
+    def __get__(self, obj: DesignedNoise[_For], owner: type | None = None) -> _V: ...
+    @overload
+    def __get__(self, obj: DesignedNoise[Privacy], owner: type | None = None) -> _V | None: ...
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return None if obj._record.beyond is None else self._read(obj)
+
+
+class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
+    """Mixin of the designed families: the design record on top of a tabulated noise (a
+    [`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]: ``cdf``, ``ppf``, ``rvs``,
+    ``expected_cost``, ...), generic in the guarantee ``G`` it was designed for."""
 
     _record: DesignRecord
 
@@ -253,15 +324,10 @@ class DesignedNoise(RecordViews, abstract=True):
         `certified_epsilon`)."""
         return self._record.certified_delta
 
-    @property
-    def certified_rho(self) -> float | None:
-        """zCDP designs: the certified ρ over every order α > 1 (None otherwise)."""
-        return None if self._record.beyond is None else self._record.beyond.rho
-
-    @property
-    def certified_mu(self) -> float | None:
-        """GDP designs: the certified μ over every ε ≥ 0 (None otherwise)."""
-        return None if self._record.beyond is None else self._record.beyond.mu
+    certified_rho: _Certified[ZCDP, float] = _Certified(lambda self: self._record.beyond.rho)
+    """zCDP designs: the certified ρ over every order α > 1 (None otherwise)."""
+    certified_mu: _Certified[GaussianDP, float] = _Certified(lambda self: self._record.beyond.mu)
+    """GDP designs: the certified μ over every ε ≥ 0 (None otherwise)."""
 
     @property
     def certified_profile(self) -> tuple[tuple[float, float], ...]:
@@ -274,19 +340,16 @@ class DesignedNoise(RecordViews, abstract=True):
         """Rényi DP and zCDP designs: the certified ``(α, D_α)`` at the orders / cuts."""
         return () if self._record.beyond is None else self._record.beyond.renyi
 
-    @property
-    def gaussian_cost(self) -> float | None:
-        """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None
-        otherwise)."""
-        return None if self._record.beyond is None else self._record.beyond.gaussian_cost
-
-    @property
-    def worse_than_gaussian(self) -> bool | None:
-        """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
-        (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes
-        closer, or use the Gaussian mechanism itself. None for other guarantees."""
-        reference = self.gaussian_cost
-        return None if reference is None else bool(self.value > reference)
+    gaussian_cost: _Certified[GaussianDP, float] = _Certified(
+        lambda self: self._record.beyond.gaussian_cost
+    )
+    """GDP designs: the expected cost of the Gaussian ``N(0, Δ²/μ²)`` itself (None otherwise)."""
+    worse_than_gaussian: _Certified[GaussianDP, bool] = _Certified(
+        lambda self: None if self.gaussian_cost is None else bool(self.value > self.gaussian_cost)
+    )
+    """GDP designs: whether the returned noise costs more than the Gaussian ``N(0, Δ²/μ²)``
+    (`gaussian_cost`) — on this grid no noise reaches it; a finer ``resolution`` comes closer,
+    or use the Gaussian mechanism itself. None for other guarantees."""
 
     @property
     def grid(self) -> FloatArray:
@@ -294,14 +357,6 @@ class DesignedNoise(RecordViews, abstract=True):
         if self.discrete:  # type: ignore[attr-defined]
             return self.points  # type: ignore[attr-defined]
         return self.edges  # type: ignore[attr-defined]
-
-    def summary(self) -> dict[str, Any]:  # type: ignore[override]
-        """Deprecated: the record as a flat dict
-        ([`DesignRecord.flat_dict`][DesignRecord.flat_dict]). Use
-        [`to_dict`][optmech.results.LPResult.to_dict]; in the next release ``summary()`` returns
-        text, as on every other result."""
-        warn_deprecated(f"`{type(self).__name__}.summary()` (a dict)", "`.to_dict()`")
-        return self._record.flat_dict()
 
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
@@ -338,13 +393,24 @@ class DesignedNoise(RecordViews, abstract=True):
             ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
         ]
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
+    _model = "designed additive noise (1-D)"
+
+    def _privacy_met(self, rtol: float) -> bool:
+        """ε-DP ``certified_epsilon ≤ ε``, (ε, δ) ``certified_delta ≤ δ``, zCDP
+        ``certified_rho ≤ ρ``, GDP ``certified_mu ≤ μ``, a profile or Rényi curve at every
+        point (each up to ``1 + rtol``)."""
+        return privacy_met(self._record.privacy, self, rtol)
+
+    def _privacy_requested(self) -> str | None:
+        return f"{self._record.privacy}, Δ = {self.sensitivity:g}"
+
+    def _privacy_rows(self) -> list[tuple[str, Any]]:
+        return [(label, _shown(value)) for _, label, value in self.certified_guarantee()]
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
         rec = self._record
         return [
-            ("guarantee", rec.privacy),
             ("cost", rec.cost.name),
-            *((label, value) for _, label, value in self.certified_guarantee()),
-            *super()._summary_rows(),
             ("grid", f"{rec.grid_kind}, {rec.cells_per_period} cells per Δ, {rec.periods} periods"),
         ]
 
@@ -433,7 +499,7 @@ class DesignedNoise(RecordViews, abstract=True):
         )
 
 
-class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
+class DesignedPiecewiseNoise(DesignedNoise[G], PiecewiseConstantNoise):
     """A designed density on a uniform grid (`PiecewiseConstantNoise` + a record).
 
     Parameters
@@ -445,7 +511,7 @@ class DesignedPiecewiseNoise(DesignedNoise, PiecewiseConstantNoise):
     """
 
 
-class DesignedGradedNoise(DesignedNoise, GradedNoise):
+class DesignedGradedNoise(DesignedNoise[G], GradedNoise):
     """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
 
     Parameters
@@ -457,7 +523,7 @@ class DesignedGradedNoise(DesignedNoise, GradedNoise):
     """
 
 
-class DesignedLatticeNoise(DesignedNoise, LatticeNoise):
+class DesignedLatticeNoise(DesignedNoise[G], LatticeNoise):
     """A designed pmf on ℤ (`LatticeNoise` + a record).
 
     Parameters

@@ -38,14 +38,14 @@ def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> 
     _warn_wide(noise, lp, stacklevel + 1)
     # The grid's own optimum is what a coarse grid costs: the value when the interval is
     # narrow, else only what the lower bound proves.
-    _warn_coarse(lp, prov.value if prov.certified else prov.lower_bound, stacklevel + 1)
+    _warn_coarse(lp, prov.value if prov.within_accuracy else prov.lower_bound, stacklevel + 1)
 
 
 def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
     """One [`InaccurateSolutionWarning`][InaccurateSolutionWarning] when the certified interval is
     too wide."""
     prov = noise.provenance
-    if prov.certified:
+    if prov.within_accuracy:
         return
     rep = prov.repair
     record = noise.record
@@ -62,7 +62,7 @@ def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
         else ""
     )
     warnings.warn(
-        f"{cause}the certified interval [{prov.lower_bound:.10g}, {prov.value:.10g}] of the "
+        f"{cause}the optimality interval [{prov.lower_bound:.10g}, {prov.value:.10g}] of the "
         f"LP's optimum is wider than the requested accuracy {prov.accuracy:g} (relative gap "
         f"{prov.relative_gap:.3g}; solver {prov.solver}, status {prov.status}). Try another "
         "solver or tighter tolerances for a better optimum, or raise `accuracy`.",

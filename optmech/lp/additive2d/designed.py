@@ -22,7 +22,7 @@ from optmech._deprecation import warn_deprecated
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import Provenance, ProvenanceFields
-from optmech.results import RecordViews
+from optmech.results import RecordViews, within
 
 __all__ = ["DesignRecord2D", "DesignedNoise2D"]
 
@@ -129,18 +129,31 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
             cost = self.spec.cost
         return super().expected_cost(cost)
 
+    _model = "designed additive noise (2-D)"
+
+    def _privacy_met(self, rtol: float) -> bool:
+        """``certified_epsilon ≤ ε`` up to ``1 + rtol``."""
+        return within(self.certified_epsilon, self.spec.privacy.epsilon, rtol)
+
+    def _privacy_requested(self) -> str | None:
+        spec = self.spec
+        return f"{spec.privacy}, Δ = {spec.sensitivity:g} ({spec.sensitivity_norm} ball)"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        spec = self.spec
+        return [
+            ("cost", repr(spec.cost)),
+            (
+                "grid",
+                f"{spec.resolution} cells per Δ, {spec.periods} periods each way "
+                f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)",
+            ),
+        ]
+
     def _repr_html_(self) -> str:
-        """The result's summary (value, interval, certificate), not the bare family's."""
+        """The result's display (value, interval, certificate), not the bare family's."""
         return RecordViews._repr_html_(self)
 
     def summary(self) -> str:
-        """A few lines: the design, the certified interval and privacy."""
-        spec = self.spec
-        return (
-            f"2-D noise for {spec.privacy} (ball: {spec.sensitivity_norm}, Δ = "
-            f"{spec.sensitivity:g}), cost {spec.cost!r}\n"
-            f"grid: {spec.resolution} cells per Δ, {spec.periods} periods each way "
-            f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)\n"
-            f"value {self.value:.10g}, optimum in [{self.lower_bound:.10g}, {self.value:.10g}]; "
-            f"certified ε = {self.certified_epsilon:.12g}\n{self.provenance.summary()}"
-        )
+        """The result's display as text (the rows of its notebook display)."""
+        return RecordViews.summary(self)

@@ -34,7 +34,7 @@ __all__ = ["interval_value", "lp_interval", "lp_value", "relatively_wide"]
 def relatively_wide(value: float, lower_bound: float, accuracy: float) -> bool:
     """Whether ``[lower_bound, value]`` is wider than ``accuracy`` relative to the value itself.
 
-    [`Provenance.certified`][optmech.provenance.Provenance.certified] measures the gap
+    [`Provenance.within_accuracy`][optmech.provenance.Provenance.within_accuracy] measures the gap
     absolutely below 1, so tiny values pass it whatever their lower bound; this test does not.
 
     Examples

@@ -16,7 +16,10 @@ sizes), for handlers that want them as data. The solver's own log is routed thro
 
 [`reporting`][reporting] is what the public entry points wrap their work in: ``verbose=True``
 logs these INFO records to stderr for the duration of the call, and ``progress=True`` shows a
-tqdm bar that advances with every stage (and with every attempt, round and repair step).
+tqdm bar that advances with every stage (and with every attempt, round and repair step). The bar
+has a total when the call knows it (``total=``, or [`set_total`][set_total] once found), and
+[`ticking`][ticking] redraws it twice a second, so that its elapsed time moves while a solver
+blocks.
 
 Examples
 --------
@@ -30,12 +33,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["LOGGER", "reporting", "stage", "tick"]
+__all__ = ["LOGGER", "TICK_SECONDS", "reporting", "set_total", "stage", "tick", "ticking"]
 
 #: The logger of the whole library; every module logs to a child of it.
 LOGGER = logging.getLogger("optmech")
@@ -46,6 +50,8 @@ _log = logging.getLogger(__name__)
 _BAR: ContextVar[Any] = ContextVar("optmech_progress_bar", default=None)
 #: The stream handler of a ``verbose=True`` call (None: none active).
 _VERBOSE: ContextVar[logging.Handler | None] = ContextVar("optmech_verbose", default=None)
+#: How often a bar is redrawn while nothing advances it (a blocking solve), in seconds.
+TICK_SECONDS = 0.5
 
 
 def _text(value: Any) -> str:
@@ -104,8 +110,50 @@ def tick(description: str) -> None:
         bar.update(1)
 
 
+def set_total(total: int) -> None:
+    """Give the progress bar of the call being reported its total number of steps, once known
+    (e.g. the tasks of a sweep); nothing without a bar."""
+    bar = _BAR.get()
+    if bar is not None:
+        bar.total = int(total)
+        bar.refresh()
+
+
 @contextlib.contextmanager
-def reporting(*, verbose: bool = False, progress: bool = False, what: str = "") -> Iterator[None]:
+def ticking(bar: Any, seconds: float = TICK_SECONDS) -> Iterator[threading.Thread]:
+    """Redraw ``bar`` every ``seconds`` from a daemon thread while the body runs, so that its
+    elapsed time (and rate) moves while a blocking call (a solve) advances nothing; the thread
+    is stopped and joined on the way out, whatever happens in the body.
+
+    Examples
+    --------
+    >>> import io
+    >>> from tqdm import tqdm
+    >>> bar = tqdm(total=2, file=io.StringIO())
+    >>> with ticking(bar, seconds=0.01) as thread:
+    ...     bar.update(2)
+    >>> thread.is_alive()
+    False
+    """
+    stop = threading.Event()
+
+    def redraw() -> None:
+        while not stop.wait(seconds):
+            bar.refresh()
+
+    thread = threading.Thread(target=redraw, name="optmech-progress", daemon=True)
+    thread.start()
+    try:
+        yield thread
+    finally:
+        stop.set()
+        thread.join()
+
+
+@contextlib.contextmanager
+def reporting(
+    *, verbose: bool = False, progress: bool = False, what: str = "", total: int | None = None
+) -> Iterator[None]:
     """Report the stages of one call: INFO records to stderr (``verbose``), a progress bar.
 
     Nested calls add nothing: the outermost call's handler and bar serve them all. Nothing is
@@ -120,6 +168,10 @@ def reporting(*, verbose: bool = False, progress: bool = False, what: str = "") 
         Show a tqdm bar on stderr that advances with every stage and step.
     what : str
         What the bar is about (e.g. ``"design_noise"``).
+    total : int, optional
+        The number of steps, when the call knows it (else none, or [`set_total`][set_total]
+        later); the bar is redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile
+        ([`ticking`][ticking]).
     """
     handler: logging.Handler | None = None
     saved = LOGGER.level
@@ -136,10 +188,11 @@ def reporting(*, verbose: bool = False, progress: bool = False, what: str = "") 
     if progress and _BAR.get() is None:
         from tqdm import tqdm
 
-        bar = tqdm(desc=f"optmech {what}", unit=" step", file=sys.stderr, leave=False)
+        bar = tqdm(desc=f"optmech {what}", total=total, unit=" step", file=sys.stderr, leave=False)
         tokens.append((_BAR, _BAR.set(bar)))
     try:
-        yield
+        with ticking(bar) if bar is not None else contextlib.nullcontext():
+            yield
     finally:
         for var, token in reversed(tokens):
             var.reset(token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy.typing as npt
 from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.local.build import Objective
 from optmech.lp.local.discretisation import grid_statement
 from optmech.lp.local.engine import solve_local
@@ -21,6 +23,8 @@ from optmech.mechanisms.rr_on_bins import optimal_bins, supported_loss
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["OBJECTIVES", "local_mechanism", "resolve_objective"]
+
+_log = logging.getLogger(__name__)
 
 #: The objectives of [`local_mechanism`][local_mechanism]: the prior's expected loss, or the
 #: worst input's.
@@ -110,6 +114,7 @@ def local_mechanism(
     normalize: bool = False,
     max_memory_gb: float = DEFAULT_LOCAL_MEMORY_GB,
     accuracy: float = DEFAULT_ACCURACY,
+    progress: bool = False,
 ) -> LocalMechanism:
     """The optimal ε-local-DP (ε-label-DP) randomizer of ``inputs`` onto ``outputs``.
 
@@ -165,6 +170,9 @@ def local_mechanism(
     accuracy : float, default 1e-6
         Warn when the certified interval ``[lower_bound, value]`` is wider than this (relative
         to ``max(value, 1)``); in (0, 1].
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) of the stages and solver attempts, with the
+        elapsed time; the stages are logged at INFO on the ``"optmech"`` logger either way.
 
     Returns
     -------
@@ -204,6 +212,7 @@ def local_mechanism(
     eps = check_epsilon(epsilon)
     normalize = check_flag("normalize", normalize)
     vertex = check_flag("vertex", vertex)
+    progress = check_flag("progress", progress)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     items = as_constraints(constraints)
     extra = 0
@@ -225,9 +234,20 @@ def local_mechanism(
     else:
         lp_objective = Objective(weights=setting.prior[:, None] * setting.loss)
         user_objective = UserObjective.BAYESIAN
-    solved = solve_local(
-        setting, eps, lp_objective, items, solver=solver, accuracy=acc, vertex=vertex
-    )
+    with (
+        reporting(progress=progress, what="local_mechanism"),
+        stage(
+            "local LP",
+            _log,
+            inputs=setting.num_inputs,
+            outputs=setting.num_outputs,
+            constraints=len(items),
+        ) as found,
+    ):
+        solved = solve_local(
+            setting, eps, lp_objective, items, solver=solver, accuracy=acc, vertex=vertex
+        )
+        found.update(value=solved.provenance.value, lower_bound=solved.provenance.lower_bound)
     declared = tuple(c for c in items if c.kind != "custom")
     grid = grid_statement(setting, declared, _continuous_optimum(setting, eps, bool(items)))
     result = LocalMechanism._of(

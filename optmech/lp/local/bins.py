@@ -17,10 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
 from optmech.lp.local.repair import certify_local
 from optmech.lp.user.setting import check_epsilon
 from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss
+from optmech.provenance import Provenance
+from optmech.results import BaseResult
 
 __all__ = ["RROnBins", "rr_on_bins"]
 
@@ -29,8 +32,12 @@ _SHRINK = 2.0**-40
 
 
 @dataclass(frozen=True, repr=False)
-class RROnBins:
+class RROnBins(BaseResult):
     """The optimal RR-on-Bins randomizer (Ghazi et al. (2023)).
+
+    A result of the one protocol ([`optmech.results.Result`][optmech.results.Result]) computed
+    without an LP: its provenance is exact (solver ``"none"``, status ``"exact"``,
+    ``lower_bound == value``: the programme's optimum, one floating-point evaluation).
 
     Attributes
     ----------
@@ -66,6 +73,26 @@ class RROnBins:
     certified_epsilon: float
     values_by_bins: FloatArray = field(repr=False)
 
+    _model = "RR-on-Bins (label DP)"
+
+    @property
+    def provenance(self) -> Provenance:
+        """Exact, without an LP: solver ``"none"``, status ``"exact"``, the interval
+        ``[value, value]``."""
+        return Provenance(
+            solver="none", status="exact", attempts=(), value=self.value, lower_bound=self.value
+        )
+
+    @property
+    def lower_bound(self) -> float:
+        """`value`: the programme is exact (no LP), so the interval is one point."""
+        return self.value
+
+    @property
+    def upper_bound(self) -> float:
+        """`value` (a minimisation)."""
+        return self.value
+
     @property
     def assignment(self) -> np.ndarray:
         """The bin of each label."""
@@ -80,7 +107,7 @@ class RROnBins:
         table = err * err if self.loss == "squared" else np.abs(err)
         return float(np.sum(self.prior[:, None] * self.mechanism * table))
 
-    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release outputs for the label ``true_value`` (one of `inputs`): draws from its row of
         `mechanism` as stored, by the exact sampler
         ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
@@ -96,48 +123,33 @@ class RROnBins:
         out = self.outputs[index]
         return out.item() if size is None and out.ndim == 0 else out
 
+    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Deprecated name of [`rvs`][optmech.lp.local.bins.RROnBins.rvs]."""
+        warn_deprecated("`RROnBins.sample(...)`", "`RROnBins.rvs(...)`")
+        return self.rvs(true_value, size, rng)
+
     def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (rows: labels; columns: the bins' outputs); returns the
-        Axes."""
+        """Heat map of `mechanism` (rows: labels; columns: the bins' outputs, by value); the
+        title names the model; returns the Axes."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
             self.mechanism,
             ax,
-            inputs=self.inputs.tolist(),
-            outputs=[f"{v:.3g}" for v in self.outputs],
-            title=f"RR-on-Bins, ε = {self.epsilon:g}, {self.loss} loss {self.value:.6g}",
+            inputs=self.inputs,
+            outputs=self.outputs,
+            title=f"{self.model}, ε = {self.epsilon:g}, {self.loss} loss {self.value:.6g}",
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: the loss, ε, the value, the bins and the mechanism."""
-        from optmech.results import json_safe
+    _dict_fields = ("loss", "epsilon", "inputs", "prior", "bins", "outputs", "mechanism")
 
-        return json_safe(  # type: ignore[no-any-return]
-            {
-                "result": type(self).__name__,
-                "loss": self.loss,
-                "epsilon": self.epsilon,
-                "certified_epsilon": self.certified_epsilon,
-                "value": self.value,
-                "inputs": self.inputs,
-                "prior": self.prior,
-                "bins": [list(b) for b in self.bins],
-                "outputs": self.outputs,
-                "mechanism": self.mechanism,
-            }
-        )
+    def _fields(self) -> dict[str, Any]:
+        fields = super()._fields()
+        fields["bins"] = [list(b) for b in self.bins]
+        return fields
 
-    def _repr_html_(self) -> str:
-        from optmech._display import html_summary
-
-        rows: list[tuple[str, object]] = [
-            ("loss", self.loss),
-            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
-            ("value", self.value),
-            ("bins", len(self.bins)),
-        ]
-        return html_summary(type(self).__name__, rows)
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("loss", self.loss), ("bins", len(self.bins))]
 
     def __repr__(self) -> str:
         return (
@@ -146,8 +158,9 @@ class RROnBins:
         )
 
 
+@renamed_keyword("loss", "cost")
 def rr_on_bins(
-    prior: npt.ArrayLike, loss: Any, epsilon: float, *, inputs: npt.ArrayLike
+    prior: npt.ArrayLike, cost: Any, epsilon: float, *, inputs: npt.ArrayLike
 ) -> RROnBins:
     """The optimal RR-on-Bins randomizer of the labels ``inputs`` (Ghazi et al. (2023)).
 
@@ -159,7 +172,7 @@ def rr_on_bins(
     ----------
     prior : array_like, shape (n,)
         Probabilities of the labels (summing to 1 within 1e-9).
-    loss : {"squared", "absolute"} or Cost
+    cost : {"squared", "absolute"} or Cost
         ``Squared()``, ``Absolute()`` (or ``Power(2)``, ``Power(1)``).
     epsilon : float
         Privacy level, in (0, 50].
@@ -181,7 +194,7 @@ def rr_on_bins(
     """
     eps = check_epsilon(epsilon)
     x = check_labels(inputs, "inputs")
-    name = supported_loss(loss)
+    name = supported_loss(cost)
     sol = optimal_bins(x, prior, eps, name)
     p = np.asarray(prior, dtype=np.float64)
     k = len(sol.bins)

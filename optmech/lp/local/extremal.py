@@ -17,6 +17,7 @@ enclosed.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ import cvxpy as cp
 import numpy as np
 
 from optmech._floats import FloatArray
-from optmech._validation import describe
+from optmech._validation import check_flag, describe
+from optmech.lp.engine.report import reporting, stage
 from optmech.lp.local.patterns import (
     check_pattern_size,
     pattern_bound,
@@ -38,6 +40,7 @@ from optmech.lp.solve import Strategy, provenance_of, solve_robust
 from optmech.lp.user.setting import check_epsilon
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
+from optmech.results import BaseResult
 from optmech.utilities import KLDivergence, Utility
 
 __all__ = [
@@ -48,17 +51,21 @@ __all__ = [
     "randomized_response_value",
 ]
 
+_log = logging.getLogger(__name__)
+
 #: The returned mechanism's ratio is ``e^ε (1 − 2^-36)``: room for the rows' normalisation, so
 #: that the certificate is at most ε.
 _SHRINK = 2.0**-36
 
 
 @dataclass(frozen=True, repr=False)
-class ExtremalMechanism:
+class ExtremalMechanism(BaseResult):
     """The optimal ε-LDP randomizer for a utility, with its certified interval.
 
     A *maximisation*: the optimum lies in ``[value, upper_bound]`` (the other LP results of
-    optmech minimise, and their interval is ``[lower_bound, value]``).
+    optmech minimise, and their interval is ``[lower_bound, value]``); so ``lower_bound`` is
+    ``value`` and ``gap`` is ``upper_bound − value``, as the result protocol
+    ([`optmech.results.Result`][optmech.results.Result]) defines them.
 
     Attributes
     ----------
@@ -90,54 +97,46 @@ class ExtremalMechanism:
     certified_epsilon: float
     provenance: Provenance
 
+    _model = "extremal (ε-LDP)"
+
     @property
-    def gap(self) -> float:
-        """``upper_bound − value``: how far the optimum can be above `value`."""
-        return self.upper_bound - self.value
+    def lower_bound(self) -> float:
+        """`value`: the optimum (a maximum) is at least the utility of `mechanism`."""
+        return self.value
+
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release outputs (column indices of `mechanism`, the patterns used) for the input of
+        index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
+        ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
+        from optmech.lp.user.result import input_index, release
+
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
 
     def plot(self, ax: Any = None) -> Any:
-        """Heat map of `mechanism` (rows: inputs; columns: the patterns used); returns the Axes."""
+        """Heat map of `mechanism` (rows: inputs; columns: the patterns used); the title names
+        the model; returns the Axes."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
             self.mechanism,
             ax,
-            outputs=range(self.mechanism.shape[1]),
-            title=f"extremal mechanism, ε = {self.epsilon:g}, {self.value:.6g} nats",
+            output_label="output (pattern)",
+            title=f"{self.model}, ε = {self.epsilon:g}, {self.value:.6g} nats",
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: the utility, ε, the interval, the mechanism and the provenance."""
-        from optmech.results import json_safe
+    _dict_fields = ("utility", "epsilon", "mechanism", "patterns")
 
-        return json_safe(  # type: ignore[no-any-return]
-            {
-                "result": type(self).__name__,
-                "utility": repr(self.utility),
-                "epsilon": self.epsilon,
-                "value": self.value,
-                "upper_bound": self.upper_bound,
-                "certified_epsilon": self.certified_epsilon,
-                "mechanism": self.mechanism,
-                "patterns": self.patterns,
-                "provenance": self.provenance.to_dict(),
-            }
-        )
+    def _fields(self) -> dict[str, Any]:
+        fields = super()._fields()
+        fields["utility"] = repr(self.utility)
+        return fields
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
+    def _own_rows(self) -> list[tuple[str, Any]]:
         return [
-            ("utility", repr(self.utility)),
-            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
-            ("value (nats)", self.value),
-            ("upper bound", self.upper_bound),
+            ("utility", f"{self.utility!r} (nats, maximised)"),
             ("outputs", self.mechanism.shape[1]),
-            ("solver, status", f"{self.provenance.solver}, {self.provenance.status}"),
         ]
-
-    def _repr_html_(self) -> str:
-        from optmech._display import html_summary
-
-        return html_summary(type(self).__name__, self._summary_rows())
 
     def __repr__(self) -> str:
         return (
@@ -221,6 +220,7 @@ def extremal_mechanism(
     *,
     solver: str | None = None,
     accuracy: float = DEFAULT_ACCURACY,
+    progress: bool = False,
 ) -> ExtremalMechanism:
     """The ε-LDP randomizer maximising ``utility`` (Kairouz, Oh & Viswanath (2016)).
 
@@ -234,6 +234,10 @@ def extremal_mechanism(
         A simplex LP solver (a vertex is needed); default by the policy.
     accuracy : float, default 1e-6
         Warn when ``upper_bound − value`` exceeds this (relative to ``max(value, 1)``).
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) of the stages (the pattern LP, its solver
+        attempts, the certificate) with the elapsed time; the stages are logged at INFO on the
+        ``"optmech"`` logger either way.
 
     Returns
     -------
@@ -257,14 +261,21 @@ def extremal_mechanism(
     util = _check_utility(utility)
     eps = check_epsilon(epsilon)
     check_pattern_size(util.num_inputs)
-    solved = _solve(util, eps, solver)
-    weights = solved.weights
-    used = weights > 1e-14 * weights.max()
-    mechanism = _staircase(solved.bits[:, used], weights[used], eps)
-    low, _ = util.value_interval(mechanism)
-    lam = solved.multipliers
-    # Either sign convention of the solver's multipliers gives a valid bound: keep the smaller.
-    upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
+    progress = check_flag("progress", progress)
+    k = util.num_inputs
+    with reporting(progress=progress, what="extremal_mechanism"):
+        with stage("pattern LP", _log, inputs=k, patterns=2**k) as found:
+            solved = _solve(util, eps, solver)
+            found.update(status=solved.info.status)
+        with stage("certify", _log) as found:
+            weights = solved.weights
+            used = weights > 1e-14 * weights.max()
+            mechanism = _staircase(solved.bits[:, used], weights[used], eps)
+            low, _ = util.value_interval(mechanism)
+            lam = solved.multipliers
+            # Either sign convention of the multipliers gives a valid bound: keep the smaller.
+            upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
+            found.update(outputs=int(used.sum()), value=low, upper_bound=upper)
     provenance = provenance_of(
         solved.info,
         value=-low,

@@ -3,7 +3,7 @@ the complete graph, with what the grid says about the continuous optimum.
 
 [`LocalMechanism`][LocalMechanism] *is* a [`UserMechanism`][optmech.lp.user.result.UserMechanism]
 (the result of [`bayesian_mechanism`][optmech.bayesian_mechanism]): ``mechanism``, ``outputs``,
-``value``, ``lower_bound``, ``certified_epsilon``, ``provenance``, ``sample``, ``plot``; its graph
+``value``, ``lower_bound``, ``certified_epsilon``, ``provenance``, ``rvs``, ``plot``; its graph
 is the complete graph on the inputs. It adds the
 [`GridStatement`][optmech.lp.local.discretisation.GridStatement] and the caller's constraints
 with their residuals (read from the provenance), and its ``to_opendp`` wraps it for OpenDP's
@@ -57,7 +57,7 @@ class LocalMechanism(UserMechanism):
     def to_opendp(self) -> Any:
         """This randomizer as an OpenDP measurement on ``f64`` inputs under the discrete distance
         (any two distinct inputs at distance 1): exact sampling of the rows
-        ([`sample`][optmech.lp.user.result.UserMechanism.sample]), privacy map ``d_in ↦
+        ([`rvs`][optmech.lp.user.result.UserMechanism.rvs]), privacy map ``d_in ↦
         sampled_epsilon()`` for ``d_in ≥ 1`` and 0 for ``d_in = 0``."""
         try:
             import opendp.prelude as dp
@@ -67,7 +67,7 @@ class LocalMechanism(UserMechanism):
         epsilon = self.sampled_epsilon()
 
         def release(x: float) -> float:
-            return float(self.sample(float(x)))
+            return float(self.rvs(float(x)))
 
         def privacy_map(d_in: Any) -> float:
             d = int(d_in)
@@ -84,8 +84,13 @@ class LocalMechanism(UserMechanism):
             TO="f64",
         )
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        rows = super()._summary_rows()
+    @property
+    def model(self) -> str:
+        """``"local (ε-LDP)"``: every two inputs are neighbours."""
+        return "local (ε-LDP)"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        rows = super()._own_rows()
         if self.grid is not None:
             rows.append(("grid", self.grid.text))
         for rec in self.constraints:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_int, check_prior, check_real, check_real_array
 from optmech.constraints import Constraint, as_constraints
@@ -132,9 +133,10 @@ class _Solving:
         )
 
 
+@renamed_keyword("loss", "cost")
 def bayesian_mechanism(
     prior: npt.ArrayLike,
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     graph: nx.Graph | None = None,
@@ -163,7 +165,7 @@ def bayesian_mechanism(
     prior : array_like, shape (N,)
         Prior over the inputs (graph node order; ``{0..n}`` for a count query): finite,
         non-negative, summing to 1 within 1e-9 (or set ``normalize=True``).
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``output − input`` from [`optmech.costs`][optmech.costs] (``"abs"``,
         ``"squared"``, …), or a loss matrix ``L[i, r] ≥ 0`` of shape (N, number of outputs).
     epsilon : float
@@ -261,7 +263,7 @@ def bayesian_mechanism(
     )
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     setting = resolve_setting(  # refused up front by the smallest admissible estimate
-        loss,
+        cost,
         graph=graph,
         outputs=outputs,
         num_inputs=p_arr.size,
@@ -284,8 +286,9 @@ def bayesian_mechanism(
     return result
 
 
+@renamed_keyword("loss", "cost")
 def minimax_mechanism(
-    loss: Any,
+    cost: Any,
     epsilon: float,
     *,
     n: int | None = None,
@@ -311,13 +314,13 @@ def minimax_mechanism(
 
     Parameters
     ----------
-    loss : Cost, str, callable or array_like
+    cost : Cost, str, callable or array_like
         A cost of ``output − input``, or a loss matrix ``L[i, r]`` (then ``n`` is its number of
         rows minus one).
     epsilon : float
         Privacy level, in (0, 50].
     n : int, optional
-        Largest query result of a count query (inputs ``{0..n}``); needed when ``loss`` is a
+        Largest query result of a count query (inputs ``{0..n}``); needed when ``cost`` is a
         cost and no graph is given.
     side_information : collection of inputs, optional
         The set S of inputs the user considers possible (node labels: integers for a count
@@ -357,7 +360,7 @@ def minimax_mechanism(
     admissible = _method(method, items, graph, vertex=vertex, solver=solver)
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
     setting = resolve_setting(  # refused up front by the smallest admissible estimate
-        loss,
+        cost,
         graph=graph,
         outputs=outputs,
         num_inputs=num_inputs,
@@ -418,9 +421,10 @@ def _joint_forms(weights: list[FloatArray], optima: FloatArray) -> tuple[list[Fl
     return [w[:, grid[u]] / optima[u] for u, w in enumerate(weights)], n_joint
 
 
+@renamed_keyword("losses", "costs")
 def common_mechanism(
     priors: Sequence[npt.ArrayLike],
-    losses: Sequence[Any],
+    costs: Sequence[Any],
     epsilon: float,
     *,
     graph: nx.Graph | None = None,
@@ -447,8 +451,9 @@ def common_mechanism(
 
     Parameters
     ----------
-    priors, losses : sequences
-        One prior and one loss per user (as for [`bayesian_mechanism`][bayesian_mechanism]).
+    priors, costs : sequences
+        One prior and one cost (or loss matrix) per user (as for
+        [`bayesian_mechanism`][bayesian_mechanism]).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
@@ -481,7 +486,7 @@ def common_mechanism(
     eps = check_epsilon(epsilon)
     acc = _check_accuracy(accuracy)
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    settings, priors_ok = _users(priors, losses, outputs, graph, budget)
+    settings, priors_ok = _users(priors, costs, outputs, graph, budget)
     weights = [p[:, None] * s.loss for p, s in zip(priors_ok, settings, strict=True)]
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         return _common(settings, priors_ok, weights, eps, optima, solver, budget, acc)
@@ -535,6 +540,7 @@ def _common(
         mechanism=mech,
         certified_epsilon=solved.certified_epsilon,
         provenance=solved.provenance,
+        epsilon=eps,
     )
     warn_if_uncertified(result.provenance)
     return result

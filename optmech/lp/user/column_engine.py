@@ -27,6 +27,7 @@ certificate:
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, replace
@@ -36,6 +37,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray
 from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.report import stage
 from optmech.lp.solve import SolveInfo, provenance_of
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
@@ -47,6 +49,8 @@ from optmech.lp.user.setting import UserSetting
 from optmech.provenance import Attempt, Repair
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
+
+_log = logging.getLogger(__name__)
 
 
 def geometric_remap_start(
@@ -254,11 +258,13 @@ def solve_by_columns(
     if tree is None:
         raise ValueError("column generation needs a tree neighbour graph (no cycles).")
     start = time.perf_counter()
-    decay = decay_products(_summed(objective), tree, epsilon)
-    scale = _scale(setting, epsilon, objective, tree, decay)
-    linear = isinstance(objective, LinearObjective)
-    warm = WarmStart.of(decay, _constant_answer(objective), linear)
-    del decay  # N × m: the start keeps what it needs
+    with stage("warm start", _log, inputs=setting.num_inputs, outputs=objective.shape[1]) as found:
+        decay = decay_products(_summed(objective), tree, epsilon)
+        scale = _scale(setting, epsilon, objective, tree, decay)
+        linear = isinstance(objective, LinearObjective)
+        warm = WarmStart.of(decay, _constant_answer(objective), linear)
+        del decay  # N × m: the start keeps what it needs
+        found.update(scale=scale)
     build_time = time.perf_counter() - start
     used, lower = _solve_once(setting, epsilon, objective, tree, scale, warm)
     best, attempts = used.best, list(used.run.attempts)

@@ -134,7 +134,7 @@ def solve_by_method(
         if not prefer_columns(tree, epsilon, proven_start=proven, full_fits=full_fits):
             return _whole(setting, epsilon, objective, options, budget)
     solved = solve_by_columns(setting, epsilon, objective, accuracy=accuracy)
-    if method == SolveMethod.AUTO and not solved.provenance.certified and full_fits:
+    if method == SolveMethod.AUTO and not solved.provenance.within_accuracy and full_fits:
         whole, reduced = _whole(setting, epsilon, objective, options, budget)
         if whole.provenance.relative_gap < solved.provenance.relative_gap:
             return whole, reduced

@@ -40,6 +40,30 @@ class UserObjective(StrEnum):
     COMMON = "common"
 
 
+def release(mechanism: FloatArray, row: int, labels: Any, size: Any, rng: Any) -> Any:
+    """Draws of ``labels`` (the columns' labels) from row ``row`` of ``mechanism`` as stored, by
+    the exact sampler ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable]):
+    one label for ``size=None``, else an array of shape ``size``."""
+    from optmech.mechanisms.exact_sampling import RationalTable, draw_many
+
+    index = np.asarray(draw_many(RationalTable(mechanism[row]).draw, size, rng))
+    out = np.asarray(labels)[index]
+    return out.item() if size is None and out.ndim == 0 else out
+
+
+def input_index(true_value: Any, rows: int) -> int:
+    """``true_value`` as a row index ``0..rows − 1`` (ValueError naming it otherwise)."""
+    if isinstance(true_value, bool) or not isinstance(true_value, int | np.integer):
+        raise ValueError(
+            f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
+        )
+    if not 0 <= int(true_value) < rows:
+        raise ValueError(
+            f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
+        )
+    return int(true_value)
+
+
 class _Provenanced(MechanismResult, abstract=True):
     """What the user LPs' results share besides the
     [`MechanismResult`][optmech.results.MechanismResult] interface: the weight of the uniform
@@ -76,7 +100,7 @@ class UserMechanism(_Provenanced):
         Solver, status, attempts, timings, sizes of the LP actually solved (the orbit LP when
         `symmetry_reduced`), repair and the certified interval ``[lower_bound, value]``;
         `value`, `lower_bound`, `solver`, `status`, `solve_time`, `repair`,
-        `repair_lambda`, `repair_cost`, `max_violation` and `optimality_gap` read it.
+        `repair_lambda`, `repair_cost`, `max_violation` and `gap` read it.
     prior : ndarray or None
         Bayesian prior.
     side_information : ndarray of int or None
@@ -116,7 +140,7 @@ class UserMechanism(_Provenanced):
         """Labels of the columns."""
         return self.setting.outputs
 
-    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release answers for the input ``true_value``: draws of the output labels from its
         row of `mechanism`, exactly as stored (integer arithmetic on the floats'
         dyadic values: `RationalTable`).
@@ -138,24 +162,25 @@ class UserMechanism(_Provenanced):
         scalar or numpy.ndarray
             Output labels (ints for a count query).
         """
-        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
-
         values = np.asarray(self.setting.values, dtype=np.float64)
         target = np.asarray(true_value, dtype=np.float64)
         match = np.all(values.reshape(values.shape[0], -1) == target.reshape(1, -1), axis=1)
         if target.size != values[0].size or not np.any(match):
             shown = values.tolist() if values.shape[0] <= 12 else f"{values.shape[0]} inputs"
             raise ValueError(f"`true_value` must be one of the inputs {shown}; got {true_value!r}.")
-        row = self.mechanism[int(np.argmax(match))]
-        index = np.asarray(draw_many(RationalTable(row).draw, size, rng))
         labels = np.asarray(self.outputs)
         if np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
-        out = labels[index]
-        return out.item() if size is None and out.ndim == 0 else out
+        return release(self.mechanism, int(np.argmax(match)), labels, size, rng)
+
+    def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Deprecated name of [`rvs`][optmech.lp.user.result.UserMechanism.rvs] (one sampling
+        verb across results and noise families)."""
+        warn_deprecated(f"`{type(self).__name__}.sample(...)`", "`.rvs(...)`")
+        return self.rvs(true_value, size, rng)
 
     def sampled_epsilon(self) -> float:
-        """The ε of the mechanism [`sample`][optmech.lp.user.result.UserMechanism.sample] draws
+        """The ε of the mechanism [`rvs`][optmech.lp.user.result.UserMechanism.rvs] draws
         from: `certified_epsilon` plus ``log(max_i T_i / min_i T_i)`` over the rows' exact sums
         ``T_i`` (each row is divided by its own sum), rounded up.
 
@@ -177,7 +202,7 @@ class UserMechanism(_Provenanced):
             self.mechanism,
             self.setting.graph,
             is_path_graph(self.setting.graph) and self.setting.is_count_query,
-            lambda x, rng: self.sample(x, rng=rng),
+            lambda x, rng: self.rvs(x, rng=rng),
             self.sampled_epsilon,
         )
         return PrivacySource(
@@ -216,16 +241,17 @@ class UserMechanism(_Provenanced):
         """Labels of the rows (the graph's node values)."""
         return self.setting.values
 
-    def _plot_title(self) -> str:
-        return f"{self.objective} user, ε = {self.epsilon:g}, value {self.value:.6g}"
+    @property
+    def model(self) -> str:
+        """``"Bayesian user"`` or ``"minimax user"``."""
+        return "Bayesian user" if self.objective == UserObjective.BAYESIAN else "minimax user"
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
+    def _plot_title(self) -> str:
+        return f"{self.model}, ε = {self.epsilon:g}, value {self.value:.6g}"
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
         n_in, n_out = self.mechanism.shape
-        return [
-            ("user", f"{self.objective}, {n_in} inputs × {n_out} outputs"),
-            ("ε (certified)", f"{self.epsilon:g} ({self.certified_epsilon:.10g})"),
-            *super()._summary_rows(),
-        ]
+        return [("size", f"{n_in} inputs × {n_out} outputs")]
 
     def __repr__(self) -> str:
         n_in, n_out = self.mechanism.shape
@@ -281,6 +307,8 @@ class CommonMechanismResult(_Provenanced):
         Joint mechanism; column ``(r_1, …, r_k)`` in C order over the users' output sets.
     certified_epsilon : float
         Achieved ε of the joint mechanism.
+    epsilon : float or None
+        Requested ε.
     provenance : Provenance
         Its `value` is [`ratio`][ratio]; its lower bound is *rigorous*: no mechanism does
         better than ``lower_bound`` for all users at once (with the users' optima as given,
@@ -294,19 +322,37 @@ class CommonMechanismResult(_Provenanced):
     mechanism: FloatArray = field(repr=False)
     certified_epsilon: float
     provenance: Provenance
+    epsilon: float | None = None
+
+    def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
+        """Release joint answers for the input of index ``true_value``: column indices of
+        `mechanism` (``(r_1, …, r_k)`` in C order over the users' output sets), drawn exactly
+        from its row as stored."""
+        row = input_index(true_value, self.mechanism.shape[0])
+        return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
 
     @property
     def ratio(self) -> float:
         """``max_u value_u(M_u)/optimum_u`` at the certified joint mechanism (rounded up)."""
         return self.provenance.value
 
-    _dict_fields = ("ratio", "lp_ratio", "values", "optima", "certified_epsilon", "mechanism")
+    _dict_fields = (
+        "ratio",
+        "lp_ratio",
+        "values",
+        "optima",
+        "epsilon",
+        "certified_epsilon",
+        "mechanism",
+    )
+
+    _model = "common mechanism"
 
     def _plot_title(self) -> str:
         return f"common mechanism for {self.optima.size} users, ratio {self.ratio:.6g}"
 
-    def _summary_rows(self) -> list[tuple[str, object]]:
-        return [("users", self.optima.size), *super()._summary_rows()]
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("users", self.optima.size)]
 
     def __repr__(self) -> str:
         return (
