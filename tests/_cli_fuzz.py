@@ -1,11 +1,20 @@
-"""Bad command lines, generated systematically: each command × each option × bad values.
+"""The command line's census: bad command lines generated systematically (each command × each
+option × bad values), and good ones that must work.
 
-Each case is a command line that must be refused, and the option (or positional argument) its
-error must name. The values are bad by construction: out of range, not numbers, non-finite,
-malformed specifications, sizes far beyond the memory allowed, and output paths that exist
-but cannot be written. Every valid part of a command line is small (a few cells, n = 3), so a
-case that wrongly reached a solver would still finish, and the tests would see its exit
-status.
+Each bad case is a command line that must be refused, and the option (or positional argument)
+its error must name. The values are bad by construction: out of range, not numbers, non-finite
+or beyond the floats, negative, empty fields, malformed specifications, sizes far beyond the
+memory allowed, flags that cannot apply together, output paths that exist but cannot be
+written, and a damaged store. Every valid part of a command line is small (a few cells, n = 3),
+so a case that wrongly reached a solver would still finish, and the tests would see its exit
+status. The good cases ([`good_invocations`][good_invocations]) are command lines users wrote
+that must run: negative numbers without ``=``, unbiased local designs up to ε = 50; their
+tables must fit 100 columns on a pipe.
+
+``python tests/_cli_fuzz.py`` prints the census per subcommand: cases, refused by name,
+tracebacks, "unexpected … (a bug)", flags silently ignored (a bad case that exits 0), other
+wrong outcomes, and the good cases that failed (``--subprocess`` runs each case through
+``python -m optmech``; ``--good`` runs the good cases too, which solve).
 """
 
 from __future__ import annotations
@@ -27,6 +36,11 @@ class Case(NamedTuple):
 
     argv: list[str]
     flag: str
+
+    @property
+    def command(self) -> str:
+        """The subcommand (``local``, ``design``, ...)."""
+        return self.argv[0]
 
     def named_in(self, message: str) -> bool:
         """Whether ``message`` names the option."""
@@ -311,37 +325,318 @@ def _experiment(tmp: Path) -> list[Case]:
     return cases
 
 
+#: Bad lists of labels of ``local --inputs``.
+BAD_LABELS = [
+    "",
+    ",",
+    "0,,1",
+    ",0,1",
+    "0,1,",
+    "a,b",
+    "1",
+    "0,0",
+    "2,1",
+    "nan,1",
+    "0,inf",
+    "-inf,0",
+    "1e309,2",
+    "-1e309,0",
+    "0;1",
+    "0 1",
+    "0x1,2",
+]
+#: Bad priors of ``local`` (four labels).
+BAD_LOCAL_PRIORS = [
+    "",
+    ",",
+    "1,1,1,1e309",
+    "-1,1,1,1",
+    "1,1,1",
+    "1,1,1,1,1",
+    "0,0,0,0",
+    "nan,1,1,1",
+    "a,b,c,d",
+    "1,,1,1",
+    "inf,1,1,1",
+    "binomial:0.3",
+    "uniformly",
+]
+#: Bad output grids of ``local``.
+BAD_OUTPUTS = [
+    "",
+    ",",
+    "a:b:c",
+    "0:1",
+    "0:1:5:7",
+    "1:0:5",
+    "0:1:1",
+    "0:1:x",
+    "0:1:2.5",
+    "-1e308:1e308:5",
+    "nan:1:5",
+    "0:inf:5",
+    "0:1e309:5",
+    "0,,1",
+    "1e309",
+    "0,1,nan",
+    "0:1:10000000000",
+    "0:1:-3",
+]
+
+
+def _local(tmp: Path) -> list[Case]:
+    """``optmech local``: every option, its bad values and the flags that cannot apply
+    together (at least 100 cases)."""
+    base = ["local", "--inputs", "0,1,2,5", "--epsilon", "1"]
+    cases = [Case(["local", "--inputs", v, "--epsilon", "1"], "--inputs") for v in BAD_LABELS]
+    cases += [Case(["local", f"--inputs={v}", "--epsilon", "1"], "--inputs") for v in ("", ",")]
+    cases += [Case([*base, "--prior", v], "--prior") for v in BAD_LOCAL_PRIORS]
+    cases += [Case([*base, "--prior=-1,1,1,1"], "--prior")]
+    cases += [
+        Case(["local", "--inputs", "0,1,2,5", "--epsilon", v], "--epsilon")
+        for v in [*BAD_POSITIVE, "51", "1e308", "1e309", "-1e309"]
+    ]
+    cases += [Case([*base, "--cost", v], "--cost") for v in BAD_COSTS]
+    cases += [Case([*base, "--outputs", v], "--outputs") for v in BAD_OUTPUTS]
+    cases += [Case([*base, f"--outputs={v}"], "--outputs") for v in ("-1e308:1e308:5", "")]
+    cases += [Case([*base, "--max-risk", v], "--max-risk") for v in [*BAD_POSITIVE, "1e309"]]
+    cases += [  # (inf is a valid budget of the local LP)
+        Case([*base, "--max-memory-gb", v], "--max-memory-gb") for v in BAD_POSITIVE if v != "inf"
+    ]
+    cases += [Case([*base, "--objective", v], "--objective") for v in ["nope", "", "Bayes"]]
+    cases += [Case([*base, "--solver", v], "--solver") for v in ["NOPE", ""]]
+    cases += [Case([*base, "--plot", v], "--plot") for v in [*_unwritable(tmp), "m.notaformat"]]
+    cases += [
+        # flags that cannot apply together are refused by name, never ignored
+        Case([*base, "--minimax", "--prior", "1,1,1,1"], "--prior"),
+        Case([*base, "--minimax", "--prior", "uniform"], "--prior"),
+        Case([*base, "--objective", "minimax", "--prior", "0.4,0.3,0.2,0.1"], "--prior"),
+        Case([*base, "--minimax", "--objective", "bayesian"], "--minimax"),
+        Case([*base, "--minimax", "--rr-on-bins"], "--rr-on-bins"),
+        Case([*base, "--objective", "minimax", "--rr-on-bins"], "--rr-on-bins"),
+        Case([*base, "--cost", "zero-one", "--rr-on-bins"], "--cost"),
+        Case([*base, "--unbiased", "--outputs", "0,1,2,5"], "--outputs"),
+        Case([*base, "--unbiased", "--outputs", "0:5:11"], "--outputs"),
+        Case(["local", "--inputs", "0,1e308", "--epsilon", "1", "--unbiased"], "--inputs"),
+        Case(["local", "--inputs", "-1e308,1e308", "--epsilon", "1"], "--inputs"),
+        Case(["local", "--inputs", "0,1", "--outputs", "0:1:100000000"], "--epsilon"),
+        Case(["local", "--epsilon", "1"], "--inputs"),
+        Case(["local", "--inputs", "0,1"], "--epsilon"),
+        Case([*base, "--bogus"], "--bogus"),
+        Case([*base, "--inputs"], "--inputs"),
+        Case(
+            ["local", "--inputs", "0,1", "--epsilon", "1", "--outputs", "0:1:100000000"],
+            "--max-memory-gb",
+        ),
+    ]
+    return cases
+
+
+def _regressions(tmp: Path) -> list[Case]:
+    """Bad command lines users met, each once ugly or wrong: now refused by name."""
+    return [
+        Case(["local", "--inputs", "", "--epsilon", "1"], "--inputs"),
+        Case(["local", "--inputs", ",", "--epsilon", "1"], "--inputs"),
+        Case(["local", "--inputs", "0,,1", "--epsilon", "1"], "--inputs"),
+        Case(
+            ["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--outputs=-1e308:1e308:5"],
+            "--outputs",
+        ),
+        Case(
+            ["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--prior", "1,1,1,1e309"], "--prior"
+        ),
+        Case(["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--prior", "-1,1,1,1"], "--prior"),
+        Case(
+            ["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--minimax", "--prior", "1,1,1,1"],
+            "--prior",
+        ),
+        Case(
+            [
+                "design",
+                "--privacy",
+                "eps=1",
+                "--resolution",
+                "4",
+                "--periods",
+                "2",
+                "--tail",
+                "-1,0.2",
+            ],
+            "--tail",
+        ),
+        Case(
+            [
+                "design",
+                "--privacy",
+                "eps=1",
+                "--resolution",
+                "4",
+                "--periods",
+                "2",
+                "--cost",
+                "power:1e9",
+            ],
+            "--cost",
+        ),
+        Case(
+            ["design", "--privacy", "eps=1,delta=1e-3", "--resolution", "4", "--periods", "2"],
+            "--periods",
+        ),
+        Case(["experiment", "--list", "nosuch"], "name"),
+        Case(["sweep", *_damaged_store(tmp)], "--store"),
+    ]
+
+
+def _beyond_the_floats() -> list[Case]:
+    """Numbers beyond the floats (``1e309`` reads as inf) and negative values written without
+    ``=``, for the options of the other commands: refused by the option's name."""
+    design = ["design", "--privacy", "eps=1", "--resolution", "4", "--periods", "2"]
+    user = ["user", "--n", "3", "--epsilon", "1"]
+    return [
+        Case(["staircase", "--epsilon", "1e309"], "--epsilon"),
+        Case(["staircase", "--epsilon", "1", "--sensitivity", "1e309"], "--sensitivity"),
+        Case(["staircase", "--epsilon", "1", "--sensitivity", "-1e-3"], "--sensitivity"),
+        Case([*design, "--sensitivity", "1e309"], "--sensitivity"),
+        Case([*design, "--max-memory-gb", "1e309"], "--max-memory-gb"),
+        Case([*design, "--tail", "1e309,0.2"], "--tail"),
+        Case([*design, "--tail", "1,-0.2"], "--tail"),
+        Case([*design, "--resolution", "-4"], "--resolution"),
+        Case(["design", "--privacy", "eps=1e309"], "--privacy"),
+        Case(["user", "--n", "3", "--epsilon", "1e309"], "--epsilon"),
+        Case(["user", "--n", "-3", "--epsilon", "1"], "--n"),
+        Case([*user, "--max-risk", "1e309"], "--max-risk"),
+        Case([*user, "--max-risk", "-1"], "--max-risk"),
+        Case(["experiment", "gamma-star", "--quick", "--seed", "-3"], "--seed"),
+    ]
+
+
+def _damaged_store(tmp: Path) -> list[str]:
+    """``SPEC --store FILE`` with FILE a real sweep store whose results page is overwritten
+    (its bytes are kept beside it, ``FILE.bytes``, to show the refusal leaves it untouched)."""
+    from optmech.sweep.store import ResultStore
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    spec = tmp / "damaged.yaml"
+    spec.write_text("name: damaged\ntask: staircase\ngrid: {epsilon: [1, 2]}\n", "utf-8")
+    path = tmp / "damaged.sqlite"
+    if not path.exists():
+        with ResultStore(path) as store:
+            for k in range(20):
+                store.record(
+                    f"k{k}",
+                    sweep="damaged",
+                    task="staircase",
+                    params={"epsilon": k},
+                    result={"value": float(k)},
+                    seconds=0.0,
+                )
+        data = bytearray(path.read_bytes())
+        page = 4096  # page 2, the results table's root (SQLite's default page size)
+        data[page : page + 256] = b"\xde\xad\xbe\xef" * 64
+        path.write_bytes(bytes(data))
+        (tmp / "damaged.sqlite.bytes").write_bytes(bytes(data))
+    return [str(spec), "--store", str(path)]
+
+
+def good_invocations() -> list[list[str]]:
+    """Command lines that must run (exit 0, nothing on standard error, tables within 100
+    columns on a pipe): negative numbers without ``=``, unbiased local designs at every ε up
+    to 50, the defaults of ``local`` (the library's)."""
+    labels = ["--inputs", "0,1,2,5"]
+    lines = [
+        ["local", "--inputs", "-3,-1,0,2", "--epsilon", "1"],
+        ["local", "--inputs", "-3,-1,0,2", "--epsilon", "1", "--outputs", "-5:4:10"],
+        ["local", *labels, "--epsilon", "1", "--cost", "squared", "--unbiased"],
+        ["local", *labels, "--epsilon", "1", "--prior", "4,3,2,1", "--rr-on-bins"],
+        ["local", *labels, "--epsilon", "2", "--objective", "minimax", "--cost", "abs"],
+        ["local", *labels, "--epsilon", "1", "--prior", "1e308,1e308,1e308,1e308"],
+        ["design", "--privacy", "eps=2", "--resolution", "4", "--periods", "2", "--tail", "1,0.2"],
+        ["user", "--n", "20", "--epsilon", "3"],
+        ["experiment", "--list"],
+        ["experiment", "--list", "gamma-star"],
+    ]
+    lines += [
+        ["local", *labels, "--unbiased", "--epsilon", eps]
+        for eps in ("17", "18", "19", "20", "21", "22", "25", "30", "40", "50")
+    ]
+    return lines
+
+
 def bad_invocations(tmp: Path) -> list[Case]:
     """Every bad command line, its files written under ``tmp``."""
     folders = {}
-    for name in ("design", "user", "verify", "sweep", "experiment"):
+    for name in ("design", "user", "local", "verify", "sweep", "experiment", "regressions"):
         folders[name] = tmp / name
         folders[name].mkdir(parents=True, exist_ok=True)
     return [
         *_staircase(),
         *_design(folders["design"]),
         *_user(folders["user"]),
+        *_local(folders["local"]),
         *_verify(folders["verify"]),
         *_sweep(folders["sweep"]),
         *_experiment(folders["experiment"]),
+        *_regressions(folders["regressions"]),
+        *_beyond_the_floats(),
     ]
 
 
-def _classify(case: Case, status: int | str, err: str) -> str:
-    """How a bad command line failed: ``clean`` (exit 2, one line naming the option, no
-    traceback) or what is wrong with it."""
+#: The census's columns, in the order the script prints them.
+COLUMNS = ("cases", "refused by name", "traceback", "(a bug)", "ignored", "other", "good failed")
+
+
+def outcome(case: Case, status: int | str, err: str) -> str:
+    """How a bad command line failed: ``refused by name`` (exit 2, one line naming the option,
+    no traceback), ``traceback``, ``(a bug)`` (an unexpected error reported as one),
+    ``ignored`` (exit 0: a bad value or a flag that cannot apply was silently ignored) or
+    ``other`` (another exit status, no option named, several lines, still running)."""
     lines = [line for line in err.splitlines() if line.strip()]
-    if status == "timeout":
-        return "still running after the time allowed"
     if "Traceback" in err:
         return "traceback"
+    if "(a bug" in err:
+        return "(a bug)"
     if status == 0:
-        return "accepted (exit status 0)"
-    if status != 2:
-        return f"exit status {status}"
-    if not case.named_in(err):
-        return "names no option"
-    return "clean" if len(lines) == 1 else "several lines"
+        return "ignored"
+    if status == 2 and len(lines) == 1 and case.named_in(err):
+        return "refused by name"
+    return "other"
+
+
+def good_failure(status: int | str, out: str, err: str) -> str | None:
+    """Why a good command line did not work: an exit status, anything on standard error, or a
+    line of its output wider than 100 columns (on a pipe); None when it worked."""
+    if status != 0:
+        return f"exit status {status}: {err.strip()[-200:]}"
+    if err.strip():
+        return f"standard error: {err.strip()[-200:]}"
+    wide = max((len(line) for line in out.splitlines()), default=0)
+    if wide > 100:
+        return f"a line of {wide} columns"
+    return None
+
+
+def run_in_process(argv: list[str]) -> tuple[int, str, str]:
+    """``optmech argv`` in this process: (exit status, standard output, standard error); an
+    exception that escapes ``main`` is its traceback on standard error."""
+    import contextlib
+    import io
+    import traceback
+    import warnings
+
+    from optmech.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            try:
+                status = main(argv)
+            except SystemExit as exc:  # the parser's own errors
+                status = int(exc.code or 0)
+            except BaseException:
+                traceback.print_exc()
+                status = 1
+    return status, out.getvalue(), err.getvalue()
 
 
 def run_console(
@@ -355,33 +650,64 @@ def run_console(
     )
 
 
-def measure(timeout: float = 90.0, memory_gb: float = 4.0) -> dict[str, int]:
-    """Run every case through ``python -m optmech`` (the optmech on ``sys.path``; put another
-    checkout first on ``PYTHONPATH`` to measure it), each in its own process limited to
-    ``memory_gb`` of address space and ``timeout`` seconds; count the outcomes."""
+def census(
+    tmp: Path, *, subprocess_: bool = False, good: bool = False, timeout: float = 90.0
+) -> dict[str, dict[str, int]]:
+    """The counts of [`COLUMNS`][COLUMNS] per subcommand, every case run in this process (or,
+    with ``subprocess_``, through ``python -m optmech`` in a child limited to ``timeout``
+    seconds); ``good`` runs the good command lines too."""
     import collections
-    import resource
+    import os
+
+    os.environ.pop("COLUMNS", None)  # a pipe's width, whatever the shell exported
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+
+    def run(argv: list[str]) -> tuple[int | str, str, str]:
+        if not subprocess_:
+            return run_in_process(argv)
+        try:
+            done = run_console(argv, tmp, timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return "timeout", "", ""
+        return done.returncode, done.stdout, done.stderr
+
+    for case in bad_invocations(tmp / "files"):
+        status, _, err = run(case.argv)
+        counts[case.command]["cases"] += 1
+        counts[case.command][outcome(case, status, err)] += 1
+    if good:
+        for argv in good_invocations():
+            status, out, err = run(argv)
+            if good_failure(status, out, err) is not None:
+                counts[argv[0]]["good failed"] += 1
+    return {name: {column: counts[name][column] for column in COLUMNS} for name in counts}
+
+
+def print_census(table: dict[str, dict[str, int]]) -> None:
+    """The census as a table, one row per subcommand and their total (within 100 columns)."""
+    totals = {column: sum(row[column] for row in table.values()) for column in COLUMNS}
+    widths = [max(len(c), 5) for c in COLUMNS]
+    print(f"{'command':<11}" + "".join(f"  {c:>{w}}" for c, w in zip(COLUMNS, widths, strict=True)))
+    for name, row in [*table.items(), ("total", totals)]:
+        print(
+            f"{name:<11}"
+            + "".join(f"  {row[c]:>{w}}" for c, w in zip(COLUMNS, widths, strict=True))
+        )
+
+
+if __name__ == "__main__":  # python tests/_cli_fuzz.py [--subprocess] [--good]
     import tempfile
 
-    def limits() -> None:
-        size = int(memory_gb * 2**30)
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    with tempfile.TemporaryDirectory() as folder:
+        os_cwd = Path.cwd()
+        import os
 
-    counts: collections.Counter[str] = collections.Counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        for case in bad_invocations(Path(tmp) / "files"):
-            try:
-                out = run_console(
-                    case.argv, tmp, timeout, preexec_fn=limits, stdin=subprocess.DEVNULL
+        os.chdir(folder)  # a default output (a sweep's store) lands there
+        try:
+            print_census(
+                census(
+                    Path(folder), subprocess_="--subprocess" in sys.argv, good="--good" in sys.argv
                 )
-                status: int | str = out.returncode
-                err = out.stderr
-            except subprocess.TimeoutExpired:
-                status, err = "timeout", ""
-            counts[_classify(case, status, err)] += 1
-    return dict(counts.most_common())
-
-
-if __name__ == "__main__":  # python tests/_cli_fuzz.py: the outcomes of every case
-    for outcome, count in measure().items():
-        print(f"{count:5d}  {outcome}")
+            )
+        finally:
+            os.chdir(os_cwd)

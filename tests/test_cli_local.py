@@ -90,3 +90,39 @@ def test_errors_exit_cleanly(
     assert main(["local", *argv]) == code
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_an_error_about_default_outputs_says_they_were_the_default(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error naming the outputs when --outputs was not given says the default was used
+    (never blames a flag that was not given)."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise ValueError("`outputs` must be wider; got [0, 5].")
+
+    monkeypatch.setattr(optmech, "local_mechanism", refuse)
+    assert main(["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--unbiased"]) == 2
+    err = capsys.readouterr().err
+    assert "--outputs was not given: its default" in err and len(err.strip().splitlines()) == 1
+    argv = ["local", "--inputs", "0,1,2,5", "--epsilon", "1", "--outputs", "0,5"]
+    assert main(argv) == 2
+    assert "not given" not in capsys.readouterr().err
+
+
+def test_negative_values_parse_without_equals() -> None:
+    """A value that starts with a minus sign and a digit is the option's value, not an
+    option: lists, ranges, exponents and ``-inf`` (refused later, by name)."""
+    from optmech.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(
+        ["local", "--inputs", "-3,-1,0,2", "--epsilon", "1", "--outputs", "-1e308:1e308:5"]
+    )
+    assert (args.inputs, args.outputs) == ("-3,-1,0,2", "-1e308:1e308:5")
+    args = parser.parse_args(["design", "--privacy", "eps=1", "--tail", "-1,0.2"])
+    assert args.tail == "-1,0.2"
+    args = parser.parse_args(["staircase", "--epsilon", "-inf"])
+    assert args.epsilon == float("-inf")
+    with pytest.raises(SystemExit):  # an option is still an option
+        parser.parse_args(["local", "--inputs", "--epsilon", "1"])

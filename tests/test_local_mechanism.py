@@ -68,7 +68,7 @@ def test_bayesian_optimum_matches_the_pairwise_lp(seed: int, cost: object) -> No
 @pytest.mark.parametrize("seed", range(3))
 def test_minimax_optimum_matches_the_pairwise_lp(seed: int) -> None:
     x, _, y, eps = _instance(10 + seed, 4, 13)
-    res = optmech.local_mechanism(None, "squared", eps, inputs=x, outputs=y)
+    res = optmech.local_mechanism(None, "squared", eps, objective="minimax", inputs=x, outputs=y)
     reference = pairwise_optimum(None, Squared().loss_matrix(x, y), eps)
     assert res.objective == "minimax"
     assert _contains(res, reference)
@@ -296,14 +296,20 @@ def test_infeasible_constraint_is_named() -> None:
 def test_jointly_infeasible_constraints_are_named_together() -> None:
     x, _, y, eps = _instance(71, 4, 15, wide=True)
     unbiased = optmech.local_mechanism(
-        None, "squared", eps, inputs=x, outputs=y, constraints=Unbiased()
+        None, "squared", eps, objective="minimax", inputs=x, outputs=y, constraints=Unbiased()
     )
-    free = optmech.local_mechanism(None, "squared", eps, inputs=x, outputs=y)
+    free = optmech.local_mechanism(None, "squared", eps, objective="minimax", inputs=x, outputs=y)
     bound = 0.9 * unbiased.lower_bound  # below the unbiased minimax optimum: not with Unbiased
     assert free.value < bound  # ... but the unconstrained minimax optimum meets it alone
     with pytest.raises(optmech.InfeasibleConstraintsError) as info:
         optmech.local_mechanism(
-            None, "squared", eps, inputs=x, outputs=y, constraints=[Unbiased(), MaxRisk(bound)]
+            None,
+            "squared",
+            eps,
+            objective="minimax",
+            inputs=x,
+            outputs=y,
+            constraints=[Unbiased(), MaxRisk(bound)],
         )
     assert set(info.value.constraints) == {"Unbiased()", f"MaxRisk(bound={bound!r})"}
 

@@ -159,10 +159,15 @@ def test_infeasible_combinations() -> None:
     # (0, δ): a support of 2K sensitivities forces δ ≥ 1/(2K) — refused before building.
     with pytest.raises(ValueError, match=r"periods.*at least 5"):
         design_noise(optmech.ApproxDP(0.0, 0.1), sensitivity=1.0, cost="abs", periods=2)
-    # (ε, δ) with a support too short: the LP is infeasible, and the error says what to do.
-    with pytest.raises(SolverError, match="raise `periods`"):
+    # (ε, δ) with a support no (ε, δ)-DP noise fills: refused before building.
+    with pytest.raises(ValueError, match=r"`periods` must be at least"):
         design_noise(
             optmech.ApproxDP(0.5, 0.01), sensitivity=1.0, cost="abs", resolution=4, periods=1
+        )
+    # ... and one the bound allows but the LP's grid does not fill: the error says what to do.
+    with pytest.raises(SolverError, match="raise `periods`"):
+        design_noise(
+            optmech.ApproxDP(0.5, 0.05), sensitivity=1.0, cost="abs", resolution=4, periods=4
         )
 
 

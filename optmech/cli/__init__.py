@@ -22,15 +22,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import types
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from optmech.cli._args import HelpFormatter, command_flags, command_text, in_cli_terms
 from optmech.exceptions import OptmechError, ProblemTooLargeError
 
-__all__ = ["COMMANDS", "INTERRUPTED", "ArgumentParser", "build_parser", "main"]
+__all__ = ["COMMANDS", "INTERRUPTED", "NEGATIVE_VALUE", "ArgumentParser", "build_parser", "main"]
 
 #: Subcommand modules, in the order ``optmech --help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -48,10 +49,23 @@ COMMANDS: tuple[str, ...] = (
 INTERRUPTED = 130
 
 
+#: A value that starts with a minus sign and is a number or a list or range of them
+#: (``-3``, ``-1e308:1e308:5``, ``-3,-1,0,2``, ``-inf``): an option's value, never an option.
+NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)[\w.,:;+\-]*$", re.IGNORECASE)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """A parser whose usage errors are one line, as every other error of the command line:
     ``optmech design: error: argument --resolution: invalid int value: 'x' (see optmech design
-    --help)``, exit status 2."""
+    --help)``, exit status 2.
+
+    A value that begins with a minus sign and a digit ([`NEGATIVE_VALUE`][NEGATIVE_VALUE]:
+    ``--inputs -3,-1,0,2``, ``--tail -1,0.2``) is read as the option's value, as argparse
+    reads a plain negative number (no option of the command line looks like a number)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_VALUE
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")

@@ -94,6 +94,32 @@ def _check_served(spec: Any) -> None:
             )
 
 
+def _check_cost(spec: Any) -> None:
+    """Refuse a cost whose expected value overflows float64 on the design's support: its
+    integral over ``[−(K + 1)Δ, (K + 1)Δ]`` and, with geometric tails, its tail sum from the
+    last period on (what the LP's cells weigh), each finite and a number, else a ValueError
+    naming ``--cost``."""
+    cost, step = spec.cost, float(spec.sensitivity)
+    reach = (spec.periods + 1) * step
+    try:
+        total = float(cost.integral(-reach, reach))
+        if spec.tail_ratio > 0.0:
+            total += float(
+                cost.periodic_integral(reach - step, reach, period=step, ratio=spec.tail_ratio)
+            )
+    except (ValueError, ArithmeticError) as exc:
+        reason = " ".join(str(exc).split())
+        raise ValueError(
+            f"`--cost` {cost.name}: its expected value on the design's support "
+            f"[−{reach:g}, {reach:g}] cannot be computed in float64 ({reason})"
+        ) from None
+    if not math.isfinite(total):
+        raise ValueError(
+            f"`--cost` {cost.name}: its integral over the design's support [−{reach:g}, "
+            f"{reach:g}] overflows float64; choose a smaller power or sensitivity."
+        )
+
+
 def _cells(spec: Any) -> int:
     """Cells of one period of the grid ``make_grid`` would build for ``spec``, computed without
     building it (a lower bound, the coarse cells, when that already exceeds the budget)."""
@@ -135,6 +161,7 @@ def check_design_1d(
             raise ValueError(f"`--privacy` {privacy}: {exc}") from None
         raise
     _check_served(spec)
+    _check_cost(spec)
     try:
         spec.check_size(_cells(spec))
     except ProblemTooLargeError as exc:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -13,12 +16,16 @@ import numpy as np
 
 __all__ = [
     "LIFTED_PROVENANCE",
+    "PIPE_WIDTH",
     "certified_value_rows",
+    "fit_table",
     "fmt",
+    "output_width",
     "print_fields",
     "print_json",
     "print_mechanism",
     "print_table",
+    "print_wrapped",
     "result_json",
     "save_plot_then_json",
 ]
@@ -54,20 +61,112 @@ def fmt(value: Any, digits: int = 6) -> str:
     return str(value)
 
 
-def print_table(
-    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, out: TextIO | None = None
-) -> None:
-    """Print ``rows`` under ``headers`` as an aligned plain-text table."""
+#: Width of the printed tables and prose when standard output is not a terminal (a pipe, a
+#: file): the full values are in ``--json``.
+PIPE_WIDTH = 100
+#: Narrowest column a wrapped cell is given.
+_NARROWEST = 12
+
+
+def output_width(stream: TextIO | None = None) -> int:
+    """The width printed text must fit: ``COLUMNS`` when set, else the terminal's when
+    ``stream`` (standard output by default) is one, else `PIPE_WIDTH`."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(40, int(columns))
+    stream = sys.stdout if stream is None else stream
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal:
+        return max(40, shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+    return PIPE_WIDTH
+
+
+def print_wrapped(text: str, *, out: TextIO | None = None, indent: str = "") -> None:
+    """``text`` filled to [`output_width`][output_width], continuation lines indented by
+    ``indent``."""
     stream = sys.stdout if out is None else out
-    cells = [[fmt(c) for c in row] for row in rows]
+    width = output_width(stream)
+    print(
+        "\n".join(
+            textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+        ),
+        file=stream,
+    )
+
+
+def _table_lines(headers: Sequence[str], cells: list[list[str]]) -> list[str]:
     widths = [len(h) for h in headers]
     for row in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    print(line, file=stream)
-    print("  ".join("-" * w for w in widths), file=stream)
-    for row in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)), file=stream)
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    return lines
+
+
+def _clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def fit_table(headers: Sequence[str], cells: list[list[str]], width: int) -> list[str]:
+    """The lines of an aligned table of ``cells`` under ``headers``, at most ``width`` wide.
+
+    A table that is too wide has its widest column wrapped onto continuation lines when the
+    other columns leave it at least 12 characters (a single word longer than that, such as a
+    path, is kept whole on its line); otherwise (a matrix of numbers) it is cut into blocks of
+    columns, each repeating the first column, one under the other. Whatever still does not fit
+    is cut with an ellipsis (``--json`` carries the full values).
+    """
+    lines = _table_lines(headers, cells)
+    if max(map(len, lines)) <= width or not cells:
+        return lines
+    count = len(headers)
+    widths = [max(len(headers[k]), *(len(row[k]) for row in cells)) for k in range(count)]
+    widest = int(np.argmax(widths))
+    room = width - (sum(widths) - widths[widest]) - 2 * (count - 1)
+    if room >= max(_NARROWEST, len(headers[widest])):
+        wrapped: list[list[str]] = []
+        for row in cells:
+            parts = textwrap.wrap(
+                row[widest], room, break_long_words=False, break_on_hyphens=False
+            ) or [""]
+            wrapped.append([*row[:widest], parts[0], *row[widest + 1 :]])
+            for part in parts[1:]:
+                wrapped.append([*([""] * widest), part, *([""] * (count - widest - 1))])
+        return _table_lines(headers, wrapped)  # a word longer than the room (a path) is whole
+    if count > 2:
+        blocks: list[str] = []
+        first, k = widths[0], 1
+        while k < count:
+            used, end = first, k
+            while end < count and (end == k or used + 2 + widths[end] <= width):
+                used += 2 + widths[end]
+                end += 1
+            block = [0, *range(k, end)]
+            if blocks:
+                blocks.append("")
+            blocks += _table_lines(
+                [headers[j] for j in block], [[row[j] for j in block] for row in cells]
+            )
+            k = end
+        return [_clipped(line, width) for line in blocks]
+    return [_clipped(line, width) for line in lines]
+
+
+def print_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, out: TextIO | None = None
+) -> None:
+    """Print ``rows`` under ``headers`` as an aligned plain-text table that fits
+    [`output_width`][output_width] ([`fit_table`][fit_table])."""
+    stream = sys.stdout if out is None else out
+    cells = [[fmt(c) for c in row] for row in rows]
+    for line in fit_table(headers, cells, output_width(stream)):
+        print(line, file=stream)
 
 
 def print_mechanism(

@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--list",
         action="store_true",
-        help="list the experiments, what each shows and its typical run time, and exit",
+        help="list the experiments (or NAME only), what each shows and its typical run time, "
+        "and exit",
     )
 
 
@@ -48,9 +49,14 @@ def run(args: argparse.Namespace) -> int:
     from optmech.experiments import ABOUT, EXPERIMENTS, run_experiment
 
     if args.list:
+        if args.name is not None and args.name not in EXPERIMENTS:
+            raise ValueError(
+                f"`NAME` {args.name!r} is not an experiment (with --list, NAME lists that one "
+                f"only); one of {', '.join(EXPERIMENTS)}."
+            )
         print_table(
             ("experiment", "what it shows", "--quick", "full"),
-            [(name, *ABOUT[name]) for name in EXPERIMENTS],
+            [(name, *ABOUT[name]) for name in EXPERIMENTS if args.name in (None, name)],
         )
         return 0
     if args.name is None:

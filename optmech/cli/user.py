@@ -52,6 +52,7 @@ from optmech.cli._output import (
     fmt,
     print_mechanism,
     print_table,
+    print_wrapped,
     result_json,
     save_plot_then_json,
 )
@@ -495,7 +496,8 @@ def run(args: argparse.Namespace) -> int:
         summary.append(("relative gap LP vs geometric", out["gap"]))
     print_table(("quantity", "value"), summary)
     if out["geometric_note"]:
-        print(f"\nnote: {out['geometric_note']}")
+        print()
+        print_wrapped(f"note: {out['geometric_note']}", indent="  ")
     mech = result.mechanism
     print_mechanism(
         mech,

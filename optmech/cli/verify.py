@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from optmech.cli._args import add_json, check_output_path
-from optmech.cli._output import fmt, print_json, print_table
+from optmech.cli._output import PIPE_WIDTH, fmt, print_json, print_table
 from optmech.theorems.catalogue import (
     CheckResult,
     load_all,
@@ -180,13 +180,13 @@ def _print_rows(rows: list[CheckResult]) -> None:
 
 def _table_width() -> int | None:
     """The width to fit the table to: ``COLUMNS`` if set, else the terminal's when standard
-    output is one; None (no fitting: nothing is cut) when it goes to a file or a pipe."""
+    output is one, else (a file or a pipe) `PIPE_WIDTH` (``--json`` has every value whole)."""
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     if sys.stdout.isatty():
         return shutil.get_terminal_size((160, 24)).columns
-    return None
+    return PIPE_WIDTH
 
 
 def _validate_selection(args: argparse.Namespace) -> None:

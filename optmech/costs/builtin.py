@@ -80,15 +80,17 @@ class _PowerLike(Cost):
     def _overflow_message(self, what: str, period: float, ratio: float) -> str:
         """Name the exponent and the largest one whose tail sum stays finite here."""
         largest = _largest_finite_exponent(abs(period), ratio)
-        where = (
-            "smaller, so that |e|^power stays below it"
-            if largest is None
-            else f"in (0, {largest:.4g}] (about)"
+        head = (
+            f"{what} of {self!r} overflows float64 (largest finite {np.finfo(np.float64).max:.4g})"
         )
+        if largest is not None and self._p > largest:
+            return (
+                f"{head}: the cost's exponent `power` must be in (0, {largest:.4g}] (about) for "
+                f"period {abs(period):g} and ratio {ratio:.6g}; got {self._p:g}."
+            )
         return (
-            f"{what} of {self!r} overflows float64 (largest finite {np.finfo(np.float64).max:.4g}):"
-            f" the cost's exponent `power` must be {where} for period {abs(period):g} and ratio "
-            f"{ratio:.6g}; got {self._p:g}."
+            f"{head} at period {abs(period):g} and ratio {ratio:.6g}: a smaller exponent "
+            f"`power` (got {self._p:g}), period or error keeps it finite."
         )
 
     def _outwards(self, period: float) -> float:
@@ -105,6 +107,59 @@ class _PowerLike(Cost):
         return k0
 
     def _periodic_sum_closed(self, x: FloatArray, period: float, ratio: float) -> FloatArray | None:
+        """The binomial closed form (``_periodic_sum_binomial``), or,
+        where its terms overflow though the sum does not (a huge exponent against a tiny
+        ratio), the sum of the terms in log space
+        (``_periodic_sum_logspace``)."""
+        try:
+            out = self._periodic_sum_binomial(x, period, ratio)
+        except OverflowError:
+            out = np.full(x.shape, np.inf)
+        if out is not None and np.all(np.isfinite(out)):
+            return out
+        logged = self._periodic_sum_logspace(x, period, ratio)
+        return out if logged is None else logged
+
+    def _periodic_sum_logspace(
+        self, x: FloatArray, period: float, ratio: float
+    ) -> FloatArray | None:
+        """``Σ_k ρ^k c(x + kT)`` from the logs of its terms, ``k log ρ + p log|x + kT| + log w``,
+        scaled by their largest before the exponential: no term overflows unless the sum does
+        (then ``inf``). The log of a term is concave in ``k``, so the terms rise to one peak,
+        near ``k = p/(−log ρ)``, and fall; the sum stops where they are 40 decades below the
+        peak. None when that takes more than ``MAX_EXPLICIT_TERMS`` terms (a ratio near 1,
+        where the binomial form serves)."""
+        if not 0.0 < ratio < 1.0 or x.size == 0:
+            return None
+        log_ratio, t, p = math.log(ratio), abs(period), float(self._p)
+        y = x if period > 0 else -x  # measured outwards
+        peak = max(0.0, p / -log_ratio - float(np.min(y)) / t)
+        reach = float(np.max(np.abs(y)))
+
+        def log_term(k: float) -> float:
+            return k * log_ratio + p * math.log(reach + k * t + 1.0)
+
+        top = log_term(math.ceil(peak))
+        last = math.ceil(peak) + 1
+        while log_term(last) > top - 40.0 * math.log(10.0):
+            last *= 2
+            if last * x.size > MAX_EXPLICIT_TERMS:
+                return None
+        ks = np.arange(last + 1, dtype=np.float64).reshape((-1,) + (1,) * x.ndim)
+        e = x + ks * period
+        weight = np.where(e >= 0, self._over, self._under)
+        with np.errstate(divide="ignore"):
+            logs = ks * log_ratio + p * np.log(np.abs(e)) + np.log(weight)
+        largest = np.max(logs, axis=0)
+        finite = np.isfinite(largest)
+        shift = np.where(finite, largest, 0.0)
+        scaled = np.sum(np.exp(logs - shift), axis=0)
+        with np.errstate(over="ignore"):
+            return np.asarray(np.where(finite, np.exp(shift) * scaled, 0.0), dtype=np.float64)
+
+    def _periodic_sum_binomial(
+        self, x: FloatArray, period: float, ratio: float
+    ) -> FloatArray | None:
         """``Σ_k ρ^k c(x + kT) = w Σ_i C(p, i) y^(p−i) |T|^i Σ_k k^i ρ^k`` on the far half line
         (``y = x + k₀T`` mirrored to ``y ≥ 0``): non-negative terms only. The periods before
         ``k₀`` are summed one by one."""

@@ -127,6 +127,7 @@ class ResultStore:
                 f"`store` {str(path)!r} cannot be created or opened ({exc})."
             ) from None
         try:
+            self._check_integrity()  # before anything is written to it
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.executescript(_SCHEMA)
@@ -138,6 +139,14 @@ class ResultStore:
                 f"`store` {str(path)!r} is not a sweep store that can be written ({reason}); "
                 "give a new file or an existing sweep store."
             ) from None
+
+    def _check_integrity(self) -> None:
+        """Refuse a damaged file before writing anything to it: SQLite's ``quick_check`` reads
+        every page (a few milliseconds per megabyte) and reports a corrupted one."""
+        found = [row[0] for row in self._conn.execute("PRAGMA quick_check")]
+        if found != ["ok"]:
+            detail = "; ".join(str(f) for f in found[:2]) or "no answer"
+            raise sqlite3.DatabaseError(f"the file is damaged: {detail}")
 
     def _check_schema(self) -> None:
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(results)")}

@@ -461,6 +461,8 @@ class AdditiveSpec:
         self._resolve_atom(pure)
         if isinstance(privacy, ApproxDP) and privacy.epsilon == 0.0:
             self._check_zero_delta_support()
+        elif isinstance(privacy, ApproxDP) and 0.0 < privacy.delta < 1.0:
+            self._check_approx_support()
 
     def _resolve_integer(self, grid: GridKind) -> None:
         if grid == GridKind.GRADED:
@@ -512,6 +514,42 @@ class AdditiveSpec:
                 f"{points} sensitivities by its length {points} times gives disjoint copies, so "
                 f"δ ≥ 1/{points} = {1.0 / points:.3g}; got periods={self.periods}."
             )
+
+    def _check_approx_support(self) -> None:
+        """Refuse ``periods`` too few for (ε, δ) with ε > 0: a support that no (ε, δ)-DP noise
+        fills.
+
+        On ``[−KΔ, KΔ]`` the mass beyond ``KΔ − (j + 1)Δ``, ``T_j``, meets
+        ``T_j ≤ e^ε T_(j−1) + δ`` (the set beyond ``KΔ − jΔ`` under the shift by Δ), with
+        ``T_(−1) = 0``, so ``P(Z > 0) ≤ δ G(K)`` with ``G(K) = (e^(εK) − 1)/(e^ε − 1)``, and
+        the same below 0. A density with an atom at 0 has it at most δ (the atom faces no mass
+        under the shift): the LP is infeasible unless ``δ (2 G(K) + atom) ≥ 1``. On ℤ, one
+        more step of the chain crosses 0: ``δ (G(K) + G(K + 1)) ≥ 1``. (The truncated Laplace
+        of Geng, Ding, Guo & Kumar (2020) fills about one period more.)"""
+        assert self.periods is not None and isinstance(self.privacy, ApproxDP)
+        eps, delta = self.privacy.epsilon, self.privacy.delta
+        if eps * (self.periods + 1) > 700.0:  # e^(εK) alone exceeds 1/δ for every δ served
+            return
+
+        def reach(k: int) -> float:
+            return math.expm1(eps * k) / math.expm1(eps)
+
+        def filled(k: int) -> bool:
+            if self.integer:
+                return delta * (reach(k) + reach(k + 1)) >= 1.0
+            return delta * (2.0 * reach(k) + (1.0 if self.atom else 0.0)) >= 1.0
+
+        if filled(self.periods):
+            return
+        need = self.periods + 1
+        while not filled(need):
+            need += 1
+        raise ValueError(
+            f"`periods` must be at least {need} for {self.privacy}"
+            f"{' on ℤ' if self.integer else ''}: on [−KΔ, KΔ] an (ε, δ)-DP noise holds at most "
+            f"δ(e^(εK) − 1)/(e^ε − 1) of its mass on each side of 0, less than the whole for "
+            f"K < {need}; got periods={self.periods}."
+        )
 
     # -- derived ----------------------------------------------------------------------------
     @property

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
 from optmech.lp.engine.report import reporting, stage
@@ -25,9 +26,67 @@ from optmech.lp.matrix.setting import check_epsilon
 from optmech.mechanisms.rr_on_bins import optimal_bins, supported_loss
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
-__all__ = ["local_mechanism"]
+__all__ = ["OBJECTIVES", "local_mechanism", "resolve_objective"]
 
 _log = logging.getLogger(__name__)
+
+#: The objectives of [`local_mechanism`][local_mechanism]: the prior's expected loss, or the
+#: worst input's.
+OBJECTIVES = ("bayesian", "minimax")
+
+
+def resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
+    """The objective and the prior [`local_mechanism`][local_mechanism] solves for (the prior
+    ``None`` under minimax; ``"uniform"`` is kept as given, resolved with the inputs).
+
+    ``objective=None`` is Bayesian, except with ``prior=None``: the minimax objective of
+    earlier versions, which warns (DeprecationWarning) and asks for ``objective="minimax"``.
+
+    Raises
+    ------
+    ValueError
+        An objective that is not one of `OBJECTIVES`, a prior under minimax (it would be
+        ignored), or no prior under the Bayesian objective.
+    """
+    if objective is None:
+        if prior is None:
+            warn_deprecated(
+                "`local_mechanism(None, ...)` (the minimax objective by omission)",
+                '`local_mechanism(None, ..., objective="minimax")`',
+                stacklevel=5,
+            )
+            return "minimax", None
+        return "bayesian", prior
+    if not isinstance(objective, str) or objective.lower() not in OBJECTIVES:
+        raise ValueError(
+            f"`objective` must be one of {', '.join(repr(o) for o in OBJECTIVES)}; got "
+            f"{objective!r}."
+        )
+    kind = objective.lower()
+    if kind == "minimax" and prior is not None:
+        raise ValueError(
+            "`prior` does not apply to objective='minimax' (the worst input's loss weighs no "
+            f"prior); pass prior=None, or objective='bayesian' for the prior's expected loss; got "
+            f"a prior of type {type(prior).__name__}."
+        )
+    if kind == "bayesian" and prior is None:
+        raise ValueError(
+            "`prior` must be given for objective='bayesian' (probabilities of the inputs, or "
+            "'uniform'); got None. For the worst input's loss pass objective='minimax'."
+        )
+    return kind, prior
+
+
+def _uniform(prior: Any, inputs: Any) -> Any:
+    """The uniform prior over ``inputs`` for ``prior="uniform"``; any other prior as given."""
+    if isinstance(prior, str):
+        if prior.strip().lower() != "uniform":
+            raise ValueError(
+                f"`prior` must be probabilities of the inputs or 'uniform'; got {prior!r}."
+            )
+        count = np.size(inputs)
+        return np.full(count, 1.0 / count) if count else np.zeros(0)
+    return prior
 
 
 def _continuous_optimum(setting: LocalSetting, epsilon: float, constrained: bool) -> float | None:
@@ -44,11 +103,13 @@ def _continuous_optimum(setting: LocalSetting, epsilon: float, constrained: bool
     return optimal_bins(x, setting.prior, epsilon, loss).value
 
 
+@renamed_keyword("loss", "cost")
 def local_mechanism(
-    prior: npt.ArrayLike | None,
-    loss: Any,
+    prior: npt.ArrayLike | Literal["uniform"] | None,
+    cost: Any,
     epsilon: float,
     *,
+    objective: Literal["bayesian", "minimax"] | None = None,
     inputs: npt.ArrayLike,
     outputs: npt.ArrayLike | None = None,
     constraints: Any = (),
@@ -61,8 +122,9 @@ def local_mechanism(
 ) -> LocalMechanism:
     """The optimal ε-local-DP (ε-label-DP) randomizer of ``inputs`` onto ``outputs``.
 
-    Minimises the expected loss $Σ_x p(x) Σ_y Q(y | x) ℓ(y, x)$ (Bayesian; Ghazi et al.
-    (2023)) or, with ``prior=None``, the worst input's $max_x Σ_y Q(y | x) ℓ(y, x)$, over
+    Minimises the expected loss $Σ_x p(x) Σ_y Q(y | x) ℓ(y, x)$ (``objective="bayesian"``;
+    Ghazi et al. (2023)) or the worst input's $max_x Σ_y Q(y | x) ℓ(y, x)$
+    (``objective="minimax"``), over
     all randomizers with ``Q(y | x) ≤ e^ε Q(y | x')`` for *every* pair of inputs (the complete
     neighbour graph; Kairouz, Oh & Viswanath (2016)), subject to the caller's
     ``constraints``. The LP uses the per-column envelope $t_y ≤ Q(y | x) ≤ e^ε t_y$: $2·n·m$
@@ -70,15 +132,22 @@ def local_mechanism(
 
     Parameters
     ----------
-    prior : array_like or None
-        Prior over the inputs (non-negative, summing to 1 within 1e-9, or set ``normalize``);
-        ``None`` for the minimax randomizer.
-    loss : Cost, str, callable or array_like
-        A cost of $output − input$ (``"squared"``, ``Absolute()``, ...), a callable
-        ``loss(output, input)`` on numpy arrays (two positional parameters), or a matrix of
-        shape ``(len(inputs), len(outputs))``.
+    prior : array_like, "uniform" or None
+        Prior over the inputs (non-negative, summing to 1 within 1e-9, or set ``normalize``),
+        or ``"uniform"``, for the Bayesian objective; ``None`` for the minimax one, which
+        weighs no prior.
+    cost : Cost, str, callable or array_like
+        The cost of the error: a cost of $output − input$ (``"squared"``, ``Absolute()``,
+        ...), a callable ``loss(output, input)`` on numpy arrays (two positional parameters),
+        or a loss matrix of shape ``(len(inputs), len(outputs))``. (Formerly ``loss``, still
+        accepted as a keyword, with a DeprecationWarning.)
     epsilon : float
         Privacy level, in (0, 50].
+    objective : {"bayesian", "minimax"}, optional
+        ``"bayesian"``: the prior's expected loss (the default; ``optmech local``'s too);
+        ``"minimax"``: the worst input's, with ``prior=None`` (a prior is refused, never
+        ignored). Leaving it out with ``prior=None`` is the minimax objective of earlier
+        versions, deprecated (DeprecationWarning): pass ``objective="minimax"``.
     inputs : array_like
         The input values (labels): strictly increasing reals, at least 2.
     outputs : array_like, optional
@@ -118,7 +187,8 @@ def local_mechanism(
     Raises
     ------
     ValueError, TypeError
-        Bad inputs, outputs, prior, loss, ε or constraints (named); outputs that cannot meet
+        Bad inputs, outputs, prior, cost, ε, objective or constraints (named); a prior under
+        the minimax objective or none under the Bayesian one; outputs that cannot meet
         ``Unbiased``.
     ProblemTooLargeError
         More than ``max_memory_gb`` of estimated memory (200 inputs x 2000 outputs is refused
@@ -137,7 +207,12 @@ def local_mechanism(
     0.1875
     >>> res.certified_epsilon <= np.log(3.0) and res.lower_bound <= res.value
     True
+    >>> worst = local_mechanism(None, "squared", np.log(3.0), objective="minimax",
+    ...                         inputs=[0.0, 1.0], outputs=[0.0, 0.25, 0.5, 0.75, 1.0])
+    >>> round(worst.value, 9)  # symmetric: the same bins, each label's loss 3/16
+    0.1875
     """
+    prior = resolve_objective(prior, objective)[1]
     eps = check_epsilon(epsilon)
     normalize = check_flag("normalize", normalize)
     vertex = check_flag("vertex", vertex)
@@ -149,8 +224,8 @@ def local_mechanism(
         rows = np.size(inputs) - 1
         extra = rows * (np.size(outputs) if outputs is not None else rows + 1)
     setting = resolve_local_setting(
-        prior,
-        loss,
+        _uniform(prior, inputs),
+        cost,
         inputs=inputs,
         outputs=outputs,
         normalize=normalize,
@@ -158,11 +233,11 @@ def local_mechanism(
         max_memory_gb=max_memory_gb,
     )
     if setting.prior is None:
-        objective = Objective(forms=setting.loss)
-        kind = UserObjective.MINIMAX
+        lp_objective = Objective(forms=setting.loss)
+        user_objective = UserObjective.MINIMAX
     else:
-        objective = Objective(weights=setting.prior[:, None] * setting.loss)
-        kind = UserObjective.BAYESIAN
+        lp_objective = Objective(weights=setting.prior[:, None] * setting.loss)
+        user_objective = UserObjective.BAYESIAN
     with (
         reporting(progress=progress, what="local_mechanism"),
         stage(
@@ -174,7 +249,7 @@ def local_mechanism(
         ) as found,
     ):
         solved = solve_local(
-            setting, eps, objective, items, solver=solver, accuracy=acc, vertex=vertex
+            setting, eps, lp_objective, items, solver=solver, accuracy=acc, vertex=vertex
         )
         found.update(value=solved.provenance.value, lower_bound=solved.provenance.lower_bound)
     declared = tuple(c for c in items if c.kind != "custom")
@@ -183,7 +258,7 @@ def local_mechanism(
         solved,
         setting.user_setting(),
         eps,
-        kind,
+        user_objective,
         prior=setting.prior,
         side_information=None if setting.prior is not None else np.arange(setting.num_inputs),
         grid=grid,

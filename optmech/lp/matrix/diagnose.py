@@ -20,7 +20,7 @@ from optmech.lp.matrix.envelope import envelope_rows, simplex_rows
 from optmech.lp.matrix.rows import Layout, RowFamily
 from optmech.lp.solve import Strategy, solve_robust
 
-__all__ = ["diagnose_infeasible"]
+__all__ = ["diagnose_infeasible", "least_slacks"]
 
 #: The privacy rows of the LP on ``z`` at ε, given ``rescaled`` (default: the envelope's).
 PrivacyRows = Callable[[Layout, float, bool], Sequence[RowFamily]]
@@ -29,7 +29,7 @@ PrivacyRows = Callable[[Layout, float, bool], Sequence[RowFamily]]
 SLACK_TOL = 1e-7
 
 
-def _slacks(
+def least_slacks(
     layout: Layout,
     epsilon: float,
     families: list[RowFamily],
@@ -79,9 +79,11 @@ def diagnose_infeasible(
     names = tuple(f.name for f in families)
     where = f"(ε = {epsilon:g}) on these outputs"
     try:
-        alone = [(f.name, _slacks(layout, epsilon, [f], solver, privacy_rows)[0]) for f in families]
+        alone = [
+            (f.name, least_slacks(layout, epsilon, [f], solver, privacy_rows)[0]) for f in families
+        ]
         together = (
-            max(_slacks(layout, epsilon, families, solver, privacy_rows), default=0.0)
+            max(least_slacks(layout, epsilon, families, solver, privacy_rows), default=0.0)
             if families
             else 0.0
         )

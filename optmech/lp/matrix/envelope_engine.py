@@ -49,11 +49,11 @@ import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
-from optmech.lp.matrix.diagnose import diagnose_infeasible
+from optmech.lp.matrix.diagnose import diagnose_infeasible, least_slacks
 from optmech.lp.matrix.envelope import LocalLP, Objective, build_local_lp, envelope_rows
 from optmech.lp.matrix.envelope_bound import custom_rows, local_bound
 from optmech.lp.matrix.envelope_repair import LocalRepair, envelope_closure, repair_local
@@ -187,7 +187,7 @@ def _solve_once(
     constrained LP is diagnosed ([`diagnose_infeasible`][diagnose_infeasible]) when
     ``diagnose``."""
     build_time = [0.0]
-    eps_lp = problem.epsilon * (1.0 - margin)
+    eps_lp = problem.epsilon * (1.0 - max(margin, 0.0))  # a negative margin loosens caps only
     top = float(np.max(problem.objective.matrix))
 
     def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
@@ -250,14 +250,30 @@ def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
     return repaired
 
 
+def _polish_support(problem: _Problem, point: FloatArray) -> np.ndarray:
+    """The outputs the polish keeps: those whose column's largest entry is above
+    `POLISH_SUPPORT` of the point's largest and, under ``Unbiased``, the most used output below
+    the smallest input and above the largest (at a large ε the debiasing outputs carry about
+    ``e^(−ε)`` of the mass, below `POLISH_SUPPORT`, yet no row mean reaches the inputs' ends
+    without them)."""
+    heights = point.max(axis=0)
+    keep = heights > POLISH_SUPPORT * float(heights.max())
+    if problem.means is not None:
+        outputs, inputs = problem.setting.outputs, problem.setting.inputs
+        below, above = np.flatnonzero(outputs < inputs[0]), np.flatnonzero(outputs > inputs[-1])
+        for nearest_first in (below[::-1], above):  # the tallest; among equals, the nearest
+            if nearest_first.size and not np.any(keep[nearest_first]):
+                keep[nearest_first[int(np.argmax(heights[nearest_first]))]] = True
+    return np.flatnonzero(keep)
+
+
 def _polish(
     problem: _Problem, margin: float, point: FloatArray
 ) -> tuple[LocalRepair, SolveInfo] | None:
     """Step 3's polish: a simplex vertex of the LP restricted to the point's support (solved with
     a privacy margin of at least `POLISH_MARGIN`), embedded in the full output grid (``None``
     when it does not help or fails)."""
-    top = float(point.max())
-    support = np.flatnonzero(point.max(axis=0) > POLISH_SUPPORT * top)
+    support = _polish_support(problem, point)
     if problem.custom or support.size in (0, problem.setting.num_outputs):
         return None
     sub = problem.restricted(support)
@@ -327,16 +343,82 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
     """Step 3: the first margin whose repaired (or polished) point keeps every constraint; its
     bound is the largest of the margins' bounds (each is valid for the problem asked)."""
     bounds: list[float] = []
+    caps = [fam.name for fam in problem.families if not fam.equality]
+    failure: Exception | None = None
     for margin in MARGINS:
-        found = _candidate(problem, margin, solver, attempts, bounds)
+        try:
+            found = _candidate(problem, margin, solver, attempts, bounds)
+        except InfeasibleConstraintsError as exc:
+            if margin == 0.0 or not caps:
+                raise
+            failure = exc  # the bounds tightened by the margin admit nothing
+            break
+        except SolverError as exc:
+            if not caps:
+                raise
+            failure = exc
+            if margin == 0.0:  # a cap at its least value, to the solvers' resolution
+                found = _loosened(problem, solver, attempts, bounds)
+                if found is not None:
+                    return found
+                if _least_slack(problem, solver) is None:
+                    raise  # the elastic LP fails too: the solvers' trouble, not the cap's
+            break
         if found is not None:
             return found
     names = ", ".join(c.name for c in problem.declared) or "privacy"
+    if caps:
+        capped = " and ".join(caps)
+        if isinstance(failure, SolverError) and not bounds:
+            how = (
+                f"every solver failed on the LP, with {capped} as given and loosened by "
+                f"{0.5 * RESIDUAL_TOL:g} (relative)"
+            )
+        else:
+            how = "the LP meets them, but no repair of its point keeps them once certified"
+        raise InfeasibleConstraintsError(
+            f"no {problem.privacy} mechanism (ε = {problem.epsilon:g}) was found that keeps "
+            f"{names} within the tolerance {RESIDUAL_TOL:g} (relative): {how}. The bound of "
+            f"{capped} lies below, or within about {MARGINS[-1]:g} (relative) of, the least "
+            f"value any mechanism reaches. Relax {capped} by {MARGINS[-1]:g} relative or more.",
+            constraints=tuple(caps),
+        ) from failure
     raise PrivacyViolationError(
         f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and "
         f"{problem.privacy}, even "
         f"after re-solving with a margin of {MARGINS[-1]:g}; try solver=... or a coarser grid."
     )
+
+
+def _least_slack(problem: _Problem, solver: str | None) -> float | None:
+    """The least relative amount by which the caller's constraints must give way over private
+    mechanisms (the elastic LP of [`optmech.lp.matrix.diagnose`][optmech.lp.matrix.diagnose]);
+    None when no solver solves that either."""
+    try:
+        slacks = least_slacks(
+            problem.layout,
+            problem.epsilon,
+            list(problem.families),
+            solver,
+            problem.privacy_rows,
+        )
+    except SolverError:
+        return None
+    return max(slacks, default=0.0)
+
+
+def _loosened(
+    problem: _Problem, solver: str | None, attempts: list[Attempt], bounds: list[float]
+) -> _Candidate | None:
+    """The caps loosened by half the tolerance `RESIDUAL_TOL` (privacy untouched): a cap
+    within the solvers' resolution of the least value any mechanism reaches leaves an LP on
+    the edge of feasibility, on which the solvers fail; the loosened LP is not, and its
+    repaired point, checked against the caps as asked, meets them within the tolerance (or
+    is not kept). Its Lagrangian bound is that of the problem asked, as every bound here."""
+    try:
+        return _candidate(problem, -0.5 * RESIDUAL_TOL, solver, attempts, bounds)
+    except (SolverError, InfeasibleConstraintsError):
+        return None
 
 
 def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:

@@ -114,6 +114,51 @@ def correct_rows(
     return out, delta
 
 
+def bracket_means(
+    y: FloatArray, outputs: FloatArray, means: FloatArray
+) -> tuple[FloatArray, float] | None:
+    """Rows brought to sum 1 and to the ``means`` by adding mass at two outputs only: ``b``, the
+    nearest output below the smallest mean, and ``a``, the nearest above the largest (``None``
+    when the grid has no such outputs). Returns the matrix and the largest relative change of
+    a row's sum.
+
+    At a large ε the solver resolves the debiasing outputs' masses (about ``e^(−ε)``) as zeros,
+    and the closure then raises the row of the smallest input on outputs above it only: its
+    mean lies on the edge of its support, where no relative correction ``1 + α + β(y − c)``
+    ([`correct_rows`][correct_rows]) keeps every entry non-negative. Here row ``i``, whose
+    mass-weighted excess is ``e_i = Σ_r y[i, r](y_r − m_i)``, receives ``v`` at ``a`` (the same
+    in every row) and ``u_i = (e_i + v (y_a − m_i)) / (m_i − y_b)`` at ``b``, which makes its
+    mean exactly ``m_i``; ``v = 2 max_i |e_i| / (y_a − m_i)`` keeps every ``u_i`` at least half
+    its share of ``v``, so the two columns' ratios stay within a factor set by the grid's
+    distances alone. Scaling a row to sum 1 keeps its mean; the certifier then judges the
+    result.
+    """
+    below = np.flatnonzero(outputs < means.min())
+    above = np.flatnonzero(outputs > means.max())
+    if not below.size or not above.size:
+        return None
+    b, a = int(below[-1]), int(above[0])
+    to_b, to_a = means - outputs[b], outputs[a] - means
+    excess = y @ outputs - y.sum(axis=1) * means
+    v = 2.0 * float(np.max(np.abs(excess) / to_a))
+    out = y.copy()
+    out[:, a] += v
+    out[:, b] += (excess + v * to_a) / to_b
+    sums = out.sum(axis=1, keepdims=True)
+    return out / sums, float(np.max(np.abs(1.0 / sums - 1.0)))
+
+
+def _corrected(
+    y: FloatArray, outputs: FloatArray, means: FloatArray | None
+) -> tuple[FloatArray, float]:
+    """[`correct_rows`][correct_rows], or [`bracket_means`][bracket_means] when a mean
+    correction would make an entry negative (a row's mean on the edge of its support)."""
+    out, delta = correct_rows(y, outputs, means)
+    if means is None or (np.all(out >= 0.0) and np.all(np.isfinite(out))):
+        return out, delta
+    return bracket_means(y, outputs, means) or (out, delta)
+
+
 def _mix(y: FloatArray, epsilon: float, pairs: IntArray | None) -> tuple[FloatArray, float, float]:
     """``(1 − λ)Y + λU`` with the least λ, doubled until certified (Dwork & Roth (2014))."""
     m = y.shape[1]
@@ -158,13 +203,17 @@ def repair_local(
     x[:, x.max(axis=0) < ZERO_COLUMN] = 0.0
     if np.any(x.sum(axis=1) <= 0):
         return LocalRepair(None, RepairKind.NONE, 0.0, math.inf, epsilon)
-    y, _ = correct_rows(x, outputs, means)
+    y, _ = _corrected(x, outputs, means)
+    if np.any(y < 0.0):  # no correction keeps every entry non-negative: re-solve
+        return LocalRepair(None, RepairKind.NONE, 0.0, math.inf, epsilon)
     cert = certify_local(y, pairs)
     if cert <= epsilon:
         return LocalRepair(y, RepairKind.NONE, 0.0, cert, epsilon)
     level = epsilon
     for _ in range(_ATTEMPTS):
-        y, delta = correct_rows(closure(x, level), outputs, means)
+        y, delta = _corrected(closure(x, level), outputs, means)
+        if np.any(y < 0.0):
+            break
         cert = certify_local(y, pairs)
         if cert <= epsilon:
             return LocalRepair(y, RepairKind.LOWER_CLOSURE, 0.0, cert, level)
