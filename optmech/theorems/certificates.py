@@ -80,7 +80,7 @@ from optmech._floats import TINY, FloatArray, IntArray, U
 from optmech._validation import check_int, check_prior, check_real, check_real_array
 from optmech.costs import Cost, as_cost
 from optmech.lp.bounds import COEFFICIENT_RTOL
-from optmech.lp.user.setting import check_epsilon
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.results import json_safe
 from optmech.theorems.catalogue import CheckResult, _result
 
