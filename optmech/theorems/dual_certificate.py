@@ -2,27 +2,40 @@
 
 Built by [`grs_certificate`][optmech.theorems.certificates.grs_certificate] and
 [`minimax_certificate`][optmech.theorems.certificates.minimax_certificate] (Ghosh, Roughgarden
-& Sundararajan (2012); Gupte & Sundararajan (2010)).
+& Sundararajan (2012); Gupte & Sundararajan (2010)). It keeps the one result protocol of
+[`optmech.results`][optmech.results]: the interval ``[lower_bound, value]`` is the
+certificate's, its provenance says that no solver was run (solver ``"none"``, status ``"dual
+certificate"``), and the privacy is the ε of the candidate, the geometric mechanism followed by
+a remap: ε-DP by post-processing.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from optmech._floats import FloatArray, IntArray
-from optmech.results import json_safe
+from optmech.provenance import Provenance
+from optmech.results import BaseResult
 
 __all__ = ["DualCertificate"]
 
 
 @dataclass(frozen=True, repr=False)
-class DualCertificate:
+class DualCertificate(BaseResult):
     """A candidate mechanism proved optimal, within ``gap``, by a dual point (no LP solved).
+
+    A result of the protocol of [`optmech.results`][optmech.results]: ``upper_bound`` is
+    `value`; `certified_epsilon` is `epsilon`, because the candidate — the range-restricted
+    geometric mechanism (ε-DP, GRS §2) followed by a remap — is ε-DP by post-processing (it is
+    not recomputed from floats: the certificate holds the remap, not the matrix); the
+    `provenance` records that no solver ran (solver ``"none"``, status ``"dual certificate"``)
+    and the interval with the accuracy asked. `certified` is the certificate's own verdict on
+    optimality (``gap ≤ accuracy·|value|``); ``within_accuracy`` is the protocol's (relative to
+    ``max(|value|, 1)``), and they agree for values of at least 1.
 
     Attributes
     ----------
@@ -68,10 +81,51 @@ class DualCertificate:
     worst_row: tuple[int, int]
     seconds: float
 
+    _model: ClassVar[str] = "dual certificate"
+    _dict_fields: ClassVar[tuple[str, ...]] = (
+        "theorem",
+        "n",
+        "epsilon",
+        "loss",
+        "gap",
+        "relative_gap",
+        "certified",
+        "accuracy",
+        "worst_violation",
+        "worst_row",
+        "assignment",
+        "seconds",
+    )
+
     @property
-    def gap(self) -> float:
-        """``value − lower_bound`` (≥ 0): how far the candidate can be from the optimum."""
-        return self.value - self.lower_bound
+    def model(self) -> str:
+        """``"<theorem> (dual certificate)"``."""
+        return f"{self.theorem} ({self._model})"
+
+    @property
+    def upper_bound(self) -> float:
+        """`value`: the candidate's cost rounded up, the upper end of the interval."""
+        return self.value
+
+    @property
+    def certified_epsilon(self) -> float:
+        """`epsilon`: the candidate is ``G`` (ε-DP) followed by a remap, ε-DP by
+        post-processing."""
+        return self.epsilon
+
+    @property
+    def provenance(self) -> Provenance:
+        """No solver: solver ``"none"``, status ``"dual certificate"``, the interval
+        ``[lower_bound, value]``, the accuracy asked and the wall time."""
+        return Provenance(
+            solver="none",
+            status="dual certificate",
+            attempts=(),
+            value=self.value,
+            lower_bound=self.lower_bound,
+            accuracy=self.accuracy,
+            total_time=self.seconds,
+        )
 
     @property
     def relative_gap(self) -> float:
@@ -85,40 +139,6 @@ class DualCertificate:
         """Whether the interval is finite and ``gap ≤ accuracy·|value|``."""
         finite = math.isfinite(self.value) and math.isfinite(self.lower_bound)
         return finite and self.gap <= self.accuracy * abs(self.value)
-
-    def summary(self) -> str:
-        """Two lines: the verdict with the interval, and the worst dual row."""
-        verdict = "certified" if self.certified else "NOT certified"
-        i, r = self.worst_row
-        return (
-            f"{self.theorem}, n = {self.n}, ε = {self.epsilon:g}, {self.loss}: {verdict}; "
-            f"optimum in [{self.lower_bound:.12g}, {self.value:.12g}] (relative gap "
-            f"{self.relative_gap:.3g}, accuracy {self.accuracy:.0e})\n"
-            f"worst dual row: reduced cost of x[{i}, {r}] is {self.worst_violation:.3g} "
-            f"{'below' if self.worst_violation > 0 else 'above'} its row multiplier "
-            f"({self.seconds:.2f} s)"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict of the fields, ``gap``, ``relative_gap`` and ``certified``."""
-        out = {
-            "result": type(self).__name__,
-            "theorem": self.theorem,
-            "n": self.n,
-            "epsilon": self.epsilon,
-            "loss": self.loss,
-            "value": self.value,
-            "lower_bound": self.lower_bound,
-            "gap": self.gap,
-            "relative_gap": self.relative_gap,
-            "certified": self.certified,
-            "accuracy": self.accuracy,
-            "worst_violation": self.worst_violation,
-            "worst_row": list(self.worst_row),
-            "assignment": self.assignment,
-            "seconds": self.seconds,
-        }
-        return json_safe(out)  # type: ignore[no-any-return]
 
     def plot(self, ax: Any = None) -> Any:
         """The remap ``z ↦ T(z)`` against the identity; returns the Axes."""
@@ -136,23 +156,27 @@ class DualCertificate:
         ax.legend(fontsize=8)
         return ax
 
-    def _repr_html_(self) -> str:
+    def _fields(self) -> dict[str, Any]:
+        fields = super()._fields()
+        fields["worst_row"] = list(self.worst_row)
+        return fields
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        """Theorem, instance, the optimality verdict, relative gap, worst dual row, time."""
         i, r = self.worst_row
-        rows = [
+        side = "below" if self.worst_violation > 0 else "above"
+        return [
             ("theorem", self.theorem),
             ("instance", f"n = {self.n}, ε = {self.epsilon:g}, {self.loss}"),
-            ("certified", "yes" if self.certified else "NO"),
-            ("interval", f"[{self.lower_bound:.12g}, {self.value:.12g}]"),
+            ("certified optimal", "yes" if self.certified else "NO"),
             ("relative gap", f"{self.relative_gap:.3g} (accuracy {self.accuracy:.0e})"),
-            ("worst dual row", f"x[{i}, {r}]: {self.worst_violation:.3g}"),
+            (
+                "worst dual row",
+                f"reduced cost of x[{i}, {r}] {abs(self.worst_violation):.3g} {side} its row "
+                "multiplier",
+            ),
             ("time", f"{self.seconds:.2f} s"),
         ]
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
-            for k, v in rows
-        )
-        return f"<table>{body}</table>"
 
     def __repr__(self) -> str:
         return (
