@@ -24,7 +24,7 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
     """Rows of the closed-form section."""
     import optmech
     from optmech.lp.design import design_noise
-    from optmech.lp.remap import geometric_bayes
+    from optmech.lp.geometric_remaps import geometric_bayes
     from optmech.lp.user import bayesian_mechanism
     from optmech.mechanisms.staircase import Staircase
 

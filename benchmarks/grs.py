@@ -38,7 +38,7 @@ def instance(n: int) -> tuple[np.ndarray, np.ndarray]:
 def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     """The full pipeline, with its phases (runs in a child process)."""
     import optmech.lp.user as user_lp
-    from optmech.lp.remap import geometric_bayes
+    from optmech.lp.geometric_remaps import geometric_bayes
 
     prior, loss = instance(n)
     weights = prior[:, None] * loss
@@ -76,7 +76,7 @@ def pipeline_case(n: int, eps: float, solver: str) -> dict[str, Any]:
 
 def _lp_matrices(n: int, eps: float) -> tuple[np.ndarray, sp.csr_matrix, sp.csr_matrix, int]:
     """Objective (scaled as the pipeline does), equality rows, DP rows; x = vec(X) row-major."""
-    from optmech.lp.remap import geometric_bayes
+    from optmech.lp.geometric_remaps import geometric_bayes
 
     prior, loss = instance(n)
     size = n + 1
@@ -108,7 +108,7 @@ def _lp_matrices(n: int, eps: float) -> tuple[np.ndarray, sp.csr_matrix, sp.csr_
 
 def direct_case(n: int, eps: float, solver: str) -> dict[str, Any]:
     """The same LP handed to the solver's own API (no cvxpy), same options (child process)."""
-    from optmech.lp.remap import geometric_bayes  # noqa: F401  (imported before the clock)
+    from optmech.lp.geometric_remaps import geometric_bayes  # noqa: F401  (imported before the clock)
 
     start = time.perf_counter()
     q, a_eq, dp, size = _lp_matrices(n, eps)
@@ -164,7 +164,7 @@ def qif_case(n: int, eps: float, timeout: float) -> dict[str, Any]:
 
 def run(quick: bool, timeout: float, eps: float = 0.5) -> list[dict[str, Any]]:
     """Rows of the GRS section."""
-    from optmech.lp.remap import geometric_bayes
+    from optmech.lp.geometric_remaps import geometric_bayes
     from optmech.lp.solve import available_solvers
 
     sizes = [50, 100] if quick else [50, 100, 200, 400, 800]

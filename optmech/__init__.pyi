@@ -29,6 +29,8 @@ from .lp.additive2d import AdditiveSpec2D as AdditiveSpec2D
 from .lp.additive2d import DesignedNoise2D as DesignedNoise2D
 from .lp.dependent import dependent_noise_lp as dependent_noise_lp
 from .lp.design import design_noise as design_noise
+from .lp.geometric_remaps import geometric_bayes as geometric_bayes
+from .lp.geometric_remaps import geometric_minimax as geometric_minimax
 from .lp.local import ExtremalMechanism as ExtremalMechanism
 from .lp.local import LocalMechanism as LocalMechanism
 from .lp.local import RROnBins as RROnBins
@@ -38,13 +40,11 @@ from .lp.local import rr_on_bins as rr_on_bins
 from .lp.remap import RemapResult as RemapResult
 from .lp.remap import apply_remap as apply_remap
 from .lp.remap import bayes_remap as bayes_remap
-from .lp.remap import constraint_matrix as constraint_matrix
-from .lp.remap import geometric_bayes as geometric_bayes
-from .lp.remap import geometric_minimax as geometric_minimax
-from .lp.remap import is_remap_of_geometric as is_remap_of_geometric
 from .lp.remap import minimax_remap as minimax_remap
-from .lp.remap import remap_from_constraint_matrix as remap_from_constraint_matrix
-from .lp.remap import remap_of_geometric as remap_of_geometric
+from .lp.remap_of_geometric import constraint_matrix as constraint_matrix
+from .lp.remap_of_geometric import is_remap_of_geometric as is_remap_of_geometric
+from .lp.remap_of_geometric import remap_from_constraint_matrix as remap_from_constraint_matrix
+from .lp.remap_of_geometric import remap_of_geometric as remap_of_geometric
 from .lp.solve import SolveInfo as SolveInfo
 from .lp.solve import available_solvers as available_solvers
 from .lp.user import UserMechanism as UserMechanism

@@ -101,6 +101,14 @@ def zcdp_design() -> Any:
     return optmech.design_noise(optmech.ZCDP(0.5), sensitivity=1.0, cost="abs", resolution=4)
 
 
+def dual_certificate() -> Any:
+    """The dual certificate of GRS universal optimality for a uniform prior on {0..10}, |e|,
+    ε = 0.5 (default accuracy 1e-9)."""
+    from optmech.theorems import grs_certificate
+
+    return grs_certificate(np.full(11, 1 / 11), "abs", 0.5)
+
+
 def rr_on_bins() -> Any:
     """RR-on-Bins for the squared loss, five labels 0..4, ε = 1."""
     return optmech.rr_on_bins(

@@ -12,7 +12,7 @@ import pytest
 from _reference import truncated_laplace_cost
 
 import optmech
-from optmech.certify.noise import certify_noise
+from optmech.certify.noise_certificate import certify_noise
 from optmech.privacy import ApproxDP
 
 

@@ -23,13 +23,11 @@ from optmech.certify import certify_noise_delta, certify_noise_epsilon
 from optmech.certify.noise import (
     DeltaReport,
     EpsilonReport,
-    NoiseCertificate,
     cells_within_reach,
-    certify_noise,
-    check_noise,
     noise_delta,
     noise_epsilon,
 )
+from optmech.certify.noise_certificate import NoiseCertificate, certify_noise, check_noise
 from optmech.exceptions import PrivacyViolationError
 from optmech.mechanisms.description import GridDescription
 from optmech.mechanisms.piecewise import PiecewiseConstantNoise

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import optmech
-from optmech.certify.noise import certify_noise
+from optmech.certify.noise_certificate import certify_noise
 from optmech.exceptions import (
     InaccurateSolutionWarning,
     PrivacyViolationError,

@@ -23,7 +23,7 @@ import optmech
 from optmech.cli.design import compute
 from optmech.exceptions import InaccurateSolutionWarning
 from optmech.lp.additive import gdp_reference
-from optmech.lp.additive.beyond import Cuts
+from optmech.lp.additive.beyond_cuts import Cuts
 from optmech.lp.additive.lp import build_additive_lp
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.design import design_noise

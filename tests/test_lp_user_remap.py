@@ -25,7 +25,8 @@ from _reference import geometric_from_theory
 
 from optmech.costs import Absolute
 from optmech.exceptions import ProblemTooLargeError
-from optmech.lp.remap import RemapKind, bayes_remap, geometric_minimax, minimax_remap
+from optmech.lp.geometric_remaps import geometric_minimax
+from optmech.lp.remap import RemapKind, bayes_remap, minimax_remap
 from optmech.lp.user import minimax_mechanism
 
 MARGIN = 1e-12

@@ -17,7 +17,7 @@ import pytest
 
 import optmech
 from optmech.lp.additive import AdditiveSpec, build_additive_lp, finish_design
-from optmech.lp.remap import geometric_bayes
+from optmech.lp.geometric_remaps import geometric_bayes
 from optmech.lp.solve import SOLVER_POLICY, default_options, solve
 from optmech.lp.user import bayesian_mechanism
 

@@ -1,4 +1,4 @@
-"""Remaps (optmech.lp.remap) against independent truth.
+"""Remaps (optmech.lp.remap, geometric_remaps, remap_of_geometric) against independent truth.
 
 * Bayes remap: brute force over every deterministic remap.
 * Minimax remap: the same LP written entry by entry for scipy's linprog.
@@ -17,16 +17,12 @@ import pytest
 from _reference import g_plus_bayes_remap, geometric_from_theory
 from scipy.optimize import linprog
 
-from optmech.lp.remap import (
-    apply_remap,
-    bayes_remap,
-    check_monotone_loss,
+from optmech.lp.geometric_remaps import check_monotone_loss, geometric_bayes, geometric_minimax
+from optmech.lp.remap import apply_remap, bayes_remap, minimax_remap
+from optmech.lp.remap_of_geometric import (
     constraint_matrix,
-    geometric_bayes,
     geometric_inverse_apply,
-    geometric_minimax,
     is_remap_of_geometric,
-    minimax_remap,
     remap_from_constraint_matrix,
     remap_of_geometric,
 )

@@ -6,9 +6,9 @@ Both dispatch on what the object says about itself (``privacy_source()``,
 * a mechanism matrix (an array, or a user LP result, which describes itself as one) —
   [`certify_mechanism`][optmech.certify.matrix.certify_mechanism] over its neighbour graph, a
   [`MatrixCertificate`][optmech.certify.matrix.MatrixCertificate];
-* noise on the line — [`certify_noise`][optmech.certify.noise.certify_noise] under the
+* noise on the line — [`certify_noise`][optmech.certify.certify_noise] under the
   guarantee asked for (default its own), a
-  [`NoiseCertificate`][optmech.certify.noise.NoiseCertificate]: grids are read from their numbers,
+  [`NoiseCertificate`][optmech.certify.NoiseCertificate]: grids are read from their numbers,
   closed forms from their exact profiles, and the number of any guarantee (ε, δ, ρ, μ, a profile,
   a Rényi curve) is certified;
 * noise in ℝ² on square cells —
@@ -43,8 +43,8 @@ import numpy as np
 
 from optmech._validation import check_flag, check_real, describe
 from optmech.certify.matrix import certify_mechanism, certify_mechanism_delta
-from optmech.certify.noise import certify_noise
 from optmech.certify.noise2d import certify_noise2d_epsilon
+from optmech.certify.noise_certificate import certify_noise
 from optmech.certify.report import PrivacyReport, TheoremReport, default_rtol, verdict
 from optmech.mechanisms.description import PrivacySource, SourceKind, grid_of, source_of
 from optmech.privacy import ApproxDP, PureDP, check_privacy
@@ -149,7 +149,7 @@ def certify(
     -------
     PrivacyReport
         A [`MatrixCertificate`][optmech.certify.matrix.MatrixCertificate],
-        [`NoiseCertificate`][optmech.certify.noise.NoiseCertificate],
+        [`NoiseCertificate`][optmech.certify.NoiseCertificate],
         [`Noise2DReport`][optmech.certify.noise2d.Noise2DReport] or
         [`TheoremReport`][optmech.certify.report.TheoremReport].
 

@@ -366,7 +366,7 @@ def _geometric_reference(
         extras["geometric_note"] = "no geometric reference: it need not meet the constraints"
         return
     from optmech.graphs import is_path_graph
-    from optmech.lp.remap import check_monotone_loss, geometric_bayes, geometric_minimax
+    from optmech.lp.geometric_remaps import check_monotone_loss, geometric_bayes, geometric_minimax
 
     count_query = is_path_graph(g) and result.setting.is_count_query
     if not count_query:

@@ -311,9 +311,9 @@ def _markdown(rows: list[CheckResult], seconds: float) -> str:
 
 
 def _certificate_rows(args: argparse.Namespace) -> tuple[list[CheckResult], float]:
-    """The rows of ``--certificates`` (optmech.theorems.certificates) at ``--n``, and their
+    """The rows of ``--certificates`` (optmech.theorems.certificate_rows) at ``--n``, and their
     seconds."""
-    from optmech.theorems.certificates import CERTIFICATE_ROWS_N, certificate_rows
+    from optmech.theorems.certificate_rows import CERTIFICATE_ROWS_N, certificate_rows
 
     others = [f for f in ("quick", "exact", "list", "group", "check") if getattr(args, f)]
     if others:

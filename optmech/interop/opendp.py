@@ -55,7 +55,7 @@ import numpy as np
 
 from optmech._bridges import register
 from optmech._validation import check_flag, check_real, describe
-from optmech.certify.noise import certify_noise
+from optmech.certify.noise_certificate import certify_noise
 from optmech.certify.profiles import privacy_profile
 from optmech.mechanisms.description import PrivacySource, SourceKind, source_of
 from optmech.privacy import ZCDP, ApproxDP, PrivacyProfile, PureDP
@@ -123,7 +123,7 @@ def _certified(noise: Any, src: PrivacySource, delta: float | None) -> tuple[str
 
     A closed form is sampled exactly at its own law: its theorem's guarantee holds as it is.
     Stored numbers are certified by
-    [`certify_noise`][optmech.certify.noise.certify_noise] under the guarantee they claim.
+    [`certify_noise`][optmech.certify.certify_noise] under the guarantee they claim.
     """
     claim = src.guarantee
     if not src.tabulated:

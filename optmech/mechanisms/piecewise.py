@@ -22,7 +22,7 @@ tail ([`periodic_integral`][optmech.costs.Cost.periodic_integral] /
 position in the cell).
 
 The ``privacy`` given to the constructor is the guarantee *claimed*; it is not checked here.
-[`optmech.certify.noise.certify_noise`][optmech.certify.noise.certify_noise] certifies it from the
+[`optmech.certify.certify_noise`][optmech.certify.certify_noise] certifies it from the
 numbers alone (it reads the [`GridDescription`][optmech.mechanisms.description.GridDescription] of
 `grid_description`), and [`optmech.design_noise`][optmech.design_noise] only
 hands out certified noise.

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import optmech.lp.additive.spec as _spec
-from optmech.certify.noise import certify_noise
+from optmech.certify.noise_certificate import certify_noise
 from optmech.exceptions import OptmechError, PrivacyViolationError, SolverError
 from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import design_additive

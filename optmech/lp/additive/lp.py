@@ -356,12 +356,12 @@ def _rows(
 ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
     """The row blocks, the auxiliaries, the window form (``"none"`` for (ε, δ)) and the cones
     (guarantees beyond (ε, δ): the round's
-    [`Cuts.constraints`][optmech.lp.additive.beyond.Cuts.constraints])."""
+    [`Cuts.constraints`][optmech.lp.additive.beyond_cuts.Cuts.constraints])."""
     if spec.beyond:
         if cuts is None:
             raise TypeError(
                 f"building the LP of {spec.privacy} needs `cuts` (a round of "
-                "optmech.lp.additive.beyond.Cuts: its orders or ε and margin); "
+                "optmech.lp.additive.beyond_cuts.Cuts: its orders or ε and margin); "
                 "optmech.design_noise runs the rounds."
             )
         return cuts.constraints(grid, expand, spec)
@@ -408,7 +408,7 @@ def build_additive_lp(
         ([`AdditiveLP.for_strategy`][AdditiveLP.for_strategy]); default the LP as built.
     cuts : optional
         Beyond (ε, δ): the round's orders (zCDP) or ε (GDP) and the targets
-        ([`optmech.lp.additive.beyond.Cuts`][optmech.lp.additive.beyond.Cuts]).
+        ([`optmech.lp.additive.beyond_cuts.Cuts`][optmech.lp.additive.beyond_cuts.Cuts]).
 
     Raises
     ------

@@ -174,7 +174,7 @@ def bayesian_mechanism(
     Minimises $Σ_i p_i Σ_r x[i, r] l(i, r)$ over all ε-DP mechanisms on the neighbour graph
     (GRS LP (2)–(6)). For a count query and a loss monotone in $|i − r|$ the optimum equals
     the geometric mechanism followed by the user's Bayes remap (GRS Thm. 3.1; compare
-    [`optmech.lp.remap.geometric_bayes`][optmech.lp.remap.geometric_bayes]).
+    [`optmech.lp.geometric_remaps.geometric_bayes`][optmech.lp.geometric_remaps.geometric_bayes]).
 
     Parameters
     ----------
@@ -326,7 +326,7 @@ def minimax_mechanism(
     Minimises $max_{i ∈ S} Σ_r x[i, r] l(i, r)$ over ε-DP mechanisms on the neighbour graph.
     For a count query and a monotone loss the optimum equals the geometric mechanism followed
     by the best *randomized* remap (compare
-    [`optmech.lp.remap.geometric_minimax`][optmech.lp.remap.geometric_minimax]).
+    [`optmech.lp.geometric_remaps.geometric_minimax`][optmech.lp.geometric_remaps.geometric_minimax]).
 
     Parameters
     ----------
