@@ -169,7 +169,7 @@ LP_TIERS: tuple[tuple[str, ...], ...] = (
     ("solve", "limits", "solver_output", "engine", "bounds", "incremental"),
     ("matrix",),
     ("additive", "additive2d", "user", "local"),
-    ("remap", "dependent", "dependent_result", "design"),
+    ("remap", "geometric_remaps", "remap_of_geometric", "dependent", "dependent_result", "design"),
 )
 LP_TIER_OF = {name: k for k, names in enumerate(LP_TIERS) for name in names}
 #: The designers: none imports another.

@@ -25,8 +25,8 @@ import numpy.typing as npt
 from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray
 from optmech._validation import check_real_array
-from optmech.lp.remap import RemapResult, _loss_for, bayes_remap, minimax_remap
 from optmech.lp.matrix.setting import check_epsilon, resolve_setting
+from optmech.lp.remap import RemapResult, _loss_for, bayes_remap, minimax_remap
 from optmech.mechanisms.geometric import truncated_geometric
 from optmech.provenance import DEFAULT_ACCURACY
 

@@ -47,8 +47,8 @@ import numpy.typing as npt
 from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech._validation import check_real, check_real_array
-from optmech.lp.remap import _check_mechanism
 from optmech.lp.matrix.setting import check_epsilon
+from optmech.lp.remap import _check_mechanism
 from optmech.mechanisms.geometric import truncated_geometric
 
 __all__ = [

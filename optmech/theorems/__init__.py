@@ -14,8 +14,31 @@ dual certificate, without an LP solve, and
 """
 
 # The package's API is the catalogue's (its ``__all__`` included), and the dual certificates.
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from optmech.theorems.catalogue import *  # noqa: F403
 from optmech.theorems.catalogue import __all__ as _catalogue_all
-from optmech.theorems.certificates import DualCertificate, grs_certificate, minimax_certificate
+
+if TYPE_CHECKING:
+    from optmech.theorems.certificates import grs_certificate, minimax_certificate
+    from optmech.theorems.dual_certificate import DualCertificate
+
+#: The dual certificates, imported on first use (PEP 562): the command line's help and the
+#: catalogue's closed-form rows load neither the certificates' LP pieces nor SciPy's signal
+#: filters.
+_ON_FIRST_USE = {
+    "DualCertificate": "optmech.theorems.dual_certificate",
+    "grs_certificate": "optmech.theorems.certificates",
+    "minimax_certificate": "optmech.theorems.certificates",
+}
 
 __all__ = [*_catalogue_all, "DualCertificate", "grs_certificate", "minimax_certificate"]
+
+
+def __getattr__(name: str) -> Any:
+    """The dual certificates' names, from their modules on first use."""
+    home = _ON_FIRST_USE.get(name)
+    if home is None:
+        raise AttributeError(f"module 'optmech.theorems' has no attribute {name!r}")
+    return getattr(import_module(home), name)
