@@ -1,0 +1,626 @@
+r"""Privacy amplification by shuffling: the central guarantee of n reports of one randomizer.
+
+Setting (THEORY §9). Each of n users applies the same ε₀-LDP randomizer, a row-stochastic
+matrix ``M[x, y] = P(output y | input x)``; a shuffler releases the histogram of the n reports.
+Neighbouring datasets change one user's input, $x^0 → x^1$. The central guarantee is the
+privacy curve $δ(ε) = \sup_S P(H ∈ S) − e^ε P(H' ∈ S)$ of the histogram, worst over the pair
+and over the other users' inputs. [`shuffle_epsilon`][shuffle_epsilon] returns a certified
+upper bound on the ε of a target δ, the ε of a concrete pair of datasets (a lower bound), and
+both curves.
+
+Upper bounds (each valid for every pair and every choice of the other users' inputs):
+
+``"exact"`` (matrices with two outputs, n ≤ ``EXACT_MAX_N``)
+    The histogram is the count of ones, a sum of Bernoullis. By joint convexity of the
+    hockey-stick divergence the worst pair is the two extreme rows and every other user sits
+    at an extreme row; the curve is the maximum over the number k of others at the upper row
+    and both directions, each $Σ_s (P_1(s) − e^ε P_0(s))_+$, all k at once by FFT.
+``"clones"``
+    Feldman, McMillan & Talwar (FOCS 2021), Theorem 3.2: every ε₀-LDP randomizer is, for the
+    pair, a post-processing of the counts $(A + Δ, C − A + 1 − Δ)$ against
+    $(A + 1 − Δ, C − A + Δ)$ with $C \sim \mathrm{Bin}(n − 1, e^{−ε_0})$,
+    $A \sim \mathrm{Bin}(C, 1/2)$, $Δ \sim \mathrm{Bern}(e^{ε_0} / (e^{ε_0} + 1))$.
+``"blanket"``
+    The same reduction with the clone probability the matrix itself allows: every row
+    dominates the pair's mean, $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
+    $p = \min_{x^0, x^1} \min_y 2 \min_x M(y|x) / (M(y|x^0) + M(y|x^1))$, the blanket mass
+    relative to the pair (Balle, Bell, Gascón & Nissim, CRYPTO 2019; the decomposition Su,
+    Cheng & Wang 2025 show optimal). FMT's proof goes through for any such p (the clone of a
+    user is $Q^0$ or $Q^1$, the two halves of the ε₀ pair, with probability p/2 each). For
+    k-ary randomized response $p = 2/(e^{ε_0}+1)$; for binary randomized response this is
+    the privacy blanket of Balle et al. and the bound of the stronger clone (FMT, SODA 2023).
+    Fewer clones and a larger pair ε can only lose privacy (adding an independent clone and
+    flipping Δ are post-processings), so the worst p over pairs with the matrix's ε₀ bounds
+    every pair.
+
+In both clone bounds the observer sees $C = u + v − 1$, so $δ = Σ_c P(C = c) δ_c$, and for a
+fixed c the likelihood ratio is increasing in u: $δ_c$ is a binomial tail, computed from
+$\mathrm{Bin}(c, 1/2)$ survival functions. $δ_c$ is non-increasing in c (one more clone is a
+post-processing), so grouping c into blocks and charging each block its first $δ_c$ is an
+upper bound; the mass of C outside a window of ±40 standard deviations is added to δ whole.
+
+The lower bound: the count of reports in an output set A is a post-processing of the
+histogram, and for a chosen pair and chosen other inputs it is a sum of Bernoullis whose curve
+is computed termwise from binomial pmfs (mass outside the window dropped, which can only
+lower it). The sets tried are the single outputs and the set where the most private pair's
+rows differ in sign; the other users sit at the set's extreme rows, all but a few at one end.
+
+Numbers: SciPy's binomial functions are accurate to a few units of 1e-15 relative; every upper
+curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it. ε for a δ is found
+by bisection on the monotone curve, the upper ε rounded up and the lower rounded down.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._floats import FloatArray
+from optmech.privacy import PrivacyProfile
+from optmech.provenance import Provenance
+from optmech.results import BaseResult
+
+__all__ = ["EXACT_MAX_N", "METHODS", "ShuffleGuarantee", "shuffle_epsilon"]
+
+#: The methods of [`shuffle_epsilon`][shuffle_epsilon] (``"auto"`` takes the smallest bound).
+METHODS = ("auto", "exact", "clones", "blanket")
+
+#: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table).
+EXACT_MAX_N = 2000
+
+#: Relative allowance for the rounding of SciPy's binomial functions and of the sums.
+_SLACK = 1e-12
+#: Half-width of the binomial windows, in standard deviations.
+_WIDTH = 40.0
+#: Blocks per standard deviation of C in the clone bounds (upper bound by monotonicity in c),
+#: over ±``_CLONE_WIDTH`` standard deviations (the mass beyond is charged to δ whole).
+_BLOCKS_PER_SIGMA = 10.0
+_CLONE_WIDTH = 12.0
+#: Bisection steps for ε (relative accuracy about 2^-50 of ε₀).
+_STEPS = 56
+#: Others at the far end in the lower bound's pairs: k ∈ {0..K} ∪ {n−1−K..n−1}.
+_ENDS = 3
+
+_Curve = Callable[[float], float]
+
+
+def _binom() -> Any:
+    from scipy.stats import binom
+
+    return binom
+
+
+# -- validation ------------------------------------------------------------------------------
+def _matrix_of(mechanism: Any) -> FloatArray:
+    """The row-stochastic matrix of ``mechanism`` (an array, or an object carrying one as
+    ``.mechanism``, ``.randomizer`` or ``.matrix``)."""
+    obj = mechanism
+    for _ in range(3):
+        if isinstance(obj, np.ndarray | list | tuple):
+            break
+        for attr in ("mechanism", "randomizer", "matrix"):
+            inner = getattr(obj, attr, None)
+            if inner is not None:
+                obj = inner() if callable(inner) and not hasattr(inner, "shape") else inner
+                break
+        else:
+            break
+    try:
+        matrix = np.array(obj, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "`mechanism` must be a row-stochastic matrix (rows: inputs) or an object with a "
+            f"`.mechanism`, `.randomizer` or `.matrix`; got {type(mechanism).__name__}."
+        ) from exc
+    if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 1:
+        raise ValueError(
+            "`mechanism` must be a 2-D matrix with at least 2 rows (inputs) and 1 column; got "
+            f"shape {matrix.shape}."
+        )
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0.0):
+        raise ValueError("`mechanism` must have finite, non-negative entries.")
+    sums = matrix.sum(axis=1)
+    worst = float(np.max(np.abs(sums - 1.0)))
+    if worst > 1e-9:
+        raise ValueError(f"`mechanism` rows must sum to 1 within 1e-9; a row is off by {worst:g}.")
+    return matrix
+
+
+def _local_epsilon(matrix: FloatArray) -> float:
+    """ε₀ of the matrix (largest log ratio within a column), rounded up; ValueError for ∞."""
+    cols = matrix[:, matrix.max(axis=0) > 0.0]
+    low, high = cols.min(axis=0), cols.max(axis=0)
+    if np.any(low == 0.0):
+        j = int(np.flatnonzero(low == 0.0)[0])
+        raise ValueError(
+            "`mechanism` must be ε₀-LDP for a finite ε₀: an output has probability 0 for one "
+            f"input and {float(high[j]):g} for another (ε₀ = inf), and shuffling cannot "
+            "amplify it."
+        )
+    eps0 = float(np.max(np.log(high) - np.log(low)))
+    return float(np.nextafter(eps0 * (1 + 4e-16) + 1e-300, math.inf)) if eps0 > 0 else 0.0
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
+        raise ValueError(f"`n` must be an integer in [2, inf); got {n!r}.")
+    return int(n)
+
+
+def _check_delta(delta: Any) -> float:
+    try:
+        value = float(delta)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`delta` must be a real number in (0, 1); got {delta!r}.")
+    return value
+
+
+# -- the clone reduction -----------------------------------------------------------------------
+def _clone_p(matrix: FloatArray) -> float:
+    """The blanket clone probability: the largest p with every row above p/2 times the mean of
+    every pair of rows, rounded down."""
+    floor = matrix.min(axis=0)  # min_x M(y|x)
+    pair = matrix[:, None, :] + matrix[None, :, :]  # M(y|x0) + M(y|x1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(pair > 0.0, 2.0 * floor / pair, np.inf)
+    ratio[np.arange(matrix.shape[0]), np.arange(matrix.shape[0])] = np.inf  # x⁰ ≠ x¹
+    p = float(np.min(ratio))
+    return min(1.0, max(0.0, p * (1.0 - 1e-14)))
+
+
+def _window(total: int, p: float, width: float = _WIDTH) -> tuple[int, int]:
+    mean, sd = total * p, math.sqrt(total * p * (1.0 - p))
+    lo = max(0, math.floor(mean - width * sd - 10.0))
+    hi = min(total, math.ceil(mean + width * sd + 10.0))
+    return lo, hi
+
+
+class _CloneCurve:
+    """δ(ε) of FMT's clone pair with clone probability ``p`` and pair ε ``eps0`` over
+    ``others`` other users, an upper bound (module docstring)."""
+
+    def __init__(self, others: int, p: float, eps0: float) -> None:
+        binom = _binom()
+        self.eps0 = eps0
+        self.w = math.exp(eps0) / (1.0 + math.exp(eps0)) if eps0 < 700 else 1.0
+        lo, hi = _window(others, p, _CLONE_WIDTH)
+        sd = math.sqrt(others * p * (1.0 - p))
+        width = max(1, int(sd / _BLOCKS_PER_SIGMA))
+        starts = np.arange(lo, hi + 1, width, dtype=np.int64)
+        ends = np.minimum(starts + width - 1, hi)
+        # P(C in [start, end]) per block, from the cdf (blocks of 1 from the pmf).
+        if width == 1:
+            mass = binom.pmf(starts, others, p)
+        else:
+            mass = binom.cdf(ends, others, p) - binom.cdf(starts - 1, others, p)
+            mass = np.maximum(mass, 0.0)
+        self.outside = float(binom.cdf(lo - 1, others, p) + binom.sf(hi, others, p))
+        self.c = starts.astype(np.float64)
+        self.mass = mass * (1.0 + _SLACK)
+
+    def __call__(self, eps: float) -> float:
+        if eps >= self.eps0:
+            return 0.0
+        w, e = self.w, math.exp(eps)
+        c = self.c
+        # Ratio P/Q > e^ε iff u/(c + 1 − u) > T.
+        t = (e * w - (1.0 - w)) / (w - e * (1.0 - w))
+        centre = np.floor(t * (c + 1.0) / (1.0 + t)) + 1.0
+        best = np.zeros_like(c)
+        from scipy.special import bdtrc
+
+        # tails[i] = P(B ≥ centre − 2 + i), B ~ Bin(c, 1/2); a threshold t ∈ {centre − 1,
+        # centre, centre + 1} keeps u ≥ t, whose sums are P(B ≥ t − 1) and P(B ≥ t).
+        tails = [
+            np.where(m < 0.0, 1.0, bdtrc(np.clip(m, 0.0, c), c, 0.5))
+            for m in (centre + i - 3.0 for i in range(4))
+        ]
+        for i in range(3):
+            s1, s0 = tails[i], tails[i + 1]
+            value = (w - e * (1.0 - w)) * s1 + ((1.0 - w) - e * w) * s0
+            slack = _SLACK * (1.0 + e) * (s1 + s0)
+            best = np.maximum(best, value + slack)
+        return min(1.0, float(np.dot(self.mass, np.minimum(best, 1.0))) + self.outside)
+
+
+# -- binary counts -----------------------------------------------------------------------------
+def _binary_rows(matrix: FloatArray, chosen: npt.NDArray[np.bool_]) -> tuple[float, float]:
+    """(lowest, highest) probability of the output set ``chosen`` over the rows."""
+    col = matrix[:, chosen].sum(axis=1)
+    return float(col.min()), float(col.max())
+
+
+def _count_pmf(others: int, k: int, hi: float, lo: float) -> tuple[int, FloatArray]:
+    """Windowed pmf of Bin(k, hi) + Bin(others − k, lo): (offset, values); mass outside the
+    windows is dropped (a lower bound)."""
+    binom = _binom()
+    parts = []
+    offset = 0
+    for size, prob in ((k, hi), (others - k, lo)):
+        a, b = _window(size, prob)
+        support = np.arange(a, b + 1)
+        parts.append(binom.pmf(support, size, prob))
+        offset += a
+    small, large = sorted(parts, key=len)
+    if small.size <= 64:
+        pmf = np.convolve(large, small)
+    else:
+        from scipy.signal import fftconvolve
+
+        pmf = np.maximum(fftconvolve(large, small), 0.0)
+    return offset, pmf
+
+
+class _CountCurve:
+    """Lower curve of the count of one output set, for a pair (p¹, p⁰) and fixed others."""
+
+    def __init__(self, pmf: FloatArray, p1: float, p0: float) -> None:
+        n0 = np.append(pmf, 0.0)
+        n1 = np.insert(pmf, 0, 0.0)
+        self.a = p1 * n1 + (1.0 - p1) * n0
+        self.b = p0 * n1 + (1.0 - p0) * n0
+
+    def __call__(self, eps: float) -> float:
+        diff = self.a - math.exp(eps) * self.b
+        total = float(np.sum(diff[diff > 0.0]))
+        return max(0.0, total - _SLACK * (1.0 + math.exp(eps)) * 2.0)
+
+
+class _ExactBinaryCurve:
+    """Exact worst-case curve of a two-output matrix over every k, by FFT (an upper bound:
+    FFT rounding is charged to δ)."""
+
+    def __init__(self, others: int, hi: float, lo: float) -> None:
+        size = 1 << (others + 2).bit_length()
+        z = np.exp(-2j * np.pi * np.arange(size) / size)
+        k = np.arange(others + 1)[:, None]
+        with np.errstate(divide="ignore"):
+            log_hi = np.log(1.0 - hi + hi * z)
+            log_lo = np.log(1.0 - lo + lo * z)
+        spectrum = np.exp(k * log_hi + (others - k) * log_lo)
+        table = np.fft.ifft(spectrum, axis=1).real[:, : others + 2]
+        n0, n1 = table, np.concatenate([np.zeros((others + 1, 1)), table[:, :-1]], axis=1)
+        self.up = [hi * n1 + (1 - hi) * n0, lo * n1 + (1 - lo) * n0]
+        u = np.finfo(np.float64).eps
+        self.error = 64.0 * u * size * math.log2(size)
+
+    def __call__(self, eps: float) -> float:
+        e = math.exp(eps)
+        worst = 0.0
+        for a, b in ((0, 1), (1, 0)):
+            diff = self.up[a] - e * self.up[b]
+            worst = max(worst, float(np.max(np.sum(np.maximum(diff, 0.0), axis=1))))
+        return min(1.0, worst + self.error * (1.0 + e))
+
+
+# -- ε of a δ ----------------------------------------------------------------------------------
+def _epsilon_up(curve: _Curve, delta: float, eps0: float) -> float:
+    """Smallest ε (rounded up) with curve(ε) ≤ δ, searched in [0, ε₀]."""
+    if curve(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, eps0
+    for _ in range(_STEPS):
+        mid = 0.5 * (lo + hi)
+        if curve(mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-10 * max(hi, 1e-3):
+            break
+    return hi
+
+
+def _epsilon_down(curve: _Curve, delta: float, eps0: float) -> float:
+    """Largest ε (rounded down) with curve(ε) > δ (0 when curve(0) ≤ δ)."""
+    if curve(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, eps0
+    for _ in range(_STEPS):
+        mid = 0.5 * (lo + hi)
+        if curve(mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-10 * max(hi, 1e-3):
+            break
+    return lo
+
+
+# -- the result ----------------------------------------------------------------------------------
+@dataclass(frozen=True, repr=False)
+class ShuffleGuarantee(BaseResult):
+    """The central guarantee of n shuffled reports of one randomizer, certified.
+
+    A result of the one protocol (`optmech.results.Result`) computed without an LP: `value` is
+    the certified upper bound `epsilon`, `lower_bound` the ε of a concrete pair of neighbouring
+    datasets, so the true central ε at `delta` lies in ``[lower_bound, epsilon]``.
+
+    Attributes
+    ----------
+    epsilon : float
+        Certified upper bound on the central ε at `delta` (rounded up), at most
+        `local_epsilon`.
+    lower_bound : float
+        The ε of a concrete pair of datasets, computed exactly (rounded down).
+    local_epsilon : float
+        ε₀ of the randomizer.
+    n : int
+        Number of users.
+    delta : float
+    method : str
+        The method whose bound is `epsilon`: ``"exact"``, ``"clones"``, ``"blanket"`` or
+        ``"local"`` (no amplification proven below ε₀).
+    bounds : dict
+        The ε each valid method certified (``"local"`` included).
+    mechanism : ndarray
+        The randomizer's matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, optmech
+    >>> rr = np.array([[3.0, 1.0], [1.0, 3.0]]) / 4  # binary randomized response, ε₀ = ln 3
+    >>> g = optmech.shuffle_epsilon(rr, n=1000, delta=1e-6)
+    >>> g.method, bool(g.lower_bound <= g.epsilon < g.local_epsilon)
+    ('exact', True)
+    """
+
+    epsilon: float
+    lower_bound: float
+    local_epsilon: float
+    n: int
+    delta: float
+    method: str
+    bounds: dict[str, float]
+    mechanism: FloatArray = field(repr=False)
+    _upper: tuple[_Curve, ...] = field(repr=False, compare=False)
+    _lower: tuple[_Curve, ...] = field(repr=False, compare=False)
+
+    _model = "shuffle (central, from local)"
+    _dict_fields = ("epsilon", "local_epsilon", "n", "delta", "method", "bounds", "mechanism")
+
+    @property
+    def value(self) -> float:
+        """`epsilon`, the certified upper bound."""
+        return self.epsilon
+
+    @property
+    def upper_bound(self) -> float:
+        """`epsilon`."""
+        return self.epsilon
+
+    @property
+    def certified_epsilon(self) -> float:
+        """`epsilon`: the central ε certified at `delta`."""
+        return self.epsilon
+
+    @property
+    def provenance(self) -> Provenance:
+        """Without an LP: solver ``"none"``, status ``"bound"``, the interval
+        ``[lower_bound, epsilon]``."""
+        return Provenance(
+            solver="none",
+            status="bound",
+            attempts=(),
+            value=self.epsilon,
+            lower_bound=self.lower_bound,
+        )
+
+    def _privacy_met(self, rtol: float) -> bool | None:
+        return None  # nothing but δ was asked for
+
+    def _privacy_requested(self) -> str | None:
+        return f"δ = {self.delta:g}"
+
+    def _privacy_rows(self) -> list[tuple[str, Any]]:
+        return [("certified ε", self.epsilon), ("local ε₀", self.local_epsilon)]
+
+    def _own_rows(self) -> list[tuple[str, Any]]:
+        return [("users n", self.n), ("method", self.method)]
+
+    def curve(self, epsilons: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """The privacy curve at ``epsilons``: (upper, lower) arrays of δ(ε).
+
+        The upper curve is the smallest of the valid methods' (0 at and above ε₀); the lower
+        curve the largest over the concrete pairs tried.
+
+        Examples
+        --------
+        >>> import numpy as np, optmech
+        >>> g = optmech.shuffle_epsilon(np.array([[0.75, 0.25], [0.25, 0.75]]), 100, 1e-3)
+        >>> up, low = g.curve([0.0, 0.5, 2.0])
+        >>> bool(np.all(low <= up)), up[-1]
+        (True, np.float64(0.0))
+        """
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=np.float64))
+        if eps.ndim != 1 or not np.all(np.isfinite(eps)) or np.any(eps < 0.0):
+            raise ValueError("`epsilons` must be finite reals in [0, inf).")
+        up = np.array([min(1.0, *(c(float(e)) for c in self._upper)) for e in eps])
+        up[eps >= self.local_epsilon] = 0.0
+        low = np.array([max(0.0, *(c(float(e)) for c in self._lower)) for e in eps])
+        return up, np.minimum(low, up)
+
+    def to_profile(self, points: int = 32) -> PrivacyProfile:
+        """The upper curve as an `optmech.PrivacyProfile` on ``points`` ε in [0, ε₀]
+        (`optmech.accounting` composes it).
+
+        Examples
+        --------
+        >>> import numpy as np, optmech
+        >>> g = optmech.shuffle_epsilon(np.array([[0.75, 0.25], [0.25, 0.75]]), 100, 1e-3)
+        >>> p = g.to_profile(8)
+        >>> len(p.epsilons), p.deltas[-1]
+        (8, 0.0)
+        """
+        if isinstance(points, bool) or not isinstance(points, int) or points < 2:
+            raise ValueError(f"`points` must be an integer in [2, inf); got {points!r}.")
+        eps = np.linspace(0.0, self.local_epsilon, points)
+        eps = eps[np.concatenate([[True], np.diff(eps) > 0])]
+        up, _ = self.curve(eps)
+        return PrivacyProfile(eps.tolist(), np.minimum.accumulate(up).tolist())
+
+    def plot(self, ax: Any = None) -> Any:
+        """The upper and lower curves δ(ε) on a log scale, the target δ and the two ε marked;
+        returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        top = max(self.local_epsilon, 1e-9)
+        eps = np.linspace(0.0, top, 60)
+        up, low = self.curve(eps)
+        floor = self.delta * 1e-3
+        ax.semilogy(eps, np.maximum(up, floor), label=f"upper ({self.method})")
+        ax.semilogy(eps, np.maximum(low, floor), "--", label="lower (a concrete pair)")
+        ax.axhline(self.delta, color="grey", lw=0.8)
+        ax.axvline(self.epsilon, color="C0", lw=0.8, ls=":")
+        ax.set_xlabel("ε")
+        ax.set_ylabel("δ(ε)")
+        ax.set_title(f"{self.model}, n = {self.n}: ε ≤ {self.epsilon:.4g}")
+        ax.legend()
+        return ax
+
+    def __repr__(self) -> str:
+        return (
+            f"ShuffleGuarantee(epsilon={self.epsilon:.6g}, lower_bound={self.lower_bound:.6g}, "
+            f"local_epsilon={self.local_epsilon:.6g}, n={self.n}, delta={self.delta:g}, "
+            f"method={self.method!r})"
+        )
+
+
+def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
+    """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
+    k_out = matrix.shape[1]
+    sets: list[npt.NDArray[np.bool_]] = []
+    if k_out == 2:
+        sets.append(np.array([False, True]))
+    else:
+        eye = np.eye(k_out, dtype=bool)
+        spread = matrix.max(axis=0) - matrix.min(axis=0)
+        for j in np.argsort(-spread)[:4]:
+            sets.append(eye[j])
+        i, j = np.unravel_index(
+            np.argmax(np.abs(matrix[:, None, :] - matrix[None, :, :]).sum(axis=2)),
+            (matrix.shape[0],) * 2,
+        )
+        sets.append(matrix[i] > matrix[j])
+    curves: list[_Curve] = []
+    ends = list(range(min(_ENDS, others) + 1))
+    ends += [others - k for k in ends if others - k > _ENDS]
+    for chosen in sets:
+        lo, hi = _binary_rows(matrix, chosen)
+        if hi <= lo:
+            continue
+        for k in ends:
+            _, pmf = _count_pmf(others, k, hi, lo)
+            curves.append(_CountCurve(pmf, hi, lo))
+            curves.append(_CountCurve(pmf, lo, hi))
+    return curves
+
+
+def shuffle_epsilon(
+    mechanism: Any, n: int, delta: float, *, method: str = "auto"
+) -> ShuffleGuarantee:
+    r"""The central (ε, δ) guarantee of n shuffled reports of one ε₀-LDP randomizer.
+
+    Each of ``n`` users applies ``mechanism`` to its input and a shuffler releases the
+    histogram of the reports; neighbouring datasets change one user's input. The result holds
+    a certified upper bound on the central ε at ``delta`` (worst over the pair and the other
+    users' inputs) and the ε of a concrete pair of datasets below it.
+
+    Parameters
+    ----------
+    mechanism : array_like, shape (k_in, k_out), or an object carrying one
+        ``M[x, y] = P(output y | input x)``: finite, non-negative, rows summing to 1 within
+        1e-9, at least 2 rows, with a finite ε₀ (no zero facing a positive entry in a column).
+        A local result's ``.mechanism``, a randomizer's ``.randomizer`` or ``.matrix`` are read.
+    n : int
+        Number of users, in [2, inf).
+    delta : float
+        Target δ, in (0, 1).
+    method : {"auto", "exact", "clones", "blanket"}
+        ``"exact"``: two-output matrices and n ≤ ``EXACT_MAX_N`` (the worst case computed
+        exactly); ``"clones"``: Feldman, McMillan & Talwar (FOCS 2021), from ε₀ alone;
+        ``"blanket"``: the clone reduction with the blanket mass of the matrix (Balle et al.
+        2019; for binary randomized response the stronger clone, FMT SODA 2023). ``"auto"``:
+        the smallest certified bound among the valid methods.
+
+    Returns
+    -------
+    ShuffleGuarantee
+        ``epsilon`` (certified, ≤ ε₀; ``method == "local"`` when no method beats ε₀),
+        ``lower_bound``, ``local_epsilon``, ``curve(epsilons)``, ``to_profile()``.
+
+    Raises
+    ------
+    ValueError
+        A bad matrix (naming ``mechanism``), ``n`` or ``delta``, or ``method="exact"`` where
+        it does not apply.
+
+    Examples
+    --------
+    >>> import numpy as np, optmech
+    >>> rr = np.array([[3.0, 1.0], [1.0, 3.0]]) / 4  # binary randomized response, ε₀ = ln 3
+    >>> g = optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6)
+    >>> g.method, round(g.epsilon, 3), bool(g.lower_bound <= g.epsilon)
+    ('blanket', 0.268, True)
+    >>> optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6, method="clones").epsilon > g.epsilon
+    True
+    """
+    matrix = _matrix_of(mechanism)
+    n = _check_n(n)
+    delta = _check_delta(delta)
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}; got {method!r}.")
+    eps0 = _local_epsilon(matrix)
+    others = n - 1
+    keep = matrix[:, matrix.max(axis=0) > 0.0]
+    binary = keep.shape[1] <= 2
+    exact_ok = binary and n <= EXACT_MAX_N
+    if method == "exact" and not exact_ok:
+        raise ValueError(
+            f"`method` 'exact' needs a matrix with two outputs and n ≤ {EXACT_MAX_N}; got "
+            f"{keep.shape[1]} outputs and n = {n}. Use 'auto', 'blanket' or 'clones'."
+        )
+    wanted = [m for m in METHODS[1:] if method in ("auto", m)]
+    if not exact_ok:
+        wanted = [m for m in wanted if m != "exact"]
+    curves: dict[str, _Curve] = {}
+    bounds: dict[str, float] = {"local": eps0}
+    if eps0 > 0.0:
+        for name in wanted:
+            if name == "exact":
+                col = keep[:, -1]
+                curves[name] = _ExactBinaryCurve(others, float(col.max()), float(col.min()))
+            elif name == "clones":
+                curves[name] = _CloneCurve(others, math.exp(-eps0), eps0)
+            else:
+                curves[name] = _CloneCurve(others, _clone_p(keep), eps0)
+            bounds[name] = min(eps0, _epsilon_up(curves[name], delta, eps0))
+    best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
+    if bounds.get(best, math.inf) >= eps0:
+        best = "local"
+    lower_curves = _lower_curves(keep, others) if eps0 > 0.0 else []
+    lower = 0.0
+    for curve in lower_curves:  # bisect only the curves that beat the best so far
+        if curve(lower) > delta:
+            lower = max(lower, _epsilon_down(curve, delta, eps0))
+    upper = bounds[best]
+    return ShuffleGuarantee(
+        epsilon=upper,
+        lower_bound=min(lower, upper),
+        local_epsilon=eps0,
+        n=n,
+        delta=delta,
+        method=best,
+        bounds=bounds,
+        mechanism=matrix,
+        _upper=tuple(curves.values()),
+        _lower=tuple(lower_curves),
+    )
