@@ -13,6 +13,8 @@ from .certify import certify_mechanism as certify_mechanism
 from .certify import certify_noise as certify_noise
 from .certify import check as check
 from .certify import check_dp as check_dp
+from .certify import shuffle_epsilon as shuffle_epsilon
+from .certify.shuffle import ShuffleGuarantee as ShuffleGuarantee
 from .exceptions import InaccurateSolutionWarning as InaccurateSolutionWarning
 from .exceptions import InfeasibleConstraintsError as InfeasibleConstraintsError
 from .exceptions import OptmechError as OptmechError

@@ -121,3 +121,9 @@ def extremal() -> Any:
     from optmech.utilities import MutualInformation
 
     return optmech.extremal_mechanism(MutualInformation(np.array([0.5, 0.3, 0.2])), 1.0)
+
+
+def shuffle_guarantee() -> Any:
+    """The shuffled guarantee of binary randomized response (ε₀ = 1) over 50 users."""
+    e = float(np.exp(1.0))
+    return optmech.shuffle_epsilon(np.array([[e, 1.0], [1.0, e]]) / (1 + e), 50, 1e-4)

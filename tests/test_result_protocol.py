@@ -41,6 +41,7 @@ from optmech.results import BaseResult, Result
 
 #: A small instance of each result class, by the class's module and name.
 FACTORIES: dict[str, Callable[[], Any]] = {
+    "optmech.certify.shuffle.ShuffleGuarantee": small.shuffle_guarantee,
     "optmech.lp.additive.designed.DesignedPiecewiseNoise": small.uniform_design,
     "optmech.lp.additive.designed.DesignedGradedNoise": small.graded_design,
     "optmech.lp.additive.designed.DesignedLatticeNoise": small.lattice_design,

@@ -19,6 +19,8 @@ description.
 - [`optmech.certify.profiles`][optmech.certify.profiles]: noise under the guarantees beyond
   (ε, δ): privacy profiles δ(ε), Rényi divergences, and ρ (zCDP) and μ (GDP) certified over the
   whole continuum of orders / ε.
+- [`optmech.certify.shuffle`][optmech.certify.shuffle]: the central guarantee of n shuffled
+  reports of one local randomizer ([`shuffle_epsilon`][optmech.certify.shuffle.shuffle_epsilon]).
 - [`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic]: the same certificates
   in exact rational arithmetic with interval enclosures of ``log`` and ``exp`` (``exact=True``
   of every certifier; needs python-flint and is imported only on first use).

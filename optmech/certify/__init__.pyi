@@ -36,3 +36,5 @@ from .report import SEARCH_RTOL as SEARCH_RTOL
 from .report import PrivacyReport as PrivacyReport
 from .report import TheoremReport as TheoremReport
 from .report import default_rtol as default_rtol
+from .shuffle import ShuffleGuarantee as ShuffleGuarantee
+from .shuffle import shuffle_epsilon as shuffle_epsilon

@@ -203,6 +203,7 @@ class _CloneCurve:
             mass = np.maximum(mass, 0.0)
         self.outside = float(binom.cdf(lo - 1, others, p) + binom.sf(hi, others, p))
         self.c = starts.astype(np.float64)
+        self.trials = starts
         self.mass = mass * (1.0 + _SLACK)
 
     def __call__(self, eps: float) -> float:
@@ -219,7 +220,7 @@ class _CloneCurve:
         # tails[i] = P(B ≥ centre − 2 + i), B ~ Bin(c, 1/2); a threshold t ∈ {centre − 1,
         # centre, centre + 1} keeps u ≥ t, whose sums are P(B ≥ t − 1) and P(B ≥ t).
         tails = [
-            np.where(m < 0.0, 1.0, bdtrc(np.clip(m, 0.0, c), c, 0.5))
+            np.where(m < 0.0, 1.0, bdtrc(np.clip(m, 0.0, c), self.trials, 0.5))
             for m in (centre + i - 3.0 for i in range(4))
         ]
         for i in range(3):
@@ -359,8 +360,8 @@ class ShuffleGuarantee(BaseResult):
         ``"local"`` (no amplification proven below ε₀).
     bounds : dict
         The ε each valid method certified (``"local"`` included).
-    mechanism : ndarray
-        The randomizer's matrix.
+    randomizer : ndarray
+        The randomizer's matrix ``M[x, y] = P(output y | input x)``.
 
     Examples
     --------
@@ -378,12 +379,12 @@ class ShuffleGuarantee(BaseResult):
     delta: float
     method: str
     bounds: dict[str, float]
-    mechanism: FloatArray = field(repr=False)
+    randomizer: FloatArray = field(repr=False)
     _upper: tuple[_Curve, ...] = field(repr=False, compare=False)
     _lower: tuple[_Curve, ...] = field(repr=False, compare=False)
 
     _model = "shuffle (central, from local)"
-    _dict_fields = ("epsilon", "local_epsilon", "n", "delta", "method", "bounds", "mechanism")
+    _dict_fields = ("epsilon", "local_epsilon", "n", "delta", "method", "bounds", "randomizer")
 
     @property
     def value(self) -> float:
@@ -569,7 +570,7 @@ def shuffle_epsilon(
     >>> rr = np.array([[3.0, 1.0], [1.0, 3.0]]) / 4  # binary randomized response, ε₀ = ln 3
     >>> g = optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6)
     >>> g.method, round(g.epsilon, 3), bool(g.lower_bound <= g.epsilon)
-    ('blanket', 0.268, True)
+    ('blanket', 0.049, True)
     >>> optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6, method="clones").epsilon > g.epsilon
     True
     """
@@ -620,7 +621,7 @@ def shuffle_epsilon(
         delta=delta,
         method=best,
         bounds=bounds,
-        mechanism=matrix,
+        randomizer=matrix,
         _upper=tuple(curves.values()),
         _lower=tuple(lower_curves),
     )
