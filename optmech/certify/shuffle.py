@@ -71,7 +71,7 @@ __all__ = ["EXACT_MAX_N", "METHODS", "ShuffleGuarantee", "shuffle_epsilon"]
 METHODS = ("auto", "exact", "clones", "blanket")
 
 #: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table).
-EXACT_MAX_N = 2000
+EXACT_MAX_N = 1000
 
 #: Relative allowance for the rounding of SciPy's binomial functions and of the sums.
 _SLACK = 1e-12
@@ -276,27 +276,33 @@ class _CountCurve:
 
 class _ExactBinaryCurve:
     """Exact worst-case curve of a two-output matrix over every k, by FFT (an upper bound:
-    FFT rounding is charged to δ)."""
+    the rounding of the spectrum, ``n u`` relative in its exponent, and of the transform,
+    ``log₂ L · u``, are charged to δ on every one of the L points summed)."""
 
     def __init__(self, others: int, hi: float, lo: float) -> None:
         size = 1 << (others + 2).bit_length()
         z = np.exp(-2j * np.pi * np.arange(size) / size)
-        k = np.arange(others + 1)[:, None]
         with np.errstate(divide="ignore"):
             log_hi = np.log(1.0 - hi + hi * z)
             log_lo = np.log(1.0 - lo + lo * z)
-        spectrum = np.exp(k * log_hi + (others - k) * log_lo)
-        table = np.fft.ifft(spectrum, axis=1).real[:, : others + 2]
-        n0, n1 = table, np.concatenate([np.zeros((others + 1, 1)), table[:, :-1]], axis=1)
-        self.up = [hi * n1 + (1 - hi) * n0, lo * n1 + (1 - lo) * n0]
+        self.hi, self.lo = hi, lo
+        self.table = np.empty((others + 1, others + 2))
+        for start in range(0, others + 1, 256):  # k others at `hi`, in blocks of rows
+            k = np.arange(start, min(others + 1, start + 256))[:, None]
+            spectrum = np.exp(k * log_hi + (others - k) * log_lo)
+            self.table[start : start + k.shape[0]] = np.fft.ifft(spectrum, axis=1).real[
+                :, : others + 2
+            ]
         u = np.finfo(np.float64).eps
-        self.error = 64.0 * u * size * math.log2(size)
+        self.error = 4.0 * u * size * (others + 64.0 * math.log2(size))
 
     def __call__(self, eps: float) -> float:
         e = math.exp(eps)
+        n0 = self.table
         worst = 0.0
-        for a, b in ((0, 1), (1, 0)):
-            diff = self.up[a] - e * self.up[b]
+        for first, second in ((self.hi, self.lo), (self.lo, self.hi)):
+            diff = ((1.0 - first) - e * (1.0 - second)) * n0  # the report is 0 …
+            diff[:, 1:] += (first - e * second) * n0[:, :-1]  # … or 1
             worst = max(worst, float(np.max(np.sum(np.maximum(diff, 0.0), axis=1))))
         return min(1.0, worst + self.error * (1.0 + e))
 
