@@ -434,8 +434,10 @@ class ShuffleGuarantee(BaseResult):
     def curve(self, epsilons: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The privacy curve at ``epsilons``: (upper, lower) arrays of δ(ε).
 
-        The upper curve is the smallest of the valid methods' (0 at and above ε₀); the lower
-        curve the largest over the concrete pairs tried.
+        The upper curve is the smallest of the valid methods' (0 at and above ε₀), the lower
+        curve the largest over the concrete pairs tried; both are made monotone over the
+        points asked (a bound at ε' ≤ ε holds at ε for the upper curve, at ε' ≥ ε for the
+        lower).
 
         Examples
         --------
@@ -448,10 +450,17 @@ class ShuffleGuarantee(BaseResult):
         eps = np.atleast_1d(np.asarray(epsilons, dtype=np.float64))
         if eps.ndim != 1 or not np.all(np.isfinite(eps)) or np.any(eps < 0.0):
             raise ValueError("`epsilons` must be finite reals in [0, inf).")
-        up = np.array([min(1.0, *(c(float(e)) for c in self._upper)) for e in eps])
-        up[eps >= self.local_epsilon] = 0.0
-        low = np.array([max(0.0, *(c(float(e)) for c in self._lower)) for e in eps])
-        return up, np.minimum(low, up)
+        order = np.argsort(eps, kind="stable")
+        ascending = eps[order]
+        up = np.array([min(1.0, *(c(float(e)) for c in self._upper)) for e in ascending])
+        up[ascending >= self.local_epsilon] = 0.0
+        low = np.array([max(0.0, *(c(float(e)) for c in self._lower)) for e in ascending])
+        # δ(ε) is non-increasing: a bound at ε' ≤ ε holds at ε, one at ε' ≥ ε below it.
+        up = np.minimum.accumulate(up)
+        low = np.maximum.accumulate(low[::-1])[::-1]
+        out_up, out_low = np.empty_like(up), np.empty_like(low)
+        out_up[order], out_low[order] = up, np.minimum(low, up)
+        return out_up, out_low
 
     def to_profile(self, points: int = 32) -> PrivacyProfile:
         """The upper curve as an `optmech.PrivacyProfile` on ``points`` ε in [0, ε₀]
