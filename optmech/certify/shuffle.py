@@ -27,8 +27,9 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     relative to the pair (Balle, Bell, Gascón & Nissim, CRYPTO 2019; the decomposition Su,
     Cheng & Wang 2025 show optimal). FMT's proof goes through for any such p (the clone of a
     user is $Q^0$ or $Q^1$, the two halves of the ε₀ pair, with probability p/2 each). For
-    k-ary randomized response $p = 2/(e^{ε_0}+1)$; for binary randomized response this is
-    the privacy blanket of Balle et al. and the bound of the stronger clone (FMT, SODA 2023).
+    k-ary randomized response $p = 2/(e^{ε_0}+1)$, the blanket mass γ of binary randomized
+    response. (The stronger clone analysis, FMT SODA 2023, reaches such probabilities only for
+    a restricted class of randomizers since its erratum; it is not used here.)
     Fewer clones and a larger pair ε can only lose privacy (adding an independent clone and
     flipping Δ are post-processings), so the worst p over pairs with the matrix's ε₀ bounds
     every pair.
@@ -563,9 +564,9 @@ def shuffle_epsilon(
     method : {"auto", "exact", "clones", "blanket"}
         ``"exact"``: two-output matrices and n ≤ ``EXACT_MAX_N`` (the worst case computed
         exactly); ``"clones"``: Feldman, McMillan & Talwar (FOCS 2021), from ε₀ alone;
-        ``"blanket"``: the clone reduction with the blanket mass of the matrix (Balle et al.
-        2019; for binary randomized response the stronger clone, FMT SODA 2023). ``"auto"``:
-        the smallest certified bound among the valid methods.
+        ``"blanket"``: the clone reduction with the clone probability the matrix allows, its
+        blanket mass relative to the pair (Balle et al. 2019). ``"auto"``: the smallest
+        certified bound among the valid methods.
 
     Returns
     -------
