@@ -8,7 +8,7 @@ inputs, and computes the ε of a concrete pair of datasets below it. The figure 
 binary randomized response at ε₀ = 2 and δ = 10⁻⁶, the exact worst case (where it is
 computed, n ≤ 1000), the two clone bounds and the lower bound against n; the tables give each
 bound's distance from the exact ε on binary randomized response and from the lower bound on
-8-ary randomized response. Theory: [the shuffle model](../../theory/shuffle.md).
+k-ary randomized response. Theory: [the shuffle model](../../theory/shuffle.md).
 """
 
 import math
@@ -67,9 +67,9 @@ for eps0 in (0.5, 1.0, 2.0, 4.0, 6.0):
 
 # %%
 # Distance from the lower bound (bound / lower − 1), where no exact ε is computed: binary
-# randomized response at larger n, and 8-ary randomized response.
+# randomized response at larger n, and 3- and 64-ary randomized response.
 print(f"{'k':>2} {'ε₀':>4} {'n':>8} {'lower':>9} {'blanket':>8} {'clones':>8}")
-for k in (2, 8):
+for k in (2, 3, 8, 64):
     for eps0 in (1.0, 4.0):
         for n in (10_000, 1_000_000):
             g = optmech.shuffle_epsilon(randomized_response(eps0, k), n, DELTA)

@@ -40,11 +40,15 @@ $\mathrm{Bin}(c, 1/2)$ survival functions. $δ_c$ is non-increasing in c (one mo
 post-processing), so grouping c into blocks and charging each block its first $δ_c$ is an
 upper bound; the mass of C outside a window of ±40 standard deviations is added to δ whole.
 
-The lower bound: the count of reports in an output set A is a post-processing of the
-histogram, and for a chosen pair and chosen other inputs it is a sum of Bernoullis whose curve
-is computed termwise from binomial pmfs (mass outside the window dropped, which can only
-lower it). The sets tried are the single outputs and the set where the most private pair's
-rows differ in sign; the other users sit at the set's extreme rows, all but a few at one end.
+The lower bound: any post-processing of the histogram, for a chosen pair and chosen other
+inputs, bounds the curve from below. The count of reports in an output set A is a sum of
+Bernoullis whose curve is computed termwise from binomial pmfs (mass outside the window
+dropped, which can only lower it); the sets tried are the single outputs of largest spread and
+the set where the most distant pair's rows differ in sign, the other users at the set's
+extreme rows, all but a few at one end. With three or more outputs, the counts of reports in
+the two sets where the most distant pair's rows differ, every other user at the row that puts
+the least mass on them: given the total in the two sets, the sign of $P_1 − e^ε P_0$ changes
+once along the first count, so each slice is a binomial tail (`_PairSetsCurve`).
 
 Numbers: SciPy's binomial functions are accurate to a few units of 1e-15 relative; every upper
 curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it. ε for a δ is found
@@ -166,7 +170,7 @@ def _check_delta(delta: Any) -> float:
 # -- the clone reduction -----------------------------------------------------------------------
 def _clone_p(matrix: FloatArray) -> float:
     """The blanket clone probability: the largest p with every row above p/2 times the mean of
-    every pair of rows, rounded down."""
+    every pair of distinct rows, rounded down."""
     floor = matrix.min(axis=0)  # min_x M(y|x)
     pair = matrix[:, None, :] + matrix[None, :, :]  # M(y|x0) + M(y|x1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -190,7 +194,7 @@ class _CloneCurve:
     def __init__(self, others: int, p: float, eps0: float) -> None:
         binom = _binom()
         self.eps0 = eps0
-        self.w = math.exp(eps0) / (1.0 + math.exp(eps0)) if eps0 < 700 else 1.0
+        self.w = 1.0 / (1.0 + math.exp(-eps0))
         lo, hi = _window(others, p, _CLONE_WIDTH)
         sd = math.sqrt(others * p * (1.0 - p))
         width = max(1, int(sd / _BLOCKS_PER_SIGMA))
@@ -229,7 +233,8 @@ class _CloneCurve:
             value = (w - e * (1.0 - w)) * s1 + ((1.0 - w) - e * w) * s0
             slack = _SLACK * (1.0 + e) * (s1 + s0)
             best = np.maximum(best, value + slack)
-        return min(1.0, float(np.dot(self.mass, np.minimum(best, 1.0))) + self.outside)
+        total = float(np.dot(self.mass, np.minimum(best, 1.0))) + self.outside
+        return min(1.0, total * (1.0 + _SLACK))
 
 
 # -- binary counts -----------------------------------------------------------------------------
@@ -308,37 +313,122 @@ class _ExactBinaryCurve:
         return min(1.0, worst + self.error * (1.0 + e))
 
 
+class _PairSetsCurve:
+    """Lower curve of the counts of reports in two output sets S0, S1 (the rest pooled), for
+    user 1's laws ``first`` against ``second`` over (S0, S1, rest) and every other user at
+    one row with law ``others_law``: exact up to rounding (module docstring).
+
+    Given the number t of reports in S0 ∪ S1 (observed), the count h in S0 has, in both
+    worlds, ``D(h) / B_{t−1}(h) = K₁ x + K₀`` with ``x = h/(t − h)``: the sign of
+    ``P₁ − e^ε P₀`` changes once along h, so each slice's positive part is a binomial tail,
+    up or down, at a threshold computed here. Any tail is a valid lower bound, and the largest
+    of the tails tried around the threshold is the slice's exact positive part.
+    """
+
+    def __init__(
+        self,
+        others: int,
+        first: FloatArray,
+        second: FloatArray,
+        others_law: FloatArray,
+    ) -> None:
+        binom = _binom()
+        both = float(others_law[0] + others_law[1])
+        self.rho = float(others_law[0] / both) if both > 0 else 0.5
+        lo, hi = _window(others, both, 6.0)  # dropped slices only lower the curve
+        t = np.arange(lo, hi + 2, dtype=np.int64)  # reports in S0 ∪ S1, user 1 included
+        self.t = t
+        self.at_t = binom.pmf(t, others, both)  # user 1 in the rest
+        self.at_t1 = binom.pmf(t - 1, others, both)  # user 1 in S0 or S1
+        self.first, self.second = first, second
+
+    def _tail(self, start: FloatArray, trials: npt.NDArray[np.int64]) -> FloatArray:
+        """P(Bin(trials, ρ) ≥ start), elementwise (trials may be −1: an empty law)."""
+        from scipy.special import bdtrc
+
+        m = np.maximum(trials, 0)
+        inner = bdtrc(np.clip(start - 1.0, 0.0, m), m, self.rho)
+        return np.where(start <= 0.0, 1.0, np.where(start > m, 0.0, inner))
+
+    def __call__(self, eps: float) -> float:
+        e = math.exp(eps)
+        c0, c1, c2 = self.first - e * self.second
+        rho, t = self.rho, self.t
+        tf = t.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k1 = self.at_t1 * c0 * (1 - rho) / rho + self.at_t * c2 * (1 - rho)
+            k0 = self.at_t1 * c1 + self.at_t * c2 * (1 - rho)
+            cross = np.where(k1 != 0.0, -k0 / k1, 0.0)
+            centre = np.where(cross > 0.0, cross * tf / (1.0 + cross), 0.0)
+        centre = np.floor(np.nan_to_num(centre, nan=0.0, posinf=0.0)) - 1.0
+        whole = self.at_t1 * (c0 + c1) + self.at_t * c2
+        best = np.zeros_like(tf)
+        shorter = [self._tail(centre + i - 1.0, t - 1) for i in range(5)]
+        for i in range(4):
+            start = centre + i  # the tail h ≥ start, and its complement h < start
+            up = self.at_t1 * (c0 * shorter[i] + c1 * shorter[i + 1])
+            up += self.at_t * c2 * self._tail(start, t)
+            best = np.maximum(best, np.maximum(up, whole - up))
+        mass = float(np.sum(self.at_t1 + self.at_t))
+        return max(0.0, float(np.sum(best)) - 8.0 * _SLACK * (1.0 + e) * mass)
+
+
 # -- ε of a δ ----------------------------------------------------------------------------------
-def _epsilon_up(curve: _Curve, delta: float, eps0: float) -> float:
-    """Smallest ε (rounded up) with curve(ε) ≤ δ, searched in [0, ε₀]."""
-    if curve(0.0) <= delta:
-        return 0.0
-    lo, hi = 0.0, eps0
+def _crossing(
+    curve: _Curve,
+    delta: float,
+    eps0: float,
+    rtol: float = 1e-9,
+    start: float = 0.0,
+    stop: float | None = None,
+) -> tuple[float, float]:
+    """``(lo, hi)`` with ``curve(lo) > δ ≥ curve(hi)`` and ``hi − lo`` about ``rtol``
+    relative, both evaluated, so the bracket is certain for the computed curve; ``(start,
+    start)`` when ``curve(start) ≤ δ``. The search runs in ``[start, stop]`` (``stop`` is
+    ε₀ by default, and ε₀ when ``curve(stop) > δ``). Brent's method on
+    ``log curve − log δ`` finds the crossing in a dozen evaluations; bisection takes over
+    if a check fails."""
+    if curve(start) <= delta:
+        return start, start
+    hi = eps0 if stop is None or curve(stop) > delta else stop
+    if curve(hi) > delta:
+        return hi, hi
+    from scipy.optimize import brentq
+
+    log_delta = math.log(delta)
+
+    def gap(eps: float) -> float:
+        return math.log(max(curve(eps), 1e-300)) - log_delta
+
+    lo = start
+    root = float(brentq(gap, lo, hi, xtol=1e-4 * rtol * hi, rtol=1e-2 * rtol))
+    below, above = root * (1 - rtol) - 1e-15, root * (1 + rtol) + 1e-15
+    if lo < below and curve(below) > delta:
+        lo = below
+    if above < hi and curve(above) <= delta:
+        hi = above
     for _ in range(_STEPS):
-        mid = 0.5 * (lo + hi)
-        if curve(mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-10 * max(hi, 1e-3):
+        if hi - lo <= 2 * rtol * max(hi, 1e-6):
             break
-    return hi
-
-
-def _epsilon_down(curve: _Curve, delta: float, eps0: float) -> float:
-    """Largest ε (rounded down) with curve(ε) > δ (0 when curve(0) ≤ δ)."""
-    if curve(0.0) <= delta:
-        return 0.0
-    lo, hi = 0.0, eps0
-    for _ in range(_STEPS):
         mid = 0.5 * (lo + hi)
         if curve(mid) > delta:
             lo = mid
         else:
             hi = mid
-        if hi - lo <= 1e-10 * max(hi, 1e-3):
-            break
-    return lo
+    return lo, hi
+
+
+def _epsilon_up(curve: _Curve, delta: float, eps0: float) -> float:
+    """Smallest ε found (rounded up) with curve(ε) ≤ δ, in [0, ε₀]."""
+    return _crossing(curve, delta, eps0)[1]
+
+
+def _epsilon_down(
+    curve: _Curve, delta: float, eps0: float, start: float = 0.0, stop: float | None = None
+) -> float:
+    """Largest ε found in ``[start, stop]`` (rounded down, to 1e-6 relative) with
+    curve(ε) > δ (``start`` when curve(start) ≤ δ)."""
+    return _crossing(curve, delta, eps0, 1e-6, start, stop)[0]
 
 
 # -- the result ----------------------------------------------------------------------------------
@@ -511,6 +601,23 @@ class ShuffleGuarantee(BaseResult):
         )
 
 
+def _pair_set_curves(matrix: FloatArray, others: int) -> list[_Curve]:
+    """Curves of the two-set counts for the pair of rows farthest apart in ε: S0 and S1 where
+    one row exceeds the other, every other user at the row that puts the least mass on
+    S0 ∪ S1 (for k-ary randomized response, an input outside the pair); both directions."""
+    logs = np.log(matrix)
+    ratio = np.max(np.abs(logs[:, None, :] - logs[None, :, :]), axis=2)
+    i, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    s0, s1 = matrix[i] > matrix[j], matrix[j] > matrix[i]
+    laws = np.stack([matrix[:, s0].sum(axis=1), matrix[:, s1].sum(axis=1)], axis=1)
+    laws = np.column_stack([laws, np.clip(1.0 - laws.sum(axis=1), 0.0, 1.0)])
+    o = int(np.argmin(laws[:, 0] + laws[:, 1]))
+    return [
+        _PairSetsCurve(others, laws[i], laws[j], laws[o]),
+        _PairSetsCurve(others, laws[j], laws[i], laws[o]),
+    ]
+
+
 def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
     """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
     k_out = matrix.shape[1]
@@ -538,6 +645,8 @@ def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
             _, pmf = _count_pmf(others, k, hi, lo)
             curves.append(_CountCurve(pmf, hi, lo))
             curves.append(_CountCurve(pmf, lo, hi))
+    if k_out > 2:  # after the cheap curves, which set the bar it must beat
+        curves += _pair_set_curves(matrix, others)
     return curves
 
 
@@ -624,11 +733,10 @@ def shuffle_epsilon(
     if bounds.get(best, math.inf) >= eps0:
         best = "local"
     lower_curves = _lower_curves(keep, others) if eps0 > 0.0 else []
-    lower = 0.0
-    for curve in lower_curves:  # bisect only the curves that beat the best so far
-        if curve(lower) > delta:
-            lower = max(lower, _epsilon_down(curve, delta, eps0))
     upper = bounds[best]
+    lower = 0.0
+    for curve in lower_curves:  # search only the curves that beat the best so far
+        lower = _epsilon_down(curve, delta, eps0, lower, upper)
     return ShuffleGuarantee(
         epsilon=upper,
         lower_bound=min(lower, upper),
