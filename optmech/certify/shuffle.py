@@ -38,7 +38,7 @@ In both clone bounds the observer sees $C = u + v − 1$, so $δ = Σ_c P(C = c)
 fixed c the likelihood ratio is increasing in u: $δ_c$ is a binomial tail, computed from
 $\mathrm{Bin}(c, 1/2)$ survival functions. $δ_c$ is non-increasing in c (one more clone is a
 post-processing), so grouping c into blocks and charging each block its first $δ_c$ is an
-upper bound; the mass of C outside a window of ±40 standard deviations is added to δ whole.
+upper bound; the mass of C outside a window of ±12 standard deviations is added to δ whole.
 
 The lower bound: any post-processing of the histogram, for a chosen pair and chosen other
 inputs, bounds the curve from below. The count of reports in an output set A is a sum of
@@ -52,7 +52,9 @@ once along the first count, so each slice is a binomial tail (`_PairSetsCurve`).
 
 Numbers: SciPy's binomial functions are accurate to a few units of 1e-15 relative; every upper
 curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it. ε for a δ is found
-by bisection on the monotone curve, the upper ε rounded up and the lower rounded down.
+by Brent's method on the monotone curve and kept only once evaluated on the right side: the
+upper ε (to 1e-9 relative) where the upper curve is at most δ, the lower ε (to 1e-6) where
+the lower curve exceeds δ.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ _WIDTH = 40.0
 #: over ±``_CLONE_WIDTH`` standard deviations (the mass beyond is charged to δ whole).
 _BLOCKS_PER_SIGMA = 10.0
 _CLONE_WIDTH = 12.0
-#: Bisection steps for ε (relative accuracy about 2^-50 of ε₀).
+#: Most bisection steps after Brent's method, if a check of its crossing fails.
 _STEPS = 56
 #: Others at the far end in the lower bound's pairs: k ∈ {0..K} ∪ {n−1−K..n−1}.
 _ENDS = 3
