@@ -60,6 +60,7 @@ RESULTS = {
         4, 1.0, inputs=list("abcd")
     ),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
+    "shuffled guarantee": small.shuffle_guarantee,
 }
 
 
