@@ -96,9 +96,13 @@ test = optmech.remap_of_geometric(M, eps)
 bins = optmech.rr_on_bins([0.5, 0.5], "squared", eps, inputs=[0.0, 1.0])
 star = optmech.staircase_gamma_star(1.0)
 profile = optmech.PrivacyProfile([0.0, 1.0], [0.5, 0.01])
+shuffled = optmech.shuffle_epsilon(bins, 1000, 1e-6)
+upper, lower = shuffled.curve([0.1, 0.2])
+shuffled_profile: optmech.PrivacyProfile = shuffled.to_profile()
 values: list[float] = [
     user.value, common.value, minimax.value, bayes.value, dependent.value, extremal.value,
     geometric.value, worst.value, local.value, remapped.value, bins.value, achieved,
+    shuffled.epsilon, shuffled.lower_bound,
 ]
 """
 
