@@ -252,8 +252,11 @@ def test_amplification_never_hurts() -> None:
 
 
 def test_identical_rows_are_perfectly_private() -> None:
+    """Rows all equal: ε₀ = 0, nothing to amplify, and the curve is 0 everywhere."""
     g = optmech.shuffle_epsilon(np.full((3, 4), 0.25), 10, 1e-6)
     assert (g.epsilon, g.lower_bound, g.local_epsilon) == (0.0, 0.0, 0.0)
+    up, low = g.curve([0.0, 1.0])
+    assert up.tolist() == low.tolist() == [0.0, 0.0]
 
 
 # -- monotonicity ---------------------------------------------------------------------------------

@@ -545,9 +545,9 @@ class ShuffleGuarantee(BaseResult):
             raise ValueError("`epsilons` must be finite reals in [0, inf).")
         order = np.argsort(eps, kind="stable")
         ascending = eps[order]
-        up = np.array([min(1.0, *(c(float(e)) for c in self._upper)) for e in ascending])
+        up = np.array([min([1.0, *(c(float(e)) for c in self._upper)]) for e in ascending])
         up[ascending >= self.local_epsilon] = 0.0
-        low = np.array([max(0.0, *(c(float(e)) for c in self._lower)) for e in ascending])
+        low = np.array([max([0.0, *(c(float(e)) for c in self._lower)]) for e in ascending])
         # δ(ε) is non-increasing: a bound at ε' ≤ ε holds at ε, one at ε' ≥ ε below it.
         up = np.minimum.accumulate(up)
         low = np.maximum.accumulate(low[::-1])[::-1]
