@@ -288,6 +288,16 @@ def test_duck_typed_randomizers_give_the_same_guarantee() -> None:
         assert (got.epsilon, got.lower_bound) == (want.epsilon, want.lower_bound)
 
 
+def test_a_local_randomizer_is_read_through_its_matrix() -> None:
+    """``LocalRandomizer`` carries its matrix as ``.matrix``: the same guarantee as the array."""
+    from optmech.mechanisms import LocalRandomizer
+
+    randomizer = LocalRandomizer.randomized_response(4, 1.0)
+    got = optmech.shuffle_epsilon(randomizer, 1000, 1e-6)
+    want = optmech.shuffle_epsilon(randomizer.matrix, 1000, 1e-6)
+    assert (got.epsilon, got.lower_bound) == (want.epsilon, want.lower_bound)
+
+
 @pytest.mark.slow  # imports the LP layer (cvxpy) for the local result
 def test_a_local_result_is_read_through_its_mechanism() -> None:
     res = optmech.rr_on_bins([0.2, 0.3, 0.5], "squared", 1.0, inputs=[0.0, 1.0, 2.0])
