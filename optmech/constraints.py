@@ -101,8 +101,9 @@ class Unbiased(Constraint):
     --------
     >>> import optmech
     >>> from optmech.constraints import Unbiased
-    >>> local = optmech.local_mechanism(None, "squared", 1.0, inputs=[0, 1],
-    ...                                 outputs=[-2, -1, 0, 1, 2, 3], constraints=[Unbiased()])
+    >>> local = optmech.local_mechanism(None, "squared", 1.0, objective="minimax",
+    ...                                 inputs=[0, 1], outputs=[-2, -1, 0, 1, 2, 3],
+    ...                                 constraints=[Unbiased()])
     >>> means = local.mechanism @ local.outputs
     >>> [round(float(m), 6) for m in means]
     [0.0, 1.0]

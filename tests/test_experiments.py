@@ -242,7 +242,10 @@ def test_seed_reproducible(tmp_path: object, results: dict[str, object]) -> None
     assert other.csv.read_text() != again.csv.read_text()
 
 
-def test_cli(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli(
+    tmp_path: object, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # one line per experiment (a narrower width wraps)
     assert main(["experiment", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()[2:]  # under the header and its rule
     assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
