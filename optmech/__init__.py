@@ -1,21 +1,21 @@
 """optmech: design and verify optimal differential-privacy mechanisms by linear programming.
 
-Closed-form optimal noise ([`Staircase`][Staircase], [`DiscreteStaircase`][DiscreteStaircase],
-[`Geometric`][Geometric] + remap, [`UniformAtom`][UniformAtom]) and baselines ([`Laplace`][Laplace],
-[`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]); the additive-noise LP designer
-[`design_noise`][design_noise]; the user-specific count-query LPs
-[`bayesian_mechanism`][bayesian_mechanism] and [`minimax_mechanism`][minimax_mechanism] with remaps;
-the local model ([`local_mechanism`][local_mechanism] with constraints of one's own from
-[`optmech.constraints`][optmech.constraints], [`rr_on_bins`][rr_on_bins],
-[`extremal_mechanism`][extremal_mechanism] for the utilities of
-[`optmech.utilities`][optmech.utilities]);
-and independent certification of what any mechanism achieves ([`optmech.certify`][optmech.certify]:
-``optmech.certify.certify(obj)`` for a certificate, [`check`][check] for a claim).
-Every LP-backed result carries a [`Provenance`][Provenance] with a certified interval
-``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) ([`ZCDP`][ZCDP],
-[`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP], [`PrivacyProfile`][PrivacyProfile]) are certified
-by [`optmech.certify.profiles`][optmech.certify.profiles] and composed by
-[`optmech.accounting`][optmech.accounting]; [`StaircaseND`][StaircaseND] is the staircase in ℝ^d,
+Closed-form optimal noise (`Staircase`, `DiscreteStaircase`,
+`Geometric` + remap, `UniformAtom`) and baselines (`Laplace`,
+`TruncatedLaplace`, `Gaussian`); the additive-noise LP designer
+`design_noise`; the user-specific count-query LPs
+`bayesian_mechanism` and `minimax_mechanism` with remaps;
+the local model (`local_mechanism` with constraints of one's own from
+`optmech.constraints`, `rr_on_bins`,
+`extremal_mechanism` for the utilities of
+`optmech.utilities`);
+and independent certification of what any mechanism achieves (`optmech.certify`:
+``optmech.certify.certify(obj)`` for a certificate, `check` for a claim).
+Every LP-backed result carries a `Provenance` with a certified interval
+``[lower_bound, value]`` for the optimum. Guarantees beyond (ε, δ) (`ZCDP`,
+`RenyiDP`, `GaussianDP`, `PrivacyProfile`) are certified
+by `optmech.certify.profiles` and composed by
+`optmech.accounting`; `StaircaseND` is the staircase in ℝ^d,
 and ``design_noise(..., dimension=2)`` designs noise in ℝ² for a ball of shifts by LP.
 """
 

@@ -1,7 +1,7 @@
 """One display for every result and noise family: the same labels, digits and row order in the
 notebook (``_repr_html_``) and in text (``summary()``).
 
-Numbers are shown with [`DIGITS`][DIGITS] significant digits in both; full precision stays in
+Numbers are shown with `DIGITS` significant digits in both; full precision stays in
 ``to_dict()`` and in ``repr``. No third-party imports: IPython calls ``_repr_html_`` when it
 displays an object, and the summary must not load a plotting or solver library to do so.
 """
@@ -58,7 +58,7 @@ def full(value: float) -> str:
 
 
 def interval(low: float, high: float) -> str:
-    """``[low, high]`` at [`DIGITS`][DIGITS] significant digits.
+    """``[low, high]`` at `DIGITS` significant digits.
 
     Examples
     --------
@@ -75,7 +75,7 @@ def yes_no(flag: bool | None) -> str:
 
 def html_summary(title: str, rows: Iterable[tuple[str, Any]]) -> str:
     """A small HTML table: ``title`` as its caption, one ``name | value`` row each (escaped,
-    numbers at [`DIGITS`][DIGITS] significant digits).
+    numbers at `DIGITS` significant digits).
 
     Examples
     --------
@@ -91,7 +91,7 @@ def html_summary(title: str, rows: Iterable[tuple[str, Any]]) -> str:
 
 
 def text_summary(title: str, rows: Iterable[tuple[str, Any]]) -> str:
-    """The same table as [`html_summary`][html_summary], as text: the title, then one
+    """The same table as `html_summary`, as text: the title, then one
     ``name  value`` line each, the names padded to one width.
 
     Examples

@@ -2,7 +2,7 @@
 
 A computed sum of ``k`` products carries a relative error of at most ``γ_k = k u/(1 − k u)`` of
 the sum of absolute values, ``u`` the unit roundoff (Higham, *Accuracy and Stability of
-Numerical Algorithms*, 2002, §3.1); below [`TINY`][TINY] (subnormal numbers) relative bounds no
+Numerical Algorithms*, 2002, §3.1); below `TINY` (subnormal numbers) relative bounds no
 longer hold and absolute ones are used.
 """
 

@@ -1,7 +1,7 @@
 """Argument checks shared by every public entry point.
 
 Each check either returns the value in canonical form (a Python ``float``/``int`` or a numpy
-array) or raises [`TypeError`][TypeError] / [`ValueError`][ValueError] with a message of the form
+array) or raises `TypeError` / `ValueError` with a message of the form
 ```` `epsilon` must be a finite real number in (0, inf); got -1.0. ````
 that names the parameter, the valid range and the value received. Validation happens once,
 at the public boundary; private formula code trusts its inputs.
@@ -268,7 +268,7 @@ def check_size(size: Any) -> tuple[int, ...] | None:
 
 
 def check_rng(rng: Any) -> np.random.Generator:
-    """Normalise ``rng`` through [`numpy.random.default_rng`][numpy.random.default_rng] (SPEC 7),
+    """Normalise ``rng`` through `numpy.random.default_rng` (SPEC 7),
     with a clear error."""
     try:
         return np.random.default_rng(rng)
@@ -280,7 +280,7 @@ def check_rng(rng: Any) -> np.random.Generator:
 
 
 def check_callable(name: str, value: Any) -> Callable[..., Any]:
-    """Return ``value`` if callable, else raise [`TypeError`][TypeError]."""
+    """Return ``value`` if callable, else raise `TypeError`."""
     if not callable(value):
         raise TypeError(f"`{name}` must be callable; got {describe(value)}.")
     return value

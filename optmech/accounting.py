@@ -8,14 +8,14 @@ The privacy loss distribution (PLD) of a mechanism pair ``(P, Q)`` is the law of
 Supported noise:
 
 * **lattice noise** — a pmf description (a
-  [`GridDescription`][optmech.mechanisms.description.GridDescription] or the mapping of
-  [`optmech.certify.noise`][optmech.certify.noise]: masses and geometric tails), a noise whose
+  `GridDescription` or the mapping of
+  `optmech.certify.noise`: masses and geometric tails), a noise whose
   self-description (``privacy_source()``) has a grid (`LatticeNoise`, designs; a piecewise-constant
   density is read at whole-cell shifts, where its divergences are, and they are linear between
-  them), [`Geometric`][optmech.mechanisms.geometric.Geometric] and
-  [`DiscreteStaircase`][optmech.mechanisms.discrete_staircase.DiscreteStaircase]. The PLD dominates
+  them), `Geometric` and
+  `DiscreteStaircase`. The PLD dominates
   *every* shift $0 < |s| ≤ Δ$ in both directions at once: the largest of their hockey-stick curves
-  ([`optmech.certify.profiles.privacy_profile`][optmech.certify.profiles.privacy_profile], exact
+  (`optmech.certify.profiles.privacy_profile`, exact
   tails, rounded up) is itself the hockey-stick curve of a pair of distributions, which dominates
   each shift, so its composition bounds any adaptive mix of shifts (Zhu, Dong & Wang, 2022,
   dominating pairs). With ``pessimistic=True`` that curve is evaluated at the multiples of
@@ -24,19 +24,19 @@ Supported noise:
   by the pessimistic connect-the-dots construction (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi,
   2022; ``pld_pmf.create_pmf_pessimistic_connect_dots``): its curve is the chord interpolation of
   the exact one, never below it. ``pessimistic=False`` rounds the exact losses down instead.
-* [`Laplace`][optmech.mechanisms.laplace.Laplace] and
-  [`Gaussian`][optmech.mechanisms.gaussian.Gaussian] — dp_accounting's own
+* `Laplace` and
+  `Gaussian` — dp_accounting's own
   ``from_laplace_mechanism`` / ``from_gaussian_mechanism``, which are exactly these densities;
-  [`renyi_curve`][renyi_curve] uses its RDP accountant (Mironov, 2017, Proposition 6 for Laplace;
+  `renyi_curve` uses its RDP accountant (Mironov, 2017, Proposition 6 for Laplace;
   $αΔ²/(2σ²)$ for Gaussian).
-* [`optmech.certify.profiles.discrete_gaussian`][optmech.certify.profiles.discrete_gaussian] —
-  [`renyi_curve`][renyi_curve] only (its losses are unbounded, so it has no finite PLD from the
+* `optmech.certify.profiles.discrete_gaussian` —
+  `renyi_curve` only (its losses are unbounded, so it has no finite PLD from the
   profile).
-* [`Staircase`][optmech.mechanisms.staircase.Staircase],
-  [`UniformAtom`][optmech.mechanisms.uniform_atom.UniformAtom] and
-  [`PiecewiseConstantNoise`][optmech.mechanisms.piecewise.PiecewiseConstantNoise] (any reach: whole
+* `Staircase`,
+  `UniformAtom` and
+  `PiecewiseConstantNoise` (any reach: whole
   cells, rounded up) — their exact profiles
-  ([`optmech.certify.continuous`][optmech.certify.continuous]), as for lattice noise.
+  (`optmech.certify.continuous`), as for lattice noise.
 
 Not supported (``TypeError``): ``TruncatedLaplace`` and graded densities.
 
@@ -113,7 +113,7 @@ def _density(noise: Any, sensitivity: Any) -> tuple[str, float, float] | None:
 
 def _check_lattice(noise: Any) -> bool:
     """Whether the noise is on ℤ; a noise needs an exact profile: a grid of equal cells, or a
-    closed form of [`optmech.certify.continuous`][optmech.certify.continuous] (the staircase,
+    closed form of `optmech.certify.continuous` (the staircase,
     the uniform + atom). Descriptions that are not a noise (pmf mappings, the discrete
     Gaussian) are checked where they are read."""
     src = source_of(noise)
@@ -260,7 +260,7 @@ def compose(
     epsilons : float or array_like
         The ε values, finite reals.
     sensitivity, pessimistic, discretization
-        As in [`privacy_loss_distribution`][privacy_loss_distribution].
+        As in `privacy_loss_distribution`.
 
     Returns
     -------
@@ -294,8 +294,8 @@ def renyi_curve(
 ) -> FloatArray:
     """ε(α) of the noise at each order, for RDP accountants (``dp_accounting.rdp``).
 
-    Lattice noise and [`discrete_gaussian`][optmech.certify.profiles.discrete_gaussian] use the
-    certified [`renyi_divergence`][optmech.certify.profiles.renyi_divergence] (largest over all
+    Lattice noise and `discrete_gaussian` use the
+    certified `renyi_divergence` (largest over all
     shifts, both directions); Laplace and Gaussian use ``dp_accounting``'s RDP accountant. Compose
     by adding curves and convert with ``rdp_privacy_accountant.compute_epsilon(orders, k * curve,
     δ)``.

@@ -28,7 +28,7 @@ Every designer that takes ``constraints=`` returns a mechanism that meets each d
 constraint *as returned* (after its privacy repair), to a residual of at most
 `RESIDUAL_TOL` (1e-9) relative to the constraint's scale, and lists each constraint and
 its residual in its provenance
-([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
+(`ConstraintRecord`).
 A callable's constraints are passed to the solver and their residual is reported, but only
 the declarative ones are kept through the repair.
 
@@ -199,7 +199,7 @@ class MaxCost(Constraint):
     Parameters
     ----------
     cost : Cost, str or callable
-        A cost of $output − input$ ([`optmech.costs.as_cost`][optmech.costs.as_cost]).
+        A cost of $output − input$ (`optmech.costs.as_cost`).
     bound : float
         In (0, inf).
 
@@ -280,8 +280,8 @@ class Custom(Constraint):
 
 
 def as_constraints(constraints: Any) -> tuple[Constraint, ...]:
-    """``constraints`` as a tuple of [`Constraint`][Constraint]: one constraint, a callable
-    (wrapped as [`Custom`][Custom]) or a sequence of those.
+    """``constraints`` as a tuple of `Constraint`: one constraint, a callable
+    (wrapped as `Custom`) or a sequence of those.
 
     Raises
     ------

@@ -3,7 +3,7 @@
 Bad arguments raise the built-in `ValueError` / `TypeError` with a message that
 names the parameter, the valid range and the value received. Everything that goes wrong
 *after* the arguments were accepted (a solver failing, a mechanism that is not private, a
-problem too large to build) raises a subclass of [`OptmechError`][OptmechError].
+problem too large to build) raises a subclass of `OptmechError`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class SolverError(OptmechError):
         What the user can do about it.
     attempts : tuple, optional
         Every solver attempt made before giving up
-        ([`optmech.provenance.Attempt`][optmech.provenance.Attempt]).
+        (`optmech.provenance.Attempt`).
 
     Examples
     --------

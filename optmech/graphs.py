@@ -7,7 +7,7 @@ A mechanism matrix ``M[i, r] = P(output r | input i)`` is ε-DP over a neighbour
 ``list(graph.nodes)``: that order is the row order of every mechanism built over the graph.
 
 Each node carries the query result it stands for in the node attribute ``"value"`` (a number,
-or a tuple for several queries); losses built from a [`Cost`][optmech.costs.Cost] are applied to
+or a tuple for several queries); losses built from a `Cost` are applied to
 $output − value$. The graph attribute ``graph.graph["outputs"]`` holds the default output
 set: the possible query results (``{0..n}`` for a count query, the grid for a histogram).
 
@@ -101,7 +101,7 @@ def path_graph(n: int) -> nx.Graph:
 def sensitivity_graph(n: int, sensitivity: int) -> nx.Graph:
     """An integer query on ``{0..n}`` with sensitivity Δ: ``i ~ j`` iff $0 < |i − j| ≤ Δ$.
 
-    With Δ = 1 this is [`path_graph`][path_graph].
+    With Δ = 1 this is `path_graph`.
 
     Parameters
     ----------

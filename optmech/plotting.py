@@ -71,7 +71,7 @@ def plot_noise(
     """The density (or pmf on ℤ) of ``noise`` on ``[−span, span]``, with named ``references``.
 
     The title names the family, its guarantee and its sensitivity (e.g. ``"Staircase: ε = 1,
-    Δ = 1"``, [`privacy_title`][privacy_title]) unless ``title`` is given.
+    Δ = 1"``, `privacy_title`) unless ``title`` is given.
 
     Parameters
     ----------

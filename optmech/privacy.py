@@ -4,18 +4,18 @@ Every guarantee is a frozen dataclass that validates on construction, so a guara
 exists is a valid one. ``ApproxDP(0, delta)`` is the (0, δ) guarantee of Geng, Ding, Guo &
 Kumar. Beyond (ε, δ):
 
-* [`RenyiDP`][RenyiDP] — ``D_α(M(D) ‖ M(D')) ≤ ε(α)`` at one or several orders α > 1 (Mironov,
+* `RenyiDP` — ``D_α(M(D) ‖ M(D')) ≤ ε(α)`` at one or several orders α > 1 (Mironov,
   2017, Definition 4);
-* [`ZCDP`][ZCDP] — ρ-zero-concentrated DP, ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke, 2016,
+* `ZCDP` — ρ-zero-concentrated DP, ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke, 2016,
   Definition 1.1);
-* [`GaussianDP`][GaussianDP] — μ-GDP, the trade-off of ``N(0, 1)`` against ``N(μ, 1)``, equivalently
+* `GaussianDP` — μ-GDP, the trade-off of ``N(0, 1)`` against ``N(μ, 1)``, equivalently
   ``δ(ε) ≤ Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` for every ε (Dong, Roth & Su, 2022,
   Corollary 2.13);
-* [`PrivacyProfile`][PrivacyProfile] — ``δ(ε_j) ≤ δ_j`` at finitely many points of the privacy
+* `PrivacyProfile` — ``δ(ε_j) ≤ δ_j`` at finitely many points of the privacy
   profile.
 
-[`optmech.certify.profiles`][optmech.certify.profiles] certifies these for noise on ℤ;
-[`optmech.accounting`][optmech.accounting] composes them.
+`optmech.certify.profiles` certifies these for noise on ℤ;
+`optmech.accounting` composes them.
 
 References
 ----------
@@ -93,7 +93,7 @@ class ApproxDP:
     epsilon : float
         Privacy-loss bound, in [0, inf); 0 gives the (0, δ) guarantee.
     delta : float
-        Additive slack, in (0, 1). For δ = 0 use [`PureDP`][PureDP].
+        Additive slack, in (0, 1). For δ = 0 use `PureDP`.
 
     Examples
     --------
@@ -282,7 +282,7 @@ class RenyiDP:
 
     @property
     def epsilons(self) -> tuple[float, ...]:
-        """The bounds ε(α) as a tuple, in the order of [`orders`][orders]."""
+        """The bounds ε(α) as a tuple, in the order of `orders`."""
         return _as_tuple(self.epsilon)
 
     def to_approx(self, delta: float) -> ApproxDP:
@@ -393,7 +393,7 @@ class PrivacyProfile:
 
     ``δ(ε) = sup_S P(M(D) ∈ S) − e^ε P(M(D') ∈ S)`` over neighbours is non-increasing in ε, so
     a valid profile has strictly increasing ``epsilons`` and non-increasing ``deltas``; by the
-    same monotonicity $δ(ε) ≤ δ_j$ for every ε ≥ ε_j ([`delta`][delta]).
+    same monotonicity $δ(ε) ≤ δ_j$ for every ε ≥ ε_j (`delta`).
 
     Parameters
     ----------
@@ -463,9 +463,9 @@ Privacy = PureDP | ApproxDP | ZCDP | RenyiDP | GaussianDP | PrivacyProfile
 
 
 def check_privacy(privacy: Any, *, beyond: bool = False) -> Any:
-    """``privacy`` if it is a [`PureDP`][PureDP] or [`ApproxDP`][ApproxDP] guarantee; with
-    ``beyond=True`` also [`ZCDP`][ZCDP], [`RenyiDP`][RenyiDP], [`GaussianDP`][GaussianDP] or
-    [`PrivacyProfile`][PrivacyProfile].
+    """``privacy`` if it is a `PureDP` or `ApproxDP` guarantee; with
+    ``beyond=True`` also `ZCDP`, `RenyiDP`, `GaussianDP` or
+    `PrivacyProfile`.
 
     Examples
     --------
@@ -531,12 +531,12 @@ def _parse_beyond(spec: str, kind: str, value: str) -> Privacy:
 def parse_privacy(spec: str) -> Privacy:
     """Parse a privacy specification string.
 
-    Forms: ``eps=E`` ([`PureDP`][PureDP]), ``delta=D`` (``ApproxDP(0, D)``), ``eps=E,delta=D``
-    ([`ApproxDP`][ApproxDP]), ``zcdp=RHO`` ([`ZCDP`][ZCDP]), ``gdp=MU``
-    ([`GaussianDP`][GaussianDP]),
-    ``rdp=ALPHA:EPS`` with several orders separated by ``;`` ([`RenyiDP`][RenyiDP]), and
+    Forms: ``eps=E`` (`PureDP`), ``delta=D`` (``ApproxDP(0, D)``), ``eps=E,delta=D``
+    (`ApproxDP`), ``zcdp=RHO`` (`ZCDP`), ``gdp=MU``
+    (`GaussianDP`),
+    ``rdp=ALPHA:EPS`` with several orders separated by ``;`` (`RenyiDP`), and
     ``profile=EPS:DELTA`` with several points separated by ``,``
-    ([`PrivacyProfile`][PrivacyProfile]).
+    (`PrivacyProfile`).
 
     Examples
     --------

@@ -1,19 +1,19 @@
 """Provenance of every LP-backed result: what was solved, how, and how far it can be trusted.
 
 Every result optmech builds from an LP (designed noise, a user's mechanism, a remap, the
-query-dependent noise, a common mechanism) holds one frozen [`Provenance`][Provenance] as
+query-dependent noise, a common mechanism) holds one frozen `Provenance` as
 ``.provenance``. It records the solver and its status, the timings, every solver attempt (a
 failed attempt is retried with rescaled data or another solver, see
-[`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]), the largest constraint violation
+`optmech.lp.solve.solve_robust`), the largest constraint violation
 of the solver's point before and of the returned point after the privacy repair, the repair itself
-([`Repair`][Repair]), and the optimality interval ``[lower_bound, value]`` that contains the LP's
+(`Repair`), and the optimality interval ``[lower_bound, value]`` that contains the LP's
 optimum: ``value`` is the objective at a primal point that satisfies every constraint (rounded up),
 ``lower_bound`` a Lagrangian bound from the solver's multipliers (rounded down), so the interval
 holds whatever the solver's tolerances were.
 
 A result is *within accuracy* when that interval is at most `Provenance.accuracy` wide
 (relative to the value); only then is a solver's "inaccurate" status harmless, and only
-otherwise does optmech warn ([`warn_if_uncertified`][warn_if_uncertified]). The word
+otherwise does optmech warn (`warn_if_uncertified`). The word
 "certified" is kept for privacy (a certified ε, δ, ρ or μ); the interval's width is
 ``within_accuracy`` (``Provenance.certified`` is its deprecated name).
 """
@@ -82,12 +82,12 @@ class Repair:
     cost: float = 0.0
 
     def __str__(self) -> str:
-        """The kind, as [`RepairKind`][RepairKind] prints (``"envelope"``, ``"mixture"``, ...)."""
+        """The kind, as `RepairKind` prints (``"envelope"``, ``"mixture"``, ...)."""
         return str(self.kind)
 
     def __eq__(self, other: object) -> bool:
         """Equal records; comparing with a kind (a string or a
-        [`RepairKind`][RepairKind]) compares the kind, with a `DeprecationWarning`: earlier
+        `RepairKind`) compares the kind, with a `DeprecationWarning`: earlier
         versions gave the kind alone on design records."""
         if isinstance(other, str):
             warn_deprecated("comparing a `Repair` with a repair kind", "`repair.kind == ...`")
@@ -193,7 +193,7 @@ class Provenance:
         rounded down); ``-inf`` when the solver gave none.
     accuracy : float
         The requested relative accuracy of the interval (see
-        [`within_accuracy`][within_accuracy]).
+        `within_accuracy`).
     violation_before : float
         Largest constraint violation of the solver's raw point (absolute, the LP's units).
     violation_after : float
@@ -260,7 +260,7 @@ class Provenance:
 
     @property
     def relative_gap(self) -> float:
-        """[`gap`][gap] relative to ``max(|value|, 1)`` (absolute for values below 1)."""
+        """`gap` relative to ``max(|value|, 1)`` (absolute for values below 1)."""
         return self.gap / max(abs(self.value), 1.0)
 
     @property
@@ -272,7 +272,7 @@ class Provenance:
 
     @property
     def certified(self) -> bool:
-        """Deprecated name of [`within_accuracy`][within_accuracy] (the word "certified" is
+        """Deprecated name of `within_accuracy` (the word "certified" is
         kept for privacy)."""
         warn_deprecated("`Provenance.certified`", "`Provenance.within_accuracy`")
         return self.within_accuracy
@@ -351,7 +351,7 @@ class ProvenanceBounds:
 
     @property
     def optimality_gap(self) -> float:
-        """Deprecated name of [`gap`][gap]."""
+        """Deprecated name of `gap`."""
         warn_deprecated(f"`{type(self).__name__}.optimality_gap`", "`.gap`")
         return self.provenance.gap
 
@@ -379,7 +379,7 @@ class ProvenanceFields(ProvenanceBounds):
 
     The one mixin behind ``value``, ``lower_bound``, ``gap``, ``repair``, ``solver``,
     ``status``, the timings and sizes, ``max_violation`` and ``repair_cost`` of every LP result
-    ([`optmech.results.LPResult`][optmech.results.LPResult]) and of the design records.
+    (`optmech.results.LPResult`) and of the design records.
     """
 
     @property
@@ -451,7 +451,7 @@ class ProvenanceFields(ProvenanceBounds):
 
 
 def warn_if_uncertified(provenance: Provenance, *, stacklevel: int = 3) -> None:
-    """Warn ([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) when the
+    """Warn (`InaccurateSolutionWarning`) when the
     interval is wide.
 
     A solver's ``optimal_inaccurate`` status alone is no reason to warn: the interval

@@ -2,7 +2,7 @@
 
 Every public result of optmech — a designed noise (1-D, beyond (ε, δ), 2-D), a user's, a local
 or a common mechanism, a remap, the query-dependent noise, RR-on-Bins and the extremal
-mechanism — satisfies [`Result`][Result] (a `typing.Protocol`, checked at run time), and a name
+mechanism — satisfies `Result` (a `typing.Protocol`, checked at run time), and a name
 means one thing on all of them:
 
 ``value``
@@ -27,7 +27,7 @@ means one thing on all of them:
     Whether the certified privacy meets the request (None when nothing was requested, as for
     a remap).
 ``provenance``
-    The [`Provenance`][optmech.provenance.Provenance]: solver, status, attempts, timings, sizes,
+    The `Provenance`: solver, status, attempts, timings, sizes,
     the repair and the interval (solver ``"none"``, status ``"exact"`` without an LP).
 ``summary()``
     The display as text: one row per number, the rows of the notebook display.
@@ -47,8 +47,8 @@ families do: ``noise.rvs(size, rng=rng)``, ``mechanism.rvs(true_value, size, rng
 The display is one for all: the same labels, in the same order, numbers at six significant
 digits (`optmech._display.DIGITS`), in ``summary()`` and ``_repr_html_()`` alike.
 
-Each concrete result class registers itself on definition ([`registered_results`][
-registered_results]); the test suite also finds result classes by introspection and checks
+Each concrete result class registers itself on definition (`registered_results`); the test suite
+also finds result classes by introspection and checks
 every one of them against the protocol.
 """
 
@@ -197,7 +197,7 @@ class BaseResult(ABC):
 
     #: Whether the class is a mixin (not a result of its own, not registered).
     _abstract_result: ClassVar[bool] = True
-    #: The result's own attributes that [`to_dict`][to_dict] writes, in order.
+    #: The result's own attributes that `to_dict` writes, in order.
     _dict_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
@@ -218,7 +218,7 @@ class BaseResult(ABC):
 
     @property
     def optimality_gap(self) -> float:
-        """Deprecated name of [`gap`][gap]."""
+        """Deprecated name of `gap`."""
         warn_deprecated(f"`{type(self).__name__}.optimality_gap`", "`.gap`")
         return self.gap
 
@@ -248,7 +248,7 @@ class BaseResult(ABC):
         return None if requested is None else within(self.certified_epsilon, requested, rtol)
 
     # -- the display ----------------------------------------------------------------------------
-    #: What the display calls the model (a class may compute it in [`model`][model]).
+    #: What the display calls the model (a class may compute it in `model`).
     _model: ClassVar[str] = ""
 
     @property
@@ -319,7 +319,7 @@ class BaseResult(ABC):
 
     # -- the dict --------------------------------------------------------------------------------
     def _fields(self) -> dict[str, Any]:
-        """The result's own fields for [`to_dict`][to_dict] (any numbers, arrays, enums)."""
+        """The result's own fields for `to_dict` (any numbers, arrays, enums)."""
         return {name: getattr(self, name) for name in self._dict_fields}
 
     def to_dict(self) -> dict[str, Any]:
@@ -327,7 +327,7 @@ class BaseResult(ABC):
         ``upper_bound`` (``gap`` is their difference, also in the provenance),
         ``within_accuracy``, ``certified_epsilon``,
         ``privacy_certified``, the result's own fields, and the provenance nested under
-        ``"provenance"`` ([`Provenance.to_dict`][optmech.provenance.Provenance.to_dict], which
+        ``"provenance"`` (`Provenance.to_dict`, which
         also keeps the deprecated key ``certified``)."""
         out = {
             "result": type(self).__name__,
@@ -368,7 +368,7 @@ class MechanismResult(LPResult, abstract=True):
     def plot(self, ax: Any = None) -> Any:
         """Heat map of `mechanism` (rows: inputs, columns: outputs, both labelled with their
         values); the title names the model; returns the Axes
-        ([`plot_mechanism`][optmech.plotting.plot_mechanism])."""
+        (`plot_mechanism`)."""
         from optmech.plotting import plot_mechanism
 
         return plot_mechanism(
@@ -393,7 +393,7 @@ class RecordViews(LPResult, abstract=True):
 
     @property
     def info(self) -> Any:
-        """Deprecated name of [`record`][record]."""
+        """Deprecated name of `record`."""
         warn_deprecated(f"`{type(self).__name__}.info`", "`.record` (or `.provenance`)")
         return self._record
 

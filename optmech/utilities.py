@@ -6,11 +6,11 @@ convex and positively homogeneous, $μ(c s) = c μ(s)$ for $c ≥ 0$. Kairouz, O
 (2016) prove that such a utility is maximised over ε-LDP randomizers by a *staircase*
 mechanism, every column of which is $θ · S$ with a pattern ``S ∈ {1, e^ε}^k``; their
 linear-programming theorem turns the maximisation into a linear programme over the $2^k$ patterns
-([`optmech.extremal_mechanism`][optmech.extremal_mechanism]).
+(`optmech.extremal_mechanism`).
 
-* [`MutualInformation`][MutualInformation] — ``I(X; Y)`` for ``X ~ p``, in nats:
+* `MutualInformation` — ``I(X; Y)`` for ``X ~ p``, in nats:
   $μ(s) = Σ_x p(x) s(x) log(s(x) / ⟨p, s⟩)$ (information preservation).
-* [`KLDivergence`][KLDivergence] — $D(M₀ ‖ M₁)$ between the output laws under two hypotheses
+* `KLDivergence` — $D(M₀ ‖ M₁)$ between the output laws under two hypotheses
   $p₀, p₁$ over the inputs, in nats: $μ(s) = ⟨p₀, s⟩ log(⟨p₀, s⟩ / ⟨p₁, s⟩)$ (
   hypothesis testing; the Chernoff–Stein exponent of a test on the released data).
 

@@ -1,5 +1,5 @@
 """The GDP check of one shift's profile curve, for
-[`optmech.certify.profiles`][optmech.certify.profiles].
+`optmech.certify.profiles`.
 
 μ-GDP holds iff ``δ(ε) ≤ δ_μ(ε)`` for every ε ≥ 0 (Dong, Roth & Su, 2022, Corollary 2.13). On a
 piece between two losses the curve ``δ_s = A − tB`` is linear in ``t = e^ε`` while ``δ_μ`` is

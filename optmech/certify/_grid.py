@@ -1,4 +1,4 @@
-"""The floating-point engine of [`optmech.certify.noise`][optmech.certify.noise]: the extended
+"""The floating-point engine of `optmech.certify.noise`: the extended
 grid (virtual tail periods), the pure ε of a grid and its hockey-stick δ, each rounded towards
 more privacy loss (the module docstring of `optmech.certify.noise` derives every step)."""
 
@@ -43,7 +43,7 @@ def grid_numbers(desc: GridDescription) -> _Noise:
 
 
 def exact_module() -> Any:
-    """[`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], imported on first
+    """`optmech.certify.exact_arithmetic`, imported on first
     use (it needs python-flint)."""
     try:
         from optmech.certify import exact_arithmetic as exact

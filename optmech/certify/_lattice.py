@@ -1,4 +1,4 @@
-"""The lattice engine of [`optmech.certify.profiles`][optmech.certify.profiles]: log masses with
+"""The lattice engine of `optmech.certify.profiles`: log masses with
 their error bounds on the grid and its virtual tail periods, the pairs of masses a shift meets, and
 each shift's hockey-stick curve (the derivations and error bounds are in that module's docstring).
 """

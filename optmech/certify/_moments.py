@@ -2,8 +2,8 @@
 
 Rényi sums lose their relative accuracy as α → 1 (the error of ``log Σ P^α Q^(1−α)`` is divided
 by ``α − 1``); the mean and second moment of the loss ``ℓ = log P/Q`` under ``P`` bound
-``D_α`` there instead ([`kl_bound`][kl_bound]). Inputs are the pairs of one shift as
-[`optmech.certify.profiles`][optmech.certify.profiles] builds them (log masses and their error
+``D_α`` there instead (`kl_bound`). Inputs are the pairs of one shift as
+`optmech.certify.profiles` builds them (log masses and their error
 bounds, ``u = 2^-53``).
 """
 

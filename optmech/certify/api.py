@@ -1,25 +1,25 @@
-"""One entry point: [`certify`][certify] any mechanism or noise, [`check`][check] any claim.
+"""One entry point: `certify` any mechanism or noise, `check` any claim.
 
 Both dispatch on what the object says about itself (``privacy_source()``,
-[`optmech.mechanisms.description`][optmech.mechanisms.description]), never on its class:
+`optmech.mechanisms.description`), never on its class:
 
 * a mechanism matrix (an array, or a user LP result, which describes itself as one) —
-  [`certify_mechanism`][optmech.certify.matrix.certify_mechanism] over its neighbour graph, a
-  [`MatrixCertificate`][optmech.certify.matrix.MatrixCertificate];
-* noise on the line — [`certify_noise`][optmech.certify.certify_noise] under the
+  `certify_mechanism` over its neighbour graph, a
+  `MatrixCertificate`;
+* noise on the line — `certify_noise` under the
   guarantee asked for (default its own), a
-  [`NoiseCertificate`][optmech.certify.NoiseCertificate]: grids are read from their numbers,
+  `NoiseCertificate`: grids are read from their numbers,
   closed forms from their exact profiles, and the number of any guarantee (ε, δ, ρ, μ, a profile,
   a Rényi curve) is certified;
 * noise in ℝ² on square cells —
-  [`certify_noise2d_epsilon`][optmech.certify.noise2d.certify_noise2d_epsilon], a
-  [`Noise2DReport`][optmech.certify.noise2d.Noise2DReport];
+  `certify_noise2d_epsilon`, a
+  `Noise2DReport`;
 * a family known by its theorem alone (the staircase in ℝ^d) — a
-  [`TheoremReport`][optmech.certify.report.TheoremReport] stating the proof.
+  `TheoremReport` stating the proof.
 
-[`check`][check] compares the report with the claim by the tolerance convention of
-[`optmech.certify.report`][optmech.certify.report] and, with ``debug=True``, raises
-[`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] when it fails (as OpenDP's
+`check` compares the report with the claim by the tolerance convention of
+`optmech.certify.report` and, with ``debug=True``, raises
+`PrivacyViolationError` when it fails (as OpenDP's
 ``check(d_in, d_out, debug)`` does).
 
 Examples
@@ -133,7 +133,7 @@ def certify(
     obj : array_like, mechanism result or noise
         A mechanism matrix ``M[i, r] = P(output r | input i)``, a user LP result, or any optmech
         noise (1-D closed form or design, 2-D design, the staircase in ℝ^d), or a
-        [`GridDescription`][optmech.mechanisms.description.GridDescription].
+        `GridDescription`.
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile, optional
         The guarantee whose number to certify (noise on the line); default the object's own.
         Matrices are certified for pure ε, or for ApproxDP (δ at its ε, in floating point);
@@ -148,10 +148,10 @@ def certify(
     Returns
     -------
     PrivacyReport
-        A [`MatrixCertificate`][optmech.certify.matrix.MatrixCertificate],
-        [`NoiseCertificate`][optmech.certify.NoiseCertificate],
-        [`Noise2DReport`][optmech.certify.noise2d.Noise2DReport] or
-        [`TheoremReport`][optmech.certify.report.TheoremReport].
+        A `MatrixCertificate`,
+        `NoiseCertificate`,
+        `Noise2DReport` or
+        `TheoremReport`.
 
     Examples
     --------
@@ -179,21 +179,21 @@ def check(
     exact: bool = False,
     debug: bool = False,
 ) -> bool:
-    """Whether ``obj`` satisfies ``guarantee``, from its certificate ([`certify`][certify]).
+    """Whether ``obj`` satisfies ``guarantee``, from its certificate (`certify`).
 
     Parameters
     ----------
     obj, sensitivity, graph, exact
-        As in [`certify`][certify].
+        As in `certify`.
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
         The claim.
     rtol : float, optional
         Relative slack, in [0, 1); default by the convention of
-        [`optmech.certify.report`][optmech.certify.report] (1e-6 for ZCDP and GaussianDP, 1e-9
+        `optmech.certify.report` (1e-6 for ZCDP and GaussianDP, 1e-9
         otherwise).
     debug : bool, default False
         Return True when the claim holds, otherwise raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] with the explanation
+        `PrivacyViolationError` with the explanation
         and the certificate as its ``report``.
 
     Returns

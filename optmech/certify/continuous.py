@@ -1,4 +1,4 @@
-"""Privacy profiles and Rényi divergences of continuous noise, for [`profiles`][profiles].
+"""Privacy profiles and Rényi divergences of continuous noise, for `profiles`.
 
 Every divergence here is a supremum over the shifts ``0 < |d| ≤ Δ`` of ``P`` (the noise) against
 ``P_d`` (its law moved by ``d``); all families below are symmetric, so one direction suffices.
@@ -183,8 +183,8 @@ def continuous_source(noise: Any, sensitivity: Any) -> ContinuousSource | None:
 
     Reads the noise's self-description (``privacy_source()``): Laplace and Gaussian by their
     parameters, a density constant between known edges (Staircase, UniformAtom) by its
-    [`PiecewiseDescription`][optmech.mechanisms.description.PiecewiseDescription]. ``noise``
-    may also be that [`PrivacySource`][optmech.mechanisms.description.PrivacySource] itself;
+    `PiecewiseDescription`. ``noise``
+    may also be that `PrivacySource` itself;
     ``sensitivity`` defaults to the noise's own.
     """
     src = noise if isinstance(noise, PrivacySource) else source_of(noise)

@@ -1,5 +1,5 @@
 """The discrete Gaussian ``N_ℤ(0, σ²)`` as a reference for
-[`optmech.certify.profiles`][optmech.certify.profiles].
+`optmech.certify.profiles`.
 
 ``P(k) ∝ e^(−k²/(2σ²))`` (Canonne, Kamath & Steinke, 2020) has unbounded privacy losses, so it
 has no description with geometric tails; its Rényi divergences have the closed form
@@ -35,7 +35,7 @@ def _up(x: FloatArray, rel: float) -> FloatArray:
 
 @dataclass(frozen=True)
 class DiscreteGaussian:
-    """The discrete Gaussian of scale σ (build it with [`discrete_gaussian`][discrete_gaussian])."""
+    """The discrete Gaussian of scale σ (build it with `discrete_gaussian`)."""
 
     sigma: float
 

@@ -1,7 +1,7 @@
 """Exact certification: rational arithmetic plus rigorous enclosures of ``log`` and ``exp``.
 
-The float certifiers of [`optmech.certify.noise`][optmech.certify.noise] and
-[`optmech.certify.matrix`][optmech.certify.matrix] bound their rounding errors and add them; this
+The float certifiers of `optmech.certify.noise` and
+`optmech.certify.matrix` bound their rounding errors and add them; this
 module removes the rounding instead. Every float is a dyadic rational, so the masses, the tail
 masses ``base · ratio^k`` and the matrix entries are held exactly (Python integers over a common
 power of two, or `fractions.Fraction`), and the only transcendental quantities — one logarithm for

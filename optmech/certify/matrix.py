@@ -17,7 +17,7 @@ never below the exact one for the given floats. (Four ulps of a log of size 700 
 5e-13: far below the ``1e-9`` relative slack optmech allows between requested and certified ε.)
 With ``exact=True`` the largest ratio is found in exact rational arithmetic and its logarithm
 enclosed in an Arb interval (Johansson, 2017): the certified ε is the exact one rounded up to
-the next float ([`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic]).
+the next float (`optmech.certify.exact_arithmetic`).
 
 Examples
 --------
@@ -80,7 +80,7 @@ __all__ = [
 ROW_SUM_TOL = 1e-9
 #: Default relative slack of ``check_dp``: certified ε ≤ ε·(1 + 1e-9), for the rounding
 #: of mechanisms that are exactly private in exact arithmetic (the convention of
-#: [`optmech.certify.report`][optmech.certify.report]: ``FLOAT_RTOL``).
+#: `optmech.certify.report`: ``FLOAT_RTOL``).
 DEFAULT_RTOL = FLOAT_RTOL
 #: Entries compared per block (memory bound of the vectorised comparison).
 _BLOCK = 4_000_000
@@ -110,8 +110,8 @@ class MatrixCertificate(PureEpsilonReport):
         Certified in exact rational arithmetic.
     guarantee, value, reason
         ``PureDP(epsilon)`` (None for an infinite or zero ε), `epsilon`, and
-        [`explain`][explain]'s line
-        ([`PrivacyReport`][optmech.certify.report.PrivacyReport]).
+        `explain`'s line
+        (`PrivacyReport`).
 
     Examples
     --------
@@ -151,7 +151,7 @@ class MatrixCertificate(PureEpsilonReport):
 
     @property
     def reason(self) -> str:
-        """The worst pair of neighbours, the output and the ratio ([`explain`][explain])."""
+        """The worst pair of neighbours, the output and the ratio (`explain`)."""
         return self.explain()
 
 
@@ -269,7 +269,7 @@ def certify_mechanism(
     exact : bool, default False
         Find the largest ratio in exact rational arithmetic and enclose its logarithm in an
         interval
-        ([`optmech.certify.exact_arithmetic.matrix_epsilon_exact`][optmech.certify.exact_arithmetic.matrix_epsilon_exact]):
+        (`optmech.certify.exact_arithmetic.matrix_epsilon_exact`):
         ε is then the exact value rounded up to the next float. Costs about one more pass over the
         entries; meant for matrices up to a few thousand rows.
 
@@ -326,7 +326,7 @@ def certify_mechanism(
 def certified_epsilon(mechanism: npt.ArrayLike, graph: Any = None, *, exact: bool = False) -> float:
     """Certified (pessimistic) achieved ε of ``mechanism`` over ``graph``.
 
-    See [`certify_mechanism`][certify_mechanism] (also for ``exact``), which also names the worst
+    See `certify_mechanism` (also for ``exact``), which also names the worst
     pair.
 
     Examples
@@ -365,16 +365,16 @@ def check_dp(
         Neighbour graph (``None``: the count-query path).
     debug : bool, default False
         Return True when ε-DP holds and otherwise raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError], whose message names
+        `PrivacyViolationError`, whose message names
         the worst pair of neighbours, the output and the ratio and whose ``report`` is the
-        [`MatrixCertificate`][MatrixCertificate]. (Earlier versions returned
+        `MatrixCertificate`. (Earlier versions returned
         ``(ok, explanation)`` instead; ``certify_mechanism(...).explain()`` gives that line.)
     rtol : float, default 1e-9
         Relative slack for the floating-point rounding of a mechanism that is exactly private
-        in exact arithmetic (``FLOAT_RTOL``, [`optmech.certify.report`][optmech.certify.report]);
+        in exact arithmetic (``FLOAT_RTOL``, `optmech.certify.report`);
         in [0, 1e-3]. ``0`` demands certified ε ≤ ε.
     exact : bool, default False
-        Certify in exact rational arithmetic ([`certify_mechanism`][certify_mechanism]).
+        Certify in exact rational arithmetic (`certify_mechanism`).
 
     Returns
     -------

@@ -12,12 +12,12 @@ Privacy of ``K(D) = q(D) + X`` for ``|q(D1) − q(D2)| ≤ Δ``, with ``R = Δ/h
 * **reach.** A shift by ``0 < d ≤ Δ`` moves a point by ``d/h ≤ R`` cells, so it can land
   ``ceil(R)`` cells away as soon as ``R`` exceeds an integer by *any* positive amount. ``R`` is
   taken exactly: given ``sensitivity`` and ``width`` (floats, so ``Δ/h`` is a rational number)
-  it is the exact quotient, and [`cells_within_reach`][cells_within_reach] decides ``ceil(R)`` in
+  it is the exact quotient, and `cells_within_reach` decides ``ceil(R)`` in
   rational arithmetic; given ``reach`` it is that float's exact value. Nothing is snapped to a
   nearby integer: ``Δ = 0.6000000001`` on cells of ``h = 0.3`` reaches three cells, not two.
 * **pure ε** (Geng & Viswanath, 2016, for the staircase family): a piecewise-constant density
   is ε-DP on ℝ iff ``p_i ≤ e^ε p_j`` for all cells with ``|i − j| ≤ ceil(R)``.
-  [`noise_epsilon`][noise_epsilon] returns ``max log(p_i / p_j)`` over those pairs, ``inf`` when a
+  `noise_epsilon` returns ``max log(p_i / p_j)`` over those pairs, ``inf`` when a
   positive cell faces a zero cell within reach (or an atom is present).
 * **δ at a given ε** (the hockey-stick divergence of the shifted noise, Balle & Wang, 2018,
   Theorem 5): at a shift of ``s`` cells it is ``H(s) = Σ_j (p_j − e^ε p_{j+s})_+`` (plus the
@@ -27,7 +27,7 @@ Privacy of ``K(D) = q(D) + X`` for ``|q(D1) − q(D2)| ≤ Δ``, with ``R = Δ/h
   supremum over ``0 < |d| ≤ Δ`` is the maximum over integer shifts ``1..floor(R)``, both
   directions, and (for a fractional ``R``) the interpolated value at ``R``. The interpolation
   weight ``t = R − floor(R)`` is bracketed by two floats and the larger end value is kept.
-  [`noise_delta`][noise_delta] returns it.
+  `noise_delta` returns it.
 
 Tails are exact, not truncated. Far enough out, a pair of cells (or a hockey-stick term) is a
 ``ratio``-scaled copy of the pair one period inwards, so extending the grid by
@@ -41,18 +41,18 @@ twenty unit roundoffs ``u = 2^-53`` (tail masses ``base·ratio^k`` within nine),
 δ: ``e^ε`` rounded down, ``(10 + 10e^ε)·u`` times the mass plus ``(n + 8)·u`` times the largest
 divergence (a sum of ``n`` terms in any order). ``exact=True`` computes in rational arithmetic
 with interval enclosures of ``log`` and ``exp`` instead
-([`optmech.certify.exact_arithmetic`][optmech.certify.exact_arithmetic], for grids up to about 10^4
-cells). [`certify_noise_epsilon`][certify_noise_epsilon] and
-[`certify_noise_delta`][certify_noise_delta] return reports naming the worst pair (ε) or the worst
+(`optmech.certify.exact_arithmetic`, for grids up to about 10^4
+cells). `certify_noise_epsilon` and
+`certify_noise_delta` return reports naming the worst pair (ε) or the worst
 shift (δ).
 
 **Descriptions.** Each function takes the grid either as a
-[`GridDescription`][optmech.mechanisms.description.GridDescription] (what
+`GridDescription` (what
 ``noise.grid_description()`` returns; its reach is exact) or by the keywords ``masses``,
 ``reach`` (or ``sensitivity`` and ``width``), ``left_tail``, ``right_tail`` and ``atom``.
-[`certify_noise`][optmech.certify.certify_noise] takes any 1-D noise that
+`certify_noise` takes any 1-D noise that
 describes itself (``privacy_source()``): grids are read here, closed forms through
-[`optmech.certify.profiles`][optmech.certify.profiles], and the guarantee the noise claims —
+`optmech.certify.profiles`, and the guarantee the noise claims —
 pure ε, (ε, δ), or beyond (ρ, μ, a profile, a Rényi curve) — is certified
 (``optmech.certify.noise_certificate``).
 
@@ -241,7 +241,7 @@ def _described(
 
 
 def _grid(grid: Any) -> GridDescription:
-    """The [`GridDescription`][optmech.mechanisms.description.GridDescription] of ``grid``
+    """The `GridDescription` of ``grid``
     (itself, a pmf mapping, or a noise's), its reach known."""
     desc = None if isinstance(grid, np.ndarray | list | tuple) else grid_of(grid)
     if desc is None:
@@ -276,12 +276,12 @@ def certify_noise_epsilon(grid: Any, *, exact: bool = False) -> EpsilonReport:
     Parameters
     ----------
     grid : GridDescription, mapping or noise
-        The grid: a [`GridDescription`][optmech.mechanisms.description.GridDescription] (its
+        The grid: a `GridDescription` (its
         reach exact), a pmf mapping with a ``reach``, or a noise with a grid (its
-        ``grid_description()``). The keyword form is [`noise_epsilon`][noise_epsilon]'s.
+        ``grid_description()``). The keyword form is `noise_epsilon`'s.
     exact : bool
         Compute in rational arithmetic with an interval enclosure of the logarithm
-        ([`optmech.certify.exact_arithmetic.epsilon_exact`][optmech.certify.exact_arithmetic.epsilon_exact]):
+        (`optmech.certify.exact_arithmetic.epsilon_exact`):
         the result is the exact ε rounded up to the next float. For grids up to a few thousand
         cells.
 
@@ -333,23 +333,23 @@ def noise_epsilon(
     masses : array_like or GridDescription
         Non-negative cell masses (or pmf values) on the grid, left to right; or the grid's
         description (then without the other keywords; see
-        [`certify_noise_epsilon`][certify_noise_epsilon]).
+        `certify_noise_epsilon`).
     reach : float, optional
         Sensitivity in cells, $Δ/h$ ($Δ$ for noise on ℤ), in (0, inf), taken as exact:
         pairs up to ``ceil(reach)`` cells apart are compared. Give either ``reach`` or both
         ``sensitivity`` and ``width``.
     sensitivity, width : float, optional
         $Δ$ and the cell width ``h``, each in (0, inf); the reach is then the exact rational
-        $Δ/h$ (see [`cells_within_reach`][cells_within_reach]).
+        $Δ/h$ (see `cells_within_reach`).
     left_tail, right_tail : (array_like, float) or None
         ``(base, ratio)`` of each geometric tail (module docstring); ``None`` is zero mass.
     atom : float
         Mass of an atom at the origin (continuous noise); any positive atom gives ``inf``.
     debug : bool
-        Deprecated: return the [`EpsilonReport`][EpsilonReport]; use
-        [`certify_noise_epsilon`][certify_noise_epsilon].
+        Deprecated: return the `EpsilonReport`; use
+        `certify_noise_epsilon`.
     exact : bool
-        Rational arithmetic ([`certify_noise_epsilon`][certify_noise_epsilon]).
+        Rational arithmetic (`certify_noise_epsilon`).
 
     Returns
     -------
@@ -393,14 +393,14 @@ def certify_noise_delta(grid: Any, *, epsilon: float, exact: bool = False) -> De
     Parameters
     ----------
     grid : GridDescription, mapping or noise
-        As in [`certify_noise_epsilon`][certify_noise_epsilon]; an atom adds its mass to every
+        As in `certify_noise_epsilon`; an atom adds its mass to every
         shift's divergence. On a graded grid only the bound from the pure ε is certified.
     epsilon : float
         The ε at which δ is computed, in [0, inf).
     exact : bool
         Compute the hockey-stick sums in rational arithmetic with a rigorous lower bound of
         $e^ε$
-        ([`optmech.certify.exact_arithmetic.delta_exact`][optmech.certify.exact_arithmetic.delta_exact]):
+        (`optmech.certify.exact_arithmetic.delta_exact`):
         the result is an upper bound of the exact δ within about ``1e-38`` of it, rounded up to
         the next float. For grids up to a few thousand cells times reach.
 
@@ -460,15 +460,15 @@ def noise_delta(
     Parameters
     ----------
     masses, reach, sensitivity, width, left_tail, right_tail, atom
-        As in [`noise_epsilon`][noise_epsilon]; the atom adds its mass to every shift's
+        As in `noise_epsilon`; the atom adds its mass to every shift's
         divergence.
     epsilon : float
         The ε at which δ is computed, in [0, inf).
     debug : bool
-        Deprecated: return the [`DeltaReport`][DeltaReport]; use
-        [`certify_noise_delta`][certify_noise_delta].
+        Deprecated: return the `DeltaReport`; use
+        `certify_noise_delta`.
     exact : bool
-        Rational arithmetic ([`certify_noise_delta`][certify_noise_delta]).
+        Rational arithmetic (`certify_noise_delta`).
 
     Returns
     -------

@@ -4,10 +4,10 @@ Mechanism ``K(D) = q(D) + X`` with ``q(D) ∈ ℝ²`` and the shifts ``s = q(D�
 closed ball ``B = {‖s‖ ≤ Δ}`` of the ℓ1, ℓ2 or ℓ∞ norm. The noise is described by numbers only:
 densities on the cells of side ``h`` of a box ``[−n₀h, n₀h)²`` (cell ``(i, j)`` is
 ``[ih, (i+1)h) × [jh, (j+1)h)``) and, outside the box, a non-negative combination of *tail
-shapes* whose values are computed here from integers ([`tail_values`][tail_values]). Nothing is
+shapes* whose values are computed here from integers (`tail_values`). Nothing is
 taken from the LP that produced the noise.
 
-**Which pairs of cells a shift connects** ([`footprint`][footprint]). Let ``R = Δ/h`` (an exact
+**Which pairs of cells a shift connects** (`footprint`). Let ``R = Δ/h`` (an exact
 rational). A shift ``s ∈ B`` carries a set of positive measure of cell ``p`` into cell
 ``p + d`` iff the open cells meet after the shift, i.e. iff ``s`` lies in the open square
 ``Q_d = h·(d + (−1, 1)²)`` (the difference set of two open cells). ``B ∩ Q_d ≠ ∅`` iff the
@@ -320,7 +320,7 @@ def _worst_pair(logs: FloatArray, offsets: IntArray) -> tuple[float, tuple[int, 
 def _certify2d(
     densities: Any, norm: str, reach: Any, sensitivity: Any, width: Any, tails: Any
 ) -> Noise2DReport:
-    """The certificate of [`noise2d_epsilon`][noise2d_epsilon]'s arguments."""
+    """The certificate of `noise2d_epsilon`'s arguments."""
     dens = check_real_array("densities", densities, ndim=2, nonnegative=True)
     if dens.shape[0] != dens.shape[1] or dens.shape[0] % 2:
         raise ValueError(f"`densities` must be square with an even side; got {dens.shape}.")
@@ -365,7 +365,7 @@ def certify_noise2d_epsilon(noise: Any) -> Noise2DReport:
     ----------
     noise : PiecewiseConstantNoise2D or mapping
         A noise in ℝ² that describes itself (``privacy_source()``: the 2-D designs), or the
-        keywords of [`noise2d_epsilon`][noise2d_epsilon] as a mapping (a noise's
+        keywords of `noise2d_epsilon` as a mapping (a noise's
         ``description()``).
 
     Returns
@@ -425,8 +425,8 @@ def noise2d_epsilon(
         Tail shapes with their scales (module docstring), in the densities' units; empty means
         zero density outside the box (never ε-DP).
     debug : bool
-        Deprecated: return the [`Noise2DReport`][Noise2DReport]; use
-        [`certify_noise2d_epsilon`][certify_noise2d_epsilon].
+        Deprecated: return the `Noise2DReport`; use
+        `certify_noise2d_epsilon`.
 
     Returns
     -------

@@ -1,15 +1,15 @@
 """The certificate of a 1-D noise: pure ε, δ at an ε, and the number of its own guarantee.
 
 Any 1-D noise that describes itself (``privacy_source()``,
-[`optmech.mechanisms.description`][optmech.mechanisms.description]) is certified from that
+`optmech.mechanisms.description`) is certified from that
 description alone: grids by
-[`certify_noise_epsilon`][optmech.certify.certify_noise_epsilon] and
-[`certify_noise_delta`][optmech.certify.certify_noise_delta] (``optmech.certify.noise``, which
+`certify_noise_epsilon` and
+`certify_noise_delta` (``optmech.certify.noise``, which
 derives the bounds), closed forms through their exact profiles
-([`optmech.certify.profiles`][optmech.certify.profiles]), and the guarantee the noise claims —
+(`optmech.certify.profiles`), and the guarantee the noise claims —
 pure ε, (ε, δ), or beyond (ρ, μ, a profile, a Rényi curve) — through
-[`certify_guarantee`][optmech.certify.profiles.certify_guarantee].
-[`check_noise`][check_noise] answers with a bool.
+`certify_guarantee`.
+`check_noise` answers with a bool.
 
 Examples
 --------
@@ -52,7 +52,7 @@ __all__ = ["NoiseCertificate", "certify_noise", "check_noise"]
 
 @dataclass(frozen=True)
 class NoiseCertificate(PrivacyReport):
-    """What is certified about a 1-D noise, as [`certify_noise`][certify_noise] returns it.
+    """What is certified about a 1-D noise, as `certify_noise` returns it.
 
     Attributes
     ----------
@@ -72,7 +72,7 @@ class NoiseCertificate(PrivacyReport):
         divergences at its orders (RenyiDP) or δ at its ε_j (PrivacyProfile).
     holds : bool
         Whether `value` meets `guarantee` within the tolerance of
-        [`optmech.certify.report`][optmech.certify.report].
+        `optmech.certify.report`.
     reason : str
         One line: where the number is attained, or how it was found.
     exact : bool
@@ -165,16 +165,16 @@ def certify_noise(
         their ``grid_description()`` — nothing else about them is trusted; `Geometric` and
         `DiscreteStaircase` from their exact periodic pmf; `Laplace`, `Gaussian`, `Staircase`
         and `UniformAtom` from their exact profiles
-        ([`optmech.certify.profiles`][optmech.certify.profiles]). A bare
-        [`GridDescription`][optmech.mechanisms.description.GridDescription] (or pmf mapping) is
+        (`optmech.certify.profiles`). A bare
+        `GridDescription` (or pmf mapping) is
         certified without a claim. The reach is exact ($Δ/h$, see
-        [`cells_within_reach`][optmech.certify.cells_within_reach]).
+        `cells_within_reach`).
     epsilon : float, optional
         The ε at which δ is certified, in [0, inf); default the ε of the guarantee (none for
         ZCDP, GaussianDP, RenyiDP and PrivacyProfile: then `delta` is None).
     exact : bool, default False
         ε and δ of grid noise in rational arithmetic with interval enclosures
-        ([`certify_noise_epsilon`][optmech.certify.certify_noise_epsilon]); the number of a
+        (`certify_noise_epsilon`); the number of a
         guarantee beyond (ε, δ) is always certified in pessimistic floating point.
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile, optional
         The guarantee whose number to certify; default the noise's own (``noise.privacy``).
@@ -182,7 +182,7 @@ def certify_noise(
         Δ, in (0, inf) (an integer on ℤ); default the noise's own.
     rtol : float, optional
         Slack of `holds` (default by the convention of
-        [`optmech.certify.report`][optmech.certify.report]).
+        `optmech.certify.report`).
 
     Returns
     -------
@@ -245,21 +245,21 @@ def check_noise(
     Parameters
     ----------
     noise : noise object
-        As for [`certify_noise`][certify_noise].
+        As for `certify_noise`.
     epsilon : float
         Claimed ε, in [0, inf).
     delta : float, default 0
         Claimed δ, in [0, 1]. With ``0`` the pure ε is checked; otherwise δ at ``epsilon``.
     rtol : float, default 1e-9
         Relative slack for rounding, in [0, inf) (``FLOAT_RTOL``,
-        [`optmech.certify.report`][optmech.certify.report]).
+        `optmech.certify.report`).
     debug : bool, default False
         Return True when the claim holds, otherwise raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] naming the worst
-        pair or shift, the [`NoiseCertificate`][NoiseCertificate] as its ``report``. (Earlier
-        versions returned the certificate; use [`certify_noise`][certify_noise] for it.)
+        `PrivacyViolationError` naming the worst
+        pair or shift, the `NoiseCertificate` as its ``report``. (Earlier
+        versions returned the certificate; use `certify_noise` for it.)
     exact : bool, default False
-        Certify in rational arithmetic ([`certify_noise`][certify_noise]).
+        Certify in rational arithmetic (`certify_noise`).
 
     Returns
     -------

@@ -1,13 +1,13 @@
 """Certified privacy beyond (ε, δ) of additive noise on ℤ: profiles, Rényi, zCDP and GDP.
 
 The noise is given by its numbers: a
-[`GridDescription`][optmech.mechanisms.description.GridDescription] or a pmf mapping (masses on
+`GridDescription` or a pmf mapping (masses on
 consecutive integers; each side a geometric tail repeating a base period of ``P`` points, times
 ``ratio`` per period), any noise whose self-description (``privacysource()``) has a grid
 (``LatticeNoise``, a design, ``Geometric``, ``DiscreteStaircase``; a density on equal cells is read
 at whole-cell shifts, where its divergences are linear in between), a closed form with an exact
-profile ([`optmech.certify.continuous`][optmech.certify.continuous]), or (Rényi and zCDP only)
-[`discrete_gaussian`][discrete_gaussian]. Masses are normalised by their total, tails included. All
+profile (`optmech.certify.continuous`), or (Rényi and zCDP only)
+`discrete_gaussian`. Masses are normalised by their total, tails included. All
 is a supremum over the shifts ``P_s(k) = P(k + s)``, ``0 < |s| ≤ Δ``, both directions (Δ an
 integer).
 
@@ -113,7 +113,7 @@ class Certificate(PrivacyReport):
     """A certified number found by a search: ``value`` (pessimistic), ``lower`` (the best a
     finite search reached from the other side: the exact value is about there or above), a
     one-line ``reason``, and the ``guarantee`` it establishes (``ZCDP(value)`` from
-    [`certify_rho`][certify_rho], ``GaussianDP(value)`` from [`certify_mu`][certify_mu]; None
+    `certify_rho`, ``GaussianDP(value)`` from `certify_mu`; None
     when infinite).
 
     Examples
@@ -134,7 +134,7 @@ class Certificate(PrivacyReport):
 
 @dataclass(frozen=True)
 class GuaranteeReport(PrivacyReport):
-    """[`certify_guarantee`][certify_guarantee]: whether the claim ``guarantee`` holds, what was
+    """`certify_guarantee`: whether the claim ``guarantee`` holds, what was
     certified (``achieved``, also ``value``: ε, δ, ρ, μ, or a tuple of δ(ε_j) or D_α), and why.
 
     Examples
@@ -180,9 +180,9 @@ def privacy_profile(
     ----------
     noise : mapping or noise object
         A pmf description (``masses``, ``left_tail``, ``right_tail``, optional ``atom``; see
-        [`optmech.certify.noise`][optmech.certify.noise]), an object with ``grid_description()``,
+        `optmech.certify.noise`), an object with ``grid_description()``,
         ``Geometric`` or
-        ``DiscreteStaircase``. (Rényi and zCDP also take [`discrete_gaussian`][discrete_gaussian].)
+        ``DiscreteStaircase``. (Rényi and zCDP also take `discrete_gaussian`.)
     epsilons : array_like
         The ε values, finite reals (negative ε give the rest of the hockey-stick curve).
     sensitivity : int or float, optional
@@ -274,7 +274,7 @@ def renyi_divergence(
     Parameters
     ----------
     noise, sensitivity
-        As in [`privacy_profile`][privacy_profile].
+        As in `privacy_profile`.
     alpha : float or array_like
         Orders, each in (1, inf).
 
@@ -372,10 +372,10 @@ def certify_rho(
     Parameters
     ----------
     noise, sensitivity
-        As in [`privacy_profile`][privacy_profile].
+        As in `privacy_profile`.
     rtol : float, default 1e-6
         Target relative gap between the certified bound and the best grid value, in (0, 1)
-        (``SEARCH_RTOL``, [`optmech.certify.report`][optmech.certify.report]).
+        (``SEARCH_RTOL``, `optmech.certify.report`).
     max_orders : int, default 20000
         Largest grid; the bound stays valid if it is reached (the reason says so).
 
@@ -432,14 +432,14 @@ def certified_rho(
     max_orders: int = 20_000,
     debug: bool = False,
 ) -> float:
-    """Certified zCDP ρ ([`certify_rho`][certify_rho], which also says how it was found).
+    """Certified zCDP ρ (`certify_rho`, which also says how it was found).
 
     Parameters
     ----------
     noise, sensitivity, rtol, max_orders
-        As in [`certify_rho`][certify_rho].
+        As in `certify_rho`.
     debug : bool
-        Deprecated: return the [`Certificate`][Certificate]; use [`certify_rho`][certify_rho].
+        Deprecated: return the `Certificate`; use `certify_rho`.
 
     Returns
     -------
@@ -480,7 +480,7 @@ def certify_mu(
     Parameters
     ----------
     noise, sensitivity
-        As in [`privacy_profile`][privacy_profile], lattice noise only (not the discrete Gaussian).
+        As in `privacy_profile`, lattice noise only (not the discrete Gaussian).
     rtol : float, default 1e-6
         Relative width of the final bisection bracket, in (0, 1) (``SEARCH_RTOL``).
 
@@ -525,14 +525,14 @@ def certify_mu(
 def certified_mu(
     noise: Any, *, sensitivity: float | None = None, rtol: float = SEARCH_RTOL, debug: bool = False
 ) -> float:
-    """Certified GDP μ ([`certify_mu`][certify_mu], which also gives the μ that fails).
+    """Certified GDP μ (`certify_mu`, which also gives the μ that fails).
 
     Parameters
     ----------
     noise, sensitivity, rtol
-        As in [`certify_mu`][certify_mu].
+        As in `certify_mu`.
     debug : bool
-        Deprecated: return the [`Certificate`][Certificate]; use [`certify_mu`][certify_mu].
+        Deprecated: return the `Certificate`; use `certify_mu`.
 
     Returns
     -------
@@ -606,12 +606,12 @@ def certify_guarantee(
     Parameters
     ----------
     noise, sensitivity
-        As in [`privacy_profile`][privacy_profile].
+        As in `privacy_profile`.
     guarantee : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
         The claim. GaussianDP needs lattice noise with geometric tails (or a Gaussian).
     rtol : float, optional
         Relative slack on the claim, in [0, 1); default by the convention of
-        [`optmech.certify.report`][optmech.certify.report]: 1e-6 for ZCDP and GaussianDP (their
+        `optmech.certify.report`: 1e-6 for ZCDP and GaussianDP (their
         numbers are found by searches run to half of it), 1e-9 for the others.
 
     Returns
@@ -643,12 +643,12 @@ def check_guarantee(
     Parameters
     ----------
     noise, sensitivity, guarantee, rtol
-        As in [`certify_guarantee`][certify_guarantee].
+        As in `certify_guarantee`.
     debug : bool
         Return True when it holds, otherwise raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] naming what was
-        certified, the [`GuaranteeReport`][GuaranteeReport] as its ``report``. (Earlier
-        versions returned the report; use [`certify_guarantee`][certify_guarantee] for it.)
+        `PrivacyViolationError` naming what was
+        certified, the `GuaranteeReport` as its ``report``. (Earlier
+        versions returned the report; use `certify_guarantee` for it.)
 
     Returns
     -------

@@ -1,15 +1,15 @@
 """What every certificate has in common, and the one tolerance convention of the checks.
 
-Every certificate or report of `optmech.certify` derives from [`PrivacyReport`][PrivacyReport]:
+Every certificate or report of `optmech.certify` derives from `PrivacyReport`:
 it names the guarantee in question, the certified value, whether it was computed in exact
 rational arithmetic or in (pessimistic) floating point, and the reason in one line; it turns
-into a JSON-safe dict ([`to_dict`][PrivacyReport.to_dict]) and shows itself in a notebook
+into a JSON-safe dict (`to_dict`) and shows itself in a notebook
 (``_repr_html_``). Each class keeps its own fields besides.
 
 **Checks** (``check_*``) return a bool, as OpenDP's ``check(d_in, d_out, debug)`` does; with
 ``debug=True`` they return True when the guarantee holds and raise
-[`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] otherwise, its message
-the explanation and its ``report`` attribute the certificate ([`verdict`][verdict]).
+`PrivacyViolationError` otherwise, its message
+the explanation and its ``report`` attribute the certificate (`verdict`).
 
 **Tolerance.** A check passes when ``certified ≤ claim·(1 + rtol)``. The certified number is
 already rounded towards more privacy loss, so ``rtol`` does not cover the certifier's own
@@ -30,7 +30,7 @@ certifier may leave, which depends on how the number is found.
   the searches' default accuracy, and the checks run them to half of the check's ``rtol``.
 
 So the default ``rtol`` of every check is the class of the number it compares
-([`default_rtol`][default_rtol]): ``1e-9`` for pure ε, δ, profiles and Rényi divergences,
+(`default_rtol`): ``1e-9`` for pure ε, δ, profiles and Rényi divergences,
 ``1e-6`` for ρ (zCDP) and μ (GDP). An explicit ``rtol`` overrides it.
 
 Examples
@@ -275,7 +275,7 @@ def verdict(
     holds: bool, report: PrivacyReport, claim: Any, debug: bool, why: PrivacyReport | None = None
 ) -> bool:
     """The result of a check: ``holds``; with ``debug`` True when it holds, else raise
-    [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] carrying ``report``
+    `PrivacyViolationError` carrying ``report``
     (its message from ``why``, default ``report``: the part of it that fails).
 
     Examples

@@ -4,7 +4,7 @@ Setting (THEORY §9). Each of n users applies the same ε₀-LDP randomizer, a r
 matrix ``M[x, y] = P(output y | input x)``; a shuffler releases the histogram of the n reports.
 Neighbouring datasets change one user's input, $x^0 → x^1$. The central guarantee is the
 privacy curve $δ(ε) = \sup_S P(H ∈ S) − e^ε P(H' ∈ S)$ of the histogram, worst over the pair
-and over the other users' inputs. [`shuffle_epsilon`][shuffle_epsilon] returns a certified
+and over the other users' inputs. `shuffle_epsilon` returns a certified
 upper bound on the ε of a target δ, the ε of a concrete pair of datasets (a lower bound), and
 both curves.
 
@@ -74,7 +74,7 @@ from optmech.results import BaseResult
 
 __all__ = ["EXACT_MAX_N", "METHODS", "ShuffleGuarantee", "shuffle_epsilon"]
 
-#: The methods of [`shuffle_epsilon`][shuffle_epsilon] (``"auto"`` takes the smallest bound).
+#: The methods of `shuffle_epsilon` (``"auto"`` takes the smallest bound).
 METHODS = ("auto", "exact", "clones", "blanket")
 
 #: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table).

@@ -6,7 +6,7 @@ command's line in ``optmech --help`` and the description and examples of its own
 ``add_arguments(parser)`` adds its options and ``run(args) -> int`` does the work. Error
 messages name the options: an option's ``dest`` stands for the option, and ``FLAGS``, where a
 module needs it, maps the library's other parameter names (``max_variables``) to an option
-(``--max-memory-gb``). The modules named in [`COMMANDS`][COMMANDS] are wired up here.
+(``--max-memory-gb``). The modules named in `COMMANDS` are wired up here.
 
 Bad arguments exit with status 2 and a one-line message in the command's own terms (its flags,
 never a traceback): that includes a problem too large for the memory allowed or outside what
@@ -59,7 +59,7 @@ class ArgumentParser(argparse.ArgumentParser):
     ``optmech design: error: argument --resolution: invalid int value: 'x' (see optmech design
     --help)``, exit status 2.
 
-    A value that begins with a minus sign and a digit ([`NEGATIVE_VALUE`][NEGATIVE_VALUE]:
+    A value that begins with a minus sign and a digit (`NEGATIVE_VALUE`:
     ``--inputs -3,-1,0,2``, ``--tail -1,0.2``) is read as the option's value, as argparse
     reads a plain negative number (no option of the command line looks like a number)."""
 

@@ -65,7 +65,7 @@ def plain(text: str) -> str:
 
 
 class CommandText(NamedTuple):
-    """What a command's parser shows, read from its module's docstring by [`command_text`][]."""
+    """What a command's parser shows, read from its module's docstring by `command_text`."""
 
     #: One line for ``optmech --help``: the summary, without its lead and final period.
     help: str
@@ -80,7 +80,7 @@ def command_text(doc: str) -> CommandText:
 
     The docstring is a one-sentence summary after the command's name in double backquotes and a
     colon, prose paragraphs, then optionally an ``Examples::`` line and the indented command
-    lines; the markup goes (see [`plain`][]).
+    lines; the markup goes (see `plain`).
 
     Examples
     --------
@@ -284,7 +284,7 @@ def check_output_path(
 
 
 def check_plot_path(flag: str, path: str | os.PathLike[str] | None) -> Path | None:
-    """[`check_output_path`][check_output_path] for a figure: also refuses a suffix that
+    """`check_output_path` for a figure: also refuses a suffix that
     matplotlib cannot write (``out.x``), before any work. No suffix means PNG."""
     target = check_output_path(flag, path)
     if target is None or not target.suffix:
@@ -345,7 +345,7 @@ def check_solver(solver: str | None) -> None:
 
 
 def command_flags(parser: argparse.ArgumentParser, overrides: Mapping[str, str]) -> dict[str, str]:
-    """The command's flags by parameter name, for [`in_cli_terms`][in_cli_terms].
+    """The command's flags by parameter name, for `in_cli_terms`.
 
     Every option's ``dest`` maps to its first long option string (``max_memory_gb`` to
     ``--max-memory-gb``); ``overrides`` adds the library's names that differ from a ``dest``

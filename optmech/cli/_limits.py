@@ -1,33 +1,33 @@
 """What the designers serve today, checked before any work: the one place the command line reads
 the library's limits.
 
-``optmech design`` builds the design's [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]
-(or [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]) first — its validation
+``optmech design`` builds the design's `AdditiveSpec`
+(or `AdditiveSpec2D`) first — its validation
 names each bad parameter — then refuses, before any grid is built, a design
 
 * whose LP is larger than ``--max-memory-gb`` allows, by the library's own size estimate
-  ([`estimate_additive_size`][optmech.lp.additive.spec.estimate_additive_size], through
+  (`estimate_additive_size`, through
   ``AdditiveSpec.size``);
 * whose geometric tails have a pure ε above the designer's largest ε
-  ([`EPSILON_MAX`][optmech.lp.additive.spec.EPSILON_MAX]): its rows would span more than
+  (`EPSILON_MAX`): its rows would span more than
   ``e^50`` (about 5e21), which no solver resolves;
 * whose smallest mass that matters is below the fraction of the largest that a solver
-  resolves (``RELIABLE`` of [`optmech.lp.additive.cone_bound`][optmech.lp.additive.cone_bound],
+  resolves (``RELIABLE`` of `optmech.lp.additive.cone_bound`,
   1e-9): a privacy profile's δ (an (ε, δ) design's down to the spec's own
-  [`DELTA_MIN`][optmech.lp.additive.spec.DELTA_MIN], its hockey-stick sums being weighed
+  `DELTA_MIN`, its hockey-stick sums being weighed
   relative to δ; a smaller δ > 0 at ε > 0 is answered by the ε-DP design,
-  [`optmech.lp.additive.approx`][optmech.lp.additive.approx]), or, for zCDP, Rényi DP and GDP, the
+  `optmech.lp.additive.approx`), or, for zCDP, Rényi DP and GDP, the
   matching Gaussian's mass one sensitivity from its centre relative to its centre,
   ``exp(−1/(2s²))`` with ``s`` its scale in units of Δ
-  ([`gaussian_scale`][optmech.lp.additive.spec.gaussian_scale]). Below it the designed
+  (`gaussian_scale`). Below it the designed
   noise is the solver's tolerance rather than a shape: the solve may never finish, or its
   certified interval says nothing.
 
 The limits are read from the library at each call, so a designer that serves more needs no
-change here. The user LPs are sized the same way: [`check_user_size`][check_user_size] takes
+change here. The user LPs are sized the same way: `check_user_size` takes
 the inputs and outputs counted from the ``--graph`` and ``--n`` options
-([`user_lp_shape`][user_lp_shape]) to the library's
-[`check_lp_size`][optmech.lp.matrix.setting.check_lp_size] before any graph is built.
+(`user_lp_shape`) to the library's
+`check_lp_size` before any graph is built.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def _cells(spec: Any) -> int:
 def check_design_1d(
     privacy: Any, sensitivity: Any, cost: Any, *, constrained: bool = False, **options: Any
 ) -> Any:
-    """The validated [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] of a 1-D design,
+    """The validated `AdditiveSpec` of a 1-D design,
     or the error a design of it would end in, raised before anything is built (``constrained``:
     the design has constraints of the caller's, so a tiny δ is refused rather than answered by
     the ε-DP design).
@@ -182,7 +182,7 @@ def check_design_1d(
 def check_design_2d(
     privacy: Any, sensitivity: Any, cost: Any, *, constrained: bool = False, **options: Any
 ) -> Any:
-    """The validated [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D] of a 2-D
+    """The validated `AdditiveSpec2D` of a 2-D
     design, its size checked against ``max_memory_gb`` before anything is built
     (``constrained`` is refused by the designer itself: 2-D designs take no constraints)."""
     from optmech.lp.additive2d.spec import AdditiveSpec2D

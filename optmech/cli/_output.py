@@ -85,7 +85,7 @@ def output_width(stream: TextIO | None = None) -> int:
 
 
 def print_wrapped(text: str, *, out: TextIO | None = None, indent: str = "") -> None:
-    """``text`` filled to [`output_width`][output_width], continuation lines indented by
+    """``text`` filled to `output_width`, continuation lines indented by
     ``indent``."""
     stream = sys.stdout if out is None else out
     width = output_width(stream)
@@ -162,7 +162,7 @@ def print_table(
     headers: Sequence[str], rows: Sequence[Sequence[Any]], *, out: TextIO | None = None
 ) -> None:
     """Print ``rows`` under ``headers`` as an aligned plain-text table that fits
-    [`output_width`][output_width] ([`fit_table`][fit_table])."""
+    `output_width` (`fit_table`)."""
     stream = sys.stdout if out is None else out
     cells = [[fmt(c) for c in row] for row in rows]
     for line in fit_table(headers, cells, output_width(stream)):
@@ -223,8 +223,8 @@ def print_json(payload: Any, *, out: TextIO | None = None) -> None:
 
 def result_json(result: Any, extras: dict[str, Any]) -> dict[str, Any]:
     """What ``--json`` prints for an LP result: the result's own dictionary
-    ([`LPResult.to_dict`][optmech.results.LPResult.to_dict]), then the provenance fields of
-    [`LIFTED_PROVENANCE`][LIFTED_PROVENANCE] at the top level, then the command's ``extras``
+    (`LPResult.to_dict`), then the provenance fields of
+    `LIFTED_PROVENANCE` at the top level, then the command's ``extras``
     (its comparisons and references, JSON-safe). An extra never replaces a key of the result's
     own dictionary.
     """
@@ -279,7 +279,7 @@ def save_plot_then_json(
     out: dict[str, Any], draw: Callable[[], Any], plot: Path | None, as_json: bool
 ) -> bool:
     """Save the figure ``draw()`` makes to ``plot`` (when one is given; see
-    [`save_plot`][save_plot]), then print ``out`` as JSON when ``as_json``. Returns
+    `save_plot`), then print ``out`` as JSON when ``as_json``. Returns
     ``as_json``: whether the command's output is complete."""
     if plot is not None:
         save_plot(draw, plot, out)

@@ -185,7 +185,7 @@ def compute(
     """Design and compare; returns (printed numbers, designed noise, closed-form reference).
 
     ``unbiased`` and ``tail`` (``"T,Q"``) are constraints of
-    [`optmech.constraints`][optmech.constraints]; the closed-form reference is then the
+    `optmech.constraints`; the closed-form reference is then the
     unconstrained optimum (a lower bound, not a target)."""
     from optmech.costs import parse_cost
     from optmech.mechanisms.references import ClosedFormReference, closed_form_reference
@@ -274,7 +274,7 @@ def _beyond_summary(
     privacy: Any, noise: Any, sensitivity: float, cost: Any, integer: bool
 ) -> dict[str, Any]:
     """The Gaussian reference that meets the same guarantee and its cost
-    ([`optmech.mechanisms.gaussian_references`][optmech.mechanisms.gaussian_references]), and
+    (`optmech.mechanisms.gaussian_references`), and
     the rounds of the design (what is certified is the result's own)."""
     from optmech.lp.additive.spec import gaussian_scale
     from optmech.mechanisms.gaussian_references import gaussian_cost, lattice_gaussian_cost

@@ -1,6 +1,6 @@
 """``optmech experiment``: run a research experiment reproducing a paper's figure.
 
-Runs one of the experiments of [`optmech.experiments`][optmech.experiments]: writes a tidy
+Runs one of the experiments of `optmech.experiments`: writes a tidy
 ``results.csv``, the figure ``figure.png`` and ``summary.md`` (the paper's numbers and the
 measured ones) into ``--out`` (default ``./results/NAME``) and prints the paths and the headline
 numbers.

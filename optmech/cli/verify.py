@@ -134,7 +134,7 @@ def _row(r: CheckResult, rule: str | None = None) -> list[object]:
 
 
 def _fit(cells: list[list[str]], width: int) -> list[list[str]]:
-    """Drop the columns no row fills (all "-"), then shorten the [`_SHRINKABLE`][_SHRINKABLE] ones
+    """Drop the columns no row fills (all "-"), then shorten the `_SHRINKABLE` ones
     (with "…") until the table fits ``width``."""
     keep = [j for j in range(len(HEADERS)) if any(row[j] != "-" for row in cells[1:])]
     if not cells[1:]:

@@ -1,5 +1,5 @@
-"""The [`Cost`][Cost] base class: values, exact interval integrals, geometric tail sums, and
-the quadrature fallback for costs without an antiderivative (see [`optmech.costs`][optmech.costs]).
+"""The `Cost` base class: values, exact interval integrals, geometric tail sums, and
+the quadrature fallback for costs without an antiderivative (see `optmech.costs`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _as_errors(name: str, x: ArrayLike) -> FloatArray:
 
 
 def _num(x: float) -> str:
-    """Shortest text that [`parse_cost`][parse_cost] reads back as exactly ``x``."""
+    """Shortest text that `parse_cost` reads back as exactly ``x``."""
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
@@ -134,7 +134,7 @@ class Cost(ABC):
     # -- public API -----------------------------------------------------------------------
     @property
     def name(self) -> str:
-        """Short name, as accepted by [`parse_cost`][parse_cost]."""
+        """Short name, as accepted by `parse_cost`."""
         return type(self).__name__.lower()
 
     @property
@@ -148,7 +148,7 @@ class Cost(ABC):
 
     @property
     def has_exact_integral(self) -> bool:
-        """Whether [`integral`][integral] uses a closed-form antiderivative (no quadrature)."""
+        """Whether `integral` uses a closed-form antiderivative (no quadrature)."""
         return self._antiderivative(np.zeros(1)) is not None
 
     @property
@@ -165,7 +165,7 @@ class Cost(ABC):
     def integral(self, a: ArrayLike, b: ArrayLike) -> FloatArray | float:
         """$∫_a^b c(e) de$, broadcast over ``a`` and ``b`` (``b < a`` gives the negative).
 
-        Exact when [`has_exact_integral`][has_exact_integral]; otherwise Gauss–Legendre quadrature
+        Exact when `has_exact_integral`; otherwise Gauss–Legendre quadrature
         checked against a rule of twice the order, with adaptive `scipy.integrate.quad` for
         intervals where the two disagree by more than `QUADRATURE_RTOL` (relative).
         """
@@ -215,7 +215,7 @@ class Cost(ABC):
 
     def periodic_sum(self, x: ArrayLike, *, period: float, ratio: float) -> FloatArray | float:
         """$Σ_{k≥0} ratio^k c(x + k·period)$: discrete analogue of
-        [`periodic_integral`][periodic_integral]."""
+        `periodic_integral`."""
         period, ratio = _check_period_ratio(period, ratio)
         x_arr = _as_errors("x", x)
         return self._closed_or_series(

@@ -1,4 +1,4 @@
-"""A user's own cost ([`Custom`][Custom])."""
+"""A user's own cost (`Custom`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The multi-dimensional staircase (Geng, Kairouz, Oh & Viswanath (2015), *The Staircase Mechanism
 in Differential Privacy*, IEEE JSTSP; Kulesza, Suresh & Wang (2025), *General Staircase
 Mechanisms for Optimal Differential Privacy*, AISTATS) is compared under costs that are powers
-of a norm of the error vector. [`Norm`][Norm] evaluates such a cost over the last axis of an
+of a norm of the error vector. `Norm` evaluates such a cost over the last axis of an
 array and averages it over boxes ``[l₁, u₁] × … × [l_d, u_d]`` (the cost of a density that is
 uniform on the box, as a discretised design needs).
 
@@ -90,7 +90,7 @@ _KNOT_RULES = (16, 32)
 
 
 def _check_order(order: Any) -> float:
-    """The norm order as 1.0, 2.0 or inf, from a number or one of [`ORDER_NAMES`][ORDER_NAMES]."""
+    """The norm order as 1.0, 2.0 or inf, from a number or one of `ORDER_NAMES`."""
     if isinstance(order, str) and order.lower() in ORDER_NAMES:
         return ORDER_NAMES[order.lower()]
     if isinstance(order, numbers.Real) and not isinstance(order, bool | np.bool_):
@@ -200,7 +200,7 @@ def _power_integral(
 ) -> FloatArray:
     """``∫_α^β u^p (u − shift) du`` (``∫_α^β u^p du`` without ``shift``); 0 where ``β ≤ α``.
 
-    Needs ``0 ≤ α`` and ``shift ≤ α``. As in [`_power_mean`][_power_mean]: a 16-node Gauss–Legendre
+    Needs ``0 ≤ α`` and ``shift ≤ α``. As in `_power_mean`: a 16-node Gauss–Legendre
     rule where the interval lies at least four half-widths from 0, else the antiderivatives.
     """
     beta = np.maximum(beta, alpha)
@@ -273,7 +273,7 @@ def _tensor_rule(n: int, d: int) -> tuple[FloatArray, FloatArray]:
 class Norm:
     """The vector cost $c(x) = ‖x‖_q^p$ for $x ∈ ℝ^d$, ``q ∈ {1, 2, ∞}``, ``p > 0``.
 
-    A separate class from [`optmech.costs.Cost`][optmech.costs.Cost] (whose costs are of a scalar
+    A separate class from `optmech.costs.Cost` (whose costs are of a scalar
     error): it is the cost of the multi-dimensional staircase (Kulesza, Suresh & Wang (2025)),
     evaluated over the last axis of its argument.
 
@@ -358,7 +358,7 @@ class Norm:
 
     # -- cell averages -----------------------------------------------------------------------
     def has_exact_cell_average(self, dimension: int) -> bool:
-        """Whether [`cell_average`][cell_average] is exact (to rounding) in this dimension."""
+        """Whether `cell_average` is exact (to rounding) in this dimension."""
         q, p, d = self._order, self._power, dimension
         return (
             d == 1
@@ -379,7 +379,7 @@ class Norm:
             Finite corners with ``upper > lower`` in every coordinate.
         return_error : bool, default False
             Also return an error estimate: 0 where the average is exact (see
-            [`has_exact_cell_average`][has_exact_cell_average]), else $|Q_n − Q_2n| + 1e-14|Q_2n|$
+            `has_exact_cell_average`), else $|Q_n − Q_2n| + 1e-14|Q_2n|$
             of the two Gauss–Legendre rules (tensor rules over the sign orthants for orders 1 and 2,
             the knot rule for order inf; module docstring).
 

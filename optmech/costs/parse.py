@@ -1,4 +1,4 @@
-"""Turning what a user passes (a [`Cost`][Cost], a name, a callable) into a cost."""
+"""Turning what a user passes (a `Cost`, a name, a callable) into a cost."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["as_cost", "parse_cost"]
 
 
 def as_cost(cost: Any) -> Cost:
-    """Coerce ``cost`` to a [`Cost`][Cost]: a Cost, a spec (see [`parse_cost`][parse_cost]) or a
+    """Coerce ``cost`` to a `Cost`: a Cost, a spec (see `parse_cost`) or a
     callable.
 
     Examples

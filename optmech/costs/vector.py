@@ -1,19 +1,19 @@
-"""Costs of a vector error in ℝ²: [`VectorCustom`][VectorCustom], and what a 2-D design needs of
+"""Costs of a vector error in ℝ²: `VectorCustom`, and what a 2-D design needs of
 one.
 
-A 2-D design ([`optmech.design_noise`][optmech.design_noise] with ``dimension=2``) takes a
-[`Norm`][optmech.costs.norm.Norm] (``‖x‖_q^p``, exact cell averages for ℓ1 and ℓ∞), a name
+A 2-D design (`optmech.design_noise` with ``dimension=2``) takes a
+`Norm` (``‖x‖_q^p``, exact cell averages for ℓ1 and ℓ∞), a name
 (``"l1"``, ``"l2"``, ``"linf"``), or a user's vectorised callable wrapped in
-[`VectorCustom`][VectorCustom]. It needs three things of a cost:
+`VectorCustom`. It needs three things of a cost:
 
 * cell averages over boxes, with a stated error where they are not exact
-  ([`VectorCustom.cell_average`][VectorCustom.cell_average]: the tensor Gauss–Legendre rule of
-  [`optmech.costs.norm.tensor_average`][optmech.costs.norm.tensor_average]);
-* its symmetry group ([`symmetry_of`][symmetry_of]): ``"dihedral"`` (invariant under the 8
+  (`VectorCustom.cell_average`: the tensor Gauss–Legendre rule of
+  `optmech.costs.norm.tensor_average`);
+* its symmetry group (`symmetry_of`): ``"dihedral"`` (invariant under the 8
 symmetries of
   the square, as every norm is), ``"reflections"`` (under sign changes of each coordinate) or
   ``"none"``; the design is solved on one cell per orbit;
-* a growth bound ``c(x) ≤ C(1 + ‖x‖∞)^p`` ([`growth_of`][growth_of]), which bounds the tails' series
+* a growth bound ``c(x) ≤ C(1 + ‖x‖∞)^p`` (`growth_of`), which bounds the tails' series
   beyond the rings summed. For a norm power, ``‖x‖_q^p ≤ (2‖x‖∞)^p``; for a callable it is the
   user's declaration (``growth=(C, p)``) — the one statement the tail bound takes on trust.
 
@@ -178,7 +178,7 @@ class VectorCustom:
 
 
 def as_vector_cost(cost: Any) -> Norm | VectorCustom:
-    """A 2-D cost from a [`Norm`][Norm], a [`VectorCustom`][VectorCustom], a name or a callable.
+    """A 2-D cost from a `Norm`, a `VectorCustom`, a name or a callable.
 
     Examples
     --------

@@ -65,9 +65,9 @@ class ExperimentResult:
     """What one experiment run produced.
 
     Not an optimisation result (no value or optimality interval: see
-    [`optmech.results.Result`][optmech.results.Result]), it shares the protocol's display
-    and dict: ``_repr_html_()`` and [`summary_text`][summary_text] show the same rows (numbers
-    at six significant digits), [`to_dict`][to_dict] is JSON-safe, [`plot`][plot] draws the
+    `optmech.results.Result`), it shares the protocol's display
+    and dict: ``_repr_html_()`` and `summary_text` show the same rows (numbers
+    at six significant digits), `to_dict` is JSON-safe, `plot` draws the
     saved figure. ``summary`` stays the path of ``summary.md``.
 
     Attributes
@@ -177,7 +177,7 @@ def _umask() -> int:
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write through a temporary file renamed into place, with the permissions of an ordinary
-    new file (``0o666`` less the umask; [`tempfile.mkstemp`][tempfile.mkstemp] alone would leave
+    new file (``0o666`` less the umask; `tempfile.mkstemp` alone would leave
     0600)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -245,7 +245,7 @@ class OutputFolder:
         return path
 
     def result(self, headline: dict[str, Any], *, seed: int, quick: bool) -> ExperimentResult:
-        """The [`ExperimentResult`][ExperimentResult] of a finished run."""
+        """The `ExperimentResult` of a finished run."""
         return ExperimentResult(
             name=self.name,
             out_dir=self.path,
@@ -358,7 +358,7 @@ def finish(
     fig : matplotlib.figure.Figure
         The figure; closed once saved.
     title : str
-        Title of ``summary.md``, followed by the run line of [`header_lines`][header_lines].
+        Title of ``summary.md``, followed by the run line of `header_lines`.
     body : sequence of str
         The rest of ``summary.md``, one item per line.
     headline : dict

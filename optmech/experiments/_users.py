@@ -83,7 +83,7 @@ def user_rows(
     count : int
         Number of users.
     n_max : int
-        Largest ``n`` of a user ([`random_setting`][random_setting]).
+        Largest ``n`` of a user (`random_setting`).
     measure : callable
         ``measure(rng, kind, n, epsilon)`` draws the rest of the user from ``rng`` and returns
         the rest of its row.
@@ -92,8 +92,8 @@ def user_rows(
     -------
     list of list
         Row ``k`` is ``[k, kind, n, epsilon, *measure(rng, kind, n, epsilon)]`` (columns
-        [`USER_COLUMNS`][USER_COLUMNS] first), with ``kind, n, epsilon`` from
-        [`random_setting`][random_setting].
+        `USER_COLUMNS` first), with ``kind, n, epsilon`` from
+        `random_setting`.
     """
     rng = np.random.default_rng(seed)
     rows = []

@@ -3,8 +3,8 @@
 Five noises for Δ = 1, all 0.5-zCDP (ε-DP gives ε²/2-zCDP; Bun & Steinke 2016): the Laplace
 and the staircase (Geng & Viswanath 2016, the |e|-optimal γ) at ε = 1; the Gaussian N(0, 1);
 the designed lattice noises for |e| under 1-DP (the discrete staircase optimum) and under
-0.5-zCDP ([`optmech.design_noise`][optmech.design_noise]). Each is composed k = 1, 10 and 100 times
-through [`optmech.accounting.compose`][optmech.accounting.compose] (privacy loss distributions of
+0.5-zCDP (`optmech.design_noise`). Each is composed k = 1, 10 and 100 times
+through `optmech.accounting.compose` (privacy loss distributions of
 dp_accounting, pessimistic; exact profiles of each noise: closed forms, the staircase's pieces, the
 lattice pmfs).
 """

@@ -1,6 +1,6 @@
 """``custom-loss-gallery``: LP-designed noise for costs and guarantees no closed form covers.
 
-Three panels, each the density designed by [`optmech.design_noise`][optmech.design_noise] against
+Three panels, each the density designed by `optmech.design_noise` against
 baselines:
 
 1. an asymmetric cost (over-estimates cost 3× under-estimates), ε-DP: the design shifts its mass

@@ -1,7 +1,7 @@
 """``gdp-lattice``: optimal lattice noise under μ-GDP against the rounded Gaussian.
 
 For ``|e|`` and ``e²`` (Δ = 1, noise on ℤ) and μ from 0.25 to 4: the design of
-[`optmech.design_noise`][optmech.design_noise] under ``GaussianDP(μ)`` (cutting planes over ε,
+`optmech.design_noise` under ``GaussianDP(μ)`` (cutting planes over ε,
 certified at every ε ≥ 0; Dong, Roth & Su 2022, Corollary 2.13) against ``round(N(0, 1/μ²))``, μ-GDP
 by post-processing, and the continuous ``N(0, 1/μ²)``. The design's certified lower bound says how
 much any noise on its support and tails could gain over the rounded Gaussian.

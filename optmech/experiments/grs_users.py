@@ -2,9 +2,9 @@
 
 For random users (prior over {0..n}: Dirichlet with zeros; monotone losses: ``|e|``, ``e²``,
 0-1, threshold, asymmetric, random monotone matrices) and random ε: the value of the user's own
-optimal ε-DP mechanism ([`optmech.bayesian_mechanism`][optmech.bayesian_mechanism], an LP) against
+optimal ε-DP mechanism (`optmech.bayesian_mechanism`, an LP) against
 the range-restricted geometric mechanism G followed by the user's Bayes remap
-([`optmech.geometric_bayes`][optmech.geometric_bayes]). The theorem (GRS Thm. 3.1) says they are
+(`optmech.geometric_bayes`). The theorem (GRS Thm. 3.1) says they are
 equal: the scatter lies on the diagonal. Remap examples: the paper's worked example (GRS Fig. 2: n =
 5, ε = ln 2, uniform prior on {0, 2, 3, 4, 5}, ``|e|``: output 1 is sent to 2) and a few others,
 with a vertex optimum of the LP checked to be a remap of G.

@@ -3,12 +3,12 @@
 For a label distribution and each ε, the mean squared error of:
 
 * **RR-on-Bins** (Ghazi et al. 2023), the optimum over all real outputs
-  ([`optmech.rr_on_bins`][optmech.rr_on_bins], its dynamic programme);
+  (`optmech.rr_on_bins`, its dynamic programme);
 * the **LP optimum** on a grid of outputs over the labels' range, with its certified interval
-  ([`optmech.local_mechanism`][optmech.local_mechanism]); by Ghazi et al. it is at least
+  (`optmech.local_mechanism`); by Ghazi et al. it is at least
   RR-on-Bins', and above it by at most ``h²/4`` for a widest cell h;
 * the **unbiased optimum** (Badanidiyuru et al. 2023): the same LP with
-  [`Unbiased`][optmech.constraints.Unbiased] on a grid widened on each side by
+  `Unbiased` on a grid widened on each side by
   ``Δ max(1, 3/(e^ε − 1))`` (for two labels the debiased outputs lie ``Δ/(e^ε − 1)`` beyond them);
 * **Laplace** and the **staircase** (Geng & Viswanath 2016) added to the label with sensitivity
   the labels' range Δ (every two labels are neighbours): ``2Δ²/ε²`` and the staircase's optimum

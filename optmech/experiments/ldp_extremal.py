@@ -4,7 +4,7 @@ the binary mechanism and randomized response across ε (Kairouz, Oh & Viswanath 
 For a prior over 6 inputs (mutual information ``I(X; Y)``) and for two hypotheses over 6 inputs
 (``D(p₀Q ‖ p₁Q)``, the error exponent of a test on the released data), at each ε: the optimum of
 the staircase-pattern LP with its certified interval
-([`optmech.extremal_mechanism`][optmech.extremal_mechanism]), the binary mechanism (two outputs;
+(`optmech.extremal_mechanism`), the binary mechanism (two outputs;
 ``T = {x : p₀(x) ≥ p₁(x)}`` for the test, the set whose prior mass is closest to 1/2 for mutual
 information) and k-ary randomized response (Warner 1965). Kairouz, Oh & Viswanath (2016) show
 that the binary mechanism is optimal for small ε and randomized response for large ε; the figure

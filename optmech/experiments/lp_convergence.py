@@ -1,6 +1,6 @@
 """``lp-convergence``: the LP-vs-closed-form gap as the resolution m grows.
 
-ε-DP, costs ``|e|`` and ``e²``, Δ = 1: [`optmech.design_noise`][optmech.design_noise] with m cells
+ε-DP, costs ``|e|`` and ``e²``, Δ = 1: `optmech.design_noise` with m cells
 per Δ (the symmetric non-increasing class, whose window rows collapse) against the staircase optimum
 ``V*``. With cell-averaged costs the LP value is an exact upper bound, ``≥ V*`` (see the docs'
 theory page on exact discretisation); the best grid density is the staircase with γ rounded to

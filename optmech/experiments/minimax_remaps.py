@@ -2,11 +2,11 @@
 
 A minimax user knows the true count lies in a side-information set S ⊆ {0..n} and minimises the
 worst expected loss over S. For random monotone losses, random S (|S| ≥ 2) and random ε: the
-user's optimal ε-DP mechanism ([`optmech.minimax_mechanism`][optmech.minimax_mechanism], an LP)
+user's optimal ε-DP mechanism (`optmech.minimax_mechanism`, an LP)
 against the geometric mechanism G followed by the best *randomized* remap
-([`optmech.geometric_minimax`][optmech.geometric_minimax], another LP). The theorem says they are
+(`optmech.geometric_minimax`, another LP). The theorem says they are
 equal; a deterministic remap is not enough in general, which the Bayes remap for a uniform prior on
-S ([`optmech.bayes_remap`][optmech.bayes_remap]) shows as a gap.
+S (`optmech.bayes_remap`) shows as a gap.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``noise-2d``: optimal ε-DP noise in ℝ² for ℓ1, ℓ2 and ℓ∞ balls of shifts, against closed forms.
 
 For ε ∈ {0.5, 1, 2, 4}, Δ = 1 and the cost ``‖x‖₁``, and each ball of shifts: the LP optimum
-([`optmech.design_noise`][optmech.design_noise] with ``dimension=2``, 8 cells per Δ), the
+(`optmech.design_noise` with ``dimension=2``, 8 cells per Δ), the
 d-dimensional staircase of the ball's norm with its best γ
-([`optmech.StaircaseND`][optmech.StaircaseND]; Geng, Kairouz, Oh & Viswanath 2015, Kulesza, Suresh &
+(`optmech.StaircaseND`; Geng, Kairouz, Oh & Viswanath 2015, Kulesza, Suresh &
 Wang 2025), two independent 1-D staircases at ε/2 (ε-DP for every ball inside ``[−Δ, Δ]²``; cost
 ``2V*(ε/2)``, Geng & Viswanath 2016) and two independent Laplace laws calibrated to the ball (scale
 ``cΔ/ε`` with ``c = sup_{‖s‖≤1} ‖s‖₁`` = 1, √2, 2; cost

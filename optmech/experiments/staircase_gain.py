@@ -2,7 +2,7 @@
 
 For ``|e|`` and ``e²`` (Δ = 1): the ratio ``E c(Laplace(Δ/ε)) / V*(ε)`` from the closed forms
 (Geng & Viswanath 2016, Thm. 4 and 6) on a log grid of ε, and side by side, for a few ε, the LP
-optimum of [`optmech.design_noise`][optmech.design_noise] (symmetric non-increasing class, a modest
+optimum of `optmech.design_noise` (symmetric non-increasing class, a modest
 resolution), whose ratio can only be *below* the closed-form one (the LP value is an upper bound on
 ``V*``). The paper's numbers: at ε = 10 the gain is about 14.84 (``|e|``) and 23.61 (``e²``); it
 tends to 1 as ε → 0.

@@ -1,7 +1,7 @@
 """``zcdp-lattice``: optimal lattice noise under ρ-zCDP against the discrete Gaussian.
 
 For ``|e|`` and ``e²`` (Δ = 1, noise on ℤ) and ρ across two decades: the design of
-[`optmech.design_noise`][optmech.design_noise] under ``ZCDP(ρ)`` (certified over every order α > 1,
+`optmech.design_noise` under ``ZCDP(ρ)`` (certified over every order α > 1,
 cutting planes over the orders) against the discrete Gaussian ``N_ℤ(0, 1/(2ρ))``, which is exactly
 ρ-zCDP (Canonne, Kamath & Steinke 2020) — the standard answer. The design's certified interval
 ``[lower_bound, value]`` bounds how much *any* noise on its support and tails can gain.

@@ -1,8 +1,8 @@
 """``zero-delta``: optimal (0, δ) additive noise vs δ (Geng, Ding, Guo & Kumar 2019).
 
 For ``|e|^p``, p = 1 and 2 (Δ = 1): the optimal cost within symmetric noise non-increasing in
-``|x|`` (uniform + atom, [`optmech.UniformAtom`][optmech.UniformAtom]), its atom α*(δ), and the LP
-([`optmech.design_noise`][optmech.design_noise]) twice: in that class (which must match the closed
+``|x|`` (uniform + atom, `optmech.UniformAtom`), its atom α*(δ), and the LP
+(`optmech.design_noise`) twice: in that class (which must match the closed
 form) and without any class restriction (which can go *below* it: the theorem of Geng, Ding, Guo &
 Kumar needs its class). The atom appears at δ = p/(p+1) (α* = 0 below, ``(p+1)δ − p`` above); the
 threshold is also measured from the LP alone, by bisection on δ of "the LP's optimum has an atom".

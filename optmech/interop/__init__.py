@@ -1,8 +1,8 @@
 """Bridges to other differential-privacy libraries (optional extras, imported on first use).
 
-- [`optmech.interop.opendp`][optmech.interop.opendp]: any optmech noise or count mechanism as an
+- `optmech.interop.opendp`: any optmech noise or count mechanism as an
   OpenDP ``Measurement`` whose privacy map is the certified guarantee
-  (``pip install optmech[opendp]``); [`to_opendp`][optmech.interop.to_opendp] dispatches on the
+  (``pip install optmech[opendp]``); `to_opendp` dispatches on the
   object's self-description.
 """
 

@@ -1,12 +1,12 @@
 """optmech noise and count mechanisms as OpenDP measurements.
 
 OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts their privacy.
-[`to_opendp`][to_opendp] wraps an optmech result as a ``Measurement`` built by OpenDP's
+`to_opendp` wraps an optmech result as a ``Measurement`` built by OpenDP's
 ``make_user_measurement``:
 
 * **function** — releases ``x + noise`` (additive noise) or a row of the mechanism (a count
   mechanism). Lattice noise and count mechanisms use optmech's exact samplers
-  ([`optmech.mechanisms.exact_sampling`][optmech.mechanisms.exact_sampling]: integer arithmetic,
+  (`optmech.mechanisms.exact_sampling`: integer arithmetic,
   no floating point).
   Continuous noise can only be sampled in floating point, which leaks through its rounding (Mironov
   2012); it is wrapped only when asked with ``float_sampling=True``.
@@ -20,16 +20,16 @@ OpenDP (``opendp.prelude``) composes measurements into pipelines and accounts th
   the map is ``(ε, δ)`` for ``d_in ≤ Δ``, with ``δ`` the ``delta`` asked for (default: a
   profile's smallest positive δ_j, else ``DEFAULT_DELTA``) and ``ε`` the least ε
   at which the certified profile of the noise
-  ([`privacy_profile`][optmech.certify.profiles.privacy_profile]) is at most ``δ``, found on a
+  (`privacy_profile`) is at most ``δ``, found on a
   grid to about 1e-6 of its range and rounded up.
 
 The measurement is built from the object's self-description
-([`PrivacySource`][optmech.mechanisms.description.PrivacySource]): its kind, samplers and claim.
+(`PrivacySource`): its kind, samplers and claim.
 The families' ``to_opendp()`` methods reach this function through the registry of
 ``optmech._bridges`` (this module registers it on import), so they return the same measurement.
 
 OpenDP asks for its ``contrib`` and ``honest-but-curious`` features to build a measurement from
-Python callbacks: [`to_opendp`][to_opendp] enables both (the map is optmech's certificate, the
+Python callbacks: `to_opendp` enables both (the map is optmech's certificate, the
 function has no side effects).
 
 Examples
@@ -123,7 +123,7 @@ def _certified(noise: Any, src: PrivacySource, delta: float | None) -> tuple[str
 
     A closed form is sampled exactly at its own law: its theorem's guarantee holds as it is.
     Stored numbers are certified by
-    [`certify_noise`][optmech.certify.certify_noise] under the guarantee they claim.
+    `certify_noise` under the guarantee they claim.
     """
     claim = src.guarantee
     if not src.tabulated:

@@ -23,7 +23,7 @@ Every floating-point step is rounded *downward* by an a-priori error bound (High
 relative error of at most ``γ_k = k u/(1 − k u)`` of the sum of absolute values), so the
 returned number is a lower bound of the exact bound for the given floats. Coefficients that are
 themselves rounded (``e^ε`` computed by `math.exp`) are covered by ``coefficient_rtol``.
-[`upper_dot`][upper_dot] rounds a primal objective upward the same way.
+`upper_dot` rounds a primal objective upward the same way.
 """
 
 from __future__ import annotations

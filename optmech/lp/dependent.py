@@ -20,10 +20,10 @@ of the whole geometric class ``{k, k ± Δ, k ± 2Δ, …}`` on the outermost pe
 with ``m_k = 1/(1 − b)`` there, 1 inside, ``q`` the pmf value). In these units
 
 * each phase is a probability simplex, ``Σ_k y_t(k) = 1`` (exact block weights 1, which the
-  Lagrangian bound of [`optmech.lp.bounds`][optmech.lp.bounds] uses as they are);
+  Lagrangian bound of `optmech.lp.bounds` uses as they are);
 * the cost of phase ``t`` is ``Σ_k y_t(k) c̄_k`` with ``c̄_k`` the mean cost of cell ``k``'s
   class, ``c̄_k = (1 − b) Σ_{j≥0} b^j c(k ± jΔ)`` on the outermost period
-  ([`optmech.costs.Cost.periodic_sum`][optmech.costs.Cost.periodic_sum]), so coefficients stay O(1)
+  (`optmech.costs.Cost.periodic_sum`), so coefficients stay O(1)
   after one division by the cost of a known feasible point, even at ε = 0.05 where 86% of the mass
   sits in the tails (as pmf values those variables carried weights ``1/(1 − b) ≈ 20`` in the
   normalisation and costs 10⁴ times the inner ones);
@@ -38,7 +38,7 @@ satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP op
 staircase optimum if the theorem holds.
 
 **Certified, not trusted.** The LP is solved by
-[`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]. The solver's point is clipped,
+`optmech.lp.solve.solve_robust`. The solver's point is clipped,
 each phase renormalised, certified on the extended grid (which covers every distinct ratio), and if
 the certified ε exceeds ε it is mixed with the
 ``ε/2``-geometric noise ``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0``
@@ -47,7 +47,7 @@ private everywhere. The returned family's certified ε is at most ε with no sla
 certificate adds the rounding of the tail products, the mixture and the normalisation). Its
 worst-case cost, rounded up, is `Provenance.value`; the solver's multipliers, read by
 name from the record of the LP's constraints, give a Lagrangian lower bound
-([`optmech.lp.bounds.lagrangian_bound`][optmech.lp.bounds.lagrangian_bound], rounded down, every
+(`optmech.lp.bounds.lagrangian_bound`, rounded down, every
 constraint coefficient allowed the rounding error of its computation), so the LP's optimum lies in
 ``[provenance.lower_bound, provenance.value]`` whatever the solver's tolerances.
 
@@ -150,7 +150,7 @@ def _coefficient_rtol(eps: float) -> float:
     """Relative error bound of the float coefficients (costs, masses, ``e^ε``, ``b``).
 
     ``math.exp`` is within one ulp; ``c(k)`` at integers is exact or correctly rounded for the
-    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of [`Cost.periodic_sum`][Cost.periodic_sum] has
+    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of `Cost.periodic_sum` has
     at most
     ``J ≈ 40/ε + 64`` positive terms before its remainder is below 1e-17 relative, each weight
     ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so
@@ -207,7 +207,7 @@ class _Record:
     """The LP of one attempt: variables and constraints by name, with their matrices.
 
     The variable is ``x = [vec(y), w]`` (``y`` row-major, phase by phase; ``w`` the worst-case
-    cost in units of [`objective_unit`][objective_unit]). The multipliers of the Lagrangian bound
+    cost in units of `objective_unit`). The multipliers of the Lagrangian bound
     are read from these constraints by name (``record.cost.dual_value``), never by position.
     """
 
@@ -227,7 +227,7 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
     """Rows ``(q E)[t, k] − e^ε (q E)[t + d, k − d] ≤ 0`` in mass units, all shifts stacked.
 
     ``balanced`` divides each row by ``e^(ε/2)`` (``e^(−ε/2) a ≤ e^(ε/2) b``), the form
-    [`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy] asks for on a retry.
+    `optmech.lp.solve.Strategy` asks for on a retry.
     """
     e = math.exp(inst.eps)
     e_y = inst.extension / inst.mass[:, None]  # (q E) = y (diag(1/m) E)
@@ -250,7 +250,7 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
 
 
 def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """[`_assemble`][_assemble], logged as the stage ``build`` with the LP's size."""
+    """`_assemble`, logged as the stage ``build`` with the LP's size."""
     with stage("build", _log) as found:
         problem, record = _assemble(inst, strategy)
         found.update(
@@ -262,7 +262,7 @@ def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
 
 
 def _assemble(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """The LP for one attempt of [`solve_robust`][solve_robust] (rescaled: coefficients ≤ 1,
+    """The LP for one attempt of `solve_robust` (rescaled: coefficients ≤ 1,
     balanced)."""
     n = inst.period * inst.n_grid
     coef = inst.mean_cost / inst.scale
@@ -488,13 +488,13 @@ def dependent_noise_lp(
         Grid $−K..K$ with $K ≥ Δ$; default $3Δ$.
     solver : str, optional
         cvxpy solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with the
-        retries of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].
+        retries of `optmech.lp.solve.solve_robust`.
     max_memory_gb : float, default 0.48
-        Refuse ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], with the
+        Refuse (`ProblemTooLargeError`, with the
         estimate) an LP whose estimated solver memory is larger; ``math.inf`` for no limit.
     verbose : bool, default False
         Log the stages (build, solve, certify, repair) at INFO to stderr
-        ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+        (`optmech.lp.engine.report`).
     progress : bool, default False
         Show a progress bar of the stages, solver attempts and repair steps.
 

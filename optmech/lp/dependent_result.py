@@ -1,11 +1,11 @@
 """The result of the query-dependent LP: a family of noises ``X_t``, one per query value.
 
-[`dependent_noise_lp`][optmech.lp.dependent.dependent_noise_lp] returns a
-[`DependentNoiseResult`][DependentNoiseResult]: the pmf ``q_t`` of each phase ``t = 0..P−1`` on
+`dependent_noise_lp` returns a
+`DependentNoiseResult`: the pmf ``q_t`` of each phase ``t = 0..P−1`` on
 the grid ``−K..K``, continued beyond it by geometric tails (factor ``e^−ε`` per period Δ), mixed
 with the ``ε/2``-geometric noise by the repair's weight, with the certified interval of the LP's
-optimum in its [`Provenance`][optmech.provenance.Provenance] and the solver's multipliers
-([`Multipliers`][Multipliers]) for recomputing the bound in other arithmetic.
+optimum in its `Provenance` and the solver's multipliers
+(`Multipliers`) for recomputing the bound in other arithmetic.
 """
 
 from __future__ import annotations
@@ -123,13 +123,13 @@ class DependentNoiseResult(LPResult):
     @property
     def info(self) -> SolveInfo | None:
         """Deprecated: the successful solve's record; everything in it is in
-        [`provenance`][optmech.provenance.Provenance]."""
+        `provenance`."""
         warn_deprecated("`DependentNoiseResult.info`", "`DependentNoiseResult.provenance`")
         return self._solve_info
 
     def plot(self, ax: Any = None) -> Any:
         """The pmf of each phase on the grid (the mixture of the repair included); returns the
-        Axes ([`optmech.plotting.plot_phases`][optmech.plotting.plot_phases])."""
+        Axes (`optmech.plotting.plot_phases`)."""
         from optmech.plotting import plot_phases
 
         pmfs = [self.pmf(t, self.support) for t in range(self.period)]

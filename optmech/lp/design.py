@@ -1,14 +1,14 @@
 """`design_noise`: one entry point that chooses the designer for a guarantee and a dimension.
 
 The dispatch lives above what it dispatches to: the designers import nothing from each other,
-only the shared engine ([`optmech.lp.engine`][optmech.lp.engine]).
+only the shared engine (`optmech.lp.engine`).
 
 * ε-DP and (ε, δ) noise on ℝ or ℤ — the 1-D LP designer
-  ([`optmech.lp.additive.designer`][optmech.lp.additive.designer]);
+  (`optmech.lp.additive.designer`);
 * zCDP, Rényi DP, Gaussian DP and privacy profiles — cutting planes and cones on the same grid LP
-  ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]);
+  (`optmech.lp.additive.beyond`);
 * ``dimension=2`` — noise in ℝ² for a ball of shifts
-  ([`optmech.lp.additive2d.design`][optmech.lp.additive2d.design]).
+  (`optmech.lp.additive2d.design`).
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ def _checked_constraints(
 def _validated_spec(
     privacy: Any, sensitivity: float, cost: Any, dimension: int, options: dict[str, Any]
 ) -> AdditiveSpec | AdditiveSpec2D:
-    """The [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] (or, in 2-D,
-    [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]) of a ``design_noise`` call;
+    """The `AdditiveSpec` (or, in 2-D,
+    `AdditiveSpec2D`) of a ``design_noise`` call;
     an option the spec does not have is refused by name, with the valid ones."""
     spec_class: Any = AdditiveSpec
     if dimension == 2:
@@ -91,7 +91,7 @@ def _validated_spec(
 
 
 class DesignOptions(TypedDict, total=False):
-    """The keywords of [`design_noise`][design_noise] besides the guarantee, sensitivity, cost
+    """The keywords of `design_noise` besides the guarantee, sensitivity, cost
     and dimension, as type checkers see them (its docstring says what each means)."""
 
     solver: str | None
@@ -119,15 +119,15 @@ class _Options1D(DesignOptions, total=False):
 
 
 class DesignOptions1D(_Options1D, total=False):
-    """[`DesignOptions`][DesignOptions] and the options of a 1-D design
-    ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec])."""
+    """`DesignOptions` and the options of a 1-D design
+    (`AdditiveSpec`)."""
 
     integer: bool
 
 
 class DesignOptions2D(DesignOptions, total=False):
-    """[`DesignOptions`][DesignOptions] and the options of a design in ℝ²
-    ([`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D])."""
+    """`DesignOptions` and the options of a design in ℝ²
+    (`AdditiveSpec2D`)."""
 
     sensitivity_norm: str
     tails: str
@@ -198,15 +198,15 @@ def design_noise(
     Parameters
     ----------
     privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
-        The guarantee ([`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]); the last four are
+        The guarantee (`AdditiveSpec`); the last four are
         designed by cutting planes and cones
-        ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]) and their certificates
+        (`optmech.lp.additive.beyond`) and their certificates
         (``certified_rho``, ``certified_mu``, ``certified_profile``,
         ``certified_renyi``) cover every order / ε. An (ε, δ) request with ε, δ > 0 and no
         constraints also weighs the ε-DP design, which is (ε, δ)-DP for every δ, and returns
         it when it costs less (``record.source == "pure"``): always when δ is below what the
         LP resolves, otherwise when neither ``resolution`` nor ``periods`` names the grid
-        ([`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
+        (`optmech.lp.additive.approx`).
     sensitivity : float
         Δ, in (0, inf).
     cost : Cost, str or callable
@@ -216,9 +216,9 @@ def design_noise(
         retried rescaled and with the other solver on failure.
     allow_repair : bool, default True
         Repair a solver point that is not exactly private
-        ([`optmech.lp.additive.repair`][optmech.lp.additive.repair]) and record what it cost
+        (`optmech.lp.additive.repair`) and record what it cost
         (``provenance.repair``); with ``allow_repair=False`` raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError] instead.
+        `PrivacyViolationError` instead.
     accuracy : float
         Width of the certified interval ``[lower_bound, value]`` (relative to the value, or
         absolute below 1) above which a warning is issued; in [0, inf).
@@ -226,35 +226,35 @@ def design_noise(
         Options passed to the solver (override optmech's defaults).
     verbose : bool, default False
         Log the stages (build, solve, certify, repair; sizes and seconds) at INFO to stderr
-        ([`optmech.lp.engine.report`][optmech.lp.engine.report]); the solver's own log is on the
+        (`optmech.lp.engine.report`); the solver's own log is on the
         logger ``"optmech.lp.solve"`` at DEBUG.
     progress : bool, default False
         Show a progress bar (tqdm, on stderr) that advances with every stage, solver attempt,
         cutting-plane round and repair step.
     dimension : {1, 2}
         ``2`` designs noise in ℝ² for shifts in a norm ball
-        ([`optmech.lp.additive2d.design.design_noise_2d`][optmech.lp.additive2d.design.design_noise_2d]),
+        (`optmech.lp.additive2d.design.design_noise_2d`),
         with a vector ``cost`` and the options of
-        [`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D]: ``sensitivity_norm``
+        `AdditiveSpec2D`: ``sensitivity_norm``
         (required), ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``,
         ``gamma``, ``max_memory_gb``.
     repair : bool, optional
         Deprecated spelling of ``allow_repair`` (a repair is a
-        [`Repair`][optmech.provenance.Repair] record everywhere else).
+        `Repair` record everywhere else).
     constraints : Constraint, callable or sequence of them, optional
         Conditions of the caller's own on the noise ``Z``
-        ([`optmech.constraints`][optmech.constraints]): ``Unbiased()`` (``E Z = 0``),
+        (`optmech.constraints`): ``Unbiased()`` (``E Z = 0``),
         ``MaxRisk(b)`` ($E ℓ(Z) ≤ b$ for ``cost``), ``MaxCost(c, b)`` ($E c(Z) ≤ b$),
         ``TailBound(t, q)`` ($P(|Z| > t) ≤ q$), ``Monotone()`` (always true for additive
         noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
-        [`NoiseVariables`][optmech.lp.additive.constraint_rows.NoiseVariables] and returns
+        `NoiseVariables` and returns
         cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
-        ([`optmech.lp.additive.constrained`][optmech.lp.additive.constrained]); every
+        (`optmech.lp.additive.constrained`); every
         declarative constraint holds for the noise as returned, to
         ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
         lists each with its residual.
     **spec_options
-        The modelling options of [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec]:
+        The modelling options of `AdditiveSpec`:
         ``resolution``, ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``,
         ``window``, ``atom``, ``reduce_symmetric``, ``max_memory_gb``. Anything else raises
         `TypeError`. Each is described under *Other Parameters*.
@@ -272,16 +272,16 @@ def design_noise(
         geometrically. Default for ε-DP 3 on a uniform grid and 1 on a graded one; for (ε, δ) one
         more than the truncated Laplace's support (Geng, Ding, Guo & Kumar (2020)); for (0, δ)
         one more than $1/(2δ)$; for zCDP, Rényi DP and GDP about seven scales of the matching
-        Gaussian ([`default_periods`][optmech.lp.additive.spec.default_periods]).
+        Gaussian (`default_periods`).
     integer : bool, default False
         Noise on ℤ for integer queries (then ``sensitivity`` is an integer ≥ 1): the result is a
-        [`DesignedLatticeNoise`][optmech.lp.additive.designed.DesignedLatticeNoise].
+        `DesignedLatticeNoise`.
     symmetric : bool, default False
         Restrict the search to noise symmetric about 0.
     monotone : bool, default False
         Restrict the search to noise non-increasing in ``|x|``.
     grid : {"auto", "uniform", "graded"}, default "auto"
-        How a period is cut into cells ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
+        How a period is cut into cells (`optmech.lp.additive.grid`).
         "auto" grades it for ε-DP when no ``resolution`` is given and a uniform grid would need
         more than 400 cells per Δ to resolve the staircase's top step (large ε); (ε, δ) designs
         and those beyond take "uniform" only.
@@ -295,13 +295,13 @@ def design_noise(
         cost's symmetry group); an optimum averaged with its mirror images is feasible and
         optimal, so nothing is lost. False solves the full LP.
     max_memory_gb : float, default 4.0
-        Refuse, with [`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError] naming
+        Refuse, with `ProblemTooLargeError` naming
         the estimate, an LP whose estimated solver memory exceeds this many GB; in (0, inf).
     sensitivity_norm : {"l1", "l2", "linf"}
         ``dimension=2`` only, and required there: the norm of the ball of shifts.
     tails : {"gauge+product", "gauge"}, default "gauge+product"
         ``dimension=2`` only: the tail closure
-        ([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]).
+        (`optmech.mechanisms.tails2d`).
     gamma : float or Fraction, optional
         ``dimension=2`` only: one step position of the gauge tail, in [0, 1); default a gauge
         tail at each of the ``m`` positions the grid resolves, mixed by the LP.

@@ -3,9 +3,9 @@
 Ghosh, Roughgarden & Sundararajan (2012) ("GRS"), Thm. 3.1: for every Bayesian user with a
 loss monotone in ``|i − r|`` (GRS §2.2), the range-restricted geometric mechanism ``G``
 followed by the user's Bayes remap is optimal among all ε-DP mechanisms for a count query:
-[`geometric_bayes`][geometric_bayes]. For minimax users the same holds with the best
-randomized remap (Gupte & Sundararajan (2010)): [`geometric_minimax`][geometric_minimax].
-[`check_monotone_loss`][check_monotone_loss] decides whether a loss is covered.
+`geometric_bayes`. For minimax users the same holds with the best
+randomized remap (Gupte & Sundararajan (2010)): `geometric_minimax`.
+`check_monotone_loss` decides whether a loss is covered.
 
 Examples
 --------
@@ -131,7 +131,7 @@ def geometric_minimax(
     solver : str, optional
         For the remap LP.
     accuracy : float, default 1e-6
-        As for [`minimax_remap`][minimax_remap].
+        As for `minimax_remap`.
 
     Examples
     --------

@@ -7,10 +7,10 @@ geometric mechanism ``G`` (GRS §2) followed by a user's remap is optimal for ev
 monotone loss:
 
 * **Bayes remap** (Bayesian users, GRS §2.2): for each output ``z`` answer
-  ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` — deterministic, [`bayes_remap`][bayes_remap].
+  ``r(z) = argmin_r Σ_i p_i M[i, z] l(i, r)`` — deterministic, `bayes_remap`.
 * **Minimax remap** (Gupte & Sundararajan): the best *randomized* ``T`` for
   ``min_T max_{i ∈ S} Σ_r (M T)[i, r] l(i, r)`` — an LP over row-stochastic ``T``,
-  [`minimax_remap`][minimax_remap].
+  `minimax_remap`.
 
 Remaps of ``G`` itself live in ``optmech.lp.geometric_remaps``
 (``G`` + the user's remap, the GRS optimum), and the reverse question — is a given mechanism a
@@ -99,7 +99,7 @@ def apply_remap(mechanism: npt.ArrayLike, remap: npt.ArrayLike) -> FloatArray:
 
 
 class RemapKind(StrEnum):
-    """Which remap a [`RemapResult`][RemapResult] holds."""
+    """Which remap a `RemapResult` holds."""
 
     #: The Bayes-optimal deterministic remap (GRS §2.2).
     BAYES = "bayes"
@@ -170,8 +170,8 @@ class RemapResult(MechanismResult):
     @property
     def certified_epsilon(self) -> float:
         """ε of the remapped `mechanism` over neighbouring inputs ``i, i + 1`` (a count
-        query), certified from its numbers ([`certified_epsilon`][
-        optmech.certify.matrix.certified_epsilon]); a remap is post-processing, so it is at most
+        query), certified from its numbers (`certified_epsilon`); a remap is post-processing, so it
+        is at most
         the ε of the mechanism remapped."""
         from optmech.certify.matrix import certified_epsilon
 

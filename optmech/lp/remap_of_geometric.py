@@ -5,16 +5,16 @@ Ghosh, Roughgarden & Sundararajan (2012) ("GRS"), §5:
 * ``G⁻¹`` is tridiagonal (``G = K D`` with ``K[i, j] = α^|i−j|``, whose inverse is
   ``(1 − α²)⁻¹ tridiag(−α, (1, 1 + α², …, 1 + α², 1), −α)``, and ``D`` the diagonal of column
   factors), so ``M = G T`` with ``T`` row-stochastic iff ``G⁻¹ M ≥ 0`` entrywise (rows of
-  ``G⁻¹M`` sum to 1 because ``G 1 = 1``): [`remap_of_geometric`][remap_of_geometric] /
-  [`is_remap_of_geometric`][is_remap_of_geometric], in O(nm) without forming any inverse.
+  ``G⁻¹M`` sum to 1 because ``G 1 = 1``): `remap_of_geometric` /
+  `is_remap_of_geometric`, in O(nm) without forming any inverse.
 * The **constraint matrix** of a mechanism (GRS §5, Fig. 3): for each pair of neighbouring
   rows ``(i, i + 1)`` and output ``r``: ``Z`` (zero column), ``L`` (``x[i, r] = e^ε x[i+1, r]``),
-  ``H`` (``x[i+1, r] = e^ε x[i, r]``), ``S`` (slack): [`constraint_matrix`][constraint_matrix].
+  ``H`` (``x[i+1, r] = e^ε x[i, r]``), ``S`` (slack): `constraint_matrix`.
 * For an optimal vertex, GRS Lemmas 5.9–5.11 read the remap of ``G`` off that matrix: the k-th
   non-Z column has ``h`` H's, then ``s`` S's, then L's, and ``G``'s outputs ``h … h + s`` are
   mapped to it (Lemma 5.10: mapping the outputs ``a … b`` of ``G`` to one column gives H's in
   rows ``0 … a−1``, S's in ``a … b−1``, L's below):
-  [`remap_from_constraint_matrix`][remap_from_constraint_matrix].
+  `remap_from_constraint_matrix`.
 
 Examples
 --------
@@ -198,7 +198,7 @@ def is_remap_of_geometric(
 ) -> tuple[bool, FloatArray]:
     """Whether ``M = G T`` for a row-stochastic ``T`` (within ``atol``); returns ``(ok, T)``.
 
-    See [`remap_of_geometric`][remap_of_geometric] for the test and its tolerance; ``T`` is $G⁻¹M$
+    See `remap_of_geometric` for the test and its tolerance; ``T`` is $G⁻¹M$
     clipped at 0 and row-normalised.
 
     Examples
@@ -286,7 +286,7 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     Parameters
     ----------
     matrix : array_like of str, shape (n, m)
-        From [`constraint_matrix`][constraint_matrix].
+        From `constraint_matrix`.
 
     Returns
     -------

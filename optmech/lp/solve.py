@@ -3,8 +3,8 @@
 Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they
 pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
 ``optimal_inaccurate`` is kept with an
-[`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning], anything else raises
-[`SolverError`][optmech.exceptions.SolverError] naming the solver, the status and a remedy. Default
+`InaccurateSolutionWarning`, anything else raises
+`SolverError` naming the solver, the status and a remedy. Default
 tolerances are tighter than the solvers' own (measured, see the performance page: optimal values
 here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
 """
@@ -52,7 +52,7 @@ T = TypeVar("T")
 
 _log = logging.getLogger(__name__)
 
-#: The LP families of [`SOLVER_POLICY`][SOLVER_POLICY].
+#: The LP families of `SOLVER_POLICY`.
 ProblemKind = Literal["generic", "additive", "additive2d", "gdp", "count", "remap", "conic"]
 
 #: Solvers optmech knows how to tune, in order of preference.
@@ -137,10 +137,10 @@ _HINTS = {
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """The record of one LP solve, as [`solve`][solve] and [`solve_robust`][solve_robust] return it.
+    """The record of one LP solve, as `solve` and `solve_robust` return it.
 
     Results do not carry it: each LP result holds a
-    [`Provenance`][optmech.provenance.Provenance] ([`provenance_of`][provenance_of] builds it
+    `Provenance` (`provenance_of` builds it
     from this record, the certified interval and the repair).
 
     Attributes
@@ -164,8 +164,8 @@ class SolveInfo:
     options : dict
         The options passed to the solver.
     attempts : tuple of optmech.provenance.Attempt
-        Every attempt of [`solve_robust`][solve_robust], the successful one last (just this one for
-        [`solve`][solve]).
+        Every attempt of `solve_robust`, the successful one last (just this one for
+        `solve`).
 
     Examples
     --------
@@ -200,7 +200,7 @@ def provenance_of(
     source: tuple[str, str] | None = None,
     **fields: Any,
 ) -> Provenance:
-    """The [`Provenance`][optmech.provenance.Provenance] of a result computed from the solve
+    """The `Provenance` of a result computed from the solve
     ``info``.
 
     The solve gives the solver and status (unless ``source`` names another point's, e.g. a
@@ -246,7 +246,7 @@ def default_options(
 ) -> dict[str, Any]:
     """optmech's default options for ``solver`` (a copy; empty for solvers it does not tune).
 
-    ``kind`` (a key of `SOLVER_POLICY`) adds that family's adjustments, as [`solve`][solve]
+    ``kind`` (a key of `SOLVER_POLICY`) adds that family's adjustments, as `solve`
     does; the default ``"generic"`` has none. Some adjustments pay only on large LPs: given
     ``num_variables``, those are left out below their size (without it, they are included).
     """
@@ -360,13 +360,13 @@ def solve(
     problem : cvxpy.Problem
         A built LP.
     solver : str, optional
-        cvxpy solver name; chosen by [`choose_solver`][choose_solver] when omitted.
+        cvxpy solver name; chosen by `choose_solver` when omitted.
     vertex : bool
         Whether a vertex (basic) solution is needed; steers the default to simplex.
     options : dict, optional
         Solver options overriding optmech's defaults for that solver.
     verbose : bool
-        Log this solve at INFO to stderr ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+        Log this solve at INFO to stderr (`optmech.lp.engine.report`).
         The solver's own log goes to the logger ``"optmech.lp.solve"`` at DEBUG, whenever that
         level is enabled.
     kind : str
@@ -377,7 +377,7 @@ def solve(
     SolveInfo
         ``optimal_inaccurate`` is kept without a warning: callers certify the point
         independently and warn only when the certified interval is too wide
-        ([`optmech.provenance.warn_if_uncertified`][optmech.provenance.warn_if_uncertified]).
+        (`optmech.provenance.warn_if_uncertified`).
 
     Raises
     ------
@@ -470,7 +470,7 @@ def _solve_once(
     num_variables: int,
     num_constraints: int,
 ) -> SolveInfo:
-    """One call of the solver and the handling of its status ([`solve`][solve]); a HiGHS
+    """One call of the solver and the handling of its status (`solve`); a HiGHS
     failure's status says why the solver stopped (``_highs_ending``)."""
     start = time.perf_counter()
     try:
@@ -514,9 +514,9 @@ def _solve_once(
 # -- the robust solve path ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Strategy:
-    """How one attempt of [`solve_robust`][solve_robust] builds its LP and which solver solves it.
+    """How one attempt of `solve_robust` builds its LP and which solver solves it.
 
-    Builders stay solver-agnostic: they read [`interior_point`][interior_point] (drop bounds the
+    Builders stay solver-agnostic: they read `interior_point` (drop bounds the
     other rows imply: an interior-point solver pays for each) and `rescaled` (build the
     better-conditioned form: objective coefficients at most 1, privacy rows balanced as
     ``e^(−ε/2) x_a ≤ e^(ε/2) x_b``), never the solver's name.
@@ -543,10 +543,10 @@ def attempt_plan(
     vertex: bool = False,
     kind: ProblemKind = "generic",
 ) -> list[Strategy]:
-    """The ordered attempts of [`solve_robust`][solve_robust].
+    """The ordered attempts of `solve_robust`.
 
     A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
-    policy's choice ([`choose_solver`][choose_solver]) as built and rescaled, then every other
+    policy's choice (`choose_solver`) as built and rescaled, then every other
     installed solver of `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
     solvers (a vertex is what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP
     solvers take no cones).
@@ -584,7 +584,7 @@ def _attempt(
     options: dict[str, Any] | None,
     kind: ProblemKind,
 ) -> tuple[T, SolveInfo | SolverError]:
-    """One attempt of [`solve_robust`][solve_robust] (its seconds include the build), appended
+    """One attempt of `solve_robust` (its seconds include the build), appended
     to ``attempts`` and logged as the stage ``solve``: the payload, and the solve's record or
     why it failed."""
     start = time.perf_counter()
@@ -627,7 +627,7 @@ def solve_robust(
 
     This is optmech's one solver path (cvxpy's ``Problem._solve_solver_path`` in spirit): every
     LP family passes a builder, and the status handling, the retries and the final diagnosis
-    live here. Each attempt of [`attempt_plan`][attempt_plan] calls ``build(strategy)`` for a fresh
+    live here. Each attempt of `attempt_plan` calls ``build(strategy)`` for a fresh
     problem; the first that ends optimal (or optimal-inaccurate) with a finite point wins.
 
     Parameters
@@ -638,7 +638,7 @@ def solve_robust(
     num_variables : int
         Size of the full LP, for the default solver choice.
     solver, vertex, kind, options, verbose
-        As for [`solve`][solve].
+        As for `solve`.
     feasible : bool
         Whether the LP is feasible and bounded by construction (a known feasible point and a
         non-negative objective, say). Then "infeasible" and "unbounded" are numerical trouble,

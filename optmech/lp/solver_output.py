@@ -1,8 +1,8 @@
 """What LP solvers print: routed to the logger ``"optmech.lp.solve"`` at DEBUG, or to /dev/null.
 
 Solvers written in C print to file descriptor 1, below Python's ``sys.stdout``; cvxpy logs to
-its own logger. [`solver_log`][solver_log] gathers both for one solve, and
-[`quiet_highs_banner`][quiet_highs_banner] spends HiGHS's once-per-process banner where nobody
+its own logger. `solver_log` gathers both for one solve, and
+`quiet_highs_banner` spends HiGHS's once-per-process banner where nobody
 reads it, so that machine-readable output (``optmech verify --json``) stays clean.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 __all__ = ["quiet_highs_banner", "solver_log", "stdout_to", "stdout_to_devnull"]
 
-#: The logger of [`optmech.lp.solve`][optmech.lp.solve], which the solvers' output joins.
+#: The logger of `optmech.lp.solve`, which the solvers' output joins.
 _log = logging.getLogger("optmech.lp.solve")
 
 

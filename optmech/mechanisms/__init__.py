@@ -1,15 +1,15 @@
-"""Closed-form additive noise families, one module each, on one base class ([`base`][base]).
+"""Closed-form additive noise families, one module each, on one base class (`base`).
 
-ε-DP: [`Laplace`][Laplace], [`Staircase`][Staircase] (optimal on ℝ, Geng & Viswanath 2016),
-[`DiscreteStaircase`][DiscreteStaircase] (optimal on ℤ), [`Geometric`][Geometric], and the GRS
-range-restricted matrix [`truncated_geometric`][truncated_geometric]. (0, δ):
-[`UniformAtom`][UniformAtom] (optimal within symmetric non-increasing noise, Geng, Ding, Guo & Kumar
-2019). (ε, δ) baselines: [`TruncatedLaplace`][TruncatedLaplace], [`Gaussian`][Gaussian]. LP-designed
-noise: [`PiecewiseConstantNoise`][PiecewiseConstantNoise] and [`LatticeNoise`][LatticeNoise]. Noise
-in ℝ^d for a sensitivity measured in a norm: [`StaircaseND`][StaircaseND]; LP-designed noise in ℝ²:
-[`PiecewiseConstantNoise2D`][PiecewiseConstantNoise2D]. Local randomizers (a row-stochastic matrix,
+ε-DP: `Laplace`, `Staircase` (optimal on ℝ, Geng & Viswanath 2016),
+`DiscreteStaircase` (optimal on ℤ), `Geometric`, and the GRS
+range-restricted matrix `truncated_geometric`. (0, δ):
+`UniformAtom` (optimal within symmetric non-increasing noise, Geng, Ding, Guo & Kumar
+2019). (ε, δ) baselines: `TruncatedLaplace`, `Gaussian`. LP-designed
+noise: `PiecewiseConstantNoise` and `LatticeNoise`. Noise
+in ℝ^d for a sensitivity measured in a norm: `StaircaseND`; LP-designed noise in ℝ²:
+`PiecewiseConstantNoise2D`. Local randomizers (a row-stochastic matrix,
 ε-LDP over every pair of inputs, generalised randomized response among them):
-[`LocalRandomizer`][LocalRandomizer].
+`LocalRandomizer`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 **Geometric series of powers.** ``Li₋ₘ(ρ) = Σ_{k≥0} ρ^k k^m`` (``0⁰ = 1``) is ``1/(1 − ρ)`` for
 ``m = 0`` and ``ρ A_m(ρ)/(1 − ρ)^(m+1)`` for ``m ≥ 1``, with the Eulerian polynomial ``A_m``
 (positive coefficients: no cancellation). The Lerch sums ``T_s(γ) = Σ_k b^k (k + γ)^s`` of the
-staircases are those of [`optmech.mechanisms.staircase_nd`][optmech.mechanisms.staircase_nd].
+staircases are those of `optmech.mechanisms.staircase_nd`.
 
 **Cells.** ``∫_a^b y^j dy`` is ``(b − a) Σ_{i≤j} a^i b^(j−i)/(j + 1)`` when ``a`` and ``b`` have
 the same sign (positive terms, and the exact width ``b − a`` even where the edges round to the
@@ -175,7 +175,7 @@ _LEVELS = (1e-1, 1e-2, 1e-4, 1e-8, 1e-16)
 def numeric_expectation(noise: Any, fn: Any, what: str) -> float:
     """``E fn(X)`` (``fn=None``: the entropy) by quadrature of the density or a sum of the pmf.
 
-    See [`optmech.mechanisms.statistics`][optmech.mechanisms.statistics] for the pieces, the
+    See `optmech.mechanisms.statistics` for the pieces, the
     accepted error and the truncation of a pmf.
     """
     if noise.discrete:

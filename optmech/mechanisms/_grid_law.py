@@ -1,10 +1,10 @@
 """The engine of the tabulated noise families: cells on a uniform grid plus geometric tails.
 
-[`GridLaw`][GridLaw] holds the masses of the cells ``[start + jh, start + (j+1)h)`` and, on each
+`GridLaw` holds the masses of the cells ``[start + jh, start + (j+1)h)`` and, on each
 side, a geometric tail: one base period of ``P`` cells repeated outwards with the masses
 multiplied by ``ratio`` per period. It computes what
-[`PiecewiseConstantNoise`][optmech.mechanisms.piecewise.PiecewiseConstantNoise] and
-[`LatticeNoise`][optmech.mechanisms.piecewise.LatticeNoise] expose: densities, cumulative masses and
+`PiecewiseConstantNoise` and
+`LatticeNoise` expose: densities, cumulative masses and
 tail masses (each a sum of non-negative terms in closed form, so they keep their relative
 precision), their logarithms (finite where the masses underflow), the inverse cdf, sampling.
 
@@ -154,7 +154,7 @@ class GridLaw:
         return out
 
     def log_density(self, x: FloatArray) -> FloatArray:
-        """``log`` of [`density`][density]: ``log(base_c) + k log ρ`` in the tails (no
+        """``log`` of `density`: ``log(base_c) + k log ρ`` in the tails (no
         underflow)."""
         region, k, cell, _ = self._locate(x)
         out = _log(self.values[cell.clip(0, self.n - 1)])
@@ -239,13 +239,13 @@ class GridLaw:
         return np.clip(out, 0.0, self.total)
 
     def log_lower(self, x: FloatArray) -> FloatArray:
-        """``log`` of [`cumulative`][cumulative], finite far into the left tail."""
+        """``log`` of `cumulative`, finite far into the left tail."""
         log_left, _, region = self._far_side(x)
         out = np.where(region < 0, log_left, _log(self.cumulative(x)))
         return np.where(x == -np.inf, -np.inf, np.minimum(out, math.log(self.total)))
 
     def log_upper(self, x: FloatArray) -> FloatArray:
-        """``log`` of [`upper`][upper], finite far into the right tail."""
+        """``log`` of `upper`, finite far into the right tail."""
         _, log_right, region = self._far_side(x)
         out = np.where(region > 0, log_right, _log(self.upper(x)))
         return np.where(x == np.inf, -np.inf, np.minimum(out, math.log(self.total)))
@@ -334,7 +334,7 @@ class GridLaw:
         return pos
 
     def sample(self, count: int, rng: np.random.Generator) -> FloatArray:
-        """``count`` draws: a cell ([`sample_cells`][sample_cells]), then a uniform position inside
+        """``count`` draws: a cell (`sample_cells`), then a uniform position inside
         it."""
         pos = self.sample_cells(count, rng)
         return self.start + (pos + rng.random(count)) * self.h

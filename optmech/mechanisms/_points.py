@@ -1,8 +1,8 @@
 """Validation of the points a 1-D noise is evaluated at, and the scalar-or-array convention.
 
-Shared by [`base`][optmech.mechanisms.base] and [`statistics`][optmech.mechanisms.statistics]:
+Shared by `base` and `statistics`:
 inputs become float arrays (NaN and non-real values refused), and a 0-d result becomes a Python
-float, as ``scipy.stats`` returns a scalar for a scalar. [`pointwise`][pointwise] states that
+float, as ``scipy.stats`` returns a scalar for a scalar. `pointwise` states that
 convention once for type checkers, for every method of one array-like argument.
 """
 
@@ -37,7 +37,7 @@ class PointFunction(Protocol):
 
 
 class _PointMethod(Protocol):
-    """A method made by [`pointwise`][pointwise]: a [`PointFunction`][PointFunction] on an
+    """A method made by `pointwise`: a `PointFunction` on an
     instance."""
 
     @overload
@@ -49,7 +49,7 @@ class _PointMethod(Protocol):
 
 
 def pointwise(method: Callable[[Any, npt.ArrayLike], FloatArray | float]) -> _PointMethod:
-    """Type a method of one array-like argument as a [`PointFunction`][PointFunction] (float for
+    """Type a method of one array-like argument as a `PointFunction` (float for
     a scalar, ndarray for an array), the overloads stated once for every such method.
 
     The method itself is returned: nothing wraps it at run time.

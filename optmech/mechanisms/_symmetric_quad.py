@@ -1,7 +1,7 @@
 """Quadrature of a cost against a symmetric noise density, for costs with no closed form.
 
-Shared by the (ε, δ) families ([`truncated_laplace`][optmech.mechanisms.truncated_laplace],
-[`gaussian`][optmech.mechanisms.gaussian]): their ``expected_cost`` uses closed forms for
+Shared by the (ε, δ) families (`truncated_laplace`,
+`gaussian`): their ``expected_cost`` uses closed forms for
 ``Power`` and ``ZeroOne`` costs and this stated-accuracy quadrature otherwise.
 """
 
@@ -33,9 +33,9 @@ def integrate_symmetric(
 
     Used for costs with no closed form against a symmetric noise density (``weight`` is the
     density in units of ``scale``, folded onto ``y ≥ 0``; ``upper`` may be ``inf``).
-    [`scipy.integrate.quad`][scipy.integrate.quad] is asked for [`QUADRATURE_RTOL`][QUADRATURE_RTOL]
-    relative accuracy; when its own error estimate exceeds [`QUADRATURE_ACCEPT`][QUADRATURE_ACCEPT]
-    relative the call raises [`ValueError`][ValueError] rather than return an inexact "exact" cost.
+    `scipy.integrate.quad` is asked for `QUADRATURE_RTOL`
+    relative accuracy; when its own error estimate exceeds `QUADRATURE_ACCEPT`
+    relative the call raises `ValueError` rather than return an inexact "exact" cost.
     """
 
     def integrand(y: float) -> float:

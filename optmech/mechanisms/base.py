@@ -147,13 +147,13 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @pointwise
     def logcdf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """$log P(X ≤ x)$, finite far beyond the point where [`cdf`][cdf] underflows to 0 (a
+        """$log P(X ≤ x)$, finite far beyond the point where `cdf` underflows to 0 (a
         step function of ``x`` for noise on ℤ)."""
         return _out(self._logcdf(self._points(x)))
 
     @pointwise
     def logsf(self, x: npt.ArrayLike) -> FloatArray | float:
-        """``log P(X > x)``, finite far beyond the point where [`sf`][sf] underflows to 0 (a
+        """``log P(X > x)``, finite far beyond the point where `sf` underflows to 0 (a
         step function of ``x`` for noise on ℤ)."""
         return _out(self._logsf(self._points(x)))
 
@@ -210,7 +210,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
     ) -> Any:
         """Draw the density (or pmf) with optional named ``references``, titled with the family,
         its ε (and δ) and Δ unless ``title`` is given; returns the Axes
-        ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise])."""
+        (`optmech.plotting.plot_noise`)."""
         from optmech.plotting import plot_noise
 
         return plot_noise(self, ax, references=references, span=span, label=label, title=title)
@@ -225,7 +225,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     def to_opendp(self, *, float_sampling: bool = False, **options: Any) -> Any:
         """This noise as an OpenDP measurement releasing ``x + noise``, its privacy map the
-        certified guarantee: [`optmech.interop.to_opendp`][optmech.interop.to_opendp]
+        certified guarantee: `optmech.interop.to_opendp`
         ``(self, ...)`` (lattice noise is drawn by its exact sampler).
 
         The families do not import `optmech.interop` (it imports them): this method asks the
@@ -245,7 +245,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
     # -- self-description (certification, accounting, interop read it) ---------------------
     def privacy_source(self) -> PrivacySource:
         """What the privacy of this noise rests on
-        ([`optmech.mechanisms.description.PrivacySource`][optmech.mechanisms.description.PrivacySource]).
+        (`optmech.mechanisms.description.PrivacySource`).
 
         This default describes a family known by its theorem alone (no certifier reads it);
         the families with a closed-form law, known edges or a table override it.
@@ -253,7 +253,7 @@ class NoiseDistribution(NoiseStatistics, ABC):
         return self._source(SourceKind.THEOREM)
 
     def _source(self, kind: SourceKind, **details: Any) -> PrivacySource:
-        """A [`PrivacySource`][optmech.mechanisms.description.PrivacySource] of this noise with
+        """A `PrivacySource` of this noise with
         its guarantee, sensitivity and samplers, and ``details`` (parameters, grid, ...)."""
         exact = getattr(type(self), "sample_exact", None)
         own_exact = exact is not None and exact is not DiscreteNoise.sample_exact
@@ -270,12 +270,12 @@ class NoiseDistribution(NoiseStatistics, ABC):
 
     @property
     def epsilon(self) -> float:
-        """ε of [`privacy`][privacy] (an ``AttributeError`` for a guarantee beyond (ε, δ))."""
+        """ε of `privacy` (an ``AttributeError`` for a guarantee beyond (ε, δ))."""
         return self._approx().epsilon
 
     @property
     def delta(self) -> float:
-        """δ of [`privacy`][privacy] (0 for pure DP; an ``AttributeError`` beyond (ε, δ))."""
+        """δ of `privacy` (0 for pure DP; an ``AttributeError`` beyond (ε, δ))."""
         return self._approx().delta
 
     def _approx(self) -> PureDP | ApproxDP:
@@ -427,7 +427,7 @@ class DiscreteNoise(NoiseDistribution):
 
     def sample_exact(self, size: Any = None, rng: Any = None) -> Any:
         """Draws by integer and rational arithmetic alone
-        ([`optmech.mechanisms.exact_sampling`][optmech.mechanisms.exact_sampling]); each family
+        (`optmech.mechanisms.exact_sampling`); each family
         states the law it samples.
 
         Parameters

@@ -3,13 +3,13 @@
 A consumer of a noise never asks *which class* it is. It asks the noise for its description, as
 dp_accounting's ``AdditiveNoisePrivacyLoss`` asks a mechanism for its privacy loss and tails:
 
-* [`PrivacySource`][PrivacySource] (``noise.privacy_source()``) — what the privacy of the noise
-  rests on: its [`kind`][SourceKind] (a closed form with its parameters, a density constant
+* `PrivacySource` (``noise.privacy_source()``) — what the privacy of the noise
+  rests on: its `kind` (a closed form with its parameters, a density constant
   between known edges, a table on a grid with geometric tails, a 2-D box with tail shapes, a
   mechanism matrix, or a theorem alone), the guarantee it claims, whether its numbers are stored
   (a design: certify them) or follow from its formula, its samplers, and which certifier of
   `optmech.certify` applies;
-* [`GridDescription`][GridDescription] (``noise.grid_description()``) — the numbers of a table:
+* `GridDescription` (``noise.grid_description()``) — the numbers of a table:
   the values on a grid of equal cells (masses; on ℤ the pmf), or on a periodic graded grid (the
   densities), a geometric tail on each side (one base period repeated outwards, times ``ratio``
   per period), an atom at the origin, and the exact reach of a shift by Δ in cells.
@@ -63,13 +63,13 @@ class SourceKind(StrEnum):
     LAPLACE = "laplace"
     #: Gaussian density of standard deviation ``parameters["sigma"]``: closed forms.
     GAUSSIAN = "gaussian"
-    #: A density constant between known edges ([`PiecewiseDescription`][PiecewiseDescription]).
+    #: A density constant between known edges (`PiecewiseDescription`).
     PIECEWISE = "piecewise"
-    #: A table on a grid with geometric tails ([`GridDescription`][GridDescription]).
+    #: A table on a grid with geometric tails (`GridDescription`).
     GRID = "grid"
     #: Densities on the square cells of a box in ℝ², closed by tail shapes.
     GRID_2D = "grid2d"
-    #: A mechanism matrix over a neighbour graph ([`MatrixDescription`][MatrixDescription]).
+    #: A mechanism matrix over a neighbour graph (`MatrixDescription`).
     MATRIX = "matrix"
     #: Only its theorem: no independent certifier reads it.
     THEOREM = "theorem"
@@ -451,7 +451,7 @@ def source_of(obj: Any) -> PrivacySource | None:
 
 
 def grid_of(obj: Any) -> GridDescription | None:
-    """The grid description of ``obj``: a [`GridDescription`][GridDescription] itself, a pmf
+    """The grid description of ``obj``: a `GridDescription` itself, a pmf
     description mapping (``masses`` and tails), or a noise whose source has a grid; else None.
     """
     if isinstance(obj, GridDescription):

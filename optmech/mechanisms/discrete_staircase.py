@@ -10,9 +10,9 @@ Geng & Viswanath (2016), discrete setting. For an integer query of integer sensi
 
 with ``b = e^(−ε)``. The optimum over all ε-DP pmfs on ℤ for a symmetric cost non-decreasing in
 ``|i|`` is ``min_r`` over this family (Geng & Viswanath 2016, discrete setting);
-[`DiscreteStaircase.optimal`][DiscreteStaircase.optimal] evaluates the exact cost of every ``r`` at
+`DiscreteStaircase.optimal` evaluates the exact cost of every ``r`` at
 once. ``Δ = 1`` gives the two-sided geometric ``P(i) = (1 − b)/(1 + b) b^|i|``
-([`Geometric`][optmech.mechanisms.geometric.Geometric]).
+(`Geometric`).
 
 Exact formulas used:
 
@@ -21,9 +21,9 @@ Exact formulas used:
   only, so tails keep their relative precision; ``cdf`` and ``ppf`` follow from it;
 * ``E c(X) = Σ_{i≥0} p(i) c(i) + Σ_{i≥0} p(i) c(−i) − p(0)c(0)`` with
   ``Σ_{i≥0} p(i) c(±i) = a (Σ_{j<r} W±_j + b Σ_{j≥r} W±_j)``,
-  ``W±_j = Σ_k b^k c(±(kΔ + j))`` from [`periodic_sum`][optmech.costs.Cost.periodic_sum] (closed
+  ``W±_j = Σ_k b^k c(±(kΔ + j))`` from `periodic_sum` (closed
   form for integer powers, a geometric series summed to 1e-17 relative otherwise);
-* ``P(|X| > t) = 2 T(floor(t) + 1)`` for [`ZeroOne`][optmech.costs.ZeroOne];
+* ``P(|X| > t) = 2 T(floor(t) + 1)`` for `ZeroOne`;
 * ``sf(k) = T(k + 1) = cdf(−k − 1)`` by symmetry, ``log T(m) = −εk + log(…)`` (the bracket
   above), finite where ``b^k`` underflows; ``log p(i) = log a − ε(k + [i − kΔ ≥ r])``.
 
@@ -235,7 +235,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
         Parameters
         ----------
         epsilon, sensitivity
-            As in [`DiscreteStaircase`][DiscreteStaircase].
+            As in `DiscreteStaircase`.
         cost : Cost or str
             Symmetric and non-decreasing in ``|e|`` (the theorem's hypotheses; otherwise
             `ValueError`). Ties go to the smallest ``r``.
@@ -265,7 +265,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
     # -- self-description -------------------------------------------------------------------
     def grid_description(self) -> GridDescription:
         """$P(0..Δ−1)$ with tails repeating a period of Δ points times $e^{−ε}$: the pmf
-        exactly, as [`optmech.certify`][optmech.certify] reads it."""
+        exactly, as `optmech.certify` reads it."""
         return self._periodic_grid(int(self.sensitivity), math.exp(-self._epsilon))
 
     def privacy_source(self) -> PrivacySource:
@@ -285,7 +285,7 @@ class DiscreteStaircase(_SymmetricNoise, DiscreteNoise):
         is exactly the family's, ε-DP with no rounding.
 
         Parameters and returns as
-        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
+        `DiscreteNoise.sample_exact`.
         """
         eps, delta, r = Fraction(self._epsilon), self.sensitivity, self.r
         low = Fraction(r, delta)

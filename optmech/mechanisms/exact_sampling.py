@@ -7,24 +7,24 @@ shows how that breaks the Laplace mechanism. The samplers here follow Canonne, K
 ``rng.getrandbits``, and every probability is a rational number or ``exp(−x)`` of a rational
 ``x``, decided exactly with integer arithmetic alone:
 
-* [`bernoulli`][bernoulli] — ``P(1) = p`` for a rational ``p`` (a uniform in [0, 1) compared with
+* `bernoulli` — ``P(1) = p`` for a rational ``p`` (a uniform in [0, 1) compared with
   ``p`` 64 bits at a time, from the top);
-* [`bernoulli_exp`][bernoulli_exp] — ``P(1) = exp(−x)`` for a rational ``x ≥ 0`` (their Algorithm 1:
+* `bernoulli_exp` — ``P(1) = exp(−x)`` for a rational ``x ≥ 0`` (their Algorithm 1:
   for ``x ≤ 1`` draw Bernoulli(``x/k``) for ``k = 1, 2, …`` until one fails and answer whether
   the failure came at an odd ``k``; ``x > 1`` splits into ``⌊x⌋`` factors ``exp(−1)``);
-* [`geometric_exp`][geometric_exp] — ``P(k) = (1 − e^(−r)) e^(−r k)``, ``k ≥ 0``, for a rational
+* `geometric_exp` — ``P(k) = (1 − e^(−r)) e^(−r k)``, ``k ≥ 0``, for a rational
   rate ``r = s/t`` (their Algorithm 2: ``X = U + tV`` with ``U`` uniform on ``0..t−1`` kept with
   probability ``exp(−U/t)`` and ``V`` geometric of ratio ``e^(−1)``, so ``P(X = x) ∝ e^(−x/t)``, and
   ``⌊X/s⌋`` is geometric of ratio ``e^(−s/t)``);
-* [`geometric_ratio`][geometric_ratio] — ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ``, by blocks
+* `geometric_ratio` — ``P(k) = (1 − ρ) ρ^k`` for a rational ``ρ``, by blocks
   of ``2^J`` (the law of ``k`` factorises over its binary digits);
-* [`RationalTable`][RationalTable] — a finite law with rational weights; floats are taken as the
+* `RationalTable` — a finite law with rational weights; floats are taken as the
   dyadic rationals they are (every float is ``m·2^e``), so a stored pmf is sampled exactly as
   stored;
-* [`two_sided`][two_sided] and [`lattice_draw`][lattice_draw] — symmetric laws from their magnitude,
+* `two_sided` and `lattice_draw` — symmetric laws from their magnitude,
   and the tabulated lattice noise (a table and geometric tails) of the LP designs.
 
-A float parameter (``ε`` of [`Geometric`][optmech.mechanisms.geometric.Geometric]) is taken as the
+A float parameter (``ε`` of `Geometric`) is taken as the
 exact rational number the float is, so what is sampled is exactly the law with that parameter:
 its privacy is exactly the ε of the family, with no rounding at all.
 
@@ -233,7 +233,7 @@ class RationalTable:
         return Fraction(int(self._cumulative[i]) - int(low), self._total)
 
     def draw(self, rng: Any) -> int:
-        """One outcome index, with probability [`probability`][probability]."""
+        """One outcome index, with probability `probability`."""
         return bisect.bisect_right(self._cumulative, _uniform(self._total, rng.getrandbits))
 
 

@@ -14,7 +14,7 @@ queries of sensitivity Δ:
 
     the hockey-stick divergence at shift Δ (smaller shifts diverge less). The left side falls
     as σ grows; the smallest admissible σ is found by
-    [`scipy.optimize.brentq`][scipy.optimize.brentq] on
+    `scipy.optimize.brentq` on
     ``ln σ`` and then nudged up until the inequality holds as evaluated, so the calibration is
     pessimistic (never below the exact σ by more than the evaluation error of the left side).
 

@@ -7,14 +7,14 @@ staircase with Δ = 1). For an integer query of integer sensitivity Δ the noise
 
 is ε-DP: a shift by ``|d| ≤ Δ`` changes ``|k|`` by at most Δ, hence the probability by at most
 ``β^(−Δ) = e^ε``. (So the ratio per unit step is ``e^(ε/Δ)``; for ``Δ > 1`` the discrete
-staircase of [`optmech.mechanisms.discrete_staircase`][optmech.mechanisms.discrete_staircase] does
+staircase of `optmech.mechanisms.discrete_staircase` does
 better, and for ``Δ = 1`` the two coincide.) Closed forms: ``P(X ≥ m) = β^m/(1 + β)`` for ``m ≥ 0``,
 ``E|X| = 1/sinh(ε/Δ)``, ``E X² = 1/(2 sinh²(ε/2Δ))``, ``P(|X| > t) = 2β^(floor(t)+1)/(1 + β)``.
 Tails: ``sf(k) = P(X ≥ k + 1) = cdf(−k − 1)`` by symmetry; ``log P(X ≥ m) = −mε/Δ − log1p(β)``
 and ``log P(X = k) = log tanh(ε/2Δ) − |k|ε/Δ`` never underflow.
 
 Range-restricted geometric (Ghosh, Roughgarden & Sundararajan 2012): for a count query with results
-``{0..n}`` and ``α = e^(−ε)``, the mechanism [`truncated_geometric`][truncated_geometric] folds the
+``{0..n}`` and ``α = e^(−ε)``, the mechanism `truncated_geometric` folds the
 tails of the geometric onto the end points 0 and n. GRS prove it universally utility-maximising:
 every Bayesian user with a monotone loss does best by remapping its output.
 
@@ -113,7 +113,7 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
     # -- self-description -------------------------------------------------------------------
     def grid_description(self) -> GridDescription:
         """``P(0)`` with tails of one point and ratio `beta` each side: the pmf exactly, as
-        [`optmech.certify`][optmech.certify] reads it."""
+        `optmech.certify` reads it."""
         return self._periodic_grid(1, self.beta)
 
     def privacy_source(self) -> PrivacySource:
@@ -132,7 +132,7 @@ class Geometric(_SymmetricNoise, DiscreteNoise):
         (Canonne, Kamath & Steinke 2020, Alg. 2): ε-DP with no rounding.
 
         Parameters and returns as
-        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
+        `DiscreteNoise.sample_exact`.
         """
         rate = Fraction(self._epsilon) / self.sensitivity
         return draw_many(two_sided(functools.partial(geometric_exp, rate)), size, rng)

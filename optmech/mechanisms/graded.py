@@ -18,8 +18,8 @@ sensitivity Δ iff ``f_j ≤ e^ε f_l`` for all ``|j − l| ≤ m`` — the same
 grid with ``m`` cells per Δ, whatever the widths. Only *densities* enter (masses ``f_j w_j Δ``
 do not: on a graded grid their ratios are not the density ratios), and the cell reach is
 exactly ``m``, with no rounding of ``Δ/h``.
-[`GradedNoise.density_description`][GradedNoise.density_description] hands those numbers to
-[`optmech.certify.noise.noise_epsilon`][optmech.certify.noise.noise_epsilon].
+`GradedNoise.density_description` hands those numbers to
+`optmech.certify.noise.noise_epsilon`.
 
 **Exactness.** A cell is stored by its period and its offsets from the nearer period boundary
 (prefix sums of the widths from the left end, suffix sums from the right end), so cells of
@@ -27,10 +27,10 @@ relative width far below the float spacing near ``kΔ`` keep their exact widths.
 ``cdf``, ``sf`` and their logarithms sum the geometric tails in closed form (``sf`` and
 ``logsf`` from the right, ``cdf`` and ``logcdf`` from the left, so each keeps full relative
 precision in its own tail); ``expected_cost`` integrates the cost exactly over each cell
-([`optmech.costs.Cost.integral`][optmech.costs.Cost.integral], or 4-point Gauss–Legendre on cells
+(`optmech.costs.Cost.integral`, or 4-point Gauss–Legendre on cells
 narrower than 1% of their distance to 0, exact for polynomials of degree ≤ 7 and to
 ``(width/|x|)^8`` relative otherwise) and over each tail
-([`periodic_integral`][optmech.costs.Cost.periodic_integral]).
+(`periodic_integral`).
 
 Examples
 --------
@@ -91,7 +91,7 @@ def anchored_integrals(
 
     With ``ratio > 0`` each value is ``Σ_{k≥0} ratio^k ∫ c`` over the cell shifted by
     ``k·period`` (the cost of a geometric tail). Cells of relative width at least
-    `NARROW` use [`integral`][optmech.costs.Cost.integral] / ``periodic_integral`` on the
+    `NARROW` use `integral` / ``periodic_integral`` on the
     absolute edges; narrower ones a 4-point Gauss–Legendre rule at ``anchor + node``, so that a
     cell narrower than the float spacing near ``anchor`` still gets its exact width ``hi − lo``.
 
@@ -160,7 +160,7 @@ class GradedNoise(TableStatistics, ContinuousNoise):
         ``(base densities, ratio)``: the period just beyond the table has these ``m``
         densities, each further period ``ratio`` (in [0, 1)) times the previous; ``None``: zero.
     privacy : PureDP or ApproxDP
-        The guarantee claimed (certify it from [`density_description`][density_description]).
+        The guarantee claimed (certify it from `density_description`).
 
     Notes
     -----
@@ -298,7 +298,7 @@ class GradedNoise(TableStatistics, ContinuousNoise):
     def grid_description(self) -> GridDescription:
         """The densities, their tails and the cell reach ``m`` (exact): the numbers whose ratios
         ε-DP constrains on a periodic partition (module text), as a
-        [`GridDescription`][optmech.mechanisms.description.GridDescription] with
+        `GridDescription` with
         ``equal_cells=False`` (only the pure ε is read from it)."""
         return GridDescription(
             self._dens.copy(),
@@ -314,7 +314,7 @@ class GradedNoise(TableStatistics, ContinuousNoise):
 
     def privacy_source(self) -> PrivacySource:
         """A table of densities on a graded periodic grid, stored: certify its pure ε from
-        [`grid_description`][grid_description]."""
+        `grid_description`."""
         return self._source(SourceKind.GRID, tabulated=True, grid=self.grid_description())
 
     @property

@@ -2,15 +2,15 @@
 
 The classical ε-DP additive noise (Dwork, McSherry, Nissim & Smith 2006, the Laplace mechanism; Geng
 & Viswanath 2016 give its costs ``Δ/ε`` for ``|x|`` and ``2Δ²/ε²`` for ``x²``). It is the baseline
-the staircase mechanism ([`optmech.mechanisms.staircase`][optmech.mechanisms.staircase]) improves
+the staircase mechanism (`optmech.mechanisms.staircase`) improves
 on: the ratio of their costs grows like ``e^(ε/2)/ε`` for ``|x|`` as ε grows.
 
 Expected costs are exact:
 
-* power-law costs ``w₊ e^p`` / ``w₋ |e|^p`` ([`Absolute`][optmech.costs.Absolute],
-  [`Squared`][optmech.costs.Squared], [`Power`][optmech.costs.Power],
-  [`Asymmetric`][optmech.costs.Asymmetric]): ``(w₊ + w₋)/2 · Γ(p + 1) (Δ/ε)^p``;
-* [`ZeroOne`][optmech.costs.ZeroOne] with tolerance ``t``: ``P(|X| > t) = exp(−εt/Δ)``;
+* power-law costs ``w₊ e^p`` / ``w₋ |e|^p`` (`Absolute`,
+  `Squared`, `Power`,
+  `Asymmetric`): ``(w₊ + w₋)/2 · Γ(p + 1) (Δ/ε)^p``;
+* `ZeroOne` with tolerance ``t``: ``P(|X| > t) = exp(−εt/Δ)``;
 * any other cost: adaptive quadrature (`scipy.integrate.quad`, ``epsrel`` 1e-12) of
   ``c(±s·y) e^(−y)/2`` over the half line, split into pieces ``[0, 1], [1, 2], [2, 4], …``;
   the result is accepted only when the summed error estimates are below
@@ -80,7 +80,7 @@ def quiet_overflow(fn: _F) -> _F:
 def arithmetic_as_value_error(fn: _F) -> _F:
     """Turn a float overflow / division by zero inside an exact-cost series into a ValueError.
 
-    The cost series of [`optmech.costs`][optmech.costs] work in Python floats; for extreme
+    The cost series of `optmech.costs` work in Python floats; for extreme
     parameters (a high power at a tiny ε) an intermediate leaves the double range. That is a
     property of the arguments, so it is reported as such.
     """
@@ -107,7 +107,7 @@ def _log_gamma(x: float) -> float:
 def _power_law(cost: Cost) -> tuple[float, float, float] | None:
     """``(p, w₊, w₋)`` when ``cost`` is ``w₊ e^p`` for ``e ≥ 0`` and ``w₋ |e|^p`` for ``e < 0``.
 
-    Recognises the power-law family of [`optmech.costs`][optmech.costs] (Absolute, Squared, Power,
+    Recognises the power-law family of `optmech.costs` (Absolute, Squared, Power,
     Asymmetric); ``None`` for any other cost. For a symmetric noise law the expected cost of
     such a cost is ``(w₊ + w₋)/2 · E|X|^p``.
     """

@@ -2,10 +2,10 @@
 
 Two families share one description (the exact discretisation of the theory pages):
 
-* [`PiecewiseConstantNoise`][PiecewiseConstantNoise] — a density on ℝ, constant on cells
+* `PiecewiseConstantNoise` — a density on ℝ, constant on cells
   ``[s + jh, s + (j+1)h)`` of a finite grid, optionally with an atom at the origin (the (0, δ)
   optimum has one, Geng, Ding, Guo & Kumar 2019);
-* [`LatticeNoise`][LatticeNoise] — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
+* `LatticeNoise` — a pmf on the integers ``s, s+1, ..., s+N−1`` (noise for integer
   queries, the discrete setting of Geng & Viswanath 2016).
 
 Beyond the grid each side carries a **geometric tail**: one base period of ``P`` cells, repeated
@@ -15,16 +15,16 @@ exact: ``cdf``, ``sf`` and ``ppf`` sum the geometric series in closed form (non-
 only, so the tails keep their relative precision; ``logcdf``/``logsf``/``logpdf``/``logpmf``
 add ``k log(ratio)`` for the ``k``-th period and stay finite where the values underflow; the
 engine is `optmech.mechanisms._grid_law`), ``expected_cost`` integrates
-the cost over each cell ([`optmech.costs.Cost.integral`][optmech.costs.Cost.integral]) and over each
-tail ([`periodic_integral`][optmech.costs.Cost.periodic_integral] /
-[`periodic_sum`][optmech.costs.Cost.periodic_sum]),
+the cost over each cell (`optmech.costs.Cost.integral`) and over each
+tail (`periodic_integral` /
+`periodic_sum`),
 ``rvs`` samples by composition (a cell by its mass, a geometric number of periods, a uniform
 position in the cell).
 
 The ``privacy`` given to the constructor is the guarantee *claimed*; it is not checked here.
-[`optmech.certify.certify_noise`][optmech.certify.certify_noise] certifies it from the
-numbers alone (it reads the [`GridDescription`][optmech.mechanisms.description.GridDescription] of
-`grid_description`), and [`optmech.design_noise`][optmech.design_noise] only
+`optmech.certify.certify_noise` certifies it from the
+numbers alone (it reads the `GridDescription` of
+`grid_description`), and `optmech.design_noise` only
 hands out certified noise.
 
 Examples
@@ -81,7 +81,7 @@ MASS_TOLERANCE = 1e-9
 
 
 def _check_privacy(privacy: Any) -> Privacy:
-    """The claimed guarantee: any of [`optmech.privacy`][optmech.privacy] (designs beyond (ε, δ)
+    """The claimed guarantee: any of `optmech.privacy` (designs beyond (ε, δ)
     claim theirs)."""
     return check_privacy(privacy, beyond=True)  # type: ignore[no-any-return]
 
@@ -96,7 +96,7 @@ class _TabulatedMixin:
     @property
     def privacy(self) -> Privacy:
         """The guarantee claimed at construction (certify it with
-        [`optmech.certify.noise`][optmech.certify.noise])."""
+        `optmech.certify.noise`)."""
         return self._privacy
 
     def grid_description(self) -> GridDescription:  # implemented by each family
@@ -104,7 +104,7 @@ class _TabulatedMixin:
 
     def privacy_source(self) -> PrivacySource:
         """A table on a grid with geometric tails, its numbers stored: certify them
-        ([`PrivacySource`][optmech.mechanisms.description.PrivacySource] of kind ``grid``,
+        (`PrivacySource` of kind ``grid``,
         tabulated)."""
         return self._source(  # type: ignore[attr-defined, no-any-return]
             SourceKind.GRID, tabulated=True, grid=self.grid_description()
@@ -244,8 +244,8 @@ class PiecewiseConstantNoise(_TabulatedMixin, TableStatistics, ContinuousNoise):
 
     def grid_description(self) -> GridDescription:
         """Cell masses, tails (masses), atom and the exact reach $Δ/h$ in cells: what
-        [`optmech.certify.noise`][optmech.certify.noise] reads
-        ([`GridDescription`][optmech.mechanisms.description.GridDescription]; its mapping access
+        `optmech.certify.noise` reads
+        (`GridDescription`; its mapping access
         ``desc["masses"]`` of earlier versions is deprecated)."""
         masses, left, right = self._law.masses()
         reach = Fraction(self.sensitivity) / Fraction(self._law.h)
@@ -412,7 +412,7 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
         """Call it: ``support()`` gives ``(a, b)``, the first and last integers with positive
         mass ($±inf$ with a geometric tail), as ``scipy.stats``.
 
-        Read as an array (the table's integers) it is deprecated: use [`points`][points].
+        Read as an array (the table's integers) it is deprecated: use `points`.
         """
         view = self.points.view(_PointsAndSupport)
         view._bounds = self._support()
@@ -430,9 +430,9 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
 
     def grid_description(self) -> GridDescription:
         """The pmf, its tails and the reach Δ (points): what
-        [`optmech.certify.noise`][optmech.certify.noise] and
-        [`optmech.certify.profiles`][optmech.certify.profiles] read
-        ([`GridDescription`][optmech.mechanisms.description.GridDescription])."""
+        `optmech.certify.noise` and
+        `optmech.certify.profiles` read
+        (`GridDescription`)."""
         masses, left, right = self._law.masses()
         reach = Fraction(int(self.sensitivity))
         return GridDescription(masses, left, right, 0.0, reach, self.sensitivity, 1.0, True)
@@ -442,15 +442,15 @@ class LatticeNoise(_TabulatedMixin, TableStatistics, DiscreteNoise):
 
         The table and the tails' base values are floats, hence dyadic rationals; the tails'
         ratio too.
-        [`optmech.mechanisms.exact_sampling.lattice_draw`][optmech.mechanisms.exact_sampling.lattice_draw]
+        `optmech.mechanisms.exact_sampling.lattice_draw`
         picks the table point or a tail exactly, then the tail's period (geometric of the stored
         ratio) and the point in it. The law sampled is the stored one divided by its exact total
-        ([`exact_total`][exact_total], 1 up to float rounding): its pure ε is exactly the one
+        (`exact_total`, 1 up to float rounding): its pure ε is exactly the one
         certified from the stored numbers (`optmech.certify`), which reads the same ratios; a δ
         certified from them holds within the factor ``1/exact_total``.
 
         Parameters and returns as
-        [`DiscreteNoise.sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact].
+        `DiscreteNoise.sample_exact`.
         """
         return draw_many(self._exact_draw()[0], size, rng)
 

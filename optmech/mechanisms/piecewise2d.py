@@ -1,21 +1,21 @@
 """Noise in ℝ² constant on square cells of a box, closed by ε-DP tail shapes outside it.
 
-What the 2-D LP designer returns ([`optmech.design_noise`][optmech.design_noise] with
+What the 2-D LP designer returns (`optmech.design_noise` with
 ``dimension=2``): the density ``f`` is ``densities[a, b]`` on the cell ``(i, j) = (a − n₀, b −
 n₀)``, i.e. on
 ``[ih, (i+1)h) × [jh, (j+1)h)`` of the box ``[−n₀h, n₀h)²``, and ``Σ_l t_l S_l(i, j)`` on the
-cells outside it, with the shapes of [`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d] (a
+cells outside it, with the shapes of `optmech.mechanisms.tails2d` (a
 gauge staircase of the ball the grid resolves, and a product of two 1-D staircases). Everything is
 exact:
 ``pdf`` reads the cell, ``rvs`` draws a cell by its mass (box cells by a categorical draw, tail
 cells by exact rejection samplers) and a uniform point in it, ``expected_cost`` sums exact cell
 averages of the cost
-([`optmech.costs.norm.Norm.cell_average`][optmech.costs.norm.Norm.cell_average]) over the box and
-the tails' series ([`optmech.mechanisms.tails2d.tail_sums`][optmech.mechanisms.tails2d.tail_sums]).
+(`optmech.costs.norm.Norm.cell_average`) over the box and
+the tails' series (`optmech.mechanisms.tails2d.tail_sums`).
 
 The ``privacy`` given is the guarantee *claimed*;
-[`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon] certifies it
-from [`PiecewiseConstantNoise2D.description`][PiecewiseConstantNoise2D.description] alone.
+`optmech.certify.noise2d.noise2d_epsilon` certifies it
+from `PiecewiseConstantNoise2D.description` alone.
 
 Examples
 --------
@@ -100,13 +100,13 @@ class PiecewiseConstantNoise2D(VectorNoise):
     norm : {'l1', 'l2', 'linf'}
         Norm of the ball of shifts the privacy refers to.
     tails : sequence of (shape, scale)
-        Tail shapes ([`GaugeTail`][optmech.mechanisms.tails2d.GaugeTail],
-        [`ProductTail`][optmech.mechanisms.tails2d.ProductTail]) and their scales, ≥ 0, in the
+        Tail shapes (`GaugeTail`,
+        `ProductTail`) and their scales, ≥ 0, in the
         units of ``densities``.
     epsilon : float
         The ε claimed (``privacy``), in (0, inf).
     tail_masses : sequence of float, optional
-        Each shape's mass outside the box ([`tail_sums`][optmech.mechanisms.tails2d.tail_sums]),
+        Each shape's mass outside the box (`tail_sums`),
         when already computed for this box and width (not checked).
 
     Examples
@@ -165,7 +165,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
     @property
     def privacy(self) -> PureDP:
         """The guarantee claimed
-        ([`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon]
+        (`optmech.certify.noise2d.noise2d_epsilon`
         certifies it)."""
         return PureDP(self.epsilon)
 
@@ -182,7 +182,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
     def description(self) -> dict[str, Any]:
         """The numbers
-        [`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon] reads.
+        `optmech.certify.noise2d.noise2d_epsilon` reads.
         """
         return {
             "densities": self.densities,
@@ -195,8 +195,8 @@ class PiecewiseConstantNoise2D(VectorNoise):
     # -- self-description (certification reads it) -------------------------------------------
     def privacy_source(self) -> PrivacySource:
         """Densities on the cells of a box closed by tail shapes, stored: certify them
-        ([`PrivacySource`][optmech.mechanisms.description.PrivacySource] of kind ``grid2d``, its
-        ``grid2d`` the keywords of [`description`][description])."""
+        (`PrivacySource` of kind ``grid2d``, its
+        ``grid2d`` the keywords of `description`)."""
         return PrivacySource(
             kind=SourceKind.GRID_2D,
             family=type(self).__name__,
@@ -252,7 +252,7 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
         A component by its mass (the box, or a tail shape), then a cell (box cells by their
         masses, tail cells by
-        [`optmech.mechanisms.tails2d.sample_outside`][optmech.mechanisms.tails2d.sample_outside])
+        `optmech.mechanisms.tails2d.sample_outside`)
         and a uniform point in it.
         """
         shape = check_size(size)
@@ -299,8 +299,8 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
     def cost_interval(self, cost: Any) -> tuple[float, float]:
         """``E cost(X)`` in an interval: quadrature errors and the tails' rest (see
-        [`tail_sums`][optmech.mechanisms.tails2d.tail_sums]) widen it; exact costs give a width of
-        a few ulps. ``cost`` as for [`expected_cost`][expected_cost] (names included)."""
+        `tail_sums`) widen it; exact costs give a width of
+        a few ulps. ``cost`` as for `expected_cost` (names included)."""
         cost = as_vector_cost(cost)
         avg, err = self.cell_costs(cost)
         box = self.width**2 * self.densities
@@ -315,8 +315,8 @@ class PiecewiseConstantNoise2D(VectorNoise):
 
     def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
         """``E cost(X)`` (exact for the ℓ1 and ℓ∞ norms; the midpoint of
-        [`cost_interval`][cost_interval] in general): a
-        [`Norm`][optmech.costs.norm.Norm], a [`VectorCustom`][optmech.costs.vector.VectorCustom]
+        `cost_interval` in general): a
+        `Norm`, a `VectorCustom`
         or a name (``"l1"``, ``"l2"``, ``"linf"``)."""
         return self._expected_cost(as_vector_cost(cost))
 

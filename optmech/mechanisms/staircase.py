@@ -7,7 +7,7 @@ symmetric and, for ``x ≥ 0`` with ``k = floor(x/Δ)``,
            = a(γ) b^(k+1)    if x − kΔ >= γΔ,       a(γ) = (1 − b) / (2Δ(γ + (1 − γ)b)).
 
 Geng & Viswanath (2016, Thm. 3) proves that for every cost that is symmetric and non-decreasing in
-``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; [`Staircase.optimal`][Staircase.optimal]
+``|x|`` the best ε-DP noise is ``min_γ E_{f_γ} c(X)``; `Staircase.optimal`
 finds that γ.
 
 Everything here is exact (closed form or a convergent geometric series):
@@ -21,8 +21,8 @@ Everything here is exact (closed form or a convergent geometric series):
       E|X| = Δ (1/(e^ε − 1) + (b + γ²(1 − b)) / (2u))
       E X² = Δ² (u³ + 3bu + b + b²) / (3u(1 − b)²)
 
-* ``P(|X| > t)`` ([`ZeroOne`][optmech.costs.ZeroOne]) as ``2·sf(t)``;
-* any other cost through [`periodic_integral`][optmech.costs.Cost.periodic_integral] over the two
+* ``P(|X| > t)`` (`ZeroOne`) as ``2·sf(t)``;
+* any other cost through `periodic_integral` over the two
   steps of each period, on both sides (the mirrored cost on the negative side): exact for integer
   powers, a geometric series summed to 1e-17 relative otherwise. Both run in ``b`` held as a double,
   which limits them to about ``1e-16/ε`` relative (1e-14 at ε = 0.01; the reason for `EPSILON_MIN`).
@@ -293,7 +293,7 @@ def _numeric_gamma(cost: Cost, eps: float, delta: float, *, closed_form: bool = 
     are candidates too. The root is preferred among candidates whose cost ties with the best
     to 1e-13 relative: the cost is flat to second order at the optimum, so only the derivative
     locates the argmin beyond ``sqrt(machine epsilon)``. ``closed_form`` as in
-    [`_cost_vector`][_cost_vector].
+    `_cost_vector`.
     """
     values = _cost_vector(cost, eps, delta, _GAMMA_GRID, closed_form=closed_form)
     if not np.all(np.isfinite(values)):
@@ -412,7 +412,7 @@ class Staircase(_SymmetricNoise, ContinuousNoise):
         Parameters
         ----------
         epsilon, sensitivity
-            As in [`Staircase`][Staircase] (``sensitivity`` defaults to 1).
+            As in `Staircase` (``sensitivity`` defaults to 1).
         cost : Cost or str
             Symmetric cost non-decreasing in ``|e|`` (the theorem's hypotheses; anything else
             raises `ValueError`). ``|e|`` and $e²$ use the closed-form γ*; other costs

@@ -512,7 +512,7 @@ class StaircaseND(VectorNoise):
 
     # -- self-description (certification reads it) -------------------------------------------
     def privacy_source(self) -> PrivacySource:
-        """Known by its theorem: the ratio bound of [`certified_epsilon`][certified_epsilon] is
+        """Known by its theorem: the ratio bound of `certified_epsilon` is
         a proof from the formula, with no float in it (kind ``theorem``)."""
         parameters = {
             "epsilon": self.epsilon,
@@ -604,7 +604,7 @@ class StaircaseND(VectorNoise):
         Raises
         ------
         TypeError
-            ``cost`` is not a [`Norm`][optmech.costs.norm.Norm].
+            ``cost`` is not a `Norm`.
         NotImplementedError
             Another norm than the family's in $d ≥ 3$.
         """

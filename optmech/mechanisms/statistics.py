@@ -120,7 +120,7 @@ def _check_probabilities(name: str, q: npt.ArrayLike) -> FloatArray:
 class NoiseStatistics:
     """The ``scipy.stats`` summary methods of a 1-D noise (module docstring), with defaults.
 
-    A mix-in of [`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]; the hooks
+    A mix-in of `NoiseDistribution`; the hooks
     below are overridden by every family with its exact forms.
     """
 

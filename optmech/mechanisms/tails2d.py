@@ -9,11 +9,11 @@ shapes ``S_l``, each ε-DP on its own for *every* pair of cells, so that only th
 cell in the box need rows in an LP (a sum of non-negative ε-DP functions is ε-DP:
 ``(a₁ + a₂)/(b₁ + b₂) ≤ max(a₁/b₁, a₂/b₂)``):
 
-[`GaugeTail`][GaugeTail]
+`GaugeTail`
     ``S(i, j) = b^k``, ``k = ceil(G(c) − γ)`` at the cell's centre ``c = (i + ½, j + ½)``, with
     ``G`` the gauge of the convex hull ``P`` of the footprint ``F`` (the offsets of the pairs
     of cells a shift connects,
-    [`optmech.certify.noise2d.footprint`][optmech.certify.noise2d.footprint]) and ``b = e^−ε``.
+    `optmech.certify.noise2d.footprint`) and ``b = e^−ε``.
     ``G`` is sublinear and ``G(d) ≤ 1`` on ``F``, so ``k`` changes by at most 1 between
     connected cells: ``S`` is ε-DP. Its level sets are the polygons ``∂(λP)``: the staircase
     of Geng, Kairouz, Oh & Viswanath (2015) for the norm the grid resolves (``P`` is the ball
@@ -21,13 +21,13 @@ cell in the box need rows in an LP (a sum of non-negative ε-DP functions is ε-
     module computes the same integer ``k``). Since ``P`` is a lattice polygon, ``ceil(G)`` is
     the graph distance in connected cells (lattice polygons are normal), the fastest decay
     ε-DP allows.
-[`ProductTail`][ProductTail]
+`ProductTail`
     ``S(i, j) = s(i)s(j)``, two 1-D cell staircases with ratio ``ρ = e^(−ε/2)`` per period of
     ``m`` cells (``g`` high cells each): ε-DP whenever the footprint lies in ``[−m, m]²``, as
     it does for all three balls (they lie in ``[−Δ, Δ]²``). With it, two independent 1-D
     staircases at ε/2 are a point of the design's LP.
 
-[`tail_sums`][tail_sums] computes ``Σ_{q ∉ box} S(q)·h²`` (mass) and ``Σ S(q)∫_q c`` (cost) over the
+`tail_sums` computes ``Σ_{q ∉ box} S(q)·h²`` (mass) and ``Σ S(q)∫_q c`` (cost) over the
 cells outside the box, ring by ring of ``max(|i'|, |j'|)`` on one octant (the shapes are
 invariant under the dihedral group), with cell averages exact for ℓ1 and ℓ∞ costs and
 bracketed for others (quadrature near the box, ``[‖m‖, ‖m‖ + h²/(12‖m‖)]`` for the ℓ2 norm
@@ -124,7 +124,7 @@ def gauge_fraction(
     numerator and denominator of the maximising facet (compared by cross-multiplication).
 
     Every gauge tail of one polygon is a function of it, so tails that differ only in their
-    step position share this work ([`shape_values`][shape_values]).
+    step position share this work (`shape_values`).
 
     Examples
     --------
@@ -170,7 +170,7 @@ class TailShape:
 
     Subclasses give ``ratio``, the integer ``levels`` and ``rings_per_level`` (the rings of
     ``max(|i'|, |j'|)`` over which the level grows by at least 1, so that ``S`` on ring ``r``
-    is a constant times [`decay`][decay] to the ``r``).
+    is a constant times `decay` to the ``r``).
     """
 
     ratio: float
@@ -201,7 +201,7 @@ class GaugeTail(TailShape):
     Attributes
     ----------
     normals, heights : ndarray of int64
-        Facets ``n_l·x ≤ h_l`` of the hull ([`gauge_polygon`][gauge_polygon]).
+        Facets ``n_l·x ≤ h_l`` of the hull (`gauge_polygon`).
     gamma : Fraction
         The step's position in each level, in [0, 1).
     ratio : float
@@ -232,11 +232,11 @@ class GaugeTail(TailShape):
 
     def levels(self, i: npt.ArrayLike, j: npt.ArrayLike) -> IntArray:
         """``k(i, j)`` exactly (integers;
-        [`optmech.certify.noise2d.tail_values`][optmech.certify.noise2d.tail_values])."""
+        `optmech.certify.noise2d.tail_values`)."""
         return self.levels_at(*gauge_fraction(self.normals, self.heights, i, j))
 
     def levels_at(self, num: IntArray, den: IntArray) -> IntArray:
-        """``k = ⌈G − γ⌉`` from the gauge ``G = num/den`` of [`gauge_fraction`][gauge_fraction]
+        """``k = ⌈G − γ⌉`` from the gauge ``G = num/den`` of `gauge_fraction`
         (exact integer arithmetic: ``⌈max_l x_l − γ⌉ = max_l ⌈x_l − γ⌉``)."""
         a, q = self.gamma.numerator, self.gamma.denominator
         return -((a * den - q * num) // (q * den))
@@ -252,7 +252,7 @@ class GaugeTail(TailShape):
 
     def description(self, scale: float) -> tuple[Any, ...]:
         """The shape as
-        [`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon] reads
+        `optmech.certify.noise2d.noise2d_epsilon` reads
         it."""
         g = (self.gamma.numerator, self.gamma.denominator)
         return ("gauge", scale, self.normals, self.heights, g, self.ratio)
@@ -291,7 +291,7 @@ class ProductTail(TailShape):
 
     def description(self, scale: float) -> tuple[Any, ...]:
         """The shape as
-        [`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon] reads
+        `optmech.certify.noise2d.noise2d_epsilon` reads
         it."""
         return ("product", scale, self.period, self.high, self.ratio)
 
@@ -416,7 +416,7 @@ def _rest(shape: Tail, first: int, h: float, growth: tuple[float, float]) -> tup
     """Bounds on the mass and cost of the rings from ``first`` on.
 
     Ring ``r`` has ``8r + 4 ≤ 8(r + 1)`` cells, ``S ≤ C β^r`` and a cost at most
-    ``K (r + 1)^p`` ([`_growth`][_growth]).
+    ``K (r + 1)^p`` (`_growth`).
     """
     beta = shape.decay
     c = float(shape.ring_bound(np.zeros(1))[0])
@@ -447,7 +447,7 @@ def tail_sums(
     width : float
         ``h``.
     cost : Norm or VectorCustom, optional
-        A 2-D cost ([`optmech.costs.vector`][optmech.costs.vector]: cell averages, symmetry,
+        A 2-D cost (`optmech.costs.vector`: cell averages, symmetry,
         growth). None: the masses only (the cost fields are 0).
 
     Returns
@@ -516,7 +516,7 @@ def _sample_gauge(
     Envelope: ring ``r = n₀ + u`` with weight ``(8r + 4)β^u`` — a mixture of
     ``NegBin(2, 1 − β)`` (weight ``8/(1 − β)²``, the part ``8(u + 1)β^u``) and a geometric
     (weight ``(8n₀ − 4)/(1 − β)``) — then a uniform cell of the ring, accepted with
-    probability ``S(q)/(C β^r)`` ([`GaugeTail.ring_bound`][GaugeTail.ring_bound]).
+    probability ``S(q)/(C β^r)`` (`GaugeTail.ring_bound`).
     """
     beta = shape.decay
     w_a, w_b = 8.0 / (1.0 - beta) ** 2, (8.0 * cells - 4.0) / (1.0 - beta)

@@ -22,7 +22,7 @@ is ``(e^ε − 1) u / (2(1 − u)) = δ`` exactly. When ``A < Δ`` (which happen
 divergence at ``d = Δ`` is ``1 − (e^(−ε)/u − u)/(2(1 − u))``, and
 ``δ − that = e^(−ε)(1/u − e^ε)² / (2(1/u − 1)) ≥ 0``; ``A > Δ/2`` always (since
 ``1/u > (1 + e^ε)/2 ≥ e^(ε/2)``), so the supports of the two copies overlap. Hence
-[`TruncatedLaplace.privacy`][TruncatedLaplace.privacy] is ``ApproxDP(ε, δ)`` for every δ in (0, 1),
+`TruncatedLaplace.privacy` is ``ApproxDP(ε, δ)`` for every δ in (0, 1),
 tight for
 ``δ ≤ 1/2``.
 
@@ -100,7 +100,7 @@ class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
 
     Notes
     -----
-    [`privacy`][privacy] is ``ApproxDP(ε, δ)``: see the module docstring for the derivation (tight
+    `privacy` is ``ApproxDP(ε, δ)``: see the module docstring for the derivation (tight
     at shift Δ for $δ ≤ 1/2$, conservative above).
 
     Examples
@@ -161,7 +161,7 @@ class TruncatedLaplace(_SymmetricNoise, ContinuousNoise):
 
     def _log_lower_tail(self, y: FloatArray) -> FloatArray:
         """``log P(X ≤ −y)`` for ``0 ≤ y ≤ A``, from the same product as
-        [`_lower_tail`][_lower_tail].
+        `_lower_tail`.
 
         ``−y/λ + log(1 − e^(−(A − y)/λ)) − log(2(1 − u))``: finite wherever the tail is positive
         (even when ``e^(−y/λ)`` underflows), ``−inf`` at ``y = A``.

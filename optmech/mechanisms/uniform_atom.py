@@ -101,7 +101,7 @@ class UniformAtom(ContinuousNoise):
     Notes
     -----
     Privacy: $sup_S P(S) − P(S + d) = α + (δ − α) min(d, 2L)/Δ ≤ δ$ for $0 < d ≤ Δ$ (the atom
-    moves off 0, a slab of width ``d`` of the block is uncovered), so [`privacy`][privacy] is
+    moves off 0, a slab of width ``d`` of the block is uncovered), so `privacy` is
     ``ApproxDP(0, δ)``; Geng, Ding, Guo & Kumar 2019.
 
     Examples
@@ -257,7 +257,7 @@ class UniformAtom(ContinuousNoise):
         Returns
         -------
         UniformAtom
-            For [`Power`][optmech.costs.Power] costs (including ``Absolute`` and ``Squared``)
+            For `Power` costs (including ``Absolute`` and ``Squared``)
             $α* = 0$ if $δ ≤ p/(p+1)$ else $(p+1)δ − p$ (closed form). For other costs
             $α*$ minimises the exact `expected_cost` over a grid of 384 points of
             $[0, δ)$ (dense towards δ), refined by bounded Brent search to ``1e-13`` in α

@@ -1,16 +1,16 @@
 """The base of the noise families on ℝ^d: one interface for vector-valued additive noise.
 
-[`VectorNoise`][VectorNoise] is what [`StaircaseND`][optmech.mechanisms.staircase_nd.StaircaseND]
+`VectorNoise` is what `StaircaseND`
 (the staircase of Geng, Kairouz, Oh & Viswanath 2015 for a norm ball of shifts) and
-[`PiecewiseConstantNoise2D`][optmech.mechanisms.piecewise2d.PiecewiseConstantNoise2D] (the LP
+`PiecewiseConstantNoise2D` (the LP
 designs in ℝ²) share, with the conventions of the 1-D families
-([`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]):
+(`NoiseDistribution`):
 
 * ``epsilon`` is given by keyword (a positional ε still works, with a `DeprecationWarning`);
 * ``pdf``/``logpdf`` take points of shape ``(..., d)`` and return a float for one point;
 * ``rvs(size, *, rng)`` draws an array of shape ``(*size, d)``, randomness only through ``rng``;
-* ``expected_cost(cost)`` needs the cost: a [`Norm`][optmech.costs.norm.Norm], a
-  [`VectorCustom`][optmech.costs.vector.VectorCustom] (in ℝ²), or one of the names ``"l1"``,
+* ``expected_cost(cost)`` needs the cost: a `Norm`, a
+  `VectorCustom` (in ℝ²), or one of the names ``"l1"``,
   ``"l2"``, ``"linf"`` (as the 1-D families take ``"abs"``);
 * ``dimension``, ``sensitivity`` (the radius Δ of the ball of shifts), ``norm`` (its norm),
   ``privacy`` and ``epsilon``.
@@ -80,7 +80,7 @@ class VectorNoise(ABC):
     norm : str
         ``'l1'``, ``'l2'`` or ``'linf'``: the norm of that ball.
     epsilon : float
-        The ε of [`privacy`][privacy].
+        The ε of `privacy`.
     """
 
     dimension: int
@@ -155,8 +155,8 @@ class VectorNoise(ABC):
         return html_summary(type(self).__name__, [("guarantee", self.privacy), ("norm", self.norm)])
 
     def expected_cost(self, cost: Norm | VectorCustom | str) -> float:
-        """``E cost(X)``: a [`Norm`][optmech.costs.norm.Norm], a
-        [`VectorCustom`][optmech.costs.vector.VectorCustom] or a name (``"l1"``, ``"l2"``,
+        """``E cost(X)``: a `Norm`, a
+        `VectorCustom` or a name (``"l1"``, ``"l2"``,
         ``"linf"``).
 
         Raises

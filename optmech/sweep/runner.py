@@ -1,14 +1,14 @@
 """Running a sweep: skip finished tasks, claim each of the rest, run it, store its result.
 
 Workers only compute; the driving process claims each task in the store just before it is
-submitted ([`ResultStore.claim`][optmech.sweep.store.ResultStore.claim]: two sweeps on one
+submitted (`ResultStore.claim`: two sweeps on one
 store share the work, each task computed once) and writes each result, one committed
 transaction at a time in completion order. At most twice as many tasks as workers are in
 flight, so claims are taken as the work proceeds. Local runs use a
 `concurrent.futures.ProcessPoolExecutor` whose workers die with the driving process (a
 parent-death signal on Linux, and a watchdog thread on every platform) and ignore Ctrl-C,
 which the driving process handles: it stops the workers, releases its claims and raises
-[`SweepInterrupted`][SweepInterrupted] saying what was kept. With ``scheduler=`` an address (or
+`SweepInterrupted` saying what was kept. With ``scheduler=`` an address (or
 a ``distributed.Client``), tasks go to a Dask distributed cluster through the same protocol.
 """
 
@@ -41,7 +41,7 @@ POLL = 0.5
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a call to [`run_sweep`][run_sweep] did.
+    """What a call to `run_sweep` did.
 
     Examples
     --------
@@ -110,7 +110,7 @@ def _check_scheduler(scheduler: Any) -> None:
 
 
 class _Run:
-    """The loop of one [`run_sweep`][run_sweep] call: claim, submit, record (module docstring)."""
+    """The loop of one `run_sweep` call: claim, submit, record (module docstring)."""
 
     def __init__(self, spec: SweepSpec, db: ResultStore, pool: Pool, bar: Any) -> None:
         self.spec, self.db, self.pool, self.bar = spec, db, pool, bar
@@ -277,7 +277,7 @@ def _interruptible(
     path: Path,
 ) -> None:
     """``run.run(todo)``; on any exit but success the pool is stopped and the claims released,
-    and Ctrl-C becomes [`SweepInterrupted`][SweepInterrupted]."""
+    and Ctrl-C becomes `SweepInterrupted`."""
     try:
         run.run(todo)
     except BaseException as exc:

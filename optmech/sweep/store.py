@@ -64,7 +64,7 @@ _RESULT_COLUMNS = ("key", "sweep", "task", "params", "status", "result", "error"
 #: The columns of the tidy table that are not parameters or results.
 _FIXED_COLUMNS = ("key", "status", "error", "seconds")
 
-#: What [`ResultStore.claim`][ResultStore.claim] found: the task is now ours, already finished,
+#: What `ResultStore.claim` found: the task is now ours, already finished,
 #: or being computed by a live owner.
 ClaimState = Literal["claimed", "done", "busy"]
 
@@ -351,7 +351,7 @@ class ResultStore:
     def to_csv(
         self, path: str | Path, *, sweep: str | None = None, order: Sequence[str] | None = None
     ) -> int:
-        """Write the tidy table ([`table`][ResultStore.table]) as CSV, through a temporary file
+        """Write the tidy table (`table`) as CSV, through a temporary file
         renamed into place; returns the row count.
 
         ``order``: task keys in the order the rows should appear (a sweep's grid order); rows
@@ -371,8 +371,8 @@ class ResultStore:
         return len(records)
 
     def to_dataframe(self, *, sweep: str | None = None, order: Sequence[str] | None = None) -> Any:
-        """The tidy table ([`table`][ResultStore.table]) as a `pandas.DataFrame`, one row per
-        task, the same columns as [`to_csv`][ResultStore.to_csv].
+        """The tidy table (`table`) as a `pandas.DataFrame`, one row per
+        task, the same columns as `to_csv`.
 
         Needs pandas (``pip install 'optmech[pandas]'``).
 

@@ -101,7 +101,7 @@ _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_O
 
 def task_parameters(name: str) -> dict[str, Any]:
     """The named parameters of task ``name`` and their defaults (`inspect.Parameter.empty`
-    for a required one), in order; see [`task_options`][task_options] for the rest.
+    for a required one), in order; see `task_options` for the rest.
 
     Examples
     --------
@@ -235,9 +235,9 @@ def design_noise_task(
     """Design optimal additive noise by LP (``privacy`` as ``eps=1``, ``delta=0.3``, ...).
 
     ``options`` are the modelling options of
-    [`optmech.lp.additive.AdditiveSpec`][optmech.lp.additive.AdditiveSpec] (``resolution``,
+    `optmech.lp.additive.AdditiveSpec` (``resolution``,
     ``periods``, ``integer``, ``symmetric``, ``monotone``, ``grid``, ...), passed to
-    [`optmech.design_noise`][optmech.design_noise] unchanged.
+    `optmech.design_noise` unchanged.
     """
     import optmech
     from optmech.costs import parse_cost

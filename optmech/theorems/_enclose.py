@@ -5,7 +5,7 @@ arithmetic (python-flint; Johansson, *Arb: efficient arbitrary-precision midpoin
 interval arithmetic*, IEEE Trans. Computers 66(8), 2017), for the *floating-point instance* the
 LP solved: ``ε``, ``Δ``, priors and losses are floats, converted to balls exactly (a double is
 a dyadic rational), and ``e^ε`` is enclosed, never rounded. The result is a ball that contains
-the exact value; [`bounds`][bounds] turns it into floats ``lo ≤ value ≤ hi``. Nothing here calls
+the exact value; `bounds` turns it into floats ``lo ≤ value ≤ hi``. Nothing here calls
 optmech's own formulas, so a catalogue row comparing optmech with these can fail.
 
 Closed forms:
@@ -67,7 +67,7 @@ def precision(bits: int = BITS) -> Iterator[None]:
 
 
 def arb(x: Any) -> flint.arb:
-    """A ball holding ``x`` exactly (a float, an int, a [`Fraction`][fractions.Fraction])."""
+    """A ball holding ``x`` exactly (a float, an int, a `Fraction`)."""
     if isinstance(x, Fraction):
         return flint.arb(flint.fmpq(x.numerator, x.denominator))
     if isinstance(x, flint.arb):
@@ -215,7 +215,7 @@ def discrete_staircase_costs(eps: float, delta: int, cost: Any) -> list[flint.ar
 
 
 def discrete_staircase_optimum(eps: float, delta: int, cost: Any) -> tuple[flint.arb, int]:
-    """``min_r`` of [`discrete_staircase_costs`][discrete_staircase_costs] and a minimising ``r``
+    """``min_r`` of `discrete_staircase_costs` and a minimising ``r``
     (by midpoints)."""
     values = discrete_staircase_costs(eps, delta, cost)
     best = values[0]

@@ -38,13 +38,13 @@ PRIVACY_RULE = f"certified ε ≤ ε·(1 + {DEFAULT_RTOL:.0e})"
 
 
 def privacy_ok(certified: float | None, epsilon: float) -> bool:
-    """Whether a certified ε meets [`PRIVACY_RULE`][PRIVACY_RULE]."""
+    """Whether a certified ε meets `PRIVACY_RULE`."""
     return certified is not None and certified <= epsilon * (1.0 + DEFAULT_RTOL)
 
 
 def privacy_terms(certified: float | None, epsilon: float) -> dict[str, Any]:
     """The keyword arguments of a row that also checks a result's privacy: its verdict under
-    [`PRIVACY_RULE`][PRIVACY_RULE] (``extra_ok``), that rule (``extra_rule``) and the certified
+    `PRIVACY_RULE` (``extra_ok``), that rule (``extra_rule``) and the certified
     ε the row reports (``certified_epsilon``)."""
     return {
         "extra_ok": privacy_ok(certified, epsilon),
@@ -102,8 +102,8 @@ def random_users(
     rng: np.random.Generator, count: int, n_range: tuple[int, int], *, prior: bool = True
 ) -> Iterator[tuple[int, int, float, np.ndarray | None, str, Any]]:
     """``(k, n, ε, prior or None, label, loss)`` for ``count`` random users, drawn in that
-    order from ``rng`` (``n`` uniform in ``n_range``; [`random_epsilon`][random_epsilon],
-    [`random_prior`][random_prior] and [`random_loss`][random_loss] of kind ``k``)."""
+    order from ``rng`` (``n`` uniform in ``n_range``; `random_epsilon`,
+    `random_prior` and `random_loss` of kind ``k``)."""
     for k in range(count):
         n = int(rng.integers(n_range[0], n_range[1] + 1))
         eps = random_epsilon(rng)

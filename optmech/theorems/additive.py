@@ -1,9 +1,9 @@
 """Checks of the additive-noise LP designer against the closed forms (group ``additive-lp``).
 
-Each row designs noise with [`optmech.design_noise`][optmech.design_noise] (solved, re-evaluated
+Each row designs noise with `optmech.design_noise` (solved, re-evaluated
 exactly, certified independently; its provenance holds the certified interval ``[lower_bound,
 value]`` of the grid LP's optimum) and decides a theorem by that certificate. References are
-evaluated in ball arithmetic ([`optmech.theorems._enclose`][optmech.theorems._enclose]) and rounded
+evaluated in ball arithmetic (`optmech.theorems._enclose`) and rounded
 outward.
 
 * ``staircase LP``: ε-DP on ℝ, |e| and e². The grid LP's optimum lies between the staircase
@@ -34,7 +34,7 @@ outward.
 
 Every design must also meet optmech's privacy contract (certified ε, δ within ``1e-9``
 relative of the request:
-[`optmech.certify.matrix.DEFAULT_RTOL`][optmech.certify.matrix.DEFAULT_RTOL]).
+`optmech.certify.matrix.DEFAULT_RTOL`).
 """
 
 from __future__ import annotations

@@ -1,27 +1,26 @@
-"""The theorem catalogue: named numerical checks, each returning [`CheckResult`][CheckResult] rows.
+"""The theorem catalogue: named numerical checks, each returning `CheckResult` rows.
 
 A check is a function with no arguments that builds an instance, computes a value (an LP
 optimum, a numerical minimum, a quadrature), compares it with an independent reference (a
 closed form from the papers) and returns one row per instance. Checks register themselves with
-[`check`][check]; [`run_checks`][run_checks] runs them for ``optmech verify``. Modules of
-[`optmech.theorems`][optmech.theorems] are imported by [`load_all`][load_all], so a new module of
+`check`; `run_checks` runs them for ``optmech verify``. Modules of
+`optmech.theorems` are imported by `load_all`, so a new module of
 checks needs no edit anywhere else.
 
 **Certificates decide, not tolerances.** A row built on an LP passes when the theorem's value
 lies in the LP's certified interval ``[lower_bound, upper_bound]`` (a Lagrangian bound rounded
-down, the objective at an exactly private point rounded up: [`optmech.provenance.
-Provenance`][optmech.provenance.
-Provenance]), widened only by a discretisation ``allowance`` derived in the row
-([`certificate_row`][certificate_row]); two LP optima that a theorem equates must have intersecting
-intervals ([`agreement_row`][agreement_row]); a strict inequality is decided between certified ends
-([`bound_row`][bound_row]). References are enclosed by outward rounding (ball arithmetic), so no
+down, the objective at an exactly private point rounded up: `optmech.provenance.
+Provenance`), widened only by a discretisation ``allowance`` derived in the row
+(`certificate_row`); two LP optima that a theorem equates must have intersecting
+intervals (`agreement_row`); a strict inequality is decided between certified ends
+(`bound_row`). References are enclosed by outward rounding (ball arithmetic), so no
 tolerance enters these rules. Rows without an LP behind them (a closed form against a
 quadrature or a 1-D minimiser) keep a tolerance only where it is derived, and say how
-([`compare`][compare]); integer and rational facts are compared exactly ([`exact_row`][exact_row]).
+(`compare`); integer and rational facts are compared exactly (`exact_row`).
 
 The only number a certificate row requires beyond containment is that its interval be
 *decisive*: at most ``accuracy`` wide (relative to ``max(|upper|, 1)``; the library's requested
-accuracy [`optmech.provenance.DEFAULT_ACCURACY`][optmech.provenance.DEFAULT_ACCURACY]), so that an
+accuracy `optmech.provenance.DEFAULT_ACCURACY`), so that an
 uninformative interval (a missing multiplier gives ``-inf``) cannot pass a row vacuously.
 """
 
@@ -75,13 +74,13 @@ class CheckResult:
         What optmech computed (the certified upper end of an LP, a minimiser, a quadrature).
     reference : float
         The independent reference (closed form from the paper, another method), rounded to
-        nearest; its enclosure is [`reference_low`][reference_low],
-        [`reference_high`][reference_high].
+        nearest; its enclosure is `reference_low`,
+        `reference_high`.
     gap : float
         ``|value − reference| / |reference|``, or the absolute gap when the reference is 0
-        (then [`gap_kind`][gap_kind] is ``"abs"``). Informative only for certificate rows.
+        (then `gap_kind` is ``"abs"``). Informative only for certificate rows.
     tolerance : float
-        The largest relative gap accepted by a ``tolerance`` row (derived, see [`detail`][detail]);
+        The largest relative gap accepted by a ``tolerance`` row (derived, see `detail`);
         0 for the other kinds, whose rule does not use it.
     passed : bool
         Whether the check holds.
@@ -105,7 +104,7 @@ class CheckResult:
     reference_low, reference_high : float or None
         Outward-rounded enclosure of the reference (``None``: the reference is a float).
     kind : str
-        One of [`KINDS`][KINDS]: how the row decides.
+        One of `KINDS`: how the row decides.
     exact : bool
         Whether the row was reproduced in exact (rational or ball) arithmetic.
     """
@@ -134,7 +133,7 @@ class CheckResult:
 
     @property
     def pass_rule(self) -> str:
-        """When the row passes ([`rule`][rule], or ``gap ≤ tol`` for a bare tolerance row)."""
+        """When the row passes (`rule`, or ``gap ≤ tol`` for a bare tolerance row)."""
         return self.rule or f"gap ≤ {self.tolerance:.3g}"
 
     @property
@@ -511,7 +510,7 @@ def check_cases(
     """Register one row builder twice: ``name`` on a few instances, ``sweep_name`` on a grid.
 
     ``name`` is a quick check running ``rows(quick)``; ``sweep_name`` runs ``rows(sweep)``
-    and only in the full catalogue (``quick=False``). Both are registered with [`check`][check]
+    and only in the full catalogue (``quick=False``). Both are registered with `check`
     under ``group``, the quick one first.
 
     Parameters
@@ -521,7 +520,7 @@ def check_cases(
     group : str
         Catalogue section of both.
     rows : callable
-        The row builder, returning a list of [`CheckResult`][CheckResult].
+        The row builder, returning a list of `CheckResult`.
     quick, sweep : sequence or mapping
         The instances of each check: a sequence of cases is passed to ``rows`` as its one
         argument, a mapping as keyword arguments.
@@ -552,7 +551,7 @@ def check_cases(
 
 
 def load_all() -> None:
-    """Import every module of [`optmech.theorems`][optmech.theorems], registering their checks."""
+    """Import every module of `optmech.theorems`, registering their checks."""
     import optmech.theorems as pkg
 
     for info in pkgutil.iter_modules(pkg.__path__):
@@ -561,7 +560,7 @@ def load_all() -> None:
 
 
 def registered_checks() -> dict[str, Check]:
-    """All registered checks by name (after [`load_all`][load_all])."""
+    """All registered checks by name (after `load_all`)."""
     return dict(_REGISTRY)
 
 

@@ -72,10 +72,10 @@ def certificate_rows(
     n: int = CERTIFICATE_ROWS_N, *, accuracy: float = CERTIFICATE_ACCURACY
 ) -> list[CheckResult]:
     """The rows of ``optmech verify --certificates``: GRS universal optimality (Thm. 3.1)
-    proved by [`grs_certificate`][optmech.theorems.certificates.grs_certificate] for uniform
+    proved by `grs_certificate` for uniform
     and Dirichlet priors (seed 0), ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``; and the
     minimax optimality of Gupte & Sundararajan by
-    [`minimax_certificate`][optmech.theorems.certificates.minimax_certificate] for S = all
+    `minimax_certificate` for S = all
     inputs and S = {0, n}, ε = 0.5, on ``{0..min(n, 40)}`` (`MINIMAX_ROWS_N`).
 
     Examples

@@ -16,12 +16,12 @@ builds the candidate and a dual point, and weak duality gives an interval
 **Minimax users** (Gupte & Sundararajan 2010): for weights ``μ ≥ 0`` on the side information S,
 ``max_{i ∈ S} risk_i ≥ Σ_i μ_i risk_i / Σ_i μ_i`` for every mechanism, so the minimax optimum is
 at least the Bayesian optimum for the prior ``μ / Σ μ``, which the certificate above bounds.
-[`minimax_certificate`][minimax_certificate] takes the candidate (``G`` and the best randomized
+`minimax_certificate` takes the candidate (``G`` and the best randomized
 remap) and ``μ`` from the remap LP, whose result it does not trust.
 
 The dual point and its outward rounding are built in ``optmech.theorems.dual_point`` (time
 O(n²) in vectorised sweeps, memory O(n · chunk)); the result is a
-[`DualCertificate`][optmech.theorems.dual_certificate.DualCertificate]. The rows of ``optmech
+`DualCertificate`. The rows of ``optmech
 verify --certificates`` are built in ``optmech.theorems.certificate_rows``; they are not part
 of the default catalogue.
 """
@@ -85,7 +85,7 @@ def grs_certificate(
     prior : array_like, shape (n + 1,)
         Prior over ``{0..n}``, summing to 1 (or ``normalize=True``); n ≥ 1.
     loss : Cost or str or callable
-        Cost of the error ``r − i`` (``"abs"``, ``"squared"``, a [`Cost`][optmech.costs.Cost]),
+        Cost of the error ``r − i`` (``"abs"``, ``"squared"``, a `Cost`),
         non-decreasing in ``|r − i|`` on each side of 0.
     epsilon : float
         In (0, 50].
@@ -156,7 +156,7 @@ def grs_certificate(
 # ------------------------------------------------------------------------------------------
 # Minimax users (Gupte & Sundararajan 2010)
 # ------------------------------------------------------------------------------------------
-#: Largest n of [`minimax_certificate`][minimax_certificate]: its candidate needs the remap LP,
+#: Largest n of `minimax_certificate`: its candidate needs the remap LP,
 #: (n + 1)² variables and |S| (n + 1)² dense coefficients.
 MINIMAX_MAX_N = 150
 
@@ -202,7 +202,7 @@ def minimax_certificate(
     solve is trusted. For any weights ``μ ≥ 0`` on S, every mechanism has
     ``max_{i ∈ S} risk_i ≥ Σ_i μ_i risk_i / Σ_i μ_i``, so the minimax optimum is at least the
     Bayesian optimum for the prior ``μ / Σ μ`` divided by ``Σ μ`` rounded up, and that is
-    bounded below by [`grs_certificate`][grs_certificate]. The value is the candidate's worst
+    bounded below by `grs_certificate`. The value is the candidate's worst
     risk, rounded up (its remap's rows are normalised exactly by bounding ``1 / row sum``).
 
     Parameters
@@ -216,7 +216,7 @@ def minimax_certificate(
     side_information : collection of int, optional
         The inputs S (default all of ``{0..n}``).
     accuracy : float, default 1e-9
-        As for [`grs_certificate`][grs_certificate].
+        As for `grs_certificate`.
     remap : array_like, shape (n + 1, n + 1), optional
         A row-stochastic remap to certify instead of the optimal one (a test of the
         certificate: a remap that is not optimal must fail).

@@ -16,7 +16,7 @@ independent reference, and the tolerance is *derived* in the row (``u = 2^-53``)
 * ``Laplace/staircase ratio``: against the 4 significant digits of the reference points
   (Geng & Viswanath (2016), Fig. 2): half a unit in the last digit;
 * ``exact cost vs quadrature``: ``expected_cost`` against
-  [`scipy.integrate.quad`][scipy.integrate.quad] over every step: within the sum of quad's own error
+  `scipy.integrate.quad` over every step: within the sum of quad's own error
   estimates plus ``η_rel`` of the value;
 * ``discrete staircase reference``: ``r*`` exactly and the cost within half a unit of the
   printed digits (the optimum over r of the discrete staircase of Geng & Viswanath (2016),

@@ -4,8 +4,8 @@
 No LP is involved; every tolerance is derived in its row (``u = 2^-53``):
 
 * ``uniform+atom cost``: the exact expected cost of ``P_α*`` (through
-  [`Cost.integral`][optmech.costs.Cost.integral]) and Theorem 3's closed form
-  ([`uniform_atom_min_cost`][optmech.mechanisms.uniform_atom.uniform_atom_min_cost]) against
+  `Cost.integral`) and Theorem 3's closed form
+  (`uniform_atom_min_cost`) against
   ``E|X|^p`` of
   ``P_α*`` in ball arithmetic, both within ``64u`` (a few dozen roundings of positive terms);
 * ``uniform+atom alpha*``: a bounded Brent minimisation of the exact cost over ``α ∈ [0, δ)``

@@ -3,11 +3,10 @@ group ``count-lp``.
 
 1. **GRS universal optimality** (Thm. 3.1): for every prior and loss non-decreasing in
    ``|i − r|``, the user's LP optimum equals the value of the range-restricted geometric ``G``
-   followed by the Bayes remap — exactly. A row solves the LP ([`optmech.
-   bayesian_mechanism`][optmech.
-   bayesian_mechanism], certified interval ``[lower_bound, value]`` in its provenance) and
+   followed by the Bayes remap — exactly. A row solves the LP (`optmech.
+   bayesian_mechanism`, certified interval ``[lower_bound, value]`` in its provenance) and
    passes when the reference lies in that interval; the reference ``Σ_z min_r (Gᵀ diag(p) L)``
-   is evaluated in ball arithmetic ([`optmech.theorems._enclose`][optmech.theorems._enclose],
+   is evaluated in ball arithmetic (`optmech.theorems._enclose`,
    ``e^(−ε)`` enclosed, prior and loss taken exactly as the floats the LP saw) and rounded outward
    to floats. No tolerance: a solver that stops early widens the interval, it cannot move it off the
    optimum.
@@ -17,9 +16,9 @@ group ``count-lp``.
    certificate; the constructive remap (Lemmas 5.9–5.11) read off the exact constraint matrix.
 
 Uniqueness and the structure of optimal vertices are in
-[`optmech.theorems.count_structure`][optmech.theorems.count_structure]; minimax users and Brenner &
-Nissim in [`optmech.theorems.minimax`][optmech.theorems.minimax]; query-dependent noise in
-[`optmech.theorems.query_dependent`][optmech.theorems.query_dependent].
+`optmech.theorems.count_structure`; minimax users and Brenner &
+Nissim in `optmech.theorems.minimax`; query-dependent noise in
+`optmech.theorems.query_dependent`.
 """
 
 from __future__ import annotations
@@ -74,8 +73,8 @@ def universal_optimality_check(
     """One instance of GRS Thm. 3.1: the user LP's certified interval contains ``G`` + remap.
 
     ``loss`` is a cost of ``r − i`` or a square loss matrix over ``{0..n}``; it must be
-    non-decreasing in ``|i − r|`` on each side ([`ValueError`][ValueError] otherwise, raised by
-    [`optmech.geometric_bayes`][optmech.geometric_bayes]). Passes when ``lower_bound ≤ ref ≤ value``
+    non-decreasing in ``|i − r|`` on each side (`ValueError` otherwise, raised by
+    `optmech.geometric_bayes`). Passes when ``lower_bound ≤ ref ≤ value``
     with ``ref`` enclosed in ball arithmetic, the interval is decisive and the mechanism meets the
     privacy contract.
 
@@ -114,7 +113,7 @@ def universal_optimality_check(
 def grs_universal_rows(
     *, seed: int, count: int, n_range: tuple[int, int], alternate: bool = False
 ) -> list[CheckResult]:
-    """[`universal_optimality_check`][universal_optimality_check] for ``count`` random users (GRS
+    """`universal_optimality_check` for ``count`` random users (GRS
     Thm. 3.1).
 
     ``alternate`` solves them with optmech's main solvers in turn (else the default policy).

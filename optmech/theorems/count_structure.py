@@ -3,7 +3,7 @@ group ``count-lp``.
 
 1. **Uniqueness** (GRS Thm. 6.1): for the uniform prior and the 0-1 loss at face value, ``G``
    is the *unique* optimum. Each row proves it for its ε by an exact dual certificate, in ball
-   arithmetic and without any solver ([`uniqueness_certificate`][uniqueness_certificate]), and
+   arithmetic and without any solver (`uniqueness_certificate`), and
    checks that the library's LP agrees: its certified interval contains the value of ``G``.
 2. **Optimal vertices are remaps of G** (GRS §5, Lemmas 5.9–5.11): a simplex vertex of a random
    Bayesian LP is read as a constraint matrix, the remap ``T`` is read off it, and ``G T``

@@ -1,9 +1,9 @@
 """The result of a dual certificate: a candidate mechanism proved optimal within a gap.
 
-Built by [`grs_certificate`][optmech.theorems.certificates.grs_certificate] and
-[`minimax_certificate`][optmech.theorems.certificates.minimax_certificate] (Ghosh, Roughgarden
+Built by `grs_certificate` and
+`minimax_certificate` (Ghosh, Roughgarden
 & Sundararajan (2012); Gupte & Sundararajan (2010)). It keeps the one result protocol of
-[`optmech.results`][optmech.results]: the interval ``[lower_bound, value]`` is the
+`optmech.results`: the interval ``[lower_bound, value]`` is the
 certificate's, its provenance says that no solver was run (solver ``"none"``, status ``"dual
 certificate"``), and the privacy is the ε of the candidate, the geometric mechanism followed by
 a remap: ε-DP by post-processing.
@@ -28,7 +28,7 @@ __all__ = ["DualCertificate"]
 class DualCertificate(BaseResult):
     """A candidate mechanism proved optimal, within ``gap``, by a dual point (no LP solved).
 
-    A result of the protocol of [`optmech.results`][optmech.results]: ``upper_bound`` is
+    A result of the protocol of `optmech.results`: ``upper_bound`` is
     `value`; `certified_epsilon` is `epsilon`, because the candidate — the range-restricted
     geometric mechanism (ε-DP, GRS §2) followed by a remap — is ε-DP by post-processing (it is
     not recomputed from floats: the certificate holds the remap, not the matrix); the

@@ -1,6 +1,6 @@
 """The dual point of a GRS certificate, and its outward rounding.
 
-The pieces of [`grs_certificate`][optmech.theorems.certificates.grs_certificate] (Ghosh,
+The pieces of `grs_certificate` (Ghosh,
 Roughgarden & Sundararajan (2012), Thm. 3.1; see that module for the LP): the loss diagonals,
 column chunks, the candidate's Bayes remap and its value rounded up, the row duals from
 complementary slackness, and the dual bound rounded down.
@@ -95,7 +95,7 @@ def _loss_columns(diag: FloatArray, n: int, r0: int, width: int) -> FloatArray:
 
 
 def _loss_rows(diag: FloatArray, n: int, r0: int, width: int) -> FloatArray:
-    """The transpose of [`_loss_columns`][_loss_columns]: ``l(i, r)`` with ``r`` down the rows,
+    """The transpose of `_loss_columns`: ``l(i, r)`` with ``r`` down the rows,
     shape (width, n + 1), each row contiguous."""
     windows = sliding_window_view(diag[::-1], n + 1)  # windows[k][i] = diag[2n − k − i]
     return np.ascontiguousarray(windows[n - r0 - np.arange(width)])
@@ -228,7 +228,7 @@ _SCALE_WEIGHT = 2.0**20 * U
 def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: FloatArray) -> IntArray:
     """``s(r)``: where the sweeps meet. In exact arithmetic any node serves (each sweep
     delivers the most it can); in floating point, the node with the largest joint surplus
-    ``w_s + carries`` less [`_SCALE_WEIGHT`][_SCALE_WEIGHT] times the sweeps' rounding scale,
+    ``w_s + carries`` less `_SCALE_WEIGHT` times the sweeps' rounding scale,
     which keeps it off the nodes a sweep reaches only by carrying a deficit against its stable
     direction. Overwrites ``scale``."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -245,7 +245,7 @@ def _meeting_nodes(wt: FloatArray, fwd: FloatArray, bwd: FloatArray, scale: Floa
 def _tightest_outputs(wt: FloatArray, alpha: float) -> IntArray:
     """``argmin_z (w_r · g_z) / d_z`` for each column ``r``: the output of ``G`` whose
     complementary-slackness condition ``w_r · g_z ≥ 0`` is tightest (0 on the outputs the remap
-    sends to ``r``), where the column's deficit sits; ``K w_r`` by [`_apply_k`][_apply_k]."""
+    sends to ``r``), where the column's deficit sits; ``K w_r`` by `_apply_k`."""
     return np.asarray(np.argmin(_apply_k(wt, alpha, axis=0), axis=0), dtype=np.int64)
 
 
@@ -316,7 +316,7 @@ def _multipliers(
     wt: FloatArray, fwd: FloatArray, bwd: FloatArray, meet: IntArray, e_eps: float
 ) -> tuple[FloatArray, FloatArray]:
     """``a[i], b[i]`` (edge ``(i, i + 1)``, shape (n, chunk), both ≥ 0): left of the meeting
-    node by [`_trimmed_flows`][_trimmed_flows] asked for what the right sweep cannot deliver,
+    node by `_trimmed_flows` asked for what the right sweep cannot deliver,
     right of it (the mirror image) asked for what the left side left over."""
     n = wt.shape[0] - 1
     cols = np.arange(wt.shape[1])
@@ -411,8 +411,8 @@ def _best_reduced_costs(
 ) -> FloatArray:
     """``R`` rounded down for the better of two dual points, column by column: the plain
     sweeps meeting at ``meet``, or the flows trimmed to the demand, meeting where
-    complementary slackness puts the column's deficit ([`_tightest_outputs`][
-    _tightest_outputs]). Both are valid (any ``a, b ≥ 0`` are); the trimmed ones keep unneeded
+    complementary slackness puts the column's deficit (`_tightest_outputs`). Both are valid (any
+    ``a, b ≥ 0`` are); the trimmed ones keep unneeded
     surpluses where they are, which makes far, heavy reduced costs exact enough, but their
     demands are found against the sweeps' stable direction. Each column keeps the one whose
     reduced costs fall less below the row multipliers in total; the trimmed point is built

@@ -5,12 +5,12 @@ mechanism's privacy (certified by a pessimistic float certificate), its value (r
 and the Lagrangian lower bound (rounded down). Here each is redone without rounding:
 
 * the mechanism or pmf is converted to rationals exactly (a double is a dyadic rational,
-  [`flint.fmpq`][flint.fmpq]), its rows renormalised exactly, and its value computed in rationals
+  `flint.fmpq`), its rows renormalised exactly, and its value computed in rationals
   (or in Arb balls where a transcendental tail factor enters; Johansson, *Arb*, IEEE Trans.
   Computers 66(8), 2017);
 * privacy is decided by comparing the exact largest ratio of neighbouring entries with
   ``e^ε`` enclosed in a ball (at 256 bits, then 1024 if the ball cannot decide), with
-  [`optmech.certify.certify_mechanism`][optmech.certify.certify_mechanism] ``(exact=True)`` as a
+  `optmech.certify.certify_mechanism` ``(exact=True)`` as a
   cross-check;
 * the Lagrangian lower bound is recomputed in ball arithmetic from the solver's float
   multipliers (any multipliers give a valid bound; the solver's only make it tight), for the
@@ -549,7 +549,7 @@ def _dependent_upper(res: Any, cost: Cost) -> tuple[Any, list[list[Any]]]:
     """Exact worst-case cost of the returned family (a ball) and its normalised entries on the
     extended grid: ``((1 − λ) q_t(k) + λ u(k)) / ((1 − λ) Z_t + λ)`` with the family's own
     float tail factor (exact) and ``u`` the ε/2-geometric of
-    [`optmech.lp.dependent`][optmech.lp.dependent]."""
+    `optmech.lp.dependent`."""
     eps, delta, half = res.epsilon, res.sensitivity, res.half_width
     b = flint.arb(math.exp(-eps))
     lam = flint.arb(res.repair_lambda)
@@ -591,7 +591,7 @@ def _dependent_privacy(res: Any, entries: list[list[Any]]) -> tuple[bool | None,
 
 
 def _dependent_lower(res: Any, cost: Cost) -> Any:
-    """The Lagrangian bound of [`optmech.lp.dependent`][optmech.lp.dependent] in balls, for the LP
+    """The Lagrangian bound of `optmech.lp.dependent` in balls, for the LP
     with exact coefficients (tail ``e^(−ε)``, which contains the discrete staircase), from the float
     multipliers: ``Σ_t min_k r_{t,k} + min(r_w w_lo, r_w w_hi)``, times the objective unit."""
     mult = res.multipliers

@@ -11,8 +11,8 @@ Each is an LP result decided by its certificate:
 * **count LPs at ε ≥ 15**: GRS Thm. 3.1 by the certificate, where ``e^ε`` exceeds 3·10⁶ and
   the geometric mechanism's entries fall to ``e^(−ε n)``;
 * **minimax at n = 30, ε = 3, S = {0, 30}**:
-  [`optmech.geometric_minimax`][optmech.geometric_minimax] against
-  [`optmech.minimax_mechanism`][optmech.minimax_mechanism] (Gupte & Sundararajan (2010));
+  `optmech.geometric_minimax` against
+  `optmech.minimax_mechanism` (Gupte & Sundararajan (2010));
 * **the zero optimum**: ``bayesian_mechanism([0, 1], Absolute(), 15)`` — the user knows the
   answer, the optimum is 0, and the certified interval must contain 0.
 """

@@ -3,7 +3,7 @@
 1. **RR-on-Bins is optimal** (Ghazi et al. (2023)): over all ε-label-DP randomizers with real
    outputs, the optimum for the squared and the absolute error is an RR-on-Bins, found by their
    dynamic programme. On a grid that contains the bins' outputs, the complete-graph LP
-   ([`optmech.local_mechanism`][optmech.local_mechanism]) must therefore *equal* it: its certified
+   (`optmech.local_mechanism`) must therefore *equal* it: its certified
    interval must contain the RR-on-Bins value, enclosed in ball arithmetic from the bins and
    outputs. On a uniform grid without those outputs the LP can only be above it, by at most what
    randomised rounding to the grid costs (``h²/4`` for the squared error, ``h/2`` for the
@@ -117,7 +117,7 @@ def _guarded_rows(
     cases: Iterable[tuple[Any, ...]],
     instance: Callable[..., str],
 ) -> list[CheckResult]:
-    """``make(*case)`` for every case, each [`guarded`][guarded] and timed; ``instance(*case)``
+    """``make(*case)`` for every case, each `guarded` and timed; ``instance(*case)``
     names the case in a failed row."""
     return [
         guarded(check, instance(*case), functools.partial(timed, make, *case), group=GROUP)

@@ -3,12 +3,12 @@
 1. **Minimax optimality** (Gupte & Sundararajan (2010), Thm. 1): for a minimax user (side
    information ``S``, loss monotone in ``|i − r|``) the optimum over all ε-DP mechanisms equals
    that of ``G`` followed by the best *randomized* remap. Both sides are LP optima, each with a
-   certified interval ([`optmech.minimax_mechanism`][optmech.minimax_mechanism],
-   [`optmech.geometric_minimax`][optmech.geometric_minimax]); the theorem equates them, so a row
+   certified interval (`optmech.minimax_mechanism`,
+   `optmech.geometric_minimax`); the theorem equates them, so a row
    passes when the two intervals intersect. No tolerance.
 2. **Brenner & Nissim** (2014), Thm. 1: on the grid graph of two count queries, a user who
    wants the sum and a user who wants the first count have no common optimal mechanism. The
-   joint LP of [`optmech.common_mechanism`][optmech.common_mechanism] has a rigorous dual lower
+   joint LP of `optmech.common_mechanism` has a rigorous dual lower
    bound on the best common loss ratio, and the row passes when that bound exceeds 1. And ``G ⊗ G``
    with the Bayes remap (the geometric mechanism's analogue, its value in ball arithmetic) is
    strictly worse than the certified optimum for the sum.
@@ -62,7 +62,7 @@ def minimax_optimality_check(
     """One instance of Gupte & Sundararajan: minimax LP optimum vs ``G`` + best randomized remap.
 
     ``loss`` is a cost (then ``n`` is needed) or a square loss matrix, monotone in ``|i − r|``
-    ([`ValueError`][ValueError] otherwise). Both sides are LP optima with certified intervals; the
+    (`ValueError` otherwise). Both sides are LP optima with certified intervals; the
     row passes when they intersect and both are decisive.
 
     Examples
@@ -95,7 +95,7 @@ def minimax_optimality_check(
 
 
 def minimax_rows(*, seed: int, count: int, n_range: tuple[int, int]) -> list[CheckResult]:
-    """[`minimax_optimality_check`][minimax_optimality_check] for random losses and side-information
+    """`minimax_optimality_check` for random losses and side-information
     sets."""
     rng = np.random.default_rng(seed)
     rows = []

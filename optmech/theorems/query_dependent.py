@@ -3,10 +3,10 @@
 When the noise law may depend on the query value (periodic in it, period ``P``), the worst case
 over query values cannot beat the best query-independent noise, which for an integer query is
 the discrete staircase (Geng & Viswanath (2016), §VI). Each row solves the worst-case LP of
-[`optmech.dependent_noise_lp`][optmech.dependent_noise_lp] (tails closed exactly, so every feasible
+`optmech.dependent_noise_lp` (tails closed exactly, so every feasible
 point is an ε-DP family on ℤ and the discrete staircase is feasible: the LP's optimum *is* the
 theorem's value) and passes when ``min_r E c(staircase_r)``, enclosed in ball arithmetic
-([`optmech.theorems._enclose`][optmech.theorems._enclose]), lies in the certified interval
+(`optmech.theorems._enclose`), lies in the certified interval
 ``[lower_bound, value]`` and the returned family certifies at ε with no slack. No allowance, no
 tolerance.
 """

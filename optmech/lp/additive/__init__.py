@@ -11,33 +11,33 @@ to it), the ε-DP tail beyond ``±KΔ`` continues the outermost period geometric
 
 The package, one idea per module:
 
-[`spec`][optmech.lp.additive.spec]
-    [`AdditiveSpec`][AdditiveSpec]: the validated specification and the size estimate.
-[`grid`][optmech.lp.additive.grid]
+`spec`
+    `AdditiveSpec`: the validated specification and the size estimate.
+`grid`
     Uniform, graded and integer grids; masses and exact cell costs.
-[`rows`][optmech.lp.additive.rows]
+`rows`
     The constraint rows as named blocks (window, monotone, hockey-stick).
-[`lp`][optmech.lp.additive.lp]
-    [`build_additive_lp`][build_additive_lp] and [`AdditiveLP`][AdditiveLP].
-[`designer`][optmech.lp.additive.designer]
-    [`design_additive`][optmech.lp.additive.designer.design_additive] and
-    [`finish_design`][finish_design]: solve, certify, repair, bound, record.
-[`repair`][optmech.lp.additive.repair]
+`lp`
+    `build_additive_lp` and `AdditiveLP`.
+`designer`
+    `design_additive` and
+    `finish_design`: solve, certify, repair, bound, record.
+`repair`
     The least ε-DP envelope above a solver's point, and the (ε, δ) mixture.
-[`diagnostics`][optmech.lp.additive.diagnostics]
+`diagnostics`
     A certified interval wider than asked, a grid too coarse for the staircase optimum.
-[`designed`][optmech.lp.additive.designed]
-    [`DesignedNoise`][optmech.lp.additive.designed.DesignedNoise] and its record.
-[`pairs`][optmech.lp.additive.pairs], [`divergences`][optmech.lp.additive.divergences]
+`designed`
+    `DesignedNoise` and its record.
+`pairs`, `divergences`
     Beyond (ε, δ): the pairs of every shift over the tails; hockey-stick rows, Rényi and
     Kullback–Leibler cones.
-[`beyond`][optmech.lp.additive.beyond]
+`beyond`
     Designs under zCDP, Rényi DP, GDP and privacy profiles: cutting planes over orders / ε,
     certified over the continuum.
 
-The entry point is [`optmech.design_noise`][optmech.lp.design.design_noise], which chooses between
+The entry point is `optmech.design_noise`, which chooses between
 this designer, the one beyond (ε, δ) and the 2-D one; the certified interval, the repair loop and
-the cross-check are the engine's ([`optmech.lp.engine`][optmech.lp.engine]). Reading
+the cross-check are the engine's (`optmech.lp.engine`). Reading
 ``optmech.lp.additive.design_noise`` still works, with a `DeprecationWarning`.
 
 Examples

@@ -3,7 +3,7 @@
 Every ε-DP noise is (ε, δ)-DP for every δ ≥ 0, so the ε-DP design is a candidate for any
 (ε, δ) request. Two things make it worth weighing:
 
-* **Tiny δ.** Below ``DELTA_MIN`` of [`optmech.lp.additive.spec`][optmech.lp.additive.spec]
+* **Tiny δ.** Below ``DELTA_MIN`` of `optmech.lp.additive.spec`
   the hockey-stick rows weigh densities beneath the solvers' tolerances and no solver resolves
   the LP. The optimum is non-increasing in δ, so the LP at ``δ' = DELTA_MIN`` still bounds it
   from below on the same grid, but its point is not private at δ: the ε-DP design is
@@ -14,7 +14,7 @@ Every ε-DP noise is (ε, δ)-DP for every δ ≥ 0, so the ε-DP design is a ca
   step (``20(1 + e^(ε/2))`` per Δ, graded beyond 400). At ε = 5, δ = 1e-11 the (ε, δ) design
   costs 10% (|x|) to 97% (x²) more than the ε-DP design.
 
-[`design_approx`][design_approx] designs both (with the grid's defaults: a caller who names
+`design_approx` designs both (with the grid's defaults: a caller who names
 ``resolution`` or ``periods`` gets the (ε, δ) LP of that grid alone, unless δ is tiny) and
 returns the cheaper certified noise. When the ε-DP design is returned its record says so
 (``source = "pure"``), its δ is certified at the requested ε, and its interval's lower bound is
@@ -48,7 +48,7 @@ _log = logging.getLogger(__name__)
 def weighs_pure(privacy: Any, options: dict[str, Any], constrained: bool) -> bool:
     """Whether a 1-D ``design_noise`` call for ``privacy`` weighs the ε-DP design: (ε, δ) with
     ε, δ > 0 and no constraints of the caller's, and either δ below ``DELTA_MIN`` of
-    [`optmech.lp.additive.spec`][optmech.lp.additive.spec] (read at each call) or the grid
+    `optmech.lp.additive.spec` (read at each call) or the grid
     left to its defaults (neither ``resolution`` nor ``periods`` given)."""
     if type(privacy) is not ApproxDP or constrained:
         return False
@@ -143,7 +143,7 @@ def design_approx(
     Parameters
     ----------
     spec : AdditiveSpec
-        A validated (ε, δ') spec, ``δ' =`` [`solvable_privacy`][solvable_privacy]
+        A validated (ε, δ') spec, ``δ' =`` `solvable_privacy`
         ``(requested).delta``.
     run : DesignRun
         Solver, repair, accuracy, solver options, verbosity and progress.

@@ -2,25 +2,25 @@
 
 The noise lives on a uniform grid or on ℤ (``m`` cells or points per Δ, ``K`` periods each
 side) and continues beyond it with geometric tails
-([`AdditiveSpec.tail_ratio`][AdditiveSpec.tail_ratio]); the constraints are sums over the pairs of
-every shift ``1..m`` and direction ([`pairs`][optmech.lp.additive.pairs]), exact for every real
+(`AdditiveSpec.tail_ratio`); the constraints are sums over the pairs of
+every shift ``1..m`` and direction (`pairs`), exact for every real
 shift ``|d| ≤ Δ``:
 
 * **privacy profile** — an LP: hockey-stick rows at each ``(ε_j, δ_j)``; a finite support when
   every ``δ_j > 0``, else the pure rows at the first ``ε_j`` with ``δ_j = 0`` and tails;
 * **Gaussian DP** — ``δ(ε) ≤ δ_μ(ε)`` for every ε ≥ 0 (Dong, Roth & Su 2022, Corollary 2.13),
   by **cutting planes**: the LP at finitely many ε; the noise certified over the continuum
-  ([`optmech.certify.profiles.check_guarantee`][optmech.certify.profiles.check_guarantee], exact
+  (`optmech.certify.profiles.check_guarantee`, exact
   tails); the ε where it is most violated (the local maxima of ``log δ(ε)/δ_μ(ε)`` on a fine grid
   and at the profile's breakpoints) join the cuts, until the certificate holds — or until a
   round's lower bound is within the accuracy of the grid Gaussian's value, which is then
   returned; the result records the Gaussian's own cost (``gaussian_cost``);
-* **Rényi DP** — a conic problem (power cones, [`divergences`][optmech.lp.additive.divergences])
+* **Rényi DP** — a conic problem (power cones, `divergences`)
   at the given orders (Mironov 2017);
 * **zCDP** — ``D_α ≤ ρα`` for every α > 1 (Bun & Steinke 2016) by cutting planes over the
   orders: the Kullback–Leibler bound (the limit α → 1, exponential cones) and the Rényi bound
   at the cut orders; the noise certified over every α > 1
-  ([`optmech.certify.profiles.certified_rho`][optmech.certify.profiles.certified_rho]); the local
+  (`optmech.certify.profiles.certified_rho`); the local
   maxima of ``D_α/α`` above the target join the cuts.
 
 Each round solves with the target tightened by a relative ``margin`` (from 1e-5), so that the
@@ -29,14 +29,14 @@ violated points but without a certificate multiplies the margin by ten. After
 `MAX_ROUNDS` rounds — or at once for profiles and Rényi DP — a noise whose certificate
 still fails is **repaired** by mixing with a reference noise that meets the guarantee with room
 to spare and has the same tails (GDP: the cheapest of several wider grid Gaussians,
-[`optmech.lp.additive.gdp_reference`][optmech.lp.additive.gdp_reference]; else the geometric
+`optmech.lp.additive.gdp_reference`; else the geometric
 noise of the tails' ratio; the grid Laplace on a finite support), the least weight found by
 bisection on the certificate (every guarantee here is a jointly convex divergence, so mixing
 helps); never is an uncertified noise returned.
 
 **The interval.** ``value`` is the exact expected cost of the returned noise, rounded up.
 ``lower_bound``: for the LPs, the Lagrangian bound of
-[`lp_interval`][optmech.lp.engine.interval.lp_interval] on the LP at the *requested* guarantee (the
+`lp_interval` on the LP at the *requested* guarantee (the
 cuts' right-hand sides undone: a relaxation of the continuum, so its bound holds for it); for
 the cones, a tangent-plane bound: the constraint
 functions ``g`` are convex and 1-homogeneous, so for multipliers ``λ ≥ 0`` and any point ``z̄``,
@@ -107,7 +107,7 @@ INITIAL_ORDERS = (2.0,)
 INITIAL_CUTS = 24
 #: Largest number of rounds before the repair.
 MAX_ROUNDS = 12
-#: First relative tightening of the target; grows tenfold (up to [`MAX_MARGIN`][MAX_MARGIN]) when a
+#: First relative tightening of the target; grows tenfold (up to `MAX_MARGIN`) when a
 #: round finds no new violated point yet fails its certificate.
 MARGIN = 1e-6
 MAX_MARGIN = 1e-2
@@ -139,7 +139,7 @@ def _initial(spec: Any) -> tuple[float, ...]:
 def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
     """Build, solve, read and certify one round. A point with zero masses facing positive ones
     (the solver's tolerance in the deep tail: an infinite divergence) is mixed at once with the
-    reference, by at most [`ZERO_REPAIR`][ZERO_REPAIR] ([`_repair`][_repair])."""
+    reference, by at most `ZERO_REPAIR` (`_repair`)."""
     lp = build_additive_lp(spec, cuts=cuts)
     solved, info = solve(lp)
     full, atom = solved.full_values(solved.point())
@@ -187,7 +187,7 @@ def _rounds(
 ) -> tuple[_Round, tuple[CutRound, ...]]:
     """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`), or — GDP — until the
     round's lower bound shows that no noise on this grid beats the Gaussian reference by more
-    than ``accuracy`` ([`_reference_stop`][_reference_stop]), or until a round
+    than ``accuracy`` (`_reference_stop`), or until a round
     closed less than `STALL` of the gap (then the repair, as after `MAX_ROUNDS`).
 
     Near-one Rényi orders are linearised at the first round's noise; after that, each round
@@ -245,10 +245,10 @@ def _longest_support(spec: Any) -> int | None:
 def _rounds_on_a_long_enough_support(
     spec: Any, solve: Callable[..., Any], accuracy: float = 0.0
 ) -> tuple[Any, _Round, tuple[CutRound, ...]]:
-    """[`_rounds`][_rounds] and the spec it solved. A profile's derived support is the longest of
+    """`_rounds` and the spec it solved. A profile's derived support is the longest of
     its points' own, which their joint constraints can make too short: when it is infeasible,
     it is doubled (each time refused up front if too large) up to
-    [`_longest_support`][_longest_support]."""
+    `_longest_support`."""
     longest = _longest_support(spec)
     while True:
         try:
@@ -275,7 +275,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     spec : AdditiveSpec
         A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
     run : DesignRun
-        The settings of [`optmech.design_noise`][optmech.lp.design.design_noise];
+        The settings of `optmech.design_noise`;
         ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
         provenance).
     """

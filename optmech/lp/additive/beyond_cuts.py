@@ -1,12 +1,12 @@
 """One round of a design beyond (ε, δ): its constraints at the cut points, and the certificate
 of its noise over the continuum.
 
-The rows of [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] (its module docstring
-describes the method) at a round's [`Cuts`][Cuts]: the privacy profile's hockey-stick rows,
+The rows of `optmech.lp.additive.beyond` (its module docstring
+describes the method) at a round's `Cuts`: the privacy profile's hockey-stick rows,
 the Gaussian DP rows at the cut ε (Dong, Roth & Su 2022, Corollary 2.13), and the Rényi cones
 at the cut orders for Rényi DP (Mironov 2017) and zCDP (Bun & Steinke 2016). A round's noise
 is then certified over every order / ε
-([`optmech.certify.profiles`][optmech.certify.profiles]), and the points where it is most
+(`optmech.certify.profiles`), and the points where it is most
 violated are the next round's cuts (Kelley 1960).
 """
 
@@ -59,7 +59,7 @@ NEW_PER_ROUND = 12
 class Cuts:
     """One round's problem: the cut points (orders for zCDP, ε for GDP), the margin, and the
     tangent point of the near-one Rényi rows (the value variables of the last round's noise;
-    [`RenyiCones`][optmech.lp.additive.divergences.RenyiCones])."""
+    `RenyiCones`)."""
 
     points: tuple[float, ...] = ()
     margin: float = 0.0
@@ -68,8 +68,8 @@ class Cuts:
     def constraints(
         self, grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any
     ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
-        """This round's rows ([`constraints_for`][constraints_for]), for
-        [`build_additive_lp`][optmech.lp.additive.lp.build_additive_lp]."""
+        """This round's rows (`constraints_for`), for
+        `build_additive_lp`."""
         return constraints_for(grid, expand, spec, self)
 
 
@@ -138,7 +138,7 @@ def _description(noise: Any, period: int) -> GridDescription:
 
 
 def _local_maxima(x: FloatArray, score: FloatArray, above: float) -> tuple[float, ...]:
-    """Up to [`NEW_PER_ROUND`][NEW_PER_ROUND] points of ``x`` where ``score`` has a local maximum
+    """Up to `NEW_PER_ROUND` points of ``x`` where ``score`` has a local maximum
     above
     ``above``, the largest first."""
     padded = np.concatenate([[-np.inf], score, [-np.inf]])

@@ -1,10 +1,10 @@
 """The certified interval ``[lower_bound, value]`` of a noise designed beyond (ε, δ).
 
 ``value`` is the exact expected cost of the returned noise, rounded up; ``lower_bound`` is the
-Lagrangian bound of [`lp_interval`][optmech.lp.engine.interval.lp_interval] on the LP at the
+Lagrangian bound of `lp_interval` on the LP at the
 *requested* guarantee (the cuts' right-hand sides undone), or for the cones the tangent-plane
-bound of [`cone_bound`][optmech.lp.additive.cone_bound.cone_bound]
-([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] derives both).
+bound of `cone_bound`
+(`optmech.lp.additive.beyond` derives both).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The noise is mixed with a reference that meets the guarantee with room to spare and has the
 same tails — GDP: the cheapest of several wider grid Gaussians
-([`optmech.lp.additive.gdp_reference`][optmech.lp.additive.gdp_reference]), else the grid
+(`optmech.lp.additive.gdp_reference`), else the grid
 Gaussian if it certifies; else the geometric noise of the tails' ratio (the grid Laplace on a
 finite support) — with the least weight found by bisection on the certificate (every guarantee
 here is a jointly convex divergence, so mixing helps). For GDP the grid Gaussian is also a
@@ -49,7 +49,7 @@ def _reference(lp: AdditiveLP) -> dict[str, Any]:
 
 
 def _gaussian_reference(spec: Any, rnd: _Round) -> dict[str, Any] | None:
-    """GDP: the Gaussian ``N(0, Δ²/μ²)`` on the grid ([`grid_gaussian`][grid_gaussian]) when it
+    """GDP: the Gaussian ``N(0, Δ²/μ²)`` on the grid (`grid_gaussian`) when it
     certifies (on ℤ the rounded Gaussian, μ-GDP by post-processing; on a grid within an
     allowance), else None: a candidate of its own, and the mixing reference of last resort."""
     if not isinstance(spec.privacy, GaussianDP):
@@ -65,7 +65,7 @@ def _gaussian_reference(spec: Any, rnd: _Round) -> dict[str, Any] | None:
 
 
 def _reference_stop(spec: Any, rnd: _Round, accuracy: float) -> tuple[_Round | None, float]:
-    """GDP: the round with the Gaussian reference ([`_gaussian_reference`][_gaussian_reference])
+    """GDP: the round with the Gaussian reference (`_gaussian_reference`)
     as its noise when the reference certifies and its value is within ``accuracy`` (relative) of
     the round's lower bound — the Lagrangian bound of the LP at the cuts, a relaxation of the
     continuum, so no μ-GDP noise on this grid costs less than it; further rounds could not
@@ -84,7 +84,7 @@ def _reference_stop(spec: Any, rnd: _Round, accuracy: float) -> tuple[_Round | N
 
 def _wider_mixture(spec: Any, rnd: _Round, kwargs: dict[str, Any]) -> WiderMixture | None:
     """GDP: the cheapest certified mixture of the noise ``kwargs`` with a wider Gaussian
-    ([`cheapest_wider_mixture`][cheapest_wider_mixture]); None for other guarantees."""
+    (`cheapest_wider_mixture`); None for other guarantees."""
     g = spec.privacy
     if not isinstance(g, GaussianDP):
         return None
@@ -115,10 +115,10 @@ def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
 def _repair(
     spec: Any, rnd: _Round, largest: float = 1.0, reference: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], _Check, Repair]:
-    """Mix with the reference (default for GDP a wider Gaussian, [`_wider_mixture`][_wider_mixture];
+    """Mix with the reference (default for GDP a wider Gaussian, `_wider_mixture`;
     else the grid Gaussian if it certifies, else the geometric one) until the certificate holds
     (module docstring), with a weight of at most ``largest``; raise
-    [`PrivacyViolationError`][PrivacyViolationError] if none certifies."""
+    `PrivacyViolationError` if none certifies."""
     lp, kwargs = rnd.lp, rnd.kwargs
     if spec.tail_epsilon is not None and isinstance(spec.privacy, PrivacyProfile):
         eps = spec.tail_epsilon

@@ -1,12 +1,12 @@
 """The rigorous lower bound of a conic design (Rényi DP, zCDP): a tangent-plane Lagrangian bound.
 
-The constraint functions ``g`` of [`RenyiCones`][optmech.lp.additive.divergences.RenyiCones] (the
+The constraint functions ``g`` of `RenyiCones` (the
 Rényi sums ``S = Σ w m⁻¹ P^α Q^(1−α) e^(−b)`` and the Kullback–Leibler sum over its bound, each
 normalised to ``g ≤ 1``) are convex and 1-homogeneous. For multipliers ``λ ≥ 0`` and any point
 ``z̄``, Euler's identity ``∇g(z̄)·z̄ = g(z̄)`` makes the tangent plane a minorant through the origin,
 so that on the normalised noises ``c·z + Σλ(g(z) − 1) ≥ (c + Σλ∇g(z̄))·z − Σλ``, whose minimum
 is read off the simplex — rounded down with the error of every gradient entry
-([`optmech.lp.bounds.lagrangian_bound`][optmech.lp.bounds.lagrangian_bound]). It is a lower bound
+(`optmech.lp.bounds.lagrangian_bound`). It is a lower bound
 of the design problem on this grid and tail ratio at the requested orders for *every* ``λ ≥ 0``
 and ``z̄``; it is tight when ``λ`` is the problem's multiplier and ``z̄`` minimises the
 Lagrangian. The solver's multipliers give ``λ`` (a near-one row's mapped to the Rényi sum);

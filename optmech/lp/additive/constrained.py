@@ -1,16 +1,16 @@
 """The 1-D designer under the caller's constraints: rows, margins, residuals, diagnosis.
 
-[`design_constrained`][design_constrained] designs ε-DP or (ε, δ) noise that also meets the
-constraints of [`optmech.constraints`][optmech.constraints], each as returned:
+`design_constrained` designs ε-DP or (ε, δ) noise that also meets the
+constraints of `optmech.constraints`, each as returned:
 
 1. **Rows.** The LP of the spec is built once and the constraints' rows are added to it
-   ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]); a
+   (`optmech.lp.additive.constraint_rows`); a
    callable whose constraints are affine (in)equalities becomes rows too (read off cvxpy's
    gradient of each), any other callable's cvxpy constraints join each solver attempt. The
    mirror reduction is turned off when a constraint is not mirror-invariant (an asymmetric
    second cost, a callable).
 2. **Solve, read, repair** as without constraints
-   ([`finish_design`][optmech.lp.additive.designer.finish_design]). The privacy repair (cells
+   (`finish_design`). The privacy repair (cells
    raised to a window strictly inside ε, or a mixture for δ) moves the point by a hair, which
    can carry it across a constraint's bound; the reference staircase never replaces the
    solver's point here (it meets none of the constraints).
@@ -20,15 +20,15 @@ constraints of [`optmech.constraints`][optmech.constraints], each as returned:
    every inequality's bound tightened to ``(1 − η)·b`` for ``η`` in ``MARGINS``. The
    certified interval is always that of the problem *asked*: the lower bound is weak duality
    with the margin solve's multipliers on the untightened rows (valid for any multipliers).
-   If no margin works, [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]
+   If no margin works, `PrivacyViolationError`
    names the constraints; a noise that violates one is never returned.
 4. **Infeasible.** When the constrained LP has no solution, each constraint is tried alone and
-   [`InfeasibleConstraintsError`][optmech.exceptions.InfeasibleConstraintsError] names those
+   `InfeasibleConstraintsError` names those
    that admit no noise of the guarantee on their own (or all of them, if only their
    combination fails).
 
 The provenance lists every constraint with its residual
-([`ConstraintRecord`][optmech.provenance.ConstraintRecord]).
+(`ConstraintRecord`).
 
 The lower bound knows the multipliers of every row, affine callables' included, but not those of
 a callable's other cvxpy constraints: it stays valid (a Lagrangian of a relaxation) but is then

@@ -1,36 +1,36 @@
 """The caller's constraints on 1-D additive noise: rows on the LP's variables, and residuals.
 
-[`optmech.constraints`][optmech.constraints] says *what* must hold; here each declarative
+`optmech.constraints` says *what* must hold; here each declarative
 constraint becomes one or two sparse rows on the variables of an
-[`AdditiveLP`][optmech.lp.additive.lp.AdditiveLP] (grid values ``x_j = Δ·f_j``, the atom, the
+`AdditiveLP` (grid values ``x_j = Δ·f_j``, the atom, the
 auxiliaries). Every row is linear in the cell masses *and* in the mass of the geometric tails
 the outermost periods carry, because it is built from the same exact per-variable integrals as
-the LP's objective: ``∫_cell c`` of the cost ([`Cost.integral`][optmech.costs.Cost.integral])
+the LP's objective: ``∫_cell c`` of the cost (`Cost.integral`)
 and the tails' closed-form series
-([`periodic_integral`][optmech.costs.Cost.periodic_integral]). With ``g_j`` the integral of a
+(`periodic_integral`). With ``g_j`` the integral of a
 function ``g`` against a unit of variable ``j`` and ``a_j`` its mass, the expectation of ``g``
 under the normalised noise is ``g·z / a·z``, so each condition is a *homogeneous* row — it holds
 for the noise whatever the normalisation the read-out applies:
 
-* [`Unbiased`][optmech.constraints.Unbiased]: ``E Z = 0`` as ``±(m·z)/Δ ≤ 0``, ``m_j`` the
+* `Unbiased`: ``E Z = 0`` as ``±(m·z)/Δ ≤ 0``, ``m_j`` the
   first moment of variable ``j`` (the positive part minus the negative part of ``e``, each a
   power cost with a closed-form tail, so no cell mixes signs in a subtraction). The badness of
   a biased label release is the setting of Badanidiyuru et al. (2023);
-* [`MaxRisk(b)`][optmech.constraints.MaxRisk]: ``E ℓ(Z) ≤ b`` for the design's cost ``ℓ``,
+* `MaxRisk(b)`: ``E ℓ(Z) ≤ b`` for the design's cost ``ℓ``,
   as ``(w/b − a)·z ≤ 0`` with ``w`` the LP's objective weights;
-* [`MaxCost(c, b)`][optmech.constraints.MaxCost]: the same with ``c`` in place of ``ℓ``;
-* [`TailBound(t, q)`][optmech.constraints.TailBound]: ``P(|Z| > t) ≤ q`` as the expectation
-  of the cost ``1[|e| > t]`` ([`ZeroOne(t)`][optmech.costs.ZeroOne]): a cell partly beyond
+* `MaxCost(c, b)`: the same with ``c`` in place of ``ℓ``;
+* `TailBound(t, q)`: ``P(|Z| > t) ≤ q`` as the expectation
+  of the cost ``1[|e| > t]`` (`ZeroOne(t)`): a cell partly beyond
   ``t`` counts the part beyond, exactly, because the density is constant on it;
-* [`Monotone`][optmech.constraints.Monotone]: always true for additive noise (``y = x + Z``
+* `Monotone`: always true for additive noise (``y = x + Z``
   is stochastically increasing in ``x``); no row, residual 0;
-* [`Custom`][optmech.constraints.Custom]: the callable receives [`NoiseVariables`][NoiseVariables]
+* `Custom`: the callable receives `NoiseVariables`
   and returns cvxpy constraints, added to each solver attempt
-  ([`CustomRows`][CustomRows]).
+  (`CustomRows`).
 
 A *margin* ``η`` tightens every inequality's bound to ``(1 − η)·b`` (the designer re-solves
 with a margin when the privacy repair moved the point across a bound). The residuals reported
-([`constraint_records`][constraint_records]) are recomputed from the returned noise itself — its
+(`constraint_records`) are recomputed from the returned noise itself — its
 ``mean``, and ``expected_cost`` of the cost or of ``1[|e| > t]`` — not from the LP's point:
 ``|E Z|/Δ`` for ``Unbiased``, the excess over ``b`` relative to ``b`` for a cost, the excess
 probability for a tail bound.
@@ -187,7 +187,7 @@ def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, 
     """The family and keywords of the returned ε-DP noise mixed with a private noise of the
     opposite mean so that its mean is 0 to rounding; None when there is nothing to do.
 
-    After the privacy repair a design asked to be [`Unbiased`][optmech.constraints.Unbiased]
+    After the privacy repair a design asked to be `Unbiased`
     has a mean of the order of the solver's tolerance. With ``μ`` that mean and ``μ_g`` the
     mean of ``_one_sided`` (mirrored to the other sign), the mixture with weight
     ``λ = μ/(μ − μ_g)`` on it has mean 0; both are feasible points of the LP, so the mixture
@@ -222,7 +222,7 @@ def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, 
 # -- the callables ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class NoiseVariables:
-    """What a [`Custom`][optmech.constraints.Custom] constraint of an additive design receives.
+    """What a `Custom` constraint of an additive design receives.
 
     Attributes
     ----------
@@ -307,7 +307,7 @@ def custom_blocks(
 ) -> tuple[tuple[RowBlock, ...], tuple[Custom, ...]]:
     """The callables whose constraints are all affine (in)equalities, as row blocks (their
     multipliers then enter the certified lower bound like any row's), and the others, left to
-    [`CustomRows`][CustomRows]."""
+    `CustomRows`."""
     z = cp.Variable(lp.num_variables)
     z.value = np.zeros(lp.num_variables)
     blocks, rest = [], []

@@ -1,13 +1,13 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-[`optmech.design_noise`][optmech.lp.design.design_noise] returns a
-[`DesignedNoise`][DesignedNoise]: a `PiecewiseConstantNoise` (density on a uniform grid),
-[`GradedNoise`][optmech.mechanisms.graded.GradedNoise] (density on a graded Δ-periodic grid) or
+`optmech.design_noise` returns a
+`DesignedNoise`: a `PiecewiseConstantNoise` (density on a uniform grid),
+`GradedNoise` (density on a graded Δ-periodic grid) or
 `LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
 ``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — built by its own
-constructor, that also holds a frozen [`DesignRecord`][DesignRecord]: the validated
-[`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec], the
-[`Provenance`][optmech.provenance.Provenance] of the solve (solver, status, every attempt, timings,
+constructor, that also holds a frozen `DesignRecord`: the validated
+`AdditiveSpec`, the
+`Provenance` of the solve (solver, status, every attempt, timings,
 the violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
 that contains the LP's optimum), and the certified ε and δ. The attributes users read (``value``,
 ``lower_bound``,
@@ -62,7 +62,7 @@ __all__ = [
 @dataclass(frozen=True)
 class BeyondCertificate:
     """What is certified about a design under a guarantee beyond (ε, δ), from its numbers alone
-    ([`optmech.certify.profiles`][optmech.certify.profiles], over every shift ``0 < |d| ≤ Δ`` and
+    (`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and
     both directions).
 
     Attributes
@@ -130,7 +130,7 @@ class DesignRecord(SpecViews, ProvenanceFields):
         when it costs less than the solver's point — it is a point of the same LP; for GDP
         the Gaussian on the grid, or the repair's reference when mixed in with weight 1), or
         ``"pure"`` (an (ε, δ) request answered by the ε-DP design, which is (ε, δ)-DP for every
-        δ, when it costs less: [`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
+        δ, when it costs less: `optmech.lp.additive.approx`).
     beyond : BeyondCertificate or None
         The certificate of a guarantee beyond (ε, δ) (None for ε-DP and (ε, δ) designs).
     """
@@ -172,12 +172,12 @@ class DesignRecord(SpecViews, ProvenanceFields):
     @property
     def grid_kind(self) -> str:
         """``"uniform"``, ``"graded"`` or ``"integer"`` (the grid itself, as an array, is the
-        noise's [`grid`][optmech.lp.additive.designed.DesignedNoise.grid])."""
+        noise's `grid`)."""
         return str(self.spec.grid)
 
     @property
     def grid(self) -> str:
-        """Deprecated name of [`grid_kind`][grid_kind] (``grid`` is the array of cell edges or
+        """Deprecated name of `grid_kind` (``grid`` is the array of cell edges or
         points on the noise itself)."""
         warn_deprecated("`DesignRecord.grid`", "`DesignRecord.grid_kind`")
         return self.grid_kind
@@ -223,7 +223,7 @@ class DesignRecord(SpecViews, ProvenanceFields):
         return {k: _finite_or_str(v) for k, v in out.items()}
 
     def flat_dict(self) -> dict[str, Any]:
-        """The dict of earlier versions' ``summary()``: the fields of [`to_dict`][to_dict] with
+        """The dict of earlier versions' ``summary()``: the fields of `to_dict` with
         the provenance's merged in, ``grid`` for the grid's kind and ``repair`` its kind."""
         out = self.to_dict()
         prov = out.pop("provenance")
@@ -246,7 +246,7 @@ def _shown(value: Any) -> Any:
 def privacy_met(privacy: Any, noise: Any, rtol: float) -> bool:
     """Whether the certified numbers of ``noise`` (``certified_epsilon``, ``_delta``, ``_rho``,
     ``_mu``, ``_profile``, ``_renyi``) meet ``privacy`` (the request), each up to ``1 + rtol``
-    ([`within`][optmech.results.within])."""
+    (`within`)."""
     from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP
 
     if isinstance(privacy, PureDP):
@@ -294,7 +294,7 @@ class _Certified(Generic[_For, _V]):
 
 class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
     """Mixin of the designed families: the design record on top of a tabulated noise (a
-    [`NoiseDistribution`][optmech.mechanisms.base.NoiseDistribution]: ``cdf``, ``ppf``, ``rvs``,
+    `NoiseDistribution`: ``cdf``, ``ppf``, ``rvs``,
     ``expected_cost``, ...), generic in the guarantee ``G`` it was designed for.
 
     Examples
@@ -450,7 +450,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
             only: pmfs beside a pmf, densities beside a density); else the named noises to draw,
             as for every family (``()`` for none).
         span, label, title
-            As for every family ([`optmech.plotting.plot_noise`][optmech.plotting.plot_noise]);
+            As for every family (`optmech.plotting.plot_noise`);
             the default label is "designed (LP)", the default title names the guarantee, cost
             and value.
         reference : bool, optional
@@ -535,14 +535,14 @@ class DesignedPiecewiseNoise(DesignedNoise[G], PiecewiseConstantNoise):
 
 
 class DesignedGradedNoise(DesignedNoise[G], GradedNoise):
-    """A designed density on a graded Δ-periodic grid ([`GradedNoise`][GradedNoise] + a record).
+    """A designed density on a graded Δ-periodic grid (`GradedNoise` + a record).
 
     Parameters
     ----------
     record : DesignRecord
         The design record.
     **noise
-        The keywords of [`GradedNoise`][GradedNoise].
+        The keywords of `GradedNoise`.
 
     Examples
     --------

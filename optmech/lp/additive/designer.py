@@ -1,28 +1,28 @@
 """The 1-D designer: solve, read, certify, repair, bound, record.
 
-[`design_additive`][design_additive] takes a validated
-[`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec] of ε-DP or (ε, δ) noise (the dispatcher
-[`optmech.lp.design.design_noise`][optmech.lp.design.design_noise] validates it), builds its LP once
-([`build_additive_lp`][optmech.lp.additive.lp.build_additive_lp]) and solves it through optmech's
-one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]: as built,
+`design_additive` takes a validated
+`AdditiveSpec` of ε-DP or (ε, δ) noise (the dispatcher
+`optmech.lp.design.design_noise` validates it), builds its LP once
+(`build_additive_lp`) and solves it through optmech's
+one solver path (`optmech.lp.solve.solve_robust`: as built,
 rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace density
 satisfies every row — so an "infeasible" or failed status there is numerical trouble and is
 retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as such
 at once.
 
-[`finish_design`][finish_design] then reads the noise off the solver's point (clipped at 0, tails
+`finish_design` then reads the noise off the solver's point (clipped at 0, tails
 attached, renormalised), certifies its privacy from the numbers alone
-([`optmech.certify.noise`][optmech.certify.noise], on densities with the exact cell reach ``m``),
-repairs it when it falls short ([`optmech.lp.additive.repair`][optmech.lp.additive.repair]:
+(`optmech.certify.noise`, on densities with the exact cell reach ``m``),
+repairs it when it falls short (`optmech.lp.additive.repair`:
 raising cells to a hair *inside* ε, or mixing for δ) and certifies again, so the returned point is
 exactly feasible for the LP. It returns the noise with a certified interval
 ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the exact expected cost of the returned noise (the LP objective at its point,
   divided by its normalisation), rounded up
-  ([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]);
+  (`optmech.lp.bounds.upper_dot`);
 * ``lower_bound`` — weak duality with the solver's multipliers, read by name from the LP's row
-  record ([`optmech.lp.engine.interval`][optmech.lp.engine.interval]): the normalisation row's
+  record (`optmech.lp.engine.interval`): the normalisation row's
   variables form one simplex block (``a_j`` = mass per unit, total 1); each auxiliary (window
   minimum or hockey-stick term) a box ``[0, ū]`` with ``ū = max_j 1/a_j`` — valid because at an
   optimum the auxiliaries can take their canonical values (block minima, ``max(0, x_j −
@@ -31,9 +31,9 @@ exactly feasible for the LP. It returns the noise with a certified interval
   the multipliers.
 
 When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by the
-other main solver ([`optmech.lp.engine.crosscheck`][optmech.lp.engine.crosscheck]) and the larger
+other main solver (`optmech.lp.engine.crosscheck`) and the larger
 bound kept; what is still wide is then reported
-([`optmech.lp.additive.diagnostics`][optmech.lp.additive.diagnostics]).
+(`optmech.lp.additive.diagnostics`).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
     ----------
     spec : AdditiveSpec
         A validated spec of ε-DP or (ε, δ) noise (guarantees beyond (ε, δ) are designed by
-        [`optmech.lp.additive.beyond.design_beyond`][optmech.lp.additive.beyond.design_beyond]).
+        `optmech.lp.additive.beyond.design_beyond`).
     run : DesignRun
         Solver, repair, accuracy, solver options, verbosity and progress.
 
@@ -127,7 +127,7 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     """(pure ε, δ at the requested ε or None, whether ``lp.privacy`` holds exactly).
 
     The cell reach is the grid's ``m`` cells per Δ, exact: a shift by Δ moves a point at most
-    ``m`` cells on a Δ-periodic grid ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]).
+    ``m`` cells on a Δ-periodic grid (`optmech.lp.additive.grid`).
     """
     # The noise's own description: masses on a uniform grid or ℤ, densities on a graded grid (on
     # unequal cells only densities have the ratios ε-DP constrains, optmech.mechanisms.graded).
@@ -166,7 +166,7 @@ def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
 
 
 def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], bool]:
-    """Raise the grid values to window ratios ``e^(ε − slack)`` ([`slack`][slack]), tails at the
+    """Raise the grid values to window ratios ``e^(ε − slack)`` (`slack`), tails at the
     LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
     of the result, and whether anything was raised."""
     privacy = lp.privacy
@@ -307,13 +307,13 @@ def finish_design(
     lp : AdditiveLP
         The LP whose ``problem`` was solved (its variable and constraints hold the solution).
     info : SolveInfo
-        The solve's provenance ([`optmech.lp.solve.solve`][optmech.lp.solve.solve] or
+        The solve's provenance (`optmech.lp.solve.solve` or
         ``solve_robust``).
     allow_repair, accuracy
-        As in [`design_noise`][optmech.lp.design.design_noise].
+        As in `design_noise`.
     warn : bool
-        Issue the warnings of [`warn_about`][optmech.lp.additive.diagnostics.warn_about]
-        ([`design_additive`][design_additive] issues them itself, after its cross-check).
+        Issue the warnings of `warn_about`
+        (`design_additive` issues them itself, after its cross-check).
     stacklevel : int
         Of the warnings issued.
     repair : bool, optional

@@ -1,10 +1,10 @@
-"""Rows and cones of the guarantees beyond (ε, δ), over the pairs of [`pairs`][pairs].
+"""Rows and cones of the guarantees beyond (ε, δ), over the pairs of `pairs`.
 
 **Hockey-stick rows** (privacy profiles, GDP at finitely many ε). For each point
 ``(ε_i, δ_i)``, each shift and direction: ``x_k − e^(ε_i) x_(k+s) − t_k ≤ 0`` and
 ``Σ_k w_k t_k / (m δ_i) ≤ 1`` with auxiliaries ``t ≥ 0``; at an optimum ``t_k`` may take its
 canonical value ``(x_k − e^ε x_(k+s))₊``, so the rows say exactly ``δ_s(ε_i) ≤ δ_i`` (Balle &
-Wang 2018, Theorem 5; the tails' pairs carry their weights, [`pairs`][pairs]).
+Wang 2018, Theorem 5; the tails' pairs carry their weights, `pairs`).
 
 **Pure rows** (a profile point with ``δ = 0``): ``x_k ≤ e^ε x_(k+s)`` for every pair — the ε-DP
 window of Geng & Viswanath (2016) over the grid and its virtual tail periods. Pairs inside one
@@ -32,12 +32,12 @@ remainder linearised at a tangent point ``z̄`` (for a 1-homogeneous function th
 through the origin, Euler's identity): a sequential convex approximation whose fixed point
 meets ``F_α ≤ B``, well scaled (every quantity is of the order of ε), and whose remainder is
 of relative size ``(α − 1)·|log(P/Q)|``. The rounds of
-[`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] move ``z̄`` to each round's point; the
+`optmech.lp.additive.beyond` move ``z̄`` to each round's point; the
 returned noise is certified at the requested order, and its lower bound is taken on the Rényi
 sum itself (not on the approximation).
 
 Both sums are 1-homogeneous in the values, which
-[`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] uses for a rigorous lower bound (Euler's
+`optmech.lp.additive.beyond` uses for a rigorous lower bound (Euler's
 identity turns a tangent plane into a Lagrangian bound).
 """
 

@@ -1,18 +1,18 @@
 """Mixing references of a Gaussian-DP design: the grid Gaussian, wider ones, and its own cost.
 
-A GDP design ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]) solves the LP at
+A GDP design (`optmech.lp.additive.beyond`) solves the LP at
 finitely many ε; its noise then exceeds ``δ_μ(ε)`` a little between them (most, relatively, in
 the far tail), and is repaired by mixing with a reference noise ``R``: the hockey-stick
 divergence is jointly convex, so ``δ`` of the mixture ``(1 − λ)P + λR`` is at most
 ``(1 − λ)δ_P(ε) + λδ_R(ε)`` at every ε, and some ``λ`` certifies once ``R`` has room below
 ``δ_μ`` wherever ``P`` exceeds it.
 
-The Gaussian ``N(0, Δ²/μ²)`` on the grid ([`grid_gaussian`][grid_gaussian]) is nearly optimal
+The Gaussian ``N(0, Δ²/μ²)`` on the grid (`grid_gaussian`) is nearly optimal
 but has almost no room: its profile is ``δ_μ`` itself, so a mixture with it needs ``λ ≈ 1`` and
 costs what the grid Gaussian costs. A *wider* Gaussian ``N(0, Δ²/(fμ)²)``, ``f < 1``, is
 ``fμ``-GDP (Dong, Roth & Su 2022, Theorem 2.7) and has room ``δ_μ − δ_{fμ}`` everywhere, largest
 relative to ``δ_μ`` in the tail; it costs ``1/f`` times more, so the best ``f`` balances the two:
-[`cheapest_wider_mixture`][cheapest_wider_mixture] tries each of `WIDER`, every
+`cheapest_wider_mixture` tries each of `WIDER`, every
 mixture certified over the continuum of ε by the caller.
 
 Measured (μ = 1, |x|, 8 cells per Δ, HiGHS, one LP at 24 evenly spaced ε): the LP's noise is
@@ -49,7 +49,7 @@ WIDER = (0.95, 0.9, 0.85, 0.8, 0.7, 0.6)
 def grid_gaussian(lp: Any, sigma: float) -> dict[str, Any]:
     """The noise keywords of ``N(0, σ²)`` on the LP's grid: its mass in each cell (each point's
     rounding interval on ℤ), the tails of the grid's ratio beyond, normalised
-    ([`AdditiveLP.noise_parts`][optmech.lp.additive.lp.AdditiveLP.noise_parts]).
+    (`AdditiveLP.noise_parts`).
 
     The masses are differences of ``log Φ`` taken on the side away from 0, so that cells far in
     the tail keep their relative accuracy.
@@ -93,7 +93,7 @@ def cheapest_wider_mixture(
 
     For each ``f`` of `WIDER`, the least weight ``λ ≤ 1/2`` found whose mixture with
     ``N(0, Δ²/(fμ)²)`` on the grid certifies
-    ([`least_mixture`][optmech.lp.engine.mixing.least_mixture]: from 1e-3 up by fourfold steps,
+    (`least_mixture`: from 1e-3 up by fourfold steps,
     then 8 geometric bisections); the cost is linear in the noise, ``(1 − λ)·value(P) +
     λ·value(R)``.
 

@@ -16,7 +16,7 @@ edges ``0 = t_0 < … < t_m = 1`` (``m`` cells per Δ), ``K`` periods on each si
   2016, §VI).
 
 Because the partition is Δ-periodic, a shift by ``|d| ≤ Δ`` moves every point at most ``m``
-cells (see [`optmech.mechanisms.graded`][optmech.mechanisms.graded]): the ε-DP window is "index
+cells (see `optmech.mechanisms.graded`): the ε-DP window is "index
 distance ≤ m" on every kind, so the LP's rows do not depend on the widths; only the masses
 (``x_j·w_j`` for the variable ``x_j = Δ·f_j``) and the cell-averaged costs do.
 """
@@ -149,7 +149,7 @@ class AdditiveGrid:
 
         Beyond the grid each side repeats its outermost period times ``ratio`` per period, so a
         unit of ``x_j`` there costs ``ratio·Σ_{k≥0} ratio^k ∫ c`` over the cell shifted outwards
-        by ``(k + 1)Δ`` ([`periodic_integral`][optmech.costs.Cost.periodic_integral] /
+        by ``(k + 1)Δ`` (`periodic_integral` /
         ``periodic_sum``).
         """
         p, delta = self.period, self.sensitivity
@@ -182,7 +182,7 @@ class AdditiveGrid:
         A cell in the left half of its period is measured from the period's start (prefix sums
         of the widths), one in the right half from its end (suffix sums), so the narrow cells at
         both ends keep their exact widths
-        ([`optmech.mechanisms.graded.anchored_integrals`][optmech.mechanisms.graded.anchored_integrals]).
+        (`optmech.mechanisms.graded.anchored_integrals`).
         """
         w, delta = self.widths, self.sensitivity
         t = np.concatenate([[0.0], np.cumsum(w)])

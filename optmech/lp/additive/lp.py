@@ -1,4 +1,4 @@
-"""Build the additive-noise LP of an [`AdditiveSpec`][optmech.lp.additive.spec.AdditiveSpec].
+"""Build the additive-noise LP of an `AdditiveSpec`.
 
 ``min c·z  s.t.  A z ≤ b (named row blocks),  Σ_j a_j z_j = 1,  z ≥ 0`` where ``z`` holds the
 grid values ``x_j = Δ·f_j`` (densities, not masses: with masses near ``1/(2m)`` an absolute
@@ -6,7 +6,7 @@ solver tolerance of 1e-7 lets the solver cut the tail), the atom, then the auxil
 ``a_j`` is the mass of a unit of ``z_j`` (the cell's relative width, plus the geometric tail it
 carries for the outermost periods, doubled for a mirrored pair); ``c_j`` is its exact cost —
 the cell-*averaged* cost (Geng & Viswanath 2016, §IV;
-[`optmech.costs.Cost.integral`][optmech.costs.Cost.integral]) and the tail's closed-form series. The
+`optmech.costs.Cost.integral`) and the tail's closed-form series. The
 LP value is therefore the exact expected cost of the noise read off a feasible point: an upper bound
 for the continuous problem.
 
@@ -18,12 +18,12 @@ Viswanath 2016, Thm. 3: the optimum for the costs the theorem covers), found exa
 cumulative sums over the step's position — and each row by the geometric mean of its extreme
 coefficients. At the optimum the solver's variables are then O(1) and a binding privacy row
 reads ``y_a − y_b ≤ 0``. These scalings are the solver's business only: the matrices, the
-point ([`AdditiveLP.point`][AdditiveLP.point]) and the multipliers
-([`AdditiveLP.duals`][AdditiveLP.duals]) are mapped back to the LP's own units.
+point (`AdditiveLP.point`) and the multipliers
+(`AdditiveLP.duals`) are mapped back to the LP's own units.
 
-[`build_additive_lp`][build_additive_lp] builds the matrices once;
-[`AdditiveLP.for_strategy`][AdditiveLP.for_strategy] wraps them in a cvxpy problem for one attempt
-of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust], keeping each row block's
+`build_additive_lp` builds the matrices once;
+`AdditiveLP.for_strategy` wraps them in a cvxpy problem for one attempt
+of `optmech.lp.solve.solve_robust`, keeping each row block's
 constraint under its name for reading the multipliers.
 """
 
@@ -101,8 +101,8 @@ class AdditiveLP(SpecViews, LPReadout):
         The solver's objective is ``weights / objective_factor`` (``scale``, or more when
         rescaled so its largest entry is 1).
     problem : cvxpy.Problem
-        The solver's problem (None until [`for_strategy`][for_strategy] or
-        [`build_additive_lp`][build_additive_lp]).
+        The solver's problem (None until `for_strategy` or
+        `build_additive_lp`).
     variable : cvxpy.Variable
         The solver's variable ``z / col_scale`` (read ``z`` with `point`).
     constraints : Mapping[str, cvxpy.Constraint]
@@ -114,10 +114,10 @@ class AdditiveLP(SpecViews, LPReadout):
     cones : RenyiCones or None
         Rényi / Kullback–Leibler cones added to the rows (zCDP and Rényi DP designs), whose
         constraints ``constraints`` holds by name too
-        ([`optmech.lp.additive.divergences`][optmech.lp.additive.divergences]).
+        (`optmech.lp.additive.divergences`).
     declared : tuple of Constraint
         The caller's constraints whose rows are among ``rows`` (and callables in ``custom``)
-        ([`optmech.lp.additive.constraint_rows`][optmech.lp.additive.constraint_rows]).
+        (`optmech.lp.additive.constraint_rows`).
     custom : CustomRows or None
         The callables' cvxpy constraints, added to each attempt's problem.
     """
@@ -144,7 +144,7 @@ class AdditiveLP(SpecViews, LPReadout):
     @property
     def tail_ratio(self) -> float:
         """Ratio per period of the ε-DP tails
-        ([`AdditiveSpec.tail_ratio`][AdditiveSpec.tail_ratio]), or 0."""
+        (`AdditiveSpec.tail_ratio`), or 0."""
         return self.spec.tail_ratio
 
     @property
@@ -171,9 +171,9 @@ class AdditiveLP(SpecViews, LPReadout):
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP:
         """The same LP as a fresh cvxpy problem for one solver attempt (None: as built).
 
-        Rescaled: rows balanced ([`balance`][optmech.lp.engine.rows.balance]) and the objective
+        Rescaled: rows balanced (`balance`) and the objective
         divided so that its largest entry is 1; on a graded grid the columns are then scaled by
-        the reference staircase alone ([`solver_scale`][solver_scale]).
+        the reference staircase alone (`solver_scale`).
         """
         rescaled = strategy is not None and strategy.rescaled
         col_scale = self.solver_scale(rescaled)
@@ -220,7 +220,7 @@ class AdditiveLP(SpecViews, LPReadout):
 
     def variables_of(self, full: FloatArray, atom: float) -> FloatArray:
         """The value and atom variables of a full grid (the inverse of
-        [`full_values`][full_values])."""
+        `full_values`)."""
         values = full[self.grid.n - self.num_values :] if self.reduced else full
         out = np.concatenate([values, [atom] if self.atom_index is not None else []])
         return np.asarray(out, dtype=np.float64)
@@ -228,7 +228,7 @@ class AdditiveLP(SpecViews, LPReadout):
     def noise_parts(self, full: FloatArray, atom: float) -> tuple[type, dict[str, Any]]:
         """The family and constructor keywords of the noise with grid values ``full``.
 
-        Tails continue the outermost periods times [`tail_ratio`][tail_ratio]; everything is divided
+        Tails continue the outermost periods times `tail_ratio`; everything is divided
         by the total mass so the noise is normalised (ratios, hence privacy, are unchanged).
         """
         grid, ratio, p = self.grid, self.tail_ratio, self.grid.period
@@ -356,7 +356,7 @@ def _rows(
 ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
     """The row blocks, the auxiliaries, the window form (``"none"`` for (ε, δ)) and the cones
     (guarantees beyond (ε, δ): the round's
-    [`Cuts.constraints`][optmech.lp.additive.beyond_cuts.Cuts.constraints])."""
+    `Cuts.constraints`)."""
     if spec.beyond:
         if cuts is None:
             raise TypeError(
@@ -405,10 +405,10 @@ def build_additive_lp(
         The validated design.
     strategy : Strategy, optional
         Build the problem for this solver attempt
-        ([`AdditiveLP.for_strategy`][AdditiveLP.for_strategy]); default the LP as built.
+        (`AdditiveLP.for_strategy`); default the LP as built.
     cuts : optional
         Beyond (ε, δ): the round's orders (zCDP) or ε (GDP) and the targets
-        ([`optmech.lp.additive.beyond_cuts.Cuts`][optmech.lp.additive.beyond_cuts.Cuts]).
+        (`optmech.lp.additive.beyond_cuts.Cuts`).
 
     Raises
     ------

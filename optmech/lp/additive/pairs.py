@@ -18,11 +18,11 @@ All three summands are 1-homogeneous in the pair, so a pair one period further o
 exactly ``ratio`` times as much: the infinite sum is the grid's pairs plus the pairs of ``V``
 *virtual* periods each side, where the farthest left virtual period and the first right one
 stand for all beyond them with weight ``1/(1 − ratio)`` (``V = 3`` covers every shift up to one
-period; [`optmech.certify.profiles`][optmech.certify.profiles] reads tails the same way). With
+period; `optmech.certify.profiles` reads tails the same way). With
 ``ratio = 0`` (a finite support) the virtual periods are zero and a pair whose partner lies beyond
 the grid is a mass facing zero.
 
-[`pair_maps`][pair_maps] returns, for every shift and direction, the sparse maps from the LP's value
+`pair_maps` returns, for every shift and direction, the sparse maps from the LP's value
 variables to the pair's two members and the pair's weight; a mirror-reduced (symmetric) design
 needs one direction only, since a symmetric ``P`` has ``D(P ‖ P_−s) = D(P ‖ P_s)``.
 """

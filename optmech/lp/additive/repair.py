@@ -3,9 +3,9 @@
 Solvers stop at absolute tolerances near 1e-9…1e-7, and cells deep in the support are smaller
 than that: a returned point typically has a few ratios above ``e^ε``, zero cells next to tiny
 positive ones (``ε = inf``), or a hockey-stick sum a hair above δ. Two repairs, each followed by
-an independent certification in [`optmech.lp.additive.designer`][optmech.lp.additive.designer]:
+an independent certification in `optmech.lp.additive.designer`:
 
-[`envelope_raise`][envelope_raise] / [`envelope_repair`][envelope_repair] (pure ε)
+`envelope_raise` / `envelope_repair` (pure ε)
     The smallest grid sequence above the given one that satisfies ``p_i ≤ e^ε p_j`` for
     ``|i − j| ≤ r`` on the grid extended by its geometric tails: iterate
     ``L ← max(L, maxfilter_r(L) − ε)`` in the log domain (and the same through the virtual
@@ -13,8 +13,8 @@ an independent certification in [`optmech.lp.additive.designer`][optmech.lp.addi
     renormalise. Ratios are scale-free, so the result is ε-DP; only cells that violated a bound
     grow, so the cost changes by about the violation. It works on densities, so it repairs a
     uniform, integer or graded (Δ-periodic) grid alike; the reach ``r`` is the number of cells
-    per Δ, exact ([`cell_reach`][cell_reach]).
-[`mixture_repair`][mixture_repair] ((ε, δ))
+    per Δ, exact (`cell_reach`).
+`mixture_repair` ((ε, δ))
     The hockey-stick divergence is jointly convex, so ``(1 − λ)P + λR`` has
     ``H ≤ (1 − λ)H_P + λH_R``; with a reference ``R`` whose ``H_R < δ``,
     ``λ = (H_P − δ)/(H_P − H_R)`` restores δ, and a bisection finds the least λ that certifies.
@@ -222,7 +222,7 @@ def envelope_repair(
     epsilon : float
         The guarantee (and the tails' ``e^−ε``).
     reach : int, optional
-        Cells per Δ; default the noise's own ([`cell_reach`][cell_reach], exact).
+        Cells per Δ; default the noise's own (`cell_reach`, exact).
     target : float, optional
         Raise to ratios ``e^target`` (≤ ε, and at least the tails' own ``−log ratio``), e.g. a
         hair inside ε so that a pessimistic certification of the result gives at most ε.
@@ -277,7 +277,7 @@ def _laplace_values(noise: GridNoise, eps_ref: float) -> tuple[FloatArray, Float
 def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, reach: int) -> float:
     """Certified δ at ε of a uniform-grid or lattice noise for shifts up to ``reach`` cells.
 
-    [`optmech.certify.noise.noise_delta`][optmech.certify.noise.noise_delta] on the noise's masses,
+    `optmech.certify.noise.noise_delta` on the noise's masses,
     tails and atom, with the cell reach given exactly (the designer certifies with the same call).
     """
     return noise_delta(noise.grid_description().with_reach(reach), epsilon=epsilon)
@@ -313,9 +313,9 @@ def mixture_repair(
     """Mix ``noise`` with a reference until it is (ε, δ)-DP; returns ``(noise, λ)``.
 
     ``noise`` must have zero tails or tails with the reference's ratio (the LP's (ε, δ) designs
-    have zero tails); ``reach`` is its cells per Δ (default [`cell_reach`][cell_reach], exact). δ is
-    certified by [`hockey_delta`][hockey_delta], at most ``delta`` exactly. Raises
-    [`PrivacyViolationError`][PrivacyViolationError] when no mixture works.
+    have zero tails); ``reach`` is its cells per Δ (default `cell_reach`, exact). δ is
+    certified by `hockey_delta`, at most ``delta`` exactly. Raises
+    `PrivacyViolationError` when no mixture works.
     """
     privacy = ApproxDP(epsilon, delta)
     r = _reach(noise) if reach is None else reach

@@ -3,30 +3,30 @@
 Variables, in this order: the grid values ``x`` (densities × Δ; half of them when the LP is
 mirror-reduced), the atom ``α`` when allowed, then the auxiliaries (window minima for ε-DP,
 hockey-stick terms for (ε, δ)). Each family of rows is a
-[`RowBlock`][optmech.lp.engine.rows.RowBlock] with a name; the LP keeps them in a frozen
-[`RowRecord`][optmech.lp.engine.rows.RowRecord] and reads each one's multipliers by that name
+`RowBlock` with a name; the LP keeps them in a frozen
+`RowRecord` and reads each one's multipliers by that name
 (cvxpy's ``dual_vars[constr.id]`` discipline), never by position.
 
 ``"monotone"``
     ``x_{k+1} ≤ x_k`` outwards (the class non-increasing in ``|x|``).
 ``"window"``
     ε-DP: ``x_i ≤ e^ε x_j`` for cells at most ``m`` apart (Geng & Viswanath 2016, §II; the
-    window on a Δ-periodic grid, [`optmech.lp.additive.grid`][optmech.lp.additive.grid]). All pairs,
-    or an auxiliary form ([`optmech.lp.additive.windows`][optmech.lp.additive.windows]); in the
+    window on a Δ-periodic grid, `optmech.lp.additive.grid`). All pairs,
+    or an auxiliary form (`optmech.lp.additive.windows`); in the
     monotone class, pairs exactly ``m`` apart.
 ``"tail"``
     ε-DP across the ends of the grid, where the tails continue the outermost periods times the
     tail ratio ``ρ`` per period: the pairs between a real cell and a *virtual* one reduce to
     ``x_j ≤ e^ε ρ·x_o`` for ``o`` before ``j`` (outwards) in the outermost period; deeper pairs
     are ``ρ``-scaled copies of real ones, so the noise is ε-DP on all of ℝ
-    ([`pure_rows`][pure_rows]). Used when ``ρ`` is small; otherwise the window itself runs over one
+    (`pure_rows`). Used when ``ρ`` is small; otherwise the window itself runs over one
     virtual period.
 ``"hockey"``, ``"hockey-sum"``
     (ε, δ): ``x_j − e^ε x_{j±s} − t_sj ≤ 0`` and ``((1/m)Σ_j t_sj + α)/δ ≤ 1`` for every integer
     shift ``s = 1..m`` (the hockey-stick divergence of a piecewise-constant density is linear
     between whole-cell shifts, so these suffice for every real shift ``|d| ≤ Δ``; Geng, Ding,
     Guo & Kumar 2019). The atom leaves the origin under every shift. Below
-    [`RELATIVE_SUMS_BELOW`][RELATIVE_SUMS_BELOW] the sum rows are written relative to δ,
+    `RELATIVE_SUMS_BELOW` the sum rows are written relative to δ,
     ``((1/m)Σ_j t_sj + α)/δ ≤ 1``, so that a solver's absolute feasibility tolerance (about
     1e-7) is a *relative* error of δ: written as ``… ≤ δ``, such a δ is beneath that tolerance
     (measured, HiGHS, ε = 1: δ = 1e-11 "infeasible" in presolve; 1e-10 served only after a
@@ -116,8 +116,8 @@ class AuxMap:
 
 
 def virtual_rows(grid: AdditiveGrid, tail_ratio: float) -> bool:
-    """Whether the ε-DP window runs over one virtual period each side ([`pure_rows`][pure_rows]):
-    on uniform grids and ℤ while ``tail_ratio ≥`` [`VIRTUAL_ROWS_ABOVE`][VIRTUAL_ROWS_ABOVE]; never
+    """Whether the ε-DP window runs over one virtual period each side (`pure_rows`):
+    on uniform grids and ℤ while ``tail_ratio ≥`` `VIRTUAL_ROWS_ABOVE`; never
     on a graded grid (large ε, where its solver scaling is built around the tail rows)."""
     return grid.kind != GridKind.GRADED and tail_ratio >= VIRTUAL_ROWS_ABOVE
 
@@ -187,8 +187,8 @@ def pure_rows(
     """ε-DP rows (module docstring): ``(record, auxiliaries, window form used)``.
 
     The virtual periods beyond the grid are ``ratio = tail_ratio ≈ e^−ε`` times its outermost
-    ones. While ``ratio ≥`` [`VIRTUAL_ROWS_ABOVE`][VIRTUAL_ROWS_ABOVE] (uniform grids and ℤ,
-    [`virtual_rows`][virtual_rows]) the window simply runs on the grid extended by one virtual
+    ones. While ``ratio ≥`` `VIRTUAL_ROWS_ABOVE` (uniform grids and ℤ,
+    `virtual_rows`) the window simply runs on the grid extended by one virtual
     period each side (coefficients
     ``ratio``). Otherwise those coefficients
     would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a dropped one forces

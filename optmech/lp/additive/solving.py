@@ -1,12 +1,12 @@
 """Solving a 1-D additive LP: the engine's solve path, and the cross-check of a design.
 
-[`solve_additive`][solve_additive] runs the engine's
-[`solve_built`][optmech.lp.engine.solving.solve_built] on an
-[`AdditiveLP`][optmech.lp.additive.lp.AdditiveLP] (as built, rescaled, then the other solver),
+`solve_additive` runs the engine's
+`solve_built` on an
+`AdditiveLP` (as built, rescaled, then the other solver),
 feasible by construction exactly when the spec is ε-DP.
 
-[`cross_check`][cross_check] tightens a design's certified interval with the other solver's
-multipliers ([`optmech.lp.engine.crosscheck`][optmech.lp.engine.crosscheck], shared with the user
+`cross_check` tightens a design's certified interval with the other solver's
+multipliers (`optmech.lp.engine.crosscheck`, shared with the user
 LPs). At large ε (values of 1e-9 and below, cells of mass 1e-14 on a graded grid) HiGHS's simplex
 multipliers can leave reduced costs that are negative by its absolute tolerance on hundreds of
 tiny cells, and the Lagrangian bound of the design then collapses to the trivial 0 although the
@@ -41,7 +41,7 @@ Finish = Callable[..., DesignedNoise]
 
 def relatively_wide(noise: DesignedNoise) -> bool:
     """Deprecated: the engine's
-    [`relatively_wide`][optmech.lp.engine.interval.relatively_wide] of the noise's
+    `relatively_wide` of the noise's
     ``(value, lower_bound, accuracy)``, the one width test of every LP result."""
     warn_deprecated(
         "`optmech.lp.additive.solving.relatively_wide(noise)`",
@@ -59,7 +59,7 @@ def solve_additive(
     kind: ProblemKind = "additive",
     feasible: bool | None = None,
 ) -> tuple[AdditiveLP, SolveInfo]:
-    """Solve ``lp`` by [`solve_robust`][optmech.lp.solve.solve_robust]; returns the variant solved.
+    """Solve ``lp`` by `solve_robust`; returns the variant solved.
 
     ``run`` gives the solver and its options. ``fresh``: ``lp.problem`` has not been solved
     yet, so the first "as built" attempt may use it rather than a new build. ``feasible``
@@ -81,11 +81,11 @@ def cross_check(
     ----------
     noise : DesignedNoise
         The first solve's design (its interval relatively wide:
-        [`relatively_wide`][optmech.lp.engine.interval.relatively_wide]).
+        `relatively_wide`).
     lp : AdditiveLP
         The LP it solved.
     finish : callable
-        [`optmech.lp.additive.designer.finish_design`][optmech.lp.additive.designer.finish_design].
+        `optmech.lp.additive.designer.finish_design`.
     run : DesignRun
         The first solve's settings. If it names a solver, ``noise``'s point is kept and only the
         bound is tightened.

@@ -1,11 +1,11 @@
-"""What to design: [`AdditiveSpec`][AdditiveSpec], validated once, and the size it will take.
+"""What to design: `AdditiveSpec`, validated once, and the size it will take.
 
 A spec holds every modelling choice of an additive-noise design — the guarantee, Δ, the cost,
 the grid (kind, cells per Δ, periods), the class restrictions, the form of the window rows, the
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
 name the parameter, its range and the value (the `dp_accounting` style). Defaults that
 depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. [`optmech.design_noise`][optmech.lp.design.design_noise] takes
+records what was built. `optmech.design_noise` takes
 the same keywords and passes them here.
 """
 
@@ -64,7 +64,7 @@ EPSILON_MAX = 50.0
 EPSILON_MIN = 1e-6
 #: Smallest δ > 0 of an (ε, δ) design. The support grows as ln(1/δ)/ε and every density the
 #: hockey-stick rows weigh must be resolved relative to δ. With the sum rows written relative
-#: to δ ([`optmech.lp.additive.rows`][optmech.lp.additive.rows]) and the default cells per Δ
+#: to δ (`optmech.lp.additive.rows`) and the default cells per Δ
 #: sized from the support (`default_resolution`), measured (HiGHS, ℝ, |x| and x², ε = 0.1,
 #: 0.3, 1, 2, 5, 2 shared cores): δ = 1e-11 is served within 10 s and 0.2 GB, certified, and
 #: below the truncated Laplace's cost (Geng, Ding, Guo & Kumar 2020) by 0.04% (ε = 0.1) to
@@ -72,10 +72,10 @@ EPSILON_MIN = 1e-6
 #: and wider at ε = 5 (a mixing repair). At δ = 1e-12 HiGHS reports the LP "infeasible"
 #: after minutes (ε = 1) and Clarabel does not finish in 100 s. ``design_noise`` answers a
 #: smaller δ > 0 at ε > 0 (without constraints) by the ε-DP design, certified, with the LP at
-#: this δ for the lower bound ([`optmech.lp.additive.approx`][optmech.lp.additive.approx]).
+#: this δ for the lower bound (`optmech.lp.additive.approx`).
 DELTA_MIN = 1e-11
 #: Smallest δ > 0 of a privacy profile's point (designed with the rows of
-#: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond], measured down to this δ).
+#: `optmech.lp.additive.beyond`, measured down to this δ).
 PROFILE_DELTA_MIN = 1e-9
 #: Largest privacy loss the rows of a design beyond (ε, δ) may span: the ε of its geometric
 #: tails (ρ-zCDP: √ρ; see `AdditiveSpec.tail_epsilon`) and the cap of a GDP design (the ε
@@ -83,10 +83,10 @@ PROFILE_DELTA_MIN = 1e-9
 #: 64.6) and fail at every attempt at μ = 7 (cap 73); beyond ε ≈ 700 ``e^ε`` overflows.
 BEYOND_LOSS_MAX = 65.0
 #: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows there,
-#: [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]).
+#: `optmech.lp.additive.beyond`).
 GDP_CAP_DELTA = 1e-12
 #: Default cells per Δ of an (ε, δ) design whose support is short enough
-#: ([`default_resolution`][optmech.lp.additive.spec.default_resolution]).
+#: (`default_resolution`).
 APPROX_CELLS = 20
 #: Most hockey-stick terms (cells × shifts, ``2Km²``) of a default (ε, δ) design: beyond it
 #: the cells per Δ are lowered. Measured (HiGHS, ℝ, |x|, 2 shared cores): ε = 0.1, δ = 1e-9
@@ -121,7 +121,7 @@ def default_resolution(privacy: Privacy) -> int:
     """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
     top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ)
     with ε > 0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
-    [`default_periods`][default_periods]) stay within `APPROX_HOCKEY_TERMS`, else the largest
+    `default_periods`) stay within `APPROX_HOCKEY_TERMS`, else the largest
     even ``m ≥ 2`` that keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP,
     zCDP (cones per cell and shift) and GDP (a hockey-stick block per cell, shift and cut ε,
     over several rounds).
@@ -162,7 +162,7 @@ def default_periods(privacy: Privacy, *, graded: bool = False) -> int:
     ``e^(−2ε)`` of the peak, which no solver resolves); for (ε, δ) one more than the truncated
     Laplace's support ``(1/ε) ln(1 + (e^ε − 1)/(2δ))`` (Geng, Ding, Guo & Kumar 2020); for
     (0, δ) one more than the uniform block's ``1/(2δ)`` (Geng, Ding, Guo & Kumar 2019); for
-    zCDP, Rényi DP and GDP ten scales of the matching Gaussian ([`gaussian_scale`][gaussian_scale]:
+    zCDP, Rényi DP and GDP ten scales of the matching Gaussian (`gaussian_scale`:
     there its mass is below e^(−50), and the slow geometric tail beyond costs nothing measurable);
     for a privacy profile the longest of its points' (and 3 for a point with δ = 0)."""
     if isinstance(privacy, PureDP):
@@ -289,7 +289,7 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
 
 class SpecViews:
-    """Read-only views of ``self.spec`` (an [`AdditiveSpec`][AdditiveSpec]) shared by the LP and the
+    """Read-only views of ``self.spec`` (an `AdditiveSpec`) shared by the LP and the
     design record."""
 
     spec: AdditiveSpec
@@ -328,25 +328,25 @@ class AdditiveSpec:
     ----------
     privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
         The guarantee; ``ApproxDP(0, delta)`` is (0, δ). The guarantees beyond (ε, δ) are
-        designed by [`optmech.lp.additive.beyond`][optmech.lp.additive.beyond] on a uniform grid or
+        designed by `optmech.lp.additive.beyond` on a uniform grid or
         ℤ.
     sensitivity : float
         Δ, in (0, inf); an integer ≥ 1 when ``integer``.
     cost : Cost, str or callable
-        Any cost of the error ([`optmech.costs.as_cost`][optmech.costs.as_cost]), asymmetric ones
+        Any cost of the error (`optmech.costs.as_cost`), asymmetric ones
         included.
     resolution : int, optional
         Cells per Δ, $m ≥ 1$: of a uniform grid (default
-        [`default_resolution`][default_resolution]), or of the coarse part of a graded one (default
+        `default_resolution`), or of the coarse part of a graded one (default
         40). Integer noise has Δ points per Δ: give None or Δ.
     periods : int, optional
-        Periods of Δ each side, $K ≥ 1$ (default [`default_periods`][default_periods]).
+        Periods of Δ each side, $K ≥ 1$ (default `default_periods`).
     integer : bool
         Noise on ℤ for integer queries.
     symmetric, monotone : bool
         Restrict to symmetric noise / noise non-increasing in ``|x|``.
     grid : {"auto", "uniform", "graded"}
-        How a period is cut ([`optmech.lp.additive.grid`][optmech.lp.additive.grid]). "auto" grades
+        How a period is cut (`optmech.lp.additive.grid`). "auto" grades
         it for ε-DP densities when no ``resolution`` is given and a uniform grid would need more
         than `GRADED_ABOVE_CELLS` cells per Δ to resolve the staircase's top step.
     window : {"auto", "pairs", "sparse-table", "blocks"}
@@ -359,7 +359,7 @@ class AdditiveSpec:
         average of an optimum and its mirror image is feasible and optimal — nothing is lost
         (a test checks it). False solves the full LP anyway.
     max_memory_gb : float
-        Refuse ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError]) LPs whose
+        Refuse (`ProblemTooLargeError`) LPs whose
         estimated memory exceeds this many GB, in (0, inf).
 
     Raises
@@ -554,7 +554,7 @@ class AdditiveSpec:
     # -- derived ----------------------------------------------------------------------------
     @property
     def periods_defaulted(self) -> bool:
-        """Whether `periods` was derived ([`default_periods`][default_periods]) rather than
+        """Whether `periods` was derived (`default_periods`) rather than
         given: a design may then lengthen a finite support that turns out too short."""
         return bool(getattr(self, "_periods_defaulted", False))
 
@@ -586,7 +586,7 @@ class AdditiveSpec:
         Roth & Su 2022). Those need tails (a finite support faces zero mass: infinite Rényi
         divergences, δ(ε) > 0 at every ε) whose own losses stay far inside the guarantee, and a
         geometric noise of that ratio is a mixing reference that keeps the design's tails
-        geometric ([`optmech.lp.additive.beyond`][optmech.lp.additive.beyond]).
+        geometric (`optmech.lp.additive.beyond`).
         """
         g = self.privacy
         if isinstance(g, PureDP):
@@ -606,7 +606,7 @@ class AdditiveSpec:
 
     @property
     def tail_ratio(self) -> float:
-        """Ratio per period of the tails: $e^{−ε}$ of [`tail_epsilon`][tail_epsilon] rounded *up*
+        """Ratio per period of the tails: $e^{−ε}$ of `tail_epsilon` rounded *up*
         (two ulps, and until $fl(e^ε)·ratio ≥ 1$ exactly), so that a tail is exactly ε-DP and a
         tail row holds for a constant last period; 0 (finite support) for (ε, δ) and profiles with δ
         > 0 at every point. The LP is the ideal one up to these ulps."""
@@ -635,7 +635,7 @@ class AdditiveSpec:
         return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip)
 
     def size(self, cells: int) -> dict[str, int | float]:
-        """The LP's estimated size ([`estimate_additive_size`][estimate_additive_size]) for
+        """The LP's estimated size (`estimate_additive_size`) for
         ``cells`` per period."""
         assert self.periods is not None  # resolved in __post_init__
         grid_n = 2 * self.periods * cells + (1 if self.integer else 0)

@@ -1,7 +1,7 @@
 """Window constraints ``g_i ≤ e^ε g_j`` for ``|i − j| ≤ r``, in three exactly equivalent forms.
 
 A density constant on cells of width ``h = Δ/m`` (or on any Δ-periodic partition with ``m`` cells
-per Δ, [`optmech.mechanisms.graded`][optmech.mechanisms.graded]) is ε-DP on ℝ iff every pair of
+per Δ, `optmech.mechanisms.graded`) is ε-DP on ℝ iff every pair of
 cells at most ``r = m`` apart has ratio at most ``e^ε`` (Geng & Viswanath 2016; chaining neighbours
 only is *not* enough: it gives ``mε``). This module writes that family of constraints as sparse rows
 
@@ -100,7 +100,7 @@ class WindowSystem:
     def canonical_aux(self, g: FloatArray) -> FloatArray:
         """The largest feasible auxiliaries for ``g``: each one the minimum of its block.
 
-        Monotone in ``g``; used by [`residual`][residual], and with ``g`` an upper bound of the
+        Monotone in ``g``; used by `residual`, and with ``g`` an upper bound of the
         cells it bounds every auxiliary at an optimum (the LP's certified interval).
         """
         return _canonical_aux(self, g)
@@ -137,7 +137,7 @@ def window_size(n: int, reach: int, method: str) -> tuple[int, int, int]:
 
 
 def choose_window_method(n: int, reach: int) -> str:
-    """``"pairs"`` while it has at most [`PAIRS_MAX_ROWS`][PAIRS_MAX_ROWS] rows, ``"blocks"``
+    """``"pairs"`` while it has at most `PAIRS_MAX_ROWS` rows, ``"blocks"``
     above."""
     rows, _, _ = window_size(n, reach, "pairs")
     return "pairs" if rows <= PAIRS_MAX_ROWS else "blocks"
@@ -308,7 +308,7 @@ def window_system(n: int, reach: int, factor: float, *, method: str = "auto") ->
     factor : float
         ``e^ε``.
     method : {"auto", "pairs", "sparse-table", "blocks"}
-        The form (module docstring); "auto" is [`choose_window_method`][choose_window_method].
+        The form (module docstring); "auto" is `choose_window_method`.
     """
     r = min(int(reach), n - 1)
     if method == "auto":

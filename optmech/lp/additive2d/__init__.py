@@ -10,19 +10,19 @@ problem.
 
 The package, one idea per module:
 
-[`spec`][optmech.lp.additive2d.spec]
-    [`AdditiveSpec2D`][AdditiveSpec2D]: the validated specification and the size estimate.
-[`windows`][optmech.lp.additive2d.windows]
+`spec`
+    `AdditiveSpec2D`: the validated specification and the size estimate.
+`windows`
     The window rows over the box, all pairs or runs of a sparse table.
-[`lp`][optmech.lp.additive2d.lp]
-    [`build_additive_lp_2d`][build_additive_lp_2d]: orbits of the symmetry group, costs, tails, band
+`lp`
+    `build_additive_lp_2d`: orbits of the symmetry group, costs, tails, band
     rows.
-[`repair`][optmech.lp.additive2d.repair]
+`repair`
     The least ε-DP envelope above a solver's point.
-[`design`][optmech.lp.additive2d.design]
-    [`design_noise_2d`][design_noise_2d]: solve, repair, certify, bound, record.
-[`designed`][optmech.lp.additive2d.designed]
-    [`DesignedNoise2D`][DesignedNoise2D] and its [`DesignRecord2D`][DesignRecord2D].
+`design`
+    `design_noise_2d`: solve, repair, certify, bound, record.
+`designed`
+    `DesignedNoise2D` and its `DesignRecord2D`.
 """
 
 from optmech.lp.additive2d.design import design_noise_2d, finish_design_2d

@@ -1,16 +1,16 @@
 """Design certified 2-D additive noise: solve, read, repair, certify, bound, record.
 
-[`design_noise_2d`][design_noise_2d] takes a validated
-[`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D], builds its LP
-([`build_additive_lp_2d`][optmech.lp.additive2d.lp.build_additive_lp_2d]) and solves it through
-optmech's one solver path ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]). The LP
+`design_noise_2d` takes a validated
+`AdditiveSpec2D`, builds its LP
+(`build_additive_lp_2d`) and solves it through
+optmech's one solver path (`optmech.lp.solve.solve_robust`). The LP
 is feasible by construction (each gauge tail shape, continued into the box, is a point of it), so a
 failed status is numerical trouble and is retried.
 
-[`finish_design_2d`][finish_design_2d] reads the noise off the solver's point (clipped at 0), raises
+`finish_design_2d` reads the noise off the solver's point (clipped at 0), raises
 it to the least envelope whose window and band ratios are at most ``e^ε``
-([`envelope_2d`][optmech.lp.additive2d.repair.envelope_2d]), certifies it from the numbers alone
-([`optmech.certify.noise2d.noise2d_epsilon`][optmech.certify.noise2d.noise2d_epsilon]) and returns
+(`envelope_2d`), certifies it from the numbers alone
+(`optmech.certify.noise2d.noise2d_epsilon`) and returns
 it with a certified interval
 ``[lower_bound, value]`` containing the LP's optimum:
 
@@ -18,7 +18,7 @@ it with a certified interval
   averages and the tails' cost series, divided by its mass, rounded up: at least the exact
   expected cost of the returned noise;
 * ``lower_bound`` — weak duality with the solver's multipliers
-  ([`lp_interval`][optmech.lp.engine.interval.lp_interval], the engine's, as in 1-D: values and
+  (`lp_interval`, the engine's, as in 1-D: values and
   tail scales in one simplex block, auxiliaries in boxes) with the *lower*
   ends of the costs, divided by
   ``1 + r`` where ``r`` bounds the relative rest of the tails' mass series (a point of the LP
@@ -57,7 +57,7 @@ _log = logging.getLogger(__name__)
 def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> DesignedNoise2D:
     """Design optimal ε-DP noise in ℝ² for shifts in a norm ball, by LP, certified.
 
-    Called by [`optmech.design_noise`][optmech.design_noise] with ``dimension=2``, which
+    Called by `optmech.design_noise` with ``dimension=2``, which
     validates the arguments into ``spec``.
 
     Parameters
@@ -67,7 +67,7 @@ def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> Desig
         the grid and the tails.
     run : DesignRun, optional
         Solver, repair, accuracy, solver options and verbosity, as for the 1-D
-        [`optmech.design_noise`][optmech.design_noise] (default: its defaults).
+        `optmech.design_noise` (default: its defaults).
 
     Returns
     -------
@@ -131,7 +131,7 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     whose tail neighbours span two levels of a gauge tail (``e^(2ε)``) is pinned to the level
     between them from both sides, exactly at ``e^ε``. So every ratio is raised to at most
     ``e^ε`` (in the log domain, to rounding); the certificate then exceeds ε by its rounding
-    margin only ([`PRIVACY_RTOL`][optmech.lp.engine.acceptance.PRIVACY_RTOL]), as the 1-D tails do.
+    margin only (`PRIVACY_RTOL`), as the 1-D tails do.
     """
     k = lp.num_reps
     box = lp.box(values)
@@ -155,7 +155,7 @@ def finish_design_2d(
     """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text).
 
     ``allow_repair`` and ``accuracy`` are those of
-    [`optmech.design_noise`][optmech.lp.design.design_noise] (``repair`` is the deprecated
+    `optmech.design_noise` (``repair`` is the deprecated
     spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")

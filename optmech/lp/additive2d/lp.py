@@ -1,5 +1,5 @@
 """Build the 2-D additive-noise LP of an
-[`AdditiveSpec2D`][optmech.lp.additive2d.spec.AdditiveSpec2D].
+`AdditiveSpec2D`.
 
 ``min c·x  s.t.  A x ≤ 0 (named row blocks),  Σ_j a_j x_j = 1,  x ≥ 0`` with ``x`` holding
 
@@ -8,22 +8,22 @@
   invariant, so averaging an optimum over the group loses nothing; ``h`` is ``Δ/m`` rounded
   up, so a shift by Δ reaches at most the ``m``-cell footprint);
 * ``t_l``, the scale of each tail shape
-([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]): the density is
+(`optmech.mechanisms.tails2d`): the density is
   ``Σ_l t_l S_l(q)/Δ²`` on every cell ``q`` outside the box;
 * the auxiliaries of the window rows
-([`optmech.lp.additive2d.windows`][optmech.lp.additive2d.windows]).
+(`optmech.lp.additive2d.windows`).
 
 ``a_j`` is the mass of a unit of ``x_j`` (orbit size times ``h²/Δ²``; a tail's series of
 masses), ``c_j`` its cost: exact cell averages of the cost (ℓ1, ℓ∞) or their lower ends
 (quadrature with a stated error; `AdditiveLP2D.weights_high` holds the upper ends, which
 give the design's value), and the tails' series
-([`tail_sums`][optmech.mechanisms.tails2d.tail_sums]).
+(`tail_sums`).
 
 Rows (all ``≤ 0``):
 
 ``"window"``
     ``f(p) ≤ e^ε f(q)`` for box cells ``q − p ∈ F``
-    ([`optmech.certify.noise2d.footprint`][optmech.certify.noise2d.footprint]).
+    (`optmech.certify.noise2d.footprint`).
 ``"band"``
     The pairs of a box cell ``p`` and a cell ``q ∉ box`` within reach:
     ``z_p ≤ e^ε Σ_l t_l S_l(q)`` and ``Σ_l t_l S_l(q) ≤ e^ε z_p``. Only the tuples
@@ -37,7 +37,7 @@ non-negative ε-DP functions is ε-DP. So the rows are exactly ε-DP of the dens
 tolerances, so each column is divided by its value at a feasible reference — the gauge tail
 shape itself, continued into the box — the objective by that reference's cost, and each row by
 the geometric mean of its extreme coefficients (as the 1-D graded LP does,
-[`optmech.lp.additive.lp`][optmech.lp.additive.lp]).
+`optmech.lp.additive.lp`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ Tail = GaugeTail | ProductTail
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
-#: Entries of the comparison array of one chunk of [`_pareto`][_pareto].
+#: Entries of the comparison array of one chunk of `_pareto`.
 _PARETO_CHUNK = 1 << 22
 
 
@@ -165,9 +165,9 @@ class AdditiveLP2D(LPReadout):
     """A built 2-D LP and what is needed to read a noise off its solution.
 
     The fields and methods the certified interval uses (``weights``, ``mass``, ``rows``,
-    ``num_aux``, ``aux_upper`` and those of [`LPReadout`][optmech.lp.engine.readout.LPReadout])
+    ``num_aux``, ``aux_upper`` and those of `LPReadout`)
     mean what they mean for the 1-D LP, so the engine's
-    [`lp_interval`][optmech.lp.engine.interval.lp_interval] applies as it is.
+    `lp_interval` applies as it is.
 
     Attributes
     ----------
@@ -176,7 +176,7 @@ class AdditiveLP2D(LPReadout):
     width : float
         ``h``.
     orbit, reps, sizes : ndarray
-        [`orbits`][orbits] of the box.
+        `orbits` of the box.
     tails : tuple
         The tail shapes, in the order of their variables.
     sums : tuple of TailSums
@@ -196,7 +196,7 @@ class AdditiveLP2D(LPReadout):
     reference : ndarray
         A feasible point (values and tails; normalised): the gauge tail shape everywhere.
     columns : ndarray
-        The solver's scale of the values and tails ([`solver_scale`][solver_scale]).
+        The solver's scale of the values and tails (`solver_scale`).
     scale : float
         The reference's cost: the objective is divided by it.
     build_time : float
@@ -241,8 +241,8 @@ class AdditiveLP2D(LPReadout):
     # -- attempts ------------------------------------------------------------------------------
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP2D:
         """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns
-        by [`solver_scale`][solver_scale];
-        [`attempt`][optmech.lp.engine.readout.LPReadout.attempt])."""
+        by `solver_scale`;
+        `attempt`)."""
         return self.attempt(strategy, self.solver_scale(), balanced=True)  # type: ignore[no-any-return]
 
     def solver_scale(self) -> FloatArray:
@@ -272,7 +272,7 @@ def _band(
     The gauge tails of one polygon are all non-increasing functions of its gauge ``G(q)``, a
     product tail is its own function: a neighbour ``q`` binds the first kind of row only if no
     other has every gauge larger and every product value smaller (and the second kind the
-    reverse), so only those pairs are kept ([`_pareto`][_pareto] on these keys).
+    reverse), so only those pairs are kept (`_pareto` on these keys).
     """
     n0, n = spec.cells, 2 * spec.cells
     offsets = footprint(spec.sensitivity_norm, spec.resolution)
@@ -311,7 +311,7 @@ def _pareto(owner: IntArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
 
     First every row is compared with a few probes of its owner (the least row in each key and
     in their sum): a row a probe beats is dropped. The survivors are then compared pairwise
-    ([`_front`][_front]); a survivor beaten by a dropped row is beaten by that row's probe
+    (`_front`); a survivor beaten by a dropped row is beaten by that row's probe
     too (≤ is transitive and the rows are distinct), so nothing else is lost.
     """
     order = np.lexsort((*keys.T[::-1], owner))

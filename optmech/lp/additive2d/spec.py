@@ -1,13 +1,13 @@
-"""What to design in 2-D: [`AdditiveSpec2D`][AdditiveSpec2D], validated once, and the size it will
+"""What to design in 2-D: `AdditiveSpec2D`, validated once, and the size it will
 take.
 
 Noise ``X ∈ ℝ²`` for ``K(D) = q(D) + X`` under pure ε-DP with shifts in the ball of radius Δ of
 the ℓ1, ℓ2 or ℓ∞ norm (``sensitivity_norm``), searched among densities constant on square cells
 of side ``h = Δ/m`` (``m`` = ``resolution``) on the box ``[−KΔ, KΔ)²`` (``K`` = ``periods``),
-closed outside by tail shapes ([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]). The size
+closed outside by tail shapes (`optmech.mechanisms.tails2d`). The size
 of the LP is estimated from these numbers before anything is built
-([`AdditiveSpec2D.size`][AdditiveSpec2D.size]), and a design that would need more than
-``max_memory_gb`` is refused ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError]).
+(`AdditiveSpec2D.size`), and a design that would need more than
+``max_memory_gb`` is refused (`ProblemTooLargeError`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ __all__ = [
 DEFAULT_RESOLUTION_2D = 8
 #: The tail closures: the gauge staircase alone, or with the product of 1-D staircases at ε/2.
 TAIL_CHOICES = ("gauge", "gauge+product")
-#: Forms of the window rows ([`optmech.lp.additive2d.windows`][optmech.lp.additive2d.windows]);
+#: Forms of the window rows (`optmech.lp.additive2d.windows`);
 #: "auto" is "runs".
 WINDOW_CHOICES = ("auto", "runs", "pairs")
 #: Memory of a design: the peak resident memory of the process above its size after importing
@@ -99,7 +99,7 @@ _BAND_PER_CELL = {"l1": 2.5, "linf": 2.0}
 
 def _rep_rows(cells: int, group: str) -> tuple[IntArray, IntArray, IntArray]:
     """Rows ``i`` of the box holding orbit representatives
-    ([`orbits`][optmech.lp.additive2d.lp.orbits]), how many each, and the least column."""
+    (`orbits`), how many each, and the least column."""
     n = 2 * cells
     if group == "none":
         rows = np.arange(n, dtype=np.int64)
@@ -220,17 +220,17 @@ class AdditiveSpec2D:
         Δ, the radius of the ball of shifts, in (0, inf).
     cost : Norm, VectorCustom, str or callable
         The cost of the error vector
-        ([`optmech.costs.vector.as_vector_cost`][optmech.costs.vector.as_vector_cost]).
+        (`optmech.costs.vector.as_vector_cost`).
     sensitivity_norm : {'l1', 'l2', 'linf'}
         The norm of the ball of shifts.
     resolution : int
         ``m`` cells per Δ, in [1, 64] (default 8).
     periods : int, optional
-        ``K`` periods each way, in [1, 64] (default [`default_periods_2d`][default_periods_2d]).
+        ``K`` periods each way, in [1, 64] (default `default_periods_2d`).
     window : {'auto', 'runs', 'pairs'}
         Form of the window rows.
     tails : {'gauge+product', 'gauge'}
-        The tail closure ([`optmech.mechanisms.tails2d`][optmech.mechanisms.tails2d]).
+        The tail closure (`optmech.mechanisms.tails2d`).
     reduce_symmetric : bool
         Solve on one cell per orbit of the cost's symmetry group: the grid, the ball, the tails
         and the rows are invariant under it (the dihedral group for a norm), so the average of
@@ -315,7 +315,7 @@ class AdditiveSpec2D:
     def size(self) -> dict[str, int | float]:
         """Variables, rows, nonzeros and estimated peak bytes of the design, before building.
 
-        The counts follow [`build_additive_lp_2d`][optmech.lp.additive2d.lp.build_additive_lp_2d]
+        The counts follow `build_additive_lp_2d`
         term by term: exact for the variables and the window rows (the auxiliaries of the
         ``"runs"`` form are counted per row and level of the box), from above and within a
         few percent for the band rows. The bytes are the largest of the design's three

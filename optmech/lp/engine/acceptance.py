@@ -1,6 +1,6 @@
 """When a certified ε is accepted as meeting a requested one: the certificate's own rounding.
 
-The certifiers ([`optmech.certify.noise`][optmech.certify.noise] and its kin) are pessimistic:
+The certifiers (`optmech.certify.noise` and its kin) are pessimistic:
 a ratio at exactly ``e^ε`` is certified a few ulps above ε. A designed ε-DP noise whose tails
 sit at exactly ``e^ε`` (the 1-D tails, the 2-D band rows) is therefore certified at ε plus that
 margin, and is accepted up to it — never beyond.

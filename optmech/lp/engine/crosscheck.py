@@ -4,13 +4,13 @@ A simplex vertex's multipliers are one extreme dual solution among many, an inte
 solver's are centred; so when a certified interval ``[lower_bound, value]`` is wider than
 asked, solving the *same* LP with the other solver of
 `optmech.lp.solve.MAIN_SOLVERS`
-([`alternative_solvers`][optmech.lp.solve.alternative_solvers]) and keeping the larger of the two
+(`alternative_solvers`) and keeping the larger of the two
 rigorous lower bounds (each valid for the one LP, whatever solver produced it) usually closes
 it; the better of the two certified points may be kept too. Every LP family (the additive
-designers, the user LPs) calls [`cross_check`][cross_check]; what it keeps is its own choice.
+designers, the user LPs) calls `cross_check`; what it keeps is its own choice.
 
 Attempts of a step after the first solve are recorded with the step's name in front of their
-variant ([`labelled`][labelled]): ``"cross-check, as built"``, ``"refined, rescaled"``.
+variant (`labelled`): ``"cross-check, as built"``, ``"refined, rescaled"``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """The certified interval ``[lower_bound, value]`` of an LP's optimum, and its width test.
 
-[`relatively_wide`][relatively_wide] is the one test of every LP result (designed noise, user
+`relatively_wide` is the one test of every LP result (designed noise, user
 LPs, the query-dependent LP) that decides whether an interval deserves more work — a competing
 known mechanism, a re-solve, a cross-check with the other solver.
 
-For a row-block LP ([`LPReadout`][optmech.lp.engine.readout.LPReadout], the 1-D and 2-D additive
+For a row-block LP (`LPReadout`, the 1-D and 2-D additive
 designers) ``value`` is the LP objective at the normalised point, rounded up; ``lower_bound`` is
 weak duality with the solver's multipliers
-([`lagrangian_bound`][optmech.lp.bounds.lagrangian_bound]): the values and the atom (or the
+(`lagrangian_bound`): the values and the atom (or the
 tail scales) in one simplex block ``Σ a_j z_j = 1``, the auxiliaries in boxes whose ends hold
 at an optimum (the LP's ``aux_upper`` and
-[`value_upper`][optmech.lp.engine.readout.LPReadout.value_upper]). The bound holds for any
+`value_upper`). The bound holds for any
 multipliers, so a solver's tolerance moves it only towards zero.
 """
 
@@ -34,7 +34,7 @@ __all__ = ["interval_value", "lp_interval", "lp_value", "relatively_wide"]
 def relatively_wide(value: float, lower_bound: float, accuracy: float) -> bool:
     """Whether ``[lower_bound, value]`` is wider than ``accuracy`` relative to the value itself.
 
-    [`Provenance.within_accuracy`][optmech.provenance.Provenance.within_accuracy] measures the gap
+    `Provenance.within_accuracy` measures the gap
     absolutely below 1, so tiny values pass it whatever their lower bound; this test does not.
 
     Examples
@@ -60,7 +60,7 @@ def _bound(lp: LPReadout, y: FloatArray, value: float, boxed: npt.NDArray[np.boo
     """The Lagrangian bound with the values and atom in one simplex block, except ``boxed``.
 
     Boxed value variables lie in ``[0, u_j]``
-    ([`LPReadout.value_upper`][optmech.lp.engine.readout.LPReadout.value_upper]);
+    (`LPReadout.value_upper`);
     they hold at most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` —
     and the bound, linear in that total, is the smaller of its values at the two ends.
     """
@@ -137,10 +137,10 @@ def _lower_bound(lp: LPReadout, value: float, accuracy: float) -> float:
 
     ``value`` (at least the optimum) tightens the auxiliaries' boxes. When the plain bound is
     further than ``accuracy`` below ``value``, the auxiliaries' deficits are moved into value
-    variables ([`_push_aux_deficits`][_push_aux_deficits]); when the culprits are a few value
+    variables (`_push_aux_deficits`); when the culprits are a few value
     variables whose reduced costs the solver left slightly infeasible (cells of tiny mass, whose
     dual feasibility it sees only to its absolute tolerance), those are moved into boxes
-    ([`_bound`][_bound]); the best bound found is returned.
+    (`_bound`); the best bound found is returned.
     """
     trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     duals = lp.duals()

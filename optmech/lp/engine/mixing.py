@@ -5,7 +5,7 @@ entries is not enough: a convex combination ``(1 − λ)P + λR`` with a referen
 private with room to spare. Every guarantee optmech certifies is a jointly convex divergence of
 the pair of output distributions (ε-DP ratios, the hockey-stick divergence, Rényi divergences),
 so the mixture's divergence is at most ``(1 − λ)D_P + λD_R``: some ``λ ≤ 1`` certifies, and the
-mixture costs about ``λ`` times the gap between the two. [`least_mixture`][least_mixture] is
+mixture costs about ``λ`` times the gap between the two. `least_mixture` is
 the one search for it, used by the user LPs (``R`` the uniform mechanism; Dwork & Roth (2014),
 §3.5: a mixture with a 0-DP mechanism), the query-dependent LP (the ``ε/2``-geometric noise),
 and the additive designers ((ε, δ): the grid Laplace density; beyond (ε, δ): a Gaussian or
@@ -38,7 +38,7 @@ C = TypeVar("C")
 
 @dataclass(frozen=True)
 class MixingSearch:
-    """How [`least_mixture`][least_mixture] searches.
+    """How `least_mixture` searches.
 
     Attributes
     ----------
@@ -87,7 +87,7 @@ def least_mixture(
     search : MixingSearch
         Growth, bounds and bisection.
     failure : str
-        The message of the [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]
+        The message of the `PrivacyViolationError`
         raised when even ``search.largest`` does not certify.
 
     Returns

@@ -1,9 +1,9 @@
 """The solver's side of a row-block LP: one attempt's problem, its scalings, and reading back.
 
 The additive designers (1-D and 2-D) build their LPs once, as matrices in their own units
-([`RowRecord`][optmech.lp.engine.rows.RowRecord], a mass per variable for the normalisation
-``Σ_j a_j z_j = 1``, a cost per variable). [`LPReadout`][LPReadout] turns them into a cvxpy problem
-for one attempt of [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust] — columns
+(`RowRecord`, a mass per variable for the normalisation
+``Σ_j a_j z_j = 1``, a cost per variable). `LPReadout` turns them into a cvxpy problem
+for one attempt of `optmech.lp.solve.solve_robust` — columns
 divided by a scale, rows balanced, the objective divided to O(1) — and maps the solver's point
 and multipliers back to the LP's own units, each row block's multipliers read by its name.
 """
@@ -92,7 +92,7 @@ class LPReadout:
         """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
 
         Columns divided by ``col_scale``, rows balanced if asked
-        ([`balance`][optmech.lp.engine.rows.balance]), and the objective divided by the LP's
+        (`balance`), and the objective divided by the LP's
         ``scale`` — or, rescaled, by its largest entry in the solver's units.
         """
         factor = self.scale  # type: ignore[attr-defined]
@@ -177,7 +177,7 @@ def assemble_problem(
     custom: Any = None,
 ) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
     """The cvxpy problem in the solver's variable ``y = z / col_scale``: rows scaled (balanced
-    when asked, [`balance`][optmech.lp.engine.rows.balance]), ``cones`` (any object with
+    when asked, `balance`), ``cones`` (any object with
     ``constraints(y, col_scale)``) and ``custom`` (the same protocol: the caller's own cvxpy
     constraints) added, each constraint kept under its block's name."""
     y = cp.Variable(c.size, nonneg=True)

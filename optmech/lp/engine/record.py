@@ -1,8 +1,8 @@
-"""Assembling the [`Provenance`][optmech.provenance.Provenance] of a designed result.
+"""Assembling the `Provenance` of a designed result.
 
 Every designer (1-D, beyond (ε, δ), 2-D) records the same things about its solve: the
 attempts, timings and sizes of the successful solve
-([`provenance_of`][optmech.lp.solve.provenance_of]), the build time, the certified interval,
+(`provenance_of`), the build time, the certified interval,
 the accuracy asked for, the violations of the solver's point before and of the returned point
 after the repair, and the repair itself.
 """

@@ -2,8 +2,8 @@
 
 An LP of the additive designers (1-D and 2-D) is ``min c·z  s.t.  A z ≤ b,  Σ_j a_j z_j = 1,
 z ≥ 0``, its rows grouped into families that each have a name (``"window"``, ``"hockey"``,
-``"band"``, ...). A family is a [`RowBlock`][RowBlock]; the LP keeps them in a frozen
-[`RowRecord`][RowRecord] and reads each one's multipliers by that name (cvxpy's
+``"band"``, ...). A family is a `RowBlock`; the LP keeps them in a frozen
+`RowRecord` and reads each one's multipliers by that name (cvxpy's
 ``dual_vars[constr.id]`` discipline), never by position.
 """
 
@@ -88,7 +88,7 @@ def balance(a: sp.csr_matrix) -> FloatArray:
     """Row scales ``1/√(max|a_ij| · min|a_ij|)`` over each row's nonzeros (1 for empty rows).
 
     A privacy row ``x_a − e^ε x_b ≤ 0`` becomes ``e^(−ε/2) x_a − e^(ε/2) x_b ≤ 0``: the same
-    feasible set, better balanced ([`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy]).
+    feasible set, better balanced (`optmech.lp.solve.Strategy`).
     """
     m = abs(a).tocsr()
     m.eliminate_zeros()

@@ -30,18 +30,18 @@ class DesignRun:
     ----------
     solver : str or None
         cvxpy solver name; None for the policy of
-        [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust].
+        `optmech.lp.solve.solve_robust`.
     allow_repair : bool
         Repair a point that is not exactly private (else raise
-        [`PrivacyViolationError`][optmech.exceptions.PrivacyViolationError]). The constructor
+        `PrivacyViolationError`). The constructor
         still takes the deprecated spelling ``repair=`` (a repair is a
-        [`Repair`][optmech.provenance.Repair] record everywhere else).
+        `Repair` record everywhere else).
     accuracy : float
         Certified-interval width above which a warning is issued.
     options : dict or None
         Options passed to the solver.
     verbose : bool
-        Log the stages at INFO to stderr ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+        Log the stages at INFO to stderr (`optmech.lp.engine.report`).
     progress : bool
         Show a progress bar of the stages.
     """

@@ -1,8 +1,8 @@
 """Solving a row-block LP: its attempts built from the LP's own matrices.
 
-[`solve_built`][solve_built] runs [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]
+`solve_built` runs `optmech.lp.solve.solve_robust`
 (as built, rescaled, then the other solver) on an LP that knows how to build its problem for one
-attempt ([`LPReadout`][optmech.lp.engine.readout.LPReadout]: ``for_strategy``), and returns the
+attempt (`LPReadout`: ``for_strategy``), and returns the
 variant that was solved, whose point and multipliers are then read.
 """
 

@@ -4,21 +4,21 @@ In the local model each input is randomized before anyone sees it, so every two 
 neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all inputs ``x, x'`` and outputs ``y``. With one
 label per record, label DP is the same condition (Ghazi et al. (2023)).
 
-* [`local_mechanism`][optmech.lp.local.api.local_mechanism] — the optimal randomizer for a
+* `local_mechanism` — the optimal randomizer for a
   loss, Bayesian or minimax, with the caller's constraints
-  ([`optmech.constraints`][optmech.constraints]), by the per-column envelope LP.
-* [`rr_on_bins`][optmech.lp.local.bins.rr_on_bins] — RR-on-Bins, optimal over all real outputs
+  (`optmech.constraints`), by the per-column envelope LP.
+* `rr_on_bins` — RR-on-Bins, optimal over all real outputs
   for the squared and the absolute error (Ghazi et al. (2023)), by its dynamic programme.
-* [`extremal_mechanism`][optmech.lp.local.extremal.extremal_mechanism] — the randomizer that
-  maximises mutual information or a KL divergence ([`optmech.utilities`][optmech.utilities]),
+* `extremal_mechanism` — the randomizer that
+  maximises mutual information or a KL divergence (`optmech.utilities`),
   by the staircase-pattern LP of Kairouz, Oh & Viswanath (2016).
 
-The package: [`discretisation`][optmech.lp.local.discretisation] (grid vs continuum),
-[`result`][optmech.lp.local.result], [`api`][optmech.lp.local.api]; [`bins`][optmech.lp.local.bins]
-(RR-on-Bins as a result); [`patterns`][optmech.lp.local.patterns] and
-[`extremal`][optmech.lp.local.extremal] (the staircase-pattern LP). The envelope LP they solve
+The package: `discretisation` (grid vs continuum),
+`result`, `api`; `bins`
+(RR-on-Bins as a result); `patterns` and
+`extremal` (the staircase-pattern LP). The envelope LP they solve
 (setting, rows, build, bound, repair, diagnosis, engine) is shared with the user LPs with
-constraints and lives in [`optmech.lp.matrix`][optmech.lp.matrix], below both designers.
+constraints and lives in `optmech.lp.matrix`, below both designers.
 """
 
 from optmech.lp.local.api import local_mechanism

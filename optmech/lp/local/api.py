@@ -30,13 +30,13 @@ __all__ = ["OBJECTIVES", "local_mechanism", "resolve_objective"]
 
 _log = logging.getLogger(__name__)
 
-#: The objectives of [`local_mechanism`][local_mechanism]: the prior's expected loss, or the
+#: The objectives of `local_mechanism`: the prior's expected loss, or the
 #: worst input's.
 OBJECTIVES = ("bayesian", "minimax")
 
 
 def resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
-    """The objective and the prior [`local_mechanism`][local_mechanism] solves for (the prior
+    """The objective and the prior `local_mechanism` solves for (the prior
     ``None`` under minimax; ``"uniform"`` is kept as given, resolved with the inputs).
 
     ``objective=None`` is Bayesian, except with ``prior=None``: the minimax objective of
@@ -128,7 +128,7 @@ def local_mechanism(
     all randomizers with ``Q(y | x) ≤ e^ε Q(y | x')`` for *every* pair of inputs (the complete
     neighbour graph; Kairouz, Oh & Viswanath (2016)), subject to the caller's
     ``constraints``. The LP uses the per-column envelope $t_y ≤ Q(y | x) ≤ e^ε t_y$: $2·n·m$
-    rows, never $n²·m$ ([`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]).
+    rows, never $n²·m$ (`optmech.lp.matrix.envelope`).
 
     Parameters
     ----------
@@ -152,10 +152,10 @@ def local_mechanism(
         The input values (labels): strictly increasing reals, at least 2.
     outputs : array_like, optional
         The output grid: strictly increasing reals, not necessarily the inputs; default the
-        inputs. With [`Unbiased`][optmech.constraints.Unbiased] it must reach beyond the inputs
+        inputs. With `Unbiased` it must reach beyond the inputs
         on both sides.
     constraints : constraint, callable or sequence of them
-        From [`optmech.constraints`][optmech.constraints]: ``Unbiased()``, ``MaxRisk(b)``,
+        From `optmech.constraints`: ``Unbiased()``, ``MaxRisk(b)``,
         ``Monotone()``, ``TailBound(t, q)``, ``MaxCost(cost, b)``, or callables receiving the
         cvxpy variables (``variables.mechanism``, ``variables.envelope``) and returning cvxpy
         constraints. The returned mechanism meets each declarative one to a residual of at
@@ -181,7 +181,7 @@ def local_mechanism(
     Returns
     -------
     LocalMechanism
-        A [`UserMechanism`][optmech.lp.matrix.result.UserMechanism] over the complete graph, plus
+        A `UserMechanism` over the complete graph, plus
         ``grid``: how far the grid's value can be from the continuous optimum.
 
     Raises

@@ -1,7 +1,7 @@
 """RR-on-Bins as a result: the optimal label randomizer of Ghazi et al. (2023), certified.
 
-[`rr_on_bins`][rr_on_bins] runs the dynamic programme of
-[`optmech.mechanisms.rr_on_bins`][optmech.mechanisms.rr_on_bins] (no LP) and returns the bins, their
+`rr_on_bins` runs the dynamic programme of
+`optmech.mechanisms.rr_on_bins` (no LP) and returns the bins, their
 outputs, the optimal expected loss and the randomizer's matrix, whose ε is certified over every
 pair of inputs. The matrix is built with the ratio ``e^ε (1 − 2^-40)``, so that floating-point
 rounding cannot put its certificate above ε; its expected loss exceeds `value` by less than
@@ -36,7 +36,7 @@ _SHRINK = 2.0**-40
 class RROnBins(BaseResult):
     """The optimal RR-on-Bins randomizer (Ghazi et al. (2023)).
 
-    A result of the one protocol ([`optmech.results.Result`][optmech.results.Result]) computed
+    A result of the one protocol (`optmech.results.Result`) computed
     without an LP: its provenance is exact (solver ``"none"``, status ``"exact"``,
     ``lower_bound == value``: the programme's optimum, one floating-point evaluation).
 
@@ -126,7 +126,7 @@ class RROnBins(BaseResult):
     def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release outputs for the label ``true_value`` (one of `inputs`): draws from its row of
         `mechanism` as stored, by the exact sampler
-        ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
+        (`RationalTable`)."""
         from optmech.mechanisms.exact_sampling import RationalTable, draw_many
 
         match = np.flatnonzero(self.inputs == float(true_value))
@@ -140,7 +140,7 @@ class RROnBins(BaseResult):
         return out.item() if size is None and out.ndim == 0 else out
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
-        """Deprecated name of [`rvs`][optmech.lp.local.bins.RROnBins.rvs]."""
+        """Deprecated name of `rvs`."""
         warn_deprecated("`RROnBins.sample(...)`", "`RROnBins.rvs(...)`")
         return self.rvs(true_value, size, rng)
 
@@ -182,7 +182,7 @@ def rr_on_bins(
 
     It is optimal among *all* ε-label-DP randomizers with real outputs for the squared and the
     absolute error; its bins are contiguous and follow from their dynamic programme
-    ([`optimal_bins`][optmech.mechanisms.rr_on_bins.optimal_bins]).
+    (`optimal_bins`).
 
     Parameters
     ----------

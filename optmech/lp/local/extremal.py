@@ -1,8 +1,8 @@
 """The ε-LDP randomizer that maximises an information-theoretic utility (Kairouz, Oh &
 Viswanath (2016)), and the binary and randomized-response mechanisms it is compared with.
 
-[`extremal_mechanism`][extremal_mechanism] solves the staircase-pattern LP
-([`optmech.lp.local.patterns`][optmech.lp.local.patterns]) exactly for up to 14 inputs, builds the
+`extremal_mechanism` solves the staircase-pattern LP
+(`optmech.lp.local.patterns`) exactly for up to 14 inputs, builds the
 staircase mechanism of its vertex, certifies it ε-LDP from its matrix over every pair of inputs,
 and encloses the optimum in ``[value, upper_bound]``: ``value`` is the utility of the returned
 matrix rounded down, ``upper_bound`` the LP's weak-duality bound rounded up.
@@ -10,8 +10,8 @@ matrix rounded down, ``upper_bound`` the LP's weak-duality bound rounded up.
 Kairouz, Oh & Viswanath (2016) also show that two simple staircase mechanisms suffice at the
 extremes: the **binary** mechanism is optimal for every small enough ε (with
 ``T = {x : p₀(x) ≥ p₁(x)}`` for hypothesis testing) and **randomized response** for every
-large enough ε. [`binary_value`][binary_value] and
-[`randomized_response_value`][randomized_response_value] give those mechanisms' utilities,
+large enough ε. `binary_value` and
+`randomized_response_value` give those mechanisms' utilities,
 enclosed.
 """
 
@@ -66,7 +66,7 @@ class ExtremalMechanism(BaseResult):
     A *maximisation*: the optimum lies in ``[value, upper_bound]`` (the other LP results of
     optmech minimise, and their interval is ``[lower_bound, value]``); so ``lower_bound`` is
     ``value`` and ``gap`` is ``upper_bound − value``, as the result protocol
-    ([`optmech.results.Result`][optmech.results.Result]) defines them.
+    (`optmech.results.Result`) defines them.
 
     Attributes
     ----------
@@ -123,7 +123,7 @@ class ExtremalMechanism(BaseResult):
     def rvs(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of
         index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
-        ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable])."""
+        (`RationalTable`)."""
         from optmech.lp.matrix.result import input_index, release
 
         row = input_index(true_value, self.mechanism.shape[0])
@@ -243,7 +243,7 @@ def extremal_mechanism(
     Parameters
     ----------
     utility : MutualInformation or KLDivergence
-        From [`optmech.utilities`][optmech.utilities]; at most 14 inputs ($2^{14}$ patterns).
+        From `optmech.utilities`; at most 14 inputs ($2^{14}$ patterns).
     epsilon : float
         Privacy level, in (0, 50].
     solver : str, optional
@@ -330,7 +330,7 @@ def binary_value(
     utility: Utility, epsilon: float, high: np.ndarray | None = None
 ) -> tuple[float, float]:
     """Enclosure of the utility of the binary mechanism with set ``high`` (default
-    [`paper_binary_set`][paper_binary_set])."""
+    `paper_binary_set`)."""
     t = paper_binary_set(utility) if high is None else np.asarray(high, dtype=bool)
     return utility.value_interval(binary_mechanism(t, epsilon))
 

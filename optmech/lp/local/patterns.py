@@ -1,6 +1,6 @@
 """The staircase-pattern LP of Kairouz, Oh & Viswanath (2016) and its certified interval.
 
-For a sublinear utility ``U(Q) = Σ_y μ(Q[:, y])`` ([`optmech.utilities`][optmech.utilities]) the
+For a sublinear utility ``U(Q) = Σ_y μ(Q[:, y])`` (`optmech.utilities`) the
 best ε-LDP randomizer over k inputs is a *staircase* mechanism (their staircase theorem):
 every column is ``θ_j S_j`` with a pattern ``S_j ∈ {1, e^ε}^k``. Since ``μ`` is positively
 homogeneous the utility is linear in the weights, and the optimum is the LP over the ``2^k``
@@ -10,7 +10,7 @@ patterns (their linear-programming theorem):
 
 A vertex (simplex) uses at most k patterns. For any multipliers ``λ`` of the k rows, weak duality
 gives ``optimum ≤ Σ_x λ_x + max(0, max_j (μ(S_j) − λ · S_j))`` — every feasible θ has
-``Σ_j θ_j ≤ 1`` because ``S_j ≥ 1``. [`pattern_bound`][pattern_bound] evaluates it with outward
+``Σ_j θ_j ≤ 1`` because ``S_j ≥ 1``. `pattern_bound` evaluates it with outward
 rounding at the ratio ``e^ε`` rounded *up* (the optimum grows with the ratio), so it is an upper
 bound on the optimum over ε-LDP mechanisms whatever the solver's accuracy.
 """

@@ -1,11 +1,11 @@
-"""The result of [`local_mechanism`][optmech.lp.local.api.local_mechanism]: a user mechanism over
+"""The result of `local_mechanism`: a user mechanism over
 the complete graph, with what the grid says about the continuous optimum.
 
-[`LocalMechanism`][LocalMechanism] *is* a [`UserMechanism`][optmech.lp.matrix.result.UserMechanism]
-(the result of [`bayesian_mechanism`][optmech.bayesian_mechanism]): ``mechanism``, ``outputs``,
+`LocalMechanism` *is* a `UserMechanism`
+(the result of `bayesian_mechanism`): ``mechanism``, ``outputs``,
 ``value``, ``lower_bound``, ``certified_epsilon``, ``provenance``, ``rvs``, ``plot``; its graph
 is the complete graph on the inputs. It adds the
-[`GridStatement`][optmech.lp.local.discretisation.GridStatement] and the caller's constraints
+`GridStatement` and the caller's constraints
 with their residuals (read from the provenance), and its ``to_opendp`` wraps it for OpenDP's
 discrete distance (every two inputs are neighbours).
 """
@@ -27,7 +27,7 @@ __all__ = ["LocalMechanism"]
 
 @dataclass(frozen=True, repr=False)
 class LocalMechanism(UserMechanism):
-    """An optimal ε-LDP randomizer (see [`UserMechanism`][optmech.lp.matrix.result.UserMechanism]).
+    """An optimal ε-LDP randomizer (see `UserMechanism`).
 
     Attributes
     ----------
@@ -73,7 +73,7 @@ class LocalMechanism(UserMechanism):
     def to_opendp(self) -> Any:
         """This randomizer as an OpenDP measurement on ``f64`` inputs under the discrete distance
         (any two distinct inputs at distance 1): exact sampling of the rows
-        ([`rvs`][optmech.lp.matrix.result.UserMechanism.rvs]), privacy map ``d_in ↦
+        (`rvs`), privacy map ``d_in ↦
         sampled_epsilon()`` for ``d_in ≥ 1`` and 0 for ``d_in = 0``."""
         try:
             import opendp.prelude as dp

@@ -13,9 +13,9 @@ For an epigraph objective ``min max_k F_k · vec(X)`` (a minimax user, Gupte & S
 F_k · x`` (non-negative forms) reduces it to the linear case: ``optimum ≥ Σ_i min_r
 (Σ_k w_k F_k + Pᵀz/Σμ)[i, r]``.
 
-The arithmetic is [`optmech.lp.bounds.lagrangian_bound`][optmech.lp.bounds.lagrangian_bound]'s:
+The arithmetic is `optmech.lp.bounds.lagrangian_bound`'s:
 every step is rounded downward, and the privacy coefficients (``e^ε`` as computed by
-[`math.exp`][math.exp], within an ulp) are covered by its ``coefficient_rtol``. The solver's
+`math.exp`, within an ulp) are covered by its ``coefficient_rtol``. The solver's
 multipliers only make the bound tight; its validity needs nothing from the solver. With non-negative
 weights the optimum is also at least 0, so the bound returned is ``max(dual bound, 0)``.
 """
@@ -115,7 +115,7 @@ def epigraph_bound(
     """A rigorous lower bound on ``min max_k F_k · vec(X)`` over ε-DP mechanisms.
 
     With the epigraph multipliers normalised to weights ``w``
-    ([`simplex_weights`][simplex_weights]),
+    (`simplex_weights`),
     ``max_k F_k · x ≥ Σ_k w_k F_k · x`` for every feasible ``x`` (the forms are non-negative),
     and the Lagrangian bound of the linear objective ``Σ_k w_k F_k`` with the privacy
     multipliers divided by the same ``Σ μ`` bounds the right-hand side from below. (At an
@@ -132,7 +132,7 @@ def epigraph_bound(
         Multipliers of the LP solved with forms ``F / factor``: its epigraph multipliers ``μ``
         are unit-free, its privacy multipliers are scaled back by ``factor``.
     coefficients, factor, graph
-        As for [`linear_bound`][linear_bound].
+        As for `linear_bound`.
 
     Returns
     -------

@@ -9,24 +9,24 @@ Sundararajan (2012), LP (2)–(6); for a count query the graph is the path ``i ~
 
 Construction is vectorised (element-wise construction costs more than solving): with the
 sparse edge selections ``S_src, S_dst`` of
-[`optmech.graphs.edge_incidence`][optmech.graphs.edge_incidence] the privacy constraints are the two
+`optmech.graphs.edge_incidence` the privacy constraints are the two
 matrix inequalities ``S_src X ≤ e^ε S_dst X`` and the reverse.
 
-The builder returns a frozen [`UserLP`][UserLP] whose fields *are* the constraints (``simplex``,
+The builder returns a frozen `UserLP` whose fields *are* the constraints (``simplex``,
 ``forward``, ``backward``, ``epigraph``, ...), so the solver's multipliers are read by name —
 ``lp.forward.dual_value`` — never by position in ``problem.constraints`` (cvxpy's
 ``dual_vars[constr.id]``); extra constraints a caller adds come first and shift nothing.
 
-Two knobs, set by [`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy] and never by a solver's
+Two knobs, set by `optmech.lp.solve.Strategy` and never by a solver's
 name:
 
-* [`Bounds`][Bounds]: ``X ≥ 0`` entrywise, or only on the first row — on a connected graph the
+* `Bounds`: ``X ≥ 0`` entrywise, or only on the first row — on a connected graph the
   privacy rows imply the rest (``x[j, r] ≥ e^(−ε) x[i, r] ≥ 0`` along every edge), which spares
   an interior-point solver ``N·m`` cone constraints (about 15% of its time at n = 400).
-* [`RowScaling`][RowScaling]: the privacy rows as ``x_a ≤ e^ε x_b`` (as built) or divided by
+* `RowScaling`: the privacy rows as ``x_a ≤ e^ε x_b`` (as built) or divided by
   ``e^ε``, ``e^(−ε) x_a ≤ x_b`` (largest coefficient 1), which keeps interior-point solvers working
   up to ε = 50 where ``e^ε ≈ 5e21`` (measured, see
-  [`optmech.lp.user.engine`][optmech.lp.user.engine]).
+  `optmech.lp.user.engine`).
 """
 
 from __future__ import annotations
@@ -120,13 +120,13 @@ class LPData:
 
 @dataclass(frozen=True)
 class Duals:
-    """Multipliers read off a solved [`UserLP`][UserLP] by name (``None`` where none were given).
+    """Multipliers read off a solved `UserLP` by name (``None`` where none were given).
 
     Attributes
     ----------
     forward, backward : ndarray, shape (|E|, m)
         Of ``lo · x[src] ≤ hi · x[dst]`` and ``lo · x[dst] ≤ hi · x[src]``, edges in the order
-        of [`optmech.graphs.edge_pairs`][optmech.graphs.edge_pairs].
+        of `optmech.graphs.edge_pairs`.
     epigraph : ndarray, shape (K,)
         Of ``F_k · vec(X) ≤ t``.
     """
@@ -158,13 +158,13 @@ class UserLP:
         Privacy rows ``lo · S_src X ≤ hi · S_dst X`` and the reverse (a reduced LP keeps one
         family: ``backward`` is then ``None``).
     coefficients : (float, float)
-        ``(lo, hi)`` of the privacy rows ([`privacy_coefficients`][privacy_coefficients]).
+        ``(lo, hi)`` of the privacy rows (`privacy_coefficients`).
     epigraph : cvxpy.Constraint or None
         ``F vec(X) ≤ t`` for an epigraph objective.
     worst_case : cvxpy.Variable or None
         The epigraph variable ``t``.
     first_row : cvxpy.Constraint or None
-        ``X[0] ≥ 0`` under [`Bounds.FIRST_ROW`][Bounds.FIRST_ROW].
+        ``X[0] ≥ 0`` under `Bounds.FIRST_ROW`.
     extra : tuple of cvxpy.Constraint
         Constraints added by the caller.
     """
@@ -181,8 +181,8 @@ class UserLP:
     extra: tuple[cp.Constraint, ...] = ()
 
     def point(self) -> FloatArray:
-        """The solver's value of [`variable`][variable], checked finite (else
-        [`SolverError`][SolverError])."""
+        """The solver's value of `variable`, checked finite (else
+        `SolverError`)."""
         value = self.variable.value
         if value is None or not np.all(np.isfinite(value)):
             raise SolverError("LP", "no_solution", "the solver returned no finite point")
@@ -294,7 +294,7 @@ def privacy_matrix(graph: nx.Graph, num_outputs: int, lo: float, hi: float) -> s
     """The privacy rows on ``vec(X)`` (row-major): forward ``(e, r)`` rows, then backward.
 
     Row ``e·m + r`` of the forward block is ``lo · x[src(e), r] − hi · x[dst(e), r]``; the
-    backward block swaps ``src`` and ``dst``. The order matches [`Duals`][Duals] flattened.
+    backward block swaps ``src`` and ``dst``. The order matches `Duals` flattened.
 
     Examples
     --------
@@ -329,7 +329,7 @@ def build_user_problem(
     extra: Extra | None = None,
     bounds: Bounds | str = Bounds.ALL,
 ) -> tuple[cp.Problem, cp.Variable]:
-    """The user LP as ``(problem, X)``: a short form of [`build_user_lp`][build_user_lp].
+    """The user LP as ``(problem, X)``: a short form of `build_user_lp`.
 
     Parameters
     ----------
@@ -344,7 +344,7 @@ def build_user_problem(
     extra : callable, optional
         More constraints on ``X``.
     bounds : Bounds or {"all", "first"}
-        As [`Bounds`][Bounds].
+        As `Bounds`.
     """
     shape = (int(weights.shape[0]), int(weights.shape[1]))
     if rows is None:

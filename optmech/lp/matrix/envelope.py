@@ -10,7 +10,7 @@ rows (the *envelope* form):
 (If ``Q`` meets these, ``Q[i, r] ≤ e^ε t_r ≤ e^ε Q[j, r]``; conversely ``t_r = min_i Q[i, r]``
 meets them.) The objective is Bayesian, ``Σ_i p_i Σ_r Q[i, r] L[i, r]`` (Ghazi et al. (2023),
 ), or minimax, ``min s`` subject to ``Σ_r Q[i, r] L[i, r] ≤ s`` for every input. The rows are
-written as [`optmech.lp.solve.Strategy`][optmech.lp.solve.Strategy] asks: ``Q − e^ε t ≤ 0`` as
+written as `optmech.lp.solve.Strategy` asks: ``Q − e^ε t ≤ 0`` as
 built, or ``e^(−ε) Q − t ≤ 0`` rescaled (largest coefficient 1).
 """
 
@@ -99,7 +99,7 @@ class LocalLP:
     ----------
     problem : cvxpy.Problem
     z : cvxpy.Variable
-        ``[vec(Q), t, Z]`` ([`Layout`][optmech.lp.matrix.rows.Layout]).
+        ``[vec(Q), t, Z]`` (`Layout`).
     layout : Layout
     families : tuple of RowFamily
         The row families as built (privacy rows first), each with the cvxpy constraint of the

@@ -1,12 +1,12 @@
 """A rigorous lower bound on the envelope LP's optimum from the solver's multipliers.
 
-Weak duality over the LP of [`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]: each
+Weak duality over the LP of `optmech.lp.matrix.envelope`: each
 row of ``Q``
 stays in the probability simplex, the column minima ``t`` and the cumulative differences ``Z``
 stay in the box ``[0, 1]`` (valid: ``t_r ≤ Q[i, r] ≤ 1``, and a difference of two
 distribution functions lies in ``[−1, 1]``, here in ``[0, 1]`` as ``Z ≥ 0``), and every other
 family is relaxed with its multipliers;
-[`lagrangian_bound`][optmech.lp.bounds.lagrangian_bound] rounds each step down. The rows are
+`lagrangian_bound` rounds each step down. The rows are
 those of the problem *asked* (at ε, with the caller's bounds), whatever margin the solved LP had: a
 multiplier is valid for any row, so the bound
 holds for the problem asked. A minimax objective ``min max_i L[i] · Q[i]`` is reduced to the
@@ -16,7 +16,7 @@ the other multipliers divided by the same sum.
 
 A callable's cvxpy constraints enter the relaxation as rows too when they are affine in the LP's
 variable: their coefficients are cvxpy's Jacobian of the constraint's expression
-([`custom_rows`][custom_rows]); others are dropped from the relaxation, which only weakens it.
+(`custom_rows`); others are dropped from the relaxation, which only weakens it.
 """
 
 from __future__ import annotations

@@ -1,22 +1,22 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
 The same path solves the count-query and graph user LPs with constraints: given a
-[`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph], privacy is ε-DP on its edges
+`NeighbourGraph`, privacy is ε-DP on its edges
 (rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
-([`optmech.lp.user.constrained`][optmech.lp.user.constrained]).
+(`optmech.lp.user.constrained`).
 
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
-   ``e^(−ε) Q ≤ t`` ([`optmech.lp.matrix.envelope`][optmech.lp.matrix.envelope]).
-2. **Solve** through [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust] with the
+   ``e^(−ε) Q ≤ t`` (`optmech.lp.matrix.envelope`).
+2. **Solve** through `optmech.lp.solve.solve_robust` with the
    count-LP policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1,
    Clarabel took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the
    LP is feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
    retried; with constraints an infeasible status is diagnosed by the elastic LP
-   ([`optmech.lp.matrix.diagnose`][optmech.lp.matrix.diagnose]), whose error names the constraints
+   (`optmech.lp.matrix.diagnose`), whose error names the constraints
    at fault.
 3. **Repair** within the constraints
-   ([`optmech.lp.matrix.envelope_repair`][optmech.lp.matrix.envelope_repair]):
+   (`optmech.lp.matrix.envelope_repair`):
    envelope closure, then an exact correction of the rows' sums and (for ``Unbiased``) means.
    Every declarative constraint is then evaluated on the returned matrix. An interior-point
    point spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the
@@ -29,10 +29,10 @@ The same path solves the count-query and graph user LPs with constraints: given 
    inequality's bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
 4. **Certify and bound.** The value is the objective at the returned mechanism, rounded up; the
    lower bound is Lagrangian, from the multipliers and the rows of the problem asked
-   ([`optmech.lp.matrix.envelope_bound`][optmech.lp.matrix.envelope_bound]), rounded down; the
+   (`optmech.lp.matrix.envelope_bound`), rounded down; the
    mechanism's ε is
    certified over every pair of inputs by
-   [`certify_mechanism`][optmech.certify.matrix.certify_mechanism].
+   `certify_mechanism`.
 5. **Cross-check** when the interval is wider than ``accuracy`` and the LP is small (at most
    `CROSS_CHECK_VARIABLES`): the other main solver solves the same LP; the better certified
    point and the larger bound are kept. (On larger LPs the other solver is simplex, which took
@@ -184,7 +184,7 @@ def _solve_once(
     diagnose: bool = True,
 ) -> tuple[_Run, SolveInfo, float]:
     """One robust solve at the given margin (module docstring, steps 1–2); an infeasible
-    constrained LP is diagnosed ([`diagnose_infeasible`][diagnose_infeasible]) when
+    constrained LP is diagnosed (`diagnose_infeasible`) when
     ``diagnose``."""
     build_time = [0.0]
     eps_lp = problem.epsilon * (1.0 - max(margin, 0.0))  # a negative margin loosens caps only
@@ -392,7 +392,7 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
 
 def _least_slack(problem: _Problem, solver: str | None) -> float | None:
     """The least relative amount by which the caller's constraints must give way over private
-    mechanisms (the elastic LP of [`optmech.lp.matrix.diagnose`][optmech.lp.matrix.diagnose]);
+    mechanisms (the elastic LP of `optmech.lp.matrix.diagnose`);
     None when no solver solves that either."""
     try:
         slacks = least_slacks(
@@ -501,7 +501,7 @@ def solve_local(
     ``vertex`` asks for a simplex vertex (the polish then keeps its support).
 
     With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP
-    ([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]: the user LPs with
+    (`NeighbourGraph`: the user LPs with
     constraints); ``designer`` names the public function in error messages."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))

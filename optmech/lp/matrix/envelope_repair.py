@@ -5,16 +5,16 @@ bound (entries of 1e-12 beside zeros of 1e-13 in unused columns), a simplex vert
 ``e^ε t``. On the complete graph the least private mechanism above a point is its **envelope
 closure**: each entry raised to ``e^(−t)`` times its column's largest, ``Y[i, r] =
 max(X[i, r], e^(−t) max_j X[j, r])`` (the lower closure of
-[`lower_closure`][optmech.lp.matrix.repair.lower_closure] for graph distance 1).
+`lower_closure` for graph distance 1).
 
 The closure breaks what the rows must satisfy by about the solver's tolerance: row sums and, with
-[`Unbiased`][optmech.constraints.Unbiased], the row means. Each row is then restored *exactly*
+`Unbiased`, the row means. Each row is then restored *exactly*
 by a relative correction affine in the output, ``Y'[i, r] = Y[i, r](1 + α_i + β_i (y_r − c_i))``
 with ``c_i`` the row's mean: ``α_i`` restores the sum, ``β_i`` the mean (the two decouple because
 the row is centred at ``c_i``). Every entry moves by the factor ``1 + δ``, ``|δ| ≤ |α_i| +
 |β_i| max |y − c_i|``, so each column's ratio grows by at most ``(1 + δ)/(1 − δ)``: the closure
 is taken at ``t`` below ε by that much, and redone until the independent certifier
-([`certify_mechanism`][optmech.certify.matrix.certify_mechanism], over every pair of inputs)
+(`certify_mechanism`, over every pair of inputs)
 proves ``certified ε ≤ ε``. Inequalities (risk caps, tail bounds, a second cost) move by the
 same relative amount, about 1e-10; the engine re-solves with a margin when one does not hold.
 
@@ -125,7 +125,7 @@ def bracket_means(
     At a large ε the solver resolves the debiasing outputs' masses (about ``e^(−ε)``) as zeros,
     and the closure then raises the row of the smallest input on outputs above it only: its
     mean lies on the edge of its support, where no relative correction ``1 + α + β(y − c)``
-    ([`correct_rows`][correct_rows]) keeps every entry non-negative. Here row ``i``, whose
+    (`correct_rows`) keeps every entry non-negative. Here row ``i``, whose
     mass-weighted excess is ``e_i = Σ_r y[i, r](y_r − m_i)``, receives ``v`` at ``a`` (the same
     in every row) and ``u_i = (e_i + v (y_a − m_i)) / (m_i − y_b)`` at ``b``, which makes its
     mean exactly ``m_i``; ``v = 2 max_i |e_i| / (y_a − m_i)`` keeps every ``u_i`` at least half
@@ -151,7 +151,7 @@ def bracket_means(
 def _corrected(
     y: FloatArray, outputs: FloatArray, means: FloatArray | None
 ) -> tuple[FloatArray, float]:
-    """[`correct_rows`][correct_rows], or [`bracket_means`][bracket_means] when a mean
+    """`correct_rows`, or `bracket_means` when a mean
     correction would make an entry negative (a row's mean on the edge of its support)."""
     out, delta = correct_rows(y, outputs, means)
     if means is None or (np.all(out >= 0.0) and np.all(np.isfinite(out))):
@@ -190,7 +190,7 @@ def repair_local(
 
     ``closure`` and ``pairs`` default to the complete graph's envelope closure and every pair of
     rows; a neighbour graph's lower closure and edges make the same repair certify ε-DP on that
-    graph ([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]).
+    graph (`NeighbourGraph`).
 
     1. Clip to ``X ≥ 0``, zero the columns below `ZERO_COLUMN`, correct the rows; done if that
        certifies.

@@ -6,10 +6,10 @@ neighbours: ``Q(y | x) ≤ e^ε Q(y | x')`` for all ``x, x'`` and every output `
 strictly increasing reals (labels), the outputs any strictly increasing finite grid of reals,
 not necessarily the inputs.
 
-[`resolve_local_setting`][resolve_local_setting] turns a caller's loss (an optmech cost of
+`resolve_local_setting` turns a caller's loss (an optmech cost of
 ``output − input``, a callable ``loss(output, input)`` on arrays, or a loss matrix) into the
 matrix ``L[i, r] = ℓ(y_r, x_i)``, and refuses an LP whose size would exceed the memory budget
-*before* anything is built ([`check_local_size`][check_local_size]).
+*before* anything is built (`check_local_size`).
 """
 
 from __future__ import annotations

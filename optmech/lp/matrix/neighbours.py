@@ -1,15 +1,15 @@
 """Privacy on a neighbour graph for the constrained mechanism-matrix LP (the user LPs).
 
 The local LP states ε-LDP over the complete graph through the column envelope
-([`envelope_rows`][optmech.lp.matrix.envelope.envelope_rows]). The count-query and graph user LPs
+(`envelope_rows`). The count-query and graph user LPs
 (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6)) state ε-DP only on the edges ``i ~ i'``
 of their neighbour graph: ``Q[i, r] ≤ e^ε Q[i', r]`` in both directions. A
-[`NeighbourGraph`][NeighbourGraph] hands the constrained engine
-([`optmech.lp.matrix.envelope_engine`][optmech.lp.matrix.envelope_engine]) those rows on the LP's
+`NeighbourGraph` hands the constrained engine
+(`optmech.lp.matrix.envelope_engine`) those rows on the LP's
 variable ``z``
 (the same sparse rows as the unconstrained user LP, ``privacy_matrix`` of
 ``optmech.lp.matrix.build``), the graph's lower closure for the
-repair ([`lower_closure`][optmech.lp.matrix.repair.lower_closure]) and its pairs for the
+repair (`lower_closure`) and its pairs for the
 certifier. The envelope variables of ``z`` are then unused (no row holds them).
 """
 

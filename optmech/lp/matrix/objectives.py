@@ -1,19 +1,19 @@
 """What differs between the user LPs: the objective, its extra rows and its dual bound.
 
-The engine ([`optmech.lp.user.engine`][optmech.lp.user.engine]) solves every user LP the same way;
+The engine (`optmech.lp.user.engine`) solves every user LP the same way;
 an objective object supplies the rest (the dp_accounting pattern of thin public functions over one
 private engine):
 
-* [`LinearObjective`][LinearObjective] — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)``
+* `LinearObjective` — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)``
   (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6)).
-* [`EpigraphObjective`][EpigraphObjective] — ``min max_k F_k · vec(X)``: a minimax user with side
+* `EpigraphObjective` — ``min max_k F_k · vec(X)``: a minimax user with side
   information S, one form per input of S (Gupte & Sundararajan (2010)); or several Bayesian
   users served by one mechanism, one form per user (Brenner & Nissim (2014)).
 
 Each gives the LP data for a scale, the objective value at a mechanism *rounded up*
-([`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]: an upper bound on the exact value for
+(`optmech.lp.bounds.upper_dot`: an upper bound on the exact value for
 the given floats), the rigorous lower bound from the solver's multipliers
-([`optmech.lp.matrix.bounds`][optmech.lp.matrix.bounds]) and a few known ε-DP mechanisms: the best
+(`optmech.lp.matrix.bounds`) and a few known ε-DP mechanisms: the best
 constant answer (0-DP) and, for a count query, the geometric mechanism with the Bayes remap (GRS
 Thm. 3.1). Those set the objective's scale (so the LP's optimum is O(1) whatever the loss's units)
 and compete with the LP's point when its certified interval is wide.
@@ -70,8 +70,8 @@ def exact_upper_dot(c: npt.ArrayLike, x: npt.ArrayLike) -> float:
 
     Exactly 0 when ``c_j = 0`` or ``x_j = 0`` for every j (the exact sum is 0; a product that
     merely underflowed is not exactly zero and is rounded up as usual). Small sums go through
-    [`optmech.lp.bounds.upper_dot`][optmech.lp.bounds.upper_dot]; for a matrix with at least
-    [`BLOCKED_TERMS`][BLOCKED_TERMS] entries each row is summed by numpy (error at most ``γ_m`` of
+    `optmech.lp.bounds.upper_dot`; for a matrix with at least
+    `BLOCKED_TERMS` entries each row is summed by numpy (error at most ``γ_m`` of
     the row's magnitude, any summation order; Higham (2002), §3.1), the row sums by ``math.fsum``,
     and the bound adds
     ``(γ_m + u)·Σ|c_j x_j|`` (sums and products), ``u·|total|`` and one subnormal per product.
@@ -140,7 +140,7 @@ class LinearObjective:
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
         """Rigorous lower bound on the optimum
-        ([`linear_bound`][optmech.lp.matrix.bounds.linear_bound])."""
+        (`linear_bound`)."""
         return linear_bound(self.weights, duals, coefficients, factor, setting.graph)
 
     def references(self, setting: UserSetting, epsilon: float) -> list[Reference]:
@@ -199,7 +199,7 @@ class EpigraphObjective:
     def lower_bound(
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
-        """Rigorous lower bound ([`epigraph_bound`][optmech.lp.matrix.bounds.epigraph_bound])."""
+        """Rigorous lower bound (`epigraph_bound`)."""
         return epigraph_bound(self.forms, self.shape, duals, coefficients, factor, setting.graph)
 
     def _column_values(self) -> FloatArray:

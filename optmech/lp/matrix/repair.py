@@ -2,8 +2,8 @@
 
 No solver's point is exactly private (interior-point points sit a hair outside the feasible
 set, simplex vertices leave zeros facing entries of 1e-20), so every mechanism optmech hands
-out goes through [`repair_point`][repair_point], and the result is certified by the independent
-[`optmech.certify.matrix.certify_mechanism`][optmech.certify.matrix.certify_mechanism] to satisfy
+out goes through `repair_point`, and the result is certified by the independent
+`optmech.certify.matrix.certify_mechanism` to satisfy
 ``certified ε ≤ ε`` exactly — the certifier rounds every logarithm pessimistically, so that is a
 proof for the given floats.
 
@@ -213,7 +213,7 @@ def repair_point(
 
     1. Zero the columns whose largest entry is below 1e-9 (solver noise on an unused output;
        a zero column is private), renormalise; done if that certifies.
-    2. Lower closures ([`lower_closure`][lower_closure]), first at ``t = ε``; normalising rows
+    2. Lower closures (`lower_closure`), first at ``t = ε``; normalising rows
     distorts
        ratios by the spread of the row sums, so ``t`` is lowered by twice the spread and the
        closure redone (a few times, keeping the attempt that needs the least mixing).
@@ -242,8 +242,8 @@ def repair_point(
 def _repaired(
     x: FloatArray, epsilon: float, src: IntArray, dst: IntArray, path: bool
 ) -> RepairOutcome:
-    """Steps 2 and 3 of [`repair_point`][repair_point]: a lower closure, else the least uniform
-    mixture that certifies ([`least_mixture`][optmech.lp.engine.mixing.least_mixture])."""
+    """Steps 2 and 3 of `repair_point`: a lower closure, else the least uniform
+    mixture that certifies (`least_mixture`)."""
     done, (y, lam) = _closure_attempts(x, epsilon, src, dst, path)
     if done is not None:
         return done
@@ -269,9 +269,9 @@ def make_private(
 ) -> tuple[FloatArray, float]:
     """Turn a nearly private mechanism into a certified ε-DP one; return it and the mixing λ.
 
-    Clips to $x ≥ 0$, normalises rows and repairs ([`repair_point`][repair_point]: unused columns
+    Clips to $x ≥ 0$, normalises rows and repairs (`repair_point`: unused columns
     zeroed, lower closure, uniform mixture as a last resort). The result is certified by
-    [`optmech.certify.matrix.certify_mechanism`][optmech.certify.matrix.certify_mechanism]:
+    `optmech.certify.matrix.certify_mechanism`:
     $certified ε ≤ ε$.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Results of the user LPs: a mechanism with its [`Provenance`][optmech.provenance.Provenance].
+"""Results of the user LPs: a mechanism with its `Provenance`.
 
 Each result holds one frozen provenance record (solver, status, every attempt, timings, the
 repair and the certified interval ``[lower_bound, value]`` that contains the LP's optimum);
@@ -42,7 +42,7 @@ class UserObjective(StrEnum):
 
 def release(mechanism: FloatArray, row: int, labels: Any, size: Any, rng: Any) -> Any:
     """Draws of ``labels`` (the columns' labels) from row ``row`` of ``mechanism`` as stored, by
-    the exact sampler ([`RationalTable`][optmech.mechanisms.exact_sampling.RationalTable]):
+    the exact sampler (`RationalTable`):
     one label for ``size=None``, else an array of shape ``size``."""
     from optmech.mechanisms.exact_sampling import RationalTable, draw_many
 
@@ -66,7 +66,7 @@ def input_index(true_value: Any, rows: int) -> int:
 
 class _Provenanced(MechanismResult, abstract=True):
     """What the user LPs' results share besides the
-    [`MechanismResult`][optmech.results.MechanismResult] interface: the weight of the uniform
+    `MechanismResult` interface: the weight of the uniform
     mechanism mixed in."""
 
     @property
@@ -136,7 +136,7 @@ class UserMechanism(_Provenanced):
     @property
     def info(self) -> SolveInfo | None:
         """Deprecated: the successful solve's record; everything in it is in
-        [`provenance`][optmech.provenance.Provenance] (sizes, timings, attempts)."""
+        `provenance` (sizes, timings, attempts)."""
         warn_deprecated("`UserMechanism.info`", "`UserMechanism.provenance`")
         return self._solve_info
 
@@ -164,7 +164,7 @@ class UserMechanism(_Provenanced):
         true_value : int, float or array_like
             The true query answer: one of the inputs (the graph's node values).
         size, rng
-            As in [`sample_exact`][optmech.mechanisms.base.DiscreteNoise.sample_exact]: the
+            As in `sample_exact`: the
             shape of the releases (None for one) and the source of random bits.
 
         Returns
@@ -184,13 +184,13 @@ class UserMechanism(_Provenanced):
         return release(self.mechanism, int(np.argmax(match)), labels, size, rng)
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
-        """Deprecated name of [`rvs`][optmech.lp.matrix.result.UserMechanism.rvs] (one sampling
+        """Deprecated name of `rvs` (one sampling
         verb across results and noise families)."""
         warn_deprecated(f"`{type(self).__name__}.sample(...)`", "`.rvs(...)`")
         return self.rvs(true_value, size, rng)
 
     def sampled_epsilon(self) -> float:
-        """The ε of the mechanism [`rvs`][optmech.lp.matrix.result.UserMechanism.rvs] draws
+        """The ε of the mechanism `rvs` draws
         from: `certified_epsilon` plus ``log(max_i T_i / min_i T_i)`` over the rows' exact sums
         ``T_i`` (each row is divided by its own sum), rounded up.
 
@@ -320,7 +320,7 @@ class CommonMechanismResult(_Provenanced):
     epsilon : float or None
         Requested ε.
     provenance : Provenance
-        Its `value` is [`ratio`][ratio]; its lower bound is *rigorous*: no mechanism does
+        Its `value` is `ratio`; its lower bound is *rigorous*: no mechanism does
         better than ``lower_bound`` for all users at once (with the users' optima as given,
         which can only overestimate them), so ``lower_bound > 1`` proves that no single
         mechanism is optimal for every user.

@@ -2,14 +2,14 @@
 
 The local LP's variables are one vector ``z = [vec(Q), t, Z]``: the mechanism ``Q`` (``n × m``,
 row-major), the column minima ``t`` of the envelope rows (``m``) and, when
-[`Monotone`][optmech.constraints.Monotone] is asked for, the cumulative differences ``Z``
+`Monotone` is asked for, the cumulative differences ``Z``
 (``(n − 1) × m``) of consecutive rows. Every family of rows is a sparse matrix on ``z`` with a
-right-hand side, kept by name ([`RowFamily`][RowFamily]): the builder hands them to cvxpy, the
+right-hand side, kept by name (`RowFamily`): the builder hands them to cvxpy, the
 Lagrangian bound relaxes them with the solver's multipliers, and the residuals of the returned
-mechanism are computed from ``Q`` directly ([`residual`][residual]).
+mechanism are computed from ``Q`` directly (`residual`).
 
-[`constraint_rows`][constraint_rows] translates each declarative constraint of
-[`optmech.constraints`][optmech.constraints] for a mechanism matrix (the variable every
+`constraint_rows` translates each declarative constraint of
+`optmech.constraints` for a mechanism matrix (the variable every
 count-query and local LP shares) and refuses the others by name:
 
 * ``Unbiased``: ``Σ_r Q[i, r] y_r = x_i`` (Badanidiyuru et al. (2023)), divided by

@@ -1,13 +1,13 @@
 """The setting of a user LP: inputs, outputs, neighbour graph and loss matrix, validated once.
 
 A **user** of a query with results (inputs) ``i`` has a loss ``l(i, r)`` for answer ``r``
-(Ghosh, Roughgarden & Sundararajan (2012), §2.2). [`resolve_setting`][resolve_setting] turns what a
+(Ghosh, Roughgarden & Sundararajan (2012), §2.2). `resolve_setting` turns what a
 caller gives (a cost of ``output − input`` or a loss matrix, a neighbour graph or a count-query
-size, an output set) into a [`UserSetting`][UserSetting], and refuses an LP whose estimated solver
+size, an output set) into a `UserSetting`, and refuses an LP whose estimated solver
 memory exceeds the caller's budget *before* any loss matrix or graph is built.
 
 Size limits follow one convention throughout `optmech.lp.user`: the estimated peak memory
-of the solve ([`memory_estimate_gb`][memory_estimate_gb]) against ``max_memory_gb``; every refusal
+of the solve (`memory_estimate_gb`) against ``max_memory_gb``; every refusal
 quotes the estimate.
 """
 
@@ -144,7 +144,7 @@ def check_matrix_lp_size(
     size_model: SizeModel | None = None,
     alternatives: tuple[SizeModel, ...] = (),
 ) -> None:
-    """[`check_lp_size`][check_lp_size] of the ``name`` LP whose variables are a mechanism
+    """`check_lp_size` of the ``name`` LP whose variables are a mechanism
     matrix of ``shape`` (inputs, outputs), estimated by ``size_model`` (the refusal names its
     method, quotes its note and says which ``max_memory_gb``, or which of the other admissible
     methods ``alternatives``, would let it run) or, without one, at `BYTES_PER_VARIABLE`."""
@@ -311,26 +311,26 @@ def resolve_setting(
     size_model: SizeModel = FULL_LP,
     alternatives: tuple[SizeModel, ...] = (),
 ) -> UserSetting:
-    """Resolve a user's loss, graph and outputs into a [`UserSetting`][UserSetting], validating
+    """Resolve a user's loss, graph and outputs into a `UserSetting`, validating
     sizes.
 
     The number of inputs comes from ``graph``, else ``num_inputs``, else the rows of a loss
     matrix; the LP's estimated memory (inputs × outputs variables) is checked against
     ``max_memory_gb`` *before* any loss matrix or graph is built
-    ([`ProblemTooLargeError`][optmech.exceptions.ProblemTooLargeError], quoting the estimate of
+    (`ProblemTooLargeError`, quoting the estimate of
     ``size_model`` and its source).
 
     Parameters
     ----------
     loss : Cost, str, callable or array_like
-        A cost of ``output − input`` ([`optmech.costs.as_cost`][optmech.costs.as_cost]), or a loss
+        A cost of ``output − input`` (`optmech.costs.as_cost`), or a loss
         matrix
         ``L[i, r]`` of shape (inputs, outputs).
     graph : networkx.Graph, optional
         Neighbour graph; default the count-query path on ``{0..N−1}``.
     outputs : array_like, optional
         Output set (numbers, or rows of numbers for several queries); default the graph's
-        ([`optmech.graphs.default_outputs`][optmech.graphs.default_outputs]), or ``0..m−1`` for a
+        (`optmech.graphs.default_outputs`), or ``0..m−1`` for a
         loss matrix with m columns.
     num_inputs : int, optional
         Number of inputs when no graph is given.
@@ -340,7 +340,7 @@ def resolve_setting(
         Also refuse LPs with more variables than this (kept for backward compatibility).
     size_model : SizeModel
         How the LP will be solved, for the memory estimate
-        ([`optmech.lp.matrix.size_model`][optmech.lp.matrix.size_model]); default the full LP.
+        (`optmech.lp.matrix.size_model`); default the full LP.
     alternatives : tuple of SizeModel
         The other methods that would solve it (named in a refusal with their estimates).
     """

@@ -1,10 +1,10 @@
 """Time and memory of a user LP by how it is solved: the model behind every size refusal.
 
-Each [`SizeModel`][SizeModel] counts the problem actually solved — the ``N·m`` variables of the
+Each `SizeModel` counts the problem actually solved — the ``N·m`` variables of the
 full LP, the ``⌈N·m/2⌉`` orbit variables of the mirror-reduced one
-([`optmech.lp.user.reductions`][optmech.lp.user.reductions]), or the ``N × m`` pricing arrays and
+(`optmech.lp.user.reductions`), or the ``N × m`` pricing arrays and
 the sparse master of column generation
-([`optmech.lp.user.column_generation`][optmech.lp.user.column_generation]) — and predicts
+(`optmech.lp.user.column_generation`) — and predicts
 
     memory (GB) = min(bytes_per_unit · units, fixed_bytes + bulk_bytes_per_unit · units) / 1e9,
     seconds = seconds_per_unit · units^exponent,

@@ -12,34 +12,34 @@ Bayesian user LP (GRS (2)–(6)):
                x[i, r] ≤ e^ε x[i', r]   for every edge i ~ i' (both directions), every r.
 
 Minimax user LP: ``minimise max_{i ∈ S} Σ_r x[i, r] l(i, r)`` (an epigraph variable ``t``).
-[`common_mechanism`][common_mechanism] asks whether one mechanism serves several users at once
+`common_mechanism` asks whether one mechanism serves several users at once
 (Brenner & Nissim (2014)).
 
 The package, along the seams of the computation (the pieces it shares with the local model
-are in [`optmech.lp.matrix`][optmech.lp.matrix], below both):
+are in `optmech.lp.matrix`, below both):
 
-* [`setting`][optmech.lp.matrix.setting] — inputs, outputs, graph, loss; size limits.
-* [`build`][optmech.lp.matrix.build] — the vectorised cvxpy LP with *named* constraints.
-* [`reductions`][optmech.lp.user.reductions] — the mirror reduction (``apply`` / ``invert``).
-* [`objectives`][optmech.lp.matrix.objectives] — what differs between the LPs.
-* [`bounds`][optmech.lp.matrix.bounds] — rigorous Lagrangian lower bounds.
-* [`repair`][optmech.lp.matrix.repair] — from a solver's point to a certified ε-DP mechanism.
-* [`engine`][optmech.lp.user.engine] — the solve path of the whole LP.
-* [`constrained`][optmech.lp.user.constrained] — the whole LP with the caller's constraints
-  ([`optmech.constraints`][optmech.constraints]), by the envelope LP of `optmech.lp.matrix`.
-* [`methods`][optmech.lp.user.methods] — the whole LP or column generation (the default on
-  trees: [`cone`][optmech.lp.user.cone], [`cone_bounds`][optmech.lp.user.cone_bounds],
-  [`column_master`][optmech.lp.user.column_master],
-  [`column_generation`][optmech.lp.user.column_generation],
-  [`column_engine`][optmech.lp.user.column_engine]); [`size_model`][optmech.lp.matrix.size_model]
+* `setting` — inputs, outputs, graph, loss; size limits.
+* `build` — the vectorised cvxpy LP with *named* constraints.
+* `reductions` — the mirror reduction (``apply`` / ``invert``).
+* `objectives` — what differs between the LPs.
+* `bounds` — rigorous Lagrangian lower bounds.
+* `repair` — from a solver's point to a certified ε-DP mechanism.
+* `engine` — the solve path of the whole LP.
+* `constrained` — the whole LP with the caller's constraints
+  (`optmech.constraints`), by the envelope LP of `optmech.lp.matrix`.
+* `methods` — the whole LP or column generation (the default on
+  trees: `cone`, `cone_bounds`,
+  `column_master`,
+  `column_generation`,
+  `column_engine`); `size_model`
   — time and memory by method.
-* [`result`][optmech.lp.matrix.result], [`api`][optmech.lp.user.api] — results and entry points.
+* `result`, `api` — results and entry points.
 
 What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent
-certifier of [`optmech.certify.matrix`][optmech.certify.matrix] proves ``certified ε ≤ ε``), its
+certifier of `optmech.certify.matrix` proves ``certified ε ≤ ε``), its
 value rounded up, and a rigorous lower bound rounded down, so the LP's optimum lies in
 ``[lower_bound, value]`` whatever the solver's tolerances
-([`Provenance`][optmech.provenance.Provenance]).
+(`Provenance`).
 
 Examples
 --------

@@ -2,7 +2,7 @@
 
 Each validates its arguments once, picks an objective object and hands over; the result is
 certified (an exactly ε-DP mechanism, its value rounded up, a rigorous lower bound) and warns
-([`InaccurateSolutionWarning`][optmech.exceptions.InaccurateSolutionWarning]) only when the
+(`InaccurateSolutionWarning`) only when the
 certified interval is wider than the requested ``accuracy`` — a solver's "inaccurate" status alone
 is recorded in the provenance, not reported.
 """
@@ -67,7 +67,7 @@ def _method(
 def _solve_constrained(
     setting: UserSetting, epsilon: float, constraints: Any, **options: Any
 ) -> Solved:
-    """[`solve_constrained`][optmech.lp.user.constrained.solve_constrained], imported here: the
+    """`solve_constrained`, imported here: the
     local model's package, which it uses, imports this package's setting as it initialises."""
     from optmech.lp.user.constrained import solve_constrained
 
@@ -85,7 +85,7 @@ def _size_models(
     solver: str | None,
 ) -> dict[str, Any]:
     """``size_model`` and ``alternatives`` of the up-front size check
-    ([`estimated_models`][optmech.lp.user.dispatch.estimated_models])."""
+    (`estimated_models`)."""
     columns_apply = not constraints and (
         admissible_method("auto", graph, vertex=vertex, solver=solver) != SolveMethod.FULL
     )
@@ -174,7 +174,7 @@ def bayesian_mechanism(
     Minimises $Σ_i p_i Σ_r x[i, r] l(i, r)$ over all ε-DP mechanisms on the neighbour graph
     (GRS LP (2)–(6)). For a count query and a loss monotone in $|i − r|$ the optimum equals
     the geometric mechanism followed by the user's Bayes remap (GRS Thm. 3.1; compare
-    [`optmech.lp.geometric_remaps.geometric_bayes`][optmech.lp.geometric_remaps.geometric_bayes]).
+    `optmech.lp.geometric_remaps.geometric_bayes`).
 
     Parameters
     ----------
@@ -182,12 +182,12 @@ def bayesian_mechanism(
         Prior over the inputs (graph node order; ``{0..n}`` for a count query): finite,
         non-negative, summing to 1 within 1e-9 (or set ``normalize=True``).
     cost : Cost, str, callable or array_like
-        A cost of $output − input$ from [`optmech.costs`][optmech.costs] (``"abs"``,
+        A cost of $output − input$ from `optmech.costs` (``"abs"``,
         ``"squared"``, …), or a loss matrix $L[i, r] ≥ 0$ of shape (N, number of outputs).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
-        Neighbour graph over the inputs ([`optmech.graphs`][optmech.graphs]); default the path ``i ~
+        Neighbour graph over the inputs (`optmech.graphs`); default the path ``i ~
         i + 1`` on ``{0..N−1}`` (a count query with n = N − 1).
     outputs : array_like, optional
         Output set; default ``{0..n}`` (the graph's default outputs), or $0..m−1$ for a loss
@@ -195,7 +195,7 @@ def bayesian_mechanism(
     solver : str, optional
         LP solver; default by `optmech.lp.solve.SOLVER_POLICY` ``["count"]``, with a
         fallback to the other main solver
-        ([`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]).
+        (`optmech.lp.solve.solve_robust`).
     vertex : bool, default False
         Ask for a vertex (simplex): needed to read a constraint matrix off the optimum.
     normalize : bool, default False
@@ -206,9 +206,9 @@ def bayesian_mechanism(
         Also refuse LPs with more variables than this (backward compatibility).
     reduce_symmetric : bool, default True
         When the instance is mirror-symmetric
-        ([`is_mirror_symmetric`][optmech.lp.user.is_mirror_symmetric]) solve over the orbits of
+        (`is_mirror_symmetric`) solve over the orbits of
         $(i, r) → (n−i, m−1−r)$ — half the variables, the same optimum
-        ([`MirrorReduction`][optmech.lp.user.MirrorReduction]) — and expand point and multipliers to
+        (`MirrorReduction`) — and expand point and multipliers to
         the full LP before the repair and certification. Never with ``vertex=True`` (a vertex of the
         restricted LP need not be a vertex of the full one).
     accuracy : float, default 1e-6
@@ -216,15 +216,15 @@ def bayesian_mechanism(
         to ``max(value, 1)``); in (0, 1].
     verbose : bool, default False
         Log the stages (build, solve, certify, repair; sizes and seconds) at INFO to stderr
-        ([`optmech.lp.engine.report`][optmech.lp.engine.report]).
+        (`optmech.lp.engine.report`).
     progress : bool, default False
         Show a progress bar (tqdm, on stderr) of the stages, solver attempts and repair steps.
     method : {"auto", "column-generation", "full"}, default "auto"
-        How the LP is solved ([`optmech.lp.user.methods`][optmech.lp.user.methods]): by column
+        How the LP is solved (`optmech.lp.user.methods`): by column
         generation over the outputs (a tree neighbour graph such as the count query's path, no
         ``vertex``, no other solver named; warm-started from the geometric mechanism with the
         Bayes remap), or as one LP. ``"auto"`` takes column generation where it applies and
-        pays ([`prefer_columns`][optmech.lp.user.methods.prefer_columns]: always for a count
+        pays (`prefer_columns`: always for a count
         query with a monotone loss, else when ε times the graph's diameter is at least 20 or the
         whole LP would not fit ``max_memory_gb``), and falls back to the whole LP should the
         certified interval come out wider than ``accuracy`` and the whole LP be predicted to
@@ -234,7 +234,7 @@ def bayesian_mechanism(
         ``"column-generation"`` is a ValueError).
     constraints : Constraint, callable or sequence of them, optional
         Linear conditions on the mechanism ``X[i, r]``, whose inputs are the query's values and
-        whose outputs are the output set ([`optmech.constraints`][optmech.constraints]:
+        whose outputs are the output set (`optmech.constraints`:
         ``Unbiased()``, ``MaxRisk(b)`` on the loss of every input, ``Monotone()``,
         ``TailBound(t, q)``, ``MaxCost(c, b)`` under the prior, or a callable of the
         namespace whose ``mechanism`` is the ``(N, m)`` cvxpy expression; its ``envelope`` is
@@ -326,7 +326,7 @@ def minimax_mechanism(
     Minimises $max_{i ∈ S} Σ_r x[i, r] l(i, r)$ over ε-DP mechanisms on the neighbour graph.
     For a count query and a monotone loss the optimum equals the geometric mechanism followed
     by the best *randomized* remap (compare
-    [`optmech.lp.geometric_remaps.geometric_minimax`][optmech.lp.geometric_remaps.geometric_minimax]).
+    `optmech.lp.geometric_remaps.geometric_minimax`).
 
     Parameters
     ----------
@@ -342,13 +342,13 @@ def minimax_mechanism(
         The set S of inputs the user considers possible (node labels: integers for a count
         query); default all inputs.
     graph, outputs, solver, vertex, max_memory_gb, max_variables, accuracy, verbose, progress
-        As for [`bayesian_mechanism`][bayesian_mechanism].
+        As for `bayesian_mechanism`.
     method : {"auto", "column-generation", "full"}, default "auto"
-        As for [`bayesian_mechanism`][bayesian_mechanism]; under column generation the master
+        As for `bayesian_mechanism`; under column generation the master
         gains the rows $Σ_r x[i, r] l(i, r) ≤ t$ and the warm start remaps G for the summed
         loss. With ``constraints`` the whole LP is solved.
     constraints : Constraint, callable or sequence of them, optional
-        As for [`bayesian_mechanism`][bayesian_mechanism]; ``MaxRisk`` and ``MaxCost`` hold for
+        As for `bayesian_mechanism`; ``MaxRisk`` and ``MaxCost`` hold for
         every input (there is no prior), whatever the side information.
 
     Returns
@@ -403,7 +403,7 @@ def _users(
     graph: nx.Graph | None,
     budget: dict[str, Any],
 ) -> tuple[list[UserSetting], list[FloatArray]]:
-    """Validate the users of [`common_mechanism`][common_mechanism]: settings and priors."""
+    """Validate the users of `common_mechanism`: settings and priors."""
     k = len(priors)
     if k < 2 or len(losses) != k:
         raise ValueError(
@@ -471,7 +471,7 @@ def common_mechanism(
     ----------
     priors, costs : sequences
         One prior and one cost (or loss matrix) per user (as for
-        [`bayesian_mechanism`][bayesian_mechanism]).
+        `bayesian_mechanism`).
     epsilon : float
         Privacy level, in (0, 50].
     graph : networkx.Graph, optional
@@ -479,10 +479,10 @@ def common_mechanism(
     outputs : sequence, optional
         Each user's output set (``None`` entries: the default).
     optima : sequence of float, optional
-        Each user's own optimum; computed by [`bayesian_mechanism`][bayesian_mechanism] when
+        Each user's own optimum; computed by `bayesian_mechanism` when
         omitted.
     solver, max_memory_gb, max_variables, accuracy, verbose, progress
-        As for [`bayesian_mechanism`][bayesian_mechanism].
+        As for `bayesian_mechanism`.
 
     Returns
     -------
@@ -520,7 +520,7 @@ def _common(
     budget: dict[str, Any],
     acc: float,
 ) -> CommonMechanismResult:
-    """The body of [`common_mechanism`][common_mechanism], its arguments validated."""
+    """The body of `common_mechanism`, its arguments validated."""
     max_memory_gb, max_variables = budget["max_memory_gb"], budget["max_variables"]
     if optima is None:
         optima_arr = np.asarray(

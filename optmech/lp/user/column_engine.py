@@ -1,13 +1,13 @@
 """The certified solve of a user LP by column generation (tree neighbour graphs).
 
 The counterpart of `optmech.lp.user.engine` for
-[`generate_columns`][optmech.lp.user.column_generation.generate_columns], with the same
+`generate_columns`, with the same
 certificate:
 
 1. **Scale and warm start.** On the path the start is the theorem's candidate: the geometric
    mechanism G followed by the Bayes remap for the objective's weights (the forms summed, for an
    epigraph objective; Ghosh, Roughgarden & Sundararajan (2012), Thm. 3.1), from the peaked rays
-   ([`decay_products`][optmech.lp.user.cone.decay_products], ``O(N m)``: no ``N × N`` matrix);
+   (`decay_products`, ``O(N m)``: no ``N × N`` matrix);
    with the best constant answer it sets the objective's scale (so the master's optimum is O(1))
    and, when the interval is wide, competes with the LP's point (the dense mechanisms are built
    only then). On other trees the known mechanisms are the objective's own
@@ -15,11 +15,11 @@ certificate:
 2. **Generate columns** until none prices out.
 3. **Certify.** ``X = Σ λ_j v_j`` (exactly ε-DP; its row sums are 1 up to the master's tolerances)
    is clipped, row-normalised and repaired by the same pipeline as every user LP
-   ([`repair_point`][optmech.lp.matrix.repair.repair_point]: lower closure, uniform mixture; the
+   (`repair_point`: lower closure, uniform mixture; the
    independent certifier proves ``certified ε ≤ ε``); the value is the objective at the
    certified mechanism, rounded up.
 4. **Bound.** The Lagrangian bound of the master's multipliers, ``Σ y − N t``, rounded outward
-   ([`optmech.lp.user.cone_bounds`][optmech.lp.user.cone_bounds]): valid whatever the solver did.
+   (`optmech.lp.user.cone_bounds`): valid whatever the solver did.
 5. **Refine** when ``[lower_bound, value]`` is wider than ``accuracy``: the known mechanisms
    compete; if the value is far below the scale, the run is repeated with the objective divided
    by the value (attempts labelled ``"refined, …"``), keeping the better point and larger bound.
@@ -177,7 +177,7 @@ def _run(
 
 
 def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float:
-    """[`max_violation`][optmech.lp.matrix.repair.max_violation] of ``point`` (sign, row sums,
+    """`max_violation` of ``point`` (sign, row sums,
     privacy rows), the privacy rows taken in blocks of columns."""
     e = math.exp(epsilon)
     worst = max(0.0, -float(point.min()), float(np.max(np.abs(point.sum(axis=1) - 1.0))))

@@ -2,16 +2,16 @@
 
 The user LP (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6); minimax: Gupte &
 Sundararajan (2010)) has Dantzig–Wolfe structure: each output column lies in the cone K of ε-DP
-columns and only the row sums couple them. [`generate_columns`][generate_columns] alternates
+columns and only the row sums couple them. `generate_columns` alternates
 
 1. the **restricted master** over the columns so far
-   ([`RestrictedMaster`][optmech.lp.user.column_master.RestrictedMaster], simplex from the last
+   (`RestrictedMaster`, simplex from the last
    basis), whose row-sum multipliers ``y`` (and epigraph multipliers ``μ``) price the columns;
 2. **pricing**: for every output r the ray of K minimising the reduced cost per unit of row
    mass, ``w_r · v / Σv``, with ``w_r = c_r − y`` (Bayesian) or ``w_r = Σ_k μ_k F_k[:, r] − y``
-   (epigraph), by the linear-time DP of [`optmech.lp.user.cone`][optmech.lp.user.cone] and
+   (epigraph), by the linear-time DP of `optmech.lp.user.cone` and
    Newton's method on the ratio, vectorised over the outputs
-   ([`steepest_rays`][optmech.lp.user.cone.steepest_rays]); each ray (scaled to maximum 1) whose
+   (`steepest_rays`); each ray (scaled to maximum 1) whose
    reduced cost is below ``−REDUCED_COST_TOLERANCE`` joins the master;
 
 until no ray prices out, or the master's objective is within ``GAP`` of the round's
@@ -25,10 +25,10 @@ and the best constant answer (which makes the master feasible on any tree).
 
 Whatever the run's outcome, the point handed on is exactly ε-DP by construction and the lower
 bound computed from its multipliers is rigorous
-([`optmech.lp.user.cone_bounds`][optmech.lp.user.cone_bounds]): stopping early only widens the
+(`optmech.lp.user.cone_bounds`): stopping early only widens the
 certified interval. Each round is logged at INFO on this module's
 logger (``optmech.lp.user.column_generation``; the stage ``column generation round`` of
-[`optmech.lp.engine.report`][optmech.lp.engine.report], which ``verbose=True`` prints and
+`optmech.lp.engine.report`, which ``verbose=True`` prints and
 ``progress=True`` counts): columns, objective, bound, least reduced cost, rays added.
 """
 
@@ -95,7 +95,7 @@ class ColumnRound:
         The most negative reduced cost found (scaled objective, ray maximum 1).
     bound : float
         The Lagrangian bound of the round's multipliers, in floating point (the rigorous one is
-        computed once, at the end: [`optmech.lp.user.cone_bounds`][optmech.lp.user.cone_bounds]).
+        computed once, at the end: `optmech.lp.user.cone_bounds`).
     added : int
         Rays added after the round.
     seconds : float
@@ -113,7 +113,7 @@ class ColumnRound:
 
 @dataclass(frozen=True)
 class ColumnGeneration:
-    """The outcome of [`generate_columns`][generate_columns].
+    """The outcome of `generate_columns`.
 
     Attributes
     ----------
@@ -141,7 +141,7 @@ class ColumnGeneration:
         multiplier): where the rigorous bound's search starts.
     shift_floor : float
         The same pricing's largest ratio of a ray found (same units): where that search may stop
-        ([`least_shift`][optmech.lp.user.cone.least_shift] lowers the shift towards it).
+        (`least_shift` lowers the shift towards it).
     seconds : float
         Wall time of the run.
     options : dict
@@ -193,7 +193,7 @@ def peaked_patterns(tree: RootedTree) -> BoolArray:
 class WarmStart:
     """The master's first columns: the peaked rays ``e^(−ε d(·, j))`` sent to their Bayes remap
     (``choice[j] = argmin_r D[j, r]``, ``D`` of
-    [`decay_products`][optmech.lp.user.cone.decay_products]) and, when outputs are inputs, to
+    `decay_products`) and, when outputs are inputs, to
     their own output, plus the best constant answer.
 
     Attributes
@@ -254,7 +254,7 @@ def _price(
     maximum 1), the largest shift ``max_r t_r`` (reduced cost per unit of row mass; the brackets'
     upper ends) and the largest ratio of a ray found (their lower ends).
 
-    The outputs are priced in blocks of [`BLOCK_ENTRIES`][optmech.lp.user.cone.BLOCK_ENTRIES]
+    The outputs are priced in blocks of `BLOCK_ENTRIES`
     entries, so the work arrays stay small whatever ``N × m`` is; each ``t_r`` is found to within
     ``tolerance`` (a fraction of the last round's gap per row: no finer than the bound needs).
     """

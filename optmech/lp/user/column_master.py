@@ -1,7 +1,7 @@
 """The restricted master LP of column generation for the user LPs on a tree.
 
 Dantzig–Wolfe decomposition of the user LP (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6))
-over the cone K of ε-DP columns ([`optmech.lp.user.cone`][optmech.lp.user.cone]): every column of
+over the cone K of ε-DP columns (`optmech.lp.user.cone`): every column of
 a mechanism is a non-negative combination of K's extreme rays, so with generated pairs
 ``(r_j, v_j)`` (an output and a ray) the master LP over ``λ ≥ 0`` is
 
@@ -10,19 +10,19 @@ a mechanism is a non-negative combination of K's extreme rays, so with generated
 
 and ``X[:, r] = Σ_{j : r_j = r} λ_j v_j`` is ε-DP by construction whatever ``λ ≥ 0`` is (a sum of
 rays of K is in K). The row sums are written through the invertible operator L of
-[`kink_operator`][optmech.lp.user.cone.kink_operator] — the same constraints — because ``L v``
+`kink_operator` — the same constraints — because ``L v``
 is non-zero only at the ray's peaks and valleys: a master column holds a few entries where the
 ray has N (measured, Dirichlet prior, |e|, ε = 0.5, n = 4000: the first master's solve took
 7.7 s with the plain row sums and truncated rays, 0.1 s with 9,866 nonzeros this way). Its
 multipliers ``z`` give those of the plain row sums as ``y = L z`` (L is symmetric). The
 master is solved by simplex with its basis kept between rounds
-([`optmech.lp.incremental.run_incremental`][optmech.lp.incremental.run_incremental]).
+(`optmech.lp.incremental.run_incremental`).
 
 Rays are stored as their sign patterns (one bit per row). In the epigraph rows they are
 *truncated*: entries below ``TRUNCATION`` of the ray's maximum are dropped (so a
 column keeps about ``2·ln(1/TRUNCATION)/ε`` entries there); kink entries below it are dropped too.
 The master is then a slight relaxation; the mechanism is rebuilt from the *full* rays and its
-weights refined against them ([`RestrictedMaster.point`][RestrictedMaster.point]), so it stays
+weights refined against them (`RestrictedMaster.point`), so it stays
 exactly ε-DP with row sums 1 to rounding.
 """
 

@@ -9,7 +9,7 @@ its own; only the row sums ``Σ_r x[i, r] = 1`` couple the columns). When the gr
 the path ``0 ~ 1 ~ … ~ n`` of a count query in particular — K has a simple description, and
 linear minimisation over it is a linear-time dynamic programme. This is the pricing problem of
 Dantzig–Wolfe column generation
-([`optmech.lp.user.column_generation`][optmech.lp.user.column_generation]).
+(`optmech.lp.user.column_generation`).
 
 **Extreme rays.** Root the tree at a node ``ρ``. A non-zero ``x ∈ K`` is positive everywhere
 (``x_v ≥ e^(−ε) x_u`` along edges, the tree is connected), so ``P = K ∩ {x_ρ = 1}`` is a slice
@@ -35,16 +35,16 @@ the vertices of P, hence over P (a linear function on a polytope), and ``w ∈ K
 ``a_n = w_n``, ``a_i = w_i + φ(a_{i+1})`` — ``2^n`` patterns checked in ``O(n)``; it is vectorised
 here over all columns at once. φ is non-decreasing, so every ``f_v`` is non-decreasing in ``w``
 (entrywise): shifting ``w`` by ``t·1`` moves ``f_ρ`` monotonically, and an evaluation whose every
-step rounds down ([`cone_minimum_below`][cone_minimum_below]) is a lower bound of the exact ``f_ρ``.
+step rounds down (`cone_minimum_below`) is a lower bound of the exact ``f_ρ``.
 
 **The least shift.** ``1 ∈ K*`` (K is in the non-negative orthant), so ``w + t·1 ∈ K*`` for all
-``t ≥ t*(w) = −min_{x ∈ K, Σx = 1} w · x``; [`least_shift`][least_shift] finds the largest
+``t ≥ t*(w) = −min_{x ∈ K, Σx = 1} w · x``; `least_shift` finds the largest
 ``t*`` over the columns by Newton's (Dinkelbach's) method on the ratio ``w · x / Σx`` over the
-DP's rays ([`steepest_rays`][steepest_rays]: per column, the ray of most negative reduced
+DP's rays (`steepest_rays`: per column, the ray of most negative reduced
 cost per unit of row mass — the pricing of column generation), then proves the result with the
 rounded-down DP. The shift is what turns any
 multipliers of the row sums into a rigorous lower bound
-([`optmech.lp.user.cone_bounds`][optmech.lp.user.cone_bounds]).
+(`optmech.lp.user.cone_bounds`).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ _LOG_FLOOR = -645.0
 RAY_FLOOR = float(np.exp(_LOG_FLOOR))
 #: Relative uncertainty of ``math.exp`` (within an ulp; four leave room).
 _EXP_RTOL = 4.0 * U
-#: Steps of [`steepest_rays`][steepest_rays] at most (each narrows every bracket; measured on
+#: Steps of `steepest_rays` at most (each narrows every bracket; measured on
 #: random weights, N = 200–1000, ε = 0.1–2: 18–50 steps to a relative width of 2^-40).
 _NEWTON_STEPS = 200
 
@@ -219,7 +219,7 @@ def cone_minimum(
 
 
 def cone_minimum_below(weights: FloatArray, tree: RootedTree, epsilon: float) -> FloatArray:
-    """A lower bound, rounded down at every step, of [`cone_minimum`][cone_minimum]'s values.
+    """A lower bound, rounded down at every step, of `cone_minimum`'s values.
 
     Each product and sum of the DP is rounded to the next float below; ``e^(−ε)`` and ``e^ε``
     are replaced by a lower resp. upper bound of the exact constants. As φ is non-decreasing,
@@ -326,7 +326,7 @@ def kink_operator(tree: RootedTree, epsilon: float) -> tuple[sp.csr_matrix, Floa
 
 
 def kinks(descending: BoolArray, tree: RootedTree) -> IntArray:
-    """``1 − k_v`` for every row and ray ([`kink_operator`][kink_operator]): 1 at a peak, 0 on a
+    """``1 − k_v`` for every row and ray (`kink_operator`): 1 at a peak, 0 on a
     slope, negative at a valley.
 
     Examples
@@ -360,7 +360,7 @@ def steepest_rays(
     weights: FloatArray, tree: RootedTree, epsilon: float, tolerance: float = 0.0
 ) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Per column, brackets ``lo_r ≤ t_r ≤ hi_r`` of ``t_r = max_{x ∈ K} (−w_r · x / Σx)`` (up
-    to the DP's rounding, which [`least_shift`][least_shift] settles rigorously) and the pattern
+    to the DP's rounding, which `least_shift` settles rigorously) and the pattern
     of a ray whose ratio is ``lo_r``.
 
     ``t_r`` is the least shift putting ``w_r + t_r·1`` in K*, and its ray is the column of most
@@ -433,8 +433,8 @@ def least_shift(
     """A ``t`` with ``w + t·1 ∈ K*`` for every column ``w`` of ``weights − y``, proved, near the
     least.
 
-    The largest upper end of [`steepest_rays`][steepest_rays]' brackets (or ``estimate``),
-    checked by [`cone_minimum_below`][cone_minimum_below] on ``w + t`` rounded down — computed as
+    The largest upper end of `steepest_rays`' brackets (or ``estimate``),
+    checked by `cone_minimum_below` on ``w + t`` rounded down — computed as
     ``weights − (y − t)`` with ``y − t`` rounded up and the difference rounded down — and raised
     (by a relative ``2^-40``, doubling) until that proves it; then lowered by bisection towards
     ``floor`` (the largest lower end of the brackets: the ratio of a ray actually found), the
@@ -498,7 +498,7 @@ def _failing(
     return columns[~(cone_minimum_below(shifted, tree, epsilon) >= 0)]
 
 
-#: Bisection steps of [`least_shift`][least_shift] at most (each halves the interval between the
+#: Bisection steps of `least_shift` at most (each halves the interval between the
 #: floor and the proved shift; 8.6e-9 to 1e-17 takes 30).
 _BISECTION_STEPS = 64
 
@@ -507,7 +507,7 @@ def _lowered(
     w: FloatArray, y: FloatArray, tree: RootedTree, epsilon: float, low: float, high: float
 ) -> float:
     """A proved shift in ``[low, high]`` near the least, ``high`` being proved (bisection on
-    the columns ``low`` does not prove; see [`least_shift`][least_shift])."""
+    the columns ``low`` does not prove; see `least_shift`)."""
     pending = _failing(w, y, tree, epsilon, low, np.arange(w.shape[1]))
     if pending.size == 0:
         return low

@@ -2,13 +2,13 @@
 
 Write the user LP on a tree neighbour graph (Ghosh, Roughgarden & Sundararajan (2012), LP
 (2)–(6)) by columns: ``x_r = X[:, r]`` lies in the cone K of ε-DP columns
-([`optmech.lp.user.cone`][optmech.lp.user.cone]) and the only coupling rows are the row sums,
+(`optmech.lp.user.cone`) and the only coupling rows are the row sums,
 
     minimise  Σ_r c_r · x_r   subject to   Σ_r x_r = 1,   x_r ∈ K for every r.
 
 **The bound.** Let ``y ∈ ℝ^N`` be *any* vector (in practice the row-sum multipliers of the
 restricted master of column generation) and ``t`` a shift with ``c_r − y + t·1 ∈ K*`` for every
-column r ([`least_shift`][optmech.lp.user.cone.least_shift]; the dual cone ``K*`` contains
+column r (`least_shift`; the dual cone ``K*`` contains
 ``1`` because K is in the non-negative orthant, so such a ``t`` exists). Then ``y' = y − t·1`` is
 feasible for the Lagrangian dual, and for every feasible X
 
@@ -29,7 +29,7 @@ multipliers divided by the epigraph multipliers' total.
 any larger shift, so the largest is kept). ``c − y + t`` is rounded down before the DP (a
 smaller vector only weakens the claim: the difference is non-negative, in ``K*``), the shift is
 proved by the rounded-down DP, and ``Σ y`` (``math.fsum``, correctly rounded) and ``N t`` are
-rounded outward, as [`optmech.lp.bounds`][optmech.lp.bounds] does.
+rounded outward, as `optmech.lp.bounds` does.
 """
 
 from __future__ import annotations
@@ -139,10 +139,10 @@ def epigraph_cone_bound(
     epigraph_multipliers : array_like, shape (K,), optional
         Of the rows ``F_k · vec(X) ≤ t`` (non-negative; normalised here).
     tree, epsilon
-        As for [`dual_cone_bound`][dual_cone_bound].
+        As for `dual_cone_bound`.
     shift, floor : float, optional
         Estimates of the least shift for the normalised weights (as for
-        [`dual_cone_bound`][dual_cone_bound]).
+        `dual_cone_bound`).
 
     Returns
     -------

@@ -1,20 +1,20 @@
 """The user LPs with the caller's constraints: the constrained mechanism-matrix engine on a graph.
 
-[`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism] and
-[`minimax_mechanism`][optmech.lp.user.minimax_mechanism] take ``constraints=`` of
-[`optmech.constraints`][optmech.constraints]. Their mechanism ``X[i, r]`` is the matrix ``Q`` of
-[`optmech.lp.matrix.rows`][optmech.lp.matrix.rows] with the query's values as inputs and the
+`bayesian_mechanism` and
+`minimax_mechanism` take ``constraints=`` of
+`optmech.constraints`. Their mechanism ``X[i, r]`` is the matrix ``Q`` of
+`optmech.lp.matrix.rows` with the query's values as inputs and the
 output set as outputs, so each constraint becomes the same vectorised sparse rows as in the
 local model; only privacy differs: ε-DP on the edges of the neighbour graph (Ghosh,
 Roughgarden & Sundararajan (2012), LP (2)–(6)) instead of ε-LDP on every pair
-([`NeighbourGraph`][optmech.lp.matrix.neighbours.NeighbourGraph]). The solve is the local
-model's ([`solve_local`][optmech.lp.matrix.envelope_engine.solve_local]): repair within the
+(`NeighbourGraph`). The solve is the local
+model's (`solve_local`): repair within the
 constraints
 (the graph's lower closure, then an exact correction of the rows' sums and, for
 ``Unbiased``, means), re-solves with margins when an inequality does not survive the repair,
 an elastic LP naming the constraints when the set is infeasible, and a Lagrangian lower bound in
 which the constraints' rows enter with their multipliers — a lower bound for the *constrained*
-problem ([`local_bound`][optmech.lp.matrix.envelope_bound.local_bound]).
+problem (`local_bound`).
 
 Column generation and the mirror reduction do not take constraints: the whole LP is solved.
 """
@@ -80,16 +80,16 @@ def solve_constrained(
     epsilon : float
         Privacy level (validated).
     constraints : tuple of Constraint
-        From [`as_constraints`][optmech.constraints.as_constraints].
+        From `as_constraints`.
     prior : ndarray or None
         A Bayesian user's prior (then ``Σ_i p_i L[i] · X[i]`` is minimised, and a
-        [`MaxCost`][optmech.constraints.MaxCost] is under the prior).
+        `MaxCost` is under the prior).
     rows : ndarray of int or None
         A minimax user's side information S (``max_{i ∈ S} L[i] · X[i]`` is minimised; the
         other rows' forms are zero, which leaves the maximum unchanged as losses are
         non-negative).
     solver, vertex, accuracy
-        As for [`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism].
+        As for `bayesian_mechanism`.
     designer : str
         The public function's name, for error messages.
     """

@@ -1,10 +1,10 @@
 """Which engine solves a user LP: the whole LP or column generation, and the size checks that go
-with each ([`optmech.lp.user.methods`][optmech.lp.user.methods] says what the methods are).
+with each (`optmech.lp.user.methods` says what the methods are).
 
 The public entry points validate their arguments, build the setting (refusing it up front by
 the smallest estimate among the admissible methods) and hand over here:
-[`solve_by_method`][solve_by_method] settles ``"auto"``
-([`prefer_columns`][optmech.lp.user.methods.prefer_columns]), checks the memory estimate of the
+`solve_by_method` settles ``"auto"``
+(`prefer_columns`), checks the memory estimate of the
 problem actually solved (the orbit LP of the mirror reduction, the whole LP, or column
 generation's arrays), and solves. Under ``"auto"``, a column-generation run whose certified
 interval is wider than asked is followed by the whole LP where that fits the budget and is
@@ -152,9 +152,9 @@ def solve_by_method(
     objective : LinearObjective or EpigraphObjective
         What is minimised.
     method : SolveMethod
-        From [`admissible_method`][optmech.lp.user.methods.admissible_method].
+        From `admissible_method`.
     solver, vertex, reduce_symmetric, accuracy
-        As for [`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism].
+        As for `bayesian_mechanism`.
     budget : dict
         ``max_memory_gb`` and ``max_variables``.
 

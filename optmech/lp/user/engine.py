@@ -1,15 +1,15 @@
 """The one solve path of every user LP: build, solve robustly, invert, repair, certify.
 
-[`solve_user_lp`][solve_user_lp] is the private engine behind
-[`bayesian_mechanism`][optmech.lp.user.bayesian_mechanism],
-[`minimax_mechanism`][optmech.lp.user.minimax_mechanism] and
-[`common_mechanism`][optmech.lp.user.common_mechanism]; what differs between them is the objective
-object ([`optmech.lp.matrix.objectives`][optmech.lp.matrix.objectives]).
+`solve_user_lp` is the private engine behind
+`bayesian_mechanism`,
+`minimax_mechanism` and
+`common_mechanism`; what differs between them is the objective
+object (`optmech.lp.matrix.objectives`).
 
 1. **Scale.** The objective is divided by its value at the best known ε-DP mechanism (the best
    constant answer; for a count query the geometric mechanism with the Bayes remap), so the
    optimum is O(1).
-2. **Solve** through [`optmech.lp.solve.solve_robust`][optmech.lp.solve.solve_robust]
+2. **Solve** through `optmech.lp.solve.solve_robust`
 (``feasible=True``: these LPs are
    feasible — the constant mechanism — and bounded below by 0, so "infeasible"/"unbounded" are
    numerical trouble and are retried, never reported). The builder reads the strategy, never a
@@ -23,9 +23,9 @@ object ([`optmech.lp.matrix.objectives`][optmech.lp.matrix.objectives]).
    attempt at ε = 50 (n ≤ 60, the three losses, both priors) in this form.
 3. **Invert** the reduction (mirror symmetry), mapping point and multipliers to the full LP.
 4. **Certify.** The point is clipped, normalised and repaired to a mechanism the independent
-   certifier proves ε-DP ([`optmech.lp.matrix.repair`][optmech.lp.matrix.repair]); the value is the
+   certifier proves ε-DP (`optmech.lp.matrix.repair`); the value is the
    objective at it, rounded up; the lower bound is Lagrangian, rounded down
-   ([`optmech.lp.matrix.bounds`][optmech.lp.matrix.bounds]). The LP's optimum lies in
+   (`optmech.lp.matrix.bounds`). The LP's optimum lies in
    ``[lower_bound, value]`` whatever the solver's tolerances.
 5. **Refine** when that interval is wider than ``accuracy`` relative to the value: the known
    private mechanisms compete with the LP's point and the better certified one is kept. A zero
@@ -39,7 +39,7 @@ object ([`optmech.lp.matrix.objectives`][optmech.lp.matrix.objectives]).
    count LPs at ε = 15–20 this took Clarabel's values from 6e-6 to 4e-8 relative above the
    optimum; attempts of that solve are recorded as ``"refined, …"``.
 6. **Cross-check** when the interval is still wide: the other solver of
-   [`optmech.lp.solve.MAIN_SOLVERS`][optmech.lp.solve.MAIN_SOLVERS] solves the same LP (scaled by
+   `optmech.lp.solve.MAIN_SOLVERS` solves the same LP (scaled by
    the current value); the larger lower bound is kept, and its certified point competes unless the
    caller named a solver or asked for a vertex (then the caller's point is kept). A simplex vertex's
    multipliers are one extreme dual solution, an interior-point solver's are centred: on a GRS
@@ -128,7 +128,7 @@ def certify_candidate(
     source: tuple[str, str],
 ) -> Candidate:
     """``point`` repaired to a certified ε-DP mechanism
-    ([`repair_point`][optmech.lp.matrix.repair.repair_point]), with the objective at both."""
+    (`repair_point`), with the objective at both."""
     outcome = repair_point(point, epsilon, setting.src, setting.dst, setting.is_path)
     return Candidate(
         outcome.mechanism,

@@ -4,11 +4,11 @@
   (`optmech.lp.user.engine`; on a mirror-symmetric Bayesian instance
   over the mirror orbits).
 * ``"column-generation"`` — Dantzig–Wolfe decomposition over the cone of ε-DP columns
-  ([`optmech.lp.user.column_engine`][optmech.lp.user.column_engine]): for a tree neighbour graph
+  (`optmech.lp.user.column_engine`): for a tree neighbour graph
   (the count query's path), a Bayesian or minimax user, no vertex requested, and the master's
   solver.
 * ``"auto"`` (the default) — column generation where it applies and pays
-  ([`prefer_columns`][prefer_columns]), else the full LP; and should column generation leave
+  (`prefer_columns`), else the full LP; and should column generation leave
   a certified interval wider than asked, the full LP where it fits and is predicted to take at
   most a minute (``FALLBACK_SECONDS`` of `optmech.lp.user.dispatch`).
 
@@ -67,7 +67,7 @@ class SolveMethod(StrEnum):
 
 
 def check_method(method: Any) -> SolveMethod:
-    """``method`` as a [`SolveMethod`][SolveMethod].
+    """``method`` as a `SolveMethod`.
 
     Examples
     --------
@@ -107,7 +107,7 @@ def admissible_method(
 
     ``"full"`` stays; ``"column-generation"`` stays where it applies and raises elsewhere;
     ``"auto"`` stays ``"auto"`` where column generation applies (then
-    [`prefer_columns`][prefer_columns] decides, once the setting is known) and becomes
+    `prefer_columns` decides, once the setting is known) and becomes
     ``"full"`` elsewhere.
 
     Parameters

@@ -5,8 +5,8 @@ solved; ``X, duals = inverse.invert(point, duals)`` maps the solver's point *and
 back to the full LP, where the repair, the certified value and the rigorous lower bound are
 computed exactly as for an unreduced solve.
 
-* [`NoReduction`][NoReduction]: the LP as it is.
-* [`MirrorReduction`][MirrorReduction]: a mirror-symmetric Bayesian instance on the path (``p_i L[i,
+* `NoReduction`: the LP as it is.
+* `MirrorReduction`: a mirror-symmetric Bayesian instance on the path (``p_i L[i,
   r] = p_{n−i} L[n−i, m−1−r]``, e.g. a uniform prior and a cost of ``|output − input|``) solved over
   the orbits of the reflection ``σ(i, r) = (n−i, m−1−r)``: half the variables, the same optimum.
 
@@ -61,7 +61,7 @@ class Inverse(Protocol):
 
 
 class Reduction(Protocol):
-    """Builds the LP to solve and the [`Inverse`][Inverse] that undoes the reduction."""
+    """Builds the LP to solve and the `Inverse` that undoes the reduction."""
 
     def apply(self, data: LPData, epsilon: float, form: LPForm) -> tuple[UserLP, Inverse]:
         """``(lp, inverse)``."""
@@ -70,7 +70,7 @@ class Reduction(Protocol):
 
 @dataclass(frozen=True)
 class IdentityInverse:
-    """The inverse of [`NoReduction`][NoReduction]: the point reshaped, the multipliers as
+    """The inverse of `NoReduction`: the point reshaped, the multipliers as
     they are."""
 
     shape: tuple[int, int]
@@ -161,7 +161,7 @@ class MirrorInverse:
     ``Σ W ⊙ X + Σ z ⊙ (upward rows)`` equals the full one with ``z/2`` on the upward row
     ``(i, r)`` and ``z/2`` on its mirror, the downward row ``x[n−i, m−1−r] ≤
     e^ε x[n−i−1, m−1−r]``: an optimal reduced dual gives a (symmetric) optimal full dual. Those
-    are laid out in the orientation of [`optmech.graphs.edge_pairs`][optmech.graphs.edge_pairs]
+    are laid out in the orientation of `optmech.graphs.edge_pairs`
     (``forward`` for
     ``x[src] ≤ e^ε x[dst]``). Whatever the multipliers, the Lagrangian bound computed from them
     on the *full* LP is valid; the reduction only makes it tight.
@@ -197,7 +197,7 @@ class MirrorReduction:
     """Solve a mirror-symmetric Bayesian path LP over the orbits of ``σ`` (module docstring).
 
     The variables are the orbit representatives ``y`` (``⌈Nm/2⌉``, ``vec(X) = P y``; see
-    [`mirror_maps`][mirror_maps]). Substituted, the constraints of row ``i`` and row ``n−i``
+    `mirror_maps`). Substituted, the constraints of row ``i`` and row ``n−i``
     coincide, and so do each upward privacy row and its mirror (a downward row): one row per orbit
     is kept, the row sums of rows ``i ≤ ⌊n/2⌋`` and all the upward rows (no upward row is its own
     mirror), so the constraint matrix has no duplicate rows (an interior-point solver would stall on

@@ -13,7 +13,7 @@ Numerics. The rows multiply ``M`` into the coefficients: the geometric mechanism
 reach ``e^(−εn)`` (``e^-90`` at n = 30, ε = 3), so a row's coefficients span 40 orders of
 magnitude, which made HiGHS fail ("solver_error") and Clarabel report "unbounded" on that
 instance. The LP handed to the solver drops, in each row, the coefficients below
-[`DROP_RTOL`][DROP_RTOL] of the row's largest (a perturbed LP whose optimum moves by at most that
+`DROP_RTOL` of the row's largest (a perturbed LP whose optimum moves by at most that
 fraction of the row's total), and the objective is scaled to O(1). Nothing is lost in rigour:
 the value is evaluated at the returned ``T`` on the *true* coefficients (rounded up) and the
 lower bound is Lagrangian on the *true* LP (rounded down), so ``[lower_bound, value]``
@@ -162,7 +162,7 @@ def remap_bound(forms: FloatArray, mu: FloatArray | None, shape: tuple[int, int]
     """Lower bound on the true LP: ``min_T Σ_s w_s F_s · vec(T)`` with ``w = μ/Σμ`` (``Σ w ≤ 1``
     exactly), which is at most ``min_T max_s F_s · vec(T)`` since the forms are non-negative;
     evaluated over the simplex rows of ``T`` and rounded down by
-    [`lagrangian_bound`][optmech.lp.bounds.lagrangian_bound]."""
+    `lagrangian_bound`."""
     weights = simplex_weights(mu)
     if weights is None:
         return 0.0
