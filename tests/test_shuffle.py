@@ -225,7 +225,7 @@ def test_two_set_counts_are_computed_exactly(seed: int) -> None:
     """The two-set lower curve equals the curve of the projected histogram enumerated here,
     for one pair and every other user at one row (five users, four outputs); it is computed
     by binomial tails per slice in the module, by summing the enumerated law here."""
-    from optmech.certify.shuffle import _PairSetsCurve
+    from optmech.certify.shuffle_curves import _PairSetsCurve
 
     matrix, n = random_matrix(seed, 3, 4, 2.0), 5
     i, j, o = 0, 1, 2

@@ -1,6 +1,6 @@
 r"""Privacy amplification by shuffling: the central guarantee of n reports of one randomizer.
 
-Setting (THEORY §9). Each of n users applies the same ε₀-LDP randomizer, a row-stochastic
+Setting. Each of n users applies the same ε₀-LDP randomizer, a row-stochastic
 matrix ``M[x, y] = P(output y | input x)``; a shuffler releases the histogram of the n reports.
 Neighbouring datasets change one user's input, $x^0 → x^1$. The central guarantee is the
 privacy curve $δ(ε) = \sup_S P(H ∈ S) − e^ε P(H' ∈ S)$ of the histogram, worst over the pair
@@ -60,7 +60,6 @@ the lower curve exceeds δ.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +67,15 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
+from optmech.certify.shuffle_curves import (
+    _clone_p,
+    _CloneCurve,
+    _Curve,
+    _epsilon_down,
+    _epsilon_up,
+    _ExactBinaryCurve,
+    _lower_curves,
+)
 from optmech.privacy import PrivacyProfile
 from optmech.provenance import Provenance
 from optmech.results import BaseResult
@@ -79,27 +87,6 @@ METHODS = ("auto", "exact", "clones", "blanket")
 
 #: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table).
 EXACT_MAX_N = 1000
-
-#: Relative allowance for the rounding of SciPy's binomial functions and of the sums.
-_SLACK = 1e-12
-#: Half-width of the binomial windows, in standard deviations.
-_WIDTH = 40.0
-#: Blocks per standard deviation of C in the clone bounds (upper bound by monotonicity in c),
-#: over ±``_CLONE_WIDTH`` standard deviations (the mass beyond is charged to δ whole).
-_BLOCKS_PER_SIGMA = 10.0
-_CLONE_WIDTH = 12.0
-#: Most bisection steps after Brent's method, if a check of its crossing fails.
-_STEPS = 56
-#: Others at the far end in the lower bound's pairs: k ∈ {0..K} ∪ {n−1−K..n−1}.
-_ENDS = 3
-
-_Curve = Callable[[float], float]
-
-
-def _binom() -> Any:
-    from scipy.stats import binom
-
-    return binom
 
 
 # -- validation ------------------------------------------------------------------------------
@@ -167,270 +154,6 @@ def _check_delta(delta: Any) -> float:
     if not 0.0 < value < 1.0:
         raise ValueError(f"`delta` must be a real number in (0, 1); got {delta!r}.")
     return value
-
-
-# -- the clone reduction -----------------------------------------------------------------------
-def _clone_p(matrix: FloatArray) -> float:
-    """The blanket clone probability: the largest p with every row above p/2 times the mean of
-    every pair of distinct rows, rounded down."""
-    floor = matrix.min(axis=0)  # min_x M(y|x)
-    pair = matrix[:, None, :] + matrix[None, :, :]  # M(y|x0) + M(y|x1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(pair > 0.0, 2.0 * floor / pair, np.inf)
-    ratio[np.arange(matrix.shape[0]), np.arange(matrix.shape[0])] = np.inf  # x⁰ ≠ x¹
-    p = float(np.min(ratio))
-    return min(1.0, max(0.0, p * (1.0 - 1e-14)))
-
-
-def _window(total: int, p: float, width: float = _WIDTH) -> tuple[int, int]:
-    mean, sd = total * p, math.sqrt(total * p * (1.0 - p))
-    lo = max(0, math.floor(mean - width * sd - 10.0))
-    hi = min(total, math.ceil(mean + width * sd + 10.0))
-    return lo, hi
-
-
-class _CloneCurve:
-    """δ(ε) of FMT's clone pair with clone probability ``p`` and pair ε ``eps0`` over
-    ``others`` other users, an upper bound (module docstring)."""
-
-    def __init__(self, others: int, p: float, eps0: float) -> None:
-        binom = _binom()
-        self.eps0 = eps0
-        self.w = 1.0 / (1.0 + math.exp(-eps0))
-        lo, hi = _window(others, p, _CLONE_WIDTH)
-        sd = math.sqrt(others * p * (1.0 - p))
-        width = max(1, int(sd / _BLOCKS_PER_SIGMA))
-        starts = np.arange(lo, hi + 1, width, dtype=np.int64)
-        ends = np.minimum(starts + width - 1, hi)
-        # P(C in [start, end]) per block, from the cdf (blocks of 1 from the pmf).
-        if width == 1:
-            mass = binom.pmf(starts, others, p)
-        else:
-            mass = binom.cdf(ends, others, p) - binom.cdf(starts - 1, others, p)
-            mass = np.maximum(mass, 0.0)
-        self.outside = float(binom.cdf(lo - 1, others, p) + binom.sf(hi, others, p))
-        self.c = starts.astype(np.float64)
-        self.trials = starts
-        self.mass = mass * (1.0 + _SLACK)
-
-    def __call__(self, eps: float) -> float:
-        if eps >= self.eps0:
-            return 0.0
-        w, e = self.w, math.exp(eps)
-        c = self.c
-        # Ratio P/Q > e^ε iff u/(c + 1 − u) > T.
-        t = (e * w - (1.0 - w)) / (w - e * (1.0 - w))
-        centre = np.floor(t * (c + 1.0) / (1.0 + t)) + 1.0
-        best = np.zeros_like(c)
-        from scipy.special import bdtrc
-
-        # tails[i] = P(B ≥ centre − 2 + i), B ~ Bin(c, 1/2); a threshold t ∈ {centre − 1,
-        # centre, centre + 1} keeps u ≥ t, whose sums are P(B ≥ t − 1) and P(B ≥ t).
-        tails = [
-            np.where(m < 0.0, 1.0, bdtrc(np.clip(m, 0.0, c), self.trials, 0.5))
-            for m in (centre + i - 3.0 for i in range(4))
-        ]
-        for i in range(3):
-            s1, s0 = tails[i], tails[i + 1]
-            value = (w - e * (1.0 - w)) * s1 + ((1.0 - w) - e * w) * s0
-            slack = _SLACK * (1.0 + e) * (s1 + s0)
-            best = np.maximum(best, value + slack)
-        total = float(np.dot(self.mass, np.minimum(best, 1.0))) + self.outside
-        return min(1.0, total * (1.0 + _SLACK))
-
-
-# -- binary counts -----------------------------------------------------------------------------
-def _binary_rows(matrix: FloatArray, chosen: npt.NDArray[np.bool_]) -> tuple[float, float]:
-    """(lowest, highest) probability of the output set ``chosen`` over the rows."""
-    col = matrix[:, chosen].sum(axis=1)
-    return float(col.min()), float(col.max())
-
-
-def _count_pmf(others: int, k: int, hi: float, lo: float) -> tuple[int, FloatArray]:
-    """Windowed pmf of Bin(k, hi) + Bin(others − k, lo): (offset, values); mass outside the
-    windows is dropped (a lower bound)."""
-    binom = _binom()
-    parts = []
-    offset = 0
-    for size, prob in ((k, hi), (others - k, lo)):
-        a, b = _window(size, prob)
-        support = np.arange(a, b + 1)
-        parts.append(binom.pmf(support, size, prob))
-        offset += a
-    small, large = sorted(parts, key=len)
-    if small.size <= 64:
-        pmf = np.convolve(large, small)
-    else:
-        from scipy.signal import fftconvolve
-
-        pmf = np.maximum(fftconvolve(large, small), 0.0)
-    return offset, pmf
-
-
-class _CountCurve:
-    """Lower curve of the count of one output set, for a pair (p¹, p⁰) and fixed others."""
-
-    def __init__(self, pmf: FloatArray, p1: float, p0: float) -> None:
-        n0 = np.append(pmf, 0.0)
-        n1 = np.insert(pmf, 0, 0.0)
-        self.a = p1 * n1 + (1.0 - p1) * n0
-        self.b = p0 * n1 + (1.0 - p0) * n0
-
-    def __call__(self, eps: float) -> float:
-        diff = self.a - math.exp(eps) * self.b
-        total = float(np.sum(diff[diff > 0.0]))
-        return max(0.0, total - _SLACK * (1.0 + math.exp(eps)) * 2.0)
-
-
-class _ExactBinaryCurve:
-    """Exact worst-case curve of a two-output matrix over every k, by FFT (an upper bound:
-    the rounding of the spectrum, ``n u`` relative in its exponent, and of the transform,
-    ``log₂ L · u``, are charged to δ on every one of the L points summed)."""
-
-    def __init__(self, others: int, hi: float, lo: float) -> None:
-        size = 1 << (others + 2).bit_length()
-        z = np.exp(-2j * np.pi * np.arange(size) / size)
-        with np.errstate(divide="ignore"):
-            log_hi = np.log(1.0 - hi + hi * z)
-            log_lo = np.log(1.0 - lo + lo * z)
-        self.hi, self.lo = hi, lo
-        self.table = np.empty((others + 1, others + 2))
-        for start in range(0, others + 1, 256):  # k others at `hi`, in blocks of rows
-            k = np.arange(start, min(others + 1, start + 256))[:, None]
-            spectrum = np.exp(k * log_hi + (others - k) * log_lo)
-            self.table[start : start + k.shape[0]] = np.fft.ifft(spectrum, axis=1).real[
-                :, : others + 2
-            ]
-        u = np.finfo(np.float64).eps
-        self.error = 4.0 * u * size * (others + 64.0 * math.log2(size))
-
-    def __call__(self, eps: float) -> float:
-        e = math.exp(eps)
-        n0 = self.table
-        worst = 0.0
-        for first, second in ((self.hi, self.lo), (self.lo, self.hi)):
-            diff = ((1.0 - first) - e * (1.0 - second)) * n0  # the report is 0 …
-            diff[:, 1:] += (first - e * second) * n0[:, :-1]  # … or 1
-            worst = max(worst, float(np.max(np.sum(np.maximum(diff, 0.0), axis=1))))
-        return min(1.0, worst + self.error * (1.0 + e))
-
-
-class _PairSetsCurve:
-    """Lower curve of the counts of reports in two output sets S0, S1 (the rest pooled), for
-    user 1's laws ``first`` against ``second`` over (S0, S1, rest) and every other user at
-    one row with law ``others_law``: exact up to rounding (module docstring).
-
-    Given the number t of reports in S0 ∪ S1 (observed), the count h in S0 has, in both
-    worlds, ``D(h) / B_{t−1}(h) = K₁ x + K₀`` with ``x = h/(t − h)``: the sign of
-    ``P₁ − e^ε P₀`` changes once along h, so each slice's positive part is a binomial tail,
-    up or down, at a threshold computed here. Any tail is a valid lower bound, and the largest
-    of the tails tried around the threshold is the slice's exact positive part.
-    """
-
-    def __init__(
-        self,
-        others: int,
-        first: FloatArray,
-        second: FloatArray,
-        others_law: FloatArray,
-    ) -> None:
-        binom = _binom()
-        both = float(others_law[0] + others_law[1])
-        self.rho = float(others_law[0] / both) if both > 0 else 0.5
-        lo, hi = _window(others, both, 6.0)  # dropped slices only lower the curve
-        t = np.arange(lo, hi + 2, dtype=np.int64)  # reports in S0 ∪ S1, user 1 included
-        self.t = t
-        self.at_t = binom.pmf(t, others, both)  # user 1 in the rest
-        self.at_t1 = binom.pmf(t - 1, others, both)  # user 1 in S0 or S1
-        self.first, self.second = first, second
-
-    def _tail(self, start: FloatArray, trials: npt.NDArray[np.int64]) -> FloatArray:
-        """P(Bin(trials, ρ) ≥ start), elementwise (trials may be −1: an empty law)."""
-        from scipy.special import bdtrc
-
-        m = np.maximum(trials, 0)
-        inner = bdtrc(np.clip(start - 1.0, 0.0, m), m, self.rho)
-        return np.where(start <= 0.0, 1.0, np.where(start > m, 0.0, inner))
-
-    def __call__(self, eps: float) -> float:
-        e = math.exp(eps)
-        c0, c1, c2 = self.first - e * self.second
-        rho, t = self.rho, self.t
-        tf = t.astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k1 = self.at_t1 * c0 * (1 - rho) / rho + self.at_t * c2 * (1 - rho)
-            k0 = self.at_t1 * c1 + self.at_t * c2 * (1 - rho)
-            cross = np.where(k1 != 0.0, -k0 / k1, 0.0)
-            centre = np.where(cross > 0.0, cross * tf / (1.0 + cross), 0.0)
-        centre = np.floor(np.nan_to_num(centre, nan=0.0, posinf=0.0)) - 1.0
-        whole = self.at_t1 * (c0 + c1) + self.at_t * c2
-        best = np.zeros_like(tf)
-        shorter = [self._tail(centre + i - 1.0, t - 1) for i in range(5)]
-        for i in range(4):
-            start = centre + i  # the tail h ≥ start, and its complement h < start
-            up = self.at_t1 * (c0 * shorter[i] + c1 * shorter[i + 1])
-            up += self.at_t * c2 * self._tail(start, t)
-            best = np.maximum(best, np.maximum(up, whole - up))
-        mass = float(np.sum(self.at_t1 + self.at_t))
-        return max(0.0, float(np.sum(best)) - 8.0 * _SLACK * (1.0 + e) * mass)
-
-
-# -- ε of a δ ----------------------------------------------------------------------------------
-def _crossing(
-    curve: _Curve,
-    delta: float,
-    eps0: float,
-    rtol: float = 1e-9,
-    start: float = 0.0,
-    stop: float | None = None,
-) -> tuple[float, float]:
-    """``(lo, hi)`` with ``curve(lo) > δ ≥ curve(hi)`` and ``hi − lo`` about ``rtol``
-    relative, both evaluated, so the bracket is certain for the computed curve; ``(start,
-    start)`` when ``curve(start) ≤ δ``. The search runs in ``[start, stop]`` (``stop`` is
-    ε₀ by default, and ε₀ when ``curve(stop) > δ``). Brent's method on
-    ``log curve − log δ`` finds the crossing in a dozen evaluations; bisection takes over
-    if a check fails."""
-    if curve(start) <= delta:
-        return start, start
-    hi = eps0 if stop is None or curve(stop) > delta else stop
-    if curve(hi) > delta:
-        return hi, hi
-    from scipy.optimize import brentq
-
-    log_delta = math.log(delta)
-
-    def gap(eps: float) -> float:
-        return math.log(max(curve(eps), 1e-300)) - log_delta
-
-    lo = start
-    root = float(brentq(gap, lo, hi, xtol=1e-4 * rtol * hi, rtol=1e-2 * rtol))
-    below, above = root * (1 - rtol) - 1e-15, root * (1 + rtol) + 1e-15
-    if lo < below and curve(below) > delta:
-        lo = below
-    if above < hi and curve(above) <= delta:
-        hi = above
-    for _ in range(_STEPS):
-        if hi - lo <= 2 * rtol * max(hi, 1e-6):
-            break
-        mid = 0.5 * (lo + hi)
-        if curve(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return lo, hi
-
-
-def _epsilon_up(curve: _Curve, delta: float, eps0: float) -> float:
-    """Smallest ε found (rounded up) with curve(ε) ≤ δ, in [0, ε₀]."""
-    return _crossing(curve, delta, eps0)[1]
-
-
-def _epsilon_down(
-    curve: _Curve, delta: float, eps0: float, start: float = 0.0, stop: float | None = None
-) -> float:
-    """Largest ε found in ``[start, stop]`` (rounded down, to 1e-6 relative) with
-    curve(ε) > δ (``start`` when curve(start) ≤ δ)."""
-    return _crossing(curve, delta, eps0, 1e-6, start, stop)[0]
 
 
 # -- the result ----------------------------------------------------------------------------------
@@ -601,55 +324,6 @@ class ShuffleGuarantee(BaseResult):
             f"local_epsilon={self.local_epsilon:.6g}, n={self.n}, delta={self.delta:g}, "
             f"method={self.method!r})"
         )
-
-
-def _pair_set_curves(matrix: FloatArray, others: int) -> list[_Curve]:
-    """Curves of the two-set counts for the pair of rows farthest apart in ε: S0 and S1 where
-    one row exceeds the other, every other user at the row that puts the least mass on
-    S0 ∪ S1 (for k-ary randomized response, an input outside the pair); both directions."""
-    logs = np.log(matrix)
-    ratio = np.max(np.abs(logs[:, None, :] - logs[None, :, :]), axis=2)
-    i, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-    s0, s1 = matrix[i] > matrix[j], matrix[j] > matrix[i]
-    laws = np.stack([matrix[:, s0].sum(axis=1), matrix[:, s1].sum(axis=1)], axis=1)
-    laws = np.column_stack([laws, np.clip(1.0 - laws.sum(axis=1), 0.0, 1.0)])
-    o = int(np.argmin(laws[:, 0] + laws[:, 1]))
-    return [
-        _PairSetsCurve(others, laws[i], laws[j], laws[o]),
-        _PairSetsCurve(others, laws[j], laws[i], laws[o]),
-    ]
-
-
-def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
-    """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
-    k_out = matrix.shape[1]
-    sets: list[npt.NDArray[np.bool_]] = []
-    if k_out == 2:
-        sets.append(np.array([False, True]))
-    else:
-        eye = np.eye(k_out, dtype=bool)
-        spread = matrix.max(axis=0) - matrix.min(axis=0)
-        for j in np.argsort(-spread)[:4]:
-            sets.append(eye[j])
-        i, j = np.unravel_index(
-            np.argmax(np.abs(matrix[:, None, :] - matrix[None, :, :]).sum(axis=2)),
-            (matrix.shape[0],) * 2,
-        )
-        sets.append(matrix[i] > matrix[j])
-    curves: list[_Curve] = []
-    ends = list(range(min(_ENDS, others) + 1))
-    ends += [others - k for k in ends if others - k > _ENDS]
-    for chosen in sets:
-        lo, hi = _binary_rows(matrix, chosen)
-        if hi <= lo:
-            continue
-        for k in ends:
-            _, pmf = _count_pmf(others, k, hi, lo)
-            curves.append(_CountCurve(pmf, hi, lo))
-            curves.append(_CountCurve(pmf, lo, hi))
-    if k_out > 2:  # after the cheap curves, which set the bar it must beat
-        curves += _pair_set_curves(matrix, others)
-    return curves
 
 
 def shuffle_epsilon(
