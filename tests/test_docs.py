@@ -1,5 +1,6 @@
 """The documentation builds strictly, its code runs, and it covers every command."""
 
+import fcntl
 import html
 import json
 import os
@@ -24,18 +25,30 @@ def _python_blocks(path: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once with ``mkdocs build --strict`` (any warning fails the build)."""
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    """The site, built once per test session with ``mkdocs build --strict`` (any warning fails
+    the build). The build writes the gallery's pages into ``docs/generated``, so pytest-xdist's
+    workers take turns under a lock in their shared temporary folder, and a worker that comes
+    second reads the site the first one built."""
+    shared = tmp_path_factory.getbasetemp().parent
+    out, done = shared / "site", shared / "site.built"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                shutil.rmtree(out, ignore_errors=True)
+                env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+                result = subprocess.run(
+                    [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    timeout=300,
+                )
+                assert result.returncode == 0, result.stdout + result.stderr
+                done.write_text("ok", encoding="utf-8")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     return out
 
 
