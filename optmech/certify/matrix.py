@@ -59,9 +59,8 @@ from optmech._floats import FloatArray, IntArray
 from optmech._validation import check_flag, check_real, check_real_array, describe
 from optmech.certify.report import (
     FLOAT_RTOL,
-    PrivacyReport,
+    DeltaAtEpsilonReport,
     PureEpsilonReport,
-    approx_or_none,
     verdict,
 )
 from optmech.privacy import ApproxDP, PureDP
@@ -397,7 +396,7 @@ def check_dp(
 
 
 @dataclass(frozen=True)
-class MatrixDeltaCertificate(PrivacyReport):
+class MatrixDeltaCertificate(DeltaAtEpsilonReport):
     """The achieved δ of a mechanism matrix at a given ε over a neighbour graph, and a claim's
     verdict.
 
@@ -438,16 +437,6 @@ class MatrixDeltaCertificate(PrivacyReport):
     num_edges: int
     holds: bool | None = None
     exact: bool = False
-
-    @property
-    def guarantee(self) -> PureDP | ApproxDP | None:
-        """``ApproxDP(epsilon, delta)`` (``PureDP`` for δ = 0), or None for δ ≥ 1."""
-        return approx_or_none(self.epsilon, self.delta)
-
-    @property
-    def value(self) -> float:
-        """The certified δ."""
-        return self.delta
 
     @property
     def reason(self) -> str:

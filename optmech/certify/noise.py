@@ -98,9 +98,8 @@ import optmech.certify._grid as _grid_mod
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_real, describe
 from optmech.certify.report import (
-    PrivacyReport,
+    DeltaAtEpsilonReport,
     PureEpsilonReport,
-    approx_or_none,
     number_or_report,
 )
 from optmech.mechanisms.description import (
@@ -108,7 +107,6 @@ from optmech.mechanisms.description import (
     cells_within_reach,
     grid_of,
 )
-from optmech.privacy import ApproxDP, PureDP
 
 __all__ = [
     "DeltaReport",
@@ -161,7 +159,7 @@ class EpsilonReport(PureEpsilonReport):
 
 
 @dataclass(frozen=True)
-class DeltaReport(PrivacyReport):
+class DeltaReport(DeltaAtEpsilonReport):
     """The achieved δ at a given ε and the shift attaining it.
 
     Attributes
@@ -197,16 +195,6 @@ class DeltaReport(PrivacyReport):
     per_shift: FloatArray = field(repr=False)
     reason: str
     exact: bool = False
-
-    @property
-    def guarantee(self) -> PureDP | ApproxDP | None:
-        """``ApproxDP(epsilon, delta)`` (``PureDP`` for δ = 0), or None for δ ≥ 1."""
-        return approx_or_none(self.epsilon, self.delta)
-
-    @property
-    def value(self) -> float:
-        """The certified δ."""
-        return self.delta
 
 
 # -- the grid, from a description or the keywords ----------------------------------------------

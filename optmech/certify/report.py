@@ -59,6 +59,7 @@ from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PureDP
 __all__ = [
     "FLOAT_RTOL",
     "SEARCH_RTOL",
+    "DeltaAtEpsilonReport",
     "PrivacyReport",
     "PureEpsilonReport",
     "TheoremReport",
@@ -221,6 +222,25 @@ class PureEpsilonReport(PrivacyReport):
     def value(self) -> float:
         """The certified ε."""
         return self.epsilon
+
+
+class DeltaAtEpsilonReport(PrivacyReport):
+    """A report whose certified value is a δ at a given ε (the class's fields ``delta`` and
+    ``epsilon``): its guarantee is ``ApproxDP(epsilon, delta)``, ``PureDP`` for δ = 0, None for
+    δ ≥ 1."""
+
+    delta: float
+    epsilon: float
+
+    @property
+    def guarantee(self) -> PureDP | ApproxDP | None:
+        """``ApproxDP(epsilon, delta)`` (``PureDP`` for δ = 0), or None for δ ≥ 1."""
+        return approx_or_none(self.epsilon, self.delta)
+
+    @property
+    def value(self) -> float:
+        """The certified δ."""
+        return self.delta
 
 
 @dataclass(frozen=True)
