@@ -482,11 +482,9 @@ def main(argv: list[str] | None = None) -> int:
         fh.write(markdown(report))
     print(f"wrote {args.out}/benchmarks.json and {args.out}/benchmarks.md")
     if args.page:
-        from benchmarks.page import IMAGES, render
+        from benchmarks.page import write_page
 
-        images = os.path.join(os.path.dirname(os.path.abspath(args.page)), IMAGES)
-        with open(args.page, "w", encoding="utf-8") as fh:
-            fh.write(render(report, images))
+        write_page(report, args.page)
         print(f"wrote {args.page}")
     return 0
 

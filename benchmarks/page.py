@@ -444,12 +444,22 @@ def render(report: dict[str, Any], images: str | None = None) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def write_page(report: dict[str, Any], page: str) -> str:
+    """Write the page ``page`` for ``report`` and its figures beside it (in `IMAGES`, relative to
+    the page's folder); returns that figures folder."""
+    import os
+
+    images = os.path.join(os.path.dirname(os.path.abspath(page)), IMAGES)
+    with open(page, "w", encoding="utf-8") as fh:
+        fh.write(render(report, images))
+    return images
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.page REPORT.json [--page PATH]``: the page from a report already
     written (its figures under the page's ``img/performance``)."""
     import argparse
     import json
-    import os
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.page")
     parser.add_argument("report", help="a benchmarks.json")
@@ -457,9 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with open(args.report, encoding="utf-8") as fh:
         report = json.load(fh)
-    images = os.path.join(os.path.dirname(os.path.abspath(args.page)), IMAGES)
-    with open(args.page, "w", encoding="utf-8") as fh:
-        fh.write(render(report, images))
+    images = write_page(report, args.page)
     print(f"wrote {args.page} and its figures in {images}")
     return 0
 
