@@ -38,6 +38,13 @@ Supported noise:
   cells, rounded up) — their exact profiles
   (`optmech.certify.continuous`), as for lattice noise.
 
+* `optmech.PrivacyProfile` — points $δ(ε_j) ≤ δ_j$ of any mechanism's curve (a shuffled
+  guarantee's ``to_profile()``, for one). A hockey-stick curve is convex and non-increasing in
+  $e^ε$, so between two points it lies below their chord in $e^ε$, and past the last point below
+  its δ; below ε = 0 it is the other direction's, $1 − e^ε + e^ε δ(−ε)$. Those bounds, made
+  non-increasing, are the curve turned into a PLD, and it bounds the mechanism's curve wherever
+  the points do (a single point δ(ε) = 0 gives randomized response's curve, the pure-DP one).
+
 Not supported (``TypeError``): ``TruncatedLaplace`` and graded densities.
 
 References
@@ -77,6 +84,7 @@ from optmech._floats import U as _U
 from optmech._validation import check_flag, check_int, check_real, check_real_array, describe
 from optmech.certify.profiles import privacy_profile, profile_breakpoints, renyi_divergence
 from optmech.mechanisms.description import SourceKind, grid_of, source_of
+from optmech.privacy import PrivacyProfile
 
 try:
     from dp_accounting import dp_event
@@ -94,7 +102,7 @@ __all__ = ["compose", "privacy_loss_distribution", "renyi_curve"]
 _SUPPORTED = (
     "a pmf description (mapping with 'masses' and tails), a GridDescription, LatticeNoise, "
     "PiecewiseConstantNoise (any noise whose privacy_source() has a grid of equal cells), "
-    "Geometric, DiscreteStaircase, Laplace, Gaussian, Staircase or UniformAtom"
+    "Geometric, DiscreteStaircase, Laplace, Gaussian, Staircase, UniformAtom or a PrivacyProfile"
 )
 
 
@@ -138,6 +146,29 @@ def _connect_dots_masses(losses: FloatArray, deltas: FloatArray) -> FloatArray:
     below = np.append(1.0 - deltas[0], diffs / np.expm1(-gaps))
     above = np.append(diffs / np.expm1(gaps), 0.0)
     return np.maximum(below + above, 0.0)
+
+
+def _profile_curve(profile: PrivacyProfile) -> Any:
+    """An upper bound on the hockey-stick curve whose points ``profile`` bounds, at every ε: the
+    chords in $t = e^ε$ between the points (from $(t, δ) = (1, 1)$ when the first ε is positive),
+    the last δ after them, the other direction's curve below ε = 0 (module docstring)."""
+    eps = np.asarray(profile.epsilons, dtype=np.float64)
+    dlt = np.asarray(profile.deltas, dtype=np.float64)
+    if eps[0] > 0.0:
+        eps, dlt = np.append(0.0, eps), np.append(1.0, dlt)
+    top = eps[-1]  # chords in t scaled by e^(−top): the same lines, no overflow
+
+    def chords(e: FloatArray) -> FloatArray:  # e ≥ 0
+        return np.interp(np.exp(np.minimum(e, top) - top), np.exp(eps - top), dlt)
+
+    def curve(e: Any) -> FloatArray:
+        # Below ε = 0 the curve is the other direction's, $1 − e^ε + e^ε δ(−ε)$, which the
+        # profile bounds too (it is the worst over both orders of the neighbours).
+        e = np.asarray(e, dtype=np.float64)
+        t = np.exp(np.minimum(e, 0.0))
+        return np.where(e < 0.0, 1.0 - t + t * chords(np.abs(e)), chords(np.maximum(e, 0.0)))
+
+    return curve
 
 
 def _kinks(profile: Any, points: FloatArray) -> FloatArray:
@@ -207,6 +238,14 @@ def privacy_loss_distribution(
     """
     pess = check_flag("pessimistic", pessimistic)
     d = check_real("discretization", discretization, low=0.0, high=1.0, low_open=True)
+    if isinstance(noise, PrivacyProfile):
+        if sensitivity is not None:
+            raise ValueError(
+                "`sensitivity` must be None for a PrivacyProfile (its points already bound the "
+                f"neighbours' curve); got {sensitivity!r}."
+            )
+        points = np.asarray(noise.epsilons, dtype=np.float64)
+        return _pld_of_curve(_profile_curve(noise), np.union1d(points, -points), pess, d)
     found = _density(noise, sensitivity)
     if found is not None:
         kind, scale, delta = found
@@ -222,16 +261,25 @@ def privacy_loss_distribution(
         kw = {"sensitivity": check_int("sensitivity", sensitivity, low=1)}
     else:
         kw = {"sensitivity": check_real("sensitivity", sensitivity, low=0.0, low_open=True)}
-    losses = _kinks(lambda e: np.asarray(privacy_profile(noise, e, **kw)),
-                    profile_breakpoints(noise, **kw))  # fmt: skip
+
+    def curve(e: Any) -> FloatArray:
+        return np.asarray(privacy_profile(noise, e, **kw))
+
+    return _pld_of_curve(curve, _kinks(curve, profile_breakpoints(noise, **kw)), pess, d)
+
+
+def _pld_of_curve(curve: Any, losses: FloatArray, pess: bool, d: float) -> Any:
+    """The connect-the-dots PLD of the hockey-stick ``curve`` (linear in $e^ε$ between the
+    ``losses``): its points at the multiples of ``d`` around each loss when ``pess``, else the
+    losses rounded down."""
     if pess:
         grid = np.unique(np.concatenate([np.floor(losses / d), np.ceil(losses / d)]))
         grid = grid.astype(np.int64)
         # The largest curve is non-increasing: a running minimum keeps every value an upper bound.
-        deltas = np.minimum.accumulate(np.asarray(privacy_profile(noise, grid * d, **kw)))
+        deltas = np.minimum.accumulate(np.asarray(curve(grid * d)))
         pmf = pld_pmf.create_pmf_pessimistic_connect_dots(d, grid, deltas)
     else:
-        deltas = np.minimum.accumulate(np.asarray(privacy_profile(noise, losses, **kw)))
+        deltas = np.minimum.accumulate(np.asarray(curve(losses)))
         masses = _connect_dots_masses(losses, deltas)
         rounded: dict[int, float] = {}
         for key, mass in zip(np.floor(losses / d).astype(np.int64).tolist(), masses, strict=True):
@@ -275,6 +323,13 @@ def compose(
     >>> delta = compose(Laplace(epsilon=1.0), 2, [1.0, 2.0])  # δ(ε) after two releases
     >>> bool(0 < delta[1] < delta[0]), bool(delta[1] < 1e-9)
     (True, True)
+
+    Any mechanism's points of its curve compose too: here ten uses of a profile.
+
+    >>> from optmech import PrivacyProfile
+    >>> profile = PrivacyProfile([0.0, 0.5, 1.0], [0.39, 0.22, 0.0])
+    >>> bool(compose(profile, 10, 3.0) < compose(profile, 10, 2.0) < 1)
+    True
     """
     times = check_int("k", k, low=1, high=10**6)
     eps = check_real_array("epsilons", np.atleast_1d(epsilons))

@@ -135,7 +135,7 @@ def test_rdp_curve_feeds_dp_accountings_conversion() -> None:
         (
             lambda: compose(TruncatedLaplace(epsilon=1.0, delta=1e-3), 1, 0.5),
             TypeError,
-            "Staircase or UniformAtom",
+            "Staircase, UniformAtom or a PrivacyProfile",
         ),
         (
             lambda: compose(discrete_gaussian(1.0), 1, 0.5, sensitivity=1),
