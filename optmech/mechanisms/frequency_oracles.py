@@ -208,12 +208,17 @@ class _FrequencyOracle:
             variation_ratio=self.variation_ratio,
             outputs=self.output_size,
             binary=self._binary(),
-            count_laws=((q, p),),
+            count_laws=self._count_laws(),
             pair_laws=pair if self.output_size > 2 else (),
         )
 
     def _binary(self) -> tuple[float, float] | None:
         return None
+
+    def _count_laws(self) -> tuple[tuple[float, float], ...]:
+        """``(lo, hi)`` of output sets for the lower bound: the reports supporting an item."""
+        p, q = self._support()
+        return ((q, p),)
 
     # -- the channel ---------------------------------------------------------------------------
     @property
@@ -636,16 +641,23 @@ class OLH(_FrequencyOracle):
         high, low = self._hl()
         return (1.0 - 1.0 / self._g) * (high - low)
 
+    def _count_laws(self) -> tuple[tuple[float, float], ...]:
+        # and one output (s, y) of a non-constant hash: high or low over the hashes
+        high, low = self._hl()
+        return (*super()._count_laws(), (low / self.hashes, high / self.hashes))
+
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         g = self._g
         high, low = self._hl()
         split = 1.0 - 1.0 / g  # P(h(0) ≠ h(1))
         first = np.array([split * high, split * low, 1.0 - split * (high + low)])
-        if self.k > g:  # item g: h(g) independent of (h(0), h(1)), all uniform
+        if self.k > 2 and g > 2:
+            # item 2: h(2) − h(0) = 2(h(1) − h(0)) on the digits, so it never meets h(0) or h(1)
+            # when they differ (g an odd prime)
+            others = np.array([split * low, split * low, 1.0 - 2 * split * low])
+        elif self.k > 2:  # g = 2: item 2's hash independent of (h(0), h(1)), all uniform
             c = split / g
             others = np.array([c, c, 1.0 - 2 * c])
-        elif self.k > 2:  # item 2 never collides with 0 or 1 when h(0) ≠ h(1)
-            others = np.array([split * low, split * low, 1.0 - 2 * split * low])
         else:
             others = first
         if others[0] + others[1] > first[0] + first[1]:
