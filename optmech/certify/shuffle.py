@@ -450,9 +450,7 @@ def shuffle_epsilon(
     best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
     if bounds.get(best, math.inf) >= eps0:
         best = "local"
-    lower_curves = (
-        _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
-    )
+    lower_curves = _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
     upper = bounds[best]
     lower = 0.0
     for curve in lower_curves:  # search only the curves that beat the best so far
