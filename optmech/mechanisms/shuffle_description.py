@@ -56,6 +56,13 @@ class ShuffleDescription:
         other input (lower bound).
     matrix : ndarray or None
         The matrix, when it was given (None for a closed form).
+
+    Examples
+    --------
+    >>> import optmech
+    >>> d = optmech.OLH(1 << 20, 1.0).shuffle_description()
+    >>> d.outputs > 1 << 16, d.matrix is None, round(d.clone_probability, 6)
+    (True, True, 0.367879)
     """
 
     local_epsilon: float
