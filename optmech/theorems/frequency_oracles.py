@@ -22,6 +22,7 @@ outputs carry at most m·2⁻⁵³ relative; a row passes when every quantity ag
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -62,7 +63,8 @@ def _supports_item_0(oracle: Any, names: np.ndarray) -> np.ndarray:
         return np.array([t[0] == "1" for t in text])
     if isinstance(oracle, OLH):  # h_s(0) = b = s mod g
         pairs = [t[1:].split(":") for t in text]
-        return np.array([int(y) == int(s) % int(oracle.g) for s, y in pairs])
+        g = oracle.output_size // oracle.hashes  # the hash range
+        return np.array([int(y) == int(s) % g for s, y in pairs])
     return np.array(["0" in t.strip("{}").split(",") for t in text])
 
 
@@ -126,7 +128,7 @@ def oracle_rows(epsilons: list[float], ks: list[int]) -> list[CheckResult]:
         guarded(
             f"{name}: closed forms = its matrix",
             f"k={k}, eps={eps:g}",
-            lambda name=name, k=k, eps=eps: timed(_row, name, k, eps),
+            functools.partial(timed, _row, name, k, eps),
             group=GROUP,
         )
         for name in FAMILIES
