@@ -282,3 +282,18 @@ def test_frozen() -> None:
     with pytest.raises(AttributeError):
         o.k = 4  # type: ignore[misc]
     assert GRR(3, 1.0) == o and hash(GRR(3, 1.0)) == hash(o)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.__name__)
+def test_sampler_shapes(family: Any) -> None:
+    o = family(6, 1.0)
+    tails = {GRR: (), HadamardResponse: (), OUE: (6,), OLH: (2,)}
+    tail = tails[family] if family in tails else (o.d,)
+    one = o.rvs(2, rng=1)
+    assert np.shape(one) == tail
+    if tail == ():
+        assert isinstance(one, int)
+    assert o.rvs(2.0, rng=1) == one if tail == () else np.array_equal(o.rvs(2.0, rng=1), one)
+    assert o.rvs([1, 2], size=(3, 2), rng=1).shape == (3, 2, *tail)
+    assert o.rvs(0, size=0, rng=1).shape == (0, *tail)
+    np.testing.assert_array_equal(o.rvs(3, 10, rng=7), o.rvs(3, 10, rng=np.random.default_rng(7)))

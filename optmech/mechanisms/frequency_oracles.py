@@ -255,9 +255,17 @@ class _FrequencyOracle:
 
         Returns
         -------
-        ndarray
+        int or ndarray
             One report per draw, in the family's format (class docstring): the leading axes
-            are the draws' shape.
+            are the draws' shape (a scalar ``x`` without ``size``: one report, an int for
+            the families whose report is one integer).
+
+        Examples
+        --------
+        >>> SubsetSelection(6, 0.5).rvs(2, rng=1).shape  # one report: a 2-subset
+        (2,)
+        >>> GRR(4, 1.0).rvs([0, 1, 2], size=(2, 3), rng=0).shape
+        (2, 3)
         """
         items = self._items(x)
         shape = check_size(size)
@@ -274,7 +282,8 @@ class _FrequencyOracle:
                 f"`size` must be a shape `x` broadcasts to; got size={size!r} for x of shape "
                 f"{items.shape}."
             ) from None
-        return self._draw(np.ascontiguousarray(items), check_rng(rng))
+        out = self._draw(np.array(items, dtype=np.int64), check_rng(rng))
+        return out.item() if out.ndim == 0 else out
 
     # -- estimation ----------------------------------------------------------------------------
     def estimate(self, reports: Any) -> FloatArray:
