@@ -114,6 +114,10 @@ def test_description_laws_are_laws_of_the_matrix(oracle: Any) -> None:
     support = (m @ (est[:, :1] != est[:, :1].min())).ravel()  # P(report supports item 0)
     lo, hi = d.count_laws[0]
     assert (support.min(), support.max()) == pytest.approx((lo, hi), rel=1e-12)
+    # two outputs: the exact method's law, the last column's extremes
+    assert (d.binary is not None) == (m.shape[1] == 2)
+    if d.binary is not None:
+        assert d.binary == pytest.approx((m[:, -1].max(), m[:, -1].min()), rel=1e-12)
     if d.pair_laws:
         first, second, others = d.pair_laws[0]
         s0, s1 = m[0] > m[1] * (1 + 1e-12), m[1] > m[0] * (1 + 1e-12)
@@ -171,6 +175,7 @@ def test_estimate_of_sampled_reports(family: Any) -> None:
     "oracle",
     [
         GRR(2, 1.0),
+        SubsetSelection(2, 0.7),
         GRR(5, 0.8),
         OUE(4, 1.0),
         OLH(5, 1.0),

@@ -98,6 +98,11 @@ class SubsetSelection(_FrequencyOracle):
         e = math.exp(self.epsilon)
         return 1.0 / e if self._d >= 2 else 2.0 / (e + 1.0)
 
+    def _binary(self) -> tuple[float, float] | None:
+        # k = 2: the outputs {0} and {1}, binary randomized response
+        e = math.exp(self.epsilon)
+        return (e / (e + 1.0), 1.0 / (e + 1.0)) if self.k == 2 else None
+
     def _beta(self) -> float:
         # C(k−2,d−1)/C(k−1,d−1) = (k−d)/(k−1)
         return (self.k - self._d) / (self.k - 1) * (math.exp(self.epsilon) - 1) / self._z()
