@@ -828,6 +828,17 @@ RANDOMIZERS: list[RandomizerEntry] = [
         ),
         math.log(6.0),
     ),
+    # the channels of the frequency oracles, whose ε₀ is their ε (every column is e^ε·t or t)
+    RandomizerEntry("OUE(k=3, eps=1)", lambda: optmech.OUE(3, 1.0).randomizer, 1.0),
+    RandomizerEntry(
+        "HadamardResponse(k=3, eps=1)", lambda: optmech.HadamardResponse(3, 1.0).randomizer, 1.0
+    ),
+    RandomizerEntry(
+        "SubsetSelection(k=4, eps=1, d=2)",
+        lambda: optmech.SubsetSelection(4, 1.0, d=2).randomizer,
+        1.0,
+    ),
+    RandomizerEntry("OLH(k=3, eps=1, g=3)", lambda: optmech.OLH(3, 1.0, g=3).randomizer, 1.0),
 ]
 
 #: Refused ``LocalRandomizer`` arguments: (keywords, error, message).

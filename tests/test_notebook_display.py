@@ -59,6 +59,11 @@ RESULTS = {
     "local randomizer": lambda: optmech.LocalRandomizer.randomized_response(
         4, 1.0, inputs=list("abcd")
     ),
+    "GRR": lambda: optmech.GRR(4, 1.0),
+    "OUE": lambda: optmech.OUE(3, 1.0),
+    "OLH": lambda: optmech.OLH(3, 1.0),
+    "Hadamard response": lambda: optmech.HadamardResponse(3, 1.0),
+    "subset selection": lambda: optmech.SubsetSelection(4, 1.0),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
     "shuffled guarantee": small.shuffle_guarantee,
 }

@@ -74,8 +74,10 @@ from optmech.certify.shuffle_curves import (
     _epsilon_down,
     _epsilon_up,
     _ExactBinaryCurve,
-    _lower_curves,
+    _lower_curves_of,
+    _lower_laws,
 )
+from optmech.mechanisms.shuffle_description import ShuffleDescription
 from optmech.privacy import PrivacyProfile
 from optmech.provenance import Provenance
 from optmech.results import BaseResult
@@ -140,6 +142,45 @@ def _local_epsilon(matrix: FloatArray) -> float:
     return float(np.nextafter(eps0 * (1 + 4e-16) + 1e-300, math.inf)) if eps0 > 0 else 0.0
 
 
+def _total_variation(matrix: FloatArray) -> float:
+    """The largest total variation between two rows, rounded up."""
+    tv = 0.0
+    for i in range(matrix.shape[0] - 1):
+        tv = max(tv, float(np.max(np.abs(matrix[i + 1 :] - matrix[i]).sum(axis=1))) / 2)
+    return min(1.0, tv * (1 + 1e-14))
+
+
+def describe_matrix(matrix: FloatArray) -> ShuffleDescription:
+    """The quantities the shuffle bounds read, by brute force over the rows of a validated
+    matrix (its columns of zeros dropped)."""
+    eps0 = _local_epsilon(matrix)
+    keep = matrix[:, matrix.max(axis=0) > 0.0]
+    ratio = float(np.nextafter(math.exp(eps0), math.inf))
+    counts, pairs = _lower_laws(keep)
+    col = keep[:, -1]
+    return ShuffleDescription(
+        local_epsilon=eps0,
+        clone_probability=_clone_p(keep),
+        blanket_mass=max(0.0, float(keep.min(axis=0).sum()) * (1 - 1e-14)),
+        variation_ratio=(ratio, _total_variation(keep), ratio),
+        outputs=keep.shape[1],
+        binary=(float(col.max()), float(col.min())) if keep.shape[1] <= 2 else None,
+        count_laws=tuple(counts),
+        pair_laws=tuple(pairs),
+        matrix=matrix,
+    )
+
+
+def _description_of(mechanism: Any) -> ShuffleDescription:
+    """A frequency oracle's closed-form description, or a matrix's (`describe_matrix`)."""
+    describe = getattr(mechanism, "shuffle_description", None)
+    if callable(describe):
+        out = describe()
+        if isinstance(out, ShuffleDescription):
+            return out
+    return describe_matrix(_matrix_of(mechanism))
+
+
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
         raise ValueError(f"`n` must be an integer in [2, inf); got {n!r}.")
@@ -182,8 +223,9 @@ class ShuffleGuarantee(BaseResult):
         ``"local"`` (no amplification proven below ε₀).
     bounds : dict
         The ε each valid method certified (``"local"`` included).
-    randomizer : ndarray
-        The randomizer's matrix ``M[x, y] = P(output y | input x)``.
+    randomizer : ndarray or None
+        The randomizer's matrix ``M[x, y] = P(output y | input x)``; None for a frequency oracle
+        (`optmech.mechanisms.frequency_oracles`), described in closed form.
 
     Examples
     --------
@@ -201,7 +243,7 @@ class ShuffleGuarantee(BaseResult):
     delta: float
     method: str
     bounds: dict[str, float]
-    randomizer: FloatArray = field(repr=False)
+    randomizer: FloatArray | None = field(repr=False)
     _upper: tuple[_Curve, ...] = field(repr=False, compare=False)
     _lower: tuple[_Curve, ...] = field(repr=False, compare=False)
 
@@ -341,7 +383,9 @@ def shuffle_epsilon(
     mechanism : array_like, shape (k_in, k_out), or an object carrying one
         ``M[x, y] = P(output y | input x)``: finite, non-negative, rows summing to 1 within
         1e-9, at least 2 rows, with a finite ε₀ (no zero facing a positive entry in a column).
-        A local result's ``.mechanism``, a randomizer's ``.randomizer`` or ``.matrix`` are read.
+        A local result's ``.mechanism``, a randomizer's ``.randomizer`` or ``.matrix`` are read;
+        a frequency oracle (`optmech.mechanisms.frequency_oracles`, e.g. ``OLH(k, ε)``) is read
+        from its closed-form ``shuffle_description()``, without a matrix, at any k.
     n : int
         Number of users, in [2, inf).
     delta : float
@@ -375,20 +419,18 @@ def shuffle_epsilon(
     >>> optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6, method="clones").epsilon > g.epsilon
     True
     """
-    matrix = _matrix_of(mechanism)
+    desc = _description_of(mechanism)
     n = _check_n(n)
     delta = _check_delta(delta)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; got {method!r}.")
-    eps0 = _local_epsilon(matrix)
+    eps0 = desc.local_epsilon
     others = n - 1
-    keep = matrix[:, matrix.max(axis=0) > 0.0]
-    binary = keep.shape[1] <= 2
-    exact_ok = binary and n <= EXACT_MAX_N
+    exact_ok = desc.binary is not None and n <= EXACT_MAX_N
     if method == "exact" and not exact_ok:
         raise ValueError(
             f"`method` 'exact' needs a matrix with two outputs and n ≤ {EXACT_MAX_N}; got "
-            f"{keep.shape[1]} outputs and n = {n}. Use 'auto', 'blanket' or 'clones'."
+            f"{desc.outputs} outputs and n = {n}. Use 'auto', 'blanket' or 'clones'."
         )
     wanted = [m for m in METHODS[1:] if method in ("auto", m)]
     if not exact_ok:
@@ -398,17 +440,17 @@ def shuffle_epsilon(
     if eps0 > 0.0:
         for name in wanted:
             if name == "exact":
-                col = keep[:, -1]
-                curves[name] = _ExactBinaryCurve(others, float(col.max()), float(col.min()))
+                assert desc.binary is not None
+                curves[name] = _ExactBinaryCurve(others, *desc.binary)
             elif name == "clones":
                 curves[name] = _CloneCurve(others, math.exp(-eps0), eps0)
             else:
-                curves[name] = _CloneCurve(others, _clone_p(keep), eps0)
+                curves[name] = _CloneCurve(others, desc.clone_probability, eps0)
             bounds[name] = min(eps0, _epsilon_up(curves[name], delta, eps0))
     best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
     if bounds.get(best, math.inf) >= eps0:
         best = "local"
-    lower_curves = _lower_curves(keep, others) if eps0 > 0.0 else []
+    lower_curves = _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
     upper = bounds[best]
     lower = 0.0
     for curve in lower_curves:  # search only the curves that beat the best so far
@@ -421,7 +463,7 @@ def shuffle_epsilon(
         delta=delta,
         method=best,
         bounds=bounds,
-        randomizer=matrix,
+        randomizer=desc.matrix,
         _upper=tuple(curves.values()),
         _lower=tuple(lower_curves),
     )

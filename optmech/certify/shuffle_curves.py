@@ -8,7 +8,7 @@ Each curve maps ε to δ(ε); the formulas, their sources and their rounding are
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -302,10 +302,13 @@ def _epsilon_down(
     return _crossing(curve, delta, eps0, 1e-6, start, stop)[0]
 
 
-def _pair_set_curves(matrix: FloatArray, others: int) -> list[_Curve]:
-    """Curves of the two-set counts for the pair of rows farthest apart in ε: S0 and S1 where
-    one row exceeds the other, every other user at the row that puts the least mass on
-    S0 ∪ S1 (for k-ary randomized response, an input outside the pair); both directions."""
+_Laws = tuple[FloatArray, FloatArray, FloatArray]
+
+
+def _pair_set_laws(matrix: FloatArray) -> list[_Laws]:
+    """Laws over (S0, S1, rest) for the pair of rows farthest apart in ε: S0 and S1 where one
+    row exceeds the other, every other user at the row that puts the least mass on S0 ∪ S1
+    (for k-ary randomized response, an input outside the pair); both directions."""
     logs = np.log(matrix)
     ratio = np.max(np.abs(logs[:, None, :] - logs[None, :, :]), axis=2)
     i, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
@@ -313,14 +316,12 @@ def _pair_set_curves(matrix: FloatArray, others: int) -> list[_Curve]:
     laws = np.stack([matrix[:, s0].sum(axis=1), matrix[:, s1].sum(axis=1)], axis=1)
     laws = np.column_stack([laws, np.clip(1.0 - laws.sum(axis=1), 0.0, 1.0)])
     o = int(np.argmin(laws[:, 0] + laws[:, 1]))
-    return [
-        _PairSetsCurve(others, laws[i], laws[j], laws[o]),
-        _PairSetsCurve(others, laws[j], laws[i], laws[o]),
-    ]
+    return [(laws[i], laws[j], laws[o]), (laws[j], laws[i], laws[o])]
 
 
-def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
-    """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
+def _lower_laws(matrix: FloatArray) -> tuple[list[tuple[float, float]], list[_Laws]]:
+    """The post-processings of one report the lower bound counts: ``(lo, hi)`` probabilities
+    of a few output sets over the rows, and the pair-set laws (three or more outputs)."""
     k_out = matrix.shape[1]
     sets: list[npt.NDArray[np.bool_]] = []
     if k_out == 2:
@@ -335,17 +336,30 @@ def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
             (matrix.shape[0],) * 2,
         )
         sets.append(matrix[i] > matrix[j])
+    counts = [_binary_rows(matrix, chosen) for chosen in sets]
+    return counts, _pair_set_laws(matrix) if k_out > 2 else []
+
+
+def _lower_curves_of(
+    counts: Sequence[tuple[float, float]], pairs: Sequence[_Laws], others: int
+) -> list[_Curve]:
+    """Curves of concrete pairs: the count of each set of ``counts`` with the other users at
+    the set's extreme rows, then the two-set counts of ``pairs``."""
     curves: list[_Curve] = []
     ends = list(range(min(_ENDS, others) + 1))
     ends += [others - k for k in ends if others - k > _ENDS]
-    for chosen in sets:
-        lo, hi = _binary_rows(matrix, chosen)
+    for lo, hi in counts:
         if hi <= lo:
             continue
         for k in ends:
             _, pmf = _count_pmf(others, k, hi, lo)
             curves.append(_CountCurve(pmf, hi, lo))
             curves.append(_CountCurve(pmf, lo, hi))
-    if k_out > 2:  # after the cheap curves, which set the bar it must beat
-        curves += _pair_set_curves(matrix, others)
+    # after the cheap curves, which set the bar they must beat
+    curves += [_PairSetsCurve(others, *laws) for laws in pairs]
     return curves
+
+
+def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
+    """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
+    return _lower_curves_of(*_lower_laws(matrix), others)

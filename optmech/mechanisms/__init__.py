@@ -9,7 +9,9 @@ noise: `PiecewiseConstantNoise` and `LatticeNoise`. Noise
 in ℝ^d for a sensitivity measured in a norm: `StaircaseND`; LP-designed noise in ℝ²:
 `PiecewiseConstantNoise2D`. Local randomizers (a row-stochastic matrix,
 ε-LDP over every pair of inputs, generalised randomized response among them):
-`LocalRandomizer`.
+`LocalRandomizer`. Frequency oracles over k items, with their unbiased estimators and the
+closed-form quantities the shuffle bounds read (`ShuffleDescription`): `GRR`, `OUE`, `OLH`,
+`HadamardResponse`, `SubsetSelection`.
 """
 
 from __future__ import annotations

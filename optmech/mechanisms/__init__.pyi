@@ -5,6 +5,11 @@ from .base import ContinuousNoise as ContinuousNoise
 from .base import DiscreteNoise as DiscreteNoise
 from .base import NoiseDistribution as NoiseDistribution
 from .discrete_staircase import DiscreteStaircase as DiscreteStaircase
+from .frequency_oracles import GRR as GRR
+from .frequency_oracles import OLH as OLH
+from .frequency_oracles import OUE as OUE
+from .frequency_oracles import HadamardResponse as HadamardResponse
+from .frequency_oracles import SubsetSelection as SubsetSelection
 from .gaussian import Gaussian as Gaussian
 from .gaussian import analytic_gaussian_delta as analytic_gaussian_delta
 from .geometric import Geometric as Geometric
@@ -14,6 +19,7 @@ from .local_randomizer import LocalRandomizer as LocalRandomizer
 from .piecewise import LatticeNoise as LatticeNoise
 from .piecewise import PiecewiseConstantNoise as PiecewiseConstantNoise
 from .piecewise2d import PiecewiseConstantNoise2D as PiecewiseConstantNoise2D
+from .shuffle_description import ShuffleDescription as ShuffleDescription
 from .staircase import Staircase as Staircase
 from .staircase import heuristic_gamma as heuristic_gamma
 from .staircase import laplace_staircase_ratio as laplace_staircase_ratio
