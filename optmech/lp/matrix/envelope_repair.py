@@ -35,7 +35,14 @@ from optmech._floats import FloatArray, IntArray
 from optmech.certify.matrix import certify_mechanism
 from optmech.provenance import RepairKind
 
-__all__ = ["ZERO_COLUMN", "LocalRepair", "certify_local", "envelope_closure", "repair_local"]
+__all__ = [
+    "ZERO_COLUMN",
+    "LocalRepair",
+    "certify_local",
+    "envelope_closure",
+    "repair_local",
+    "shrunk_until_certified",
+]
 
 #: A column whose largest entry is below this is solver noise on an unused output: zeroed
 #: (the correction then restores the rows exactly).
@@ -78,6 +85,30 @@ def certify_local(mechanism: FloatArray, pairs: IntArray | None = None) -> float
         i, j = np.triu_indices(mechanism.shape[0], k=1)
         pairs = np.stack([i, j], axis=1)
     return certify_mechanism(mechanism, pairs).epsilon
+
+
+def shrunk_until_certified(
+    build: Callable[[float], FloatArray], epsilon: float, shrink: float
+) -> tuple[FloatArray, float]:
+    """``build(ratio)`` at ``ratio = e^ε (1 − shrink)``, the shrink doubled until the matrix
+    certifies ε (`certify_local`): room for the rows' normalisation and the certifier's
+    rounding. Returns the matrix and its certified ε.
+
+    Examples
+    --------
+    >>> def rr(ratio):  # binary randomized response at that ratio
+    ...     return np.array([[ratio, 1.0], [1.0, ratio]]) / (1.0 + ratio)
+    >>> q, eps = shrunk_until_certified(rr, 1.0, 2.0**-40)
+    >>> bool(eps <= 1.0), bool(q[0, 0] / q[0, 1] < math.e)
+    (True, True)
+    """
+    for _ in range(40):
+        q = build(math.exp(epsilon) * (1.0 - shrink))
+        cert = certify_local(q)
+        if cert <= epsilon:
+            return q, cert
+        shrink *= 2.0
+    raise AssertionError("a ratio below e^ε certifies")  # pragma: no cover
 
 
 def envelope_closure(x: FloatArray, level: float) -> FloatArray:
