@@ -33,6 +33,7 @@ import numpy as np
 
 from optmech._floats import FloatArray, IntArray
 from optmech.certify.matrix import certify_mechanism
+from optmech.lp.matrix.repair import uniform_mixture
 from optmech.provenance import RepairKind
 
 __all__ = [
@@ -191,20 +192,14 @@ def _corrected(
 
 
 def _mix(y: FloatArray, epsilon: float, pairs: IntArray | None) -> tuple[FloatArray, float, float]:
-    """``(1 − λ)Y + λU`` with the least λ, doubled until certified (Dwork & Roth (2014))."""
+    """``(1 − λ)Y + λU`` with the least λ from the closed form of the worst column
+    (`uniform_mixture`)."""
     m = y.shape[1]
     top, bottom = y.max(axis=0), y.min(axis=0)
     e = math.exp(epsilon * (1.0 - 1e-10))
     worst = float(np.max(top - e * bottom))
     lam = 0.0 if worst <= 0 else (worst * m / math.expm1(epsilon)) / (1.0 + worst * m)
-    for _ in range(60):
-        z = (1.0 - lam) * y + lam / m
-        z /= z.sum(axis=1, keepdims=True)
-        cert = certify_local(z, pairs)
-        if cert <= epsilon:
-            return z, lam, cert
-        lam = min(1.0, max(2.0 * lam, 1e-15))
-    raise AssertionError("λ = 1 gives the uniform mechanism")  # pragma: no cover
+    return uniform_mixture(y, epsilon, lambda z: certify_local(z, pairs), lam)
 
 
 def repair_local(
