@@ -42,8 +42,9 @@ def _feasible(z: Point) -> bool:
 
 
 class Tiny(CertifiedLP[Built, Point, Point]):
-    """The LP of the module docstring; ``shift`` spoils the repair of the solver's points, ``offers`` are known points,
-    ``cut`` = False leaves out the row x − y ≤ 2 (a round adds it back)."""
+    """The LP of the module docstring; ``shift`` spoils the repair of the solver's points,
+    ``offers`` are known points, ``cut`` = False leaves out the row x − y ≤ 2 (a round adds it
+    back)."""
 
     num_variables = 2
 
