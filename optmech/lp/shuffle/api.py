@@ -136,6 +136,7 @@ def _calibrate(
     delta: float,
     n: int,
     tolerance: float,
+    start: float | None,
 ) -> ShuffleBaseline | None:
     """The baseline ``make(ε₀) -> (matrix, outputs)`` at its largest ε₀ (by bisection) whose
     shuffled certificate is at most ``epsilon``, with its value; None when it has none or its
@@ -144,7 +145,7 @@ def _calibrate(
     def central(eps0: float) -> float:
         return shuffle_epsilon(make(eps0)[0], n, delta).epsilon
 
-    bracket = largest_certified(central, epsilon, tolerance)
+    bracket = largest_certified(central, epsilon, tolerance, start)
     if bracket is None:
         return None
     matrix, outputs = make(bracket.certified)
@@ -168,16 +169,19 @@ def _baselines(
     delta: float,
     n: int,
     tolerance: float,
+    starts: tuple[float | None, float | None],
 ) -> dict[str, ShuffleBaseline]:
     """GRR on the inputs and, for the squared or absolute error under a prior, RR-on-Bins
-    (its optimal bins at each ε₀; Ghazi et al. 2023), each calibrated to the target."""
+    (its optimal bins at each ε₀; Ghazi et al. 2023), each calibrated to the target; their
+    bisections start from ``starts`` (the frontier's largest and smallest ε₀: GRR's clone
+    probability is the line θ = 1's, RR-on-Bins' with a bin of two labels or more θ = 0's)."""
     x = setting.inputs
     out: dict[str, ShuffleBaseline] = {}
 
     def grr(eps0: float) -> tuple[FloatArray, FloatArray]:
         return randomized_response(x.size, eps0), x
 
-    found = _calibrate("GRR", grr, setting, cost, epsilon, delta, n, tolerance)
+    found = _calibrate("GRR", grr, setting, cost, epsilon, delta, n, tolerance, starts[0])
     if found is not None:
         out["GRR"] = found
     prior = setting.prior
@@ -190,9 +194,13 @@ def _baselines(
 
     def bins(eps0: float) -> tuple[FloatArray, FloatArray]:
         sol = optimal_bins(x, prior, eps0, loss)
-        return rr_on_bins_matrix(sol.assignment, len(sol.bins), eps0), sol.outputs
+        matrix = rr_on_bins_matrix(sol.assignment, len(sol.bins), eps0)
+        outputs, inverse = np.unique(sol.outputs, return_inverse=True)
+        merged = np.zeros((x.size, outputs.size))  # two bins with one output: one column
+        np.add.at(merged.T, inverse, matrix.T)
+        return merged, outputs
 
-    found = _calibrate("RR-on-Bins", bins, setting, cost, epsilon, delta, n, tolerance)
+    found = _calibrate("RR-on-Bins", bins, setting, cost, epsilon, delta, n, tolerance, starts[1])
     if found is not None:
         out["RR-on-Bins"] = found
     return out
@@ -298,7 +306,7 @@ def _embedded(base: ShuffleBaseline, setting: LocalSetting) -> FloatArray | None
     if not np.array_equal(setting.outputs[where], outputs):
         return None
     full = np.zeros((setting.num_inputs, setting.num_outputs))
-    np.add.at(full, (slice(None), where), base.randomizer.matrix)
+    full[:, where] = base.randomizer.matrix
     return full
 
 
@@ -443,8 +451,19 @@ def shuffle_mechanism(
         max_memory_gb=max_memory_gb,
     )
     with reporting(progress=progress, what="shuffle_mechanism"):
+        brackets: dict[float, Bracket] = {}
+        guess: float | None = None
+        for theta in lines:  # along θ the bound falls: each line starts from the last
+            with stage("frontier bisection", _log, theta=theta) as record:
+                found = largest_certified(bound_of(users, dlt, theta), eps, tol, guess)
+                if found is not None:
+                    brackets[theta] = found
+                    guess = found.certified
+                    record.update(epsilon0=found.certified)
+        ends = [b.certified for b in brackets.values()]
+        starts = (max(ends), min(ends)) if ends else (None, None)
         with stage("baselines", _log, n=users, epsilon=eps, delta=dlt):
-            baselines = _baselines(first, cost, eps, dlt, users, tol)
+            baselines = _baselines(first, cost, eps, dlt, users, tol, starts)
         setting = first
         if outputs is None:
             setting = resolve_local_setting(
@@ -455,22 +474,23 @@ def shuffle_mechanism(
                 max_memory_gb=max_memory_gb,
             )
         _check_blanket_size(setting)
-        found: list[_Line] = []
+        searched: list[_Line] = []
         failure: Exception | None = None
-        for theta in lines:
-            with stage("frontier line", _log, theta=theta) as record:
-                bracket = largest_certified(bound_of(users, dlt, theta), eps, tol)
-                if bracket is None:
-                    continue
+        unbounded = False
+        for theta, bracket in brackets.items():
+            with stage("frontier LP", _log, theta=theta) as record:
                 line = _Line(theta)
                 try:
                     _search_line(line, bracket, setting, items, (eps, dlt, users), solver, acc)
                 except (SolverError, InfeasibleConstraintsError) as exc:
-                    failure = exc
+                    # an infeasible line has no member; a failed solve leaves it unbounded
+                    failure, unbounded = exc, unbounded or isinstance(exc, SolverError)
                     continue
-                found.append(line)
-                record.update(epsilon0=bracket.certified, value=line.point and line.point.value)
-    return _assemble(setting, kind, (eps, dlt, users), found, baselines, items, failure, acc)
+                searched.append(line)
+                record.update(value=line.point.value if line.point else None)
+    return _assemble(
+        setting, kind, (eps, dlt, users), searched, baselines, items, failure, acc, unbounded
+    )
 
 
 def _assemble(
@@ -482,8 +502,10 @@ def _assemble(
     items: tuple[Constraint, ...],
     failure: Exception | None,
     accuracy: float,
+    unbounded: bool,
 ) -> ShuffleMechanism:
-    """The certified candidate of least value, with the bound over the frontier."""
+    """The certified candidate of least value, with the bound over the frontier (0 when a
+    line's LP failed: nothing is known of that line)."""
     eps, dlt, users = target
     candidates: list[tuple[float, str, FloatArray, ShuffleGuarantee, Provenance | None]] = []
     for line in lines:
@@ -508,9 +530,11 @@ def _assemble(
             f"ε ≤ {eps:g}; try more `thetas`, a smaller `tolerance` or another solver.",
         )
     value, source, matrix, guarantee, prov = min(candidates, key=lambda c: c[0])
+    if prov is None:  # a baseline on the grid: its certificate, of the matrix returned
+        guarantee = shuffle_epsilon(matrix, users, dlt)
     points = tuple(line.point for line in lines if line.point is not None)
     lower = min((point.lower_bound for point in points), default=0.0)
-    lower = min(lower, value)
+    lower = 0.0 if unbounded else min(lower, value)
     if prov is None:
         prov = Provenance(
             solver="none",

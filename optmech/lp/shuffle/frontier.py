@@ -118,38 +118,73 @@ class Bracket:
 
 
 def largest_certified(
-    central: Callable[[float], float], target: float, rtol: float = 1e-3
+    central: Callable[[float], float],
+    target: float,
+    rtol: float = 1e-3,
+    start: float | None = None,
 ) -> Bracket | None:
-    """The largest ε₀ in (0, `EPSILON0_MAX`] with ``central(ε₀) ≤ target``, by doubling then
-    bisection to ``rtol`` relative, assuming ``central`` increases with ε₀ (a point kept is
-    always one evaluated at or below the target, whatever ``central`` does). None when no
-    ε₀ down to ``target · 2^-30`` is certified."""
-    x = min(target, EPSILON0_MAX)
+    """The largest ε₀ in (0, `EPSILON0_MAX`] with ``central(ε₀) ≤ target``, to ``rtol``
+    relative, assuming ``central`` increases with ε₀ (a point kept is always one evaluated at
+    or below the target, whatever ``central`` does). None when no ε₀ down to
+    ``target · 2^-30`` is certified.
+
+    A bracket is found by steps of a factor 2 from ``target`` (of 1.1 from ``start``, a
+    guess such as a neighbouring line's answer); it is then narrowed by false position, each
+    estimate probed just below and just above (``rtol/2`` apart), with a bisection step
+    whenever that does not halve the bracket.
+
+    Examples
+    --------
+    >>> b = largest_certified(lambda e: e / 4.0, 1.0, rtol=1e-6)
+    >>> bool(b.certified <= 4.0 < b.excluded <= b.certified * (1 + 1e-6))
+    True
+    """
+    step = 2.0 if start is None else 1.1
+    x = min(target if start is None else start, EPSILON0_MAX)
     value = central(x)
-    tries = 0
-    while value > target:  # shrink until certified
-        tries += 1
-        if tries > 30:
+    for _ in range(64):  # shrink until certified
+        if value <= target:
+            break
+        x /= step
+        if x < target * 2.0**-30:
             return None
-        x *= 0.5
         value = central(x)
-    lo, lo_value, hi = x, value, None
+    else:
+        return None
+    lo, lo_value, hi, hi_value = x, value, None, math.inf
     while hi is None and lo < EPSILON0_MAX:  # grow until excluded
-        x = min(2.0 * lo, EPSILON0_MAX)
+        x = min(step * lo, EPSILON0_MAX)
         value = central(x)
         if value <= target:
             lo, lo_value = x, value
         else:
-            hi = x
+            hi, hi_value = x, value
     if hi is None:
         return Bracket(lo, None, lo_value)
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        value = central(mid)
-        if value <= target:
-            lo, lo_value = mid, value
+    for _ in range(200):
+        width = hi - lo
+        if width <= rtol * hi:
+            break
+        if math.isfinite(hi_value) and hi_value > lo_value:
+            guess = lo + width * (target - lo_value) / (hi_value - lo_value)
         else:
-            hi = mid
+            guess = 0.5 * (lo + hi)
+        half = 0.25 * rtol * hi
+        probes = [min(max(guess - half, lo), hi), min(max(guess + half, lo), hi)]
+        for x in probes:
+            if lo < x < hi:
+                value = central(x)
+                if value <= target:
+                    lo, lo_value = x, value
+                else:
+                    hi, hi_value = x, value
+        if hi - lo > 0.5 * width:  # false position stalled: bisect
+            x = 0.5 * (lo + hi)
+            value = central(x)
+            if value <= target:
+                lo, lo_value = x, value
+            else:
+                hi, hi_value = x, value
     return Bracket(lo, hi, lo_value)
 
 
