@@ -211,9 +211,9 @@ def _check_blanket_size(setting: LocalSetting) -> None:
     rows = k * (k - 1) // 2 * m
     if rows > MAX_BLANKET_ROWS:
         raise ProblemTooLargeError(
-            f"the blanket rows of {k} inputs x {m} outputs number {rows} (one per pair of inputs "
-            f"and output), more than {MAX_BLANKET_ROWS}; refused before building anything. Use "
-            "fewer outputs or bin the labels."
+            f"the blanket rows of {k} `inputs` x {m} `outputs` number {rows} (one per pair of "
+            f"inputs and output), more than {MAX_BLANKET_ROWS}; refused before building anything. "
+            "Use fewer outputs or bin the labels."
         )
 
 
@@ -450,6 +450,7 @@ def shuffle_mechanism(
         normalize=normalize,
         max_memory_gb=max_memory_gb,
     )
+    _check_blanket_size(first)  # before any certificate (each compares every pair of rows)
     with reporting(progress=progress, what="shuffle_mechanism"):
         brackets: dict[float, Bracket] = {}
         guess: float | None = None
