@@ -1,4 +1,4 @@
-"""``optmech shuffle``: the central guarantee of n shuffled reports, or the randomizer for one.
+"""``optmech shuffle``: the shuffled reports' central ε, or the best randomizer for it.
 
 Each of ``--n`` users applies the same local randomizer and a shuffler releases the histogram of
 their reports. Without ``--design`` the command certifies the central ε at ``--delta`` of a
