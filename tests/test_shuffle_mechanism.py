@@ -64,6 +64,7 @@ def test_eight_labels_meet_the_central_target_with_amplification_and_beat_rr_on_
     dp = optimal_bins(labels, prior, bins.local_epsilon, "squared")
     assert bins.value == pytest.approx(dp.value, rel=1e-9)
     assert res.value <= bins.value
+    assert res.source.startswith("LP")  # the LP's randomizer, not a baseline returned as is
     assert res.value <= res.baselines["GRR"].value
     assert res.lower_bound <= res.value
     assert res.privacy_certified is True

@@ -341,9 +341,10 @@ def shuffle_mechanism(
     clone reduction (Feldman, McMillan & Talwar 2021) with the matrix's own clone
     probability $p$, the blanket mass relative to a pair of inputs (Balle, Bell, Gascón &
     Nissim 2019): it depends on $Q$ through its local ε₀ and $p$ alone, and only loses
-    privacy as ε₀ grows or $p$ shrinks. Both are linear in the local LP (THEORY §8–9): the
-    envelope rows $t_y ≤ Q(y|x) ≤ e^{ε_0} t_y$ cap ε₀, and the blanket rows
-    $Q(y|x^0) + Q(y|x^1) ≤ (2/p) t_y$ (every pair of inputs, every output) floor $p$.
+    privacy as ε₀ grows or $p$ shrinks. Both are linear in the local LP
+    (`optmech.lp.matrix.envelope`): the envelope rows $t_y ≤ Q(y|x) ≤ e^{ε_0} t_y$ cap ε₀,
+    and the blanket rows $Q(y|x^0) + Q(y|x^1) ≤ (2/p) t_y$ (every pair of inputs, every
+    output) floor $p$.
     Every ε₀-LDP matrix has $p ≥ e^{−ε_0}$, and $p ≤ 2/(e^{ε_0}+1)$ once two rows reach the
     column's top; each θ of ``thetas`` is a line $p_θ(ε_0)$ that fraction of the way between
     (`optmech.lp.shuffle.frontier`).

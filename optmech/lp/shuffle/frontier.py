@@ -7,8 +7,8 @@ and the bisections.
 $$p = \min_{x^0 ≠ x^1} \min_y \frac{2 \min_x Q(y | x)}{Q(y | x^0) + Q(y | x^1)},$$
 
 the blanket mass relative to the pair (Balle, Bell, Gascón & Nissim 2019; Feldman, McMillan
-& Talwar 2021). With the envelope variable $t_y ≤ Q(y | x)$ of the local LP (THEORY §8), $p$
-is at least a given $p$ when the **blanket rows**
+& Talwar 2021). With the envelope variable $t_y ≤ Q(y | x)$ of the local LP
+(`optmech.lp.matrix.envelope`), $p$ is at least a given $p$ when the **blanket rows**
 
 $$Q(y | x^0) + Q(y | x^1) ≤ \frac{2}{p} t_y \quad \text{for every pair } x^0 < x^1
 \text{ and every output } y$$
