@@ -29,7 +29,7 @@ import argparse
 import math
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -143,8 +143,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the frontier's lines, fractions in [0, 1] of the blanket's room (default: "
         "0,0.25,0.5,0.75,1)",
     )
-    add_solver(design)
-    add_max_memory(design, LOCAL_MEMORY_GB)
+    add_solver(parser)  # (of --design too; listed under the options)
+    add_max_memory(parser, LOCAL_MEMORY_GB)
     add_json(parser)
 
 
@@ -255,7 +255,7 @@ def compute_design(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         raise ValueError("`--inputs` must give the labels with --design.")
     if args.epsilon is None:
         raise ValueError("`--epsilon` must give the central ε target with --design.")
-    objective = args.objective or "bayesian"
+    objective: Literal["bayesian", "minimax"] = args.objective or "bayesian"
     if objective == "minimax" and args.prior is not None:
         raise ValueError(
             "`--prior` does not apply to the minimax objective (the worst label's loss weighs "
