@@ -425,8 +425,8 @@ def shuffle_mechanism(
     Examples
     --------
     >>> import optmech
-    >>> res = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=10_000,
-    ...                                 inputs=[0, 1, 2, 3], thetas=(0.0, 1.0))
+    >>> res = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=1000,
+    ...                                 inputs=[0, 1, 2], thetas=(1.0,))
     >>> bool(res.certified_epsilon <= 1.0), bool(res.local_epsilon > 1.0)
     (True, True)
     >>> bool(res.lower_bound <= res.value <= res.baselines["GRR"].value)

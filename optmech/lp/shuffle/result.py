@@ -128,8 +128,8 @@ class ShuffleMechanism(MechanismResult):
     Examples
     --------
     >>> import optmech
-    >>> res = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=2000,
-    ...                                 inputs=[0, 1, 2], thetas=(0.0, 1.0))
+    >>> res = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=1000,
+    ...                                 inputs=[0, 1, 2], thetas=(1.0,))
     >>> bool(res.guarantee.epsilon <= 1.0 and res.local_epsilon > 1.0)
     True
     """
