@@ -68,6 +68,19 @@ def test_eight_labels_meet_the_central_target_with_amplification_and_beat_rr_on_
     assert res.value <= res.baselines["GRR"].value
     assert res.lower_bound <= res.value
     assert res.privacy_certified is True
+    # Each line's bound holds for the line's members: RR-on-Bins (p ≥ e^-ε₀: any ε₀-LDP
+    # matrix is on the line θ = 0) and GRR (p = 2/(e^ε₀ + 1): on θ = 1), each at an ε₀ below
+    # the line's excluded one, their values from their closed forms.
+    first, last = res.frontier[0], res.frontier[-1]
+    assert (first.theta, last.theta) == (0.0, 1.0)
+    assert bins.local_epsilon < first.excluded_epsilon  # type: ignore[operator]
+    assert first.lower_bound <= dp.value
+    grr = res.baselines["GRR"]
+    e = math.exp(grr.local_epsilon)
+    closed = sum(prior[x] * (labels - labels[x]) @ (labels - labels[x]) for x in range(8)) / (e + 7)
+    assert grr.value == pytest.approx(closed, rel=1e-9)
+    assert grr.local_epsilon < last.excluded_epsilon  # type: ignore[operator]
+    assert last.lower_bound <= closed
 
 
 def _small(**kw: object) -> optmech.ShuffleMechanism:

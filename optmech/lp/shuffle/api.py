@@ -16,7 +16,12 @@ from optmech._floats import FloatArray
 from optmech._validation import check_flag, check_int, check_real, describe
 from optmech.certify.shuffle import ShuffleGuarantee, shuffle_epsilon
 from optmech.constraints import Constraint, as_constraints
-from optmech.exceptions import InfeasibleConstraintsError, ProblemTooLargeError, SolverError
+from optmech.exceptions import (
+    InfeasibleConstraintsError,
+    OptmechError,
+    ProblemTooLargeError,
+    SolverError,
+)
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.matrix.envelope import Objective
 from optmech.lp.matrix.envelope_engine import solve_local
@@ -264,9 +269,12 @@ def _search_line(
     value = central = None
     accepted = False
     eps0 = bracket.certified
+    lower = 0.0
     for shrink in _SHRINK:
         eps0 = bracket.certified * (1.0 - shrink)
         solved = _solve_at(setting, eps0, line.theta, items, solver, accuracy)
+        if shrink == 0.0 and bracket.excluded is None:  # nothing excluded up to ε₀ = 50
+            lower = solved.provenance.lower_bound
         guarantee = shuffle_epsilon(solved.mechanism, n, delta)
         value, central = solved.provenance.value, guarantee.epsilon
         if guarantee.epsilon <= epsilon:
@@ -274,12 +282,11 @@ def _search_line(
             line.matrix, line.guarantee = solved.mechanism, guarantee
             line.provenance = solved.provenance
             break
-    lower = solved.provenance.lower_bound if bracket.excluded is None else 0.0
     if bracket.excluded is not None:
         try:
             relaxed = _solve_at(setting, bracket.excluded, line.theta, items, solver, accuracy)
             lower = relaxed.provenance.lower_bound
-        except SolverError:
+        except OptmechError:  # no bound known: the trivial one
             lower = 0.0
     line.point = FrontierPoint(
         theta=line.theta,
