@@ -187,6 +187,8 @@ def test_the_bisection_keeps_only_points_at_or_below_the_target() -> None:
         ({"thetas": (1.5,)}, "`thetas`", "1.5"),
         ({"thetas": ()}, "`thetas`", "()"),
         ({"tolerance": 0.0}, "`tolerance`", "0"),
+        ({"solver": "NOPE"}, "`solver`", "NOPE"),
+        ({"normalize": 1}, "`normalize`", "1"),
         ({"inputs": [1.0, 0.0, 2.0]}, "`inputs`", "1"),
     ],
 )

@@ -39,6 +39,7 @@ from optmech.lp.shuffle.frontier import (
     largest_certified,
 )
 from optmech.lp.shuffle.result import FrontierPoint, ShuffleBaseline, ShuffleMechanism
+from optmech.lp.solve import available_solvers
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import randomized_response
 from optmech.mechanisms.rr_on_bins import optimal_bins, rr_on_bins_matrix, supported_loss
@@ -103,6 +104,19 @@ def _check_thetas(thetas: Any) -> tuple[float, ...]:
             f"got {describe(thetas)}."
         )
     return tuple(sorted(set(values)))
+
+
+def _check_solver(solver: Any) -> None:
+    """A solver name that is installed, or None; checked before the search begins."""
+    if solver is None:
+        return
+    if not isinstance(solver, str):
+        raise TypeError(f"`solver` must be a solver name such as 'HIGHS'; got {describe(solver)}.")
+    solvers = available_solvers()
+    if solver.upper() not in solvers:
+        raise ValueError(
+            f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}."
+        )
 
 
 def _objective(setting: LocalSetting) -> Objective:
@@ -448,6 +462,7 @@ def shuffle_mechanism(
     normalize = check_flag("normalize", normalize)
     progress = check_flag("progress", progress)
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
+    _check_solver(solver)
     items = tuple(as_constraints(constraints))
     prior = _uniform(prior, inputs)
     first = resolve_local_setting(
