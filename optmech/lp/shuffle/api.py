@@ -386,7 +386,9 @@ def shuffle_mechanism(
     bounds the loss of every randomizer that satisfies the rows of a searched line at an ε₀
     that line's bound certifies. It is a lower bound **over the searched family only**: a
     randomizer off these lines, or certified by a sharper analysis than the bound the search
-    uses, may do better.
+    uses, may do better. (When such a candidate, a baseline certified exactly say, is
+    returned below every line's bound, ``lower_bound`` is its value: the least over what was
+    searched.) A line whose bound LP failed counts as 0.
 
     Parameters
     ----------
