@@ -8,7 +8,8 @@ Closed-form optimal noise (`Staircase`, `DiscreteStaircase`,
 the local model (`local_mechanism` with constraints of one's own from
 `optmech.constraints`, `rr_on_bins`,
 `extremal_mechanism` for the utilities of
-`optmech.utilities`);
+`optmech.utilities`); the shuffle model (`shuffle_mechanism`, the randomizer designed for a
+central target after shuffling, certified by `shuffle_epsilon`);
 and independent certification of what any mechanism achieves (`optmech.certify`:
 ``optmech.certify.certify(obj)`` for a certificate, `check` for a claim).
 Every LP-backed result carries a `Provenance` with a certified interval

@@ -47,6 +47,8 @@ from .lp.remap_of_geometric import constraint_matrix as constraint_matrix
 from .lp.remap_of_geometric import is_remap_of_geometric as is_remap_of_geometric
 from .lp.remap_of_geometric import remap_from_constraint_matrix as remap_from_constraint_matrix
 from .lp.remap_of_geometric import remap_of_geometric as remap_of_geometric
+from .lp.shuffle import ShuffleMechanism as ShuffleMechanism
+from .lp.shuffle import shuffle_mechanism as shuffle_mechanism
 from .lp.solve import SolveInfo as SolveInfo
 from .lp.solve import available_solvers as available_solvers
 from .lp.user import UserMechanism as UserMechanism

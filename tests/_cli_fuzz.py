@@ -432,6 +432,123 @@ def _local(tmp: Path) -> list[Case]:
     return cases
 
 
+def _matrix_files(tmp: Path) -> dict[str, str]:
+    """Bad randomizer files of ``shuffle --matrix``."""
+    import numpy as np
+
+    texts = {
+        "ragged.csv": "0.5,0.5\n1\n",
+        "words.csv": "a,b\nc,d\n",
+        "negative.csv": "1.5,-0.5\n0.5,0.5\n",
+        "unnormalised.csv": "0.5,0.6\n0.5,0.5\n",
+        "one-row.csv": "0.5,0.5\n",
+        "infinite-eps0.csv": "1,0\n0.5,0.5\n",
+        "nan.csv": "nan,1\n0.5,0.5\n",
+        "empty.csv": "",
+        "broken.npy": "\x93NUMPY garbage",
+        "matrix.txt": "0.5,0.5\n0.5,0.5\n",
+    }
+    out = {}
+    for name, text in texts.items():
+        path = tmp / name
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        out[name] = str(path)
+    np.save(tmp / "cube.npy", np.full((2, 2, 2), 0.5))
+    np.save(tmp / "strings.npy", np.array([["a", "b"], ["c", "d"]]))
+    np.save(tmp / "huge.npy", np.full((1000, 100), 0.01))
+    out |= {name: str(tmp / name) for name in ("cube.npy", "strings.npy", "huge.npy")}
+    out["missing.csv"] = str(tmp / "missing.csv")
+    out["folder.csv"] = str(tmp)
+    return out
+
+
+def _shuffle(tmp: Path) -> list[Case]:
+    """``optmech shuffle``: the guarantee of a randomizer and the design, every option's bad
+    values and the options of one mode given in the other."""
+    files = _matrix_files(tmp)
+    users = ["--n", "100", "--delta", "1e-6"]
+    grr = ["shuffle", "--grr", "3", "--eps0", "1", *users]
+    design = ["shuffle", "--design", "--inputs", "0,1,2", "--epsilon", "1", *users]
+    cases = [
+        Case(["shuffle", "--grr", "3", "--eps0", "1", "--n", v, "--delta", "1e-6"], "--n")
+        for v in [*BAD_COUNT, "1", *HUGE_COUNT]
+    ]
+    cases += [
+        Case(["shuffle", "--grr", "3", "--eps0", "1", "--n", "100", "--delta", v], "--delta")
+        for v in ["0", "1", "2", "-0.5", "nan", "inf", "abc", ""]
+    ]
+    cases += [
+        Case(["shuffle", "--grr", v, "--eps0", "1", *users], "--grr")
+        for v in ["1", "0", "-1", "abc", "", "2.5", "301", "1000000000"]
+    ]
+    cases += [
+        Case(["shuffle", "--grr", "3", "--eps0", v, *users], "--eps0")
+        for v in ["0", "-1", "nan", "inf", "abc", "", "51", "1e309"]
+    ]
+    cases += [Case([*grr, "--method", v], "--method") for v in [*BAD_CHOICE, "exact"]]
+    cases += [Case(["shuffle", "--matrix", f, *users], "--matrix") for f in files.values()]
+    cases += [
+        Case(["shuffle", "--matrix", files["matrix.txt"], "--grr", "3", *users], "--matrix"),
+        Case(["shuffle", "--matrix", files["cube.npy"], "--eps0", "1", *users], "--eps0"),
+        Case(["shuffle", "--eps0", "1", *users], "--eps0"),
+        Case(["shuffle", *users], "--matrix"),
+        Case(["shuffle", "--grr", "3", *users], "--eps0"),
+        Case(["shuffle", "--grr", "3", "--eps0", "1", "--delta", "1e-6"], "--n"),
+        Case(["shuffle", "--grr", "3", "--eps0", "1", "--n", "100"], "--delta"),
+        Case([*design, "--grr", "3"], "--grr"),
+        Case([*design, "--eps0", "1"], "--eps0"),
+        Case([*design, "--method", "auto"], "--method"),
+        Case([*design, "--matrix", files["matrix.txt"]], "--matrix"),
+        Case([*grr, "--inputs", "0,1,2"], "--inputs"),
+        Case([*grr, "--epsilon", "1"], "--epsilon"),
+        Case([*grr, "--thetas", "0,1"], "--thetas"),
+        Case([*grr, "--prior", "uniform"], "--prior"),
+        Case([*grr, "--cost", "abs"], "--cost"),
+        Case([*grr, "--objective", "minimax"], "--objective"),
+        Case([*grr, "--outputs", "0,1"], "--outputs"),
+        Case([*grr, "--solver", "HIGHS"], "--solver"),
+        Case([*grr, "--max-memory-gb", "2"], "--max-memory-gb"),
+        Case([*grr, "--bogus"], "--bogus"),
+    ]
+    cases += [
+        Case(["shuffle", "--design", "--inputs", v, "--epsilon", "1", *users], "--inputs")
+        for v in ["", ",", "0,,1", "a,b", "1", "0,0", "2,1", "nan,1", "1e309,2"]
+    ]
+    cases += [
+        Case(["shuffle", "--design", "--inputs", "0,1,2", "--epsilon", v, *users], "--epsilon")
+        for v in ["0", "-1", "nan", "inf", "abc", "", "51"]
+    ]
+    cases += [Case([*design, "--prior", v], "--prior") for v in ["", "1,1", "-1,1,1", "0,0,0"]]
+    cases += [Case([*design, "--cost", v], "--cost") for v in BAD_COSTS]
+    cases += [Case([*design, "--outputs", v], "--outputs") for v in ["", "a:b:c", "1:0:5", "0,,1"]]
+    cases += [
+        Case([*design, "--thetas", v], "--thetas") for v in ["", ",", "a", "1.5", "-0.1", "nan"]
+    ]
+    cases += [Case([*design, "--objective", v], "--objective") for v in BAD_CHOICE]
+    cases += [Case([*design, "--solver", v], "--solver") for v in ["NOPE", ""]]
+    cases += [
+        Case([*design, "--max-memory-gb", v], "--max-memory-gb") for v in BAD_POSITIVE if v != "inf"
+    ]
+    cases += [
+        Case([*design, "--objective", "minimax", "--prior", "1,1,1"], "--prior"),
+        Case(["shuffle", "--design", "--epsilon", "1", *users], "--inputs"),
+        Case(["shuffle", "--design", "--inputs", "0,1,2", *users], "--epsilon"),
+        Case(
+            [
+                "shuffle",
+                "--design",
+                "--inputs",
+                ",".join(map(str, range(400))),
+                "--epsilon",
+                "1",
+                *users,
+            ],
+            "--inputs",
+        ),
+    ]
+    return cases
+
+
 def _regressions(tmp: Path) -> list[Case]:
     """Bad command lines users met, each once ugly or wrong: now refused by name."""
     return [
@@ -552,6 +669,11 @@ def good_invocations() -> list[list[str]]:
         ["local", *labels, "--epsilon", "1", "--prior", "1e308,1e308,1e308,1e308"],
         ["design", "--privacy", "eps=2", "--resolution", "4", "--periods", "2", "--tail", "1,0.2"],
         ["user", "--n", "20", "--epsilon", "3"],
+        ["shuffle", "--grr", "4", "--eps0", "2", "--n", "10000", "--delta", "1e-6"],
+        [
+            *["shuffle", "--design", "--inputs", "-1,0,2", "--epsilon", "1", "--n", "500"],
+            *["--delta", "1e-6", "--thetas", "0,1"],
+        ],
         ["experiment", "--list"],
         ["experiment", "--list", "gamma-star"],
     ]
@@ -565,7 +687,16 @@ def good_invocations() -> list[list[str]]:
 def bad_invocations(tmp: Path) -> list[Case]:
     """Every bad command line, its files written under ``tmp``."""
     folders = {}
-    for name in ("design", "user", "local", "verify", "sweep", "experiment", "regressions"):
+    for name in (
+        "design",
+        "user",
+        "local",
+        "shuffle",
+        "verify",
+        "sweep",
+        "experiment",
+        "regressions",
+    ):
         folders[name] = tmp / name
         folders[name].mkdir(parents=True, exist_ok=True)
     return [
@@ -573,6 +704,7 @@ def bad_invocations(tmp: Path) -> list[Case]:
         *_design(folders["design"]),
         *_user(folders["user"]),
         *_local(folders["local"]),
+        *_shuffle(folders["shuffle"]),
         *_verify(folders["verify"]),
         *_sweep(folders["sweep"]),
         *_experiment(folders["experiment"]),

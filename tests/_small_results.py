@@ -127,3 +127,11 @@ def shuffle_guarantee() -> Any:
     """The shuffled guarantee of binary randomized response (ε₀ = 1) over 50 users."""
     e = float(np.exp(1.0))
     return optmech.shuffle_epsilon(np.array([[e, 1.0], [1.0, e]]) / (1 + e), 50, 1e-4)
+
+
+def shuffle_mechanism() -> Any:
+    """The randomizer of three labels whose 2000 shuffled reports are central (1, 10⁻⁶)-DP,
+    on two lines of the frontier."""
+    return optmech.shuffle_mechanism(
+        "uniform", "squared", 1.0, 1e-6, n=2000, inputs=[0.0, 1.0, 2.0], thetas=(0.0, 1.0)
+    )

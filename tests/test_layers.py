@@ -168,7 +168,7 @@ def test_the_circle_finder_finds_a_circle() -> None:
 LP_TIERS: tuple[tuple[str, ...], ...] = (
     ("solve", "limits", "solver_output", "engine", "bounds", "incremental"),
     ("matrix",),
-    ("additive", "additive2d", "user", "local"),
+    ("additive", "additive2d", "user", "local", "shuffle"),
     ("remap", "geometric_remaps", "remap_of_geometric", "dependent", "dependent_result", "design"),
 )
 LP_TIER_OF = {name: k for k, names in enumerate(LP_TIERS) for name in names}

@@ -51,6 +51,7 @@ FACTORIES: dict[str, Callable[[], Any]] = {
     "optmech.lp.local.extremal.ExtremalMechanism": small.extremal,
     "optmech.lp.local.result.LocalMechanism": small.local_mechanism,
     "optmech.lp.remap.RemapResult": small.geometric_remap,
+    "optmech.lp.shuffle.result.ShuffleMechanism": small.shuffle_mechanism,
     "optmech.lp.matrix.result.CommonMechanismResult": small.common_mechanism,
     "optmech.lp.matrix.result.UserMechanism": small.bayesian_user,
     "optmech.theorems.dual_certificate.DualCertificate": small.dual_certificate,
@@ -74,6 +75,7 @@ NOT_RESULTS = {
     "optmech.lp.matrix.objectives.LinearObjective": "an LP objective, not an answer",
     "optmech.lp.matrix.objectives.EpigraphObjective": "an LP objective, not an answer",
     "optmech.theorems.catalogue.CheckResult": "a row of the theorem catalogue (a check)",
+    "optmech.lp.shuffle.result.FrontierPoint": "a line of the frontier a shuffle design searched",
 }
 
 #: The rows every display starts with, in this order (the privacy rows follow "privacy

@@ -39,6 +39,7 @@ COMMANDS: tuple[str, ...] = (
     "design",
     "user",
     "local",
+    "shuffle",
     "verify",
     "sweep",
     "experiment",

@@ -1,0 +1,587 @@
+r"""The local randomizer of least loss whose n shuffled reports are central (ε, δ)-DP: the public
+entry point `shuffle_mechanism` and its baselines."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from optmech._floats import FloatArray
+from optmech._validation import check_flag, check_int, check_real, describe
+from optmech.certify.shuffle import ShuffleGuarantee, shuffle_epsilon
+from optmech.constraints import Constraint, as_constraints
+from optmech.exceptions import (
+    InfeasibleConstraintsError,
+    OptmechError,
+    ProblemTooLargeError,
+    SolverError,
+)
+from optmech.lp.engine.report import reporting, stage
+from optmech.lp.matrix.envelope import Objective
+from optmech.lp.matrix.envelope_engine import solve_local
+from optmech.lp.matrix.envelope_setting import (
+    DEFAULT_LOCAL_MEMORY_GB,
+    LocalSetting,
+    resolve_local_setting,
+)
+from optmech.lp.matrix.objectives import exact_upper_dot
+from optmech.lp.shuffle.frontier import (
+    Bracket,
+    blanket_rows,
+    bound_of,
+    clone_probability,
+    largest_certified,
+)
+from optmech.lp.shuffle.result import FrontierPoint, ShuffleBaseline, ShuffleMechanism
+from optmech.lp.solve import available_solvers
+from optmech.mechanisms.local_randomizer import LocalRandomizer
+from optmech.mechanisms.randomized_response import randomized_response
+from optmech.mechanisms.rr_on_bins import optimal_bins, rr_on_bins_matrix, supported_loss
+from optmech.provenance import DEFAULT_ACCURACY, Provenance
+
+__all__ = ["DEFAULT_THETAS", "MAX_BLANKET_ROWS", "OBJECTIVES", "shuffle_mechanism"]
+
+_log = logging.getLogger(__name__)
+
+#: The objectives: the prior's expected loss, or the worst input's.
+OBJECTIVES = ("bayesian", "minimax")
+#: The frontier's lines searched by default (`optmech.lp.shuffle.frontier`).
+DEFAULT_THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Most blanket rows (pairs of inputs x outputs) built.
+MAX_BLANKET_ROWS = 2_000_000
+#: Relative steps down in ε₀ when an LP's matrix misses the target by its own certificate.
+_SHRINK = (0.0, 1e-4, 1e-3, 1e-2)
+
+
+def _resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
+    if not isinstance(objective, str) or objective.lower() not in OBJECTIVES:
+        raise ValueError(
+            f"`objective` must be one of {', '.join(repr(o) for o in OBJECTIVES)}; got "
+            f"{describe(objective)}."
+        )
+    kind = objective.lower()
+    if kind == "minimax" and prior is not None:
+        raise ValueError(
+            "`prior` does not apply to objective='minimax' (the worst input's loss weighs no "
+            f"prior); pass prior=None; got a prior of type {type(prior).__name__}."
+        )
+    if kind == "bayesian" and prior is None:
+        raise ValueError(
+            "`prior` must be given for objective='bayesian' (probabilities of the inputs, or "
+            "'uniform'); got None. For the worst input's loss pass objective='minimax'."
+        )
+    if isinstance(prior, str):
+        if prior.strip().lower() != "uniform":
+            raise ValueError(
+                f"`prior` must be probabilities of the inputs or 'uniform'; got {prior!r}."
+            )
+    return kind, prior
+
+
+def _uniform(prior: Any, inputs: Any) -> Any:
+    if isinstance(prior, str):
+        count = int(np.size(inputs))
+        return np.full(count, 1.0 / count) if count else np.zeros(0)
+    return prior
+
+
+def _check_thetas(thetas: Any) -> tuple[float, ...]:
+    try:
+        values = tuple(float(t) for t in thetas)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`thetas` must be a sequence of reals in [0, 1]; got {describe(thetas)}."
+        ) from None
+    if not 1 <= len(values) <= 21 or not all(0.0 <= t <= 1.0 for t in values):
+        raise ValueError(
+            f"`thetas` must hold 1 to 21 reals in [0, 1] (fractions of the blanket's room); "
+            f"got {describe(thetas)}."
+        )
+    return tuple(sorted(set(values)))
+
+
+def _check_solver(solver: Any) -> None:
+    """A solver name that is installed, or None; checked before the search begins."""
+    if solver is None:
+        return
+    if not isinstance(solver, str):
+        raise TypeError(f"`solver` must be a solver name such as 'HIGHS'; got {describe(solver)}.")
+    solvers = available_solvers()
+    if solver.upper() not in solvers:
+        raise ValueError(
+            f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}."
+        )
+
+
+def _objective(setting: LocalSetting) -> Objective:
+    if setting.prior is None:
+        return Objective(forms=setting.loss)
+    return Objective(weights=setting.prior[:, None] * setting.loss)
+
+
+def _upper_value(prior: FloatArray | None, loss: FloatArray, matrix: FloatArray) -> float:
+    """The expected loss (or the worst input's) of ``matrix``, rounded up."""
+    if prior is None:
+        return max(exact_upper_dot(row, q) for row, q in zip(loss, matrix, strict=True))
+    return exact_upper_dot(prior[:, None] * loss, matrix)
+
+
+def _loss_on(cost: Any, setting: LocalSetting, outputs: FloatArray) -> FloatArray | None:
+    """The loss of the inputs at ``outputs``: columns of the setting's when they are on its
+    grid, else the cost evaluated there; None for a loss matrix off the grid."""
+    where = np.searchsorted(setting.outputs, outputs)
+    where = np.minimum(where, setting.outputs.size - 1)
+    if np.array_equal(setting.outputs[where], outputs):
+        return setting.loss[:, where]
+    if isinstance(cost, np.ndarray | list | tuple):
+        return None
+    return resolve_local_setting(
+        None, cost, inputs=setting.inputs, outputs=outputs, max_memory_gb=math.inf
+    ).loss
+
+
+def _calibrate(
+    name: str,
+    make: Callable[[float], tuple[FloatArray, FloatArray]],
+    setting: LocalSetting,
+    cost: Any,
+    epsilon: float,
+    delta: float,
+    n: int,
+    tolerance: float,
+    start: float | None,
+) -> ShuffleBaseline | None:
+    """The baseline ``make(ε₀) -> (matrix, outputs)`` at its largest ε₀ (by bisection) whose
+    shuffled certificate is at most ``epsilon``, with its value; None when it has none or its
+    loss cannot be evaluated."""
+
+    def central(eps0: float) -> float:
+        return shuffle_epsilon(make(eps0)[0], n, delta).epsilon
+
+    bracket = largest_certified(central, epsilon, tolerance, start)
+    if bracket is None:
+        return None
+    matrix, outputs = make(bracket.certified)
+    loss = _loss_on(cost, setting, outputs)
+    if loss is None:
+        return None
+    guarantee = shuffle_epsilon(matrix, n, delta)
+    return ShuffleBaseline(
+        name=name,
+        local_epsilon=bracket.certified,
+        value=_upper_value(setting.prior, loss, matrix),
+        guarantee=guarantee,
+        randomizer=LocalRandomizer(matrix, setting.inputs, outputs),
+    )
+
+
+def _baselines(
+    setting: LocalSetting,
+    cost: Any,
+    epsilon: float,
+    delta: float,
+    n: int,
+    tolerance: float,
+    starts: tuple[float | None, float | None],
+) -> dict[str, ShuffleBaseline]:
+    """GRR on the inputs and, for the squared or absolute error under a prior, RR-on-Bins
+    (its optimal bins at each ε₀; Ghazi et al. 2023), each calibrated to the target; their
+    bisections start from ``starts`` (the frontier's largest and smallest ε₀: GRR's clone
+    probability is the line θ = 1's, RR-on-Bins' with a bin of two labels or more θ = 0's)."""
+    x = setting.inputs
+    out: dict[str, ShuffleBaseline] = {}
+
+    def grr(eps0: float) -> tuple[FloatArray, FloatArray]:
+        return randomized_response(x.size, eps0), x
+
+    found = _calibrate("GRR", grr, setting, cost, epsilon, delta, n, tolerance, starts[0])
+    if found is not None:
+        out["GRR"] = found
+    prior = setting.prior
+    if prior is None or isinstance(cost, np.ndarray | list | tuple):
+        return out
+    try:
+        loss = supported_loss(cost)
+    except (TypeError, ValueError):
+        return out
+
+    def bins(eps0: float) -> tuple[FloatArray, FloatArray]:
+        sol = optimal_bins(x, prior, eps0, loss)
+        matrix = rr_on_bins_matrix(sol.assignment, len(sol.bins), eps0)
+        outputs, inverse = np.unique(sol.outputs, return_inverse=True)
+        merged = np.zeros((x.size, outputs.size))  # two bins with one output: one column
+        np.add.at(merged.T, inverse, matrix.T)
+        return merged, outputs
+
+    found = _calibrate("RR-on-Bins", bins, setting, cost, epsilon, delta, n, tolerance, starts[1])
+    if found is not None:
+        out["RR-on-Bins"] = found
+    return out
+
+
+def _check_blanket_size(setting: LocalSetting) -> None:
+    k, m = setting.num_inputs, setting.num_outputs
+    rows = k * (k - 1) // 2 * m
+    if rows > MAX_BLANKET_ROWS:
+        raise ProblemTooLargeError(
+            f"the blanket rows of {k} `inputs` x {m} `outputs` number {rows} (one per pair of "
+            f"inputs and output), more than {MAX_BLANKET_ROWS}; refused before building anything. "
+            "Use fewer outputs or bin the labels."
+        )
+
+
+class _Line:
+    """One θ of the frontier: its bracket, its LP at the certified end and its bound."""
+
+    def __init__(self, theta: float) -> None:
+        self.theta = theta
+        self.matrix: FloatArray | None = None
+        self.guarantee: ShuffleGuarantee | None = None
+        self.provenance: Provenance | None = None
+        self.point: FrontierPoint | None = None
+
+
+def _solve_at(
+    setting: LocalSetting,
+    epsilon0: float,
+    theta: float,
+    items: tuple[Constraint, ...],
+    solver: str | None,
+    accuracy: float,
+) -> Any:
+    p = clone_probability(epsilon0, theta)
+    extra = (blanket_rows(setting.num_inputs, setting.num_outputs, p),) if theta > 0 else ()
+    return solve_local(
+        setting,
+        epsilon0,
+        _objective(setting),
+        (*items, *extra),
+        solver=solver,
+        accuracy=accuracy,
+        designer="shuffle_mechanism",
+    )
+
+
+def _search_line(
+    line: _Line,
+    bracket: Bracket,
+    setting: LocalSetting,
+    items: tuple[Constraint, ...],
+    target: tuple[float, float, int],
+    solver: str | None,
+    accuracy: float,
+) -> None:
+    """Solve the LP of ``line`` at the bracket's certified end (stepping down while its matrix
+    misses the target by its own certificate) and at the excluded end (for the bound)."""
+    epsilon, delta, n = target
+    value = central = None
+    accepted = False
+    eps0 = bracket.certified
+    lower = 0.0
+    for shrink in _SHRINK:
+        eps0 = bracket.certified * (1.0 - shrink)
+        solved = _solve_at(setting, eps0, line.theta, items, solver, accuracy)
+        if shrink == 0.0 and bracket.excluded is None:  # nothing excluded up to ε₀ = 50
+            lower = solved.provenance.lower_bound
+        guarantee = shuffle_epsilon(solved.mechanism, n, delta)
+        value, central = solved.provenance.value, guarantee.epsilon
+        if guarantee.epsilon <= epsilon:
+            accepted = True
+            line.matrix, line.guarantee = solved.mechanism, guarantee
+            line.provenance = solved.provenance
+            break
+    if bracket.excluded is not None:
+        try:
+            relaxed = _solve_at(setting, bracket.excluded, line.theta, items, solver, accuracy)
+            lower = relaxed.provenance.lower_bound
+        except OptmechError:  # no bound known: the trivial one
+            lower = 0.0
+    line.point = FrontierPoint(
+        theta=line.theta,
+        local_epsilon=eps0,
+        excluded_epsilon=bracket.excluded,
+        clone_probability=clone_probability(eps0, line.theta),
+        value=value,
+        central_epsilon=central,
+        accepted=accepted,
+        lower_bound=max(0.0, float(lower)),
+    )
+
+
+def _default_outputs(inputs: FloatArray, baselines: dict[str, ShuffleBaseline]) -> FloatArray:
+    """The inputs and RR-on-Bins' outputs (so the LP's grid holds every baseline)."""
+    extra = [np.asarray(b.randomizer.outputs, dtype=np.float64) for b in baselines.values()]
+    return np.unique(np.concatenate([inputs, *extra]))
+
+
+def _embedded(base: ShuffleBaseline, setting: LocalSetting) -> FloatArray | None:
+    """The baseline's matrix on the setting's output grid (None when an output is off it)."""
+    outputs = np.asarray(base.randomizer.outputs, dtype=np.float64)
+    where = np.minimum(np.searchsorted(setting.outputs, outputs), setting.outputs.size - 1)
+    if not np.array_equal(setting.outputs[where], outputs):
+        return None
+    full = np.zeros((setting.num_inputs, setting.num_outputs))
+    full[:, where] = base.randomizer.matrix
+    return full
+
+
+def shuffle_mechanism(
+    prior: npt.ArrayLike | Literal["uniform"] | None,
+    cost: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    n: int,
+    inputs: npt.ArrayLike,
+    outputs: npt.ArrayLike | None = None,
+    constraints: Any = (),
+    objective: Literal["bayesian", "minimax"] = "bayesian",
+    thetas: Sequence[float] = DEFAULT_THETAS,
+    tolerance: float = 1e-3,
+    solver: str | None = None,
+    normalize: bool = False,
+    max_memory_gb: float = DEFAULT_LOCAL_MEMORY_GB,
+    accuracy: float = DEFAULT_ACCURACY,
+    progress: bool = False,
+) -> ShuffleMechanism:
+    r"""The local randomizer of least loss whose ``n`` shuffled reports are certified central
+    (ε, δ)-DP.
+
+    Each of ``n`` users applies the returned randomizer $Q$ to its input; a shuffler releases
+    the histogram of the reports. The returned $Q$ is certified by
+    `shuffle_epsilon` of its own matrix: ``result.guarantee.epsilon ≤ epsilon`` at
+    ``delta`` (the certified number is reported, never the target).
+
+    **Design.** The certificate's best bound for a matrix with more than two outputs is the
+    clone reduction (Feldman, McMillan & Talwar 2021) with the matrix's own clone
+    probability $p$, the blanket mass relative to a pair of inputs (Balle, Bell, Gascón &
+    Nissim 2019): it depends on $Q$ through its local ε₀ and $p$ alone, and only loses
+    privacy as ε₀ grows or $p$ shrinks. Both are linear in the local LP
+    (`optmech.lp.matrix.envelope`): the envelope rows $t_y ≤ Q(y|x) ≤ e^{ε_0} t_y$ cap ε₀,
+    and the blanket rows $Q(y|x^0) + Q(y|x^1) ≤ (2/p) t_y$ (every pair of inputs, every
+    output) floor $p$.
+    Every ε₀-LDP matrix has $p ≥ e^{−ε_0}$, and $p ≤ 2/(e^{ε_0}+1)$ once two rows reach the
+    column's top; each θ of ``thetas`` is a line $p_θ(ε_0)$ that fraction of the way between
+    (`optmech.lp.shuffle.frontier`).
+
+    **Search.** Along each line the bound increases with ε₀, so the largest ε₀ it certifies is
+    found by bisection (to ``tolerance`` relative), on a witness matrix with exactly that
+    (ε₀, $p_θ$), certified by `shuffle_epsilon`. The LP is solved there, and its
+    matrix is certified by `shuffle_epsilon` in turn; a matrix that misses the target
+    (rounding) is re-solved at a slightly smaller ε₀, and only certified matrices are kept.
+    The calibrated baselines are candidates as well when their outputs lie on the grid and
+    no constraints are given. The returned randomizer is the certified candidate of least
+    value. The search is **sound** because nothing is accepted on the strength of the bound
+    or the bisection: every candidate is certified from its own numbers.
+
+    **What ``lower_bound`` means.** At the smallest ε₀ the bisection excluded on each line,
+    the LP's rigorous (Lagrangian) lower bound; ``lower_bound`` is the least of them over the
+    lines (and at most ``value``). Along a line the LP's feasible set grows with ε₀, so this
+    bounds the loss of every randomizer that satisfies the rows of a searched line at an ε₀
+    that line's bound certifies. It is a lower bound **over the searched family only**: a
+    randomizer off these lines, or certified by a sharper analysis than the bound the search
+    uses, may do better. (When such a candidate, a baseline certified exactly say, is
+    returned below every line's bound, ``lower_bound`` is its value: the least over what was
+    searched.) A line whose bound LP failed counts as 0.
+
+    Parameters
+    ----------
+    prior : array_like, "uniform" or None
+        Prior over the inputs (non-negative, summing to 1 within 1e-9, or set ``normalize``)
+        or ``"uniform"``, for the Bayesian objective; None for the minimax one.
+    cost : Cost, str, callable or array_like
+        The cost of the error, as `optmech.local_mechanism` takes it (a cost of
+        $output − input$, a callable ``loss(output, input)``, or a loss matrix of shape
+        ``(len(inputs), len(outputs))``).
+    epsilon : float
+        Central ε of the target, in (0, 50].
+    delta : float
+        Central δ of the target, in (0, 1).
+    n : int
+        Number of users whose reports are shuffled, in [2, inf).
+    inputs : array_like
+        The input values (labels): strictly increasing reals, at least 2.
+    outputs : array_like, optional
+        The output grid (strictly increasing); default the inputs and the outputs of the
+        calibrated RR-on-Bins, so that the grid holds every baseline.
+    constraints : constraint or sequence of them
+        From `optmech.constraints`, as `optmech.local_mechanism` takes them; they hold
+        on the returned matrix (baselines are then not candidates).
+    objective : {"bayesian", "minimax"}, default "bayesian"
+        The prior's expected loss, or the worst input's (``prior=None``).
+    thetas : sequence of float, default (0, 0.25, 0.5, 0.75, 1)
+        The frontier's lines, fractions in [0, 1] (1 to 21 of them).
+    tolerance : float, default 1e-3
+        Relative width of the bisections on ε₀, in (0, 0.1].
+    solver : str, optional
+        LP solver; default by the count-LP policy.
+    normalize : bool, default False
+        Rescale a prior that does not sum to 1.
+    max_memory_gb : float, default 1.0
+        Refuse LPs whose estimated memory exceeds this, before building anything.
+    accuracy : float, default 1e-6
+        The accuracy each LP is solved to (its cross-check), in (0, 1].
+    progress : bool, default False
+        Show a progress bar of the stages.
+
+    Returns
+    -------
+    ShuffleMechanism
+        ``mechanism``, ``randomizer``, ``value``, ``lower_bound``, ``local_epsilon``,
+        ``guarantee`` (a `ShuffleGuarantee`), ``frontier``, ``baselines``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A bad argument, named with its range and the value received.
+    ProblemTooLargeError
+        An LP beyond ``max_memory_gb``, or more than `MAX_BLANKET_ROWS` blanket rows.
+    InfeasibleConstraintsError, SolverError
+        The constraints admit nothing, or every LP failed on every line.
+
+    Examples
+    --------
+    >>> import optmech
+    >>> res = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=1000,
+    ...                                 inputs=[0, 1, 2], thetas=(1.0,))
+    >>> bool(res.certified_epsilon <= 1.0), bool(res.local_epsilon > 1.0)
+    (True, True)
+    >>> bool(res.lower_bound <= res.value <= res.baselines["GRR"].value)
+    True
+    """
+    kind, prior = _resolve_objective(prior, objective)
+    eps = check_real("epsilon", epsilon, low=0.0, high=50.0, low_open=True)
+    dlt = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    users = check_int("n", n, low=2)
+    lines = _check_thetas(thetas)
+    tol = check_real("tolerance", tolerance, low=0.0, high=0.1, low_open=True)
+    normalize = check_flag("normalize", normalize)
+    progress = check_flag("progress", progress)
+    acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
+    _check_solver(solver)
+    items = tuple(as_constraints(constraints))
+    prior = _uniform(prior, inputs)
+    first = resolve_local_setting(
+        prior,
+        cost,
+        inputs=inputs,
+        outputs=outputs,
+        normalize=normalize,
+        max_memory_gb=max_memory_gb,
+    )
+    _check_blanket_size(first)  # before any certificate (each compares every pair of rows)
+    with reporting(progress=progress, what="shuffle_mechanism"):
+        brackets: dict[float, Bracket] = {}
+        guess: float | None = None
+        for theta in lines:  # along θ the bound falls: each line starts from the last
+            with stage("frontier bisection", _log, theta=theta) as record:
+                found = largest_certified(bound_of(users, dlt, theta), eps, tol, guess)
+                if found is not None:
+                    brackets[theta] = found
+                    guess = found.certified
+                    record.update(epsilon0=found.certified)
+        ends = [b.certified for b in brackets.values()]
+        starts = (max(ends), min(ends)) if ends else (None, None)
+        with stage("baselines", _log, n=users, epsilon=eps, delta=dlt):
+            baselines = _baselines(first, cost, eps, dlt, users, tol, starts)
+        setting = first
+        if outputs is None:
+            setting = resolve_local_setting(
+                first.prior,
+                cost,
+                inputs=first.inputs,
+                outputs=_default_outputs(first.inputs, baselines),
+                max_memory_gb=max_memory_gb,
+            )
+        _check_blanket_size(setting)
+        searched: list[_Line] = []
+        failure: Exception | None = None
+        unbounded = False
+        for theta, bracket in brackets.items():
+            with stage("frontier LP", _log, theta=theta) as record:
+                line = _Line(theta)
+                try:
+                    _search_line(line, bracket, setting, items, (eps, dlt, users), solver, acc)
+                except (SolverError, InfeasibleConstraintsError) as exc:
+                    # an infeasible line has no member; a failed solve leaves it unbounded
+                    failure, unbounded = exc, unbounded or isinstance(exc, SolverError)
+                    continue
+                searched.append(line)
+                record.update(value=line.point.value if line.point else None)
+    return _assemble(
+        setting, kind, (eps, dlt, users), searched, baselines, items, failure, acc, unbounded
+    )
+
+
+def _assemble(
+    setting: LocalSetting,
+    kind: str,
+    target: tuple[float, float, int],
+    lines: list[_Line],
+    baselines: dict[str, ShuffleBaseline],
+    items: tuple[Constraint, ...],
+    failure: Exception | None,
+    accuracy: float,
+    unbounded: bool,
+) -> ShuffleMechanism:
+    """The certified candidate of least value, with the bound over the frontier (0 when a
+    line's LP failed: nothing is known of that line)."""
+    eps, dlt, users = target
+    candidates: list[tuple[float, str, FloatArray, ShuffleGuarantee, Provenance | None]] = []
+    for line in lines:
+        if line.matrix is not None and line.guarantee is not None:
+            value = _upper_value(setting.prior, setting.loss, line.matrix)
+            candidates.append(
+                (value, f"LP, θ = {line.theta:g}", line.matrix, line.guarantee, line.provenance)
+            )
+    if not items:
+        for name, base in baselines.items():
+            full = _embedded(base, setting)
+            if full is not None and base.guarantee.epsilon <= eps:
+                value = _upper_value(setting.prior, setting.loss, full)
+                candidates.append((value, f"baseline {name}", full, base.guarantee, None))
+    if not candidates:
+        if isinstance(failure, InfeasibleConstraintsError):
+            raise failure
+        raise SolverError(
+            "shuffle_mechanism",
+            "no_certified_candidate",
+            f"no LP on the {len(lines)} frontier lines gave a matrix certified at central "
+            f"ε ≤ {eps:g}; try more `thetas`, a smaller `tolerance` or another solver.",
+        )
+    value, source, matrix, guarantee, prov = min(candidates, key=lambda c: c[0])
+    if prov is None:  # a baseline on the grid: its certificate, of the matrix returned
+        guarantee = shuffle_epsilon(matrix, users, dlt)
+    points = tuple(line.point for line in lines if line.point is not None)
+    lower = min((point.lower_bound for point in points), default=0.0)
+    lower = 0.0 if unbounded else min(lower, value)
+    if prov is None:
+        prov = Provenance(
+            solver="none",
+            status="exact",
+            attempts=(),
+            value=value,
+            lower_bound=lower,
+            accuracy=accuracy,
+        )
+    prov = replace(prov, value=value, lower_bound=lower)
+    return ShuffleMechanism(
+        mechanism=matrix,
+        inputs=setting.inputs,
+        outputs=setting.outputs,
+        epsilon=eps,
+        delta=dlt,
+        n=users,
+        guarantee=guarantee,
+        frontier=points,
+        baselines=baselines,
+        objective=kind,
+        source=source,
+        provenance=prov,
+    )
