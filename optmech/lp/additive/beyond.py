@@ -82,6 +82,7 @@ from optmech.lp.additive.gdp_reference import gaussian_cost
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
 from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import default_periods
+from optmech.lp.engine.acceptance import not_private
 from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
@@ -294,10 +295,7 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
     kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
     if not chk.holds:
         if not run.allow_repair:
-            raise PrivacyViolationError(
-                f"the solver's point is not {spec.privacy} (certified {chk.beyond}); pass "
-                "allow_repair=True, tighten the solver tolerances or try another solver."
-            )
+            raise not_private(spec.privacy, str(chk.beyond))
         kwargs, chk, fix = _repair(spec, rnd)
     # The target was tightened by the margin: the interval is about that wide by design.
     accuracy = max(run.accuracy, MARGIN_ACCURACY * rnd.cuts.margin)

@@ -61,7 +61,7 @@ from optmech.lp.additive.repair import (
 )
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
-from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.acceptance import not_private, within_privacy
 from optmech.lp.engine.interval import interval_value, lp_interval, relatively_wide
 from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
@@ -283,10 +283,7 @@ def _repair_stage(
             if isinstance(privacy, PureDP)
             else f"δ = {raw_delta:.6g} at ε = {privacy.epsilon:g}"
         )
-        raise PrivacyViolationError(
-            f"the solver's point is not {lp.privacy}: certified {what}; pass "
-            "allow_repair=True, tighten the solver tolerances or try another solver."
-        )
+        raise not_private(lp.privacy, what)
     return _repaired(lp, raw, full)
 
 

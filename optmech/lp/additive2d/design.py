@@ -39,7 +39,7 @@ from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
-from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.acceptance import not_private, within_privacy
 from optmech.lp.engine.interval import lp_interval, lp_value
 from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
@@ -176,10 +176,7 @@ def finish_design_2d(
             fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
             found.update(kind=str(fix))
     elif not within_privacy(raw_eps, eps):
-        raise PrivacyViolationError(
-            f"the solver's point is not {lp.spec.privacy}: certified ε = {raw_eps:.12g}; pass "
-            "allow_repair=True, tighten the solver tolerances or try another solver."
-        )
+        raise not_private(lp.spec.privacy, f"ε = {raw_eps:.12g}")
     source = "solver"
     if lp_value(high, lp.reference) < lp_value(high, values):
         values, source = lp.reference.copy(), "reference"
