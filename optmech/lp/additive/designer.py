@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.certify.noise import noise_epsilon
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import SolverError
 from optmech.lp.additive.constraint_rows import centred
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.diagnostics import warn_about
@@ -61,9 +62,9 @@ from optmech.lp.additive.repair import (
 )
 from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
-from optmech.lp.engine.acceptance import not_private, within_privacy
+from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.finish import Certificate, Finished, finish
 from optmech.lp.engine.interval import interval_value, lp_interval, relatively_wide
-from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.solve import SolveInfo
@@ -234,9 +235,9 @@ def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, flo
 
 
 # -- finishing a solve --------------------------------------------------------------------------
-def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
+def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float] | None:
     """The reference staircase of a graded grid as a certified noise: (family, keywords,
-    value, LP point), or None. It is an exactly feasible point of the LP (its step ratio and
+    value), or None. It is an exactly feasible point of the LP (its step ratio and
     tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more —
     unless the caller's constraints are among the rows (None then: it meets none of them)."""
     if lp.profile is None or lp.declared or lp.custom is not None:
@@ -245,8 +246,7 @@ def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, Float
     family, kwargs = lp.noise_parts(full, 0.0)
     if not _certify(family(**kwargs), lp)[2]:
         return None
-    point = _grid_point(lp, kwargs)[0]
-    return family, kwargs, interval_value(lp, point), point
+    return family, kwargs, interval_value(lp, _grid_point(lp, kwargs)[0])
 
 
 def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, dict, Repair]:
@@ -262,29 +262,80 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
-def _repair_stage(
-    lp: AdditiveLP,
-    raw: GridNoise,
-    full: FloatArray,
-    certified: tuple[float, Any, bool],
-    allow: bool,
-) -> tuple[type, dict[str, Any], Repair] | None:
-    """The repaired family, keywords and repair, or None when the point is kept as it is."""
-    raw_eps, raw_delta, ok = certified
-    if lp.spec.pure and allow:  # always: the window strictly inside ε, so exactly feasible
-        return _repaired(lp, raw, full)
-    if ok:
-        return None
-    if not allow:
-        privacy = lp.privacy
-        assert isinstance(privacy, PureDP | ApproxDP)  # beyond (ε, δ): `beyond`'s own repair
-        what = (
-            f"ε = {raw_eps:.12g}"
-            if isinstance(privacy, PureDP)
-            else f"δ = {raw_delta:.6g} at ε = {privacy.epsilon:g}"
+#: A point of the 1-D finish: the family, its keywords and (the solver's point) its grid values.
+_Point = tuple[type, dict[str, Any], FloatArray | None]
+
+
+@dataclass
+class _Steps:
+    """The 1-D steps of `optmech.lp.engine.finish.finish`."""
+
+    lp: AdditiveLP
+    info: SolveInfo
+    allow_repair: bool
+
+    @property
+    def always_repair(self) -> bool:
+        """ε-DP: the window strictly inside ε, so the repaired point is exactly feasible."""
+        return self.lp.spec.pure
+
+    def read(self) -> _Point:
+        full, atom = self.lp.full_values(self.lp.point())
+        return (*self.lp.noise_parts(full, atom), full)
+
+    def certify(self, point: _Point) -> Certificate:
+        eps, delta, ok = _certify(point[0](**point[1]), self.lp)
+        privacy = self.lp.privacy
+        shown = (
+            f"ε = {eps:.12g}"
+            if isinstance(privacy, PureDP) or delta is None
+            else f"δ = {delta:.6g} at ε = {cast(ApproxDP, privacy).epsilon:g}"
         )
-        raise not_private(lp.privacy, what)
-    return _repaired(lp, raw, full)
+        return Certificate(ok, shown, {"certified_epsilon": eps, "certified_delta": delta})
+
+    def value(self, point: _Point) -> float:
+        return interval_value(self.lp, _grid_point(self.lp, point[1])[0])
+
+    def repair(self, point: _Point) -> tuple[_Point, Repair]:
+        family, kwargs, full = point
+        assert full is not None  # the solver's point
+        family, kwargs, fix = _repaired(self.lp, family(**kwargs), full)
+        return (family, kwargs, None), fix
+
+    def compete(self, point: _Point) -> tuple[_Point, str]:
+        lp = self.lp
+        if lp.declared and self.allow_repair:  # an exact zero mean for Unbiased, when certified
+            mixed = centred(lp, point[1])
+            if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
+                return (*mixed, None), "solver"
+        reference = _reference_point(lp)
+        if reference is not None and reference[2] < self.value(point):
+            return (reference[0], reference[1], None), "reference"
+        return point, "solver"
+
+    def bound(self, point: _Point, accuracy: float) -> tuple[float, float, float]:
+        family, kwargs, _ = point
+        grid_point, _, outside = _grid_point(self.lp, kwargs)
+        lower, value = lp_interval(self.lp, grid_point, accuracy=accuracy)
+        if outside > 0:  # a mixture that left the support (continuous bound)
+            value = family(**kwargs).expected_cost(self.lp.cost) * (1.0 + 1e-12)
+        return lower, value, outside
+
+    def wrap(self, done: Finished[_Point]) -> DesignedNoise:
+        lp, raw = self.lp, done.raw.found
+        record = DesignRecord(
+            spec=lp.spec,
+            provenance=done.provenance,
+            certified_epsilon=done.certificate.found["certified_epsilon"],
+            certified_delta=float(done.certificate.found["certified_delta"]),
+            raw_certified_epsilon=raw["certified_epsilon"],
+            raw_certified_delta=None if lp.spec.pure else raw["certified_delta"],
+            cells_per_period=lp.grid.period,
+            window=lp.window,
+            lp_objective=float(self.info.objective) * lp.objective_factor,
+            source=done.source,
+        )
+        return designed_class(done.point[0])(record=record, **done.point[1])
 
 
 def finish_design(
@@ -317,65 +368,8 @@ def finish_design(
         Deprecated spelling of ``allow_repair``.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
-    z = lp.point()
-    full, atom = lp.full_values(z)
-    family, kwargs = lp.noise_parts(full, atom)
-    raw = family(**kwargs)
-    with stage("certify", _log, point="solver's") as found:
-        raw_eps, raw_delta, ok = _certify(raw, lp)
-        found.update(certified_epsilon=raw_eps, certified_delta=raw_delta, holds=ok)
-    raw_value = interval_value(lp, _grid_point(lp, kwargs)[0])
-    fix = Repair()
-    with stage("repair", _log) as found:
-        repaired = _repair_stage(lp, raw, full, (raw_eps, raw_delta, ok), allow_repair)
-        if repaired is not None:
-            family, kwargs, fix = repaired
-        found.update(kind=str(fix.kind), weight=fix.weight)
-    if lp.declared and allow_repair:  # an exact zero mean for Unbiased, when certified
-        mixed = centred(lp, kwargs)
-        if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
-            family, kwargs = mixed
-    with stage("certify", _log, point="returned") as found:
-        cert_eps, cert_delta, ok = _certify(family(**kwargs), lp)
-        found.update(certified_epsilon=cert_eps, certified_delta=cert_delta, holds=ok)
-    if not ok or cert_delta is None:
-        raise PrivacyViolationError(
-            f"the designed noise is not {lp.privacy} even after repair ({fix.kind}): certified "
-            f"ε = {cert_eps:.12g}, δ = {cert_delta}."
-        )
-    point, _, outside = _grid_point(lp, kwargs)
-    source = "solver"
-    reference = _reference_point(lp)
-    if reference is not None and reference[2] < interval_value(lp, point):
-        family, kwargs, _, point = reference
-        cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
-        source = "reference"
-    assert cert_delta is not None  # the returned point certified: above, or `_reference_point`
-    lower, value = lp_interval(lp, point, accuracy=accuracy)
-    if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
-        value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
-    cost = value - raw_value if fix.kind != RepairKind.NONE else 0.0
-    prov = design_provenance(
-        lp,
-        info,
-        (lower, value),
-        accuracy,
-        (lp.violation(z), outside),
-        Repair(fix.kind, fix.weight, cost),
-    )
-    record = DesignRecord(
-        spec=lp.spec,
-        provenance=prov,
-        certified_epsilon=cert_eps,
-        certified_delta=float(cert_delta),
-        raw_certified_epsilon=raw_eps,
-        raw_certified_delta=None if lp.spec.pure else raw_delta,
-        cells_per_period=lp.grid.period,
-        window=lp.window,
-        lp_objective=float(info.objective) * lp.objective_factor,
-        source=source,
-    )
-    noise = designed_class(family)(record=record, **kwargs)
+    steps = _Steps(lp, info, allow_repair)
+    noise = finish(steps, lp, info, allow_repair=allow_repair, accuracy=accuracy)
     if warn:
         warn_about(noise, lp, stacklevel=stacklevel + 1)
     return noise

@@ -29,19 +29,19 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
-from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
-from optmech.lp.engine.acceptance import not_private, within_privacy
+from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.finish import Certificate, Finished, finish
 from optmech.lp.engine.interval import lp_interval, lp_value
-from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.engine.solving import solve_built
@@ -120,10 +120,6 @@ def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
     )
 
 
-def _certify(noise: PiecewiseConstantNoise2D) -> float:
-    return float(noise2d_epsilon(**noise.description()))
-
-
 def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     """Values and tail scales raised to the envelope at ε, symmetric again.
 
@@ -143,6 +139,75 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     return np.concatenate([reps, scales]), changed
 
 
+@dataclass
+class _Steps:
+    """The 2-D steps of `optmech.lp.engine.finish.finish` on value and tail-scale variables."""
+
+    lp: AdditiveLP2D
+    info: SolveInfo
+    #: Unlike the 1-D window, the band rows hold at ``e^ε`` exactly (`_repaired`): the
+    #: envelope always runs, and the certificate is accepted to its rounding margin.
+    always_repair = True
+
+    @property
+    def high(self) -> AdditiveLP2D:
+        """The LP with the upper ends of the costs (the value of a point)."""
+        return dataclasses.replace(self.lp, weights=self.lp.weights_high)
+
+    def read(self) -> FloatArray:
+        return np.maximum(self.lp.point()[: self.lp.num_reps + len(self.lp.tails)], 0.0)
+
+    def certify(self, values: FloatArray) -> Certificate:
+        eps = float(noise2d_epsilon(**_noise(self.lp, values).description()))
+        ok = within_privacy(eps, self.lp.spec.epsilon)
+        return Certificate(ok, f"ε = {eps:.12g}", {"certified_epsilon": eps})
+
+    def value(self, values: FloatArray) -> float:
+        return lp_value(self.high, values)
+
+    def repair(self, values: FloatArray) -> tuple[FloatArray, Repair]:
+        values, changed = _repaired(self.lp, values)
+        return values, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
+
+    def compete(self, values: FloatArray) -> tuple[FloatArray, str]:
+        if self.value(self.lp.reference) < self.value(values):
+            return self.lp.reference.copy(), "reference"
+        return values, "solver"
+
+    def bound(self, values: FloatArray, accuracy: float) -> tuple[float, float, float]:
+        lp = self.lp
+        lower = lp_interval(lp, lp.complete(values), accuracy=accuracy)[0]
+        lower = lower / (1.0 + lp.mass_rtol) if lower > 0 else lower * (1.0 + lp.mass_rtol)
+        return lower, self.value(values), 0.0
+
+    def wrap(self, done: Finished[FloatArray]) -> DesignedNoise2D:
+        lp, values = self.lp, done.point
+        noise = _noise(lp, values)
+        record = DesignRecord2D(
+            spec=lp.spec,
+            provenance=done.provenance,
+            certified_epsilon=done.certificate.found["certified_epsilon"],
+            raw_certified_epsilon=done.raw.found["certified_epsilon"],
+            window=lp.window.method,
+            lp_objective=float(self.info.objective) * lp.objective_factor,
+            source=done.source,
+            reduced=lp.spec.group,
+            cost_error=max(self.value(values) - lp_value(lp, values), 0.0),
+            staircase_value=self.value(lp.reference),
+        )
+        desc = noise.description()
+        return DesignedNoise2D(
+            record=record,
+            densities=desc["densities"],
+            width=noise.width,
+            sensitivity=noise.sensitivity,
+            norm=noise.norm,
+            tails=list(noise.tails),
+            epsilon=lp.spec.epsilon,
+            tail_masses=noise._tail_mass,
+        )
+
+
 def finish_design_2d(
     lp: AdditiveLP2D,
     info: SolveInfo,
@@ -159,69 +224,7 @@ def finish_design_2d(
     spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
-    eps = lp.spec.epsilon
-    x = lp.point()
-    k = lp.num_reps + len(lp.tails)
-    raw = np.maximum(x[:k], 0.0)
-    with stage("certify", _log, point="solver's") as found:
-        raw_eps = _certify(_noise(lp, raw))
-        found.update(certified_epsilon=raw_eps)
-    high = dataclasses.replace(lp, weights=lp.weights_high)
-    raw_value = lp_value(high, raw)
-    fix = RepairKind.NONE
-    values = raw
-    if allow_repair:
-        with stage("repair", _log) as found:
-            values, changed = _repaired(lp, raw)
-            fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
-            found.update(kind=str(fix))
-    elif not within_privacy(raw_eps, eps):
-        raise not_private(lp.spec.privacy, f"ε = {raw_eps:.12g}")
-    source = "solver"
-    if lp_value(high, lp.reference) < lp_value(high, values):
-        values, source = lp.reference.copy(), "reference"
-    noise = _noise(lp, values)
-    with stage("certify", _log, point="returned") as found:
-        cert_eps = _certify(noise)
-        found.update(certified_epsilon=cert_eps)
-    if not within_privacy(cert_eps, eps):
-        raise PrivacyViolationError(
-            f"the designed 2-D noise is not {lp.spec.privacy} even after repair: certified "
-            f"ε = {cert_eps:.12g}."
-        )
-    value = lp_value(high, values)
-    lower = lp_interval(lp, lp.complete(values), accuracy=accuracy)[0]
-    lower = lower / (1.0 + lp.mass_rtol) if lower > 0 else lower * (1.0 + lp.mass_rtol)
-    spread = lp_value(high, values) - lp_value(lp, values)
-    prov = design_provenance(
-        lp,
-        info,
-        (lower, value),
-        accuracy,
-        (lp.violation(x), 0.0),
-        Repair(fix, 0.0, value - raw_value if fix != RepairKind.NONE else 0.0),
-    )
-    record = DesignRecord2D(
-        spec=lp.spec,
-        provenance=prov,
-        certified_epsilon=cert_eps,
-        raw_certified_epsilon=raw_eps,
-        window=lp.window.method,
-        lp_objective=float(info.objective) * lp.objective_factor,
-        source=source,
-        reduced=lp.spec.group,
-        cost_error=max(spread, 0.0),
-        staircase_value=lp_value(high, lp.reference),
-    )
-    warn_if_uncertified(prov, stacklevel=stacklevel)
-    desc = noise.description()
-    return DesignedNoise2D(
-        record=record,
-        densities=desc["densities"],
-        width=noise.width,
-        sensitivity=noise.sensitivity,
-        norm=noise.norm,
-        tails=list(noise.tails),
-        epsilon=eps,
-        tail_masses=noise._tail_mass,
-    )
+    steps = _Steps(lp, info)
+    noise = finish(steps, lp, info, allow_repair=allow_repair, accuracy=accuracy, what="2-D noise")
+    warn_if_uncertified(noise.provenance, stacklevel=stacklevel)
+    return noise
