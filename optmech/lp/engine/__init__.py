@@ -5,6 +5,10 @@ bound → record** — and these modules are the shared steps, so that the addit
 (1-D, beyond (ε, δ), 2-D), the user LPs and the query-dependent LP each write only what is
 their own (their rows, their objective, their certificate):
 
+`certified`
+    The loop itself: an LP family's hooks (build, read, repair, certify, bound, known
+    candidates, further rounds) and `certified_solve`, which solves robustly, competes,
+    refines, cross-checks and records; the only door to the solver outside this package.
 `rows`, `readout`
     A row-block LP: named blocks of rows, the cvxpy problem of one solver attempt and reading
     its point and multipliers back in the LP's own units.
