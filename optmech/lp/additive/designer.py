@@ -60,13 +60,13 @@ from optmech.lp.additive.repair import (
     mixture_repair,
     slack,
 )
-from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
-from optmech.lp.engine.acceptance import within_privacy
-from optmech.lp.engine.finish import Certificate, Finished, finish
-from optmech.lp.engine.interval import interval_value, lp_interval, relatively_wide
+from optmech.lp.engine.acceptance import not_private, within_privacy
+from optmech.lp.engine.certified import Outcome, Policy, certified_solve
+from optmech.lp.engine.interval import interval_value, lp_interval
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
@@ -99,8 +99,9 @@ def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
         with stage("build", _log) as found:
             lp = build_additive_lp(spec)
             found.update(lp.counts())
+        hooks = AdditiveSolve(lp, run)
         try:
-            solved, info = solve_additive(lp, run, fresh=True)
+            out = certified_solve(hooks, Policy(solver=run.solver, accuracy=run.accuracy))
         except SolverError as exc:
             if exc.status != "infeasible" or spec.pure:
                 raise
@@ -113,12 +114,7 @@ def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
                 "periods); raise `periods`",
                 attempts=exc.attempts,
             ) from exc
-        noise = finish_design(
-            solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
-        )
-        prov = noise.provenance
-        if relatively_wide(prov.value, prov.lower_bound, prov.accuracy):
-            noise = cross_check(noise, lp, finish_design, run)
+        noise = hooks.design(out)
         warn_about(noise, lp, stacklevel=4)
         return noise
 
@@ -262,80 +258,153 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
-#: A point of the 1-D finish: the family, its keywords and (the solver's point) its grid values.
-_Point = tuple[type, dict[str, Any], FloatArray | None]
+@dataclass
+class SolverPoint:
+    """The solver's point of a solved LP variant: its noise (family, keywords, grid values),
+    its certificate (pure ε, δ or None, whether it holds) and its value; ``candidate`` is the
+    repaired point, once `AdditiveSolve.repair` has made it."""
+
+    lp: AdditiveLP
+    family: type
+    kwargs: dict[str, Any]
+    full: FloatArray
+    certificate: tuple[float, float | None, bool]
+    value: float
+    candidate: Candidate | None = None
 
 
 @dataclass
-class _Steps:
-    """The 1-D steps of `optmech.lp.engine.finish.finish`."""
+class Candidate:
+    """A repaired point, where it came from, and (once certified) its certificate, its value
+    and the mass it puts beyond the grid."""
 
     lp: AdditiveLP
-    info: SolveInfo
-    allow_repair: bool
+    family: type
+    kwargs: dict[str, Any]
+    fix: Repair
+    source: str = "solver"
+    certificate: tuple[float, float | None, bool] = (math.inf, None, False)
+    value: float = math.inf
+    outside: float = 0.0
 
-    @property
-    def always_repair(self) -> bool:
-        """ε-DP: the window strictly inside ε, so the repaired point is exactly feasible."""
-        return self.lp.spec.pure
 
-    def read(self) -> _Point:
-        full, atom = self.lp.full_values(self.lp.point())
-        return (*self.lp.noise_parts(full, atom), full)
+class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
+    """A 1-D design as hooks of `certified_solve`: the solver's point read and certified,
+    repaired (the envelope inside ε, the (ε, δ) mixture, a zero mean for `Unbiased`), compared
+    with the reference staircase, certified again and bounded by weak duality (module
+    docstring).
 
-    def certify(self, point: _Point) -> Certificate:
-        eps, delta, ok = _certify(point[0](**point[1]), self.lp)
-        privacy = self.lp.privacy
-        shown = (
-            f"ε = {eps:.12g}"
-            if isinstance(privacy, PureDP) or delta is None
-            else f"δ = {delta:.6g} at ε = {cast(ApproxDP, privacy).epsilon:g}"
-        )
-        return Certificate(ok, shown, {"certified_epsilon": eps, "certified_delta": delta})
+    Parameters
+    ----------
+    lp : AdditiveLP
+        The LP built (its ``problem`` not yet solved unless ``solved`` is given).
+    run : DesignRun
+        Solver, options, repair and accuracy.
+    feasible : bool
+        Feasible by construction (default: the spec is ε-DP).
+    solved : (AdditiveLP, SolveInfo), optional
+        A solve already made: the loop finishes it instead of solving.
+    """
 
-    def value(self, point: _Point) -> float:
-        return interval_value(self.lp, _grid_point(self.lp, point[1])[0])
+    def __init__(
+        self,
+        lp: AdditiveLP,
+        run: DesignRun,
+        feasible: bool | None = None,
+        solved: tuple[AdditiveLP, SolveInfo] | None = None,
+    ) -> None:
+        feasible = lp.spec.pure if feasible is None else feasible
+        super().__init__(lp, run, kind="additive", feasible=feasible, solved=solved)
 
-    def repair(self, point: _Point) -> tuple[_Point, Repair]:
-        family, kwargs, full = point
-        assert full is not None  # the solver's point
-        family, kwargs, fix = _repaired(self.lp, family(**kwargs), full)
-        return (family, kwargs, None), fix
+    def read(self, built: AdditiveLP) -> SolverPoint:
+        full, atom = built.full_values(built.point())
+        family, kwargs = built.noise_parts(full, atom)
+        with stage("certify", _log, point="solver's") as found:
+            cert = _certify(family(**kwargs), built)
+            found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+        value = interval_value(built, _grid_point(built, kwargs)[0])
+        return SolverPoint(built, family, kwargs, full, cert, value)
 
-    def compete(self, point: _Point) -> tuple[_Point, str]:
-        lp = self.lp
-        if lp.declared and self.allow_repair:  # an exact zero mean for Unbiased, when certified
-            mixed = centred(lp, point[1])
+    def repair(self, point: SolverPoint) -> Candidate:
+        lp, (eps, delta, ok) = point.lp, point.certificate
+        fix, family, kwargs = Repair(), point.family, point.kwargs
+        with stage("repair", _log) as found:
+            # ε-DP: always, the window strictly inside ε makes the point exactly feasible.
+            if self.run.allow_repair and (lp.spec.pure or not ok):
+                family, kwargs, fix = _repaired(lp, family(**kwargs), point.full)
+            elif not ok:
+                privacy = lp.privacy
+                raise not_private(
+                    privacy,
+                    f"ε = {eps:.12g}"
+                    if isinstance(privacy, PureDP)
+                    else f"δ = {delta:.6g} at ε = {cast(ApproxDP, privacy).epsilon:g}",
+                )
+            found.update(kind=str(fix.kind), weight=fix.weight)
+        candidate = Candidate(lp, family, kwargs, fix)
+        if lp.declared and self.run.allow_repair:  # an exact zero mean for Unbiased, if certified
+            mixed = centred(lp, kwargs)
             if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
-                return (*mixed, None), "solver"
+                candidate = Candidate(lp, *mixed, fix)
         reference = _reference_point(lp)
-        if reference is not None and reference[2] < self.value(point):
-            return (reference[0], reference[1], None), "reference"
-        return point, "solver"
+        value = interval_value(lp, _grid_point(lp, candidate.kwargs)[0])
+        if reference is not None and reference[2] < value:
+            candidate = Candidate(lp, reference[0], reference[1], fix, "reference")
+        point.candidate = candidate
+        return candidate
 
-    def bound(self, point: _Point, accuracy: float) -> tuple[float, float, float]:
-        family, kwargs, _ = point
-        grid_point, _, outside = _grid_point(self.lp, kwargs)
-        lower, value = lp_interval(self.lp, grid_point, accuracy=accuracy)
-        if outside > 0:  # a mixture that left the support (continuous bound)
-            value = family(**kwargs).expected_cost(self.lp.cost) * (1.0 + 1e-12)
-        return lower, value, outside
+    def certify(self, candidate: Candidate) -> float | None:
+        lp = candidate.lp
+        with stage("certify", _log, point="returned") as found:
+            cert = _certify(candidate.family(**candidate.kwargs), lp)
+            found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+        if not cert[2] or cert[1] is None:
+            return None
+        grid_point, _, outside = _grid_point(lp, candidate.kwargs)
+        value = interval_value(lp, grid_point)
+        if outside > 0 and candidate.source == "solver":  # a mixture that left the support
+            value = candidate.family(**candidate.kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
+        candidate.certificate, candidate.value, candidate.outside = cert, value, outside
+        return value
 
-    def wrap(self, done: Finished[_Point]) -> DesignedNoise:
-        lp, raw = self.lp, done.raw.found
+    def bound(self, built: AdditiveLP, point: SolverPoint) -> float:
+        candidate = point.candidate
+        if candidate is None or not math.isfinite(candidate.value):
+            return -math.inf
+        grid_point = _grid_point(point.lp, candidate.kwargs)[0]
+        return lp_interval(point.lp, grid_point, accuracy=self.run.accuracy)[0]
+
+    def design(
+        self, out: Outcome[AdditiveLP, SolverPoint, Candidate], **fields: Any
+    ) -> DesignedNoise:
+        """The designed noise of the loop's outcome, with its record (and the provenance's
+        further ``fields``)."""
+        read, info, best = out.used.point, out.used.info, out.best.candidate
+        lp, fix = read.lp, best.fix
+        prov = out.provenance(
+            accuracy=self.run.accuracy,
+            violation_before=lp.violation(lp.point()),
+            violation_after=best.outside,
+            repair=Repair(
+                fix.kind, fix.weight, best.value - read.value if fix.kind != RepairKind.NONE else 0
+            ),
+            **fields,
+        )
+        eps, delta, _ = best.certificate
+        raw_eps, raw_delta, _ = read.certificate
         record = DesignRecord(
             spec=lp.spec,
-            provenance=done.provenance,
-            certified_epsilon=done.certificate.found["certified_epsilon"],
-            certified_delta=float(done.certificate.found["certified_delta"]),
-            raw_certified_epsilon=raw["certified_epsilon"],
-            raw_certified_delta=None if lp.spec.pure else raw["certified_delta"],
+            provenance=prov,
+            certified_epsilon=eps,
+            certified_delta=float(cast(float, delta)),
+            raw_certified_epsilon=raw_eps,
+            raw_certified_delta=None if lp.spec.pure else raw_delta,
             cells_per_period=lp.grid.period,
             window=lp.window,
-            lp_objective=float(self.info.objective) * lp.objective_factor,
-            source=done.source,
+            lp_objective=float(info.objective) * lp.objective_factor,
+            source=best.source,
         )
-        return designed_class(done.point[0])(record=record, **done.point[1])
+        return designed_class(best.family)(record=record, **best.kwargs)
 
 
 def finish_design(
@@ -368,8 +437,10 @@ def finish_design(
         Deprecated spelling of ``allow_repair``.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
-    steps = _Steps(lp, info, allow_repair)
-    noise = finish(steps, lp, info, allow_repair=allow_repair, accuracy=accuracy)
+    run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)
+    hooks = AdditiveSolve(lp, run, solved=(lp, info))
+    out = certified_solve(hooks, Policy(accuracy=accuracy, cross_check=False))
+    noise = hooks.design(out)
     if warn:
         warn_about(noise, lp, stacklevel=stacklevel + 1)
     return noise
