@@ -25,9 +25,8 @@ their own (their rows, their objective, their certificate):
     When a certified ε meets a requested one (the certificate's own rounding).
 `rounding`
     Cell widths and tail ratios rounded so the rows are exact.
-`record`, `finish`
-    Assembling a design's `Provenance`; finishing a solved design (read, certify, repair,
-    compete, bound, record) from a designer's steps.
+`record`
+    Assembling a design's `Provenance`.
 `report`
     Logging (the logger ``"optmech"``) and progress bars of the stages.
 
