@@ -279,3 +279,54 @@ def test_the_page_checks_can_fail() -> None:
         "| 2 | `mechanisms` |", "| 2 | `certify` |"
     )
     assert _page_layers(swapped) != LAYERS
+
+
+# -- the solver door -----------------------------------------------------------------------------
+#: The functions of ``optmech.lp.solve`` that run a solver: only ``optmech.lp.engine`` calls them
+#: (its certified loop, `optmech.lp.engine.certified`); types and the policy (``SolveInfo``,
+#: ``Strategy``, ``ProblemKind``, ``MAIN_SOLVERS``, ...) may be imported anywhere below the rule
+#: of the layers.
+SOLVER_DOOR = frozenset({"solve", "solve_robust", "_solve_once", "_attempt", "_run_solver"})
+#: Modules still calling the solver door themselves, pending their conversion to the certified
+#: loop; the set only shrinks.
+_PENDING = frozenset({"optmech.lp.dependent"})
+
+
+def _door_calls(path: Path) -> list[str]:
+    """The solver-door names ``path`` imports from ``optmech.lp.solve`` (or the module itself)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "optmech.lp.solve":
+            found += [a.name for a in node.names if a.name in SOLVER_DOOR or a.name == "*"]
+        elif isinstance(node, ast.ImportFrom) and node.module == "optmech.lp":
+            found += [f"optmech.lp.{a.name}" for a in node.names if a.name == "solve"]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name == "optmech.lp.solve"]
+    return found
+
+
+def _door_users(files: list[Path]) -> dict[str, list[str]]:
+    """Modules outside ``optmech.lp.engine`` (and the door itself) that call the solver door."""
+    users = {}
+    for path in files:
+        name = _module_name(path)
+        if name == "optmech.lp.solve" or name.startswith("optmech.lp.engine"):
+            continue
+        if found := _door_calls(path):
+            users[name] = found
+    return users
+
+
+def test_only_the_engine_calls_the_solver_door() -> None:
+    users = _door_users(sorted(PACKAGE.rglob("*.py")))
+    assert sorted(set(users) - _PENDING) == [], users
+    assert sorted(_PENDING - set(users)) == [], "converted: remove from _PENDING"
+
+
+def test_the_door_check_can_fail(tmp_path: Path) -> None:
+    """A designer importing ``solve_robust`` is caught; one importing only types is not."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from optmech.lp.solve import SolveInfo, solve_robust\n", encoding="utf-8")
+    good = tmp_path / "good.py"
+    good.write_text("from optmech.lp.solve import SolveInfo, Strategy\n", encoding="utf-8")
+    assert _door_calls(bad) == ["solve_robust"] and _door_calls(good) == []

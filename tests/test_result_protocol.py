@@ -70,6 +70,7 @@ NOT_RESULTS = {
     "optmech.lp.additive.designed.DesignRecord": "the record a 1-D design holds (`.record`)",
     "optmech.lp.additive2d.designed.DesignRecord2D": "the record a 2-D design holds",
     "optmech.lp.engine.record.Solved": "the engine's internal solve record",
+    "optmech.lp.engine.certified.Outcome": "what the certified loop found, before the result",
     "optmech.lp.matrix.objectives.LinearObjective": "an LP objective, not an answer",
     "optmech.lp.matrix.objectives.EpigraphObjective": "an LP objective, not an answer",
     "optmech.theorems.catalogue.CheckResult": "a row of the theorem catalogue (a check)",

@@ -166,12 +166,12 @@ def _minimax_remap(
 ) -> tuple[FloatArray, FloatArray]:
     """The optimal randomized remap ``T`` of ``G`` for the rows of S, and the multipliers
     ``μ ≥ 0`` of the risk rows (the remap LP of `optmech.lp.user.remap_lp`)."""
-    from optmech.lp.solve import solve_robust
+    from optmech.lp.engine.certified import solve_uncertified
     from optmech.lp.user.remap_lp import build_remap_lp, remap_forms
 
     forms = remap_forms(g_rows, loss_rows)
     factor = float(forms.max()) if forms.size and forms.max() > 0 else 1.0
-    lp, _ = solve_robust(
+    lp, _ = solve_uncertified(
         lambda _strategy: (lambda r: (r.problem, r))(build_remap_lp(forms, (n + 1, n + 1), factor)),
         num_variables=(n + 1) ** 2 + 1,
         kind="remap",

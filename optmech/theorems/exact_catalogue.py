@@ -49,7 +49,7 @@ from optmech import (
 )
 from optmech.costs import Cost, as_cost
 from optmech.lp.dependent import _pairs
-from optmech.lp.solve import solve
+from optmech.lp.engine.certified import solve_problem
 from optmech.theorems import _enclose as enc
 from optmech.theorems._support import (
     interval_of,
@@ -155,7 +155,7 @@ def _user_multipliers(weights: np.ndarray, epsilon: float) -> tuple[np.ndarray, 
     problem = cp.Problem(
         cp.Minimize(cp.sum(cp.multiply(weights / scale, x))), [cp.sum(x, axis=1) == 1, down, up]
     )
-    solve(problem, kind="count")
+    solve_problem(problem, kind="count")
     z_down = np.clip(np.asarray(down.dual_value, dtype=np.float64), 0.0, None) * scale
     z_up = np.clip(np.asarray(up.dual_value, dtype=np.float64), 0.0, None) * scale
     return z_down, z_up
@@ -348,7 +348,7 @@ def _minimax_multipliers(
     down = x[:-1] - e * x[1:] <= 0
     up = x[1:] - e * x[:-1] <= 0
     problem = cp.Problem(cp.Minimize(t), [cp.sum(x, axis=1) == 1, rows, down, up])
-    solve(problem, kind="count")
+    solve_problem(problem, kind="count")
     clip = [
         np.clip(np.asarray(c.dual_value, dtype=np.float64), 0.0, None) for c in (rows, down, up)
     ]

@@ -19,7 +19,8 @@ scipy.stats' ``_pdf`` methods), and `certified_solve` runs the loop that every f
    (`optmech.lp.engine.crosscheck`); the larger bound is kept, and its point unless the caller
    named a solver or asked for a vertex (`Policy.keep_point`).
 
-Every solve is logged and counted (`optmech.lp.engine.report`) and its attempts recorded, those
+Every attempt, round, refinement and cross-check is logged and counted
+(`optmech.lp.engine.report`) and its attempts recorded, those
 after the first labelled ``"round k, …"``, ``"refined, …"``, ``"cross-check, …"``;
 `Outcome.provenance` assembles the result's `Provenance`.
 
@@ -46,9 +47,9 @@ Hooks
     The solve itself (optional: an LP solved otherwise, e.g. by column generation, overrides
     it; the default is `optmech.lp.solve.solve_robust` over ``build``).
 
-`solve_uncertified` is the door for the LPs whose answer is checked elsewhere (the elastic LP
-that names conflicting constraints, the textbook solves of the theorem catalogue): outside
-`optmech.lp.engine` no module calls the solver door itself.
+`solve_uncertified` and `solve_problem` are the doors for the LPs whose answer is checked
+elsewhere (the elastic LP that names conflicting constraints, the textbook solves of the theorem
+catalogue): outside `optmech.lp.engine` no module calls the solver door itself.
 
 Examples
 --------
@@ -86,7 +87,7 @@ from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.engine.crosscheck import cross_check, labelled
 from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import stage
-from optmech.lp.solve import ProblemKind, SolveInfo, Strategy, provenance_of, solve_robust
+from optmech.lp.solve import ProblemKind, SolveInfo, Strategy, provenance_of, solve, solve_robust
 from optmech.provenance import DEFAULT_ACCURACY, Attempt, Provenance
 
 __all__ = [
@@ -98,6 +99,7 @@ __all__ = [
     "Solve",
     "certified_solve",
     "compete",
+    "solve_problem",
     "solve_uncertified",
 ]
 
@@ -290,9 +292,7 @@ def _solve(lp: CertifiedLP[B, P, C], solver: str | None, vertex: bool) -> Solve[
     if lp.label:
         info = dataclasses.replace(info, attempts=tuple(labelled(info.attempts, lp.label)))
     point = lp.read(built)
-    with stage("certify") as found:
-        best = _accepted(lp, point, (info.solver, info.status))
-        found.update(accepted=best is not None)
+    best = _accepted(lp, point, (info.solver, info.status))
     return Solve(built, point, best, lp.bound(built, point), info, build_time)
 
 
@@ -391,3 +391,11 @@ def solve_uncertified(
         kind=kind,
         feasible=feasible,
     )
+
+
+def solve_problem(
+    problem: cp.Problem, *, kind: ProblemKind = "generic", solver: str | None = None
+) -> SolveInfo:
+    """Solve a built problem once, in place, whose answer is checked elsewhere (module
+    docstring): `optmech.lp.solve.solve`; raises `SolverError` unless it ends optimal."""
+    return solve(problem, kind=kind, solver=solver)

@@ -4,7 +4,8 @@
 `optmech.mechanisms.rr_on_bins` (no LP) and returns the bins, their
 outputs, the optimal expected loss and the randomizer's matrix, whose ε is certified over every
 pair of inputs. The matrix is built with the ratio ``e^ε (1 − 2^-40)``, so that floating-point
-rounding cannot put its certificate above ε; its expected loss exceeds `value` by less than
+rounding cannot put its certificate above ε (doubled until it certifies:
+`shrunk_until_certified`); its expected loss exceeds `value` by less than
 1e-11 relative.
 """
 
@@ -19,7 +20,7 @@ import numpy.typing as npt
 
 from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
-from optmech.lp.matrix.envelope_repair import certify_local
+from optmech.lp.matrix.envelope_repair import shrunk_until_certified
 from optmech.lp.matrix.setting import check_epsilon
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss
@@ -214,9 +215,16 @@ def rr_on_bins(
     sol = optimal_bins(x, prior, eps, name)
     p = np.asarray(prior, dtype=np.float64)
     k = len(sol.bins)
-    ratio = math.exp(eps) * (1.0 - _SHRINK)
-    matrix = np.full((x.size, k), 1.0 / (ratio + k - 1))
-    matrix[np.arange(x.size), sol.assignment] = ratio / (ratio + k - 1)
+
+    def build(ratio: float) -> FloatArray:
+        q = np.full((x.size, k), 1.0 / (ratio + k - 1))
+        q[np.arange(x.size), sol.assignment] = ratio / (ratio + k - 1)
+        return q
+
+    if x.size > 1:
+        matrix, certified = shrunk_until_certified(build, eps, _SHRINK)
+    else:
+        matrix, certified = build(math.exp(eps)), 0.0
     return RROnBins(
         inputs=x,
         prior=p,
@@ -226,6 +234,6 @@ def rr_on_bins(
         outputs=sol.outputs,
         value=sol.value,
         mechanism=matrix,
-        certified_epsilon=certify_local(matrix) if x.size > 1 else 0.0,
+        certified_epsilon=certified,
         values_by_bins=sol.values_by_bins,
     )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, describe
+from optmech.lp.engine.certified import CertifiedLP, Policy, certified_solve
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.local.patterns import (
     check_pattern_size,
@@ -35,9 +35,9 @@ from optmech.lp.local.patterns import (
     pattern_columns,
     patterns,
 )
-from optmech.lp.matrix.envelope_repair import certify_local
+from optmech.lp.matrix.envelope_repair import certify_local, shrunk_until_certified
 from optmech.lp.matrix.setting import check_epsilon
-from optmech.lp.solve import Strategy, provenance_of, solve_robust
+from optmech.lp.solve import Strategy
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import binary_mechanism, randomized_response
 from optmech.provenance import DEFAULT_ACCURACY, Provenance, warn_if_uncertified
@@ -171,63 +171,71 @@ def _check_utility(utility: Any) -> Utility:
     return utility
 
 
-def _staircase(bits: FloatArray, weights: FloatArray, epsilon: float) -> FloatArray:
-    """The mechanism of the used patterns at ratio ``e^ε(1 − shrink)``, rows normalised, the
-    shrink doubled until the certificate is at most ε."""
-    shrink = _SHRINK
-    for _ in range(40):
-        ratio = math.exp(epsilon) * (1.0 - shrink)
-        q = pattern_columns(bits, ratio) * weights[None, :]
-        q /= q.sum(axis=1, keepdims=True)
-        if certify_local(q) <= epsilon:
-            return q
-        shrink *= 2.0
-    raise AssertionError("a ratio below e^ε certifies")  # pragma: no cover
+@dataclass(frozen=True)
+class _Read:
+    weights: FloatArray
+    multipliers: FloatArray
 
 
 @dataclass(frozen=True)
-class _PatternSolve:
-    bits: FloatArray
-    weights: FloatArray
-    multipliers: FloatArray
-    info: Any
-    build_time: float
+class _Staircase:
+    mechanism: FloatArray
+    patterns: np.ndarray
 
 
-def _solve(utility: Utility, epsilon: float, solver: str | None) -> _PatternSolve:
-    """The pattern LP at ratio ``e^ε``, solved for a vertex."""
-    bits = patterns(utility.num_inputs)
-    columns = pattern_columns(bits, math.exp(epsilon))
-    mu = utility.column_values(columns)
-    top = float(np.max(np.abs(mu))) or 1.0
-    built = [0.0]
+class _PatternLP(CertifiedLP[tuple[cp.Variable, cp.Constraint, float], _Read, _Staircase]):
+    """The pattern LP at ratio ``e^ε`` as a minimisation of ``−U`` (`optmech.lp.engine.certified`):
+    the staircase mechanism of the used patterns is certified ε-LDP and worth its utility rounded
+    down; the bound is weak duality with either sign convention of the multipliers."""
 
-    def build(strategy: Strategy) -> tuple[cp.Problem, tuple[cp.Variable, cp.Constraint, float]]:
-        start = time.perf_counter()
-        theta = cp.Variable(bits.shape[1], nonneg=True)
-        scale = top if strategy.rescaled else 1.0
-        rows = columns @ theta == 1
-        problem = cp.Problem(cp.Maximize((mu / scale) @ theta), [rows])
-        built[0] = time.perf_counter() - start
+    def __init__(self, utility: Utility, epsilon: float) -> None:
+        self.utility, self.epsilon = utility, epsilon
+        self.bits = patterns(utility.num_inputs)
+        self.columns = pattern_columns(self.bits, math.exp(epsilon))
+        self.mu = utility.column_values(self.columns)
+        self.top = float(np.max(np.abs(self.mu))) or 1.0
+        self.num_variables = self.bits.shape[1]
+
+    def build(
+        self, strategy: Strategy
+    ) -> tuple[cp.Problem, tuple[cp.Variable, cp.Constraint, float]]:
+        theta = cp.Variable(self.bits.shape[1], nonneg=True)
+        scale = self.top if strategy.rescaled else 1.0
+        rows = self.columns @ theta == 1
+        problem = cp.Problem(cp.Maximize((self.mu / scale) @ theta), [rows])
         return problem, (theta, rows, scale)
 
-    (theta, rows, scale), info = solve_robust(
-        build,
-        num_variables=bits.shape[1],
-        solver=solver,
-        vertex=True,
-        kind="generic",
-        feasible=True,
-    )
-    duals = rows.dual_value
-    lam = np.full(bits.shape[0], np.nan) if duals is None else np.asarray(duals, dtype=float)
-    return _PatternSolve(
-        bits,
-        np.clip(np.asarray(theta.value, dtype=np.float64), 0.0, None),
-        lam.reshape(-1) * scale,
-        info,
-        built[0],
-    )
+    def read(self, built: tuple[cp.Variable, cp.Constraint, float]) -> _Read:
+        theta, rows, scale = built
+        duals = rows.dual_value
+        lam = (
+            np.full(self.bits.shape[0], np.nan) if duals is None else np.asarray(duals, dtype=float)
+        )
+        weights = np.clip(np.asarray(theta.value, dtype=np.float64), 0.0, None)
+        return _Read(weights, lam.reshape(-1) * scale)
+
+    def repair(self, point: _Read) -> _Staircase:
+        """The mechanism of the used patterns at a ratio just below ``e^ε``, rows normalised
+        (`shrunk_until_certified`)."""
+        w = point.weights
+        used = w > 1e-14 * w.max()
+        bits, weights = self.bits[:, used], w[used]
+
+        def build(ratio: float) -> FloatArray:
+            q = pattern_columns(bits, ratio) * weights[None, :]
+            return q / q.sum(axis=1, keepdims=True)
+
+        return _Staircase(shrunk_until_certified(build, self.epsilon, _SHRINK)[0], bits)
+
+    def certify(self, candidate: _Staircase) -> float | None:
+        if certify_local(candidate.mechanism) > self.epsilon:
+            return None
+        return -self.utility.value_interval(candidate.mechanism)[0]
+
+    def bound(self, built: object, point: _Read) -> float:
+        lam, util, eps = point.multipliers, self.utility, self.epsilon
+        # Either sign convention of the multipliers gives a valid bound: keep the smaller.
+        return -min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam))
 
 
 def extremal_mechanism(
@@ -281,29 +289,19 @@ def extremal_mechanism(
     k = util.num_inputs
     with reporting(progress=progress, what="extremal_mechanism"):
         with stage("pattern LP", _log, inputs=k, patterns=2**k) as found:
-            solved = _solve(util, eps, solver)
-            found.update(status=solved.info.status)
+            policy = Policy(solver=solver, vertex=True, accuracy=accuracy, cross_check=False)
+            outcome = certified_solve(_PatternLP(util, eps), policy)
+            found.update(status=outcome.used.info.status)
         with stage("certify", _log) as found:
-            weights = solved.weights
-            used = weights > 1e-14 * weights.max()
-            mechanism = _staircase(solved.bits[:, used], weights[used], eps)
-            low, _ = util.value_interval(mechanism)
-            lam = solved.multipliers
-            # Either sign convention of the multipliers gives a valid bound: keep the smaller.
-            upper = max(min(pattern_bound(util, eps, lam), pattern_bound(util, eps, -lam)), low)
-            found.update(outputs=int(used.sum()), value=low, upper_bound=upper)
-    provenance = provenance_of(
-        solved.info,
-        value=-low,
-        lower_bound=-upper,
-        build_time=solved.build_time,
-        accuracy=accuracy,
-    )
+            mechanism, bits = outcome.best.candidate.mechanism, outcome.best.candidate.patterns
+            low, upper = -outcome.best.value, max(-outcome.lower, -outcome.best.value)
+            found.update(outputs=bits.shape[1], value=low, upper_bound=upper)
+    provenance = outcome.provenance(accuracy=accuracy)
     result = ExtremalMechanism(
         utility=util,
         epsilon=eps,
         mechanism=mechanism,
-        patterns=solved.bits[:, used].astype(bool),
+        patterns=bits.astype(bool),
         value=low,
         upper_bound=upper,
         certified_epsilon=certify_local(mechanism),

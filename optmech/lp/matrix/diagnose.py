@@ -16,9 +16,10 @@ import cvxpy as cp
 import numpy as np
 
 from optmech.exceptions import InfeasibleConstraintsError, SolverError
+from optmech.lp.engine.certified import solve_uncertified
 from optmech.lp.matrix.envelope import envelope_rows, simplex_rows
 from optmech.lp.matrix.rows import Layout, RowFamily
-from optmech.lp.solve import Strategy, solve_robust
+from optmech.lp.solve import Strategy
 
 __all__ = ["diagnose_infeasible", "least_slacks"]
 
@@ -52,7 +53,7 @@ def least_slacks(
         total = sum((cp.sum(s) for s in slacks), cp.Constant(0.0))
         return cp.Problem(cp.Minimize(total), cons), slacks
 
-    slacks, _ = solve_robust(
+    slacks, _ = solve_uncertified(
         build, num_variables=layout.size, solver=solver, kind="count", feasible=True
     )
     return [float(np.max(s.value)) if s.value is not None else 0.0 for s in slacks]

@@ -41,7 +41,7 @@ The same path solves the count-query and graph user LPs with constraints: given 
 
 from __future__ import annotations
 
-import time
+import math
 from dataclasses import dataclass, replace
 
 import cvxpy as cp
@@ -50,8 +50,8 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
+from optmech.lp.engine.certified import CertifiedLP, NotCertified, Outcome, Policy, certified_solve
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
-from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.record import Solved
 from optmech.lp.matrix.diagnose import diagnose_infeasible, least_slacks
 from optmech.lp.matrix.envelope import LocalLP, Objective, build_local_lp, envelope_rows
@@ -61,7 +61,7 @@ from optmech.lp.matrix.envelope_setting import LocalSetting
 from optmech.lp.matrix.neighbours import NeighbourGraph
 from optmech.lp.matrix.objectives import exact_upper_dot
 from optmech.lp.matrix.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
-from optmech.lp.solve import SolveInfo, Strategy, alternative_solvers, provenance_of, solve_robust
+from optmech.lp.solve import SolveInfo, Strategy, provenance_of
 from optmech.provenance import Attempt, ConstraintRecord, Repair
 
 __all__ = ["CROSS_CHECK_VARIABLES", "MARGINS", "POLISH_SUPPORT", "solve_local"]
@@ -143,16 +143,17 @@ class _Run:
 
 
 @dataclass(frozen=True)
-class _Candidate:
-    mechanism: FloatArray
-    value: float
+class _Local:
+    """A repaired point that keeps every declarative constraint, and the polish's solve when
+    the polish found it."""
+
     repair: LocalRepair
-    raw: FloatArray
-    lower: float
-    info: SolveInfo
-    violation: float
-    build_time: float
-    margin: float
+    polish: SolveInfo | None = None
+
+    @property
+    def mechanism(self) -> FloatArray:
+        assert self.repair.mechanism is not None
+        return self.repair.mechanism
 
 
 def _upper_value(objective: Objective, mechanism: FloatArray) -> float:
@@ -176,57 +177,91 @@ def _violation(problem: _Problem, lp: LocalLP) -> float:
     return worst
 
 
-def _solve_once(
-    problem: _Problem,
-    margin: float,
-    solver: str | None,
-    vertex: bool = False,
-    diagnose: bool = True,
-) -> tuple[_Run, SolveInfo, float]:
-    """One robust solve at the given margin (module docstring, steps 1–2); an infeasible
-    constrained LP is diagnosed (`diagnose_infeasible`) when
-    ``diagnose``."""
-    build_time = [0.0]
-    eps_lp = problem.epsilon * (1.0 - max(margin, 0.0))  # a negative margin loosens caps only
-    top = float(np.max(problem.objective.matrix))
+class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
+    """The envelope LP at a margin (module docstring, steps 1–4) as hooks of the certified loop
+    (`optmech.lp.engine.certified`). An infeasible constrained LP is diagnosed
+    (`diagnose_infeasible`) when ``diagnose``; ``floor`` is the largest bound found at smaller
+    margins (each valid for the problem asked)."""
 
-    def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
-        start = time.perf_counter()
+    kind = "count"
+
+    def __init__(
+        self, problem: _Problem, margin: float, floor: float = -math.inf, diagnose: bool = True
+    ) -> None:
+        self.problem, self.margin, self.floor, self.diagnose = problem, margin, floor, diagnose
+        self.num_variables = problem.layout.size
+        self.feasible = not problem.constrained
+        self.label = f"margin {margin:g}" if margin else ""
+        self.polished: list[Attempt] = []  # the attempts of a polish that was kept
+        self.checked: _LocalLP | None = None
+
+    def build(self, strategy: Strategy) -> tuple[cp.Problem, _Run]:
+        problem = self.problem
+        eps_lp = problem.epsilon * (1.0 - max(self.margin, 0.0))  # a negative one loosens caps
+        top = float(np.max(problem.objective.matrix))
         factor = top if strategy.rescaled and top > 0 else problem.scale
-        rows = problem.rows(eps_lp, strategy.rescaled)
         lp = build_local_lp(
             problem.objective,
             problem.layout,
-            rows,
+            problem.rows(eps_lp, strategy.rescaled),
             factor=factor,
-            margin=margin,
+            margin=self.margin,
             custom=[c.function for c in problem.custom],
         )
-        build_time[0] = time.perf_counter() - start
         return lp.problem, _Run(lp, factor, strategy.rescaled)
 
-    try:
-        run, info = solve_robust(
-            build,
-            num_variables=problem.layout.size,
-            solver=solver,
-            vertex=vertex,
-            kind="count",
-            feasible=not problem.constrained,
+    def solve(self, solver: str | None, vertex: bool) -> tuple[_Run, SolveInfo, float]:
+        problem = self.problem
+        try:
+            return super().solve(solver, vertex)
+        except SolverError as exc:
+            if self.diagnose and problem.constrained and exc.status.startswith("infeasible"):
+                raise diagnose_infeasible(
+                    problem.layout,
+                    problem.epsilon,
+                    list(problem.families),
+                    [c.function for c in problem.custom],
+                    solver=solver,
+                    privacy_rows=problem.privacy_rows,
+                    privacy=problem.privacy,
+                ) from exc
+            raise
+
+    def read(self, built: _Run) -> FloatArray:
+        return built.lp.mechanism()
+
+    def repair(self, point: FloatArray) -> _Local | None:
+        """The repaired point, else the polished one (step 3); None if neither keeps the
+        constraints (the caller re-solves with a larger margin)."""
+        repaired = _repaired(self.problem, point)
+        if repaired is not None:
+            return _Local(repaired)
+        polished = _polish(self.problem, self.margin, np.clip(point, 0.0, None))
+        if polished is None:
+            return None
+        repaired, info = polished
+        self.polished += [_relabel(a, self.margin, "polish on the support") for a in info.attempts]
+        return _Local(repaired, info)
+
+    def certify(self, candidate: _Local) -> float:
+        return _upper_value(self.problem.objective, candidate.mechanism)
+
+    def bound(self, built: _Run, point: FloatArray) -> float:
+        problem, lp = self.problem, built.lp
+        extra, extra_duals = custom_rows(lp.custom, lp.z)
+        lower = local_bound(
+            problem.objective,
+            problem.layout,
+            [*problem.rows(problem.epsilon, built.rescaled), *extra],
+            [*lp.duals(), *extra_duals],
+            factor=built.factor,
+            epigraph=lp.epigraph_duals(),
         )
-    except SolverError as exc:
-        if diagnose and problem.constrained and exc.status.startswith("infeasible"):
-            raise diagnose_infeasible(
-                problem.layout,
-                problem.epsilon,
-                list(problem.families),
-                [c.function for c in problem.custom],
-                solver=solver,
-                privacy_rows=problem.privacy_rows,
-                privacy=problem.privacy,
-            ) from exc
-        raise
-    return run, info, build_time[0]
+        return max(lower, self.floor)
+
+    def cross_checked(self, value: float) -> _LocalLP:
+        self.checked = _LocalLP(self.problem, self.margin, self.floor)
+        return self.checked
 
 
 def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
@@ -279,7 +314,7 @@ def _polish(
     sub = problem.restricted(support)
     at = max(margin, POLISH_MARGIN, 2e-11 / problem.epsilon)
     try:
-        run, info, _ = _solve_once(sub, at, None, vertex=True, diagnose=False)
+        run, info, _ = _LocalLP(sub, at, diagnose=False).solve(None, True)
     except SolverError:
         return None
     repaired = _repaired(sub, run.lp.mechanism())
@@ -292,54 +327,30 @@ def _polish(
     return replace(repaired, mechanism=full), info
 
 
-def _candidate(
-    problem: _Problem,
-    margin: float,
-    solver: str | None,
-    attempts: list[Attempt],
-    bounds: list[float],
-) -> _Candidate | None:
-    """Solve at ``margin``, bound (appended to ``bounds`` even when the point is not kept),
-    repair (polishing when needed), check the constraints; ``None`` if no point kept them (the
-    caller re-solves with a larger margin)."""
-    run, info, build_time = _solve_once(problem, margin, solver, problem.vertex)
-    attempts += [_relabel(a, margin, "") for a in info.attempts]
-    extra, extra_duals = custom_rows(run.lp.custom, run.lp.z)
-    lower = local_bound(
-        problem.objective,
-        problem.layout,
-        [*problem.rows(problem.epsilon, run.rescaled), *extra],
-        [*run.lp.duals(), *extra_duals],
-        factor=run.factor,
-        epigraph=run.lp.epigraph_duals(),
-    )
-    bounds.append(lower)
-    point = run.lp.mechanism()
-    repaired = _repaired(problem, point)
-    used = info
-    if repaired is None:
-        polished = _polish(problem, margin, np.clip(point, 0.0, None))
-        if polished is None:
-            return None
-        repaired, used = polished
-        attempts += [_relabel(a, margin, "polish on the support") for a in used.attempts]
-    assert repaired.mechanism is not None
-    raw = np.clip(point, 0.0, None)
-    raw /= np.maximum(raw.sum(axis=1, keepdims=True), 1e-300)
-    return _Candidate(
-        mechanism=repaired.mechanism,
-        value=_upper_value(problem.objective, repaired.mechanism),
-        repair=repaired,
-        raw=raw,
-        lower=max(bounds),
-        info=replace(used, attempts=tuple(attempts)),
-        violation=_violation(problem, run.lp),
-        build_time=build_time,
-        margin=margin,
-    )
+def _at_margin(
+    problem: _Problem, margin: float, policy: Policy, attempts: list[Attempt], bounds: list[float]
+) -> Outcome[_Run, FloatArray, _Local] | None:
+    """The certified loop at ``margin``; its bound is appended to ``bounds`` even when no point
+    kept the constraints (then ``None``: the caller re-solves with a larger margin)."""
+    lp = _LocalLP(problem, margin, max(bounds, default=-math.inf))
+    try:
+        out = certified_solve(lp, policy)
+    except NotCertified as exc:
+        attempts += exc.attempts
+        bounds.append(exc.lower)
+        return None
+    checked = [a for a in out.attempts if a.variant.startswith(CROSS_CHECK)]
+    attempts += [a for a in out.attempts if not a.variant.startswith(CROSS_CHECK)]
+    attempts += [*lp.polished, *checked]
+    if lp.checked is not None:
+        attempts += labelled(lp.checked.polished, CROSS_CHECK)
+    bounds.append(out.lower)
+    return out
 
 
-def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]) -> _Candidate:
+def _with_margins(
+    problem: _Problem, policy: Policy, attempts: list[Attempt]
+) -> Outcome[_Run, FloatArray, _Local]:
     """Step 3: the first margin whose repaired (or polished) point keeps every constraint; its
     bound is the largest of the margins' bounds (each is valid for the problem asked)."""
     bounds: list[float] = []
@@ -347,7 +358,7 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
     failure: Exception | None = None
     for margin in MARGINS:
         try:
-            found = _candidate(problem, margin, solver, attempts, bounds)
+            found = _at_margin(problem, margin, policy, attempts, bounds)
         except InfeasibleConstraintsError as exc:
             if margin == 0.0 or not caps:
                 raise
@@ -358,10 +369,10 @@ def _with_margins(problem: _Problem, solver: str | None, attempts: list[Attempt]
                 raise
             failure = exc
             if margin == 0.0:  # a cap at its least value, to the solvers' resolution
-                found = _loosened(problem, solver, attempts, bounds)
+                found = _loosened(problem, policy, attempts, bounds)
                 if found is not None:
                     return found
-                if _least_slack(problem, solver) is None:
+                if _least_slack(problem, policy.solver) is None:
                     raise  # the elastic LP fails too: the solvers' trouble, not the cap's
             break
         if found is not None:
@@ -408,15 +419,15 @@ def _least_slack(problem: _Problem, solver: str | None) -> float | None:
 
 
 def _loosened(
-    problem: _Problem, solver: str | None, attempts: list[Attempt], bounds: list[float]
-) -> _Candidate | None:
+    problem: _Problem, policy: Policy, attempts: list[Attempt], bounds: list[float]
+) -> Outcome[_Run, FloatArray, _Local] | None:
     """The caps loosened by half the tolerance `RESIDUAL_TOL` (privacy untouched): a cap
     within the solvers' resolution of the least value any mechanism reaches leaves an LP on
     the edge of feasibility, on which the solvers fail; the loosened LP is not, and its
     repaired point, checked against the caps as asked, meets them within the tolerance (or
     is not kept). Its Lagrangian bound is that of the problem asked, as every bound here."""
     try:
-        return _candidate(problem, -0.5 * RESIDUAL_TOL, solver, attempts, bounds)
+        return _at_margin(problem, -0.5 * RESIDUAL_TOL, policy, attempts, bounds)
     except (SolverError, InfeasibleConstraintsError):
         return None
 
@@ -428,18 +439,18 @@ def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:
     )
 
 
-def _records(problem: _Problem, best: _Candidate) -> tuple[ConstraintRecord, ...]:
+def _records(problem: _Problem, mechanism: FloatArray) -> tuple[ConstraintRecord, ...]:
     out = [
         ConstraintRecord(
             c.name,
             c.kind,
-            residual(c, problem.setting, best.mechanism),
+            residual(c, problem.setting, mechanism),
             residual_scale(c, problem.setting),
         )
         for c in problem.declared
     ]
     if problem.custom:
-        out += _custom_records(problem, best.mechanism)
+        out += _custom_records(problem, mechanism)
     return tuple(out)
 
 
@@ -464,25 +475,6 @@ def _custom_records(problem: _Problem, mechanism: FloatArray) -> list[Constraint
         worst = max((float(np.max(c.violation())) for c in found), default=0.0)
         records.append(ConstraintRecord(item.name, "custom", worst, 1.0))
     return records
-
-
-def _cross_check(problem: _Problem, best: _Candidate, attempts: list[Attempt]) -> _Candidate:
-    """Step 5: the other main solver at the same margin; the better point, the larger bound."""
-    lower = best.lower
-    for name in alternative_solvers(best.info.solver):
-        tried: list[Attempt] = []
-        try:
-            other = _candidate(problem, best.margin, name, tried, [best.lower])
-        except SolverError as exc:
-            tried += [a for a in exc.attempts if isinstance(a, Attempt)]
-            other = None
-        attempts += labelled(tried, CROSS_CHECK)
-        if other is None:
-            continue
-        lower = max(lower, other.lower)
-        if other.value < best.value:
-            best = other
-    return replace(best, lower=lower, info=replace(best.info, attempts=tuple(attempts)))
 
 
 def solve_local(
@@ -529,33 +521,35 @@ def solve_local(
         designer,
     )
     attempts: list[Attempt] = []
-    best = _with_margins(problem, solver, attempts)
-    if (
-        relatively_wide(best.value, best.lower, accuracy)
-        and layout.size <= CROSS_CHECK_VARIABLES
-        and not vertex
-    ):
-        best = _cross_check(problem, best, attempts)
-    prov = provenance_of(
-        best.info,
-        value=best.value,
-        lower_bound=min(best.lower, best.value),
-        build_time=best.build_time,
-        attempts=best.info.attempts,
+    policy = Policy(
+        solver=solver,
+        vertex=vertex,
         accuracy=accuracy,
-        violation_before=best.violation,
-        repair=Repair(
-            best.repair.kind,
-            best.repair.weight,
-            best.value - objective.value(best.raw),
-        ),
-        constraints=_records(problem, best),
+        cross_check=layout.size <= CROSS_CHECK_VARIABLES and not vertex,
+        keep_point=False,
+    )
+    outcome = _with_margins(problem, policy, attempts)
+    best, used = outcome.best.candidate, outcome.used
+    raw = np.clip(used.point, 0.0, None)
+    raw /= np.maximum(raw.sum(axis=1, keepdims=True), 1e-300)
+    info = replace(best.polish or used.info, attempts=tuple(attempts))
+    value = outcome.best.value
+    prov = provenance_of(
+        info,
+        value=value,
+        lower_bound=min(outcome.lower, value),
+        build_time=used.build_time,
+        attempts=info.attempts,
+        accuracy=accuracy,
+        violation_before=_violation(problem, used.built.lp),
+        repair=Repair(best.repair.kind, best.repair.weight, value - objective.value(raw)),
+        constraints=_records(problem, best.mechanism),
     )
     return Solved(
         mechanism=best.mechanism,
-        raw_mechanism=best.raw,
-        raw_value=objective.value(best.raw),
+        raw_mechanism=raw,
+        raw_value=objective.value(raw),
         certified_epsilon=best.repair.certified_epsilon,
         provenance=prov,
-        info=best.info,
+        info=info,
     )

@@ -33,9 +33,17 @@ import numpy as np
 
 from optmech._floats import FloatArray, IntArray
 from optmech.certify.matrix import certify_mechanism
+from optmech.lp.matrix.repair import uniform_mixture
 from optmech.provenance import RepairKind
 
-__all__ = ["ZERO_COLUMN", "LocalRepair", "certify_local", "envelope_closure", "repair_local"]
+__all__ = [
+    "ZERO_COLUMN",
+    "LocalRepair",
+    "certify_local",
+    "envelope_closure",
+    "repair_local",
+    "shrunk_until_certified",
+]
 
 #: A column whose largest entry is below this is solver noise on an unused output: zeroed
 #: (the correction then restores the rows exactly).
@@ -78,6 +86,30 @@ def certify_local(mechanism: FloatArray, pairs: IntArray | None = None) -> float
         i, j = np.triu_indices(mechanism.shape[0], k=1)
         pairs = np.stack([i, j], axis=1)
     return certify_mechanism(mechanism, pairs).epsilon
+
+
+def shrunk_until_certified(
+    build: Callable[[float], FloatArray], epsilon: float, shrink: float
+) -> tuple[FloatArray, float]:
+    """``build(ratio)`` at ``ratio = e^ε (1 − shrink)``, the shrink doubled until the matrix
+    certifies ε (`certify_local`): room for the rows' normalisation and the certifier's
+    rounding. Returns the matrix and its certified ε.
+
+    Examples
+    --------
+    >>> def rr(ratio):  # binary randomized response at that ratio
+    ...     return np.array([[ratio, 1.0], [1.0, ratio]]) / (1.0 + ratio)
+    >>> q, eps = shrunk_until_certified(rr, 1.0, 2.0**-40)
+    >>> bool(eps <= 1.0), bool(q[0, 0] / q[0, 1] < math.e)
+    (True, True)
+    """
+    for _ in range(40):
+        q = build(math.exp(epsilon) * (1.0 - shrink))
+        cert = certify_local(q)
+        if cert <= epsilon:
+            return q, cert
+        shrink *= 2.0
+    raise AssertionError("a ratio below e^ε certifies")  # pragma: no cover
 
 
 def envelope_closure(x: FloatArray, level: float) -> FloatArray:
@@ -160,20 +192,14 @@ def _corrected(
 
 
 def _mix(y: FloatArray, epsilon: float, pairs: IntArray | None) -> tuple[FloatArray, float, float]:
-    """``(1 − λ)Y + λU`` with the least λ, doubled until certified (Dwork & Roth (2014))."""
+    """``(1 − λ)Y + λU`` with the least λ from the closed form of the worst column
+    (`uniform_mixture`)."""
     m = y.shape[1]
     top, bottom = y.max(axis=0), y.min(axis=0)
     e = math.exp(epsilon * (1.0 - 1e-10))
     worst = float(np.max(top - e * bottom))
     lam = 0.0 if worst <= 0 else (worst * m / math.expm1(epsilon)) / (1.0 + worst * m)
-    for _ in range(60):
-        z = (1.0 - lam) * y + lam / m
-        z /= z.sum(axis=1, keepdims=True)
-        cert = certify_local(z, pairs)
-        if cert <= epsilon:
-            return z, lam, cert
-        lam = min(1.0, max(2.0 * lam, 1e-15))
-    raise AssertionError("λ = 1 gives the uniform mechanism")  # pragma: no cover
+    return uniform_mixture(y, epsilon, lambda z: certify_local(z, pairs), lam)
 
 
 def repair_local(

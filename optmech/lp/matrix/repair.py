@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -44,6 +45,7 @@ __all__ = [
     "make_private",
     "max_violation",
     "repair_point",
+    "uniform_mixture",
 ]
 
 
@@ -248,20 +250,38 @@ def _repaired(
     if done is not None:
         return done
     pairs = np.stack([src, dst], axis=1)
+    z, weight, cert = uniform_mixture(  # λ = 1 gives the uniform mechanism, 0-DP
+        y, epsilon, lambda z: certify_mechanism(z, pairs).epsilon, lam
+    )
+    return RepairOutcome(z, RepairKind.UNIFORM_MIXTURE, weight, cert)
+
+
+def uniform_mixture(
+    y: FloatArray, epsilon: float, certify: Callable[[FloatArray], float], start: float
+) -> tuple[FloatArray, float, float]:
+    """``(1 − λ)Y + λU`` (U the uniform rows, 0-DP; Dwork & Roth (2014)) with the least λ found
+    from ``start``, doubled until ``certify`` (the certified ε of a matrix: on a graph's edges
+    for the user LPs, over every pair for the local model) is at most ε; rows renormalised.
+    Returns the mixture, λ and its certified ε.
+
+    Examples
+    --------
+    >>> y = np.array([[1.0, 0.0], [0.0, 1.0]])  # 0 facing 1: no finite ε
+    >>> pairs = np.array([[0, 1]])
+    >>> z, lam, eps = uniform_mixture(y, 1.0, lambda z: certify_mechanism(z, pairs).epsilon, 0.1)
+    >>> bool(eps <= 1.0 and 0 < lam < 1)
+    True
+    """
 
     def certified(weight: float) -> tuple[FloatArray, float] | None:
         z = (1.0 - weight) * y + weight / y.shape[1]
         z /= z.sum(axis=1, keepdims=True)
-        cert = certify_mechanism(z, pairs).epsilon
+        cert = certify(z)
         return (z, cert) if cert <= epsilon else None
 
-    weight, (z, cert) = least_mixture(  # λ = 1 gives the uniform mechanism, 0-DP
-        certified,
-        lam,
-        _MIXING,
-        failure="the repair did not reach the privacy target; this is a bug",
-    )
-    return RepairOutcome(z, RepairKind.UNIFORM_MIXTURE, weight, cert)
+    failure = "the repair did not reach the privacy target; this is a bug"
+    weight, (z, cert) = least_mixture(certified, start, _MIXING, failure=failure)
+    return z, weight, cert
 
 
 def make_private(

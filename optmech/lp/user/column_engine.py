@@ -27,26 +27,28 @@ certificate:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray
-from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.certified import Policy, certified_solve
 from optmech.lp.engine.report import stage
 from optmech.lp.matrix.objectives import LinearObjective, Objective, Reference, reference_scale
 from optmech.lp.matrix.repair import clip_normalise
 from optmech.lp.matrix.setting import UserSetting
-from optmech.lp.solve import SolveInfo, provenance_of
+from optmech.lp.solve import SolveInfo
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
-from optmech.lp.user.engine import Candidate, Solved, certify_candidate, compete, should_refine
-from optmech.provenance import Attempt, Repair
+from optmech.lp.user.engine import MatrixHooks, Solved, solved
+from optmech.provenance import Attempt
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
 
@@ -194,27 +196,40 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
 
 
 @dataclass(frozen=True)
-class _Outcome:
-    """A run, its certified point and the point before the repair."""
+class _Columns:
+    """A run and its rigorous lower bound."""
 
     run: ColumnGeneration
-    best: Candidate
-    raw: FloatArray
+    lower: float
 
 
-def _solve_once(
-    setting: UserSetting,
-    epsilon: float,
-    objective: Objective,
-    tree: RootedTree,
-    factor: float,
-    warm: WarmStart,
-) -> tuple[_Outcome, float]:
-    run, lower = _run(epsilon, objective, tree, factor, warm)
-    status = "optimal" if run.converged else "optimal_inaccurate"
-    raw = clip_normalise(run.point)
-    best = certify_candidate(raw, setting, epsilon, objective, (run.attempts[-1].solver, status))
-    return _Outcome(run, best, raw), lower
+class _ColumnLP(MatrixHooks[_Columns]):
+    """A user LP solved by column generation (its own rounds: `generate_columns`), with the
+    hooks of every user LP (`MatrixHooks`)."""
+
+    def __init__(
+        self,
+        base: MatrixHooks[Any],
+        tree: RootedTree,
+        factor: float,
+        warm: WarmStart,
+        build_time: float,
+    ) -> None:
+        super().__init__(base.setting, base.epsilon, base.objective, base.references, base.scale)
+        self.tree, self.factor, self.warm, self.build_time = tree, factor, warm, build_time
+
+    def solve(self, solver: str | None, vertex: bool) -> tuple[_Columns, SolveInfo, float]:
+        run, lower = _run(self.epsilon, self.objective, self.tree, self.factor, self.warm)
+        return _Columns(run, lower), _info(run, list(run.attempts), self.objective), self.build_time
+
+    def read(self, built: _Columns) -> FloatArray:
+        return clip_normalise(built.run.point)
+
+    def bound(self, built: _Columns, point: FloatArray) -> float:
+        return built.lower
+
+    def at(self, factor: float) -> _ColumnLP:
+        return _ColumnLP(self, self.tree, factor, self.warm, self.build_time)
 
 
 def _info(run: ColumnGeneration, attempts: list[Attempt], objective: Objective) -> SolveInfo:
@@ -269,35 +284,13 @@ def solve_by_columns(
         del decay  # N × m: the start keeps what it needs
         found.update(scale=scale)
     build_time = time.perf_counter() - start
-    used, lower = _solve_once(setting, epsilon, objective, tree, scale, warm)
-    best, attempts = used.best, list(used.run.attempts)
-    if relatively_wide(best.value, lower, accuracy):
-        references = _references(setting, epsilon, objective, tree)
-        best, kept = compete(best, references, setting, epsilon, objective)
-        attempts += kept
-    if should_refine(best, lower, accuracy, scale, objective.top):
-        again, again_lower = _solve_once(setting, epsilon, objective, tree, best.value, warm)
-        attempts += [replace(a, variant=f"refined, {a.variant}") for a in again.run.attempts]
-        lower = max(lower, again_lower)
-        if again.best.value < best.value:
-            used, best = again, again.best
-    info = _info(used.run, attempts, objective)
-    provenance = provenance_of(
-        info,
-        value=best.value,
-        lower_bound=min(lower, best.value),
-        build_time=build_time,
-        attempts=attempts,
-        source=best.source,
-        accuracy=accuracy,
-        violation_before=_violation(used.run.point, epsilon, setting),
-        repair=Repair(best.kind, best.weight, best.value - best.unrepaired_value),
+    base: MatrixHooks[Any] = MatrixHooks(
+        setting, epsilon, objective, lambda: _references(setting, epsilon, objective, tree), scale
     )
-    return Solved(
-        best.mechanism,
-        used.raw,
-        used.best.unrepaired_value,
-        best.certified_epsilon,
-        provenance,
-        info,
+    lp = _ColumnLP(base, tree, scale, warm, build_time)
+    outcome = certified_solve(lp, Policy(accuracy=accuracy, cross_check=False))
+    point = outcome.used.built.run.point
+    out = solved(outcome, accuracy, violation_before=_violation(point, epsilon, setting))
+    return dataclasses.replace(
+        out, info=dataclasses.replace(out.info, attempts=out.provenance.attempts)
     )

@@ -9,18 +9,17 @@ object (`optmech.lp.matrix.objectives`).
 1. **Scale.** The objective is divided by its value at the best known ε-DP mechanism (the best
    constant answer; for a count query the geometric mechanism with the Bayes remap), so the
    optimum is O(1).
-2. **Solve** through `optmech.lp.solve.solve_robust`
-(``feasible=True``: these LPs are
-   feasible — the constant mechanism — and bounded below by 0, so "infeasible"/"unbounded" are
-   numerical trouble and are retried, never reported). The builder reads the strategy, never a
-   solver's name: an interior-point solver gets ``X ≥ 0`` on the first row only; the rescaled
-   variant divides the objective by its largest coefficient (all ≤ 1) and writes each privacy
-   row as ``e^(−ε) x_a ≤ x_b`` (largest coefficient 1). Measured on 60 count LPs (ε ∈ {30, 50},
-   n ≤ 60, |e|, e² and 0-1, uniform and random priors, objective ÷ largest weight): Clarabel
-   ended "optimal" on all 60 in this form; with the balanced rows ``e^(−ε/2) x_a ≤ e^(ε/2)
-   x_b`` 20 ended optimal, 20 inaccurate and 20 failed (at ε = 50: 14 solver errors, 6
-   iteration limits). HiGHS solved 59 of the 60 with balanced rows, and every rescaled HiGHS
-   attempt at ε = 50 (n ≤ 60, the three losses, both priors) in this form.
+2. **Solve** through the certified loop (`optmech.lp.engine.certified`; ``feasible=True``: these
+   LPs are feasible — the constant mechanism — and bounded below by 0, so
+   "infeasible"/"unbounded" are numerical trouble and are retried, never reported). The builder
+   reads the strategy, never a solver's name: an interior-point solver gets ``X ≥ 0`` on the
+   first row only; the rescaled variant divides the objective by its largest coefficient (all ≤
+   1) and writes each privacy row as ``e^(−ε) x_a ≤ x_b`` (largest coefficient 1). Measured on
+   60 count LPs (ε ∈ {30, 50}, n ≤ 60, |e|, e² and 0-1, uniform and random priors, objective ÷
+   largest weight): Clarabel ended "optimal" on all 60 in this form; with the balanced rows
+   ``e^(−ε/2) x_a ≤ e^(ε/2) x_b`` 20 ended optimal, 20 inaccurate and 20 failed (at ε = 50: 14
+   solver errors, 6 iteration limits). HiGHS solved 59 of the 60 with balanced rows, and every
+   rescaled HiGHS attempt at ε = 50 (n ≤ 60, the three losses, both priors) in this form.
 3. **Invert** the reduction (mirror symmetry), mapping point and multipliers to the full LP.
 4. **Certify.** The point is clipped, normalised and repaired to a mechanism the independent
    certifier proves ε-DP (`optmech.lp.matrix.repair`); the value is the
@@ -52,42 +51,48 @@ its entries, whose rows sum to 1 up to a few ulps of floating-point normalisatio
 
 from __future__ import annotations
 
+import functools
 import logging
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import cvxpy as cp
 
 from optmech._floats import FloatArray
-from optmech.exceptions import SolverError
-from optmech.lp.engine.crosscheck import cross_check, labelled
-from optmech.lp.engine.interval import relatively_wide
+from optmech.lp.engine.certified import CertifiedLP, Outcome, Policy, certified_solve
 from optmech.lp.engine.record import Solved
 from optmech.lp.engine.report import stage
-from optmech.lp.matrix.build import Bounds, LPForm, RowScaling, UserLP
+from optmech.lp.matrix.build import Bounds, Duals, LPForm, RowScaling, UserLP
 from optmech.lp.matrix.objectives import Objective, Reference, reference_scale
 from optmech.lp.matrix.repair import clip_normalise, max_violation, repair_point
 from optmech.lp.matrix.setting import UserSetting
-from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
+from optmech.lp.solve import Strategy
 from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
-from optmech.provenance import Attempt, Provenance, Repair, RepairKind
+from optmech.provenance import Repair, RepairKind
 
 __all__ = ["Solved", "solve_user_lp"]
 
 _log = logging.getLogger(__name__)
 
+B = TypeVar("B")
 
-@dataclass(frozen=True)
+
+@dataclass
 class _Run:
     lp: UserLP
     inverse: Inverse
     factor: float
 
+    @functools.cached_property
+    def inverted(self) -> tuple[FloatArray, Duals]:
+        """The point and multipliers of the full LP (the reduction inverted)."""
+        return self.inverse.invert(self.lp.point(), self.lp.duals())
+
 
 @dataclass(frozen=True)
 class Candidate:
-    """A certified mechanism, the point it was repaired from and where that came from."""
+    """A certified mechanism and the objective at it and at the point it was repaired from."""
 
     mechanism: FloatArray
     value: float
@@ -95,88 +100,101 @@ class Candidate:
     kind: RepairKind
     weight: float
     certified_epsilon: float
-    source: tuple[str, str]
+
+    def repair_record(self) -> Repair:
+        """What the repair did, and at what cost."""
+        return Repair(self.kind, self.weight, self.value - self.unrepaired_value)
 
 
-@dataclass(frozen=True)
-class _Context:
-    setting: UserSetting
-    epsilon: float
-    objective: Objective
-    reduction: NoReduction | MirrorReduction
-    solver: str | None
-    vertex: bool
+class MatrixHooks(CertifiedLP[B, FloatArray, Candidate], Generic[B]):
+    """The hooks every user LP shares (`optmech.lp.engine.certified`): the repair
+    (`repair_point`), the certificate (``certified ε ≤ ε``, the objective rounded up), the known
+    mechanisms and the refined LP (module docstring, step 5)."""
+
+    kind = "count"
+
+    def __init__(
+        self,
+        setting: UserSetting,
+        epsilon: float,
+        objective: Objective,
+        references: Callable[[], Iterable[Reference]],
+        scale: float,
+    ) -> None:
+        self.setting, self.epsilon, self.objective = setting, epsilon, objective
+        self.references, self.scale = references, scale
+
+    def repair(self, point: FloatArray) -> Candidate:
+        s = self.setting
+        outcome = repair_point(point, self.epsilon, s.src, s.dst, s.is_path)
+        value = self.objective.value
+        return Candidate(
+            outcome.mechanism,
+            value(outcome.mechanism),
+            value(point),
+            outcome.kind,
+            outcome.weight,
+            outcome.certified_epsilon,
+        )
+
+    def certify(self, candidate: Candidate) -> float | None:
+        return candidate.value if candidate.certified_epsilon <= self.epsilon else None
+
+    def known(self) -> Iterable[tuple[str, FloatArray]]:
+        return [(f"known ε-DP mechanism: {r.name}", r.mechanism) for r in self.references()]
+
+    def refined(self, value: float) -> CertifiedLP[B, FloatArray, Candidate] | None:
+        """The LP with its objective divided by ``value``, when that value is positive (at
+        least 1e-12 of the largest weight, so coefficients stay below 1e12) and not already
+        the scale solved at."""
+        if value < 1e-12 * self.objective.top or 0.5 <= self.scale / value <= 2.0:
+            return None
+        return self.at(value)
+
+    def at(self, factor: float) -> CertifiedLP[B, FloatArray, Candidate]:
+        """The same LP with its objective divided by ``factor``."""
+        raise NotImplementedError
 
 
-@dataclass(frozen=True)
-class _Solve:
-    """One robust solve: the certified point, the solver's raw point, the bound, provenance."""
+class _UserLP(MatrixHooks[_Run]):
+    """A user LP built by cvxpy (the strategy decides bounds, row scaling and, through
+    ``factor_of``, the objective's divisor), its reduction inverted."""
 
-    best: Candidate
-    raw: FloatArray
-    violation: float
-    lower: float
-    info: SolveInfo
-    build_time: float
+    def __init__(
+        self,
+        base: MatrixHooks[Any],
+        reduction: NoReduction | MirrorReduction,
+        factor_of: Callable[[Strategy], float],
+    ) -> None:
+        super().__init__(base.setting, base.epsilon, base.objective, base.references, base.scale)
+        self.reduction, self.factor_of = reduction, factor_of
+        n_in, n_out = self.objective.shape
+        extra = 0 if self.objective.kind == "bayesian" else 1  # the epigraph variable
+        self.num_variables = n_in * n_out + extra
 
-
-def certify_candidate(
-    point: FloatArray,
-    setting: UserSetting,
-    epsilon: float,
-    objective: Objective,
-    source: tuple[str, str],
-) -> Candidate:
-    """``point`` repaired to a certified ε-DP mechanism
-    (`repair_point`), with the objective at both."""
-    outcome = repair_point(point, epsilon, setting.src, setting.dst, setting.is_path)
-    return Candidate(
-        outcome.mechanism,
-        objective.value(outcome.mechanism),
-        objective.value(point),
-        outcome.kind,
-        outcome.weight,
-        outcome.certified_epsilon,
-        source,
-    )
-
-
-def _solve(ctx: _Context, factor_of: Callable[[Strategy], float]) -> _Solve:
-    """Build (the strategy decides bounds, row scaling and, through ``factor_of``, the
-    objective's divisor), solve robustly, invert the reduction, certify, bound."""
-    build_time = [0.0]
-
-    def build(strategy: Strategy) -> tuple[cp.Problem, _Run]:
-        start = time.perf_counter()
+    def build(self, strategy: Strategy) -> tuple[cp.Problem, _Run]:
         with stage("build", _log) as found:
-            factor = factor_of(strategy)
+            factor = self.factor_of(strategy)
             form = LPForm(
                 bounds=Bounds.FIRST_ROW if strategy.interior_point else Bounds.ALL,
                 scaling=RowScaling.NORMALISED if strategy.rescaled else RowScaling.PLAIN,
             )
-            lp, inverse = ctx.reduction.apply(ctx.objective.data(factor), ctx.epsilon, form)
+            lp, inverse = self.reduction.apply(self.objective.data(factor), self.epsilon, form)
             found.update(_counts(lp))
-        build_time[0] = time.perf_counter() - start
         return lp.problem, _Run(lp, inverse, factor)
 
-    n_in, n_out = ctx.objective.shape
-    extra = 0 if ctx.objective.kind == "bayesian" else 1  # the epigraph variable
-    run, info = solve_robust(
-        build,
-        num_variables=n_in * n_out + extra,
-        solver=ctx.solver,
-        vertex=ctx.vertex,
-        kind="count",
-        feasible=True,
-    )
-    point, duals = run.inverse.invert(run.lp.point(), run.lp.duals())
-    raw = clip_normalise(point)
-    best = certify_candidate(
-        raw, ctx.setting, ctx.epsilon, ctx.objective, (info.solver, info.status)
-    )
-    lower = ctx.objective.lower_bound(duals, run.lp.coefficients, run.factor, ctx.setting)
-    violation = max_violation(point, ctx.epsilon, ctx.setting.src, ctx.setting.dst)
-    return _Solve(best, raw, violation, lower, info, build_time[0])
+    def read(self, built: _Run) -> FloatArray:
+        return clip_normalise(built.inverted[0])
+
+    def bound(self, built: _Run, point: FloatArray) -> float:
+        duals = built.inverted[1]
+        return self.objective.lower_bound(duals, built.lp.coefficients, built.factor, self.setting)
+
+    def at(self, factor: float) -> _UserLP:
+        return _UserLP(self, self.reduction, lambda _strategy: factor)
+
+    def cross_checked(self, value: float) -> _UserLP:
+        return self.at(value if value > 0 else self.scale)
 
 
 def _counts(lp: UserLP) -> dict[str, int]:
@@ -192,63 +210,18 @@ def _counts(lp: UserLP) -> dict[str, int]:
     }
 
 
-def compete(
-    best: Candidate,
-    references: list[Reference],
-    setting: UserSetting,
-    epsilon: float,
-    objective: Objective,
-) -> tuple[Candidate, list[Attempt]]:
-    """The best certified point among ``best`` and the known private mechanisms.
-
-    A known mechanism that wins is recorded as an attempt with solver ``"none"`` and status
-    ``"exact"`` (computed without a solver).
-    """
-    kept: list[Attempt] = []
-    for ref in references:
-        start = time.perf_counter()
-        candidate = certify_candidate(ref.mechanism, setting, epsilon, objective, ("none", "exact"))
-        if candidate.value < best.value:
-            best = candidate
-            seconds = time.perf_counter() - start
-            kept = [Attempt("none", f"known ε-DP mechanism: {ref.name}", "exact", seconds)]
-    return best, kept
-
-
-def _refine(ctx: _Context, best: Candidate) -> tuple[_Solve | None, list[Attempt]]:
-    """Re-solve with the objective divided by the current value (step 5); ``None`` if that
-    fails. Its attempts are labelled ``"refined, …"``."""
-    factor = best.value
-    try:
-        with stage("refine", _log, divisor=factor):
-            again = _solve(ctx, lambda _strategy: factor)
-    except SolverError as exc:
-        return None, labelled(exc.attempts, "refined")
-    return again, labelled(again.info.attempts, "refined")
-
-
-def _cross_check(
-    ctx: _Context, best: Candidate, scale: float, used: str, attempts: list[Attempt]
-) -> list[_Solve]:
-    """Step 6: the same LP by each other solver of the policy (appending its attempts,
-    labelled ``"cross-check, …"``); both points and bounds are certified, so the better value
-    and the larger bound are kept."""
-    factor = best.value if best.value > 0 else scale
-
-    def solve_with(name: str) -> _Solve:
-        return _solve(replace(ctx, solver=name), lambda _strategy: factor)
-
-    others, tried = cross_check(used, solve_with, lambda other: other.info.attempts)
-    attempts += tried
-    return others
-
-
-def should_refine(best: Candidate, lower: float, accuracy: float, scale: float, top: float) -> bool:
-    """Wide, positive, not already solved at this scale, and coefficients stay below 1e12."""
-    return (
-        relatively_wide(best.value, lower, accuracy)
-        and best.value >= 1e-12 * top
-        and not 0.5 <= scale / best.value <= 2.0
+def solved(outcome: Outcome[B, FloatArray, Candidate], accuracy: float, **fields: object) -> Solved:
+    """The `Solved` of a certified loop's outcome (provenance with the repair record)."""
+    best, used = outcome.best.candidate, outcome.used
+    assert used.best is not None
+    provenance = outcome.provenance(accuracy=accuracy, repair=best.repair_record(), **fields)
+    return Solved(
+        best.mechanism,
+        used.point,
+        used.best.candidate.unrepaired_value,
+        best.certified_epsilon,
+        provenance,
+        used.info,
     )
 
 
@@ -262,7 +235,7 @@ def solve_user_lp(
     reduce: bool,
     accuracy: float,
 ) -> Solved:
-    """Solve one user LP and certify the result (module docstring: steps 1–5).
+    """Solve one user LP and certify the result (module docstring: steps 1–6).
 
     Parameters
     ----------
@@ -289,50 +262,9 @@ def solve_user_lp(
     references = objective.references(setting, epsilon)
     scale = reference_scale(objective, references)
     reduction = MirrorReduction(setting.graph) if reduce else NoReduction(setting.graph)
-    ctx = _Context(setting, epsilon, objective, reduction, solver, vertex)
+    base: MatrixHooks[Any] = MatrixHooks(setting, epsilon, objective, lambda: references, scale)
     top = objective.top
-    first = _solve(ctx, lambda s: top if s.rescaled and top > 0 else scale)
-    used, best, lower = first, first.best, first.lower
-    attempts = list(first.info.attempts)
-    if relatively_wide(best.value, lower, accuracy):
-        best, kept = compete(best, references, setting, epsilon, objective)
-        attempts += kept
-    if should_refine(best, lower, accuracy, scale, top):
-        again, tried = _refine(ctx, best)
-        attempts += tried
-        if again is not None:
-            lower = max(lower, again.lower)
-            if again.best.value < best.value:
-                used, best = again, again.best
-    if relatively_wide(best.value, lower, accuracy):
-        # A solver named by the caller (or a vertex) keeps its point: the other solver then
-        # only tightens the bound.
-        keep_point = ctx.solver is not None or ctx.vertex
-        for other in _cross_check(ctx, best, scale, used.info.solver, attempts):
-            lower = max(lower, other.lower)
-            if not keep_point and other.best.value < best.value:
-                used, best = other, other.best
-    return Solved(
-        best.mechanism,
-        used.raw,
-        used.best.unrepaired_value,
-        best.certified_epsilon,
-        _provenance(used, best, lower, attempts, accuracy),
-        used.info,
-    )
-
-
-def _provenance(
-    used: _Solve, best: Candidate, lower: float, attempts: list[Attempt], accuracy: float
-) -> Provenance:
-    return provenance_of(
-        used.info,
-        value=best.value,
-        lower_bound=min(lower, best.value),
-        build_time=used.build_time,
-        attempts=attempts,
-        source=best.source,
-        accuracy=accuracy,
-        violation_before=used.violation,
-        repair=Repair(best.kind, best.weight, best.value - best.unrepaired_value),
-    )
+    lp = _UserLP(base, reduction, lambda s: top if s.rescaled and top > 0 else scale)
+    outcome = certified_solve(lp, Policy(solver=solver, vertex=vertex, accuracy=accuracy))
+    violation = max_violation(outcome.used.built.inverted[0], epsilon, setting.src, setting.dst)
+    return solved(outcome, accuracy, violation_before=violation)

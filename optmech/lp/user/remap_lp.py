@@ -23,7 +23,7 @@ contains the true LP's optimum.
 from __future__ import annotations
 
 import math
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -33,9 +33,10 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
+from optmech.lp.engine.certified import CertifiedLP, Policy, certified_solve
 from optmech.lp.matrix.bounds import simplex_weights
-from optmech.lp.solve import Strategy, provenance_of, solve_robust
-from optmech.provenance import Attempt, Provenance
+from optmech.lp.solve import Strategy
+from optmech.provenance import Provenance
 
 __all__ = [
     "BYTES_PER_COEFFICIENT",
@@ -178,6 +179,47 @@ def remap_bound(forms: FloatArray, mu: FloatArray | None, shape: tuple[int, int]
     return max(bound, 0.0) if math.isfinite(bound) else 0.0
 
 
+class _Remap(CertifiedLP[RemapLP, FloatArray, FloatArray]):
+    """The remap LP's hooks (`optmech.lp.engine.certified`): the point clipped and its rows
+    normalised is a remap, certified by its worst case on the true coefficients (rounded up)
+    and bounded by `remap_bound`; the known remaps (`_candidates`) compete."""
+
+    kind = "remap"
+
+    def __init__(self, m_rows: FloatArray, loss_rows: FloatArray) -> None:
+        self.m_rows, self.loss_rows = m_rows, loss_rows
+        self.shape = (m_rows.shape[1], loss_rows.shape[1])
+        self.forms = remap_forms(m_rows, loss_rows)
+        self.top = float(self.forms.max()) if self.forms.size else 1.0
+        self.candidates = _candidates(m_rows, loss_rows, self.shape[0] == self.shape[1])
+        self.scale = _scale(m_rows, loss_rows, self.candidates, self.top)
+        self.num_variables = self.shape[0] * self.shape[1] + 1
+
+    def build(self, strategy: Strategy) -> tuple[cp.Problem, RemapLP]:
+        factor = self.top if strategy.rescaled and self.top > 0 else self.scale
+        lp = build_remap_lp(self.forms, self.shape, factor)
+        return lp.problem, lp
+
+    def read(self, built: RemapLP) -> FloatArray:
+        t = np.clip(np.asarray(built.remap.value, dtype=np.float64), 0.0, None)
+        sums = t.sum(axis=1, keepdims=True)
+        return np.divide(t, sums, out=np.full_like(t, 1.0 / self.shape[1]), where=sums > 0)
+
+    def repair(self, point: FloatArray) -> FloatArray:
+        return point
+
+    def certify(self, candidate: FloatArray) -> float:
+        return upper_worst(self.m_rows, candidate, self.loss_rows)
+
+    def bound(self, built: RemapLP, point: FloatArray) -> float:
+        mu = built.epigraph.dual_value
+        finite = mu is not None and bool(np.all(np.isfinite(mu)))
+        return remap_bound(self.forms, mu if finite else None, self.shape)
+
+    def known(self) -> Iterable[tuple[str, FloatArray]]:
+        return [(f"known remap: {name}", t) for name, t in self.candidates]
+
+
 def solve_minimax_remap(
     m_rows: FloatArray,
     loss_rows: FloatArray,
@@ -200,51 +242,8 @@ def solve_minimax_remap(
     -------
     (T, provenance)
     """
-    shape = (m_rows.shape[1], loss_rows.shape[1])
-    forms = remap_forms(m_rows, loss_rows)
-    top = float(forms.max()) if forms.size else 1.0
-    candidates = _candidates(m_rows, loss_rows, shape[0] == shape[1])
-    scale = _scale(m_rows, loss_rows, candidates, top)
-    build_time = [0.0]
-
-    def build(strategy: Strategy) -> tuple[cp.Problem, RemapLP]:
-        start = time.perf_counter()
-        lp = build_remap_lp(forms, shape, top if strategy.rescaled and top > 0 else scale)
-        build_time[0] = time.perf_counter() - start
-        return lp.problem, lp
-
-    lp, info = solve_robust(
-        build, num_variables=shape[0] * shape[1] + 1, solver=solver, kind="remap", feasible=True
-    )
-    value = np.asarray(lp.remap.value, dtype=np.float64)  # solve_robust checked it is finite
-    t = np.clip(value, 0.0, None)
-    sums = t.sum(axis=1, keepdims=True)
-    t = np.divide(t, sums, out=np.full_like(t, 1.0 / shape[1]), where=sums > 0)
-    certified = upper_worst(m_rows, t, loss_rows)
-    mu = lp.epigraph.dual_value
-    finite = mu is not None and bool(np.all(np.isfinite(mu)))
-    lower = remap_bound(forms, mu if finite else None, shape)
+    policy = Policy(solver=solver, accuracy=accuracy, cross_check=False)
+    outcome = certified_solve(_Remap(m_rows, loss_rows), policy)
+    value = np.asarray(outcome.used.built.remap.value, dtype=np.float64)
     violation = float(max(0.0, -float(np.min(value))))
-    attempts, source = info.attempts, (info.solver, info.status)
-    if certified > 0 and certified - lower > accuracy * certified:  # compete (engine, step 5)
-        for name, t_known in candidates:
-            start = time.perf_counter()
-            known = upper_worst(m_rows, t_known, loss_rows)
-            if known < certified:
-                t, certified, source = t_known, known, ("none", "exact")
-                seconds = time.perf_counter() - start
-                attempts = (
-                    *info.attempts,
-                    Attempt("none", f"known remap: {name}", "exact", seconds),
-                )
-    provenance = provenance_of(
-        info,
-        value=certified,
-        lower_bound=min(lower, certified),
-        build_time=build_time[0],
-        attempts=attempts,
-        source=source,
-        accuracy=accuracy,
-        violation_before=violation,
-    )
-    return t, provenance
+    return outcome.best.candidate, outcome.provenance(accuracy=accuracy, violation_before=violation)
