@@ -72,10 +72,11 @@ from optmech._floats import FloatArray
 from optmech.certify.profiles import privacy_profile, pure_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.beyond_cuts import Cuts, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval, _values
+from optmech.lp.additive.beyond_interval import _interval
 from optmech.lp.additive.beyond_repair import _gaussian_reference, _reference_stop, _repair
 from optmech.lp.additive.cone_bound import reliable_envelope
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
+from optmech.lp.additive.designer import grid_point
 from optmech.lp.additive.divergences import NEAR_ONE_BUDGET, NEAR_ONE_ORDER
 from optmech.lp.additive.gdp_reference import gaussian_cost
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
@@ -167,9 +168,7 @@ def _near_one(spec: Any) -> bool:
 
 def _tangent(rnd: _Round) -> FloatArray:
     """The value variables of a round's noise: the next round's tangent point."""
-    lp = rnd.lp
-    full = _values(lp, rnd.kwargs)
-    return lp.variables_of(full, float(rnd.kwargs.get("atom", 0.0)))[: lp.num_values]
+    return grid_point(rnd.lp, rnd.kwargs)[0][: rnd.lp.num_values]
 
 
 def _excess(spec: Any, rnd: _Round) -> float:

@@ -43,7 +43,6 @@ import logging
 from collections.abc import Sequence
 from typing import cast
 
-from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
 from optmech.lp.additive.constraint_rows import (
@@ -56,7 +55,7 @@ from optmech.lp.additive.constraint_rows import (
     with_blocks,
 )
 from optmech.lp.additive.designed import DesignedNoise
-from optmech.lp.additive.designer import AdditiveSolve, Candidate, SolverPoint
+from optmech.lp.additive.designer import AdditiveSolve, Candidate, SolverPoint, grid_point
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
 from optmech.lp.additive.solving import solve_additive
@@ -66,8 +65,6 @@ from optmech.lp.engine.crosscheck import labelled
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.graded import GradedNoise
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.provenance import Attempt, ConstraintRecord
 
 __all__ = ["MARGINS", "constrained_lp", "design_constrained"]
@@ -95,16 +92,6 @@ def constrained_lp(
     if rest:
         lp = dataclasses.replace(lp, custom=CustomRows(lp, rest))
     return lp.for_strategy(None)
-
-
-def _point_of(lp: AdditiveLP, noise: GridNoise) -> FloatArray:
-    """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
-    if lp.grid.integer:
-        full = cast(LatticeNoise, noise).probabilities * lp.grid.period  # designs on ℤ: pmfs
-        return lp.variables_of(full, 0.0)
-    densities = cast(PiecewiseConstantNoise | GradedNoise, noise).densities  # off ℤ: densities
-    full = densities * lp.grid.sensitivity
-    return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
 
 
 def _diagnose(
@@ -169,7 +156,8 @@ class _ConstrainedSolve(AdditiveSolve):
     def records(self, candidate: Candidate) -> tuple[ConstraintRecord, ...]:
         """Each constraint evaluated on the noise of ``candidate`` itself."""
         noise = cast(GridNoise, candidate.family(**candidate.kwargs))
-        return constraint_records(self.asked, self.constraints, noise, _point_of(self.asked, noise))
+        point = grid_point(self.asked, candidate.kwargs)[0]
+        return constraint_records(self.asked, self.constraints, noise, point)
 
     def certify(self, candidate: Candidate) -> float | None:
         value = super().certify(candidate)

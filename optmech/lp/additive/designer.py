@@ -213,9 +213,10 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
 
 
 # -- the certified interval -----------------------------------------------------------------------
-def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
-    """The LP's value and atom variables of a noise (``x = Δ·f``, or ``Δ·pmf`` on ℤ), and the
-    mass it puts beyond the grid where the LP allows none ((ε, δ): a finite support)."""
+def grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
+    """The LP's value and atom variables of a noise's keywords (``x = Δ·f``, or ``Δ·pmf`` on
+    ℤ), its atom, and the mass it puts beyond the grid where the LP allows none ((ε, δ): a
+    finite support)."""
     if "pmf" in kwargs:
         full, atom = np.asarray(kwargs["pmf"]) * lp.grid.period, 0.0
         scale = 1.0
@@ -242,7 +243,7 @@ def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float] | Non
     family, kwargs = lp.noise_parts(full, 0.0)
     if not _certify(family(**kwargs), lp)[2]:
         return None
-    return family, kwargs, interval_value(lp, _grid_point(lp, kwargs)[0])
+    return family, kwargs, interval_value(lp, grid_point(lp, kwargs)[0])
 
 
 def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, dict, Repair]:
@@ -322,7 +323,7 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
         with stage("certify", _log, point="solver's") as found:
             cert = _certify(family(**kwargs), built)
             found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
-        value = interval_value(built, _grid_point(built, kwargs)[0])
+        value = interval_value(built, grid_point(built, kwargs)[0])
         return SolverPoint(built, family, kwargs, full, cert, value)
 
     def repair(self, point: SolverPoint) -> Candidate:
@@ -347,7 +348,7 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
             if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
                 candidate = Candidate(lp, *mixed, fix)
         reference = _reference_point(lp)
-        value = interval_value(lp, _grid_point(lp, candidate.kwargs)[0])
+        value = interval_value(lp, grid_point(lp, candidate.kwargs)[0])
         if reference is not None and reference[2] < value:
             candidate = Candidate(lp, reference[0], reference[1], fix, "reference")
         point.candidate = candidate
@@ -360,8 +361,8 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
             found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
         if not cert[2] or cert[1] is None:
             return None
-        grid_point, _, outside = _grid_point(lp, candidate.kwargs)
-        value = interval_value(lp, grid_point)
+        point, _, outside = grid_point(lp, candidate.kwargs)
+        value = interval_value(lp, point)
         if outside > 0 and candidate.source == "solver":  # a mixture that left the support
             value = candidate.family(**candidate.kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
         candidate.certificate, candidate.value, candidate.outside = cert, value, outside
@@ -371,8 +372,8 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
         candidate = point.candidate
         if candidate is None or not math.isfinite(candidate.value):
             return -math.inf
-        grid_point = _grid_point(point.lp, candidate.kwargs)[0]
-        return lp_interval(point.lp, grid_point, accuracy=self.run.accuracy)[0]
+        z = grid_point(point.lp, candidate.kwargs)[0]
+        return lp_interval(point.lp, z, accuracy=self.run.accuracy)[0]
 
     def design(
         self, out: Outcome[AdditiveLP, SolverPoint, Candidate], **fields: Any
