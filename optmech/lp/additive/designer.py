@@ -142,6 +142,14 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     return eps, delta, bool(delta <= privacy.delta)
 
 
+def _certified(noise: GridNoise, lp: AdditiveLP, point: str) -> tuple[float, float | None, bool]:
+    """`_certify`, logged as the stage ``certify`` of the solver's or the returned point."""
+    with stage("certify", _log, point=point) as found:
+        cert = _certify(noise, lp)
+        found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+    return cert
+
+
 def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
     """The least raise of ``full`` non-increasing in ``|x|``, across the tails too.
 
@@ -293,19 +301,8 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
     """A 1-D design as hooks of `certified_solve`: the solver's point read and certified,
     repaired (the envelope inside ε, the (ε, δ) mixture, a zero mean for `Unbiased`), compared
     with the reference staircase, certified again and bounded by weak duality (module
-    docstring).
-
-    Parameters
-    ----------
-    lp : AdditiveLP
-        The LP built (its ``problem`` not yet solved unless ``solved`` is given).
-    run : DesignRun
-        Solver, options, repair and accuracy.
-    feasible : bool
-        Feasible by construction (default: the spec is ε-DP).
-    solved : (AdditiveLP, SolveInfo), optional
-        A solve already made: the loop finishes it instead of solving.
-    """
+    docstring). ``feasible`` defaults to the spec being ε-DP; ``solved``, a solve already made,
+    is finished instead of solving."""
 
     def __init__(
         self,
@@ -320,9 +317,7 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
     def read(self, built: AdditiveLP) -> SolverPoint:
         full, atom = built.full_values(built.point())
         family, kwargs = built.noise_parts(full, atom)
-        with stage("certify", _log, point="solver's") as found:
-            cert = _certify(family(**kwargs), built)
-            found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+        cert = _certified(family(**kwargs), built, "solver's")
         value = interval_value(built, grid_point(built, kwargs)[0])
         return SolverPoint(built, family, kwargs, full, cert, value)
 
@@ -356,9 +351,7 @@ class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
 
     def certify(self, candidate: Candidate) -> float | None:
         lp = candidate.lp
-        with stage("certify", _log, point="returned") as found:
-            cert = _certify(candidate.family(**candidate.kwargs), lp)
-            found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+        cert = _certified(candidate.family(**candidate.kwargs), lp, "returned")
         if not cert[2] or cert[1] is None:
             return None
         point, _, outside = grid_point(lp, candidate.kwargs)
