@@ -42,8 +42,9 @@ def _feasible(z: Point) -> bool:
 
 
 class Tiny(CertifiedLP[Built, Point, Point]):
-    """The LP of the module docstring; ``shift`` spoils the repair of the solver's points, ``offers`` are known points,
-    ``cut`` = False leaves out the row x − y ≤ 2 (a round adds it back)."""
+    """The LP of the module docstring; ``shift`` spoils the repair of the solver's points,
+    ``offers`` are known points, ``cut`` = False leaves out the row x − y ≤ 2 (a round adds it
+    back)."""
 
     num_variables = 2
 
@@ -142,3 +143,18 @@ def test_a_round_adds_the_missing_row() -> None:
     assert out.best.value == pytest.approx(OPTIMUM, rel=1e-9)
     assert any(a.variant.startswith("round 2") for a in out.attempts)
     assert out.lower <= OPTIMUM
+
+
+class Refining(Tiny):
+    """The lossy repair, whose refined LP (posed when the interval is wide) repairs well."""
+
+    def refined(self, value: float) -> Tiny:
+        return Tiny()
+
+
+def test_a_refined_lp_replaces_a_worse_point_and_is_recorded() -> None:
+    lp = Refining(shift=(0.0, 1.0))
+    out = certified_solve(lp, Policy(solver="HIGHS", cross_check=False))
+    assert out.best.value == pytest.approx(OPTIMUM, rel=1e-9)
+    assert any(a.variant.startswith("refined") for a in out.attempts)
+    assert out.used.best is not None and out.used.best.value == out.best.value

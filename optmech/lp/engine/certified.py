@@ -43,7 +43,7 @@ Hooks
 ``next_round(solve) -> CertifiedLP or None``, ``refined(value)``, ``cross_checked(value)``
     A further round, a refined LP and the LP the other solver solves (optional: none, none,
     the LP itself).
-``solve(solver, vertex) -> (built, info)``
+``solve(solver, vertex) -> (built, info, build seconds)``
     The solve itself (optional: an LP solved otherwise, e.g. by column generation, overrides
     it; the default is `optmech.lp.solve.solve_robust` over ``build``).
 

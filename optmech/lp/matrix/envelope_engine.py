@@ -8,7 +8,7 @@ The same path solves the count-query and graph user LPs with constraints: given 
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
    ``e^(−ε) Q ≤ t`` (`optmech.lp.matrix.envelope`).
-2. **Solve** through `optmech.lp.solve.solve_robust` with the
+2. **Solve** through the certified loop (`optmech.lp.engine.certified`) with the
    count-LP policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1,
    Clarabel took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the
    LP is feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
@@ -33,10 +33,10 @@ The same path solves the count-query and graph user LPs with constraints: given 
    mechanism's ε is
    certified over every pair of inputs by
    `certify_mechanism`.
-5. **Cross-check** when the interval is wider than ``accuracy`` and the LP is small (at most
-   `CROSS_CHECK_VARIABLES`): the other main solver solves the same LP; the better certified
-   point and the larger bound are kept. (On larger LPs the other solver is simplex, which took
-   450 s on the 60 x 600 unbiased LP.)
+5. **Cross-check** (the loop's) when the interval is wider than ``accuracy`` and the LP is small
+   (at most `CROSS_CHECK_VARIABLES`): the other main solver solves the same LP; the better
+   certified point and the larger bound are kept. (On larger LPs the other solver is simplex,
+   which took 450 s on the 60 x 600 unbiased LP.)
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ __all__ = [
     "Reference",
     "exact_upper_dot",
     "reference_scale",
+    "scale_of",
 ]
 
 
@@ -227,9 +228,19 @@ def reference_scale(objective: Objective, references: list[Reference]) -> float:
     coefficient: the LP's objective is divided by it, so its optimum is O(1) (solvers stop at
     absolute tolerances near 1e-7 while these optima can be 1e-4 or smaller) and no
     coefficient exceeds 1e6 (a prior with mass 1e-30 somewhere must not blow them up)."""
-    values = [objective.estimate(r.mechanism) for r in references]
+    return scale_of([objective.estimate(r.mechanism) for r in references], objective.top)
+
+
+def scale_of(values: list[float], top: float) -> float:
+    """The least positive finite value, never below 1e-6 of ``top`` (the largest coefficient),
+    or ``top`` (else 1) when none is positive: an LP objective's divisor (`reference_scale`).
+
+    Examples
+    --------
+    >>> scale_of([0.0, 3.0, 2.0], 10.0), scale_of([1e-9], 1.0), scale_of([0.0], 0.0)
+    (2.0, 1e-06, 1.0)
+    """
     positive = [v for v in values if v > 0 and math.isfinite(v)]
-    top = objective.top
     if not positive:
         return top if top > 0 else 1.0
     return max(min(positive), top * 1e-6)

@@ -40,7 +40,13 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech.lp.engine.certified import Policy, certified_solve
 from optmech.lp.engine.report import stage
-from optmech.lp.matrix.objectives import LinearObjective, Objective, Reference, reference_scale
+from optmech.lp.matrix.objectives import (
+    LinearObjective,
+    Objective,
+    Reference,
+    reference_scale,
+    scale_of,
+)
 from optmech.lp.matrix.repair import clip_normalise
 from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo
@@ -136,15 +142,8 @@ def _scale(
     alpha = math.exp(-epsilon)
     columns = np.full(n, (1.0 - alpha) / (1.0 + alpha))
     columns[[0, -1]] = 1.0 / (1.0 + alpha)
-    values = [
-        float(objective.weights.sum(axis=0).min()),
-        float(columns @ decay.min(axis=1)),
-    ]
-    positive = [v for v in values if v > 0 and math.isfinite(v)]
-    top = objective.top
-    if not positive:
-        return top if top > 0 else 1.0
-    return max(min(positive), top * 1e-6)
+    values = [float(objective.weights.sum(axis=0).min()), float(columns @ decay.min(axis=1))]
+    return scale_of(values, objective.top)
 
 
 def _run(

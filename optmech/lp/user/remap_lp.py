@@ -35,6 +35,7 @@ from optmech._floats import U as _U
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.engine.certified import CertifiedLP, Policy, certified_solve
 from optmech.lp.matrix.bounds import simplex_weights
+from optmech.lp.matrix.objectives import scale_of
 from optmech.lp.solve import Strategy
 from optmech.provenance import Provenance
 
@@ -140,10 +141,7 @@ def _scale(
     out 1.2e-6 too high) and no coefficient exceeds 1e6 (the Bayes remap of ``G`` at n = 30,
     ε = 3 is worth 1e-18)."""
     values = [float(np.max(np.sum(loss_rows * (m_rows @ t), axis=1))) for _n, t in candidates]
-    positive = [v for v in values if v > 0]
-    if not positive:
-        return top if top > 0 else 1.0
-    return max(min(positive), top * 1e-6)
+    return scale_of(values, top)
 
 
 def upper_worst(m_rows: FloatArray, t: FloatArray, loss_rows: FloatArray) -> float:
