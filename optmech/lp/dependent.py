@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass, field
 
 import cvxpy as cp
@@ -82,12 +81,13 @@ from optmech.lp.dependent_result import (
     Multipliers,
     geometric_half,
 )
+from optmech.lp.engine.certified import CertifiedLP, Policy, certified_solve
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.limits import DEPENDENT_MEMORY_GB
 from optmech.lp.matrix.setting import check_budget, check_lp_size
-from optmech.lp.solve import SolveInfo, Strategy, provenance_of, solve_robust
-from optmech.provenance import Provenance, Repair, RepairKind, warn_if_uncertified
+from optmech.lp.solve import ProblemKind, Strategy
+from optmech.provenance import Repair, RepairKind, warn_if_uncertified
 
 __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 
@@ -419,40 +419,64 @@ def _phase_costs_upper(inst: _Instance, q: FloatArray, lam: float, u_cost: float
     return np.nextafter(mixed * (1.0 + 4.0 * _U), np.inf)
 
 
-def _finish(
-    inst: _Instance, point: FloatArray, info: SolveInfo, record: _Record, c: Cost, build: float
-) -> tuple[FloatArray, FloatArray, float, Provenance]:
-    """Certified family (q, phase costs, ε) and its provenance (λ: its repair) from the
-    solver's point."""
-    y = np.clip(point[:-1].reshape(inst.period, inst.n_grid), 0.0, None)
-    raw_violation = max(
-        float(np.max(record.a_dp @ point, initial=0.0)),
-        float(np.max(np.abs(y.sum(axis=1) - 1.0))),
-        float(max(0.0, -np.min(point[:-1]))),
-    )
-    y /= y.sum(axis=1, keepdims=True)
-    q = y / inst.mass[None, :]
-    q /= (q @ inst.mass)[:, None]
-    _ext, lam, cert = _repair(inst, q)
-    u_cost = _geometric_cost(c, inst.eps, inst.delta) if lam > 0 else 0.0
-    upper = _phase_costs_upper(inst, q, lam, u_cost)
-    value = float(np.max(upper))
-    phase = (1.0 - lam) * (q @ inst.costs) / (q @ inst.mass) + lam * u_cost
-    raw_value = float(np.max((q @ inst.costs) / (q @ inst.mass)))
-    lower = min(_lower_bound(inst, record), value)
-    provenance = provenance_of(
-        info,
-        value=value,
-        lower_bound=lower,
-        build_time=build,
-        violation_before=raw_violation,
-        repair=Repair(
-            kind=RepairKind.MIXTURE if lam > 0 else RepairKind.NONE,
-            weight=lam,
-            cost=value - raw_value if lam > 0 else 0.0,
-        ),
-    )
-    return q, phase, cert, provenance
+@dataclass(frozen=True)
+class _Family:
+    """A certified family: pmfs ``q`` (phase by phase), its repair weight ``λ``, certified ε,
+    each phase's cost, the upper bound of the worst, and the solver's point's violation and
+    worst cost."""
+
+    q: FloatArray
+    lam: float
+    epsilon: float
+    phase: FloatArray
+    value: float
+    raw_violation: float
+    raw_value: float
+
+
+@dataclass
+class _Dependent(CertifiedLP[_Record, tuple[FloatArray, _Record], _Family]):
+    """The dependent-noise LP as hooks of `certified_solve` (module docstring)."""
+
+    inst: _Instance
+    c: Cost
+    kind: ProblemKind = "count"
+
+    def __post_init__(self) -> None:
+        self.num_variables = self.inst.period * self.inst.n_grid + 1
+
+    def build(self, strategy: Strategy) -> tuple[cp.Problem, _Record]:
+        return _build(self.inst, strategy)
+
+    def read(self, built: _Record) -> tuple[FloatArray, _Record]:
+        return np.asarray(built.x.value, dtype=np.float64), built
+
+    def repair(self, read: tuple[FloatArray, _Record]) -> _Family:
+        """Clip, renormalise each phase, and mix with the ε/2-geometric until it certifies."""
+        inst, (point, record) = self.inst, read
+        with stage("certify", _log) as found:
+            y = np.clip(point[:-1].reshape(inst.period, inst.n_grid), 0.0, None)
+            violation = max(
+                float(np.max(record.a_dp @ point, initial=0.0)),
+                float(np.max(np.abs(y.sum(axis=1) - 1.0))),
+                float(max(0.0, -np.min(point[:-1]))),
+            )
+            y /= y.sum(axis=1, keepdims=True)
+            q = y / inst.mass[None, :]
+            q /= (q @ inst.mass)[:, None]
+            _ext, lam, cert = _repair(inst, q)
+            found.update(certified_epsilon=cert, repair_weight=lam)
+        u_cost = _geometric_cost(self.c, inst.eps, inst.delta) if lam > 0 else 0.0
+        value = float(np.max(_phase_costs_upper(inst, q, lam, u_cost)))
+        own = (q @ inst.costs) / (q @ inst.mass)
+        phase = (1.0 - lam) * own + lam * u_cost
+        return _Family(q, lam, cert, phase, value, violation, float(np.max(own)))
+
+    def certify(self, candidate: _Family) -> float | None:
+        return candidate.value if candidate.epsilon <= self.inst.eps else None
+
+    def bound(self, built: _Record, point: tuple[FloatArray, _Record]) -> float:
+        return _lower_bound(self.inst, built)
 
 
 def dependent_noise_lp(
@@ -518,7 +542,6 @@ def dependent_noise_lp(
     >>> bool(res.lower_bound <= 1 / math.sinh(1.0) <= res.value)
     True
     """
-    start = time.perf_counter()
     eps = check_epsilon(
         epsilon, high=EPSILON_MAX, hint="larger ε makes e^ε exceed 1e21 and the LP meaningless"
     )
@@ -541,28 +564,27 @@ def dependent_noise_lp(
     )
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
         inst, ks = _instance(eps, delta, c, period, half)
-        build = time.perf_counter() - start
-        record, info = solve_robust(
-            lambda strategy: _build(inst, strategy),
-            num_variables=period * n_grid + 1,
-            solver=solver,
-            kind="count",
-        )
-        point = np.asarray(record.x.value, dtype=np.float64)
-        with stage("certify", _log) as found:
-            q, phase, cert, provenance = _finish(inst, point, info, record, c, build)
-            found.update(certified_epsilon=cert, repair_weight=provenance.repair.weight)
+        out = certified_solve(_Dependent(inst, c), Policy(solver=solver, cross_check=False))
+    family, lam = out.best.candidate, out.best.candidate.lam
+    provenance = out.provenance(
+        violation_before=family.raw_violation,
+        repair=Repair(
+            kind=RepairKind.MIXTURE if lam > 0 else RepairKind.NONE,
+            weight=lam,
+            cost=family.value - family.raw_value if lam > 0 else 0.0,
+        ),
+    )
     warn_if_uncertified(provenance)
     return DependentNoiseResult(
-        probabilities=q,
+        probabilities=family.q,
         support=ks,
-        phase_costs=phase,
-        certified_epsilon=cert,
+        phase_costs=family.phase,
+        certified_epsilon=family.epsilon,
         epsilon=eps,
         sensitivity=delta,
         period=period,
         half_width=half,
         provenance=provenance,
-        multipliers=_multipliers(record),
-        _solve_info=info,
+        multipliers=_multipliers(out.used.built),
+        _solve_info=out.used.info,
     )

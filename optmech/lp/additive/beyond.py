@@ -60,12 +60,11 @@ Kelley, J. E. (1960). The cutting-plane method for solving convex programs. J. S
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import logging
 import math
 import time
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -73,18 +72,20 @@ from optmech._floats import FloatArray
 from optmech.certify.profiles import privacy_profile, pure_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.beyond_cuts import Cuts, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval, _values
+from optmech.lp.additive.beyond_interval import _interval
 from optmech.lp.additive.beyond_repair import _gaussian_reference, _reference_stop, _repair
 from optmech.lp.additive.cone_bound import reliable_envelope
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
+from optmech.lp.additive.designer import grid_point
 from optmech.lp.additive.divergences import NEAR_ONE_BUDGET, NEAR_ONE_ORDER
 from optmech.lp.additive.gdp_reference import gaussian_cost
 from optmech.lp.additive.lp import AdditiveLP, build_additive_lp
-from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import default_periods
-from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.acceptance import not_private
+from optmech.lp.engine.certified import Outcome, Policy, certified_solve
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
+from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import ProblemKind, SolveInfo
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, RenyiDP
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
@@ -136,12 +137,10 @@ def _initial(spec: Any) -> tuple[float, ...]:
     return ()
 
 
-def _solve_round(spec: Any, cuts: Cuts, solve: Callable[..., Any]) -> _Round:
-    """Build, solve, read and certify one round. A point with zero masses facing positive ones
-    (the solver's tolerance in the deep tail: an infinite divergence) is mixed at once with the
+def _read_round(spec: Any, cuts: Cuts, solved: AdditiveLP, info: SolveInfo) -> _Round:
+    """Read and certify one solved round. A point with zero masses facing positive ones (the
+    solver's tolerance in the deep tail: an infinite divergence) is mixed at once with the
     reference, by at most `ZERO_REPAIR` (`_repair`)."""
-    lp = build_additive_lp(spec, cuts=cuts)
-    solved, info = solve(lp)
     full, atom = solved.full_values(solved.point())
     raised = reliable_envelope(solved, full) if solved.cones is not None else full
     family, kwargs = solved.noise_parts(raised, atom)
@@ -169,9 +168,7 @@ def _near_one(spec: Any) -> bool:
 
 def _tangent(rnd: _Round) -> FloatArray:
     """The value variables of a round's noise: the next round's tangent point."""
-    lp = rnd.lp
-    full = _values(lp, rnd.kwargs)
-    return lp.variables_of(full, float(rnd.kwargs.get("atom", 0.0)))[: lp.num_values]
+    return grid_point(rnd.lp, rnd.kwargs)[0][: rnd.lp.num_values]
 
 
 def _excess(spec: Any, rnd: _Round) -> float:
@@ -182,49 +179,136 @@ def _excess(spec: Any, rnd: _Round) -> float:
     return max(ratios) if ratios and all(math.isfinite(r) for r in ratios) else math.inf
 
 
-def _rounds(
-    spec: Any, solve: Callable[..., Any], accuracy: float = 0.0
-) -> tuple[_Round, tuple[CutRound, ...]]:
-    """Solve, certify, cut, until the certificate holds (or `MAX_ROUNDS`), or — GDP — until the
-    round's lower bound shows that no noise on this grid beats the Gaussian reference by more
-    than ``accuracy`` (`_reference_stop`), or until a round
-    closed less than `STALL` of the gap (then the repair, as after `MAX_ROUNDS`).
+@dataclass
+class _Rounds:
+    """What the rounds of one design share: the spec and settings, whether they cut (and
+    linearise near-one orders), the log, the best near-one round and the GDP gaps."""
 
-    Near-one Rényi orders are linearised at the first round's noise; after that, each round
-    that still fails multiplies the margin by ten and moves the tangent point to the best
-    round's noise so far (the one nearest the guarantee), which is also returned for the
-    repair if none certifies."""
-    near = _near_one(spec)
-    cutting = isinstance(spec.privacy, ZCDP | GaussianDP) or near
-    cuts = Cuts(_initial(spec), MARGIN if isinstance(spec.privacy, ZCDP) else GDP_MARGIN)
-    log: list[CutRound] = []
+    spec: Any
+    run: DesignRun
+    stop_at: float
+    log: list[CutRound] = field(default_factory=list)
     best: _Round | None = None
-    gaps: list[float] = []
-    while True:
-        start = time.perf_counter()
-        rnd = _solve_round(spec, cuts, solve)
+    gaps: list[float] = field(default_factory=list)
+
+    @property
+    def near(self) -> bool:
+        return _near_one(self.spec)
+
+
+class _Final(NamedTuple):
+    """The returned noise: its round, keywords, certificate, repair, source and interval."""
+
+    rnd: _Round
+    kwargs: dict[str, Any]
+    check: Any
+    fix: Repair
+    source: str
+    lower: float
+    value: float
+    accuracy: float
+
+
+class _CutRound(BuiltSolve[AdditiveLP, _Round, _Final]):
+    """One round of a design beyond (ε, δ) as hooks of `certified_solve` (module docstring):
+    its LP at ``cuts``, its noise read and certified over the continuum; then either the next
+    round's cuts, or — the certificate holds, or the rounds stop — the noise returned,
+    repaired if it must be and bounded.
+
+    The rounds stop when the certificate holds (or after `MAX_ROUNDS`), or — GDP — when the
+    round's lower bound shows that no noise on this grid beats the Gaussian reference by more
+    than ``stop_at`` (`_reference_stop`), or when a round closed less than `STALL` of the gap
+    (then the repair, as after `MAX_ROUNDS`). Near-one Rényi orders are linearised at the first
+    round's noise; after that, each round that still fails multiplies the margin by ten and
+    moves the tangent point to the best round's noise so far (the one nearest the guarantee),
+    which is also returned for the repair if none certifies.
+    """
+
+    def __init__(self, rounds: _Rounds, cuts: Cuts) -> None:
+        self.start = time.perf_counter()
+        self.rounds, self.cuts, spec = rounds, cuts, rounds.spec
+        g = spec.privacy
+        kind: ProblemKind = (
+            "conic"
+            if isinstance(g, ZCDP | RenyiDP)
+            else "gdp"
+            if isinstance(g, GaussianDP)
+            else "additive"
+        )
+        lp = build_additive_lp(spec, cuts=cuts)
+        super().__init__(lp, rounds.run, kind=kind, feasible=spec.tail_ratio > 0)
+        self.following: Cuts | None = None
+        self.final: _Final | None = None
+
+    def solve(self, solver: str | None, vertex: bool) -> tuple[AdditiveLP, SolveInfo, float]:
+        with stage("round", _log, round=len(self.rounds.log) + 1, **self.lp.counts()):
+            built, self.info, seconds = super().solve(solver, vertex)
+        return built, self.info, seconds
+
+    def read(self, built: AdditiveLP) -> _Round:
+        rounds, spec, cuts = self.rounds, self.rounds.spec, self.cuts
+        rnd = _read_round(spec, cuts, built, self.info)
         chk = rnd.check
-        stop, gap = (None, math.nan) if chk.holds else _reference_stop(spec, rnd, accuracy)
+        stop, gap = (None, math.nan) if chk.holds else _reference_stop(spec, rnd, rounds.stop_at)
         if stop is not None:
             rnd, chk = stop, stop.check
-        log.append(CutRound(cuts.points, chk.number, chk.holds, time.perf_counter() - start))
+        log, gaps, near = rounds.log, rounds.gaps, rounds.near
+        log.append(CutRound(cuts.points, chk.number, chk.holds, time.perf_counter() - self.start))
         gaps.append(gap)
         stalled = len(gaps) >= 2 and gaps[-1] > (1.0 - STALL) * gaps[-2]  # False with a nan
-        if near and (best is None or _excess(spec, rnd) <= _excess(spec, best)):
-            best = rnd
+        if near and (rounds.best is None or _excess(spec, rnd) <= _excess(spec, rounds.best)):
+            rounds.best = rnd
+        best = rounds.best
+        cutting = isinstance(spec.privacy, ZCDP | GaussianDP) or near
         if chk.holds or not cutting or len(log) >= MAX_ROUNDS or stalled:
-            return (rnd if chk.holds or best is None else best), tuple(log)
-        if near:
+            self.final = self._finished(rnd if chk.holds or best is None else best)
+        elif near:
             if cuts.tangent is not None and cuts.margin >= MAX_MARGIN:
-                return best or rnd, tuple(log)
-            margin = cuts.margin if cuts.tangent is None else min(cuts.margin * 10.0, MAX_MARGIN)
-            cuts = Cuts(cuts.points, margin, _tangent(best or rnd))
+                self.final = self._finished(best or rnd)
+            else:
+                margin = (
+                    cuts.margin if cuts.tangent is None else min(cuts.margin * 10.0, MAX_MARGIN)
+                )
+                self.following = Cuts(cuts.points, margin, _tangent(best or rnd))
         elif chk.new:
-            cuts = Cuts(tuple(sorted(set(cuts.points) | set(chk.new))), cuts.margin)
+            self.following = Cuts(tuple(sorted(set(cuts.points) | set(chk.new))), cuts.margin)
         elif cuts.margin < MAX_MARGIN and math.isfinite(chk.number):
-            cuts = Cuts(cuts.points, min(cuts.margin * 10.0, MAX_MARGIN))
+            self.following = Cuts(cuts.points, min(cuts.margin * 10.0, MAX_MARGIN))
         else:
-            return rnd, tuple(log)
+            self.final = self._finished(rnd)
+        return rnd
+
+    def _finished(self, rnd: _Round) -> _Final:
+        """The returned noise of the last round: repaired by mixing if its certificate still
+        fails, bounded, and replaced by the grid Gaussian alone when that costs less."""
+        spec = self.rounds.spec
+        kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
+        if not chk.holds:
+            if not self.run.allow_repair:
+                raise not_private(spec.privacy, str(chk.beyond))
+            kwargs, chk, fix = _repair(spec, rnd)
+        # The target was tightened by the margin: the interval is about that wide by design.
+        accuracy = max(self.run.accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
+        lower, value = _interval(spec, rnd, kwargs, accuracy)
+        source = "reference" if rnd.source == "reference" or fix.weight >= 1.0 else "solver"
+        alone = None if source == "reference" else _gaussian_reference(spec, rnd)
+        if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
+            kwargs, source, fix = alone, "reference", Repair()  # the grid Gaussian, unmixed
+            chk = _check(spec, rnd.family(**alone), rnd.cuts)
+            lower, value = _interval(spec, rnd, kwargs, accuracy)
+        return _Final(rnd, kwargs, chk, fix, source, lower, value, accuracy)
+
+    def next_round(self, solve: Any) -> _CutRound | None:
+        return None if self.following is None else _CutRound(self.rounds, self.following)
+
+    def repair(self, point: _Round) -> _Final | None:
+        return self.final
+
+    def certify(self, candidate: _Final) -> float:
+        return candidate.value
+
+    def bound(self, built: AdditiveLP, point: _Round) -> float:
+        return -math.inf if self.final is None else self.final.lower
 
 
 # -- support ------------------------------------------------------------------------------------
@@ -243,16 +327,19 @@ def _longest_support(spec: Any) -> int | None:
 
 
 def _rounds_on_a_long_enough_support(
-    spec: Any, solve: Callable[..., Any], accuracy: float = 0.0
-) -> tuple[Any, _Round, tuple[CutRound, ...]]:
-    """`_rounds` and the spec it solved. A profile's derived support is the longest of
-    its points' own, which their joint constraints can make too short: when it is infeasible,
-    it is doubled (each time refused up front if too large) up to
+    spec: Any, run: DesignRun, stop_at: float
+) -> tuple[_Rounds, Outcome[AdditiveLP, _Round, _Final]]:
+    """The rounds (`_CutRound`) and what they shared. A profile's derived support is the
+    longest of its points' own, which their joint constraints can make too short: when it is
+    infeasible, it is doubled (each time refused up front if too large) up to
     `_longest_support`."""
     longest = _longest_support(spec)
     while True:
+        rounds = _Rounds(spec, run, stop_at)
+        first = Cuts(_initial(spec), MARGIN if isinstance(spec.privacy, ZCDP) else GDP_MARGIN)
         try:
-            return (spec, *_rounds(spec, solve, accuracy))
+            policy = Policy(solver=run.solver, accuracy=run.accuracy, cross_check=False)
+            return rounds, certified_solve(_CutRound(rounds, first), policy)
         except SolverError as exc:
             if exc.status != "infeasible" or spec.tail_ratio > 0:
                 raise
@@ -279,49 +366,24 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
         ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
         provenance).
     """
-    conic, gdp = isinstance(spec.privacy, ZCDP | RenyiDP), isinstance(spec.privacy, GaussianDP)
-
-    numbers = itertools.count(1)
-
-    def solve(lp: AdditiveLP) -> tuple[AdditiveLP, SolveInfo]:
-        kind: ProblemKind = "conic" if conic else "gdp" if gdp else "additive"
-        with stage("round", _log, round=next(numbers), **lp.counts()):
-            return solve_additive(lp, run, fresh=True, kind=kind, feasible=spec.tail_ratio > 0)
-
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
         stop_at = max(run.accuracy, MARGIN_ACCURACY * GDP_MARGIN)
-        spec, rnd, log = _rounds_on_a_long_enough_support(spec, solve, stop_at)
-    kwargs, chk, fix = rnd.kwargs, rnd.check, rnd.fix
-    if not chk.holds:
-        if not run.allow_repair:
-            raise PrivacyViolationError(
-                f"the solver's point is not {spec.privacy} (certified {chk.beyond}); pass "
-                "allow_repair=True, tighten the solver tolerances or try another solver."
-            )
-        kwargs, chk, fix = _repair(spec, rnd)
-    # The target was tightened by the margin: the interval is about that wide by design.
-    accuracy = max(run.accuracy, MARGIN_ACCURACY * rnd.cuts.margin)
-    lower, value = _interval(spec, rnd, kwargs, accuracy)
-    source = "reference" if rnd.source == "reference" or fix.weight >= 1.0 else "solver"
-    alone = None if source == "reference" else _gaussian_reference(spec, rnd)
-    if alone is not None and _interval(spec, rnd, alone, math.inf)[1] < value:
-        kwargs, source, fix = alone, "reference", Repair()  # the grid Gaussian, unmixed
-        chk = _check(spec, rnd.family(**alone), rnd.cuts)
-        lower, value = _interval(spec, rnd, kwargs, accuracy)
+        rounds, out = _rounds_on_a_long_enough_support(spec, run, stop_at)
+    spec, log, final = rounds.spec, tuple(rounds.log), out.best.candidate
+    rnd, kwargs, fix, value = final.rnd, final.kwargs, final.fix, final.value
     raw = rnd.lp.noise_parts(*rnd.lp.full_values(rnd.lp.point()))[1]
     raw_value = _interval(spec, rnd, raw, math.inf)[1] if fix.weight else value
     desc = _description(rnd.family(**kwargs), spec.resolution)
     eps = pure_epsilon(desc)
     last = spec.privacy.epsilons[-1] if isinstance(spec.privacy, PrivacyProfile) else 0.0
     delta = 0.0 if math.isfinite(eps) else float(privacy_profile(desc, last))
-    info = rnd.info
-    violation = rnd.lp.violation(rnd.lp.point())
-    fix = dataclasses.replace(fix, cost=value - raw_value)
-    prov = design_provenance(
-        rnd.lp, info, (min(lower, value), value), accuracy, (violation, 0.0), fix
-    )
     cutting = len(log) > 1 or isinstance(spec.privacy, ZCDP | GaussianDP)
-    prov = prov.replace(total_time=sum(r.seconds for r in log), rounds=log if cutting else ())
+    prov = out.provenance(
+        accuracy=final.accuracy,
+        violation_before=rnd.lp.violation(rnd.lp.point()),
+        violation_after=0.0,
+        repair=dataclasses.replace(fix, cost=value - raw_value),
+    ).replace(total_time=sum(r.seconds for r in log), rounds=log if cutting else ())
     record = DesignRecord(
         spec=spec,
         provenance=prov,
@@ -331,9 +393,9 @@ def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
         raw_certified_delta=None,
         cells_per_period=rnd.lp.grid.period,
         window=rnd.lp.window,
-        lp_objective=float(info.objective) * rnd.lp.objective_factor,
-        source=source,
-        beyond=dataclasses.replace(chk.beyond, gaussian_cost=gaussian_cost(spec)),
+        lp_objective=float(rnd.info.objective) * rnd.lp.objective_factor,
+        source=final.source,
+        beyond=dataclasses.replace(final.check.beyond, gaussian_cost=gaussian_cost(spec)),
     )
     warn_if_uncertified(prov, stacklevel=4)
     return designed_class(rnd.family)(record=record, **kwargs)

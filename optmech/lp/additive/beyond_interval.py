@@ -13,12 +13,11 @@ import dataclasses
 import math
 from typing import Any
 
-import numpy as np
 import scipy.sparse as sp
 
-from optmech._floats import FloatArray
 from optmech.lp.additive.beyond_cuts import _Round
 from optmech.lp.additive.cone_bound import cone_bound
+from optmech.lp.additive.designer import grid_point
 from optmech.lp.additive.divergences import pure_block
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.additive.pairs import pair_maps
@@ -29,19 +28,12 @@ from optmech.privacy import PrivacyProfile
 __all__: list[str] = []
 
 
-def _values(lp: AdditiveLP, kwargs: dict[str, Any]) -> FloatArray:
-    """The full grid values ``x`` (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
-    if "pmf" in kwargs:
-        return np.asarray(kwargs["pmf"], dtype=float) * lp.grid.period
-    return np.asarray(kwargs["densities"], dtype=float) * lp.grid.sensitivity
-
-
 def _interval(
     spec: Any, rnd: _Round, kwargs: dict[str, Any], accuracy: float
 ) -> tuple[float, float]:
     """``(lower_bound, value)`` of the returned noise (module docstring)."""
     lp = rnd.lp
-    point = lp.variables_of(_values(lp, kwargs), float(kwargs.get("atom", 0.0)))
+    point = grid_point(lp, kwargs)[0]
     if lp.cones is not None:
         value = lp_interval(lp, point, accuracy=math.inf)[1]
         return cone_bound(lp, spec, value=value, accuracy=accuracy), value

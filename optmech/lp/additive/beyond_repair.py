@@ -18,10 +18,11 @@ from typing import Any, cast
 
 import numpy as np
 
+from optmech._floats import FloatArray
 from optmech.certify.profiles import check_guarantee
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.beyond_cuts import _Check, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval, _values
+from optmech.lp.additive.beyond_interval import _interval
 from optmech.lp.additive.gdp_reference import WiderMixture, cheapest_wider_mixture, grid_gaussian
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.additive.repair import envelope_raise, slack
@@ -110,6 +111,13 @@ def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
     if "atom" in a:
         out["atom"] = (1.0 - lam) * a["atom"]
     return out
+
+
+def _values(lp: AdditiveLP, kwargs: dict[str, Any]) -> FloatArray:
+    """The full grid values ``x`` (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
+    if "pmf" in kwargs:
+        return np.asarray(kwargs["pmf"], dtype=float) * lp.grid.period
+    return np.asarray(kwargs["densities"], dtype=float) * lp.grid.sensitivity
 
 
 def _repair(

@@ -41,9 +41,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
-from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
 from optmech.lp.additive.constraint_rows import (
@@ -56,19 +55,17 @@ from optmech.lp.additive.constraint_rows import (
     with_blocks,
 )
 from optmech.lp.additive.designed import DesignedNoise
-from optmech.lp.additive.designer import finish_design
+from optmech.lp.additive.designer import AdditiveSolve, Candidate, SolverPoint, grid_point
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.solving import cross_check, solve_additive
+from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import AdditiveSpec
+from optmech.lp.engine.certified import NotCertified, Policy, certified_solve
 from optmech.lp.engine.crosscheck import labelled
-from optmech.lp.engine.interval import relatively_wide
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.graded import GradedNoise
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.provenance import Attempt
+from optmech.provenance import Attempt, ConstraintRecord
 
 __all__ = ["MARGINS", "constrained_lp", "design_constrained"]
 
@@ -95,22 +92,6 @@ def constrained_lp(
     if rest:
         lp = dataclasses.replace(lp, custom=CustomRows(lp, rest))
     return lp.for_strategy(None)
-
-
-def _point_of(lp: AdditiveLP, noise: DesignedNoise) -> FloatArray:
-    """The LP's value and atom variables of a returned noise (``Δ·f``, or ``Δ·pmf`` on ℤ)."""
-    if lp.grid.integer:
-        full = cast(LatticeNoise, noise).probabilities * lp.grid.period  # designs on ℤ: pmfs
-        return lp.variables_of(full, 0.0)
-    densities = cast(PiecewiseConstantNoise | GradedNoise, noise).densities  # off ℤ: densities
-    full = densities * lp.grid.sensitivity
-    return lp.variables_of(full, float(getattr(noise, "atom", 0.0)))
-
-
-def _with_provenance(noise: DesignedNoise, **changes: Any) -> DesignedNoise:
-    """``noise`` with some fields of its provenance changed."""
-    prov = noise.provenance.replace(**changes)
-    return noise._with_record(dataclasses.replace(noise.record, provenance=prov))
 
 
 def _diagnose(
@@ -142,15 +123,50 @@ def _diagnose(
     return InfeasibleConstraintsError(text, constraints=names)
 
 
-def _solve(
-    lp: AdditiveLP, base: AdditiveLP, constraints: Sequence[Constraint], run: DesignRun
-) -> tuple[AdditiveLP, SolveInfo]:
-    try:
-        return solve_additive(lp, run, fresh=True, feasible=False)
-    except SolverError as exc:
-        if exc.status != "infeasible":
-            raise
-        raise _diagnose(base, constraints, run, exc) from exc
+class _ConstrainedSolve(AdditiveSolve):
+    """`AdditiveSolve` of the LP ``lp`` (the rows asked, or tightened by a margin), finished on
+    the rows asked: a noise that misses a constraint is not certified (``missed`` says which),
+    and an infeasible LP names the constraints at fault."""
+
+    def __init__(
+        self,
+        lp: AdditiveLP,
+        run: DesignRun,
+        asked: AdditiveLP,
+        base: AdditiveLP,
+        constraints: Sequence[Constraint],
+        label: str,
+    ) -> None:
+        super().__init__(lp, run, feasible=False)
+        self.asked, self.base, self.constraints, self.label = asked, base, constraints, label
+        self.missed: str | None = None
+
+    def solve(self, solver: str | None, vertex: bool) -> tuple[AdditiveLP, SolveInfo, float]:
+        first = self.fresh
+        try:
+            return super().solve(solver, vertex)
+        except SolverError as exc:
+            if exc.status != "infeasible" or not first:
+                raise
+            raise _diagnose(self.base, self.constraints, self.run, exc) from exc
+
+    def read(self, built: AdditiveLP) -> SolverPoint:
+        return super().read(dataclasses.replace(built, rows=self.asked.rows))
+
+    def records(self, candidate: Candidate) -> tuple[ConstraintRecord, ...]:
+        """Each constraint evaluated on the noise of ``candidate`` itself."""
+        noise = cast(GridNoise, candidate.family(**candidate.kwargs))
+        point = grid_point(self.asked, candidate.kwargs)[0]
+        return constraint_records(self.asked, self.constraints, noise, point)
+
+    def certify(self, candidate: Candidate) -> float | None:
+        value = super().certify(candidate)
+        bad = unmet(self.records(candidate)) if value is not None else ()
+        if bad:
+            worst = ", ".join(f"{r.name} (residual {r.residual:.3g})" for r in bad)
+            self.missed = f"after the privacy repair the noise misses {worst}"
+            return None
+        return value
 
 
 def design_constrained(
@@ -177,63 +193,29 @@ def design_constrained(
             asked = constrained_lp(base, constraints)
             found.update(asked.counts())
 
-        def finish(
-            solved: AdditiveLP,
-            info: SolveInfo,
-            *,
-            allow_repair: bool,
-            accuracy: float,
-            warn: bool,
-        ) -> DesignedNoise:
-            """Finish on the rows asked; raise `SolverError` when a constraint is not met."""
-            noise = finish_design(
-                dataclasses.replace(solved, rows=asked.rows),
-                info,
-                allow_repair=allow_repair,
-                accuracy=accuracy,
-                warn=warn,
-            )
-            family = cast(GridNoise, noise)  # every design is one of the grid families
-            records = constraint_records(asked, constraints, family, _point_of(asked, noise))
-            bad = unmet(records)
-            if bad:
-                worst = ", ".join(f"{r.name} (residual {r.residual:.3g})" for r in bad)
-                raise SolverError(
-                    info.solver,
-                    "constraint not met",
-                    f"after the privacy repair the noise misses {worst}",
-                    attempts=tuple(info.attempts),
-                )
-            return _with_provenance(noise, constraints=records)
-
         missed: list[str] = []
         tried: list[Attempt] = []
         for margin in MARGINS:
             step = f"margin {margin:g}" if margin else ""
             lp = asked if margin == 0.0 else constrained_lp(base, constraints, margin)
+            hooks = _ConstrainedSolve(lp, run, asked, base, constraints, step)
+            # a callable's multipliers are not in any bound: no cross-check can tighten it
+            policy = Policy(run.solver, accuracy=run.accuracy, cross_check=asked.custom is None)
             try:
-                solved, info = _solve(lp, base, constraints, run)
+                out = certified_solve(hooks, policy)
             except InfeasibleConstraintsError as exc:
                 if margin == 0.0:
                     raise
                 missed.append(f"{step}: infeasible ({exc})")
                 break
-            if step:
-                info = dataclasses.replace(info, attempts=tuple(labelled(info.attempts, step)))
-            try:
-                noise = finish(
-                    solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
-                )
-            except SolverError as exc:
-                missed.append(f"{step or 'as asked'}: {exc.hint}")
-                tried += labelled(info.attempts, "constraint not met")
+            except NotCertified as exc:
+                if hooks.missed is None:
+                    raise
+                missed.append(f"{step or 'as asked'}: {hooks.missed}")
+                tried += labelled(exc.attempts, "constraint not met")
                 continue
-            if tried:  # the margins that missed a constraint, before this one's
-                noise = _with_provenance(noise, attempts=(*tried, *noise.provenance.attempts))
-            prov = noise.provenance
-            wide = relatively_wide(prov.value, prov.lower_bound, prov.accuracy)
-            if wide and asked.custom is None:  # a callable's multipliers are not in any bound
-                noise = cross_check(noise, lp, finish, run)
+            out.attempts[:0] = tried  # the margins that missed a constraint, before this one's
+            noise = hooks.design(out, constraints=hooks.records(out.best.candidate))
             warn_about(noise, asked, stacklevel=4)
             return noise
     raise PrivacyViolationError(

@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.certify.noise import noise_epsilon
-from optmech.exceptions import PrivacyViolationError, SolverError
+from optmech.exceptions import SolverError
 from optmech.lp.additive.constraint_rows import centred
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.diagnostics import warn_about
@@ -59,13 +60,13 @@ from optmech.lp.additive.repair import (
     mixture_repair,
     slack,
 )
-from optmech.lp.additive.solving import cross_check, solve_additive
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
-from optmech.lp.engine.acceptance import within_privacy
-from optmech.lp.engine.interval import interval_value, lp_interval, relatively_wide
-from optmech.lp.engine.record import design_provenance
+from optmech.lp.engine.acceptance import not_private, within_privacy
+from optmech.lp.engine.certified import Outcome, Policy, certified_solve
+from optmech.lp.engine.interval import interval_value, lp_interval
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
+from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
@@ -98,8 +99,9 @@ def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
         with stage("build", _log) as found:
             lp = build_additive_lp(spec)
             found.update(lp.counts())
+        hooks = AdditiveSolve(lp, run)
         try:
-            solved, info = solve_additive(lp, run, fresh=True)
+            out = certified_solve(hooks, Policy(solver=run.solver, accuracy=run.accuracy))
         except SolverError as exc:
             if exc.status != "infeasible" or spec.pure:
                 raise
@@ -112,12 +114,7 @@ def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
                 "periods); raise `periods`",
                 attempts=exc.attempts,
             ) from exc
-        noise = finish_design(
-            solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, warn=False
-        )
-        prov = noise.provenance
-        if relatively_wide(prov.value, prov.lower_bound, prov.accuracy):
-            noise = cross_check(noise, lp, finish_design, run)
+        noise = hooks.design(out)
         warn_about(noise, lp, stacklevel=4)
         return noise
 
@@ -143,6 +140,14 @@ def _certify(noise: GridNoise, lp: AdditiveLP) -> tuple[float, float | None, boo
     assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are certified in `beyond`
     delta = hockey_delta(equal_cells(noise), privacy.epsilon, reach)  # (ε, δ): uniform grids
     return eps, delta, bool(delta <= privacy.delta)
+
+
+def _certified(noise: GridNoise, lp: AdditiveLP, point: str) -> tuple[float, float | None, bool]:
+    """`_certify`, logged as the stage ``certify`` of the solver's or the returned point."""
+    with stage("certify", _log, point=point) as found:
+        cert = _certify(noise, lp)
+        found.update(certified_epsilon=cert[0], certified_delta=cert[1], holds=cert[2])
+    return cert
 
 
 def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
@@ -216,9 +221,10 @@ def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
 
 
 # -- the certified interval -----------------------------------------------------------------------
-def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
-    """The LP's value and atom variables of a noise (``x = Δ·f``, or ``Δ·pmf`` on ℤ), and the
-    mass it puts beyond the grid where the LP allows none ((ε, δ): a finite support)."""
+def grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
+    """The LP's value and atom variables of a noise's keywords (``x = Δ·f``, or ``Δ·pmf`` on
+    ℤ), its atom, and the mass it puts beyond the grid where the LP allows none ((ε, δ): a
+    finite support)."""
     if "pmf" in kwargs:
         full, atom = np.asarray(kwargs["pmf"]) * lp.grid.period, 0.0
         scale = 1.0
@@ -234,9 +240,9 @@ def _grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, flo
 
 
 # -- finishing a solve --------------------------------------------------------------------------
-def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, FloatArray] | None:
+def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float] | None:
     """The reference staircase of a graded grid as a certified noise: (family, keywords,
-    value, LP point), or None. It is an exactly feasible point of the LP (its step ratio and
+    value), or None. It is an exactly feasible point of the LP (its step ratio and
     tails are ``e^(ε − 2·slack)``), so it may stand in for a solver point that costs more —
     unless the caller's constraints are among the rows (None then: it meets none of them)."""
     if lp.profile is None or lp.declared or lp.custom is not None:
@@ -245,8 +251,7 @@ def _reference_point(lp: AdditiveLP) -> tuple[type, dict[str, Any], float, Float
     family, kwargs = lp.noise_parts(full, 0.0)
     if not _certify(family(**kwargs), lp)[2]:
         return None
-    point = _grid_point(lp, kwargs)[0]
-    return family, kwargs, interval_value(lp, point), point
+    return family, kwargs, interval_value(lp, grid_point(lp, kwargs)[0])
 
 
 def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, dict, Repair]:
@@ -262,32 +267,138 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
-def _repair_stage(
-    lp: AdditiveLP,
-    raw: GridNoise,
-    full: FloatArray,
-    certified: tuple[float, Any, bool],
-    allow: bool,
-) -> tuple[type, dict[str, Any], Repair] | None:
-    """The repaired family, keywords and repair, or None when the point is kept as it is."""
-    raw_eps, raw_delta, ok = certified
-    if lp.spec.pure and allow:  # always: the window strictly inside ε, so exactly feasible
-        return _repaired(lp, raw, full)
-    if ok:
-        return None
-    if not allow:
-        privacy = lp.privacy
-        assert isinstance(privacy, PureDP | ApproxDP)  # beyond (ε, δ): `beyond`'s own repair
-        what = (
-            f"ε = {raw_eps:.12g}"
-            if isinstance(privacy, PureDP)
-            else f"δ = {raw_delta:.6g} at ε = {privacy.epsilon:g}"
+@dataclass
+class SolverPoint:
+    """The solver's point of a solved LP variant: its noise (family, keywords, grid values),
+    its certificate (pure ε, δ or None, whether it holds) and its value; ``candidate`` is the
+    repaired point, once `AdditiveSolve.repair` has made it."""
+
+    lp: AdditiveLP
+    family: type
+    kwargs: dict[str, Any]
+    full: FloatArray
+    certificate: tuple[float, float | None, bool]
+    value: float
+    candidate: Candidate | None = None
+
+
+@dataclass
+class Candidate:
+    """A repaired point, where it came from, and (once certified) its certificate, its value
+    and the mass it puts beyond the grid."""
+
+    lp: AdditiveLP
+    family: type
+    kwargs: dict[str, Any]
+    fix: Repair
+    source: str = "solver"
+    certificate: tuple[float, float | None, bool] = (math.inf, None, False)
+    value: float = math.inf
+    outside: float = 0.0
+
+
+class AdditiveSolve(BuiltSolve[AdditiveLP, SolverPoint, Candidate]):
+    """A 1-D design as hooks of `certified_solve`: the solver's point read and certified,
+    repaired (the envelope inside ε, the (ε, δ) mixture, a zero mean for `Unbiased`), compared
+    with the reference staircase, certified again and bounded by weak duality (module
+    docstring). ``feasible`` defaults to the spec being ε-DP; ``solved``, a solve already made,
+    is finished instead of solving."""
+
+    def __init__(
+        self,
+        lp: AdditiveLP,
+        run: DesignRun,
+        feasible: bool | None = None,
+        solved: tuple[AdditiveLP, SolveInfo] | None = None,
+    ) -> None:
+        feasible = lp.spec.pure if feasible is None else feasible
+        super().__init__(lp, run, kind="additive", feasible=feasible, solved=solved)
+
+    def read(self, built: AdditiveLP) -> SolverPoint:
+        full, atom = built.full_values(built.point())
+        family, kwargs = built.noise_parts(full, atom)
+        cert = _certified(family(**kwargs), built, "solver's")
+        value = interval_value(built, grid_point(built, kwargs)[0])
+        return SolverPoint(built, family, kwargs, full, cert, value)
+
+    def repair(self, point: SolverPoint) -> Candidate:
+        lp, (eps, delta, ok) = point.lp, point.certificate
+        fix, family, kwargs = Repair(), point.family, point.kwargs
+        with stage("repair", _log) as found:
+            # ε-DP: always, the window strictly inside ε makes the point exactly feasible.
+            if self.run.allow_repair and (lp.spec.pure or not ok):
+                family, kwargs, fix = _repaired(lp, family(**kwargs), point.full)
+            elif not ok:
+                privacy = lp.privacy
+                raise not_private(
+                    privacy,
+                    f"ε = {eps:.12g}"
+                    if isinstance(privacy, PureDP)
+                    else f"δ = {delta:.6g} at ε = {cast(ApproxDP, privacy).epsilon:g}",
+                )
+            found.update(kind=str(fix.kind), weight=fix.weight)
+        candidate = Candidate(lp, family, kwargs, fix)
+        if lp.declared and self.run.allow_repair:  # an exact zero mean for Unbiased, if certified
+            mixed = centred(lp, kwargs)
+            if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
+                candidate = Candidate(lp, *mixed, fix)
+        reference = _reference_point(lp)
+        value = interval_value(lp, grid_point(lp, candidate.kwargs)[0])
+        if reference is not None and reference[2] < value:
+            candidate = Candidate(lp, reference[0], reference[1], fix, "reference")
+        point.candidate = candidate
+        return candidate
+
+    def certify(self, candidate: Candidate) -> float | None:
+        lp = candidate.lp
+        cert = _certified(candidate.family(**candidate.kwargs), lp, "returned")
+        if not cert[2] or cert[1] is None:
+            return None
+        point, _, outside = grid_point(lp, candidate.kwargs)
+        value = interval_value(lp, point)
+        if outside > 0 and candidate.source == "solver":  # a mixture that left the support
+            value = candidate.family(**candidate.kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
+        candidate.certificate, candidate.value, candidate.outside = cert, value, outside
+        return value
+
+    def bound(self, built: AdditiveLP, point: SolverPoint) -> float:
+        candidate = point.candidate
+        if candidate is None or not math.isfinite(candidate.value):
+            return -math.inf
+        z = grid_point(point.lp, candidate.kwargs)[0]
+        return lp_interval(point.lp, z, accuracy=self.run.accuracy)[0]
+
+    def design(
+        self, out: Outcome[AdditiveLP, SolverPoint, Candidate], **fields: Any
+    ) -> DesignedNoise:
+        """The designed noise of the loop's outcome, with its record (and the provenance's
+        further ``fields``)."""
+        read, info, best = out.used.point, out.used.info, out.best.candidate
+        lp, fix = read.lp, best.fix
+        prov = out.provenance(
+            accuracy=self.run.accuracy,
+            violation_before=lp.violation(lp.point()),
+            violation_after=best.outside,
+            repair=Repair(
+                fix.kind, fix.weight, best.value - read.value if fix.kind != RepairKind.NONE else 0
+            ),
+            **fields,
         )
-        raise PrivacyViolationError(
-            f"the solver's point is not {lp.privacy}: certified {what}; pass "
-            "allow_repair=True, tighten the solver tolerances or try another solver."
+        eps, delta, _ = best.certificate
+        raw_eps, raw_delta, _ = read.certificate
+        record = DesignRecord(
+            spec=lp.spec,
+            provenance=prov,
+            certified_epsilon=eps,
+            certified_delta=float(cast(float, delta)),
+            raw_certified_epsilon=raw_eps,
+            raw_certified_delta=None if lp.spec.pure else raw_delta,
+            cells_per_period=lp.grid.period,
+            window=lp.window,
+            lp_objective=float(info.objective) * lp.objective_factor,
+            source=best.source,
         )
-    return _repaired(lp, raw, full)
+        return designed_class(best.family)(record=record, **best.kwargs)
 
 
 def finish_design(
@@ -320,65 +431,10 @@ def finish_design(
         Deprecated spelling of ``allow_repair``.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
-    z = lp.point()
-    full, atom = lp.full_values(z)
-    family, kwargs = lp.noise_parts(full, atom)
-    raw = family(**kwargs)
-    with stage("certify", _log, point="solver's") as found:
-        raw_eps, raw_delta, ok = _certify(raw, lp)
-        found.update(certified_epsilon=raw_eps, certified_delta=raw_delta, holds=ok)
-    raw_value = interval_value(lp, _grid_point(lp, kwargs)[0])
-    fix = Repair()
-    with stage("repair", _log) as found:
-        repaired = _repair_stage(lp, raw, full, (raw_eps, raw_delta, ok), allow_repair)
-        if repaired is not None:
-            family, kwargs, fix = repaired
-        found.update(kind=str(fix.kind), weight=fix.weight)
-    if lp.declared and allow_repair:  # an exact zero mean for Unbiased, when certified
-        mixed = centred(lp, kwargs)
-        if mixed is not None and _certify(mixed[0](**mixed[1]), lp)[2]:
-            family, kwargs = mixed
-    with stage("certify", _log, point="returned") as found:
-        cert_eps, cert_delta, ok = _certify(family(**kwargs), lp)
-        found.update(certified_epsilon=cert_eps, certified_delta=cert_delta, holds=ok)
-    if not ok or cert_delta is None:
-        raise PrivacyViolationError(
-            f"the designed noise is not {lp.privacy} even after repair ({fix.kind}): certified "
-            f"ε = {cert_eps:.12g}, δ = {cert_delta}."
-        )
-    point, _, outside = _grid_point(lp, kwargs)
-    source = "solver"
-    reference = _reference_point(lp)
-    if reference is not None and reference[2] < interval_value(lp, point):
-        family, kwargs, _, point = reference
-        cert_eps, cert_delta, _ = _certify(family(**kwargs), lp)
-        source = "reference"
-    assert cert_delta is not None  # the returned point certified: above, or `_reference_point`
-    lower, value = lp_interval(lp, point, accuracy=accuracy)
-    if outside > 0 and source == "solver":  # a mixture that left the support (continuous bound)
-        value = family(**kwargs).expected_cost(lp.cost) * (1.0 + 1e-12)
-    cost = value - raw_value if fix.kind != RepairKind.NONE else 0.0
-    prov = design_provenance(
-        lp,
-        info,
-        (lower, value),
-        accuracy,
-        (lp.violation(z), outside),
-        Repair(fix.kind, fix.weight, cost),
-    )
-    record = DesignRecord(
-        spec=lp.spec,
-        provenance=prov,
-        certified_epsilon=cert_eps,
-        certified_delta=float(cert_delta),
-        raw_certified_epsilon=raw_eps,
-        raw_certified_delta=None if lp.spec.pure else raw_delta,
-        cells_per_period=lp.grid.period,
-        window=lp.window,
-        lp_objective=float(info.objective) * lp.objective_factor,
-        source=source,
-    )
-    noise = designed_class(family)(record=record, **kwargs)
+    run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)
+    hooks = AdditiveSolve(lp, run, solved=(lp, info))
+    out = certified_solve(hooks, Policy(accuracy=accuracy, cross_check=False))
+    noise = hooks.design(out)
     if warn:
         warn_about(noise, lp, stacklevel=stacklevel + 1)
     return noise

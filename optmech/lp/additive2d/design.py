@@ -29,22 +29,23 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from optmech._floats import FloatArray
 from optmech.certify.noise2d import noise2d_epsilon, row_half_widths
-from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive2d.designed import DesignedNoise2D, DesignRecord2D
 from optmech.lp.additive2d.lp import AdditiveLP2D, build_additive_lp_2d
 from optmech.lp.additive2d.repair import envelope_2d
 from optmech.lp.additive2d.spec import AdditiveSpec2D
-from optmech.lp.engine.acceptance import within_privacy
+from optmech.lp.engine.acceptance import not_private, within_privacy
+from optmech.lp.engine.certified import Outcome, Policy, certified_solve
 from optmech.lp.engine.interval import lp_interval, lp_value
-from optmech.lp.engine.record import design_provenance
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
-from optmech.lp.engine.solving import solve_built
+from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import SolveInfo
 from optmech.mechanisms.piecewise2d import PiecewiseConstantNoise2D
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind, warn_if_uncertified
@@ -98,10 +99,15 @@ def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> Desig
         with stage("build", _log) as found:
             lp = build_additive_lp_2d(spec)
             found.update(lp.counts())
-        solved, info = solve_built(lp, run, kind="additive2d", feasible=True, fresh=True)
-        return finish_design_2d(
-            solved, info, allow_repair=run.allow_repair, accuracy=run.accuracy, stacklevel=5
-        )
+        noise = _designed(Design2DSolve(lp, run))
+        warn_if_uncertified(noise.provenance, stacklevel=4)
+        return noise
+
+
+def _designed(hooks: Design2DSolve) -> DesignedNoise2D:
+    """The certified loop of `Design2DSolve` (no cross-check: one LP, one solve)."""
+    policy = Policy(solver=hooks.run.solver, accuracy=hooks.run.accuracy, cross_check=False)
+    return hooks.design(certified_solve(hooks, policy))
 
 
 def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
@@ -118,10 +124,6 @@ def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
         epsilon=lp.spec.epsilon,
         tail_masses=[lp.sums[i].mass for i in keep],
     )
-
-
-def _certify(noise: PiecewiseConstantNoise2D) -> float:
-    return float(noise2d_epsilon(**noise.description()))
 
 
 def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
@@ -143,6 +145,119 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     return np.concatenate([reps, scales]), changed
 
 
+@dataclass
+class _Candidate:
+    """Values and tail scales of a point, its repair, where it came from and its certified ε."""
+
+    values: FloatArray
+    fix: Repair = dataclasses.field(default_factory=Repair)
+    source: str = "solver"
+    epsilon: float = math.inf
+
+
+@dataclass
+class _Read:
+    """The solver's point (clipped at 0), its certified ε and value, and its repair once made."""
+
+    values: FloatArray
+    epsilon: float
+    value: float
+    violation: float
+    candidate: _Candidate | None = None
+
+
+class Design2DSolve(BuiltSolve[AdditiveLP2D, _Read, _Candidate]):
+    """A 2-D design as hooks of `certified_solve` (module docstring): the solver's point read
+    and certified, raised to the envelope at ε, compared with the gauge staircase, certified
+    again and bounded by weak duality with the costs' lower ends.
+
+    Unlike the 1-D window, the band rows hold at ``e^ε`` exactly (`_repaired`): the envelope
+    always runs when allowed, and the certificate is accepted to its rounding margin.
+    """
+
+    def __init__(
+        self, lp: AdditiveLP2D, run: DesignRun, solved: tuple[AdditiveLP2D, SolveInfo] | None = None
+    ) -> None:
+        super().__init__(lp, run, kind="additive2d", feasible=True, solved=solved)
+        self.high = dataclasses.replace(lp, weights=lp.weights_high)  # a point's value
+
+    def _epsilon(self, values: FloatArray, point: str) -> float:
+        with stage("certify", _log, point=point) as found:
+            eps = float(noise2d_epsilon(**_noise(self.lp, values).description()))
+            found.update(certified_epsilon=eps)
+        return eps
+
+    def read(self, built: AdditiveLP2D) -> _Read:
+        x = built.point()
+        raw = np.maximum(x[: built.num_reps + len(built.tails)], 0.0)
+        eps = self._epsilon(raw, "solver's")
+        return _Read(raw, eps, lp_value(self.high, raw), built.violation(x))
+
+    def repair(self, point: _Read) -> _Candidate:
+        candidate = _Candidate(point.values)
+        if self.run.allow_repair:
+            with stage("repair", _log) as found:
+                values, changed = _repaired(self.lp, point.values)
+                candidate = _Candidate(
+                    values, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
+                )
+                found.update(kind=str(candidate.fix.kind))
+        elif not within_privacy(point.epsilon, self.lp.spec.epsilon):
+            raise not_private(self.lp.spec.privacy, f"ε = {point.epsilon:.12g}")
+        reference = self.lp.reference
+        if lp_value(self.high, reference) < lp_value(self.high, candidate.values):
+            candidate = _Candidate(reference.copy(), candidate.fix, "reference")
+        point.candidate = candidate
+        return candidate
+
+    def certify(self, candidate: _Candidate) -> float | None:
+        candidate.epsilon = self._epsilon(candidate.values, "returned")
+        if not within_privacy(candidate.epsilon, self.lp.spec.epsilon):
+            return None
+        return lp_value(self.high, candidate.values)
+
+    def bound(self, built: AdditiveLP2D, point: _Read) -> float:
+        if point.candidate is None:
+            return -math.inf
+        values = built.complete(point.candidate.values)
+        lower = lp_interval(built, values, accuracy=self.run.accuracy)[0]
+        return lower / (1.0 + built.mass_rtol) if lower > 0 else lower * (1.0 + built.mass_rtol)
+
+    def design(self, out: Outcome[AdditiveLP2D, _Read, _Candidate]) -> DesignedNoise2D:
+        """The designed noise of the loop's outcome, with its record."""
+        lp, read, best = self.lp, out.used.point, out.best.candidate
+        value, fix = out.best.value, best.fix
+        prov = out.provenance(
+            accuracy=self.run.accuracy,
+            violation_before=read.violation,
+            violation_after=0.0,
+            repair=Repair(fix.kind, 0.0, value - read.value if fix.kind != RepairKind.NONE else 0),
+        )
+        record = DesignRecord2D(
+            spec=lp.spec,
+            provenance=prov,
+            certified_epsilon=best.epsilon,
+            raw_certified_epsilon=read.epsilon,
+            window=lp.window.method,
+            lp_objective=float(out.used.info.objective) * lp.objective_factor,
+            source=best.source,
+            reduced=lp.spec.group,
+            cost_error=max(value - lp_value(lp, best.values), 0.0),
+            staircase_value=lp_value(self.high, lp.reference),
+        )
+        noise = _noise(lp, best.values)
+        return DesignedNoise2D(
+            record=record,
+            densities=noise.description()["densities"],
+            width=noise.width,
+            sensitivity=noise.sensitivity,
+            norm=noise.norm,
+            tails=list(noise.tails),
+            epsilon=lp.spec.epsilon,
+            tail_masses=noise._tail_mass,
+        )
+
+
 def finish_design_2d(
     lp: AdditiveLP2D,
     info: SolveInfo,
@@ -159,72 +274,7 @@ def finish_design_2d(
     spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
-    eps = lp.spec.epsilon
-    x = lp.point()
-    k = lp.num_reps + len(lp.tails)
-    raw = np.maximum(x[:k], 0.0)
-    with stage("certify", _log, point="solver's") as found:
-        raw_eps = _certify(_noise(lp, raw))
-        found.update(certified_epsilon=raw_eps)
-    high = dataclasses.replace(lp, weights=lp.weights_high)
-    raw_value = lp_value(high, raw)
-    fix = RepairKind.NONE
-    values = raw
-    if allow_repair:
-        with stage("repair", _log) as found:
-            values, changed = _repaired(lp, raw)
-            fix = RepairKind.ENVELOPE if changed else RepairKind.NONE
-            found.update(kind=str(fix))
-    elif not within_privacy(raw_eps, eps):
-        raise PrivacyViolationError(
-            f"the solver's point is not {lp.spec.privacy}: certified ε = {raw_eps:.12g}; pass "
-            "allow_repair=True, tighten the solver tolerances or try another solver."
-        )
-    source = "solver"
-    if lp_value(high, lp.reference) < lp_value(high, values):
-        values, source = lp.reference.copy(), "reference"
-    noise = _noise(lp, values)
-    with stage("certify", _log, point="returned") as found:
-        cert_eps = _certify(noise)
-        found.update(certified_epsilon=cert_eps)
-    if not within_privacy(cert_eps, eps):
-        raise PrivacyViolationError(
-            f"the designed 2-D noise is not {lp.spec.privacy} even after repair: certified "
-            f"ε = {cert_eps:.12g}."
-        )
-    value = lp_value(high, values)
-    lower = lp_interval(lp, lp.complete(values), accuracy=accuracy)[0]
-    lower = lower / (1.0 + lp.mass_rtol) if lower > 0 else lower * (1.0 + lp.mass_rtol)
-    spread = lp_value(high, values) - lp_value(lp, values)
-    prov = design_provenance(
-        lp,
-        info,
-        (lower, value),
-        accuracy,
-        (lp.violation(x), 0.0),
-        Repair(fix, 0.0, value - raw_value if fix != RepairKind.NONE else 0.0),
-    )
-    record = DesignRecord2D(
-        spec=lp.spec,
-        provenance=prov,
-        certified_epsilon=cert_eps,
-        raw_certified_epsilon=raw_eps,
-        window=lp.window.method,
-        lp_objective=float(info.objective) * lp.objective_factor,
-        source=source,
-        reduced=lp.spec.group,
-        cost_error=max(spread, 0.0),
-        staircase_value=lp_value(high, lp.reference),
-    )
-    warn_if_uncertified(prov, stacklevel=stacklevel)
-    desc = noise.description()
-    return DesignedNoise2D(
-        record=record,
-        densities=desc["densities"],
-        width=noise.width,
-        sensitivity=noise.sensitivity,
-        norm=noise.norm,
-        tails=list(noise.tails),
-        epsilon=eps,
-        tail_masses=noise._tail_mass,
-    )
+    run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)
+    noise = _designed(Design2DSolve(lp, run, solved=(lp, info)))
+    warn_if_uncertified(noise.provenance, stacklevel=stacklevel)
+    return noise

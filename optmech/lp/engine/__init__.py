@@ -26,7 +26,7 @@ their own (their rows, their objective, their certificate):
 `rounding`
     Cell widths and tail ratios rounded so the rows are exact.
 `record`
-    Assembling a design's `Provenance`.
+    What a matrix LP's engine hands back to its public function.
 `report`
     Logging (the logger ``"optmech"``) and progress bars of the stages.
 

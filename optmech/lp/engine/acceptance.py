@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 from optmech._floats import U as _U
+from optmech.exceptions import PrivacyViolationError
 
-__all__ = ["PRIVACY_ATOL", "PRIVACY_RTOL", "within_privacy"]
+__all__ = ["PRIVACY_ATOL", "PRIVACY_RTOL", "not_private", "within_privacy"]
 
 #: A designed ε-DP noise is certified to ε(1 + PRIVACY_RTOL) + PRIVACY_ATOL: its window is
 #: strictly inside ε by construction, its tails exactly at ε, and the certificate is
@@ -35,3 +36,18 @@ def within_privacy(certified: float, epsilon: float) -> bool:
     (True, False)
     """
     return certified <= epsilon * (1.0 + PRIVACY_RTOL) + PRIVACY_ATOL
+
+
+def not_private(privacy: object, certified: str) -> PrivacyViolationError:
+    """The error of a solver's point that is not ``privacy`` when no repair is allowed:
+    ``certified`` says what its certificate found.
+
+    Examples
+    --------
+    >>> str(not_private("1-DP", "ε = 1.5")).split(";")[0]
+    "the solver's point is not 1-DP: certified ε = 1.5"
+    """
+    return PrivacyViolationError(
+        f"the solver's point is not {privacy}: certified {certified}; pass "
+        "allow_repair=True, tighten the solver tolerances or try another solver."
+    )
