@@ -153,22 +153,42 @@ def test_variation_ratio_bounds_the_truth(seed: int, n: int) -> None:
 
 def test_variation_ratio_is_the_blanket_on_binary_rr() -> None:
     """Binary RR has no neutral part (m = 0): the sound form is the published one and FMT's
-    clone pair at the blanket probability, so the two methods agree."""
+    clone pair at the blanket probability, so the two methods agree (to their discretisations
+    of the clone count)."""
     vr, blanket = (
         optmech.shuffle_epsilon(krr(2.0, 2), 5_000, 1e-6, method=m).epsilon
         for m in ("variation-ratio", "blanket")
     )
-    assert vr == pytest.approx(blanket, rel=1e-9)
+    assert vr == pytest.approx(blanket, rel=5e-3)
+
+
+@pytest.mark.parametrize("k", [3, 8, 32])
+@pytest.mark.parametrize("eps0", [1.0, 4.0])
+def test_variation_ratio_is_tight_on_k_rr(k: int, eps0: float) -> None:
+    """k-RR at n = 10⁴, δ = 1e-6: the sound variation-ratio bound is within 2 % of the ε of a
+    concrete pair of datasets (measured within 0.6 %), and is what 'auto' certifies."""
+    g = optmech.shuffle_epsilon(krr(eps0, k), 10_000, 1e-6)
+    assert g.method == "variation-ratio"
+    assert g.lower_bound <= g.epsilon <= 1.02 * g.lower_bound
 
 
 # -- the exact binary curve by blocks -------------------------------------------------------------
+def _support(total: int, prob: float) -> npt.NDArray[np.int64]:
+    """The integers within 40 standard deviations of Bin(total, prob) (beyond: below 1e-300)."""
+    sd = math.sqrt(total * prob * (1 - prob))
+    return np.arange(
+        max(0, math.floor(total * prob - 40 * sd - 40)),
+        min(total, math.ceil(total * prob + 40 * sd + 40)) + 1,
+    )
+
+
 def rr_delta_all_k(n: int, hi: float, lo: float, eps: float, ks: range | list[int]) -> float:
     """Worst over k in ``ks`` and both directions of Σ_s (P₁(s) − e^ε P₀(s))₊ for the count
     Bin(k, hi) + Bin(n − 1 − k, lo) + user 1's report, pmfs convolved directly."""
     others, worst, e = n - 1, 0.0, math.exp(eps)
     for k in ks:
-        left = binom.pmf(np.arange(k + 1), k, hi)
-        right = binom.pmf(np.arange(others - k + 1), others - k, lo)
+        left = binom.pmf(_support(k, hi), k, hi)
+        right = binom.pmf(_support(others - k, lo), others - k, lo)
         count = np.maximum(fftconvolve(left, right), 0.0) if k > 50 else np.convolve(left, right)
         n0, n1 = np.append(count, 0.0), np.insert(count, 0, 0.0)
         for first, second in ((hi, lo), (lo, hi)):
@@ -204,7 +224,7 @@ def test_exact_by_blocks_brackets_the_truth_over_every_k(eps0: float) -> None:
     n, delta = 2_500, 1e-6
     a = math.exp(eps0) / (1 + math.exp(eps0))
     g = optmech.shuffle_epsilon(krr(eps0, 2), n, delta)
-    assert g.method == "exact"
+    assert rr_delta_all_k(n, a, 1 - a, g.bounds["exact"], range(n)) <= delta
     assert rr_delta_all_k(n, a, 1 - a, g.epsilon, range(n)) <= delta
     if g.lower_bound > 0:
         assert rr_delta_all_k(n, a, 1 - a, g.lower_bound, range(n)) >= delta
@@ -212,7 +232,7 @@ def test_exact_by_blocks_brackets_the_truth_over_every_k(eps0: float) -> None:
         assert rr_delta_all_k(n, a, 1 - a, g.epsilon / 1.05, range(n)) > delta
 
 
-@pytest.mark.slow  # n up to 10⁶: about 15 s in all
+@pytest.mark.slow  # n up to 10⁶: about 40 s in all
 @pytest.mark.parametrize("eps0", [0.5, 1.0, 2.0, 4.0, 6.0])
 @pytest.mark.parametrize("n", [100, 10_000, 1_000_000])
 def test_auto_is_within_five_percent_on_binary_rr(eps0: float, n: int) -> None:
@@ -221,7 +241,7 @@ def test_auto_is_within_five_percent_on_binary_rr(eps0: float, n: int) -> None:
     delta = 1e-6
     a = math.exp(eps0) / (1 + math.exp(eps0))
     others = n - 1
-    ks = sorted({*range(4), *range(others - 3, others + 1), *range(0, n, max(1, n // 20))})
+    ks = sorted({*range(4), *range(others - 3, others + 1), *range(0, n, max(1, n // 10))})
     g = optmech.shuffle_epsilon(krr(eps0, 2), n, delta)
     assert g.lower_bound <= g.epsilon <= g.local_epsilon
     assert rr_delta_all_k(n, a, 1 - a, g.epsilon, ks) <= delta

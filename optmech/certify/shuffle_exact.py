@@ -44,7 +44,7 @@ _BUDGET = 3_000_000
 
 
 def _binom() -> Any:
-    from scipy.stats import binom
+    from optmech.certify._binomial import binom
 
     return binom
 
@@ -97,6 +97,7 @@ class _BlockedBinaryCurve:
         fft_error = 16.0 * U * (math.log2(size) + 2.0) * math.sqrt(size) * norm
         self.table = np.concatenate([pmf, np.zeros((pmf.shape[0], 1))], axis=1)
         self.charge = out_left + out_right + fft_error  # times the coefficients' sizes
+        self.mass = np.sum(self.table, axis=1)
 
     def __call__(self, eps: float) -> float:
         e = math.exp(eps)

@@ -15,46 +15,68 @@ Their Lemma 4.4 splits, for a pair with total variation β' and $α = β'/(p −
 rows as $M(\cdot|x^0) = pα Q^0 + α Q^1 + m Q^*$ and $M(\cdot|x^1) = α Q^0 + pα Q^1 + m Q^*$,
 $m = 1 − (p + 1)α$, and every other row as $r Q^0 + r Q^1 + (1 − 2r) Q_i$ with
 $r = αp/q$. Their Lemma 4.5 then compares the counts of $Q^0$ and $Q^1$ draws with user 1's
-neutral draw $Q^*$ pooled with the others' $Q_i$. That pooling is a post-processing only when
-every $Q_i$ equals $Q^*$: in general the histogram can tell user 1's neutral draw apart, and
-the published bound is then too small. For 3-ary randomized response (ε₀ = 1, n = 2, the
-other user at $x^0$) the histogram's δ at ε = 0.82 is 0.054 while the published bound gives
-0.020 (the test file reproduces both); with ε₀ = 4 and n = 300 the gap persists at δ ≈ 1e-4.
+neutral draw $Q^*$ pooled with all the others' $Q_i$ draws. That pooling is a
+post-processing only when every $Q_i$ equals $Q^*$: in general the histogram tells user 1's
+neutral draw apart more often, and the published bound is too small. For 3-ary randomized
+response (ε₀ = 1, n = 2, the other user at $x^0$) the histogram's δ at ε = 0.82 is 0.054
+while the published bound gives 0.020 (the tests reproduce both); with ε₀ = 4 and n = 300 the
+gap persists at δ ≈ 1e-4.
 
-The sound form used here keeps user 1's neutral draw labelled. On that event both datasets
-give the same law, so
+The sound form splits every other row further, $M(\cdot|x) = r (Q^0 + Q^1) + s Q^* +
+(1 − 2r − s) Q_x$, with r the largest the rows allow (at least the paper's αp/q) and s the
+largest share of user 1's neutral law every row then holds. The histogram is a
+post-processing of the labels: the counts of $Q^0$, $Q^1$ and $Q^*$ draws, and which users
+drew their own $Q_x$ (independent of user 1). Pooling user 1's neutral draw with the others'
+$Q^*$ draws is then exact, and the comparison is computed in ``_VariationRatioCurve``. Over
+all pairs the bound takes the largest α and the smallest r and s: δ grows with α (user 1's
+law is a mixture with a common part of weight m, and a hockey-stick divergence of such
+mixtures is convex in the other weight and 0 at 0), and more draws of $Q^0$, $Q^1$ or $Q^*$
+by the others are a post-processing (a user's own label can be redrawn as one of them).
+With $s = 0$ user 1's neutral draw is seen, and the bound is m = 1 − (p + 1)α lighter than
+the clone pair of Feldman, McMillan & Talwar at clone probability 2r; with m = 0 (binary
+randomized response) it is the published bound and the blanket bound of
+`optmech.certify.shuffle`.
 
-$$ δ(ε) ≤ (p + 1)α \; D_{e^ε}\bigl(\text{clone pair: } C \sim \mathrm{Bin}(n − 1, 2r),\;
-Δ \sim \mathrm{Bern}(p/(p + 1))\bigr), $$
-
-the clone pair of Feldman, McMillan & Talwar (FOCS 2021, Theorem 3.2) computed by
-``_CloneCurve``. Over all pairs, with $α_\max, α_\min$ from the largest and smallest positive
-total variation, the bound is charged $(p + 1)α_\max$ times the clone pair at
-$2α_\min p/q$ (fewer clones can only lose privacy). When $m = 0$ (binary randomized response)
-it is the published bound and the blanket bound of `optmech.certify.shuffle`.
-
-Rounding: p and q are rounded up, the clone probability down, the factor up.
+Rounding: p, q and α are rounded up, r and s down; entries of $Q^*$ below 1e-9 relative
+(rounding residues at outputs where the pair's ratio is p) are left out and their mass
+charged to δ; binomial masses outside ±``_WIDTH`` standard deviations are charged whole.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from optmech._floats import FloatArray
-from optmech.certify.shuffle_curves import _CloneCurve
+from optmech._floats import FloatArray, IntArray
 
 __all__ = ["VariationRatio", "variation_ratio_parameters"]
 
 #: Relative rounding allowance of the parameters (a few ulps of each operation).
 _ROUND = 1e-14
+#: Relative allowance for SciPy's binomial functions and the sums.
+_SLACK = 1e-12
+#: Half-width of the binomial windows, in standard deviations (the rest is charged whole).
+_WIDTH = 8.0
+#: Entries of Q* at most this fraction of the pair's entry are rounding residues.
+_RESIDUE = 1e-9
+#: Bins per standard deviation of N (others drawing a clone or the shared law) and of c.
+_N_PER_SD = 2.0
+_C_PER_SD = 4.0
+
+
+def _binom() -> Any:
+    from optmech.certify._binomial import binom
+
+    return binom
 
 
 @dataclass(frozen=True)
 class VariationRatio:
-    """The variation-ratio parameters of a randomizer's matrix (Wang et al., PVLDB 2024).
+    """The variation-ratio parameters of a randomizer's matrix (Wang et al., PVLDB 2024) and
+    the decomposition `shuffle_epsilon` uses.
 
     Attributes
     ----------
@@ -63,43 +85,37 @@ class VariationRatio:
     beta : float
         Largest total variation between two rows, rounded up.
     q : float
-        Largest ratio of a pair's larger entry to a third row's entry, rounded up.
-    beta_min : float
-        Smallest positive total variation between two rows, rounded down (the sound bound
-        charges the fewest clones any pair allows).
+        Largest ratio of a pair's larger entry to a third row's entry (``e^ε₀`` for a
+        matrix), rounded up.
+    alpha : float
+        ``β / (p − 1)``: user 1's draw is ``Q⁰`` with probability ``p α``, ``Q¹`` with ``α``,
+        rounded up.
+    r : float
+        Probability that another user's draw is ``Q⁰`` (and ``Q¹``), the smallest over pairs,
+        at least the paper's ``α p / q``; rounded down.
+    s : float
+        Probability that another user's draw is user 1's neutral law ``Q*``, the smallest over
+        pairs; rounded down (0 when the pair has no neutral part).
     """
 
     p: float
     beta: float
     q: float
-    beta_min: float
-
-    @property
-    def clone_probability(self) -> float:
-        """``2r = 2 β_min p / ((p − 1) q)``, the smallest over pairs, rounded down."""
-        if self.p <= 1.0:
-            return 1.0
-        value = 2.0 * self.beta_min * self.p / ((self.p - 1.0) * self.q)
-        return min(1.0, max(0.0, value * (1.0 - 4 * _ROUND)))
-
-    @property
-    def factor(self) -> float:
-        """``(p + 1) α_max = (p + 1) β / (p − 1)``, the mass of user 1's non-neutral draw,
-        rounded up (at most 1)."""
-        if self.p <= 1.0:
-            return 0.0
-        return min(1.0, (self.p + 1.0) * self.beta / (self.p - 1.0) * (1.0 + 4 * _ROUND))
+    alpha: float
+    r: float
+    s: float
+    residue: float = 0.0
 
 
 def variation_ratio_parameters(matrix: FloatArray) -> VariationRatio:
-    """p, β, q (and the smallest positive β) of a row-stochastic matrix, computed exactly from
-    its entries and rounded outward.
+    """p, β, q and the decomposition (α, r, s) of a row-stochastic matrix, computed exactly
+    from its entries and rounded outward.
 
     Parameters
     ----------
     matrix : ndarray, shape (k_in, k_out)
         ``M[x, y] = P(output y | input x)`` with a finite ε₀ (no zero facing a positive
-        entry in a column); validated by `optmech.shuffle_epsilon`.
+        entry in a column) and two distinct rows; validated by `optmech.shuffle_epsilon`.
 
     Returns
     -------
@@ -113,6 +129,8 @@ def variation_ratio_parameters(matrix: FloatArray) -> VariationRatio:
     >>> v = variation_ratio_parameters(krr)
     >>> bool(math.isclose(v.beta, (e - 1) / (e + 3))), bool(math.isclose(v.p, e))
     (True, True)
+    >>> bool(math.isclose(v.r, 1 / (e + 3))), bool(math.isclose(v.s, 2 / (e + 3)))
+    (True, True)
     """
     m = np.asarray(matrix, dtype=np.float64)
     m = m[:, m.max(axis=0) > 0.0]
@@ -121,24 +139,150 @@ def variation_ratio_parameters(matrix: FloatArray) -> VariationRatio:
     # q: max over pairs, third rows and outputs of max(M(y|x0), M(y|x1)) / M(y|x); the pair may
     # hold the column's largest entry, so q is the column's largest over smallest, as p.
     q = p
-    tv = 0.5 * np.abs(m[:, None, :] - m[None, :, :]).sum(axis=2)
-    positive = tv[tv > 0.0]
-    beta = float(np.max(tv))
-    beta_min = float(np.min(positive)) if positive.size else 0.0
+    beta = float(np.max(0.5 * np.abs(m[:, None, :] - m[None, :, :]).sum(axis=2)))
     up, down = 1.0 + _ROUND * m.shape[1], 1.0 - _ROUND * m.shape[1]
-    return VariationRatio(p=p * up, beta=min(1.0, beta * up), q=q * up, beta_min=beta_min * down)
+    p_up = p * up
+    alpha, r, s, residue = _pair_decomposition(m, p_up)
+    return VariationRatio(
+        p=p_up,
+        beta=min(1.0, beta * up),
+        q=q * up,
+        alpha=min(1.0 / (p_up + 1.0), alpha * up),
+        r=max(0.0, r * down),
+        s=max(0.0, s * down),
+        residue=residue * up + 1e-300,
+    )
+
+
+def _pair_decomposition(matrix: FloatArray, p: float) -> tuple[float, float, float, float]:
+    """(α_max, r_min, s_min, residue) over the pairs of distinct rows (module docstring),
+    unrounded; ``residue`` is the largest mass of user 1's law left out of the split (entries
+    of Q* below ``_RESIDUE`` relative, rounding residues where the pair's ratio is p).
+
+    For a pair with total variation β': α' = β'/(p − 1), Q⁰ + Q¹ = |M₀ − M₁| / β' and
+    m' Q* = min(M₀, M₁) − |M₀ − M₁|/(p − 1); r' is the largest r with every row above
+    r (Q⁰ + Q¹), and s' the largest s with every row above r' (Q⁰ + Q¹) + s Q*."""
+    k = matrix.shape[0]
+    alpha_max, r_min, s_min, residue = 0.0, 1.0, 1.0, 0.0
+    floor = matrix.min(axis=0)  # every row is at least the column's smallest entry
+    for i in range(k):
+        for j in range(i + 1, k):
+            diff = np.abs(matrix[i] - matrix[j])
+            beta = 0.5 * float(diff.sum())
+            if beta <= 0.0:
+                continue
+            alpha = beta / (p - 1.0)
+            clones = diff / beta
+            star = np.maximum(np.minimum(matrix[i], matrix[j]) - diff / (p - 1.0), 0.0)
+            # Outputs where the pair's ratio is p: a rounding residue, left out (and charged).
+            tiny = star <= _RESIDUE * np.maximum(matrix[i], matrix[j])
+            residue = max(residue, float(star[tiny].sum()))
+            star[tiny] = 0.0
+            m = float(star.sum())
+            on = clones > 0.0
+            r = float(np.min(floor[on] / clones[on]))
+            r = min(r, 0.5)
+            if m > 1e-12:
+                star = star / m
+                rest = floor - r * clones
+                on = star > 0.0
+                s_pair = float(np.min(np.maximum(rest[on], 0.0) / star[on]))
+                s_pair = min(s_pair, 1.0 - 2.0 * r)
+            else:
+                s_pair = 0.0
+            alpha_max = max(alpha_max, alpha)
+            r_min, s_min = min(r_min, r), min(s_min, s_pair)
+    return alpha_max, r_min, s_min, residue
+
+
+def _bins(total: int, prob: float, per_sd: float) -> tuple[IntArray, IntArray, float]:
+    """Bins [start, end] of the integers within ±``_WIDTH`` standard deviations of
+    Bin(total, prob), about ``per_sd`` per standard deviation, and the mass outside them."""
+    binom = _binom()
+    mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
+    lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
+    hi = min(total, math.ceil(mean + _WIDTH * sd + 8.0))
+    width = max(1, math.floor(sd / per_sd))
+    starts = np.arange(lo, hi + 1, width, dtype=np.int64)
+    ends = np.minimum(starts + width - 1, hi)
+    outside = float(binom.cdf(lo - 1, total, prob) + binom.sf(hi, total, prob))
+    return starts, ends, outside
 
 
 class _VariationRatioCurve:
-    """δ(ε) of the sound variation-ratio bound over ``others`` other users (module
-    docstring): the factor times the clone pair's curve."""
+    """δ(ε) of the variation-ratio comparison with user 1's neutral draw pooled with the
+    others' shared draws only, over ``others`` other users; an upper bound.
+
+    N others draw a clone or the shared law (observed: the rest are told apart), c draws are
+    shared (observed). Given (N, c) the counts of Q⁰ and Q¹ draws, T = N + 1 − c in all, are
+    a mixture, with the same weight w_c in both datasets, of FMT's clone pair (T − 1 other
+    clones, user 1 a clone) and Bin(T, 1/2) (user 1 shared): the clone pair with user 1's
+    Δ ~ Bern(u), u = (1 − w_c) p/(p + 1) + w_c/2. Its δ is non-increasing in w_c (a common
+    mixture component) and in T (one more clone is a post-processing), and w_c grows with c:
+    a bin of c is charged its first w and its last T. One more such other is a
+    post-processing too, so a block of N is charged its first N."""
 
     def __init__(self, others: int, params: VariationRatio) -> None:
-        self.factor = params.factor
-        self.eps0 = math.log(params.p)
-        self.clone = _CloneCurve(others, params.clone_probability, self.eps0)
+        binom = _binom()
+        p = params.p
+        self.eps0 = math.log(p)
+        self.residue = params.residue
+        lam = min(1.0, (p + 1.0) * params.alpha)  # user 1's draw is a clone
+        m = 1.0 - lam
+        r, s = params.r, params.s
+        pi = min(1.0, 2.0 * r + s)
+        sigma = s / pi if pi > 0.0 else 0.0
+        n_starts, n_ends, self.outside = _bins(others, pi, _N_PER_SD)
+        n_mass = binom.cdf(n_ends, others, pi) - binom.cdf(n_starts - 1, others, pi)
+        u_all: list[FloatArray] = []
+        t_all: list[IntArray] = []
+        w_all: list[FloatArray] = []
+        for big_n, mass in zip(n_starts.tolist(), n_mass.tolist(), strict=True):
+            if sigma > 0.0 and m > 0.0:
+                c1, c2, out = _bins(big_n, sigma, _C_PER_SD)
+                c2 = np.append(c2[:-1], c2[-1] + 1)  # observed c runs one past the others'
+                at = (1.0 - m) * (binom.cdf(c2, big_n, sigma) - binom.cdf(c1 - 1, big_n, sigma))
+                at += m * (binom.cdf(c2 - 1, big_n, sigma) - binom.cdf(c1 - 2, big_n, sigma))
+                # w at the bin's first c: user 1 shared, given c.
+                one = m * binom.pmf(c1 - 1, big_n, sigma)
+                w = np.where(one > 0.0, one / (one + (1.0 - m) * binom.pmf(c1, big_n, sigma)), 0.0)
+                w = np.clip(w * (1.0 - 1e-12), 0.0, 1.0)
+            else:  # no shared draws: user 1's shared draw is seen, and its slice has δ = 0
+                c1 = c2 = np.zeros(1, dtype=np.int64)
+                at, w, out = np.array([1.0 - m]), np.zeros(1), 0.0
+            u_all.append((1.0 - w) * p / (p + 1.0) + 0.5 * w)
+            t_all.append(big_n + 1 - c2)
+            w_all.append(np.maximum(at, 0.0) * max(mass, 0.0) * (1.0 + _SLACK))
+            self.outside += 2.0 * out * max(mass, 0.0)
+        self.u = np.concatenate(u_all)
+        self.trials = np.concatenate(t_all)
+        self.weight = np.concatenate(w_all) + _SLACK * 1e-300
 
     def __call__(self, eps: float) -> float:
         if eps >= self.eps0:
             return 0.0
-        return min(1.0, self.factor * self.clone(eps) * (1.0 + 1e-12))
+        from scipy.special import bdtrc
+
+        e, u = math.exp(eps), self.u
+        v = 1.0 - u
+        t = self.trials
+        tf = t.astype(np.float64)
+        live = u > e * v  # else the likelihood ratio never exceeds e^ε: δ = 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            theta = np.where(live, (e * u - v) / (u - e * v), 0.0)
+            centre = np.floor(np.where(live, theta * tf / (1.0 + theta), tf + 2.0)) + 1.0
+        others = np.maximum(t - 1, 0)  # B ~ Bin(T − 1, 1/2), the others' clones
+
+        def tail(start: FloatArray) -> FloatArray:  # P(B ≥ start)
+            inner = bdtrc(np.clip(start - 1.0, 0.0, others), others, 0.5)
+            return np.where(start <= 0.0, 1.0, np.where(start > others, 0.0, inner))
+
+        tails = [tail(centre + i) for i in (-2.0, -1.0, 0.0, 1.0)]
+        best = np.zeros_like(tf)
+        for i in range(3):  # the set a ≥ centre − 1 + i
+            value = (u - e * v) * tails[i] + (v - e * u) * tails[i + 1]
+            best = np.maximum(best, value + _SLACK * (1.0 + e) * (tails[i] + tails[i + 1]))
+        best = np.where(live, np.minimum(best, 1.0), 0.0)
+        total = float(np.dot(self.weight, best)) + self.outside
+        total += 2.0 * (1.0 + e) * self.residue
+        return min(1.0, total * (1.0 + _SLACK))
