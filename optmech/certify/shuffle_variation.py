@@ -1,10 +1,11 @@
 r"""The variation-ratio bound on shuffled reports (Wang et al., PVLDB 2024), in a sound form.
 
-Wang, Peng, Li, Wen, Li, Yu, Wang & Yang ("Privacy amplification via shuffling: unified,
-simplified, and tightened", PVLDB 17(8), 2024; preprint "Unified, tight and fast privacy
-amplification in the shuffle model of differential privacy"; public code
-wangsw/PrivacyAmplification) describe a randomizer by three numbers, computed here exactly
-from the matrix (`variation_ratio_parameters`):
+Wang et al. ("Privacy amplification via shuffling: unified, simplified, and tightened",
+Proc. VLDB Endow. 2024, DOI 10.14778/3659437.3659444; preprint "Unified, tight and fast
+privacy amplification in the shuffle model of differential privacy"; public code
+wangsw/PrivacyAmplification, whose appendix holds the lemmas cited here) describe a
+randomizer by three numbers, computed here exactly from the matrix
+(`variation_ratio_parameters`):
 
 - p, the largest ratio $M(y|x^0)/M(y|x^1)$ over pairs of inputs and outputs ($e^{ε_0}$);
 - β, the largest total variation $\tfrac12 Σ_y |M(y|x^0) − M(y|x^1)|$ over pairs;
@@ -62,9 +63,8 @@ _SLACK = 1e-12
 _WIDTH = 8.0
 #: Entries of Q* at most this fraction of the pair's entry are rounding residues.
 _RESIDUE = 1e-9
-#: Bins per standard deviation of N (others drawing a clone or the shared law) and of c.
-_N_PER_SD = 2.0
-_C_PER_SD = 4.0
+#: Most pairs (N, c) of bins: N others drawing a clone or the shared law, c shared draws seen.
+_BUDGET = 8192
 
 
 def _binom() -> Any:
@@ -195,18 +195,33 @@ def _pair_decomposition(matrix: FloatArray, p: float) -> tuple[float, float, flo
     return alpha_max, r_min, s_min, residue
 
 
-def _bins(total: int, prob: float, per_sd: float) -> tuple[IntArray, IntArray, float]:
-    """Bins [start, end] of the integers within ±``_WIDTH`` standard deviations of
-    Bin(total, prob), about ``per_sd`` per standard deviation, and the mass outside them."""
+def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, float]:
+    """At most ``count`` bins [start, end] of the integers within ±``_WIDTH`` standard
+    deviations of Bin(total, prob), and the mass outside them."""
     binom = _binom()
     mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
     lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
     hi = min(total, math.ceil(mean + _WIDTH * sd + 8.0))
-    width = max(1, math.floor(sd / per_sd))
+    width = max(1, math.ceil((hi - lo + 1) / count))
     starts = np.arange(lo, hi + 1, width, dtype=np.int64)
     ends = np.minimum(starts + width - 1, hi)
     outside = float(binom.cdf(lo - 1, total, prob) + binom.sf(hi, total, prob))
     return starts, ends, outside
+
+
+def _bin_counts(others: int, pi: float, sigma: float) -> tuple[int, int]:
+    """Bins of N and of c within `_BUDGET` pairs, split so that a bin's width is about the
+    same fraction of N as of the clone count T = N + 1 − c (the loss of charging a bin its
+    worst end is about that fraction)."""
+    mean_n = max(1.0, others * pi)
+    spread_n = math.sqrt(others * pi * (1.0 - pi)) / mean_n
+    mean_t = max(1.0, mean_n * (1.0 - sigma))
+    spread_c = math.sqrt(mean_n * sigma * (1.0 - sigma)) / mean_t
+    if spread_n <= 0.0 or spread_c <= 0.0:
+        return (1, _BUDGET) if spread_n <= 0.0 else (_BUDGET, 1)
+    n_bins = math.sqrt(_BUDGET * spread_n / spread_c)
+    n_bins = int(min(_BUDGET, max(1.0, n_bins)))
+    return n_bins, max(1, _BUDGET // n_bins)
 
 
 class _VariationRatioCurve:
@@ -232,14 +247,16 @@ class _VariationRatioCurve:
         r, s = params.r, params.s
         pi = min(1.0, 2.0 * r + s)
         sigma = s / pi if pi > 0.0 else 0.0
-        n_starts, n_ends, self.outside = _bins(others, pi, _N_PER_SD)
+        shared = sigma > 0.0 and m > 0.0
+        n_bins, c_bins = _bin_counts(others, pi, sigma) if shared else (_BUDGET // 8, 1)
+        n_starts, n_ends, self.outside = _bins(others, pi, n_bins)
         n_mass = binom.cdf(n_ends, others, pi) - binom.cdf(n_starts - 1, others, pi)
         u_all: list[FloatArray] = []
         t_all: list[IntArray] = []
         w_all: list[FloatArray] = []
         for big_n, mass in zip(n_starts.tolist(), n_mass.tolist(), strict=True):
-            if sigma > 0.0 and m > 0.0:
-                c1, c2, out = _bins(big_n, sigma, _C_PER_SD)
+            if shared:
+                c1, c2, out = _bins(big_n, sigma, c_bins)
                 c2 = np.append(c2[:-1], c2[-1] + 1)  # observed c runs one past the others'
                 at = (1.0 - m) * (binom.cdf(c2, big_n, sigma) - binom.cdf(c1 - 1, big_n, sigma))
                 at += m * (binom.cdf(c2 - 1, big_n, sigma) - binom.cdf(c1 - 2, big_n, sigma))
