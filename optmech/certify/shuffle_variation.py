@@ -165,33 +165,30 @@ def _pair_decomposition(matrix: FloatArray, p: float) -> tuple[float, float, flo
     k = matrix.shape[0]
     alpha_max, r_min, s_min, residue = 0.0, 1.0, 1.0, 0.0
     floor = matrix.min(axis=0)  # every row is at least the column's smallest entry
-    for i in range(k):
-        for j in range(i + 1, k):
-            diff = np.abs(matrix[i] - matrix[j])
-            beta = 0.5 * float(diff.sum())
-            if beta <= 0.0:
-                continue
-            alpha = beta / (p - 1.0)
-            clones = diff / beta
-            star = np.maximum(np.minimum(matrix[i], matrix[j]) - diff / (p - 1.0), 0.0)
-            # Outputs where the pair's ratio is p: a rounding residue, left out (and charged).
-            tiny = star <= _RESIDUE * np.maximum(matrix[i], matrix[j])
-            residue = max(residue, float(star[tiny].sum()))
-            star[tiny] = 0.0
-            m = float(star.sum())
-            on = clones > 0.0
-            r = float(np.min(floor[on] / clones[on]))
-            r = min(r, 0.5)
-            if m > 1e-12:
-                star = star / m
-                rest = floor - r * clones
-                on = star > 0.0
-                s_pair = float(np.min(np.maximum(rest[on], 0.0) / star[on]))
-                s_pair = min(s_pair, 1.0 - 2.0 * r)
-            else:
-                s_pair = 0.0
-            alpha_max = max(alpha_max, alpha)
-            r_min, s_min = min(r_min, r), min(s_min, s_pair)
+    for i in range(k - 1):  # the pairs (i, j > i), vectorised over j
+        rows = matrix[i + 1 :]
+        diff = np.abs(rows - matrix[i])
+        beta = 0.5 * diff.sum(axis=1)
+        keep = beta > 0.0
+        if not np.any(keep):
+            continue
+        rows, diff, beta = rows[keep], diff[keep], beta[keep]
+        clones = diff / beta[:, None]
+        star = np.maximum(np.minimum(rows, matrix[i]) - diff / (p - 1.0), 0.0)
+        # Outputs where the pair's ratio is p: a rounding residue, left out (and charged).
+        tiny = star <= _RESIDUE * np.maximum(rows, matrix[i])
+        residue = max(residue, float(np.max(np.where(tiny, star, 0.0).sum(axis=1))))
+        star[tiny] = 0.0
+        m = star.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.min(np.where(clones > 0.0, floor / clones, np.inf), axis=1)
+            r = np.minimum(r, 0.5)
+            share = star / np.where(m > 0.0, m, 1.0)[:, None]
+            rest = np.maximum(floor - r[:, None] * clones, 0.0)
+            s_pair = np.min(np.where(share > 0.0, rest / share, np.inf), axis=1)
+        s_pair = np.where(m > 1e-12, np.minimum(s_pair, 1.0 - 2.0 * r), 0.0)
+        alpha_max = max(alpha_max, float(np.max(beta)) / (p - 1.0))
+        r_min, s_min = min(r_min, float(np.min(r))), min(s_min, float(np.min(s_pair)))
     return alpha_max, r_min, s_min, residue
 
 
