@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from optmech._floats import FloatArray, IntArray
+from optmech._floats import FloatArray, IntArray, U
 
 __all__ = ["VariationRatio", "variation_ratio_parameters"]
 
@@ -150,7 +150,7 @@ def variation_ratio_parameters(matrix: FloatArray) -> VariationRatio:
         alpha=min(1.0 / (p_up + 1.0), alpha * up),
         r=max(0.0, r * down),
         s=max(0.0, s * down),
-        residue=residue * up + 1e-300,
+        residue=residue * up + 4.0 * U * m.shape[1],  # and the clipped rounding
     )
 
 
