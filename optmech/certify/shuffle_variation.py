@@ -65,6 +65,8 @@ _WIDTH = 8.0
 _RESIDUE = 1e-9
 #: Most pairs (N, c) of bins: N others drawing a clone or the shared law, c shared draws seen.
 _BUDGET = 8192
+#: Bins beyond ±3 standard deviations are this many times wider.
+_COARSE = 4
 
 
 def _binom() -> Any:
@@ -193,16 +195,31 @@ def _pair_decomposition(matrix: FloatArray, p: float) -> tuple[float, float, flo
 
 
 def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, float]:
-    """At most ``count`` bins [start, end] of the integers within ±``_WIDTH`` standard
-    deviations of Bin(total, prob), and the mass outside them."""
+    """About ``count`` bins [start, end] of the integers within ±``_WIDTH`` standard
+    deviations of Bin(total, prob), ``_COARSE`` times wider beyond ±3 standard deviations
+    (where little mass lies), and the mass outside them."""
     binom = _binom()
     mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
     lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
     hi = min(total, math.ceil(mean + _WIDTH * sd + 8.0))
-    width = max(1, math.ceil((hi - lo + 1) / count))
-    starts = np.arange(lo, hi + 1, width, dtype=np.int64)
-    ends = np.minimum(starts + width - 1, hi)
     outside = float(binom.cdf(lo - 1, total, prob) + binom.sf(hi, total, prob))
+    if hi - lo + 1 <= count:  # one integer a bin
+        starts = np.arange(lo, hi + 1, dtype=np.int64)
+        return starts, starts.copy(), outside
+    inner_lo = max(lo, math.floor(mean - 3.0 * sd))
+    inner_hi = min(hi, math.ceil(mean + 3.0 * sd))
+    span = (inner_hi - inner_lo + 1) + ((inner_lo - lo) + (hi - inner_hi)) / _COARSE
+    width = max(1, math.ceil(span / count))
+    outer = width * _COARSE
+    starts = np.concatenate(
+        [
+            np.arange(inner_lo - outer, lo - 1, -outer)[::-1],
+            np.arange(inner_lo, inner_hi + 1, width),
+            np.arange(inner_hi + 1, hi + 1, outer),
+        ]
+    ).astype(np.int64)
+    starts = np.unique(np.maximum(starts, lo))
+    ends = np.append(starts[1:] - 1, hi)
     return starts, ends, outside
 
 
