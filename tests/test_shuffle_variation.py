@@ -166,7 +166,7 @@ def test_variation_ratio_is_the_blanket_on_binary_rr() -> None:
 @pytest.mark.parametrize("eps0", [1.0, 4.0])
 def test_variation_ratio_is_tight_on_k_rr(k: int, eps0: float) -> None:
     """k-RR at n = 10⁴, δ = 1e-6: the sound variation-ratio bound is within 2 % of the ε of a
-    concrete pair of datasets (measured within 0.6 %), and is what 'auto' certifies."""
+    concrete pair of datasets (measured within 0.2 %), and is what 'auto' certifies."""
     g = optmech.shuffle_epsilon(krr(eps0, k), 10_000, 1e-6)
     assert g.method == "variation-ratio"
     assert g.lower_bound <= g.epsilon <= 1.02 * g.lower_bound
