@@ -31,6 +31,7 @@ SECTIONS = (
     "additive2d",
     "gdp",
     "scaling",
+    "shuffle",
 )
 
 
@@ -255,6 +256,16 @@ def markdown(report: dict[str, Any]) -> str:
         memory=False,
     )
     lines += _scaling_tables(rows)
+    shuffle_rows = [r for r in rows if r["section"] == "shuffle"]
+    if shuffle_rows:
+        from benchmarks.shuffle import markdown as shuffle_markdown
+
+        lines += [
+            "### Shuffle model: central ε of n shuffled k-RR reports (δ = 1e-6), by method",
+            "",
+            shuffle_markdown(shuffle_rows),
+            "",
+        ]
     lines += _table(
         "Closed form vs LP",
         "case | runs | closed form ms, median (min) | LP s, median (min) | LP / closed form | "

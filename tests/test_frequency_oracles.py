@@ -207,7 +207,10 @@ def test_shuffle_epsilon_at_large_k_without_a_matrix() -> None:
     g = optmech.shuffle_epsilon(o, 10**5, 1e-6)
     small = optmech.shuffle_epsilon(OLH(5, 1.0, g=o.g), 10**5, 1e-6)
     # the clone and blanket bounds read ε₀ and the clone probability only, the same at k = 5
-    assert g.epsilon == pytest.approx(small.epsilon, rel=1e-12)
+    # (where the small channel also gives a variation-ratio bound: not at k = 2^20)
+    assert "variation-ratio" not in g.bounds and "variation-ratio" in small.bounds
+    for name in ("clones", "blanket"):
+        assert g.bounds[name] == pytest.approx(small.bounds[name], rel=1e-12)
     assert 0.0 < g.lower_bound <= g.epsilon < g.local_epsilon
     assert OUE(64, 1.0).output_size == 1 << 64
     h = optmech.shuffle_epsilon(OUE(64, 1.0), 10**4, 1e-6)
@@ -302,3 +305,16 @@ def test_sampler_shapes(family: Any) -> None:
     assert o.rvs([1, 2], size=(3, 2), rng=1).shape == (3, 2, *tail)
     assert o.rvs(0, size=0, rng=1).shape == (0, *tail)
     np.testing.assert_array_equal(o.rvs(3, 10, rng=7), o.rvs(3, 10, rng=np.random.default_rng(7)))
+
+
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_grr_closed_form_decomposition_equals_its_matrix(k: int) -> None:
+    """The variation-ratio bound of GRR from its closed-form decomposition (no matrix) and
+    from its channel agree; at k = 300 (no small-channel path) the closed form still runs."""
+    o = GRR(k, 2.0)
+    a = optmech.shuffle_epsilon(o, 10**4, 1e-6, method="variation-ratio")
+    b = optmech.shuffle_epsilon(o.randomizer.matrix, 10**4, 1e-6, method="variation-ratio")
+    assert a.epsilon == pytest.approx(b.epsilon, rel=1e-7)
+    assert a.epsilon >= b.epsilon * (1 - 1e-7)  # never tighter than the matrix's own
+    big = optmech.shuffle_epsilon(GRR(300, 2.0), 10**4, 1e-6)
+    assert big.method == "variation-ratio" and big.randomizer is None

@@ -143,14 +143,17 @@ def test_binary_rr_sound_at_ten_thousand(eps0: float) -> None:
 
 
 @pytest.mark.parametrize("eps0", EPS0)
-@pytest.mark.parametrize("n", [10_000, 1_000_000])
-def test_binary_rr_interval_beyond_the_exact_range(eps0: float, n: int) -> None:
-    """Beyond the exact method (n > 1000) the certified ε is not within 5 % of the truth; the
-    interval [lower_bound, epsilon] is measured at most 43 % wide (ε₀ = 4, n = 10⁶) and held
-    here to 50 %: the upper bound is within 1.5 times the ε of a concrete pair."""
+@pytest.mark.parametrize(
+    "n",
+    [10_000, pytest.param(1_000_000, marks=pytest.mark.slow)],  # 10⁶: 2-5 s each
+)
+def test_binary_rr_interval_beyond_the_full_table(eps0: float, n: int) -> None:
+    """Beyond n = EXACT_MAX_N the exact method goes by blocks of the count: its ε is within
+    1 % of the ε of a concrete pair of datasets (measured at most 0.4 %, ε₀ = 0.5, n = 10⁶),
+    so within 1 % of the true central ε."""
     g = optmech.shuffle_epsilon(rr(eps0), n, 1e-6)
-    assert g.method == "blanket"
-    assert g.epsilon <= 1.5 * g.lower_bound
+    assert g.method == "exact"
+    assert g.lower_bound <= g.epsilon <= 1.01 * g.lower_bound
 
 
 @pytest.mark.parametrize("eps0", [1.0, 4.0])
@@ -322,7 +325,6 @@ def test_a_local_result_is_read_through_its_mechanism() -> None:
         ({"delta": "x"}, r"`delta`"),
         ({"method": "fast"}, r"`method` must be one of"),
         ({"mechanism": rr(1.0, 3), "method": "exact"}, r"`method` 'exact' needs .* two outputs"),
-        ({"n": EXACT_MAX_N + 1, "method": "exact"}, r"`method` 'exact' needs"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs: dict[str, Any], match: str) -> None:

@@ -10,11 +10,14 @@ both curves.
 
 Upper bounds (each valid for every pair and every choice of the other users' inputs):
 
-``"exact"`` (matrices with two outputs, n ≤ ``EXACT_MAX_N``)
+``"exact"`` (matrices with two outputs)
     The histogram is the count of ones, a sum of Bernoullis. By joint convexity of the
     hockey-stick divergence the worst pair is the two extreme rows and every other user sits
     at an extreme row; the curve is the maximum over the number k of others at the upper row
-    and both directions, each $Σ_s (P_1(s) − e^ε P_0(s))_+$, all k at once by FFT.
+    and both directions, each $Σ_s (P_1(s) − e^ε P_0(s))_+$. For n ≤ ``EXACT_MAX_N`` every k
+    at once by FFT; beyond, k in blocks, each charged the exact curve of its first k with the
+    block's other users left out (a post-processing), so at most a few thousandths of the
+    users are dropped (`optmech.certify.shuffle_exact`).
 ``"clones"``
     Feldman, McMillan & Talwar (FOCS 2021), Theorem 3.2: every ε₀-LDP randomizer is, for the
     pair, a post-processing of the counts $(A + Δ, C − A + 1 − Δ)$ against
@@ -33,6 +36,11 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     Fewer clones and a larger pair ε can only lose privacy (adding an independent clone and
     flipping Δ are post-processings), so the worst p over pairs with the matrix's ε₀ bounds
     every pair.
+``"variation-ratio"``
+    The variation-ratio decomposition (Wang et al., PVLDB 2024) from the matrix's exact
+    (p, β, q), in a sound form: user 1's neutral part is kept apart from the others' (the
+    published pooling is not a post-processing in general, and its bound can be too small;
+    `optmech.certify.shuffle_variation`).
 
 In both clone bounds the observer sees $C = u + v − 1$, so $δ = Σ_c P(C = c) δ_c$, and for a
 fixed c the likelihood ratio is increasing in u: $δ_c$ is a binomial tail, computed from
@@ -77,6 +85,12 @@ from optmech.certify.shuffle_curves import (
     _lower_curves_of,
     _lower_laws,
 )
+from optmech.certify.shuffle_exact import _BlockedBinaryCurve
+from optmech.certify.shuffle_variation import (
+    VariationRatio,
+    _VariationRatioCurve,
+    variation_ratio_parameters,
+)
 from optmech.mechanisms.shuffle_description import ShuffleDescription
 from optmech.privacy import PrivacyProfile
 from optmech.provenance import Provenance
@@ -85,9 +99,10 @@ from optmech.results import BaseResult
 __all__ = ["EXACT_MAX_N", "METHODS", "ShuffleGuarantee", "shuffle_epsilon"]
 
 #: The methods of `shuffle_epsilon` (``"auto"`` takes the smallest bound).
-METHODS = ("auto", "exact", "clones", "blanket")
+METHODS = ("auto", "exact", "clones", "blanket", "variation-ratio")
 
-#: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table).
+#: Largest n for which ``"exact"`` evaluates every count of other users (an n × n FFT table);
+#: beyond it the counts go in blocks (`optmech.certify.shuffle_exact`).
 EXACT_MAX_N = 1000
 
 
@@ -171,6 +186,28 @@ def describe_matrix(matrix: FloatArray) -> ShuffleDescription:
     )
 
 
+#: Largest ``inputs² × outputs`` of an oracle's channel built for its variation-ratio
+#: decomposition when no closed form is known (the pairs' decomposition reads every pair's rows).
+VARIATION_MATRIX_CELLS = 1 << 24
+
+
+def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | None:
+    """The variation-ratio parameters with their pair decomposition: from the matrix when there
+    is one, else from the description's closed form, else from an oracle's channel when it is
+    small (`VARIATION_MATRIX_CELLS`); None otherwise."""
+    matrix = desc.matrix
+    if matrix is None and desc.variation_decomposition is not None:
+        p, beta, q = desc.variation_ratio
+        alpha, r, s, residue = desc.variation_decomposition
+        return VariationRatio(p=p, beta=beta, q=q, alpha=alpha, r=r, s=s, residue=residue)
+    if matrix is None:
+        inputs, outputs = getattr(mechanism, "k", 0), desc.outputs
+        if not isinstance(inputs, int) or inputs**2 * outputs > VARIATION_MATRIX_CELLS:
+            return None
+        matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
+    return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
+
+
 def _description_of(mechanism: Any) -> ShuffleDescription:
     """A frequency oracle's closed-form description, or a matrix's (`describe_matrix`)."""
     describe = getattr(mechanism, "shuffle_description", None)
@@ -219,8 +256,8 @@ class ShuffleGuarantee(BaseResult):
         Number of users.
     delta : float
     method : str
-        The method whose bound is `epsilon`: ``"exact"``, ``"clones"``, ``"blanket"`` or
-        ``"local"`` (no amplification proven below ε₀).
+        The method whose bound is `epsilon`: ``"exact"``, ``"clones"``, ``"blanket"``,
+        ``"variation-ratio"`` or ``"local"`` (no amplification proven below ε₀).
     bounds : dict
         The ε each valid method certified (``"local"`` included).
     randomizer : ndarray or None
@@ -390,12 +427,13 @@ def shuffle_epsilon(
         Number of users, in [2, inf).
     delta : float
         Target δ, in (0, 1).
-    method : {"auto", "exact", "clones", "blanket"}
-        ``"exact"``: two-output matrices and n ≤ ``EXACT_MAX_N`` (the worst case computed
-        exactly); ``"clones"``: Feldman, McMillan & Talwar (FOCS 2021), from ε₀ alone;
-        ``"blanket"``: the clone reduction with the clone probability the matrix allows, its
-        blanket mass relative to the pair (Balle et al. 2019). ``"auto"``: the smallest
-        certified bound among the valid methods.
+    method : {"auto", "exact", "clones", "blanket", "variation-ratio"}
+        ``"exact"``: two-output matrices (the worst case computed exactly for n ≤
+        ``EXACT_MAX_N``, by blocks of the count beyond); ``"clones"``: Feldman, McMillan &
+        Talwar (FOCS 2021), from ε₀ alone; ``"blanket"``: the clone reduction with the clone
+        probability the matrix allows, its blanket mass relative to the pair (Balle et al.
+        2019); ``"variation-ratio"``: Wang et al. (PVLDB 2024) from the matrix's (p, β, q), in
+        a sound form. ``"auto"``: the smallest certified bound among the valid methods.
 
     Returns
     -------
@@ -406,8 +444,8 @@ def shuffle_epsilon(
     Raises
     ------
     ValueError
-        A bad matrix (naming ``mechanism``), ``n`` or ``delta``, or ``method="exact"`` where
-        it does not apply.
+        A bad matrix (naming ``mechanism``), ``n`` or ``delta``, or ``method="exact"`` for a
+        matrix with more than two outputs.
 
     Examples
     --------
@@ -415,7 +453,7 @@ def shuffle_epsilon(
     >>> rr = np.array([[3.0, 1.0], [1.0, 3.0]]) / 4  # binary randomized response, ε₀ = ln 3
     >>> g = optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6)
     >>> g.method, round(g.epsilon, 3), bool(g.lower_bound <= g.epsilon)
-    ('blanket', 0.049, True)
+    ('exact', 0.04, True)
     >>> optmech.shuffle_epsilon(rr, n=10_000, delta=1e-6, method="clones").epsilon > g.epsilon
     True
     """
@@ -426,26 +464,39 @@ def shuffle_epsilon(
         raise ValueError(f"`method` must be one of {METHODS}; got {method!r}.")
     eps0 = desc.local_epsilon
     others = n - 1
-    exact_ok = desc.binary is not None and n <= EXACT_MAX_N
+    exact_ok = desc.binary is not None
     if method == "exact" and not exact_ok:
         raise ValueError(
-            f"`method` 'exact' needs a matrix with two outputs and n ≤ {EXACT_MAX_N}; got "
-            f"{desc.outputs} outputs and n = {n}. Use 'auto', 'blanket' or 'clones'."
+            f"`method` 'exact' needs a matrix with two outputs; got {desc.outputs} outputs. "
+            "Use 'auto', 'blanket', 'clones' or 'variation-ratio'."
+        )
+    variation = _variation_of(desc, mechanism)
+    if method == "variation-ratio" and variation is None:
+        raise ValueError(
+            "`method` 'variation-ratio' needs a matrix, an oracle whose decomposition is known in "
+            f"closed form (GRR) or a channel of at most {VARIATION_MATRIX_CELLS} inputs² × "
+            "outputs; got none of them. Use 'auto', 'blanket' or 'clones'."
         )
     wanted = [m for m in METHODS[1:] if method in ("auto", m)]
     if not exact_ok:
         wanted = [m for m in wanted if m != "exact"]
+    if variation is None:
+        wanted = [m for m in wanted if m != "variation-ratio"]
     curves: dict[str, _Curve] = {}
     bounds: dict[str, float] = {"local": eps0}
     if eps0 > 0.0:
         for name in wanted:
             if name == "exact":
                 assert desc.binary is not None
-                curves[name] = _ExactBinaryCurve(others, *desc.binary)
+                exact = _ExactBinaryCurve if n <= EXACT_MAX_N else _BlockedBinaryCurve
+                curves[name] = exact(others, *desc.binary)
             elif name == "clones":
                 curves[name] = _CloneCurve(others, math.exp(-eps0), eps0)
-            else:
+            elif name == "blanket":
                 curves[name] = _CloneCurve(others, desc.clone_probability, eps0)
+            else:
+                assert variation is not None
+                curves[name] = _VariationRatioCurve(others, variation)
             bounds[name] = min(eps0, _epsilon_up(curves[name], delta, eps0))
     best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
     if bounds.get(best, math.inf) >= eps0:

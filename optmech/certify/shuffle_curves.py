@@ -33,7 +33,7 @@ _Curve = Callable[[float], float]
 
 
 def _binom() -> Any:
-    from scipy.stats import binom
+    from optmech.certify._binomial import binom
 
     return binom
 

@@ -56,6 +56,12 @@ class ShuffleDescription:
         other input (lower bound).
     matrix : ndarray or None
         The matrix, when it was given (None for a closed form).
+    variation_decomposition : tuple of float or None
+        ``(α, r, s, residue)`` of the sound variation-ratio bound
+        (`optmech.certify.shuffle_variation.VariationRatio`): user 1's clone weight, the
+        smallest probability that another user draws $Q^0$ (and $Q^1$), the smallest that it
+        draws user 1's neutral law, and the mass left out of the split; α and the residue
+        rounded up, r and s down. None where no closed form is known (the matrix gives it).
 
     Examples
     --------
@@ -74,3 +80,4 @@ class ShuffleDescription:
     count_laws: tuple[tuple[float, float], ...] = ()
     pair_laws: tuple[tuple[FloatArray, FloatArray, FloatArray], ...] = ()
     matrix: FloatArray | None = None
+    variation_decomposition: tuple[float, float, float, float] | None = None

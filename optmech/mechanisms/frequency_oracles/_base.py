@@ -156,7 +156,13 @@ class _FrequencyOracle:
             binary=self._binary(),
             count_laws=self._count_laws(),
             pair_laws=pair if self.output_size > 2 else (),
+            variation_decomposition=self._variation_decomposition(),
         )
+
+    def _variation_decomposition(self) -> tuple[float, float, float, float] | None:
+        """``(α, r, s, residue)`` of the sound variation-ratio bound in closed form, where one
+        is derived (`ShuffleDescription`); None by default."""
+        return None
 
     def _binary(self) -> tuple[float, float] | None:
         return None

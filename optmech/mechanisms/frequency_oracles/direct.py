@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optmech._floats import FloatArray, IntArray
+from optmech._floats import FloatArray, IntArray, U
 from optmech._validation import describe
 from optmech.mechanisms.frequency_oracles._base import (
     _check_reports_1d,
+    _down,
     _FrequencyOracle,
+    _up,
 )
 
 __all__ = ["GRR", "OUE"]
@@ -74,6 +76,14 @@ class GRR(_FrequencyOracle):
 
     def _binary(self) -> tuple[float, float] | None:
         return self._ab() if self.k == 2 else None
+
+    def _variation_decomposition(self) -> tuple[float, float, float, float]:
+        # With b = 1/(e + k − 1): a pair (x⁰, x¹) differs on its two outputs only, by
+        # β = (e − 1) b, so α = β/(p − 1) = b; Q⁰ + Q¹ is the indicator of the two outputs, which
+        # every row holds with at least b (r = b); the neutral part min(M₀, M₁) − |M₀ − M₁|/(p − 1)
+        # is b on the other k − 2 outputs, which every row holds with b (s = (k − 2) b).
+        b = self._ab()[1]
+        return _up(b), _down(b), _down((self.k - 2) * b), 4.0 * U * self.k
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         a, b = self._ab()
