@@ -99,10 +99,14 @@ profile = optmech.PrivacyProfile([0.0, 1.0], [0.5, 0.01])
 shuffled = optmech.shuffle_epsilon(bins, 1000, 1e-6)
 upper, lower = shuffled.curve([0.1, 0.2])
 shuffled_profile: optmech.PrivacyProfile = shuffled.to_profile()
+oracle = optmech.shuffle_epsilon(optmech.OLH(1 << 20, 1.0), 1000, 1e-6)
+designed = optmech.shuffle_mechanism("uniform", "squared", 1.0, 1e-6, n=1000, inputs=[0.0, 1.0])
+estimate: npt.NDArray[np.float64] = optmech.GRR(4, 1.0).estimate([0, 1, 1, 3])
 values: list[float] = [
     user.value, common.value, minimax.value, bayes.value, dependent.value, extremal.value,
     geometric.value, worst.value, local.value, remapped.value, bins.value, achieved,
-    shuffled.epsilon, shuffled.lower_bound,
+    shuffled.epsilon, shuffled.lower_bound, oracle.epsilon, designed.value,
+    designed.guarantee.epsilon,
 ]
 """
 
