@@ -212,7 +212,7 @@ def test_catalogue_rows_pass_and_state_their_gap() -> None:
 def test_cli_certificates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--certificates", "--n", "20", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["passed"] and len(payload["rows"]) == 16
+    assert payload["passed"] and len(payload["rows"]) == 22
     assert main(["verify", "--n", "20"]) == 2  # --n belongs to --certificates
     assert main(["verify", "--certificates", "--exact"]) == 2
 

@@ -5,6 +5,8 @@ Sundararajan (2010)).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from optmech._floats import FloatArray
@@ -16,6 +18,7 @@ from optmech.theorems.certificates import (
     minimax_certificate,
 )
 from optmech.theorems.dual_certificate import DualCertificate
+from optmech.theorems.staircase_dual import staircase_certificate
 
 __all__ = ["CERTIFICATE_ROWS_N", "certificate_rows", "dual_certificate_row"]
 
@@ -28,6 +31,7 @@ MINIMAX_ROWS_N = 40
 _PRIORS = ("uniform", "Dirichlet(1)", "Dirichlet(0.2)")
 _LOSSES = ("abs", "squared")
 _EPSILONS = (0.5, 1.0)
+_STAIRCASE_EPSILONS = (0.5, 1.0, 2.0)
 
 
 def _prior(kind: str, n: int, seed: int = 0) -> FloatArray:
@@ -73,16 +77,19 @@ def certificate_rows(
 ) -> list[CheckResult]:
     """The rows of ``optmech verify --certificates``: GRS universal optimality (Thm. 3.1)
     proved by `grs_certificate` for uniform
-    and Dirichlet priors (seed 0), ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``; and the
+    and Dirichlet priors (seed 0), ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``; the
     minimax optimality of Gupte & Sundararajan by
     `minimax_certificate` for S = all
-    inputs and S = {0, n}, ε = 0.5, on ``{0..min(n, 40)}`` (`MINIMAX_ROWS_N`).
+    inputs and S = {0, n}, ε = 0.5, on ``{0..min(n, 40)}`` (`MINIMAX_ROWS_N`); and the
+    optimality of the staircase (Geng & Viswanath 2016, Thm. 3) on the additive designer's grid
+    with ``n`` cells per Δ and 3 periods each side by `staircase_certificate`, ``|e|`` and
+    ``e²``, ε ∈ {0.5, 1, 2}.
 
     Examples
     --------
     >>> rows = certificate_rows(30)
     >>> len(rows), all(r.passed for r in rows)
-    (16, True)
+    (22, True)
     """
     size = check_int("n", n, low=1, high=10**6)
     rows = []
@@ -102,4 +109,21 @@ def certificate_rows(
             rows.append(
                 dual_certificate_row(cert, "minimax optimality (dual certificate)", instance)
             )
+    for loss in _LOSSES:
+        for eps in _STAIRCASE_EPSILONS:
+            instance = f"{size} cells per Δ, 3 periods, {loss}, eps={eps:g}"
+            cert = staircase_certificate(eps, loss, resolution=max(size, 2), accuracy=accuracy)
+            rows.append(_staircase_row(cert, instance))
     return rows
+
+
+def _staircase_row(certificate: DualCertificate, instance: str) -> CheckResult:
+    """`dual_certificate_row` of a staircase certificate (its worst dual row is a cell)."""
+    row = dual_certificate_row(certificate, "staircase optimality (dual certificate)", instance)
+    j, k = certificate.worst_row
+    detail = row.detail.split("; worst dual row")[0] + (
+        f"; worst dual row: cell {j} (period {k}), reduced cost per unit of mass "
+        f"{abs(certificate.worst_violation):.3g} "
+        f"{'below' if certificate.worst_violation > 0 else 'above'} the value"
+    )
+    return dataclasses.replace(row, detail=detail)
