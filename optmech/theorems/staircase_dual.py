@@ -23,8 +23,8 @@ grid unless given (cumulative sums over ``g``).
 **Dual point.** For multipliers ``y ≥ 0`` of the rows ``x_k − e^ε x_j ≤ 0``, weak duality gives
 ``optimum ≥ min_j (c_j + (Aᵀy)_j) / a_j`` (the mass row fixes ``Σ a x = 1``, ``x ≥ 0``).
 Complementary slackness at the staircase puts ``y`` on its tight rows: a cell of level
-``q + 1`` (the *sender*, paying ``e^ε y``) against one of level ``q`` at most ``m`` cells nearer the origin (the
-*receiver*, gaining ``y``). With ``λ`` the candidate's value and ``w = c − λ a``, the cells near
+``q + 1`` (the *sender*, paying ``e^ε y``) against one of level ``q`` at most ``m`` cells
+nearer the origin (the *receiver*, gaining ``y``). With ``λ`` the candidate's value and ``w = c − λ a``, the cells near
 the origin lack (``w < 0``) and far ones have to spare; ``y`` is built level by level outwards,
 on each side: the receivers' demands ``max(e^ε·out − w, 0)`` are met in order of position first
 from what the admissible senders have to spare (``max(w, 0)/e^ε``, first come first served:
