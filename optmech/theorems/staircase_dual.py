@@ -22,18 +22,18 @@ grid unless given (cumulative sums over ``g``).
 
 **Dual point.** For multipliers ``y ≥ 0`` of the rows ``x_k − e^ε x_j ≤ 0``, weak duality gives
 ``optimum ≥ min_j (c_j + (Aᵀy)_j) / a_j`` (the mass row fixes ``Σ a x = 1``, ``x ≥ 0``).
-Complementary slackness at the staircase puts ``y`` on its tight rows: a cell of level
-``q + 1`` (the *sender*, paying ``e^ε y``) against one of level ``q`` at most ``m`` cells
-nearer the origin (the *receiver*, gaining ``y``). With ``λ`` the candidate's value and ``w = c − λ a``, the cells near
-the origin lack (``w < 0``) and far ones have to spare; ``y`` is built level by level outwards,
-on each side: the receivers' demands ``max(e^ε·out − w, 0)`` are met in order of position first
-from what the admissible senders have to spare (``max(w, 0)/e^ε``, first come first served:
-the sender ``j`` may serve every receiver ``k ≥ j − m``), the rest by each receiver's partner
-``k + m``, which passes the demand on to the next level. At ``λ`` itself every cell would have
-to balance exactly (the staircase is positive everywhere), and the rounding of the value
-would pile up on the outermost cell; the point is built for ``λ (1 − τ)`` with a margin ``τ``
-from ``10^-13`` up (`_SLACKS`) until the interval is within the accuracy. Time and memory
-O(Km).
+Complementary slackness at the staircase puts ``y`` on its tight rows: a cell of level ``q + 1``
+(the *sender*, paying ``e^ε y``) against one of level ``q`` at most ``m`` cells nearer the
+origin (the *receiver*, gaining ``y``). With ``λ`` the candidate's value and ``w = c − λ a``,
+the cells near the origin lack (``w < 0``) and far ones have to spare; ``y`` is built level by
+level outwards, on each side: the receivers' demands ``max(e^ε·out − w, 0)`` are met in order of
+position first from what the admissible senders have to spare (``max(w, 0)/e^ε``, first come
+first served: the sender ``j`` may serve every receiver ``k ≥ j − m``), the rest by each
+receiver's partner ``k + m``, which passes the demand on to the next level. At ``λ`` itself
+every cell would have to balance exactly (the staircase is positive everywhere), and the
+rounding of the value would pile up on the outermost cell; the point is built for ``λ (1 − τ)``
+with a margin ``τ`` from ``10^-13`` up (`_SLACKS`) until the interval is within the accuracy.
+Time and memory O(Km).
 
 **Rigour.** The bound holds for any ``y ≥ 0``: nothing of its construction needs to be exact.
 The reduced costs are evaluated from the explicit list of rows and multipliers, lowered by an
