@@ -124,7 +124,7 @@ def minimax_remap_columns(
     model.addCols(
         1,
         np.ones(1),
-        np.full(1, -inf),
+        np.zeros(1),  # every risk is ≥ 0
         np.full(1, inf),
         rows.size,
         np.zeros(1, np.int32),
