@@ -14,6 +14,7 @@ from optmech._validation import check_int
 from optmech.theorems.catalogue import CheckResult, _result
 from optmech.theorems.certificates import (
     CERTIFICATE_ACCURACY,
+    MINIMAX_MAX_N,
     grs_certificate,
     minimax_certificate,
 )
@@ -25,7 +26,9 @@ __all__ = ["CERTIFICATE_ROWS_N", "certificate_rows", "dual_certificate_row"]
 GROUP = "certificates"
 #: Default largest query result of the rows (each row takes about a second at n = 1000).
 CERTIFICATE_ROWS_N = 1000
-#: Largest n of the minimax rows (their candidate solves the remap LP, (n + 1)² variables).
+#: n of the minimax rows when no n is given (their candidate solves the remap LP by column
+#: generation: about 30 s at n = 1000), and the largest n of their rows with S = {0, n}, whose
+#: optimum, about e^(−εn/2), leaves the range where a relative accuracy means anything.
 MINIMAX_ROWS_N = 40
 #: The instances: prior kind × loss × ε.
 _PRIORS = ("uniform", "Dirichlet(1)", "Dirichlet(0.2)")
@@ -73,14 +76,14 @@ def dual_certificate_row(
 
 
 def certificate_rows(
-    n: int = CERTIFICATE_ROWS_N, *, accuracy: float = CERTIFICATE_ACCURACY
+    n: int | None = None, *, accuracy: float = CERTIFICATE_ACCURACY
 ) -> list[CheckResult]:
     """The rows of ``optmech verify --certificates``: GRS universal optimality (Thm. 3.1)
     proved by `grs_certificate` for uniform
     and Dirichlet priors (seed 0), ``|e|`` and ``e²``, ε ∈ {0.5, 1}, on ``{0..n}``; the
     minimax optimality of Gupte & Sundararajan by
-    `minimax_certificate` for S = all
-    inputs and S = {0, n}, ε = 0.5, on ``{0..min(n, 40)}`` (`MINIMAX_ROWS_N`); and the
+    `minimax_certificate` for S = all inputs on ``{0..n}`` (``{0..40}`` when ``n`` is not
+    given: `MINIMAX_ROWS_N`) and S = {0, n} on ``{0..min(n, 40)}``, ε = 0.5; and the
     optimality of the staircase (Geng & Viswanath 2016, Thm. 3) on the additive designer's grid
     with ``n`` cells per Δ and 3 periods each side by `staircase_certificate`, ``|e|`` and
     ``e²``, ε ∈ {0.5, 1, 2}.
@@ -91,7 +94,8 @@ def certificate_rows(
     >>> len(rows), all(r.passed for r in rows)
     (22, True)
     """
-    size = check_int("n", n, low=1, high=10**6)
+    given = n is not None
+    size = check_int("n", CERTIFICATE_ROWS_N if n is None else n, low=1, high=10**6)
     rows = []
     for kind in _PRIORS:
         for loss in _LOSSES:
@@ -102,10 +106,11 @@ def certificate_rows(
                     dual_certificate_row(cert, "GRS optimality (dual certificate)", instance)
                 )
     small = min(size, MINIMAX_ROWS_N)
+    large = min(size, MINIMAX_MAX_N) if given else small
     for loss in _LOSSES:
-        for name, side in (("S=all", None), ("S={0,n}", [0, small])):
-            instance = f"n={small}, {name}, {loss}, eps=0.5"
-            cert = minimax_certificate(loss, 0.5, n=small, side_information=side, accuracy=accuracy)
+        for name, side, m in (("S=all", None, large), ("S={0,n}", [0, small], small)):
+            instance = f"n={m}, {name}, {loss}, eps=0.5"
+            cert = minimax_certificate(loss, 0.5, n=m, side_information=side, accuracy=accuracy)
             rows.append(
                 dual_certificate_row(cert, "minimax optimality (dual certificate)", instance)
             )

@@ -237,6 +237,15 @@ def minimax_certificate(
         )
     if remap is None:
         z, r, t, mu = minimax_remap_columns(rows, diag, size, eps)
+        # the LP's remap is optimal to the solver's tolerance; the identity and the Bayes
+        # remap of the weights found are candidates too (each value is an upper bound)
+        bayes = _bayes_remap(np.where(np.isin(inputs, rows), mu, 0.0), diag, size, eps)[0]
+        value = worst_risk_up(rows, z, r, t, diag, size, eps)
+        ones = np.ones(size + 1)
+        for other in (inputs, bayes):
+            risk = worst_risk_up(rows, inputs, other, ones, diag, size, eps)
+            if risk < value:
+                z, r, t, value = inputs, other, ones, risk
     else:
         dense = check_real_array("remap", remap, ndim=2, nonnegative=True)
         if dense.shape != (size + 1, size + 1) or np.any(dense.sum(axis=1) <= 0):
@@ -247,7 +256,7 @@ def minimax_certificate(
         z, r = np.nonzero(dense)
         t = dense[z, r]
         mu = minimax_remap_columns(rows, diag, size, eps)[3]
-    value = worst_risk_up(rows, z, r, t, diag, size, eps)
+        value = worst_risk_up(rows, z, r, t, diag, size, eps)
     # lower bound: the Bayesian optimum for the weights μ on S, divided by Σ μ rounded up
     weights = np.zeros(size + 1)
     weights[rows] = mu[rows]
