@@ -239,10 +239,10 @@ def minimax_certificate(
         z, r, t, mu = minimax_remap_columns(rows, diag, size, eps)
         # the LP's remap is optimal to the solver's tolerance; the identity and the Bayes
         # remap of the weights found are candidates too (each value is an upper bound)
-        bayes = _bayes_remap(np.where(np.isin(inputs, rows), mu, 0.0), diag, size, eps)[0]
+        weighted = _bayes_remap(np.where(np.isin(inputs, rows), mu, 0.0), diag, size, eps)[0]
         value = worst_risk_up(rows, z, r, t, diag, size, eps)
         ones = np.ones(size + 1)
-        for other in (inputs, bayes):
+        for other in (inputs, weighted):
             risk = worst_risk_up(rows, inputs, other, ones, diag, size, eps)
             if risk < value:
                 z, r, t, value = inputs, other, ones, risk

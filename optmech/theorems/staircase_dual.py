@@ -260,8 +260,8 @@ def _bound_low(
     ``γ_{d + 6}`` of ``|c_j| + in_j + e^ε out_j`` (``d`` the rows the cell is in: sums in
     order, Higham 2002, §3.1); subnormal terms add under ``4·TINY`` each."""
     n = c.size
-    gains = np.bincount(k, weights=y, minlength=n)
-    pays = np.bincount(j, weights=y, minlength=n)
+    gains = np.asarray(np.bincount(k, weights=y, minlength=n), dtype=np.float64)
+    pays = np.asarray(np.bincount(j, weights=y, minlength=n), dtype=np.float64)
     degree = np.bincount(k, minlength=n) + np.bincount(j, minlength=n) + 6.0
     gamma = degree * U / (1 - degree * U)
     pays *= e_eps
