@@ -70,6 +70,8 @@ STAIRCASE_ACCURACY = 1e-9
 #: above it lets every cell absorb its share (measured: ``10^-13`` suffices up to ``m = 10^5``,
 #: ``10^-11`` at ``m = 10^6``, ε = 2).
 _SLACKS = (1e-13, 1e-12, 1e-11, 1e-10)
+#: Cells in more rows than this have their sums taken by `math.fsum`.
+_FSUM_ABOVE = 64
 #: Largest number of cells per Δ (the certificate's memory is about 150 bytes a cell: 2 GB
 #: hold ``2Km ≈ 10^7`` cells).
 MAX_RESOLUTION = 10**7
@@ -258,11 +260,23 @@ def _bound_low(
     """``(c + Aᵀy) / a`` per cell, rounded down: the rows ``x_k − e^ε x_j ≤ 0`` with
     multipliers ``y ≥ 0`` (positions in the full grid). ``c_j + in_j − e^ε out_j`` is within
     ``γ_{d + 6}`` of ``|c_j| + in_j + e^ε out_j`` (``d`` the rows the cell is in: sums in
-    order, Higham 2002, §3.1); subnormal terms add under ``4·TINY`` each."""
+    order, Higham 2002, §3.1; ``d = 2`` for the cells summed by `math.fsum`); subnormal
+    terms add under ``4·TINY`` each."""
     n = c.size
     gains = np.asarray(np.bincount(k, weights=y, minlength=n), dtype=np.float64)
     pays = np.asarray(np.bincount(j, weights=y, minlength=n), dtype=np.float64)
     degree = np.bincount(k, minlength=n) + np.bincount(j, minlength=n) + 6.0
+    # the few cells in many rows (the top step's, which the whole next level may serve): their
+    # sums by math.fsum, each within an ulp
+    busy = np.flatnonzero(degree > _FSUM_ABOVE)
+    if busy.size:
+        for ends, out in ((k, gains), (j, pays)):
+            order = np.argsort(ends, kind="stable")
+            starts = np.searchsorted(ends[order], busy)
+            stops = np.searchsorted(ends[order], busy, side="right")
+            for cell, lo, hi in zip(busy.tolist(), starts.tolist(), stops.tolist(), strict=True):
+                out[cell] = math.fsum(y[order[lo:hi]].tolist())
+        degree[busy] = 8.0
     gamma = degree * U / (1 - degree * U)
     pays *= e_eps
     reduced = c + gains - pays
