@@ -156,8 +156,8 @@ def grs_certificate(
 # Minimax users (Gupte & Sundararajan 2010)
 # ------------------------------------------------------------------------------------------
 #: Largest n of `minimax_certificate`: its candidate solves the remap LP by column generation
-#: (``optmech.theorems.minimax_columns``), and the Bayesian bound is a `grs_certificate`,
-#: O(n²) time: about a minute at n = 4000 on one core.
+#: (``optmech.theorems.minimax_columns``, at most 40 s of solver time), and the Bayesian
+#: bound is a `grs_certificate`, O(n²) time (37 s alone at n = 10^4).
 MINIMAX_MAX_N = 10_000
 
 
@@ -201,7 +201,8 @@ def minimax_certificate(
     epsilon : float
         In (0, 50].
     n : int
-        Largest query result, in [1, 10^4] (about 5 s at n = 1000).
+        Largest query result, in [1, 10^4] (at n = 1000, S = all: 10 s with ``"abs"``,
+        40 s with ``"squared"``, where the solver's time limit stops the remap LP).
     side_information : collection of int, optional
         The inputs S (default all of ``{0..n}``).
     accuracy : float, default 1e-9
