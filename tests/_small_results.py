@@ -109,6 +109,14 @@ def dual_certificate() -> Any:
     return grs_certificate(np.full(11, 1 / 11), "abs", 0.5)
 
 
+def staircase_certificate() -> Any:
+    """The dual certificate of the staircase's optimality on a grid of 10 cells per Δ, 3
+    periods each side, |e|, ε = 1."""
+    from optmech.theorems import staircase_certificate
+
+    return staircase_certificate(1.0, "abs", resolution=10)
+
+
 def rr_on_bins() -> Any:
     """RR-on-Bins for the squared loss, five labels 0..4, ε = 1."""
     return optmech.rr_on_bins(

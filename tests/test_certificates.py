@@ -212,7 +212,7 @@ def test_catalogue_rows_pass_and_state_their_gap() -> None:
 def test_cli_certificates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--certificates", "--n", "20", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["passed"] and len(payload["rows"]) == 16
+    assert payload["passed"] and len(payload["rows"]) == 22
     assert main(["verify", "--n", "20"]) == 2  # --n belongs to --certificates
     assert main(["verify", "--certificates", "--exact"]) == 2
 
@@ -276,10 +276,57 @@ def test_minimax_a_suboptimal_remap_fails() -> None:
     assert bad.lower_bound <= lp.value
 
 
+@pytest.mark.parametrize("n", [60, pytest.param(200, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("side", [None, "middle"])
+def test_minimax_a_moved_answer_fails(n: int, side: str | None) -> None:
+    """Past the remap LP's old size: a remap that answers the middle output two too high
+    (S = all) or reports G as it is (two inputs in the middle) is worse than the certified
+    optimum by a margin computed here densely, and fails."""
+    from optmech.theorems.certificates import minimax_certificate
+
+    eps = 1.0
+    s = list(range(n + 1)) if side is None else [n // 2 - 3, n // 2 + 3]
+    good = minimax_certificate("abs", eps, n=n, side_information=s)
+    assert good.certified and good.lower_bound <= good.value
+    moved = np.eye(n + 1)
+    if side is None:
+        moved[n // 2] = np.roll(moved[n // 2], 2)
+    risk = dense_worst_risk("abs", eps, n, s, moved)
+    assert risk > good.value * (1 + 1e-6)  # the precondition
+    bad = minimax_certificate("abs", eps, n=n, side_information=s, remap=moved)
+    assert not bad.certified
+    assert bad.value >= risk * (1 - 1e-12)
+    assert bad.lower_bound <= good.value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", ["abs", "squared"])
+def test_minimax_interval_meets_the_lp_solve_at_n_60(loss: str) -> None:
+    """The minimax LP over all ε-DP mechanisms at n = 60 (``optmech.minimax_mechanism``) has
+    its optimum in the certificate's interval."""
+    from optmech.theorems.certificates import minimax_certificate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InaccurateSolutionWarning)
+        lp = optmech.minimax_mechanism(loss, 1.0, n=60, side_information=[20, 40])
+    cert = minimax_certificate(loss, 1.0, n=60, side_information=[20, 40])
+    assert cert.certified
+    assert cert.lower_bound <= lp.value and lp.lower_bound <= cert.value
+
+
+@pytest.mark.slow
+def test_minimax_certifies_at_n_1000() -> None:
+    """S = all inputs on {0..1000}: beyond any dense remap LP; certified."""
+    from optmech.theorems.certificates import minimax_certificate
+
+    cert = minimax_certificate("abs", 0.5, n=1000)
+    assert cert.certified and cert.lower_bound <= cert.value
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"n": 151}, "n"),
+        ({"n": 10_001}, "n"),
         ({"side_information": [0, 11]}, "side_information"),
         ({"loss": lambda e: np.abs(e) - 1.0}, "non-negative"),
         ({"remap": np.eye(3)}, "remap"),

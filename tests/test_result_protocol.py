@@ -55,6 +55,7 @@ FACTORIES: dict[str, Callable[[], Any]] = {
     "optmech.lp.matrix.result.CommonMechanismResult": small.common_mechanism,
     "optmech.lp.matrix.result.UserMechanism": small.bayesian_user,
     "optmech.theorems.dual_certificate.DualCertificate": small.dual_certificate,
+    "optmech.theorems.staircase_dual.StaircaseCertificate": small.staircase_certificate,
 }
 
 #: Further instances of classes above whose variants display differently.
