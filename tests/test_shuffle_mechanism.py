@@ -97,7 +97,12 @@ def test_eight_labels_meet_the_central_target_with_amplification_and_beat_rr_on_
 
 
 def _small(**kw: object) -> optmech.ShuffleMechanism:
-    args: dict[str, object] = {"n": 2000, "inputs": [0.0, 1.0, 2.0], "thetas": (0.0, 1.0)}
+    args: dict[str, object] = {
+        "n": 2000,
+        "inputs": [0.0, 1.0, 2.0],
+        "thetas": (0.0, 1.0),
+        "variation_lines": (),
+    }
     args.update(kw)
     prior = args.pop("prior", "uniform")
     cost = args.pop("cost", "squared")
@@ -122,12 +127,14 @@ def test_minimax_is_the_worst_inputs_loss_and_each_line_keeps_its_blanket_rows()
 
 @pytest.mark.slow  # about 1.5 s
 def test_a_constraint_holds_on_the_returned_matrix() -> None:
-    res = _small(constraints=[MaxRisk(0.12)])
+    res = _small(constraints=[MaxRisk(0.12)], variation_lines=(1.0,))
     q = res.mechanism
     risks = np.sum(q * (np.asarray(res.outputs)[None, :] - res.inputs[:, None]) ** 2, axis=1)
     assert float(risks.max()) <= 0.12 * (1 + 1e-9)
     assert res.source.startswith("LP")  # baselines are no candidates under constraints
     assert optmech.shuffle_epsilon(q, 2000, 1e-6).epsilon <= 1.0
+    assert [v.outputs_count for v in res.variation] == [1.0]  # searched under the constraint
+    assert res.value <= res.variation[0].value * (1 + 1e-9)
 
 
 def test_the_witness_has_the_local_epsilon_and_clone_probability_asked() -> None:
