@@ -77,6 +77,7 @@ NOT_RESULTS = {
     "optmech.lp.matrix.objectives.EpigraphObjective": "an LP objective, not an answer",
     "optmech.theorems.catalogue.CheckResult": "a row of the theorem catalogue (a check)",
     "optmech.lp.shuffle.result.FrontierPoint": "a line of the frontier a shuffle design searched",
+    "optmech.lp.shuffle.result.VariationPoint": "a variation line a shuffle design searched",
 }
 
 #: The rows every display starts with, in this order (the privacy rows follow "privacy

@@ -20,6 +20,8 @@ from optmech.lp.shuffle.frontier import (
     blanket_rows,
     clone_probability,
     largest_certified,
+    variation_cap,
+    variation_rows,
     witness,
 )
 from optmech.mechanisms.rr_on_bins import optimal_bins
@@ -46,7 +48,7 @@ def _clone_p(q: np.ndarray) -> float:
     return best
 
 
-@pytest.mark.slow  # about 3 s: five frontier lines and two calibrated baselines
+@pytest.mark.slow  # about 12 s: five blanket lines, two variation lines, two baselines
 def test_eight_labels_meet_the_central_target_with_amplification_and_beat_rr_on_bins() -> None:
     labels = np.arange(8.0)
     prior = np.full(8, 1 / 8)
@@ -64,27 +66,43 @@ def test_eight_labels_meet_the_central_target_with_amplification_and_beat_rr_on_
     dp = optimal_bins(labels, prior, bins.local_epsilon, "squared")
     assert bins.value == pytest.approx(dp.value, rel=1e-9)
     assert res.value <= bins.value
-    assert res.source.startswith("LP")  # the LP's randomizer, not a baseline returned as is
+    # The variation-ratio certificate calibrates RR-on-Bins beyond every blanket line; the LP
+    # judged by its own matrix's certificate (a variation line) reaches at least its ε₀.
+    assert res.source.startswith("LP, variation")
+    assert res.local_epsilon >= bins.local_epsilon
+    # ... and at its own ε₀ it is as good as RR-on-Bins' optimal bins there (dynamic programme)
+    assert res.value <= optimal_bins(labels, prior, res.local_epsilon, "squared").value * (1 + 1e-6)
+    assert [v.outputs_count for v in res.variation] == [1.0, 8.0]
+    for v in res.variation:
+        assert v.central_epsilon <= 1.0
+        assert v.excluded_epsilon is not None and v.local_epsilon < v.excluded_epsilon
+        assert res.lower_bound <= v.lower_bound <= v.value * (1 + 1e-6)
     assert res.value <= res.baselines["GRR"].value
     assert res.lower_bound <= res.value
     assert res.privacy_certified is True
-    # Each line's bound holds for the line's members: RR-on-Bins (p ≥ e^-ε₀: any ε₀-LDP
-    # matrix is on the line θ = 0) and GRR (p = 2/(e^ε₀ + 1): on θ = 1), each at an ε₀ below
-    # the line's excluded one, their values from their closed forms.
+    # Each line's bound holds for the line's members at an ε₀ below the line's excluded one:
+    # RR-on-Bins (p ≥ e^-ε₀: any ε₀-LDP matrix is on the line θ = 0) at its calibrated ε₀ and
+    # GRR (p = 2/(e^ε₀ + 1): on θ = 1) at the line's certified ε₀ (the variation-ratio bound
+    # certifies GRR beyond the blanket line's excluded ε₀, where the line's bound says
+    # nothing), their values from their closed forms.
     first, last = res.frontier[0], res.frontier[-1]
     assert (first.theta, last.theta) == (0.0, 1.0)
     assert bins.local_epsilon < first.excluded_epsilon  # type: ignore[operator]
     assert first.lower_bound <= dp.value
+    spread = sum(prior[x] * (labels - labels[x]) @ (labels - labels[x]) for x in range(8))
     grr = res.baselines["GRR"]
-    e = math.exp(grr.local_epsilon)
-    closed = sum(prior[x] * (labels - labels[x]) @ (labels - labels[x]) for x in range(8)) / (e + 7)
-    assert grr.value == pytest.approx(closed, rel=1e-9)
-    assert grr.local_epsilon < last.excluded_epsilon  # type: ignore[operator]
-    assert last.lower_bound <= closed
+    assert grr.value == pytest.approx(spread / (math.exp(grr.local_epsilon) + 7), rel=1e-9)
+    assert last.local_epsilon < last.excluded_epsilon  # type: ignore[operator]
+    assert last.lower_bound <= spread / (math.exp(last.local_epsilon) + 7)
 
 
 def _small(**kw: object) -> optmech.ShuffleMechanism:
-    args: dict[str, object] = {"n": 2000, "inputs": [0.0, 1.0, 2.0], "thetas": (0.0, 1.0)}
+    args: dict[str, object] = {
+        "n": 2000,
+        "inputs": [0.0, 1.0, 2.0],
+        "thetas": (0.0, 1.0),
+        "variation_lines": (),
+    }
     args.update(kw)
     prior = args.pop("prior", "uniform")
     cost = args.pop("cost", "squared")
@@ -109,12 +127,14 @@ def test_minimax_is_the_worst_inputs_loss_and_each_line_keeps_its_blanket_rows()
 
 @pytest.mark.slow  # about 1.5 s
 def test_a_constraint_holds_on_the_returned_matrix() -> None:
-    res = _small(constraints=[MaxRisk(0.12)])
+    res = _small(constraints=[MaxRisk(0.12)], variation_lines=(1.0,))
     q = res.mechanism
     risks = np.sum(q * (np.asarray(res.outputs)[None, :] - res.inputs[:, None]) ** 2, axis=1)
     assert float(risks.max()) <= 0.12 * (1 + 1e-9)
     assert res.source.startswith("LP")  # baselines are no candidates under constraints
     assert optmech.shuffle_epsilon(q, 2000, 1e-6).epsilon <= 1.0
+    assert [v.outputs_count for v in res.variation] == [1.0]  # searched under the constraint
+    assert res.value <= res.variation[0].value * (1 + 1e-9)
 
 
 def test_the_witness_has_the_local_epsilon_and_clone_probability_asked() -> None:
@@ -148,6 +168,43 @@ def test_the_blanket_rows_are_every_pair_of_inputs_for_every_output() -> None:
     (con,) = rows
     expected = [q[a] + q[b] - 4.0 * t for a, b in itertools.combinations(range(3), 2)]
     np.testing.assert_allclose(con.expr.value, np.array(expected), atol=1e-15)
+
+
+def _total_variation(q: np.ndarray) -> float:
+    """The largest half L1 distance between two rows, by loops over pairs."""
+    return max(
+        0.5 * float(np.abs(q[a] - q[b]).sum())
+        for a, b in itertools.combinations(range(q.shape[0]), 2)
+    )
+
+
+def test_the_variation_cap_is_randomized_responses_total_variation() -> None:
+    for eps0, b in [(0.5, 2), (1.3, 5), (4.0, 9)]:
+        rr = optmech.LocalRandomizer.randomized_response(b, eps0).matrix
+        assert variation_cap(eps0, b) == pytest.approx(_total_variation(rr), rel=1e-12)
+    assert variation_cap(2.0, 1.0) == pytest.approx(1.0 - math.exp(-2.0), rel=1e-12)
+
+
+def test_the_envelope_mass_caps_every_pairs_total_variation() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        q = rng.dirichlet(np.ones(6), size=4)
+        assert _total_variation(q) <= 1.0 - q.min(axis=0).sum() + 1e-15
+    rr = optmech.LocalRandomizer.randomized_response(5, 1.3).matrix  # exact on RR
+    assert _total_variation(rr) == pytest.approx(1.0 - rr.min(axis=0).sum(), rel=1e-12)
+
+
+def test_the_variation_row_bounds_the_envelopes_mass() -> None:
+    from types import SimpleNamespace
+
+    import cvxpy as cp
+
+    t = cp.Variable(3)
+    (con,) = variation_rows(0.25).function(SimpleNamespace(envelope=t))
+    t.value = np.array([0.2, 0.3, 0.25])
+    assert float(con.violation()) == 0.0  # 0.75 ≥ 1 − 0.25
+    t.value = np.array([0.2, 0.3, 0.2])
+    assert float(con.violation()) == pytest.approx(0.05, rel=1e-12)
 
 
 def test_the_bisection_keeps_only_points_at_or_below_the_target() -> None:
@@ -186,6 +243,8 @@ def test_the_bisection_keeps_only_points_at_or_below_the_target() -> None:
         ({"prior": None}, "`prior`", "None"),
         ({"thetas": (1.5,)}, "`thetas`", "1.5"),
         ({"thetas": ()}, "`thetas`", "()"),
+        ({"variation_lines": (0.5,)}, "`variation_lines`", "0.5"),
+        ({"variation_lines": "ab"}, "`variation_lines`", "ab"),
         ({"tolerance": 0.0}, "`tolerance`", "0"),
         ({"solver": "NOPE"}, "`solver`", "NOPE"),
         ({"normalize": 1}, "`normalize`", "1"),

@@ -354,6 +354,22 @@ def _print_design(out: dict[str, Any], result: Any) -> None:
         for p in out["frontier"]
     ]
     print_table(("θ", "ε₀", "excluded ε₀", "LP value", "central ε", "kept", "bound"), frontier)
+    if out.get("variation"):
+        print()
+        print("variation lines (b: total variation at most randomized response's on b outputs;")
+        print("the LP at the largest ε₀ its own matrix's certificate accepts):")
+        varied = [
+            (
+                fmt(v["outputs_count"], 4),
+                fmt(v["local_epsilon"], 6),
+                "none" if v["excluded_epsilon"] is None else fmt(v["excluded_epsilon"], 6),
+                fmt(v["value"]),
+                fmt(v["central_epsilon"], 5),
+                fmt(v["lower_bound"]),
+            )
+            for v in out["variation"]
+        ]
+        print_table(("b", "ε₀", "excluded ε₀", "LP value", "central ε", "bound"), varied)
     mech = result.mechanism
     used = mech.max(axis=0) > 0
     print_mechanism(

@@ -2,7 +2,8 @@
 
 * `shuffle_mechanism` — the randomizer of least loss whose n shuffled reports are certified
   central (ε, δ)-DP by `optmech.shuffle_epsilon`, searched over the (ε₀, p) frontier of the
-  local LP with blanket rows (`frontier`), with GRR and RR-on-Bins calibrated to the same
+  local LP with blanket rows and along variation lines capping the total variation
+  (`frontier`), with GRR and RR-on-Bins calibrated to the same
   target as baselines.
 
 The package: `frontier` (the blanket rows, the witness of a bound, the bisections), `result`,
@@ -10,6 +11,17 @@ The package: `frontier` (the blanket rows, the witness of a bound, the bisection
 """
 
 from optmech.lp.shuffle.api import shuffle_mechanism
-from optmech.lp.shuffle.result import FrontierPoint, ShuffleBaseline, ShuffleMechanism
+from optmech.lp.shuffle.result import (
+    FrontierPoint,
+    ShuffleBaseline,
+    ShuffleMechanism,
+    VariationPoint,
+)
 
-__all__ = ["FrontierPoint", "ShuffleBaseline", "ShuffleMechanism", "shuffle_mechanism"]
+__all__ = [
+    "FrontierPoint",
+    "ShuffleBaseline",
+    "ShuffleMechanism",
+    "VariationPoint",
+    "shuffle_mechanism",
+]

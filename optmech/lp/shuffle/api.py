@@ -37,8 +37,15 @@ from optmech.lp.shuffle.frontier import (
     bound_of,
     clone_probability,
     largest_certified,
+    variation_cap,
+    variation_rows,
 )
-from optmech.lp.shuffle.result import FrontierPoint, ShuffleBaseline, ShuffleMechanism
+from optmech.lp.shuffle.result import (
+    FrontierPoint,
+    ShuffleBaseline,
+    ShuffleMechanism,
+    VariationPoint,
+)
 from optmech.lp.solve import available_solvers
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.randomized_response import randomized_response
@@ -102,6 +109,25 @@ def _check_thetas(thetas: Any) -> tuple[float, ...]:
         raise ValueError(
             f"`thetas` must hold 1 to 21 reals in [0, 1] (fractions of the blanket's room); "
             f"got {describe(thetas)}."
+        )
+    return tuple(sorted(set(values)))
+
+
+def _check_variation_lines(lines: Any, num_inputs: int) -> tuple[float, ...]:
+    """The ``b`` of the variation lines: default 1 (no row) and the number of inputs."""
+    if lines is None:
+        return tuple(sorted({1.0, float(num_inputs)}))
+    try:
+        values = tuple(float(b) for b in lines)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`variation_lines` must be a sequence of reals in [1, inf) or None; got "
+            f"{describe(lines)}."
+        ) from None
+    if len(values) > 21 or not all(1.0 <= b < math.inf for b in values):
+        raise ValueError(
+            f"`variation_lines` must hold 0 to 21 reals in [1, inf) (outputs of the randomized "
+            f"response whose total variation caps the line's); got {describe(lines)}."
         )
     return tuple(sorted(set(values)))
 
@@ -314,6 +340,71 @@ def _search_line(
     )
 
 
+class _Variation:
+    """One variation line: its point and the certified LP at its largest certified ε₀."""
+
+    def __init__(
+        self,
+        point: VariationPoint,
+        matrix: FloatArray,
+        guarantee: ShuffleGuarantee,
+        provenance: Provenance,
+    ) -> None:
+        self.point, self.matrix, self.guarantee = point, matrix, guarantee
+        self.provenance = provenance
+
+
+def _search_variation(
+    b: float,
+    setting: LocalSetting,
+    items: tuple[Constraint, ...],
+    target: tuple[float, float, int],
+    options: tuple[str | None, float, float],
+    start: float | None,
+) -> _Variation | None:
+    """The line ``b``: the largest ε₀ whose LP (with the variation row ``β_b(ε₀)``; none for
+    ``b = 1``) gives a matrix certified at the target by its own certificate, found by
+    `largest_certified` on that certificate (a failed LP counts as not certified)."""
+    epsilon, delta, n = target
+    solver, accuracy, tolerance = options
+    seen: dict[float, tuple[Any, ShuffleGuarantee]] = {}
+
+    def central(eps0: float) -> float:
+        extra = (variation_rows(variation_cap(eps0, b)),) if b > 1.0 else ()
+        try:
+            solved = solve_local(
+                setting,
+                eps0,
+                _objective(setting),
+                (*items, *extra),
+                solver=solver,
+                accuracy=accuracy,
+                designer="shuffle_mechanism",
+            )
+        except (SolverError, InfeasibleConstraintsError):
+            return math.inf
+        guarantee = shuffle_epsilon(solved.mechanism, n, delta)
+        seen[eps0] = (solved, guarantee)
+        return guarantee.epsilon
+
+    bracket = largest_certified(central, epsilon, tolerance, start)
+    if bracket is None:
+        return None
+    solved, guarantee = seen[bracket.certified]
+    top = bracket.certified if bracket.excluded is None else bracket.excluded
+    lower = seen[top][0].provenance.lower_bound if top in seen else 0.0
+    point = VariationPoint(
+        outputs_count=b,
+        local_epsilon=bracket.certified,
+        excluded_epsilon=bracket.excluded,
+        variation=variation_cap(bracket.certified, b),
+        value=solved.provenance.value,
+        central_epsilon=guarantee.epsilon,
+        lower_bound=max(0.0, float(lower)),
+    )
+    return _Variation(point, solved.mechanism, guarantee, solved.provenance)
+
+
 def _default_outputs(inputs: FloatArray, baselines: dict[str, ShuffleBaseline]) -> FloatArray:
     """The inputs and RR-on-Bins' outputs (so the LP's grid holds every baseline)."""
     extra = [np.asarray(b.randomizer.outputs, dtype=np.float64) for b in baselines.values()]
@@ -343,6 +434,7 @@ def shuffle_mechanism(
     constraints: Any = (),
     objective: Literal["bayesian", "minimax"] = "bayesian",
     thetas: Sequence[float] = DEFAULT_THETAS,
+    variation_lines: Sequence[float] | None = None,
     tolerance: float = 1e-3,
     solver: str | None = None,
     normalize: bool = False,
@@ -369,6 +461,12 @@ def shuffle_mechanism(
     Every ε₀-LDP matrix has $p ≥ e^{−ε_0}$, and $p ≤ 2/(e^{ε_0}+1)$ once two rows reach the
     column's top; each θ of ``thetas`` is a line $p_θ(ε_0)$ that fraction of the way between
     (`optmech.lp.shuffle.frontier`).
+    The certificate's ``"variation-ratio"`` bound (Wang et al., PVLDB 2024), much tighter on
+    randomized-response-like matrices, reads ε₀, the largest total variation β between two
+    rows and a split of the rows that is not linear in $Q$. β is capped by one linear row,
+    $Σ_y t_y ≥ 1 − β$ (the envelope's mass; exact on randomized response and RR-on-Bins);
+    each ``b`` of ``variation_lines`` is a line $β_b(ε_0)$, the total variation of randomized
+    response on $b$ outputs ($b = 1$: no row, the envelope LP alone).
 
     **Search.** Along each line the bound increases with ε₀, so the largest ε₀ it certifies is
     found by bisection (to ``tolerance`` relative), on a witness matrix with exactly that
@@ -377,7 +475,10 @@ def shuffle_mechanism(
     (rounding) is re-solved at a slightly smaller ε₀, and only certified matrices are kept.
     The calibrated baselines are candidates as well when their outputs lie on the grid and
     no constraints are given. The returned randomizer is the certified candidate of least
-    value. The search is **sound** because nothing is accepted on the strength of the bound
+    value. Along a variation line no witness stands for the bound (it depends on more than
+    (ε₀, β)): the bisection on ε₀ solves the LP at each point and judges it by the certificate
+    of the LP's own matrix, keeping only certified points (from the largest ε₀ a baseline is
+    certified at). The search is **sound** because nothing is accepted on the strength of the bound
     or the bisection: every candidate is certified from its own numbers.
 
     **What ``lower_bound`` means.** At the smallest ε₀ the bisection excluded on each line,
@@ -388,7 +489,10 @@ def shuffle_mechanism(
     randomizer off these lines, or certified by a sharper analysis than the bound the search
     uses, may do better. (When such a candidate, a baseline certified exactly say, is
     returned below every line's bound, ``lower_bound`` is its value: the least over what was
-    searched.) A line whose bound LP failed counts as 0.
+    searched.) A variation line adds the LP's bound at the smallest ε₀ its bisection
+    excluded: a bound over the line's LP-feasible matrices up to that ε₀ (the certificate
+    need not grow with ε₀ along such a line, so not over every matrix it certifies). A line
+    whose bound LP failed counts as 0.
 
     Parameters
     ----------
@@ -416,7 +520,10 @@ def shuffle_mechanism(
     objective : {"bayesian", "minimax"}, default "bayesian"
         The prior's expected loss, or the worst input's (``prior=None``).
     thetas : sequence of float, default (0, 0.25, 0.5, 0.75, 1)
-        The frontier's lines, fractions in [0, 1] (1 to 21 of them).
+        The frontier's blanket lines, fractions in [0, 1] (1 to 21 of them).
+    variation_lines : sequence of float, optional
+        The ``b`` of the variation lines, reals in [1, inf) (0 to 21 of them); default 1 and
+        the number of inputs.
     tolerance : float, default 1e-3
         Relative width of the bisections on ε₀, in (0, 0.1].
     solver : str, optional
@@ -434,7 +541,7 @@ def shuffle_mechanism(
     -------
     ShuffleMechanism
         ``mechanism``, ``randomizer``, ``value``, ``lower_bound``, ``local_epsilon``,
-        ``guarantee`` (a `ShuffleGuarantee`), ``frontier``, ``baselines``.
+        ``guarantee`` (a `ShuffleGuarantee`), ``frontier``, ``variation``, ``baselines``.
 
     Raises
     ------
@@ -475,6 +582,7 @@ def shuffle_mechanism(
         normalize=normalize,
         max_memory_gb=max_memory_gb,
     )
+    caps = _check_variation_lines(variation_lines, first.num_inputs)
     _check_blanket_size(first)  # before any certificate (each compares every pair of rows)
     with reporting(progress=progress, what="shuffle_mechanism"):
         brackets: dict[float, Bracket] = {}
@@ -514,8 +622,30 @@ def shuffle_mechanism(
                     continue
                 searched.append(line)
                 record.update(value=line.point.value if line.point else None)
+        varied: list[_Variation] = []
+        # each variation line starts from the largest ε₀ a baseline is certified at (an LP
+        # matrix there is usually certified too), else from the blanket lines' largest
+        calibrated = [base.local_epsilon for base in baselines.values()]
+        first_guess = max(calibrated) if calibrated else starts[0]
+        for b in caps:
+            with stage("variation line", _log, outputs_count=b) as record:
+                options = (solver, acc, tol)
+                found_line = _search_variation(
+                    b, setting, items, (eps, dlt, users), options, first_guess
+                )
+                if found_line is not None:
+                    varied.append(found_line)
+                    record.update(epsilon0=found_line.point.local_epsilon)
     return _assemble(
-        setting, kind, (eps, dlt, users), searched, baselines, items, failure, acc, unbounded
+        setting,
+        kind,
+        (eps, dlt, users),
+        (searched, varied),
+        baselines,
+        items,
+        failure,
+        acc,
+        unbounded,
     )
 
 
@@ -523,7 +653,7 @@ def _assemble(
     setting: LocalSetting,
     kind: str,
     target: tuple[float, float, int],
-    lines: list[_Line],
+    found: tuple[list[_Line], list[_Variation]],
     baselines: dict[str, ShuffleBaseline],
     items: tuple[Constraint, ...],
     failure: Exception | None,
@@ -533,6 +663,7 @@ def _assemble(
     """The certified candidate of least value, with the bound over the frontier (0 when a
     line's LP failed: nothing is known of that line)."""
     eps, dlt, users = target
+    lines, varied = found
     candidates: list[tuple[float, str, FloatArray, ShuffleGuarantee, Provenance | None]] = []
     for line in lines:
         if line.matrix is not None and line.guarantee is not None:
@@ -540,6 +671,10 @@ def _assemble(
             candidates.append(
                 (value, f"LP, θ = {line.theta:g}", line.matrix, line.guarantee, line.provenance)
             )
+    for v in varied:
+        value = _upper_value(setting.prior, setting.loss, v.matrix)
+        source = f"LP, variation b = {v.point.outputs_count:g}"
+        candidates.append((value, source, v.matrix, v.guarantee, v.provenance))
     if not items:
         for name, base in baselines.items():
             full = _embedded(base, setting)
@@ -552,14 +687,15 @@ def _assemble(
         raise SolverError(
             "shuffle_mechanism",
             "no_certified_candidate",
-            f"no LP on the {len(lines)} frontier lines gave a matrix certified at central "
-            f"ε ≤ {eps:g}; try more `thetas`, a smaller `tolerance` or another solver.",
+            f"no LP on the {len(lines) + len(varied)} frontier lines gave a matrix certified at "
+            f"central ε ≤ {eps:g}; try more `thetas`, a smaller `tolerance` or another solver.",
         )
     value, source, matrix, guarantee, prov = min(candidates, key=lambda c: c[0])
     if prov is None:  # a baseline on the grid: its certificate, of the matrix returned
         guarantee = shuffle_epsilon(matrix, users, dlt)
     points = tuple(line.point for line in lines if line.point is not None)
-    lower = min((point.lower_bound for point in points), default=0.0)
+    bounds = [point.lower_bound for point in points] + [v.point.lower_bound for v in varied]
+    lower = min(bounds, default=0.0)
     lower = 0.0 if unbounded else min(lower, value)
     if prov is None:
         prov = Provenance(
@@ -584,4 +720,5 @@ def _assemble(
         objective=kind,
         source=source,
         provenance=prov,
+        variation=tuple(v.point for v in varied),
     )

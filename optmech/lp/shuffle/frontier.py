@@ -24,6 +24,26 @@ which decreases in ε₀. The bound is the clone curve of (ε₀, p) (and FMT's 
 only loses privacy as ε₀ grows or p shrinks, so along a line it increases with ε₀: the largest
 ε₀ the bound certifies is found by bisection on a **witness**, a 3 x 3 circulant matrix whose
 local ε₀ and clone probability are exactly (ε₀, p), certified by `shuffle_epsilon` itself.
+
+**Variation lines.** `shuffle_epsilon`'s ``"variation-ratio"`` bound (Wang et al., PVLDB
+2024; `optmech.certify.shuffle_variation`) reads more of the matrix: $e^{ε_0}$, the largest
+total variation β between two rows and a split of the rows (r, s) that is not linear in $Q$.
+β alone is: with the envelope $t_y ≤ Q(y | x)$, every pair has
+
+$$\tfrac12 Σ_y |Q(y|x^0) − Q(y|x^1)| = Σ_y \bigl(Q(y|x^0) − \min(Q(y|x^0), Q(y|x^1))\bigr)
+≤ Σ_y (Q(y|x^0) − t_y) = 1 − Σ_y t_y,$$
+
+so the single **variation row** $Σ_y t_y ≥ 1 − β$ caps β (exactly on randomized response and
+RR-on-Bins, whose blanket is $1 − β$), with no variable beyond the LP's own. A variation line
+is the cap of randomized response on $b$ outputs,
+
+$$β_b(ε_0) = \frac{e^{ε_0} − 1}{e^{ε_0} + b − 1},$$
+
+which increases with ε₀ (the LP's feasible set grows along the line); $b = 1$ is
+$1 − e^{−ε_0}$, which every ε₀-LDP matrix meets (no row). The certificate of a variation line's
+LP is not a function of (ε₀, β), so no witness stands for the line: each ε₀ is judged by
+`shuffle_epsilon` of the LP's own matrix (`largest_certified` keeps only points at or below
+the target, whatever the certificate does along the line).
 """
 
 from __future__ import annotations
@@ -46,6 +66,8 @@ __all__ = [
     "bound_of",
     "clone_probability",
     "largest_certified",
+    "variation_cap",
+    "variation_rows",
     "witness",
 ]
 
@@ -104,6 +126,34 @@ def blanket_rows(num_inputs: int, num_outputs: int, p: float) -> Custom:
         return [select @ mechanism <= spread @ envelope]
 
     return Custom(rows_of, label=f"blanket p ≥ {p:.6g}")
+
+
+def variation_cap(epsilon0: float, outputs_count: float) -> float:
+    """``β_b(ε₀) = (e^ε₀ − 1)/(e^ε₀ + b − 1)``: the total variation of randomized response on
+    ``b = outputs_count`` outputs at local ε₀.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(variation_cap(math.log(3.0), 4.0), 12), round(variation_cap(math.log(3.0), 1.0), 12)
+    (0.333333333333, 0.666666666667)
+    """
+    grow = math.expm1(epsilon0)
+    return grow / (grow + outputs_count)
+
+
+def variation_rows(beta: float) -> Custom:
+    """The variation row ``Σ_y t_y ≥ 1 − β`` (the envelope's mass), which caps the total
+    variation of every pair of rows at ``beta``, as a `Custom` constraint on the local LP's
+    variables."""
+
+    def rows_of(variables: object) -> list[object]:
+        import cvxpy as cp
+
+        envelope = variables.envelope  # type: ignore[attr-defined]
+        return [cp.sum(envelope) >= 1.0 - beta]
+
+    return Custom(rows_of, label=f"variation β ≤ {beta:.6g}")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.provenance import Provenance
 from optmech.results import MechanismResult
 
-__all__ = ["FrontierPoint", "ShuffleBaseline", "ShuffleMechanism"]
+__all__ = ["FrontierPoint", "ShuffleBaseline", "ShuffleMechanism", "VariationPoint"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,45 @@ class FrontierPoint:
     value: float | None
     central_epsilon: float | None
     accepted: bool
+    lower_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class VariationPoint:
+    """One variation line searched (`optmech.lp.shuffle.frontier`): the LP with the variation
+    row ``Σ_y t_y ≥ 1 − β_b(ε₀)``, each ε₀ judged by the certificate of the LP's own matrix.
+
+    Attributes
+    ----------
+    outputs_count : float
+        The line: ``β_b(ε₀) = (e^ε₀ − 1)/(e^ε₀ + b − 1)`` with ``b = outputs_count`` (1: no row).
+    local_epsilon : float
+        The largest ε₀ found whose LP matrix is certified at the target (None found: the
+        line is not reported).
+    excluded_epsilon : float or None
+        The smallest ε₀ found above it whose LP matrix is not (None: none up to ε₀ = 50).
+    variation : float
+        ``β_b`` at `local_epsilon`.
+    value : float
+        The LP's value at `local_epsilon`.
+    central_epsilon : float
+        The central ε `shuffle_epsilon` certifies for that LP's matrix (at most the target).
+    lower_bound : float
+        The LP's rigorous lower bound at `excluded_epsilon` (at `local_epsilon` when nothing
+        was excluded; 0 when that LP failed): a bound over the line's LP-feasible matrices up
+        to that ε₀, not over every matrix the certificate accepts.
+    """
+
+    outputs_count: float
+    local_epsilon: float
+    excluded_epsilon: float | None
+    variation: float
+    value: float
+    central_epsilon: float
     lower_bound: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,7 +153,7 @@ class ShuffleMechanism(MechanismResult):
     guarantee : ShuffleGuarantee
         `shuffle_epsilon` of `mechanism`: ``guarantee.epsilon ≤ epsilon``.
     frontier : tuple of FrontierPoint
-        The lines searched, in order of θ.
+        The blanket lines searched, in order of θ.
     baselines : dict of str to ShuffleBaseline
         GRR and (squared or absolute error, Bayesian) RR-on-Bins calibrated to the target.
     objective : str
@@ -124,6 +163,8 @@ class ShuffleMechanism(MechanismResult):
         points beat it on the grid).
     provenance : Provenance
         The chosen LP's provenance, its interval replaced by ``[lower_bound, value]``.
+    variation : tuple of VariationPoint
+        The variation lines searched, in order of ``b`` (those with a certified point).
 
     Examples
     --------
@@ -146,6 +187,7 @@ class ShuffleMechanism(MechanismResult):
     objective: str
     source: str
     provenance: Provenance
+    variation: tuple[VariationPoint, ...] = ()
 
     _model = "shuffle (local randomizer for a central target)"
     _dict_fields = (
@@ -208,6 +250,7 @@ class ShuffleMechanism(MechanismResult):
             "bounds": self.guarantee.bounds,
         }
         out["frontier"] = [point.to_dict() for point in self.frontier]
+        out["variation"] = [point.to_dict() for point in self.variation]
         out["baselines"] = {name: base.to_dict() for name, base in self.baselines.items()}
         return out
 
