@@ -47,6 +47,7 @@ FACTORIES: dict[str, Callable[[], Any]] = {
     "LocalMechanism": small.local_mechanism,
     "RROnBins": small.rr_on_bins,
     "ExtremalMechanism": small.extremal,
+    "ShuffleMechanism": small.shuffle_mechanism,
 }
 
 
@@ -60,7 +61,7 @@ def _lp_modules() -> list[Any]:
 def test_every_class_with_a_provenance_is_a_result_or_a_record() -> None:
     """A class of optmech.lp that holds a provenance (a field, an annotation or a property) is
     a result, unless it is a record a result keeps (the design records, the engine's
-    ``Solved``)."""
+    ``Solved``) or the certified loop's ``Outcome``, which assembles a result's provenance."""
     loose = []
     for module in _lp_modules():
         for _, cls in inspect.getmembers(module, inspect.isclass):
@@ -69,7 +70,7 @@ def test_every_class_with_a_provenance_is_a_result_or_a_record() -> None:
             names = set(getattr(cls, "__dataclass_fields__", {})) | set(dir(cls))
             if "provenance" not in names or issubclass(cls, BaseResult):
                 continue
-            if not cls.__name__.startswith(("DesignRecord", "Solved")):
+            if not cls.__name__.startswith(("DesignRecord", "Solved", "Outcome")):
                 loose.append(f"{module.__name__}.{cls.__name__}")
     assert not loose, f"LP results outside the result protocol: {loose}"
 

@@ -66,6 +66,7 @@ RESULTS = {
     "subset selection": lambda: optmech.SubsetSelection(4, 1.0),
     "uniform + atom": lambda: optmech.UniformAtom.optimal(delta=0.7, sensitivity=1.0, cost="abs"),
     "shuffled guarantee": small.shuffle_guarantee,
+    "shuffle mechanism": small.shuffle_mechanism,
 }
 
 

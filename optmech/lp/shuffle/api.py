@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -18,38 +18,32 @@ from optmech.certify.shuffle import ShuffleGuarantee, shuffle_epsilon
 from optmech.constraints import Constraint, as_constraints
 from optmech.exceptions import (
     InfeasibleConstraintsError,
-    OptmechError,
     ProblemTooLargeError,
     SolverError,
 )
 from optmech.lp.engine.report import reporting, stage
-from optmech.lp.matrix.envelope import Objective
-from optmech.lp.matrix.envelope_engine import solve_local
 from optmech.lp.matrix.envelope_setting import (
     DEFAULT_LOCAL_MEMORY_GB,
     LocalSetting,
     resolve_local_setting,
 )
-from optmech.lp.matrix.objectives import exact_upper_dot
+from optmech.lp.shuffle.baselines import (
+    calibrated_baselines,
+    default_outputs,
+    embedded,
+    upper_value,
+)
 from optmech.lp.shuffle.frontier import (
     Bracket,
-    blanket_rows,
     bound_of,
-    clone_probability,
     largest_certified,
-    variation_cap,
-    variation_rows,
 )
 from optmech.lp.shuffle.result import (
-    FrontierPoint,
     ShuffleBaseline,
     ShuffleMechanism,
-    VariationPoint,
 )
+from optmech.lp.shuffle.search import Line, Variation, search_line, search_variation
 from optmech.lp.solve import available_solvers
-from optmech.mechanisms.local_randomizer import LocalRandomizer
-from optmech.mechanisms.randomized_response import randomized_response
-from optmech.mechanisms.rr_on_bins import optimal_bins, rr_on_bins_matrix, supported_loss
 from optmech.provenance import DEFAULT_ACCURACY, Provenance
 
 __all__ = ["DEFAULT_THETAS", "MAX_BLANKET_ROWS", "OBJECTIVES", "shuffle_mechanism"]
@@ -62,8 +56,6 @@ OBJECTIVES = ("bayesian", "minimax")
 DEFAULT_THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Most blanket rows (pairs of inputs x outputs) built.
 MAX_BLANKET_ROWS = 2_000_000
-#: Relative steps down in ε₀ when an LP's matrix misses the target by its own certificate.
-_SHRINK = (0.0, 1e-4, 1e-3, 1e-2)
 
 
 def _resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
@@ -137,118 +129,12 @@ def _check_solver(solver: Any) -> None:
     if solver is None:
         return
     if not isinstance(solver, str):
-        raise TypeError(f"`solver` must be a solver name such as 'HIGHS'; got {describe(solver)}.")
+        raise TypeError(f"`solver` must be a solver name (a str); got {describe(solver)}.")
     solvers = available_solvers()
     if solver.upper() not in solvers:
         raise ValueError(
             f"`solver` must be one of {solvers} (installed LP solvers); got {solver!r}."
         )
-
-
-def _objective(setting: LocalSetting) -> Objective:
-    if setting.prior is None:
-        return Objective(forms=setting.loss)
-    return Objective(weights=setting.prior[:, None] * setting.loss)
-
-
-def _upper_value(prior: FloatArray | None, loss: FloatArray, matrix: FloatArray) -> float:
-    """The expected loss (or the worst input's) of ``matrix``, rounded up."""
-    if prior is None:
-        return max(exact_upper_dot(row, q) for row, q in zip(loss, matrix, strict=True))
-    return exact_upper_dot(prior[:, None] * loss, matrix)
-
-
-def _loss_on(cost: Any, setting: LocalSetting, outputs: FloatArray) -> FloatArray | None:
-    """The loss of the inputs at ``outputs``: columns of the setting's when they are on its
-    grid, else the cost evaluated there; None for a loss matrix off the grid."""
-    where = np.searchsorted(setting.outputs, outputs)
-    where = np.minimum(where, setting.outputs.size - 1)
-    if np.array_equal(setting.outputs[where], outputs):
-        return setting.loss[:, where]
-    if isinstance(cost, np.ndarray | list | tuple):
-        return None
-    return resolve_local_setting(
-        None, cost, inputs=setting.inputs, outputs=outputs, max_memory_gb=math.inf
-    ).loss
-
-
-def _calibrate(
-    name: str,
-    make: Callable[[float], tuple[FloatArray, FloatArray]],
-    setting: LocalSetting,
-    cost: Any,
-    epsilon: float,
-    delta: float,
-    n: int,
-    tolerance: float,
-    start: float | None,
-) -> ShuffleBaseline | None:
-    """The baseline ``make(ε₀) -> (matrix, outputs)`` at its largest ε₀ (by bisection) whose
-    shuffled certificate is at most ``epsilon``, with its value; None when it has none or its
-    loss cannot be evaluated."""
-
-    def central(eps0: float) -> float:
-        return shuffle_epsilon(make(eps0)[0], n, delta).epsilon
-
-    bracket = largest_certified(central, epsilon, tolerance, start)
-    if bracket is None:
-        return None
-    matrix, outputs = make(bracket.certified)
-    loss = _loss_on(cost, setting, outputs)
-    if loss is None:
-        return None
-    guarantee = shuffle_epsilon(matrix, n, delta)
-    return ShuffleBaseline(
-        name=name,
-        local_epsilon=bracket.certified,
-        value=_upper_value(setting.prior, loss, matrix),
-        guarantee=guarantee,
-        randomizer=LocalRandomizer(matrix, setting.inputs, outputs),
-    )
-
-
-def _baselines(
-    setting: LocalSetting,
-    cost: Any,
-    epsilon: float,
-    delta: float,
-    n: int,
-    tolerance: float,
-    starts: tuple[float | None, float | None],
-) -> dict[str, ShuffleBaseline]:
-    """GRR on the inputs and, for the squared or absolute error under a prior, RR-on-Bins
-    (its optimal bins at each ε₀; Ghazi et al. 2023), each calibrated to the target; their
-    bisections start from ``starts`` (the frontier's largest and smallest ε₀: GRR's clone
-    probability is the line θ = 1's, RR-on-Bins' with a bin of two labels or more θ = 0's)."""
-    x = setting.inputs
-    out: dict[str, ShuffleBaseline] = {}
-
-    def grr(eps0: float) -> tuple[FloatArray, FloatArray]:
-        return randomized_response(x.size, eps0), x
-
-    found = _calibrate("GRR", grr, setting, cost, epsilon, delta, n, tolerance, starts[0])
-    if found is not None:
-        out["GRR"] = found
-    prior = setting.prior
-    if prior is None or isinstance(cost, np.ndarray | list | tuple):
-        return out
-    try:
-        loss = supported_loss(cost)
-    except (TypeError, ValueError):
-        return out
-
-    def bins(eps0: float) -> tuple[FloatArray, FloatArray]:
-        sol = optimal_bins(x, prior, eps0, loss)
-        matrix = rr_on_bins_matrix(sol.assignment, len(sol.bins), eps0)
-        outputs, inverse = np.unique(sol.outputs, return_inverse=True)
-        merged = np.zeros((x.size, outputs.size))  # two bins with one output: one column
-        np.add.at(merged.T, inverse, matrix.T)
-        return merged, outputs
-
-    found = _calibrate("RR-on-Bins", bins, setting, cost, epsilon, delta, n, tolerance, starts[1])
-    if found is not None:
-        out["RR-on-Bins"] = found
-    return out
 
 
 def _check_blanket_size(setting: LocalSetting) -> None:
@@ -260,166 +146,6 @@ def _check_blanket_size(setting: LocalSetting) -> None:
             f"inputs and output), more than {MAX_BLANKET_ROWS}; refused before building anything. "
             "Use fewer outputs or bin the labels."
         )
-
-
-class _Line:
-    """One θ of the frontier: its bracket, its LP at the certified end and its bound."""
-
-    def __init__(self, theta: float) -> None:
-        self.theta = theta
-        self.matrix: FloatArray | None = None
-        self.guarantee: ShuffleGuarantee | None = None
-        self.provenance: Provenance | None = None
-        self.point: FrontierPoint | None = None
-
-
-def _solve_at(
-    setting: LocalSetting,
-    epsilon0: float,
-    theta: float,
-    items: tuple[Constraint, ...],
-    solver: str | None,
-    accuracy: float,
-) -> Any:
-    p = clone_probability(epsilon0, theta)
-    extra = (blanket_rows(setting.num_inputs, setting.num_outputs, p),) if theta > 0 else ()
-    return solve_local(
-        setting,
-        epsilon0,
-        _objective(setting),
-        (*items, *extra),
-        solver=solver,
-        accuracy=accuracy,
-        designer="shuffle_mechanism",
-    )
-
-
-def _search_line(
-    line: _Line,
-    bracket: Bracket,
-    setting: LocalSetting,
-    items: tuple[Constraint, ...],
-    target: tuple[float, float, int],
-    solver: str | None,
-    accuracy: float,
-) -> None:
-    """Solve the LP of ``line`` at the bracket's certified end (stepping down while its matrix
-    misses the target by its own certificate) and at the excluded end (for the bound)."""
-    epsilon, delta, n = target
-    value = central = None
-    accepted = False
-    eps0 = bracket.certified
-    lower = 0.0
-    for shrink in _SHRINK:
-        eps0 = bracket.certified * (1.0 - shrink)
-        solved = _solve_at(setting, eps0, line.theta, items, solver, accuracy)
-        if shrink == 0.0 and bracket.excluded is None:  # nothing excluded up to ε₀ = 50
-            lower = solved.provenance.lower_bound
-        guarantee = shuffle_epsilon(solved.mechanism, n, delta)
-        value, central = solved.provenance.value, guarantee.epsilon
-        if guarantee.epsilon <= epsilon:
-            accepted = True
-            line.matrix, line.guarantee = solved.mechanism, guarantee
-            line.provenance = solved.provenance
-            break
-    if bracket.excluded is not None:
-        try:
-            relaxed = _solve_at(setting, bracket.excluded, line.theta, items, solver, accuracy)
-            lower = relaxed.provenance.lower_bound
-        except OptmechError:  # no bound known: the trivial one
-            lower = 0.0
-    line.point = FrontierPoint(
-        theta=line.theta,
-        local_epsilon=eps0,
-        excluded_epsilon=bracket.excluded,
-        clone_probability=clone_probability(eps0, line.theta),
-        value=value,
-        central_epsilon=central,
-        accepted=accepted,
-        lower_bound=max(0.0, float(lower)),
-    )
-
-
-class _Variation:
-    """One variation line: its point and the certified LP at its largest certified ε₀."""
-
-    def __init__(
-        self,
-        point: VariationPoint,
-        matrix: FloatArray,
-        guarantee: ShuffleGuarantee,
-        provenance: Provenance,
-    ) -> None:
-        self.point, self.matrix, self.guarantee = point, matrix, guarantee
-        self.provenance = provenance
-
-
-def _search_variation(
-    b: float,
-    setting: LocalSetting,
-    items: tuple[Constraint, ...],
-    target: tuple[float, float, int],
-    options: tuple[str | None, float, float],
-    start: float | None,
-) -> _Variation | None:
-    """The line ``b``: the largest ε₀ whose LP (with the variation row ``β_b(ε₀)``; none for
-    ``b = 1``) gives a matrix certified at the target by its own certificate, found by
-    `largest_certified` on that certificate (a failed LP counts as not certified)."""
-    epsilon, delta, n = target
-    solver, accuracy, tolerance = options
-    seen: dict[float, tuple[Any, ShuffleGuarantee]] = {}
-
-    def central(eps0: float) -> float:
-        extra = (variation_rows(variation_cap(eps0, b)),) if b > 1.0 else ()
-        try:
-            solved = solve_local(
-                setting,
-                eps0,
-                _objective(setting),
-                (*items, *extra),
-                solver=solver,
-                accuracy=accuracy,
-                designer="shuffle_mechanism",
-            )
-        except (SolverError, InfeasibleConstraintsError):
-            return math.inf
-        guarantee = shuffle_epsilon(solved.mechanism, n, delta)
-        seen[eps0] = (solved, guarantee)
-        return guarantee.epsilon
-
-    bracket = largest_certified(central, epsilon, tolerance, start)
-    if bracket is None:
-        return None
-    solved, guarantee = seen[bracket.certified]
-    top = bracket.certified if bracket.excluded is None else bracket.excluded
-    lower = seen[top][0].provenance.lower_bound if top in seen else 0.0
-    point = VariationPoint(
-        outputs_count=b,
-        local_epsilon=bracket.certified,
-        excluded_epsilon=bracket.excluded,
-        variation=variation_cap(bracket.certified, b),
-        value=solved.provenance.value,
-        central_epsilon=guarantee.epsilon,
-        lower_bound=max(0.0, float(lower)),
-    )
-    return _Variation(point, solved.mechanism, guarantee, solved.provenance)
-
-
-def _default_outputs(inputs: FloatArray, baselines: dict[str, ShuffleBaseline]) -> FloatArray:
-    """The inputs and RR-on-Bins' outputs (so the LP's grid holds every baseline)."""
-    extra = [np.asarray(b.randomizer.outputs, dtype=np.float64) for b in baselines.values()]
-    return np.unique(np.concatenate([inputs, *extra]))
-
-
-def _embedded(base: ShuffleBaseline, setting: LocalSetting) -> FloatArray | None:
-    """The baseline's matrix on the setting's output grid (None when an output is off it)."""
-    outputs = np.asarray(base.randomizer.outputs, dtype=np.float64)
-    where = np.minimum(np.searchsorted(setting.outputs, outputs), setting.outputs.size - 1)
-    if not np.array_equal(setting.outputs[where], outputs):
-        return None
-    full = np.zeros((setting.num_inputs, setting.num_outputs))
-    full[:, where] = base.randomizer.matrix
-    return full
 
 
 def shuffle_mechanism(
@@ -597,63 +323,55 @@ def shuffle_mechanism(
         ends = [b.certified for b in brackets.values()]
         starts = (max(ends), min(ends)) if ends else (None, None)
         with stage("baselines", _log, n=users, epsilon=eps, delta=dlt):
-            baselines = _baselines(first, cost, eps, dlt, users, tol, starts)
+            baselines = calibrated_baselines(first, cost, eps, dlt, users, tol, starts)
         setting = first
         if outputs is None:
             setting = resolve_local_setting(
                 first.prior,
                 cost,
                 inputs=first.inputs,
-                outputs=_default_outputs(first.inputs, baselines),
+                outputs=default_outputs(first.inputs, baselines),
                 max_memory_gb=max_memory_gb,
             )
         _check_blanket_size(setting)
-        searched: list[_Line] = []
+        searched: list[Line] = []
         failure: Exception | None = None
         unbounded = False
         for theta, bracket in brackets.items():
             with stage("frontier LP", _log, theta=theta) as record:
-                line = _Line(theta)
+                line = Line(theta)
                 try:
-                    _search_line(line, bracket, setting, items, (eps, dlt, users), solver, acc)
+                    search_line(line, bracket, setting, items, (eps, dlt, users), solver, acc)
                 except (SolverError, InfeasibleConstraintsError) as exc:
                     # an infeasible line has no member; a failed solve leaves it unbounded
                     failure, unbounded = exc, unbounded or isinstance(exc, SolverError)
                     continue
                 searched.append(line)
                 record.update(value=line.point.value if line.point else None)
-        varied: list[_Variation] = []
+        varied: list[Variation] = []
         # each variation line starts from the largest ε₀ a baseline is certified at (an LP
         # matrix there is usually certified too), else from the blanket lines' largest
         calibrated = [base.local_epsilon for base in baselines.values()]
         first_guess = max(calibrated) if calibrated else starts[0]
         for b in caps:
             with stage("variation line", _log, outputs_count=b) as record:
-                options = (solver, acc, tol)
-                found_line = _search_variation(
-                    b, setting, items, (eps, dlt, users), options, first_guess
+                target = (eps, dlt, users)
+                found_line = search_variation(
+                    b, setting, items, target, (solver, acc, tol), first_guess
                 )
                 if found_line is not None:
                     varied.append(found_line)
                     record.update(epsilon0=found_line.point.local_epsilon)
-    return _assemble(
-        setting,
-        kind,
-        (eps, dlt, users),
-        (searched, varied),
-        baselines,
-        items,
-        failure,
-        acc,
-        unbounded,
-    )
+    found_all = (searched, varied)
+    target = (eps, dlt, users)
+    return _assemble(setting, kind, target, found_all, baselines, items, failure, acc, unbounded)
 
 
 def _assemble(
     setting: LocalSetting,
     kind: str,
     target: tuple[float, float, int],
-    found: tuple[list[_Line], list[_Variation]],
+    found: tuple[list[Line], list[Variation]],
     baselines: dict[str, ShuffleBaseline],
     items: tuple[Constraint, ...],
     failure: Exception | None,
@@ -667,19 +385,19 @@ def _assemble(
     candidates: list[tuple[float, str, FloatArray, ShuffleGuarantee, Provenance | None]] = []
     for line in lines:
         if line.matrix is not None and line.guarantee is not None:
-            value = _upper_value(setting.prior, setting.loss, line.matrix)
+            value = upper_value(setting.prior, setting.loss, line.matrix)
             candidates.append(
                 (value, f"LP, θ = {line.theta:g}", line.matrix, line.guarantee, line.provenance)
             )
     for v in varied:
-        value = _upper_value(setting.prior, setting.loss, v.matrix)
+        value = upper_value(setting.prior, setting.loss, v.matrix)
         source = f"LP, variation b = {v.point.outputs_count:g}"
         candidates.append((value, source, v.matrix, v.guarantee, v.provenance))
     if not items:
         for name, base in baselines.items():
-            full = _embedded(base, setting)
+            full = embedded(base, setting)
             if full is not None and base.guarantee.epsilon <= eps:
-                value = _upper_value(setting.prior, setting.loss, full)
+                value = upper_value(setting.prior, setting.loss, full)
                 candidates.append((value, f"baseline {name}", full, base.guarantee, None))
     if not candidates:
         if isinstance(failure, InfeasibleConstraintsError):
