@@ -269,8 +269,9 @@ def _summary(rows: list[list[Any]], sizes: list[int], epsilons: list[float]) -> 
         "target; utility is the Bayes expected squared error after the posterior-mean remap "
         "(8 labels 0..7). A ratio below 1 is the design's gain over the best oracle. The design "
         "returns a calibrated baseline (GRR or RR-on-Bins) when none of its LP points beats it "
-        "on its output grid; the last column says which. Ratios within about 1e-3 of 1 are the "
-        "bisections' tolerance (each method's ε₀ is found to 1e-3 relative).\n",
+        "on its output grid; the last column says which. Ratios within about ε₀ · 1e-3 of 1 are "
+        "the bisections' tolerance (each method's ε₀ is found to 1e-3 relative, and the error "
+        "falls about like e^(−ε₀)).\n",
         f"Measured for n in {sizes} and central ε in {epsilons} (δ = {DELTA:g}); ratio = the "
         "design's error / the best calibrated oracle's (vs RR-on-Bins: / RR-on-Bins'):\n",
         _common.markdown_table(
