@@ -35,6 +35,7 @@ COLUMNS = {
     "noise-2d": {"study", "norm", "epsilon", "method", "cost", "ratio_to_staircase_nd"},
     "label-dp": {"dataset", "epsilon", "method", "mse", "lower_bound", "outputs_used"},
     "ldp-extremal": {"utility", "epsilon", "method", "value_nats", "fraction_of_optimum"},
+    "shuffle-frontier": {"prior", "n", "epsilon", "method", "certified_epsilon", "bayes_mse"},
 }
 
 
@@ -368,3 +369,74 @@ def test_ldp_extremal(results: dict[str, object]) -> None:
         }
         assert at[(eps[0], "binary mechanism")] >= 1 - 1e-9
         assert at[(eps[-1], "randomized response")] >= 1 - 1e-9
+
+
+def test_shuffle_frontier(results: dict[str, object]) -> None:
+    """Every accepted point certified at its target, recomputed here; each oracle's ε₀ the
+    largest certified one (a step of 2e-3 up misses the target); GRR's Bayes error under the
+    uniform prior equal to the law of total variance, Var X (1 − ((e^ε₀ − 1)/(e^ε₀ + 7))²)
+    (its posterior mean is affine in the report); the ratio column the error over the best
+    oracle's."""
+    families = {
+        "GRR": optmech.GRR,
+        "OUE": optmech.OUE,
+        "Hadamard response": optmech.HadamardResponse,
+    }
+    rows = _rows(results["shuffle-frontier"].csv)  # type: ignore[attr-defined]
+    methods = {r["method"] for r in rows}
+    assert {"LP design", *families} <= methods
+    for r in rows:
+        assert float(r["certified_epsilon"]) <= float(r["epsilon"])
+        if r["method"] not in families:
+            continue
+        n, eps, eps0 = int(r["n"]), float(r["epsilon"]), float(r["local_epsilon"])
+        family = families[r["method"]]
+        assert optmech.shuffle_epsilon(family(8, eps0), n, 1e-6).epsilon <= eps
+        if eps0 < 50.0 / 1.002:  # the oracles take ε₀ ≤ 50
+            assert optmech.shuffle_epsilon(family(8, eps0 * 1.002), n, 1e-6).epsilon > eps
+        if r["method"] == "GRR" and r["prior"] == "uniform":
+            e = math.exp(eps0)
+            want = 5.25 * (1 - ((e - 1) / (e + 7)) ** 2)
+            assert float(r["bayes_mse"]) == pytest.approx(want, rel=1e-12)
+    for r in rows:
+        same = [
+            s
+            for s in rows
+            if (s["prior"], s["n"], s["epsilon"]) == (r["prior"], r["n"], r["epsilon"])
+        ]
+        best = min(float(s["bayes_mse"]) for s in same if s["method"] in families)
+        assert float(r["ratio_to_best_oracle"]) == pytest.approx(float(r["bayes_mse"]) / best)
+
+
+def test_shuffle_frontier_bayes_error_against_a_remap_grid() -> None:
+    """The posterior-mean error is below the Bayes remap onto a grid of answers with step h,
+    and above it by at most h²/4 (each posterior mean is within h/2 of the grid)."""
+    from optmech.experiments.shuffle_frontier import bayes_squared_error
+
+    rng = np.random.default_rng(3)
+    q = rng.dirichlet(np.ones(5), size=4)
+    p = rng.dirichlet(np.ones(4))
+    h = 1 / 64
+    grid = np.arange(0.0, 3.0 + h / 2, h)
+    remap = optmech.bayes_remap(q, p, "squared", outputs=grid).value
+    ours = bayes_squared_error(q, p, np.arange(4.0))
+    assert ours <= remap + 1e-12 and remap <= ours + h * h / 4 + 1e-12
+    with pytest.raises(ValueError, match="`matrix` must have one row per label"):
+        bayes_squared_error(q[:3], p, np.arange(4.0))
+
+
+def test_shuffle_frontier_calibration() -> None:
+    """The bisection against closed forms: ε₀/3 ≤ 0.5 up to ε₀ = 1.5; a certificate that never
+    reaches the target stops at the largest ε₀ taken."""
+    from optmech.experiments.shuffle_frontier import MAX_LOCAL_EPSILON, TOLERANCE, calibrate
+
+    found = calibrate(lambda e0: e0 / 3, 0.5)
+    assert found / 3 <= 0.5 and found * (1 + TOLERANCE) / 3 > 0.5
+    assert calibrate(lambda e0: e0 / 3, 0.5, start=40.0) == pytest.approx(found, rel=TOLERANCE)
+    assert calibrate(lambda e0: 1e-3 * e0, 0.5) == MAX_LOCAL_EPSILON
+
+
+@pytest.mark.slow
+def test_shuffle_frontier_is_deterministic(tmp_path: Path, results: dict[str, object]) -> None:
+    again = run_experiment("shuffle-frontier", tmp_path / "again", seed=1, quick=True)
+    assert again.csv.read_text() == results["shuffle-frontier"].csv.read_text()  # type: ignore[attr-defined]
