@@ -366,3 +366,15 @@ def test_result_shape() -> None:
     assert g.privacy_certified is None
     data = g.to_dict()
     assert data["method"] == "exact" and data["n"] == 50 and "local" in data["bounds"]
+
+
+def test_a_law_that_rounds_past_one_is_read_as_one() -> None:
+    """Closed-form laws can sum to 1 + a few ulps; the lower curve's window must not take the
+    square root of a negative variance (it did: a math domain error)."""
+    from optmech.certify.shuffle_curves import _PairSetsCurve, _window
+
+    assert _window(1000, 1.0 + 4e-16) == (990, 1000)
+    first = np.array([0.7, 0.2, 0.1])
+    second = np.array([0.2, 0.7, 0.1])
+    curve = _PairSetsCurve(100, first, second, np.array([0.5, 0.5 + 4e-16, 0.0]))
+    assert 0.0 <= curve(0.5) <= 1.0

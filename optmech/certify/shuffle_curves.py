@@ -52,7 +52,7 @@ def _clone_p(matrix: FloatArray) -> float:
 
 
 def _window(total: int, p: float, width: float = _WIDTH) -> tuple[int, int]:
-    mean, sd = total * p, math.sqrt(total * p * (1.0 - p))
+    mean, sd = total * p, math.sqrt(max(0.0, total * p * (1.0 - p)))  # p may round past 1
     lo = max(0, math.floor(mean - width * sd - 10.0))
     hi = min(total, math.ceil(mean + width * sd + 10.0))
     return lo, hi
@@ -204,7 +204,7 @@ class _PairSetsCurve:
         others_law: FloatArray,
     ) -> None:
         binom = _binom()
-        both = float(others_law[0] + others_law[1])
+        both = min(1.0, float(others_law[0] + others_law[1]))  # a law summing to 1 + ulps
         self.rho = float(others_law[0] / both) if both > 0 else 0.5
         lo, hi = _window(others, both, 6.0)  # dropped slices only lower the curve
         t = np.arange(lo, hi + 2, dtype=np.int64)  # reports in S0 ∪ S1, user 1 included
