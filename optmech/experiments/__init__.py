@@ -81,7 +81,7 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "noise-2d": ("noise in ℝ² for ℓ1/ℓ2/ℓ∞ balls: LP vs the d-dim staircase", "3 s", "100 s"),
     "label-dp": ("label DP: RR-on-Bins, LP, unbiased, Laplace, staircase vs ε", "14 s", "28 s"),
     "ldp-extremal": ("LDP mutual information / KL: optimum vs binary and RR", "8 s", "10 s"),
-    "shuffle-frontier": ("shuffle: designed randomizer vs calibrated GRR, OUE, HR", "6 s", "210 s"),
+    "shuffle-frontier": ("shuffle: designed randomizer vs calibrated GRR, OUE, HR", "6 s", "500 s"),
 }
 
 
