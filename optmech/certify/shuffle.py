@@ -61,7 +61,7 @@ once along the first count, so each slice is a binomial tail (`_PairSetsCurve`).
 Numbers: SciPy's binomial functions are accurate to a few units of 1e-15 relative; every upper
 curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it. ε for a δ is found
 by Brent's method on the monotone curve and kept only once evaluated on the right side: the
-upper ε (to 1e-9 relative) where the upper curve is at most δ, the lower ε (to 1e-6) where
+upper ε (to 1e-9 relative) where the upper curve is at most δ, the lower ε (to 1e-4) where
 the lower curve exceeds δ.
 """
 
