@@ -16,27 +16,14 @@ Independent truth:
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 import pytest
+from _reference import staircase_cost_by_periods
 
 from optmech.theorems import StaircaseCertificate, staircase_certificate
 from optmech.theorems.certificate_rows import certificate_rows
-
-
-def staircase_cost(eps: float, gamma: float, cost: str, periods: int = 3000) -> float:
-    """``E c(X)`` of ``f_γ`` (Δ = 1): ``2 Σ_k [a b^k ∫_k^{k+γ} c + a b^{k+1} ∫_{k+γ}^{k+1} c]``."""
-    b = math.exp(-eps)
-    a = (1 - b) / (2 * (gamma + (1 - gamma) * b))
-    power = 1 if cost == "abs" else 2
-    terms = []
-    for k in range(periods):
-        inner = ((k + gamma) ** (power + 1) - k ** (power + 1)) / (power + 1)
-        outer = ((k + 1) ** (power + 1) - (k + gamma) ** (power + 1)) / (power + 1)
-        terms.append(2 * a * b**k * (inner + b * outer))
-    return math.fsum(terms)
 
 
 @pytest.mark.parametrize("cost", ["abs", "squared"])
@@ -65,7 +52,7 @@ def test_value_is_the_best_grid_staircase(eps: float, cost: str) -> None:
     """The step is the brute-force best over ``γ = g/m`` and the value is that staircase's
     cost (each cost a sum of positive terms: within 1e-12 relative)."""
     m = 24
-    costs = [staircase_cost(eps, g / m, cost) for g in range(1, m + 1)]
+    costs = [staircase_cost_by_periods(eps, g / m, cost) for g in range(1, m + 1)]
     best = int(np.argmin(costs)) + 1
     cert = staircase_certificate(eps, cost, resolution=m, periods=3)
     assert cert.step == best
@@ -80,7 +67,7 @@ def test_a_moved_step_fails(cost: str, shift: int) -> None:
     best one's (computed here), the certificate fails and names a cell where the dual point
     falls below its value."""
     m, eps = 30, 1.0
-    costs = [staircase_cost(eps, g / m, cost) for g in range(1, m + 1)]
+    costs = [staircase_cost_by_periods(eps, g / m, cost) for g in range(1, m + 1)]
     best = int(np.argmin(costs)) + 1
     assert costs[best - 1 + shift] > costs[best - 1] * (1 + 1e-6)  # the precondition
     bad = staircase_certificate(eps, cost, resolution=m, step=best + shift)
@@ -133,4 +120,5 @@ def test_a_large_grid_certifies(cost: str) -> None:
     m, eps = 100_000, 1.0
     cert = staircase_certificate(eps, cost, resolution=m)
     assert cert.certified
-    assert cert.value == pytest.approx(staircase_cost(eps, cert.step / m, cost), rel=1e-11)
+    expected = staircase_cost_by_periods(eps, cert.step / m, cost)
+    assert cert.value == pytest.approx(expected, rel=1e-11)

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from _reference import staircase_cost_by_periods
 
 from optmech.theorems import _enclose as enc
 from optmech.theorems import additive, count, query_dependent
@@ -20,19 +21,6 @@ from optmech.theorems.catalogue import certificate_row
 from optmech.theorems.count_structure import uniqueness_certificate
 
 U = 2.0**-53
-
-
-def staircase_cost_by_periods(eps: float, gamma: float, cost: str, periods: int = 4000) -> float:
-    """``E c(X)`` of ``f_γ`` (Δ = 1): ``2 Σ_k [a b^k ∫_k^{k+γ} c + a b^{k+1} ∫_{k+γ}^{k+1} c]``."""
-    b = math.exp(-eps)
-    a = (1 - b) / (2 * (gamma + (1 - gamma) * b))
-    power = 1 if cost == "abs" else 2
-    terms = []
-    for k in range(periods):
-        inner = ((k + gamma) ** (power + 1) - k ** (power + 1)) / (power + 1)
-        outer = ((k + 1) ** (power + 1) - (k + gamma) ** (power + 1)) / (power + 1)
-        terms.append(2 * a * b**k * (inner + b * outer))
-    return math.fsum(terms)
 
 
 def v_star(eps: float, cost: str) -> float:

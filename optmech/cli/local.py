@@ -55,7 +55,16 @@ DEFAULT_OUTPUTS_NOTE = (
     "the labels, or with --unbiased 121 points over their range widened by twice it on each side"
 )
 
-__all__ = ["FLAGS", "JSON_EXTRAS", "OBJECTIVES", "add_arguments", "compute", "numbers", "run"]
+__all__ = [
+    "FLAGS",
+    "JSON_EXTRAS",
+    "OBJECTIVES",
+    "add_arguments",
+    "compute",
+    "numbers",
+    "prior_weights",
+    "run",
+]
 
 #: What ``--json`` adds to the result's own dictionary (besides the provenance's fields lifted
 #: to the top level; ``--plot`` adds ``plot``): the ``--cost`` as given, earlier versions'
@@ -221,7 +230,7 @@ def objective_of(args: argparse.Namespace) -> Literal["bayesian", "minimax"]:
     return objective
 
 
-def _prior(spec: str | None) -> Any:
+def prior_weights(spec: str | None) -> Any:
     """``--prior``: ``"uniform"`` (its default) or the weights as given (the library
     normalises them)."""
     if spec is None or spec.strip().lower() == "uniform":
@@ -245,7 +254,7 @@ def compute(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
             f"`--inputs` must span a finite range (at most {sys.float_info.max:.4g}); got "
             f"{args.inputs!r}."
         )
-    prior = None if objective == "minimax" else _prior(args.prior)
+    prior = None if objective == "minimax" else prior_weights(args.prior)
     if prior is not None and not isinstance(prior, str) and prior.size != inputs.size:
         raise ValueError(
             f"`--prior` must have one entry per label ({inputs.size}); got {prior.size}."

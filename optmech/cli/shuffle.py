@@ -41,7 +41,7 @@ from optmech.cli._output import (
     print_table,
     result_json,
 )
-from optmech.cli.local import OBJECTIVES, numbers
+from optmech.cli.local import OBJECTIVES, numbers, prior_weights
 from optmech.lp.limits import LOCAL_MEMORY_GB
 
 __all__ = ["FLAGS", "METHODS", "add_arguments", "compute_design", "compute_guarantee", "run"]
@@ -237,15 +237,6 @@ def compute_guarantee(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     return out, guarantee
 
 
-def _prior(spec: str | None) -> Any:
-    if spec is None or spec.strip().lower() == "uniform":
-        return "uniform"
-    values = numbers("--prior", spec)
-    if np.any(values < 0) or not np.any(values > 0):
-        raise ValueError(f"`--prior` must be non-negative with a positive sum; got {spec!r}.")
-    return values
-
-
 def compute_design(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Design the randomizer and assemble what the command prints (also used by the tests)."""
     from optmech.costs import parse_cost
@@ -264,7 +255,7 @@ def compute_design(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     inputs = numbers("--inputs", args.inputs)
     if inputs.size and not math.isfinite(float(inputs.max()) - float(inputs.min())):
         raise ValueError(f"`--inputs` must span a finite range; got {args.inputs!r}.")
-    prior = None if objective == "minimax" else _prior(args.prior)
+    prior = None if objective == "minimax" else prior_weights(args.prior)
     if prior is not None and not isinstance(prior, str) and prior.size != inputs.size:
         raise ValueError(
             f"`--prior` must have one entry per label ({inputs.size}); got {prior.size}."
