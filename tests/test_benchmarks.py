@@ -93,7 +93,10 @@ from benchmarks._process import proc_peak_mb, run_process
 held = b"\\x01" * (400 * 2**20)  # 419 MB written, so resident
 out = {{"parent": proc_peak_mb()}}
 for method in ("proc", "launcher"):
-    for name, code in (("trivial", "pass"), ("200MB", "b = b'1' * (200 * 2**20)")):
+    # each child stays 0.3 s at its peak, so the 10 ms polls see it even on a busy machine (a
+    # child that exits within one poll is sampled only as it starts)
+    for name, code in (("trivial", "import time; time.sleep(0.3)"),
+                       ("200MB", "import time; b = b'1' * (200 * 2**20); time.sleep(0.3)")):
         run = run_process([sys.executable, "-c", code], timeout=60, method=method)
         out[f"{{method}} {{name}}"] = [run.returncode, run.peak_rss_mb]
 naive = run_process(
