@@ -62,6 +62,7 @@ __all__ = [
     "add_arguments",
     "compute",
     "numbers",
+    "print_used_outputs",
     "prior_weights",
     "run",
 ]
@@ -230,6 +231,21 @@ def objective_of(args: argparse.Namespace) -> Literal["bayesian", "minimax"]:
     return objective
 
 
+def print_used_outputs(mech: Any, out: dict[str, Any], name: str) -> None:
+    """The matrix ``P(output | label)`` on the outputs it uses, labelled as in ``out``
+    (``inputs``, ``outputs``); a line instead when it is too wide to print."""
+    used = mech.max(axis=0) > 0
+    print_mechanism(
+        mech[:, used],
+        [fmt(float(x), 5) for x in out["inputs"]],
+        [fmt(float(v), 5) for v in np.asarray(out["outputs"])[used]],
+        corner="label \\ output",
+        title=f"{name} P(output | label), outputs it uses:",
+        max_columns=MAX_PRINTED_COLUMNS,
+        too_wide=f"{name}: {mech.shape[0]} x {int(used.sum())} used outputs (see --json)",
+    )
+
+
 def prior_weights(spec: str | None) -> Any:
     """``--prior``: ``"uniform"`` (its default) or the weights as given (the library
     normalises them)."""
@@ -336,18 +352,7 @@ def _print(out: dict[str, Any], result: Any) -> None:
     print_table(("quantity", "value"), rows)
     print()
     print_wrapped(f"grid: {out['grid']}", indent="  ")
-    mech = result.mechanism
-    used = mech.max(axis=0) > 0
-    print_mechanism(
-        mech[:, used],
-        [fmt(float(x), 5) for x in out["inputs"]],
-        [fmt(float(v), 5) for v in np.asarray(out["outputs"])[used]],
-        corner="label \\ output",
-        title="optimal mechanism P(output | label), outputs it uses:",
-        max_columns=MAX_PRINTED_COLUMNS,
-        too_wide=f"optimal mechanism: {mech.shape[0]} x {int(used.sum())} used outputs "
-        "(see --json)",
-    )
+    print_used_outputs(result.mechanism, out, "optimal mechanism")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -37,11 +37,10 @@ from optmech.cli._args import add_json, add_max_memory, add_solver, check_solver
 from optmech.cli._output import (
     fmt,
     print_json,
-    print_mechanism,
     print_table,
     result_json,
 )
-from optmech.cli.local import OBJECTIVES, numbers, prior_weights
+from optmech.cli.local import OBJECTIVES, numbers, print_used_outputs, prior_weights
 from optmech.lp.limits import LOCAL_MEMORY_GB
 
 __all__ = ["FLAGS", "METHODS", "add_arguments", "compute_design", "compute_guarantee", "run"]
@@ -361,17 +360,7 @@ def _print_design(out: dict[str, Any], result: Any) -> None:
             for v in out["variation"]
         ]
         print_table(("b", "ε₀", "excluded ε₀", "LP value", "central ε", "bound"), varied)
-    mech = result.mechanism
-    used = mech.max(axis=0) > 0
-    print_mechanism(
-        mech[:, used],
-        [fmt(float(x), 5) for x in out["inputs"]],
-        [fmt(float(v), 5) for v in np.asarray(out["outputs"])[used]],
-        corner="label \\ output",
-        title="randomizer P(output | label), outputs it uses:",
-        max_columns=MAX_PRINTED_COLUMNS,
-        too_wide=f"randomizer: {mech.shape[0]} x {int(used.sum())} used outputs (see --json)",
-    )
+    print_used_outputs(result.mechanism, out, "randomizer")
 
 
 def run(args: argparse.Namespace) -> int:
