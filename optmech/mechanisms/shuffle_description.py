@@ -3,7 +3,7 @@
 `optmech.shuffle_epsilon` bounds the central privacy of n shuffled reports from a few numbers
 of the randomizer (THEORY §9): its local ε₀, the clone probability of the blanket decomposition
 relative to a pair of inputs, the blanket mass γ, the variation-ratio parameters (p, β, q) of
-Wang et al. (CCS 2024), and, for the lower bound, the laws of a few binary and ternary
+Wang et al. (PVLDB 2024), and, for the lower bound, the laws of a few binary and ternary
 post-processings of one report. A matrix gives them by brute force; a frequency oracle
 (`optmech.mechanisms.frequency_oracles`) gives them in closed form, so the bounds run at
 domain sizes where no matrix could be built.
@@ -40,7 +40,7 @@ class ShuffleDescription:
     blanket_mass : float
         $γ = Σ_y \\min_x R(y|x)$ (Balle, Bell, Gascón & Nissim 2019), rounded down.
     variation_ratio : tuple of float
-        $(p, β, q)$ of Wang et al. (CCS 2024): the largest ratio $R(y|x^0)/R(y|x^1)$, the
+        $(p, β, q)$ of Wang et al. (PVLDB 2024): the largest ratio $R(y|x^0)/R(y|x^1)$, the
         largest total variation between two rows, the largest ratio of a row of the pair to any
         row; rounded up.
     outputs : int

@@ -5,7 +5,7 @@ For each family of `optmech.mechanisms.frequency_oracles` at k ∈ {2, 5, 16} (O
 closed forms the shuffle bounds and the estimator use are compared with the same quantities
 computed by brute force from the channel's matrix (`randomizer`):
 
-* ε₀ = max over columns of log(max/min), and p = q = its exponential (Wang et al., CCS 2024);
+* ε₀ = max over columns of log(max/min), and p = q = its exponential (Wang et al., PVLDB 2024);
 * the blanket mass γ = Σ_y min_x R(y|x) (Balle, Bell, Gascón & Nissim 2019);
 * the clone probability, min over pairs x⁰ ≠ x¹ and outputs of
   2 min_x R(y|x) / (R(y|x⁰) + R(y|x¹));

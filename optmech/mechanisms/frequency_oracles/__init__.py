@@ -34,7 +34,7 @@ Wang et al. 2017, Theorem 2). The families, with $e = e^ε$:
 Each family also gives, in closed form and without building its matrix, the quantities the
 shuffle-model bounds read (`shuffle_description`, used by `optmech.shuffle_epsilon`): ε₀ = ε,
 the blanket mass γ, the clone probability relative to a pair, and the variation-ratio
-parameters (p, β, q) of Wang et al. (CCS 2024) with $p = q = e^{ε}$ (every family reaches the
+parameters (p, β, q) of Wang et al. (PVLDB 2024) with $p = q = e^{ε}$ (every family reaches the
 ratio $e^ε$ between two rows) and β the largest total variation between two rows.
 The closed forms of each are listed in the class docstrings; the tests check every one against
 the matrix.

@@ -130,7 +130,7 @@ class _FrequencyOracle:
 
     @property
     def variation_ratio(self) -> tuple[float, float, float]:
-        """$(p, β, q)$ of Wang et al. (CCS 2024): largest ratio between two rows, largest total
+        """$(p, β, q)$ of Wang et al. (PVLDB 2024): largest ratio between two rows, largest total
         variation between two rows, largest ratio of a row to any row; rounded up."""
         ratio = _up(math.exp(self.epsilon))
         return ratio, min(1.0, _up(self._beta())), ratio
