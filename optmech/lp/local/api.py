@@ -18,8 +18,11 @@ from optmech.lp.matrix.envelope import Objective
 from optmech.lp.matrix.envelope_engine import solve_local
 from optmech.lp.matrix.envelope_setting import (
     DEFAULT_LOCAL_MEMORY_GB,
+    OBJECTIVES,
     LocalSetting,
+    check_local_objective,
     resolve_local_setting,
+    uniform_prior,
 )
 from optmech.lp.matrix.result import UserObjective
 from optmech.lp.matrix.setting import check_epsilon
@@ -29,10 +32,6 @@ from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 __all__ = ["OBJECTIVES", "local_mechanism", "resolve_objective"]
 
 _log = logging.getLogger(__name__)
-
-#: The objectives of `local_mechanism`: the prior's expected loss, or the
-#: worst input's.
-OBJECTIVES = ("bayesian", "minimax")
 
 
 def resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
@@ -57,36 +56,7 @@ def resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
             )
             return "minimax", None
         return "bayesian", prior
-    if not isinstance(objective, str) or objective.lower() not in OBJECTIVES:
-        raise ValueError(
-            f"`objective` must be one of {', '.join(repr(o) for o in OBJECTIVES)}; got "
-            f"{objective!r}."
-        )
-    kind = objective.lower()
-    if kind == "minimax" and prior is not None:
-        raise ValueError(
-            "`prior` does not apply to objective='minimax' (the worst input's loss weighs no "
-            f"prior); pass prior=None, or objective='bayesian' for the prior's expected loss; got "
-            f"a prior of type {type(prior).__name__}."
-        )
-    if kind == "bayesian" and prior is None:
-        raise ValueError(
-            "`prior` must be given for objective='bayesian' (probabilities of the inputs, or "
-            "'uniform'); got None. For the worst input's loss pass objective='minimax'."
-        )
-    return kind, prior
-
-
-def _uniform(prior: Any, inputs: Any) -> Any:
-    """The uniform prior over ``inputs`` for ``prior="uniform"``; any other prior as given."""
-    if isinstance(prior, str):
-        if prior.strip().lower() != "uniform":
-            raise ValueError(
-                f"`prior` must be probabilities of the inputs or 'uniform'; got {prior!r}."
-            )
-        count = np.size(inputs)
-        return np.full(count, 1.0 / count) if count else np.zeros(0)
-    return prior
+    return check_local_objective(prior, objective)
 
 
 def _continuous_optimum(setting: LocalSetting, epsilon: float, constrained: bool) -> float | None:
@@ -224,7 +194,7 @@ def local_mechanism(
         rows = np.size(inputs) - 1
         extra = rows * (np.size(outputs) if outputs is not None else rows + 1)
     setting = resolve_local_setting(
-        _uniform(prior, inputs),
+        uniform_prior(prior, inputs),
         cost,
         inputs=inputs,
         outputs=outputs,

@@ -34,10 +34,60 @@ __all__ = [
     "DEFAULT_LOCAL_MEMORY_GB",
     "LOCAL_BYTES_PER_VARIABLE",
     "MAX_CERTIFIED_ENTRIES",
+    "OBJECTIVES",
     "LocalSetting",
+    "check_local_objective",
     "check_local_size",
     "resolve_local_setting",
+    "uniform_prior",
 ]
+
+#: The objectives of the local designers: the prior's expected loss, or the worst input's.
+OBJECTIVES = ("bayesian", "minimax")
+
+
+def check_local_objective(prior: Any, objective: Any) -> tuple[str, Any]:
+    """The objective named (one of `OBJECTIVES`) and the prior it solves for: the prior
+    ``None`` under minimax, a prior under the Bayesian objective (``"uniform"`` is kept as
+    given, `uniform_prior` resolves it with the inputs).
+
+    Raises
+    ------
+    ValueError
+        An objective that is not one of `OBJECTIVES`, a prior under minimax (it would be
+        ignored), or no prior under the Bayesian objective.
+    """
+    if not isinstance(objective, str) or objective.lower() not in OBJECTIVES:
+        raise ValueError(
+            f"`objective` must be one of {', '.join(repr(o) for o in OBJECTIVES)}; got "
+            f"{objective!r}."
+        )
+    kind = objective.lower()
+    if kind == "minimax" and prior is not None:
+        raise ValueError(
+            "`prior` does not apply to objective='minimax' (the worst input's loss weighs no "
+            f"prior); pass prior=None, or objective='bayesian' for the prior's expected loss; got "
+            f"a prior of type {type(prior).__name__}."
+        )
+    if kind == "bayesian" and prior is None:
+        raise ValueError(
+            "`prior` must be given for objective='bayesian' (probabilities of the inputs, or "
+            "'uniform'); got None. For the worst input's loss pass objective='minimax'."
+        )
+    return kind, prior
+
+
+def uniform_prior(prior: Any, inputs: Any) -> Any:
+    """The uniform prior over ``inputs`` for ``prior="uniform"``; any other prior as given."""
+    if isinstance(prior, str):
+        if prior.strip().lower() != "uniform":
+            raise ValueError(
+                f"`prior` must be probabilities of the inputs or 'uniform'; got {prior!r}."
+            )
+        count = np.size(inputs)
+        return np.full(count, 1.0 / count) if count else np.zeros(0)
+    return prior
+
 
 #: Default budget of the local LP (`optmech.lp.limits.LOCAL_MEMORY_GB`).
 DEFAULT_LOCAL_MEMORY_GB = LOCAL_MEMORY_GB

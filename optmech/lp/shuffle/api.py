@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
@@ -24,8 +23,11 @@ from optmech.exceptions import (
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.matrix.envelope_setting import (
     DEFAULT_LOCAL_MEMORY_GB,
+    OBJECTIVES,
     LocalSetting,
+    check_local_objective,
     resolve_local_setting,
+    uniform_prior,
 )
 from optmech.lp.shuffle.baselines import (
     calibrated_baselines,
@@ -50,44 +52,10 @@ __all__ = ["DEFAULT_THETAS", "MAX_BLANKET_ROWS", "OBJECTIVES", "shuffle_mechanis
 
 _log = logging.getLogger(__name__)
 
-#: The objectives: the prior's expected loss, or the worst input's.
-OBJECTIVES = ("bayesian", "minimax")
 #: The frontier's lines searched by default (`optmech.lp.shuffle.frontier`).
 DEFAULT_THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Most blanket rows (pairs of inputs x outputs) built.
 MAX_BLANKET_ROWS = 2_000_000
-
-
-def _resolve_objective(prior: Any, objective: Any) -> tuple[str, Any]:
-    if not isinstance(objective, str) or objective.lower() not in OBJECTIVES:
-        raise ValueError(
-            f"`objective` must be one of {', '.join(repr(o) for o in OBJECTIVES)}; got "
-            f"{describe(objective)}."
-        )
-    kind = objective.lower()
-    if kind == "minimax" and prior is not None:
-        raise ValueError(
-            "`prior` does not apply to objective='minimax' (the worst input's loss weighs no "
-            f"prior); pass prior=None; got a prior of type {type(prior).__name__}."
-        )
-    if kind == "bayesian" and prior is None:
-        raise ValueError(
-            "`prior` must be given for objective='bayesian' (probabilities of the inputs, or "
-            "'uniform'); got None. For the worst input's loss pass objective='minimax'."
-        )
-    if isinstance(prior, str):
-        if prior.strip().lower() != "uniform":
-            raise ValueError(
-                f"`prior` must be probabilities of the inputs or 'uniform'; got {prior!r}."
-            )
-    return kind, prior
-
-
-def _uniform(prior: Any, inputs: Any) -> Any:
-    if isinstance(prior, str):
-        count = int(np.size(inputs))
-        return np.full(count, 1.0 / count) if count else np.zeros(0)
-    return prior
 
 
 def _check_thetas(thetas: Any) -> tuple[float, ...]:
@@ -288,7 +256,7 @@ def shuffle_mechanism(
     >>> bool(res.lower_bound <= res.value <= res.baselines["GRR"].value)
     True
     """
-    kind, prior = _resolve_objective(prior, objective)
+    kind, prior = check_local_objective(prior, objective)
     eps = check_real("epsilon", epsilon, low=0.0, high=50.0, low_open=True)
     dlt = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     users = check_int("n", n, low=2)
@@ -299,7 +267,7 @@ def shuffle_mechanism(
     acc = check_real("accuracy", accuracy, low=0.0, high=1.0, low_open=True)
     _check_solver(solver)
     items = tuple(as_constraints(constraints))
-    prior = _uniform(prior, inputs)
+    prior = uniform_prior(prior, inputs)
     first = resolve_local_setting(
         prior,
         cost,
