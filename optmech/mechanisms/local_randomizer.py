@@ -50,7 +50,7 @@ from optmech.mechanisms.description import (
 from optmech.mechanisms.randomized_response import randomized_response
 from optmech.privacy import PureDP
 
-__all__ = ["ROW_SUM_TOL", "LocalRandomizer"]
+__all__ = ["ROW_SUM_TOL", "LocalRandomizer", "broadcast_inputs"]
 
 #: Largest deviation of a row sum from 1 accepted (the matrix certifier's tolerance).
 ROW_SUM_TOL = 1e-9
@@ -94,6 +94,27 @@ def _log_ratio_up(high: FloatArray, low: FloatArray) -> float:
     ratio = float(np.max(high[differ] / low[differ]))
     up = math.log(math.nextafter(ratio, math.inf))
     return math.nextafter(math.nextafter(up, math.inf), math.inf)
+
+
+def broadcast_inputs(inputs: npt.NDArray[np.int64], size: Any) -> npt.NDArray[np.int64]:
+    """Input indices broadcast to the releases' shape ``size`` (their own shape for None);
+    ValueError naming ``size`` past `_MAX_SAMPLES` draws, or for a shape the inputs do not
+    broadcast to."""
+    shape = check_size(size)
+    if shape is None:
+        return inputs
+    if math.prod(shape) > _MAX_SAMPLES:
+        raise ValueError(
+            f"`size` must have at most {_MAX_SAMPLES:.0e} elements in all; got {size!r}. "
+            "Draw in batches."
+        )
+    try:
+        return np.broadcast_to(inputs, shape)
+    except ValueError:
+        raise ValueError(
+            f"`size` must be a shape `x` broadcasts to; got size={size!r} for x of shape "
+            f"{inputs.shape}."
+        ) from None
 
 
 class LocalRandomizer:
@@ -302,22 +323,8 @@ class LocalRandomizer:
         >>> q.rvs(0, size=(2, 3), rng=0).shape
         (2, 3)
         """
-        rows = self._rows(x)
-        shape = check_size(size)
-        if shape is None:
-            shape = rows.shape
-        elif math.prod(shape) > _MAX_SAMPLES:
-            raise ValueError(
-                f"`size` must have at most {_MAX_SAMPLES:.0e} elements in all; got {size!r}. "
-                "Draw in batches."
-            )
-        try:
-            rows = np.broadcast_to(rows, shape)
-        except ValueError:
-            raise ValueError(
-                f"`size` must be a shape `x` broadcasts to; got size={size!r} for x of shape "
-                f"{rows.shape}."
-            ) from None
+        rows = broadcast_inputs(self._rows(x), size)
+        shape = rows.shape
         gen = check_rng(rng)
         cum = self._cumulative()
         u = gen.random(shape)

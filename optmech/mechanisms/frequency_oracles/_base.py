@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray, IntArray
-from optmech._validation import check_int, check_real, check_rng, check_size, describe
-from optmech.mechanisms.local_randomizer import LocalRandomizer
+from optmech._validation import check_int, check_real, check_rng, describe
+from optmech.mechanisms.local_randomizer import LocalRandomizer, broadcast_inputs
 from optmech.mechanisms.shuffle_description import ShuffleDescription
 
 __all__ = ["MAX_OUTPUTS"]
@@ -24,8 +24,6 @@ __all__ = ["MAX_OUTPUTS"]
 MAX_OUTPUTS = 1 << 16
 #: Largest ε accepted (as `optmech.mechanisms.randomized_response`).
 _MAX_EPSILON = 50.0
-#: Largest number of draws of one call of ``rvs``.
-_MAX_SAMPLES = 500_000_000
 #: Relative rounding of the closed forms (a few flops each): down for γ and the clone
 #: probability, up for β and the ratios.
 _ROUND = 1e-14
@@ -221,21 +219,7 @@ class _FrequencyOracle:
         >>> GRR(4, 1.0).rvs([0, 1, 2], size=(2, 3), rng=0).shape
         (2, 3)
         """
-        items = self._items(x)
-        shape = check_size(size)
-        if shape is None:
-            shape = items.shape
-        elif math.prod(shape) > _MAX_SAMPLES:
-            raise ValueError(
-                f"`size` must have at most {_MAX_SAMPLES:.0e} elements in all; got {size!r}."
-            )
-        try:
-            items = np.broadcast_to(items, shape)
-        except ValueError:
-            raise ValueError(
-                f"`size` must be a shape `x` broadcasts to; got size={size!r} for x of shape "
-                f"{items.shape}."
-            ) from None
+        items = broadcast_inputs(self._items(x), size)
         out = self._draw(np.array(items, dtype=np.int64), check_rng(rng))
         return out.item() if out.ndim == 0 else out
 
