@@ -47,6 +47,26 @@ class Line:
         self.point: FrontierPoint | None = None
 
 
+def _solve_with(
+    setting: LocalSetting,
+    epsilon0: float,
+    rows: tuple[Constraint, ...],
+    solver: str | None,
+    accuracy: float,
+) -> Any:
+    """The envelope LP at ``epsilon0`` with the constraints ``rows`` (the caller's and a
+    line's own)."""
+    return solve_local(
+        setting,
+        epsilon0,
+        _objective(setting),
+        rows,
+        solver=solver,
+        accuracy=accuracy,
+        designer="shuffle_mechanism",
+    )
+
+
 def _solve_at(
     setting: LocalSetting,
     epsilon0: float,
@@ -57,15 +77,7 @@ def _solve_at(
 ) -> Any:
     p = clone_probability(epsilon0, theta)
     extra = (blanket_rows(setting.num_inputs, setting.num_outputs, p),) if theta > 0 else ()
-    return solve_local(
-        setting,
-        epsilon0,
-        _objective(setting),
-        (*items, *extra),
-        solver=solver,
-        accuracy=accuracy,
-        designer="shuffle_mechanism",
-    )
+    return _solve_with(setting, epsilon0, (*items, *extra), solver, accuracy)
 
 
 def search_line(
@@ -146,15 +158,7 @@ def search_variation(
     def central(eps0: float) -> float:
         extra = (variation_rows(variation_cap(eps0, b)),) if b > 1.0 else ()
         try:
-            solved = solve_local(
-                setting,
-                eps0,
-                _objective(setting),
-                (*items, *extra),
-                solver=solver,
-                accuracy=accuracy,
-                designer="shuffle_mechanism",
-            )
+            solved = _solve_with(setting, eps0, (*items, *extra), solver, accuracy)
         except (SolverError, InfeasibleConstraintsError):
             return math.inf
         guarantee = shuffle_epsilon(solved.mechanism, n, delta)
