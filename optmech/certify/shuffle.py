@@ -157,27 +157,20 @@ def _local_epsilon(matrix: FloatArray) -> float:
     return float(np.nextafter(eps0 * (1 + 4e-16) + 1e-300, math.inf)) if eps0 > 0 else 0.0
 
 
-def _total_variation(matrix: FloatArray) -> float:
-    """The largest total variation between two rows, rounded up."""
-    tv = 0.0
-    for i in range(matrix.shape[0] - 1):
-        tv = max(tv, float(np.max(np.abs(matrix[i + 1 :] - matrix[i]).sum(axis=1))) / 2)
-    return min(1.0, tv * (1 + 1e-14))
-
-
 def describe_matrix(matrix: FloatArray) -> ShuffleDescription:
     """The quantities the shuffle bounds read, by brute force over the rows of a validated
     matrix (its columns of zeros dropped)."""
     eps0 = _local_epsilon(matrix)
     keep = matrix[:, matrix.max(axis=0) > 0.0]
-    ratio = float(np.nextafter(math.exp(eps0), math.inf))
     counts, pairs = _lower_laws(keep)
     col = keep[:, -1]
+    v = variation_ratio_parameters(keep)
     return ShuffleDescription(
         local_epsilon=eps0,
         clone_probability=_clone_p(keep),
         blanket_mass=max(0.0, float(keep.min(axis=0).sum()) * (1 - 1e-14)),
-        variation_ratio=(ratio, _total_variation(keep), ratio),
+        variation_ratio=(v.p, v.beta, v.q),
+        variation_decomposition=(v.alpha, v.r, v.s, v.residue),
         outputs=keep.shape[1],
         binary=(float(col.max()), float(col.min())) if keep.shape[1] <= 2 else None,
         count_laws=tuple(counts),
@@ -192,19 +185,17 @@ VARIATION_MATRIX_CELLS = 1 << 24
 
 
 def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | None:
-    """The variation-ratio parameters with their pair decomposition: from the matrix when there
-    is one, else from the description's closed form, else from an oracle's channel when it is
-    small (`VARIATION_MATRIX_CELLS`); None otherwise."""
-    matrix = desc.matrix
-    if matrix is None and desc.variation_decomposition is not None:
+    """The variation-ratio parameters with their pair decomposition: the description's (a
+    matrix's, or an oracle's closed form), else from an oracle's channel when it is small
+    (`VARIATION_MATRIX_CELLS`); None otherwise."""
+    if desc.variation_decomposition is not None:
         p, beta, q = desc.variation_ratio
         alpha, r, s, residue = desc.variation_decomposition
         return VariationRatio(p=p, beta=beta, q=q, alpha=alpha, r=r, s=s, residue=residue)
-    if matrix is None:
-        inputs, outputs = getattr(mechanism, "k", 0), desc.outputs
-        if not isinstance(inputs, int) or inputs**2 * outputs > VARIATION_MATRIX_CELLS:
-            return None
-        matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
+    inputs, outputs = getattr(mechanism, "k", 0), desc.outputs
+    if not isinstance(inputs, int) or inputs**2 * outputs > VARIATION_MATRIX_CELLS:
+        return None
+    matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
     return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
 
 
