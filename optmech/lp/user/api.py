@@ -64,41 +64,10 @@ def _method(
     return admissible_method(method, graph, **flags)
 
 
-def _solve_constrained(
-    setting: UserSetting, epsilon: float, constraints: Any, **options: Any
-) -> Solved:
-    """`solve_constrained`, imported here: the
-    local model's package, which it uses, imports this package's setting as it initialises."""
-    from optmech.lp.user.constrained import solve_constrained
-
-    return solve_constrained(setting, epsilon, constraints, **options)
-
-
-def _size_models(
-    admissible: SolveMethod,
-    constraints: tuple[Constraint, ...],
-    graph: nx.Graph | None,
-    *,
-    bayesian: bool,
-    mirror: bool,
-    vertex: bool,
-    solver: str | None,
-) -> dict[str, Any]:
-    """``size_model`` and ``alternatives`` of the up-front size check
-    (`estimated_models`)."""
-    columns_apply = not constraints and (
-        admissible_method("auto", graph, vertex=vertex, solver=solver) != SolveMethod.FULL
-    )
-    model, alternatives = estimated_models(
-        admissible, bayesian=bayesian, mirror=mirror, columns_apply=columns_apply
-    )
-    return {"size_model": model, "alternatives": alternatives}
-
-
 @dataclass(frozen=True)
 class _Solving:
     """How an entry point solves its LP: the designer's name (for messages), the admissible
-    method, solver, ``vertex``, accuracy, memory budget and whether to use the mirror orbits."""
+    method and the caller's options."""
 
     designer: str
     method: SolveMethod
@@ -108,6 +77,36 @@ class _Solving:
     budget: dict[str, Any]
     reduce_symmetric: bool = False
 
+    def setting(
+        self,
+        cost: Any,
+        graph: nx.Graph | None,
+        outputs: Any,
+        num_inputs: int | None,
+        constraints: tuple[Constraint, ...],
+        *,
+        bayesian: bool,
+        mirror: bool,
+    ) -> UserSetting:
+        """The setting, refused up front by the estimate of the method that runs
+        (`estimated_models`)."""
+        columns_apply = not constraints and (
+            admissible_method("auto", graph, vertex=self.vertex, solver=self.solver)
+            != SolveMethod.FULL
+        )
+        model, alternatives = estimated_models(
+            self.method, bayesian=bayesian, mirror=mirror, columns_apply=columns_apply
+        )
+        return resolve_setting(
+            cost,
+            graph=graph,
+            outputs=outputs,
+            num_inputs=num_inputs,
+            size_model=model,
+            alternatives=alternatives,
+            **self.budget,
+        )
+
     def solve(
         self,
         setting: UserSetting,
@@ -115,38 +114,32 @@ class _Solving:
         constraints: tuple[Constraint, ...],
         objective: Objective,
         *,
-        prior: FloatArray | None,
-        rows: IntArray | None,
+        prior: FloatArray | None = None,
+        rows: IntArray | None = None,
     ) -> tuple[Solved, bool]:
-        """With ``constraints`` the whole constrained LP (its size checked first; the user is
-        Bayesian with ``prior`` or minimax over ``rows``), else ``objective`` by the method; also
-        whether the mirror orbits were used."""
-        options: dict[str, Any] = {
-            "solver": self.solver,
-            "vertex": self.vertex,
-            "accuracy": self.accuracy,
-        }
-        if constraints:
-            check_size(setting, FULL_LP, **self.budget)
-            solved = _solve_constrained(
+        """With constraints the whole constrained LP (its size checked first; the user is
+        Bayesian with ``prior`` or minimax over ``rows``), else ``objective`` by the method;
+        also whether the mirror orbits were used."""
+        options = {"solver": self.solver, "vertex": self.vertex, "accuracy": self.accuracy}
+        if not constraints:
+            return solve_by_method(
                 setting,
                 epsilon,
-                constraints,
-                prior=prior,
-                rows=rows,
-                designer=self.designer,
+                objective,
+                method=self.method,
+                reduce_symmetric=self.reduce_symmetric,
+                budget=self.budget,
                 **options,
             )
-            return solved, False
-        return solve_by_method(
-            setting,
-            epsilon,
-            objective,
-            method=self.method,
-            reduce_symmetric=self.reduce_symmetric,
-            budget=self.budget,
-            **options,
+        # Imported here: the local model's package, which it uses, imports this package's
+        # setting as it initialises.
+        from optmech.lp.user.constrained import solve_constrained
+
+        check_size(setting, FULL_LP, **self.budget)
+        solved = solve_constrained(
+            setting, epsilon, constraints, prior=prior, rows=rows, designer=self.designer, **options
         )
+        return solved, False
 
 
 @renamed_keyword("loss", "cost")
@@ -280,21 +273,12 @@ def bayesian_mechanism(
         reduce_symmetric and not vertex and not items and bool(np.array_equal(p_arr, p_arr[::-1]))
     )
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    setting = resolve_setting(  # refused up front by the estimate of the method that runs
-        cost,
-        graph=graph,
-        outputs=outputs,
-        num_inputs=p_arr.size,
-        **_size_models(
-            admissible, items, graph, bayesian=True, mirror=mirror, vertex=vertex, solver=solver
-        ),
-        **budget,
-    )
-    p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     how = _Solving("bayesian_mechanism", admissible, solver, vertex, acc, budget, reduce_symmetric)
+    setting = how.setting(cost, graph, outputs, p_arr.size, items, bayesian=True, mirror=mirror)
+    p = check_prior(p_arr, setting.num_inputs, normalize=normalize)
     objective = LinearObjective(p[:, None] * setting.loss)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved, reduced = how.solve(setting, eps, items, objective, prior=p, rows=None)
+        solved, reduced = how.solve(setting, eps, items, objective, prior=p)
     result = UserMechanism._of(
         solved, setting, eps, UserObjective.BAYESIAN, prior=p, symmetry_reduced=reduced
     )
@@ -375,22 +359,13 @@ def minimax_mechanism(
     items = as_constraints(constraints)
     admissible = _method(method, items, graph, vertex=vertex, solver=solver)
     budget: dict[str, Any] = {"max_memory_gb": max_memory_gb, "max_variables": max_variables}
-    setting = resolve_setting(  # refused up front by the estimate of the method that runs
-        cost,
-        graph=graph,
-        outputs=outputs,
-        num_inputs=num_inputs,
-        **_size_models(
-            admissible, items, graph, bayesian=False, mirror=False, vertex=vertex, solver=solver
-        ),
-        **budget,
-    )
+    how = _Solving("minimax_mechanism", admissible, solver, vertex, acc, budget)
+    setting = how.setting(cost, graph, outputs, num_inputs, items, bayesian=False, mirror=False)
     rows = side_information_rows(side_information, setting.graph)
     shape = (setting.num_inputs, setting.num_outputs)
     objective = EpigraphObjective(row_forms(setting.loss, rows), shape, UserObjective.MINIMAX)
-    how = _Solving("minimax_mechanism", admissible, solver, vertex, acc, budget)
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        solved, _ = how.solve(setting, eps, items, objective, prior=None, rows=rows)
+        solved, _ = how.solve(setting, eps, items, objective, rows=rows)
     result = UserMechanism._of(solved, setting, eps, UserObjective.MINIMAX, side_information=rows)
     warn_if_uncertified(result.provenance)
     return result
@@ -507,58 +482,48 @@ def common_mechanism(
     settings, priors_ok = _users(priors, costs, outputs, graph, budget)
     weights = [p[:, None] * s.loss for p, s in zip(priors_ok, settings, strict=True)]
     with reporting(verbose=bool(verbose), progress=check_flag("progress", progress)):
-        return _common(settings, priors_ok, weights, eps, optima, solver, budget, acc)
-
-
-def _common(
-    settings: list[UserSetting],
-    priors_ok: list[FloatArray],
-    weights: list[FloatArray],
-    eps: float,
-    optima: Sequence[float] | None,
-    solver: str | None,
-    budget: dict[str, Any],
-    acc: float,
-) -> CommonMechanismResult:
-    """The body of `common_mechanism`, its arguments validated."""
-    max_memory_gb, max_variables = budget["max_memory_gb"], budget["max_variables"]
-    if optima is None:
-        optima_arr = np.asarray(
-            [
-                bayesian_mechanism(
-                    p, s.loss, eps, graph=s.graph, outputs=s.outputs, solver=solver, accuracy=acc
-                ).value
-                for p, s in zip(priors_ok, settings, strict=True)
-            ]
+        if optima is None:
+            optima_arr = np.asarray(
+                [
+                    bayesian_mechanism(
+                        p,
+                        s.loss,
+                        eps,
+                        graph=s.graph,
+                        outputs=s.outputs,
+                        solver=solver,
+                        accuracy=acc,
+                    ).value
+                    for p, s in zip(priors_ok, settings, strict=True)
+                ]
+            )
+        else:
+            optima_arr = check_real_array("optima", optima, ndim=1, shape=(len(settings),))
+        if np.any(optima_arr <= 0):
+            raise ValueError(
+                f"every user's optimum must be positive for a ratio; got {optima_arr.tolist()}."
+            )
+        joint, n_joint = _joint_forms(weights, optima_arr)
+        n_in = settings[0].num_inputs
+        memory, cap = check_budget(max_memory_gb, max_variables)
+        check_matrix_lp_size("joint", (n_in, n_joint), max_memory_gb=memory, max_variables=cap)
+        forms = sp.csr_matrix(np.stack([w.ravel() for w in joint]))
+        objective = EpigraphObjective(forms, (n_in, n_joint), UserObjective.COMMON)
+        solved = solve_user_lp(
+            settings[0], eps, objective, solver=solver, vertex=False, reduce=False, accuracy=acc
         )
-    else:
-        optima_arr = check_real_array("optima", optima, ndim=1, shape=(len(settings),))
-    if np.any(optima_arr <= 0):
-        raise ValueError(
-            f"every user's optimum must be positive for a ratio; got {optima_arr.tolist()}."
+        mech = solved.mechanism
+        values = np.asarray(
+            [float(np.sum(w * mech)) * o for w, o in zip(joint, optima_arr, strict=True)]
         )
-    joint, n_joint = _joint_forms(weights, optima_arr)
-    n_in = settings[0].num_inputs
-    memory, cap = check_budget(max_memory_gb, max_variables)
-    check_matrix_lp_size("joint", (n_in, n_joint), max_memory_gb=memory, max_variables=cap)
-    forms = sp.csr_matrix(np.stack([w.ravel() for w in joint]))
-    setting = settings[0]
-    objective = EpigraphObjective(forms, (n_in, n_joint), UserObjective.COMMON)
-    solved = solve_user_lp(
-        setting, eps, objective, solver=solver, vertex=False, reduce=False, accuracy=acc
-    )
-    mech = solved.mechanism
-    values = np.asarray(
-        [float(np.sum(w * mech)) * o for w, o in zip(joint, optima_arr, strict=True)]
-    )
-    result = CommonMechanismResult(
-        lp_ratio=solved.raw_value,
-        values=values,
-        optima=optima_arr,
-        mechanism=mech,
-        certified_epsilon=solved.certified_epsilon,
-        provenance=solved.provenance,
-        epsilon=eps,
-    )
-    warn_if_uncertified(result.provenance)
-    return result
+        result = CommonMechanismResult(
+            lp_ratio=solved.raw_value,
+            values=values,
+            optima=optima_arr,
+            mechanism=mech,
+            certified_epsilon=solved.certified_epsilon,
+            provenance=solved.provenance,
+            epsilon=eps,
+        )
+        warn_if_uncertified(result.provenance)
+        return result

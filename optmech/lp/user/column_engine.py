@@ -31,7 +31,6 @@ import dataclasses
 import logging
 import math
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech.lp.engine.certified import Policy, certified_solve
 from optmech.lp.engine.report import stage
+from optmech.lp.incremental import INCREMENTAL_OPTIONS
 from optmech.lp.matrix.objectives import (
     LinearObjective,
     Objective,
@@ -54,7 +54,6 @@ from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, gener
 from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.lp.user.engine import MatrixHooks, Solved, solved
-from optmech.provenance import Attempt
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
 
@@ -81,15 +80,19 @@ def geometric_remap_start(
     """
     n = summed.shape[0]
     path = RootedTree.path(n)
-    alpha = float(np.exp(-epsilon))
     if decay is None:
         decay = decay_products(summed, path, epsilon)
     choice = np.argmin(decay, axis=1)
+    picks = np.zeros(summed.shape)
+    picks[np.arange(n), choice] = _column_scales(n, float(np.exp(-epsilon)))
+    return decay_products(picks, path, epsilon)
+
+
+def _column_scales(n: int, alpha: float) -> FloatArray:
+    """``λ_j``: column j of G is ``λ_j e^(−ε|i − j|)`` (``α = e^(−ε)``; GRS §3)."""
     scale = np.full(n, (1.0 - alpha) / (1.0 + alpha))
     scale[[0, -1]] = 1.0 / (1.0 + alpha)
-    picks = np.zeros(summed.shape)
-    picks[np.arange(n), choice] = scale
-    return decay_products(picks, path, epsilon)
+    return scale
 
 
 def _summed(objective: Objective) -> FloatArray:
@@ -138,10 +141,7 @@ def _scale(
     """
     if not (tree.is_path and isinstance(objective, LinearObjective)):
         return reference_scale(objective, _references(setting, epsilon, objective, tree))
-    n = tree.size
-    alpha = math.exp(-epsilon)
-    columns = np.full(n, (1.0 - alpha) / (1.0 + alpha))
-    columns[[0, -1]] = 1.0 / (1.0 + alpha)
+    columns = _column_scales(tree.size, math.exp(-epsilon))
     values = [float(objective.weights.sum(axis=0).min()), float(columns @ decay.min(axis=1))]
     return scale_of(values, objective.top)
 
@@ -194,15 +194,7 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
     return worst
 
 
-@dataclass(frozen=True)
-class _Columns:
-    """A run and its rigorous lower bound."""
-
-    run: ColumnGeneration
-    lower: float
-
-
-class _ColumnLP(MatrixHooks[_Columns]):
+class _ColumnLP(MatrixHooks[tuple[ColumnGeneration, float]]):
     """A user LP solved by column generation (its own rounds: `generate_columns`), with the
     hooks of every user LP (`MatrixHooks`)."""
 
@@ -217,21 +209,23 @@ class _ColumnLP(MatrixHooks[_Columns]):
         super().__init__(base.setting, base.epsilon, base.objective, base.references, base.scale)
         self.tree, self.factor, self.warm, self.build_time = tree, factor, warm, build_time
 
-    def solve(self, solver: str | None, vertex: bool) -> tuple[_Columns, SolveInfo, float]:
-        run, lower = _run(self.epsilon, self.objective, self.tree, self.factor, self.warm)
-        return _Columns(run, lower), _info(run, list(run.attempts), self.objective), self.build_time
+    def solve(
+        self, solver: str | None, vertex: bool
+    ) -> tuple[tuple[ColumnGeneration, float], SolveInfo, float]:
+        built = _run(self.epsilon, self.objective, self.tree, self.factor, self.warm)
+        return built, _info(built[0], self.objective), self.build_time
 
-    def read(self, built: _Columns) -> FloatArray:
-        return clip_normalise(built.run.point)
+    def read(self, built: tuple[ColumnGeneration, float]) -> FloatArray:
+        return clip_normalise(built[0].point)
 
-    def bound(self, built: _Columns, point: FloatArray) -> float:
-        return built.lower
+    def bound(self, built: tuple[ColumnGeneration, float], point: FloatArray) -> float:
+        return built[1]
 
     def at(self, factor: float) -> _ColumnLP:
         return _ColumnLP(self, self.tree, factor, self.warm, self.build_time)
 
 
-def _info(run: ColumnGeneration, attempts: list[Attempt], objective: Objective) -> SolveInfo:
+def _info(run: ColumnGeneration, objective: Objective) -> SolveInfo:
     forms = 0 if isinstance(objective, LinearObjective) else int(objective.forms.shape[0])
     return SolveInfo(
         solver=run.attempts[-1].solver,
@@ -243,26 +237,17 @@ def _info(run: ColumnGeneration, attempts: list[Attempt], objective: Objective) 
         iterations=run.iterations,
         num_variables=run.columns + (1 if forms else 0),
         num_constraints=objective.shape[0] + forms,
-        options=run.options,
-        attempts=tuple(attempts),
+        options=dict(INCREMENTAL_OPTIONS),
+        attempts=run.attempts,
     )
 
 
 def solve_by_columns(
     setting: UserSetting, epsilon: float, objective: Objective, *, accuracy: float
 ) -> Solved:
-    """Solve one user LP on a tree by column generation and certify it (module docstring).
-
-    Parameters
-    ----------
-    setting : UserSetting
-        Graph (a tree) and edges.
-    epsilon : float
-        Privacy level (validated).
-    objective : LinearObjective or EpigraphObjective
-        What is minimised.
-    accuracy : float
-        Relative width of ``[lower_bound, value]`` below which no refinement is tried.
+    """Solve one user LP on a tree by column generation and certify it (module docstring);
+    ``accuracy`` is the relative width of ``[lower_bound, value]`` below which no refinement is
+    tried.
 
     Raises
     ------
@@ -288,7 +273,7 @@ def solve_by_columns(
     )
     lp = _ColumnLP(base, tree, scale, warm, build_time)
     outcome = certified_solve(lp, Policy(accuracy=accuracy, cross_check=False))
-    point = outcome.used.built.run.point
+    point = outcome.used.built[0].point
     out = solved(outcome, accuracy, violation_before=_violation(point, epsilon, setting))
     return dataclasses.replace(
         out, info=dataclasses.replace(out.info, attempts=out.provenance.attempts)

@@ -53,7 +53,6 @@ __all__ = [
     "MAX_ROUNDS",
     "REDUCED_COST_TOLERANCE",
     "ColumnGeneration",
-    "ColumnRound",
     "WarmStart",
     "generate_columns",
     "peaked_patterns",
@@ -80,87 +79,31 @@ STALL_ROUNDS = 3
 
 
 @dataclass(frozen=True)
-class ColumnRound:
-    """One round: the master solved, the outputs priced.
-
-    Attributes
-    ----------
-    number : int
-        1, 2, ...
-    columns : int
-        Columns in the master when it was solved.
-    objective : float
-        The master's optimum, in the objective's units.
-    least_reduced_cost : float
-        The most negative reduced cost found (scaled objective, ray maximum 1).
-    bound : float
-        The Lagrangian bound of the round's multipliers, in floating point (the rigorous one is
-        computed once, at the end: `optmech.lp.user.cone_bounds`).
-    added : int
-        Rays added after the round.
-    seconds : float
-        Wall time of the round.
-    """
-
-    number: int
-    columns: int
-    objective: float
-    least_reduced_cost: float
-    bound: float
-    added: int
-    seconds: float
-
-
-@dataclass(frozen=True)
 class ColumnGeneration:
-    """The outcome of `generate_columns`.
+    """The outcome of `generate_columns`, in the objective's units.
 
-    Attributes
-    ----------
-    point : ndarray, shape (N, m)
-        ``X`` rebuilt from the master's solution and the full rays (ε-DP by construction; rows
-        sum to 1 up to the master's tolerances and the truncated mass).
-    multipliers : ndarray, shape (N,)
-        Row-sum multipliers of the best Lagrangian bound found, in the objective's units.
-    epigraph_multipliers : ndarray or None
-        Of the epigraph rows (unit-free), for an epigraph objective.
-    objective : float
-        The last master's optimum, in the objective's units.
-    rounds : tuple of ColumnRound
-    columns, nonzeros : int
-        Size of the last master.
-    iterations : int
-        Simplex iterations, all rounds.
-    attempts : tuple of Attempt
-        One per master solve that needed a restart, and one summary attempt.
-    converged : bool
-        Whether no ray priced out or the gap closed (rather than a stall or the round limit).
-    shift : float
-        The last pricing's estimate of the least shift putting every column's reduced-cost
-        vector in K* (objective units; for an epigraph objective, per unit of epigraph
-        multiplier): where the rigorous bound's search starts.
-    shift_floor : float
-        The same pricing's largest ratio of a ray found (same units): where that search may stop
-        (`least_shift` lowers the shift towards it).
-    seconds : float
-        Wall time of the run.
-    options : dict
-        The master solver's options.
+    ``point`` is ``X`` rebuilt from the master's solution and the full rays (ε-DP by
+    construction; rows sum to 1 up to the master's tolerances and the truncated mass);
+    ``multipliers`` are the row sums' of the best Lagrangian bound found and
+    ``epigraph_multipliers`` the epigraph rows' (unit-free; epigraph objectives only).
+    ``converged``: no ray priced out or the gap closed (rather than a stall or the round limit).
+    ``shift`` is the last pricing's estimate of the least shift putting every column's
+    reduced-cost vector in K* (for an epigraph objective, per unit of epigraph multiplier): where
+    the rigorous bound's search starts; ``shift_floor`` the same pricing's largest ratio of a ray
+    found: where that search may stop (`least_shift` lowers the shift towards it). ``attempts``
+    holds one per master solve that needed a restart, and one summary.
     """
 
     point: FloatArray
     multipliers: FloatArray
     epigraph_multipliers: FloatArray | None
     objective: float
-    rounds: tuple[ColumnRound, ...]
     columns: int
-    nonzeros: int
     iterations: int
     attempts: tuple[Attempt, ...]
     converged: bool
     shift: float
     seconds: float
-    options: dict[str, object]
     shift_floor: float = -math.inf
 
 
@@ -192,20 +135,10 @@ def peaked_patterns(tree: RootedTree) -> BoolArray:
 @dataclass(frozen=True)
 class WarmStart:
     """The master's first columns: the peaked rays ``e^(−ε d(·, j))`` sent to their Bayes remap
-    (``choice[j] = argmin_r D[j, r]``, ``D`` of
-    `decay_products`) and, when outputs are inputs, to
-    their own output, plus the best constant answer.
-
-    Attributes
-    ----------
-    choice : ndarray of int, shape (N,)
-        The remap of each peaked ray.
-    choice_costs, own_costs : ndarray, shape (N,)
-        ``D[j, choice[j]]`` and ``D[j, j]`` (Bayesian costs in true units; zeros for an
-        epigraph objective, whose columns carry no cost).
-    constant : int
-        The best constant answer.
-    """
+    ``choice[j] = argmin_r D[j, r]`` (``D`` of `decay_products`) and, when outputs are inputs, to
+    their own output, plus the best ``constant`` answer. ``choice_costs`` and ``own_costs`` are
+    ``D[j, choice[j]]`` and ``D[j, j]`` (Bayesian costs in true units; zeros for an epigraph
+    objective, whose columns carry no cost)."""
 
     choice: IntArray
     choice_costs: FloatArray
@@ -285,7 +218,8 @@ def _price(
 
 @dataclass(frozen=True)
 class _Priced:
-    """Multipliers that were priced, with the Lagrangian bound they give (floating point)."""
+    """Multipliers that were priced, with the Lagrangian bound they give (floating point), the
+    largest shift and the largest ratio of a ray found (`_price`)."""
 
     rows: FloatArray
     epigraph: FloatArray | None
@@ -294,57 +228,33 @@ class _Priced:
     floor: float
 
 
-def _priced(
-    master: RestrictedMaster,
-    rows: FloatArray,
-    mu: FloatArray | None,
-    factor: float,
-    tolerance: float,
-) -> tuple[IntArray, BoolArray, float, _Priced]:
-    outputs, patterns, least, shift, floor = _price(master, rows, mu, tolerance)
-    mass = 1.0 if mu is None else max(float(np.sum(mu)), 1e-300)
-    bound = (math.fsum(rows.tolist()) - master.shape[0] * shift) * factor / mass
-    return outputs, patterns, least, _Priced(rows, mu, bound, shift, floor)
-
-
 def _round(
     master: RestrictedMaster, number: int, factor: float, gap: float, best: _Priced | None
-) -> tuple[ColumnRound, IntArray, BoolArray, _Priced]:
+) -> tuple[float, float, IntArray, BoolArray, _Priced]:
     """Solve the master, price every output; logged as the stage ``column generation round``
     (INFO, with the columns, objective, bound, least reduced cost and rays added in
-    ``record.optmech``).
-
-    ``best`` holds the multipliers of the best bound so far: the final bound is computed from
-    them (a degenerate master's multipliers jump between the vertices of its dual, so the last
-    are not always the best). Returns the round, the rays to add and the best multipliers.
-    """
-    tick = time.perf_counter()
+    ``record.optmech``). Returns the objective, the least reduced cost, the rays to add and the
+    multipliers of the best bound so far: the final bound is computed from them (a degenerate
+    master's multipliers jump between the vertices of its dual, so the last are not always the
+    best)."""
     with stage("column generation round", _log, round=number) as found:
         master.solve(f"column generation, round {number}")
-        duals = master.duals()
+        rows, mu = master.duals()
         tolerance = 0.01 * gap / (factor * master.shape[0])
-        outputs, patterns, least, point = _priced(
-            master, duals.rows, duals.epigraph, factor, tolerance
-        )
-        if best is None or point.bound >= best.bound:
-            best = point
-        record = ColumnRound(
-            number,
-            master.num_columns,
-            master.objective * factor,
-            least,
-            point.bound,
-            int(outputs.size),
-            time.perf_counter() - tick,
-        )
+        outputs, patterns, least, shift, floor = _price(master, rows, mu, tolerance)
+        mass = 1.0 if mu is None else max(float(np.sum(mu)), 1e-300)
+        bound = (math.fsum(rows.tolist()) - master.shape[0] * shift) * factor / mass
+        if best is None or bound >= best.bound:
+            best = _Priced(rows, mu, bound, shift, floor)
+        objective = master.objective * factor
         found.update(
-            columns=record.columns,
-            objective=record.objective,
-            bound=point.bound,
+            columns=master.num_columns,
+            objective=objective,
+            bound=bound,
             least_reduced_cost=least,
-            added=record.added,
+            added=int(outputs.size),
         )
-    return record, outputs, patterns, best
+    return objective, least, outputs, patterns, best
 
 
 def generate_columns(
@@ -356,57 +266,30 @@ def generate_columns(
     weights: FloatArray | None = None,
     forms: sp.csr_matrix | None = None,
     warm: WarmStart,
-    gap: float = GAP,
-    max_rounds: int = MAX_ROUNDS,
 ) -> ColumnGeneration:
-    """Solve the user LP on ``tree`` by column generation (module docstring).
-
-    Parameters
-    ----------
-    tree : RootedTree
-        The neighbour graph.
-    epsilon : float
-        Privacy level.
-    shape : (int, int)
-        ``(N, m)``.
-    factor : float
-        The objective is divided by it in the master (so its optimum is O(1)).
-    weights : ndarray, shape (N, m), optional
-        Bayesian weights ``p_i l(i, r)`` (true units).
-    forms : scipy.sparse matrix, shape (K, N·m), optional
-        Epigraph forms (true units).
-    warm : WarmStart
-        The first columns.
-    gap : float
-        Stop when the round's bound is within this of the objective, relatively.
-    max_rounds : int
-        Round limit.
-
-    Returns
-    -------
-    ColumnGeneration
-    """
+    """Solve the user LP on ``tree`` by column generation (module docstring), for the Bayesian
+    ``weights`` or the epigraph ``forms`` (true units), from the columns of ``warm``; the master's
+    objective is divided by ``factor`` (so its optimum is O(1))."""
     start = time.perf_counter()
     master = RestrictedMaster(shape, tree, epsilon, weights=weights, forms=forms, factor=factor)
     _warm_start(master, warm)
-    rounds: list[ColumnRound] = []
+    objectives: list[float] = []
     converged = False
     stalled = 0
     best: _Priced | None = None
-    for number in range(1, max_rounds + 1):
-        last = rounds[-1].objective - best.bound if rounds and best is not None else 0.0
-        record, outputs, patterns, best = _round(master, number, factor, max(last, 0.0), best)
-        rounds.append(record)
-        if outputs.size == 0 or record.objective - best.bound <= gap * abs(record.objective):
+    for number in range(1, MAX_ROUNDS + 1):
+        last = objectives[-1] - best.bound if objectives and best is not None else 0.0
+        objective, least, outputs, patterns, best = _round(
+            master, number, factor, max(last, 0.0), best
+        )
+        objectives.append(objective)
+        if outputs.size == 0 or objective - best.bound <= GAP * abs(objective):
             converged = True
             break
-        previous = min((r.objective for r in rounds[:-1]), default=math.inf)
-        flat = (
-            record.objective > previous * (1.0 - 1e-12)
-            and record.least_reduced_cost > -100.0 * REDUCED_COST_TOLERANCE
-        )
+        previous = min(objectives[:-1], default=math.inf)
+        flat = objective > previous * (1.0 - 1e-12) and least > -100.0 * REDUCED_COST_TOLERANCE
         stalled = stalled + 1 if flat else 0
-        if stalled >= STALL_ROUNDS or number == max_rounds:
+        if stalled >= STALL_ROUNDS or number == MAX_ROUNDS:
             _log.info("column generation: stopped after %d rounds (stall or limit)", number)
             break
         master.add_rays(outputs, patterns)
@@ -415,7 +298,7 @@ def generate_columns(
     seconds = time.perf_counter() - start
     summary = Attempt(
         master.attempts[-1].solver,
-        f"column generation: {len(rounds)} rounds, {master.num_columns} columns",
+        f"column generation: {len(objectives)} rounds, {master.num_columns} columns",
         "optimal",
         seconds,
     )
@@ -428,14 +311,11 @@ def generate_columns(
         multipliers=best.rows * factor,
         epigraph_multipliers=best.epigraph,
         objective=master.objective * factor,
-        rounds=tuple(rounds),
         columns=master.num_columns,
-        nonzeros=master.nonzeros,
         iterations=master.iterations,
         attempts=(*restarts, summary),
         converged=converged,
         shift=best.shift * factor / mass,
         shift_floor=best.floor * factor / mass,
         seconds=seconds,
-        options=master.solver_options,
     )

@@ -29,13 +29,12 @@ exactly ε-DP with row sums 1 to rounding.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray, IntArray
-from optmech.lp.incremental import INCREMENTAL_OPTIONS, new_incremental_model, run_incremental
+from optmech.lp.incremental import new_incremental_model, run_incremental
 from optmech.lp.user.cone import (
     BLOCK_ENTRIES,
     RootedTree,
@@ -45,7 +44,7 @@ from optmech.lp.user.cone import (
 )
 from optmech.provenance import Attempt
 
-__all__ = ["NEGLIGIBLE", "TRUNCATION", "MasterDuals", "RestrictedMaster"]
+__all__ = ["NEGLIGIBLE", "TRUNCATION", "RestrictedMaster"]
 
 #: Ray entries below this (relative to the ray's maximum, 1) are left out of the master's
 #: matrix; above the solver's smallest kept coefficient (``small_matrix_value`` = 1e-12).
@@ -56,41 +55,10 @@ TRUNCATION = 1e-11
 NEGLIGIBLE = 1e-15
 
 
-@dataclass(frozen=True)
-class MasterDuals:
-    """Multipliers of a solved master, in its (scaled) units.
-
-    Attributes
-    ----------
-    rows : ndarray, shape (N,)
-        Of the plain row sums ``Σ_r x[i, r] = 1`` (``L z`` for the multipliers ``z`` of the
-        transformed rows).
-    epigraph : ndarray, shape (K,) or None
-        Of the rows ``F_k · x ≤ s``, non-negative (epigraph objectives only).
-    """
-
-    rows: FloatArray
-    epigraph: FloatArray | None = None
-
-
 class RestrictedMaster:
-    """The master LP over the columns generated so far (module docstring).
-
-    Parameters
-    ----------
-    shape : (int, int)
-        ``(N, m)`` of the mechanism.
-    tree : RootedTree
-        The neighbour graph.
-    epsilon : float
-        Privacy level.
-    weights : ndarray, shape (N, m), optional
-        Bayesian costs ``c``.
-    forms : scipy.sparse matrix, shape (K, N·m), optional
-        Epigraph forms, row-major ``vec(X)``.
-    factor : float
-        The master's objective is the true one divided by this (so its optimum is O(1)).
-    """
+    """The master LP over the columns generated so far (module docstring), for the Bayesian
+    costs ``weights`` or the epigraph ``forms`` (row-major ``vec(X)``); its objective is the true
+    one divided by ``factor`` (so its optimum is O(1))."""
 
     def __init__(
         self,
@@ -125,7 +93,6 @@ class RestrictedMaster:
         self._outputs: list[IntArray] = []
         self._patterns: list[np.ndarray] = []  # packed bits, (⌈N/8⌉, k) per batch
         self._constant: list[BoolArray] = []
-        self.nonzeros = 0
         self.iterations = 0
         self.attempts: list[Attempt] = []
 
@@ -133,11 +100,6 @@ class RestrictedMaster:
     def num_columns(self) -> int:
         """Generated columns (without the epigraph variable)."""
         return int(sum(o.size for o in self._outputs))
-
-    @property
-    def solver_options(self) -> dict[str, object]:
-        """The options the master is solved with."""
-        return dict(INCREMENTAL_OPTIONS)
 
     def _risk(self, outputs: IntArray, kept: sp.csc_matrix) -> sp.csc_matrix:
         """The epigraph rows of new columns: ``F_k[:, r_j] · v_j`` (truncated rays)."""
@@ -179,7 +141,6 @@ class RestrictedMaster:
             matrix.indices.astype(np.int32),
             matrix.data,
         )
-        self.nonzeros += int(matrix.nnz)
         self._outputs.append(np.asarray(outputs, dtype=np.int64))
         self._patterns.append(packed)
         self._constant.append(np.full(k, constant))
@@ -264,15 +225,15 @@ class RestrictedMaster:
         """The master's optimal value (scaled units)."""
         return float(self.model.getInfo().objective_function_value)
 
-    def duals(self) -> MasterDuals:
-        """The multipliers (HiGHS reports ``c − Aᵀ(row duals)`` as reduced costs: a ``≤`` row
+    def duals(self) -> tuple[FloatArray, FloatArray | None]:
+        """The multipliers, in the master's units: of the plain row sums ``Σ_r x[i, r] = 1``
+        (``L z`` for those ``z`` of the transformed rows) and, for an epigraph objective, of the
+        rows ``F_k · x ≤ s`` (HiGHS reports ``c − Aᵀ(row duals)`` as reduced costs: a ``≤`` row
         at its bound of a minimisation has a non-positive dual, negated here)."""
         duals = np.asarray(self.model.getSolution().row_dual, dtype=np.float64)
         n = self.shape[0]
         rows = np.asarray(self.operator @ duals[:n])
-        if self.num_forms == 0:
-            return MasterDuals(rows)
-        return MasterDuals(rows, np.clip(-duals[n:], 0.0, None))
+        return rows, (np.clip(-duals[n:], 0.0, None) if self.num_forms else None)
 
     def _rays(self, columns: IntArray, epsilon: float) -> FloatArray:
         """The full rays of ``columns`` (indices among the generated ones) at ``epsilon``."""
