@@ -16,7 +16,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ import numpy.typing as npt
 from optmech._deprecation import renamed_keyword
 from optmech._floats import FloatArray
 from optmech._validation import check_real_array
-from optmech.lp.matrix.setting import check_epsilon, resolve_setting
+from optmech.lp.matrix.setting import check_epsilon
 from optmech.lp.remap import RemapResult, _loss_for, bayes_remap, minimax_remap
 from optmech.mechanisms.geometric import truncated_geometric
 from optmech.provenance import DEFAULT_ACCURACY
@@ -65,6 +64,15 @@ def check_monotone_loss(loss: npt.ArrayLike, *, context: str = "this theorem") -
     return lm
 
 
+def _square_loss(loss_m: FloatArray, require_monotone: bool, context: str) -> FloatArray:
+    """``loss_m``, required square (outputs ``{0..n}``) and, if asked, monotone."""
+    if loss_m.shape[0] != loss_m.shape[1]:
+        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
+    if require_monotone:
+        check_monotone_loss(loss_m, context=context)
+    return loss_m
+
+
 @renamed_keyword("loss", "cost")
 def geometric_bayes(
     prior: npt.ArrayLike,
@@ -96,10 +104,7 @@ def geometric_bayes(
     eps = check_epsilon(epsilon)
     p_arr = check_real_array("prior", prior, ndim=1)
     loss_m = _loss_for(cost, p_arr.size, None)
-    if loss_m.shape[1] != p_arr.size:
-        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
-    if require_monotone:
-        check_monotone_loss(loss_m, context="GRS universal optimality")
+    _square_loss(loss_m, require_monotone, "GRS universal optimality")
     return bayes_remap(truncated_geometric(p_arr.size - 1, eps), p_arr, loss_m, normalize=normalize)
 
 
@@ -140,13 +145,7 @@ def geometric_minimax(
     True
     """
     eps = check_epsilon(epsilon)
-    setting = resolve_setting(
-        cost, num_inputs=None if n is None else int(n) + 1, max_memory_gb=math.inf
-    )
-    loss_m = setting.loss
-    if loss_m.shape[0] != loss_m.shape[1]:
-        raise ValueError(f"`cost` must be square (outputs {{0..n}}); got shape {loss_m.shape}.")
-    if require_monotone:
-        check_monotone_loss(loss_m, context="the minimax optimality of G")
+    loss_m = _loss_for(cost, None if n is None else int(n) + 1, None)
+    _square_loss(loss_m, require_monotone, "the minimax optimality of G")
     g = truncated_geometric(loss_m.shape[0] - 1, eps)
     return minimax_remap(g, loss_m, side_information, solver=solver, accuracy=accuracy)

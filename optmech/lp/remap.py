@@ -68,7 +68,7 @@ def _check_mechanism(mechanism: Any, name: str = "mechanism") -> FloatArray:
     return m
 
 
-def _loss_for(loss: Any, n_in: int, outputs: Any) -> FloatArray:
+def _loss_for(loss: Any, n_in: int | None, outputs: Any) -> FloatArray:
     """Loss matrix for inputs ``0..n_in−1`` (a count query) from a cost or a matrix."""
     return resolve_setting(loss, outputs=outputs, num_inputs=n_in, max_memory_gb=math.inf).loss
 
@@ -105,11 +105,6 @@ class RemapKind(StrEnum):
     BAYES = "bayes"
     #: The best randomized remap of a minimax user (an LP; Gupte & Sundararajan (2010)).
     MINIMAX = "minimax"
-
-
-def _exact(value: float) -> Provenance:
-    """The provenance of a remap computed exactly, without an LP: ``value == lower_bound``."""
-    return Provenance(solver="none", status="exact", attempts=(), value=value, lower_bound=value)
 
 
 @dataclass(frozen=True, repr=False)
@@ -243,9 +238,10 @@ def bayes_remap(
     t = np.zeros((m.shape[1], loss_m.shape[1]))
     t[np.arange(m.shape[1]), choice] = 1.0
     mech = m @ t
-    value = float(np.sum(p[:, None] * loss_m * mech))
+    value = float(np.sum(p[:, None] * loss_m * mech))  # exact, without an LP: no interval
+    exact = Provenance(solver="none", status="exact", attempts=(), value=value, lower_bound=value)
     return RemapResult(
-        remap=t, mechanism=mech, assignment=choice, kind=RemapKind.BAYES, provenance=_exact(value)
+        remap=t, mechanism=mech, assignment=choice, kind=RemapKind.BAYES, provenance=exact
     )
 
 

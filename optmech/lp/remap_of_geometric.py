@@ -78,6 +78,18 @@ def _inverse_parts(n: int, eps: float) -> tuple[float, float, FloatArray]:
     return alpha, one_minus_a2, d
 
 
+def _tridiagonal(m: FloatArray, alpha: float, sign: float) -> FloatArray:
+    """``(1 + α²) M[i] + sign·α (M[i−1] + M[i+1])``, end rows ``M[0] + sign·α M[1]`` and
+    ``M[n] + sign·α M[n−1]``: ``(1 − α²) D G⁻¹ M`` for ``sign = −1``, the magnitudes of its
+    terms for ``sign = +1``."""
+    y = (1.0 + alpha * alpha) * m
+    y[0] = m[0]
+    y[-1] = m[-1]
+    y[:-1] += sign * alpha * m[1:]
+    y[1:] += sign * alpha * m[:-1]
+    return y
+
+
 def geometric_inverse_apply(mechanism: npt.ArrayLike, epsilon: float) -> FloatArray:
     """``G⁻¹ M`` for the range-restricted geometric ``G`` on ``{0..n}`` (tridiagonal, no inverse).
 
@@ -96,12 +108,7 @@ def geometric_inverse_apply(mechanism: npt.ArrayLike, epsilon: float) -> FloatAr
         raise ValueError(f"`mechanism` must have at least 2 rows (n ≥ 1); got {m.shape[0]}.")
     n = m.shape[0] - 1
     alpha, one_minus_a2, d = _inverse_parts(n, eps)
-    y = (1.0 + alpha * alpha) * m
-    y[0] = m[0]
-    y[n] = m[n]
-    y[:-1] -= alpha * m[1:]
-    y[1:] -= alpha * m[:-1]
-    return y / (one_minus_a2 * d[:, None])
+    return _tridiagonal(m, alpha, -1.0) / (one_minus_a2 * d[:, None])
 
 
 @dataclass(frozen=True)
@@ -171,11 +178,7 @@ def remap_of_geometric(
     alpha, one_minus_a2, d = _inverse_parts(n, eps)
     kappa = np.full(n + 1, ((1.0 + alpha) / (1.0 - alpha)) ** 2 if alpha < 1 else np.inf)
     kappa[0] = kappa[n] = (1.0 + alpha) / (-math.expm1(-eps))
-    mag = (1.0 + alpha * alpha) * m
-    mag[0] = m[0]
-    mag[n] = m[n]
-    mag[:-1] += alpha * m[1:]
-    mag[1:] += alpha * m[:-1]
+    mag = _tridiagonal(m, alpha, 1.0)
     tol = kappa[:, None] * atol + 8.0 * _U * mag / (one_minus_a2 * d[:, None])
     margin = y + tol
     k = int(np.argmin(margin))

@@ -51,7 +51,7 @@ from optmech.lp.matrix.repair import clip_normalise
 from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
-from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, decay_products
+from optmech.lp.user.cone import RootedTree, column_blocks, decay_products
 from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.lp.user.engine import MatrixHooks, Solved, solved
 
@@ -182,10 +182,8 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
     privacy rows), the privacy rows taken in blocks of columns."""
     e = math.exp(epsilon)
     worst = max(0.0, -float(point.min()), float(np.max(np.abs(point.sum(axis=1) - 1.0))))
-    width = max(1, BLOCK_ENTRIES // max(point.shape[0], 1))
     path = setting.is_path  # the edges (i, i + 1): views, not copies
-    for start in range(0, point.shape[1], width):
-        cols = slice(start, start + width)
+    for cols in column_blocks(*point.shape):
         if path:
             a, b = point[:-1, cols], point[1:, cols]
         else:

@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.engine.report import stage
 from optmech.lp.user.column_master import RestrictedMaster
-from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, extreme_rays, steepest_rays
+from optmech.lp.user.cone import RootedTree, column_blocks, extreme_rays, steepest_rays
 from optmech.provenance import Attempt
 
 __all__ = [
@@ -195,9 +195,7 @@ def _price(
     found: list[IntArray] = []
     patterns: list[BoolArray] = []
     least, top, floor = 0.0, 0.0, 0.0
-    width = max(1, BLOCK_ENTRIES // n)
-    for start in range(0, m, width):
-        cols = slice(start, min(start + width, m))
+    for cols in column_blocks(n, m):
         weights = _pricing_weights(master, rows, mu, cols)
         shifts, high, descending = steepest_rays(weights, master.tree, master.epsilon, tolerance)
         top = max(top, float(np.max(high, initial=0.0)))
@@ -209,7 +207,7 @@ def _price(
         reduced = -shifts[candidates] * rays.sum(axis=0)
         least = min(least, float(reduced.min()))
         entering = candidates[reduced < -REDUCED_COST_TOLERANCE]
-        found.append(entering + start)
+        found.append(entering + cols.start)
         patterns.append(descending[:, entering])
     if not found:
         return np.zeros(0, dtype=np.int64), np.zeros((n, 0), dtype=bool), least, top, floor

@@ -36,8 +36,8 @@ import scipy.sparse as sp
 from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.incremental import new_incremental_model, run_incremental
 from optmech.lp.user.cone import (
-    BLOCK_ENTRIES,
     RootedTree,
+    column_blocks,
     extreme_rays,
     kink_operator,
     kinks,
@@ -254,11 +254,9 @@ class RestrictedMaster:
     ) -> None:
         """``x[:, r_j] += weights_j v_j`` for ``columns``, in blocks of rays."""
         outputs = np.concatenate(self._outputs)
-        width = max(1, BLOCK_ENTRIES // self.shape[0])
         order = np.argsort(outputs[columns], kind="stable")
         columns, weights = columns[order], weights[order]
-        for start in range(0, columns.size, width):
-            part = slice(start, start + width)
+        for part in column_blocks(self.shape[0], columns.size):
             rays = self._rays(columns[part], epsilon)
             rays *= weights[part]
             targets = outputs[columns[part]]  # sorted: sum the runs of one output

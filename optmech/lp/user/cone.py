@@ -61,6 +61,7 @@ from optmech._floats import BoolArray, FloatArray, IntArray, U
 __all__ = [
     "RAY_FLOOR",
     "RootedTree",
+    "column_blocks",
     "cone_minimum",
     "cone_minimum_below",
     "decay_products",
@@ -143,7 +144,8 @@ class RootedTree:
         return cls(np.asarray(order, dtype=np.int64), parent, False)
 
 
-def _blocks(num_rows: int, num_cols: int) -> list[slice]:
+def column_blocks(num_rows: int, num_cols: int) -> list[slice]:
+    """Slices of the columns, ``BLOCK_ENTRIES`` entries at most each (one column at least)."""
     width = max(1, BLOCK_ENTRIES // max(num_rows, 1))
     return [slice(k, min(k + width, num_cols)) for k in range(0, num_cols, width)]
 
@@ -154,28 +156,22 @@ def _sweep(weights: FloatArray, tree: RootedTree, epsilon: float) -> tuple[Float
     A negative suffix grows by ``e^ε`` per step and may overflow to ``−inf``: still negative,
     and the choices above it (rise as fast as possible) are the minimising ones.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _sweep_values(weights, tree, epsilon)
-
-
-def _sweep_values(
-    weights: FloatArray, tree: RootedTree, epsilon: float
-) -> tuple[FloatArray, BoolArray]:
     shrink, grow = math.exp(-epsilon), math.exp(epsilon)
     n = tree.size
     descending = np.zeros(weights.shape, dtype=bool)
-    if tree.is_path:
-        a = weights[n - 1].copy()
-        for v in range(n - 1, 0, -1):
-            down = a >= 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        if tree.is_path:
+            a = weights[n - 1].copy()
+            for v in range(n - 1, 0, -1):
+                down = a >= 0
+                descending[v] = down
+                a = weights[v - 1] + np.where(down, shrink * a, grow * a)
+            return a, descending
+        f = weights.copy()
+        for v in tree.order[:0:-1]:  # children before parents
+            down = f[v] >= 0
             descending[v] = down
-            a = weights[v - 1] + np.where(down, shrink * a, grow * a)
-        return a, descending
-    f = weights.copy()
-    for v in tree.order[:0:-1]:  # children before parents
-        down = f[v] >= 0
-        descending[v] = down
-        f[tree.parent[v]] += np.where(down, shrink * f[v], grow * f[v])
+            f[tree.parent[v]] += np.where(down, shrink * f[v], grow * f[v])
     return f[0].copy(), descending
 
 
@@ -213,7 +209,7 @@ def cone_minimum(
     n, m = weights.shape
     values = np.empty(m)
     descending = np.empty((n, m), dtype=bool)
-    for cols in _blocks(n, m):
+    for cols in column_blocks(n, m):
         values[cols], descending[:, cols] = _sweep(weights[:, cols], tree, epsilon)
     return values, descending
 
@@ -231,7 +227,7 @@ def cone_minimum_below(weights: FloatArray, tree: RootedTree, epsilon: float) ->
     n, m = weights.shape
     out = np.empty(m)
     with np.errstate(over="ignore", invalid="ignore"):
-        for cols in _blocks(n, m):
+        for cols in column_blocks(n, m):
             f = weights[:, cols].copy()
             for v in tree.order[:0:-1]:
                 step = np.nextafter(np.where(f[v] >= 0, shrink * f[v], grow * f[v]), -np.inf)

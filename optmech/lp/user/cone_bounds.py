@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, U
 from optmech.lp.matrix.bounds import simplex_weights
-from optmech.lp.user.cone import BLOCK_ENTRIES, RootedTree, least_shift
+from optmech.lp.user.cone import RootedTree, column_blocks, least_shift
 
 __all__ = ["dual_cone_bound", "epigraph_cone_bound", "linear_cone_bound"]
 
@@ -91,10 +91,9 @@ def dual_cone_bound(
     if not np.all(np.isfinite(y)):
         return -math.inf
     n, m = coefficients.shape
-    width = max(1, BLOCK_ENTRIES // max(n, 1))
     t = -math.inf  # the largest proved shift of the blocks proves every column (monotone)
-    for start in range(0, m, width):
-        block = coefficients[:, start : start + width]
+    for cols in column_blocks(n, m):
+        block = coefficients[:, cols]
         t = max(t, least_shift(block, tree, epsilon, shift, multipliers=y, floor=floor))
     total = math.nextafter(math.fsum(y.tolist()), -math.inf)
     paid = math.nextafter(y.size * t, math.inf)

@@ -25,12 +25,12 @@ import numpy as np
 
 from optmech._floats import FloatArray, IntArray
 from optmech.constraints import Constraint, Custom
+from optmech.lp.engine.record import Solved
 from optmech.lp.matrix.envelope import Objective
 from optmech.lp.matrix.envelope_engine import solve_local
 from optmech.lp.matrix.envelope_setting import LocalSetting
 from optmech.lp.matrix.neighbours import NeighbourGraph
 from optmech.lp.matrix.setting import UserSetting
-from optmech.lp.user.engine import Solved
 
 __all__ = ["solve_constrained"]
 
@@ -73,25 +73,10 @@ def solve_constrained(
 ) -> Solved:
     """Solve a user LP with constraints and certify it (module docstring).
 
-    Parameters
-    ----------
-    setting : UserSetting
-        Graph, values, outputs and loss.
-    epsilon : float
-        Privacy level (validated).
-    constraints : tuple of Constraint
-        From `as_constraints`.
-    prior : ndarray or None
-        A Bayesian user's prior (then ``Σ_i p_i L[i] · X[i]`` is minimised, and a
-        `MaxCost` is under the prior).
-    rows : ndarray of int or None
-        A minimax user's side information S (``max_{i ∈ S} L[i] · X[i]`` is minimised; the
-        other rows' forms are zero, which leaves the maximum unchanged as losses are
-        non-negative).
-    solver, vertex, accuracy
-        As for `bayesian_mechanism`.
-    designer : str
-        The public function's name, for error messages.
+    A Bayesian user has a ``prior`` (then ``Σ_i p_i L[i] · X[i]`` is minimised, and a `MaxCost`
+    is under the prior); a minimax user the side information ``rows`` (``max_{i ∈ S} L[i] · X[i]``
+    is minimised; the other rows' forms are zero, which leaves the maximum unchanged as losses
+    are non-negative). ``designer`` is the public function's name, for error messages.
     """
     local = _local_setting(setting, prior, constraints)
     if prior is not None:
@@ -101,7 +86,7 @@ def solve_constrained(
         picked = np.arange(setting.num_inputs) if rows is None else rows
         forms[picked] = setting.loss[picked]
         objective = Objective(forms=forms)
-    solved = solve_local(
+    return solve_local(
         local,
         epsilon,
         objective,
@@ -111,12 +96,4 @@ def solve_constrained(
         vertex=vertex,
         graph=NeighbourGraph.of(setting.graph),
         designer=designer,
-    )
-    return Solved(
-        solved.mechanism,
-        solved.raw_mechanism,
-        solved.raw_value,
-        solved.certified_epsilon,
-        solved.provenance,
-        solved.info,
     )

@@ -140,23 +140,9 @@ def solve_by_method(
     accuracy: float,
     budget: dict[str, Any],
 ) -> tuple[Solved, bool]:
-    """Solve by the method that applies (module docstring); returns the solve and whether it
-    was over the mirror orbits.
-
-    Parameters
-    ----------
-    setting : UserSetting
-        The resolved setting.
-    epsilon : float
-        Privacy level.
-    objective : LinearObjective or EpigraphObjective
-        What is minimised.
-    method : SolveMethod
-        From `admissible_method`.
-    solver, vertex, reduce_symmetric, accuracy
-        As for `bayesian_mechanism`.
-    budget : dict
-        ``max_memory_gb`` and ``max_variables``.
+    """Solve by the method that applies (module docstring), ``method`` from
+    `admissible_method` and ``budget`` holding ``max_memory_gb`` and ``max_variables``; returns
+    the solve and whether it was over the mirror orbits.
 
     Raises
     ------

@@ -68,7 +68,7 @@ from optmech.lp.matrix.objectives import Objective, Reference, reference_scale
 from optmech.lp.matrix.repair import clip_normalise, max_violation, repair_point
 from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import Strategy
-from optmech.lp.user.reductions import Inverse, MirrorReduction, NoReduction
+from optmech.lp.user.reductions import IdentityInverse, MirrorInverse, MirrorReduction, NoReduction
 from optmech.provenance import Repair, RepairKind
 
 __all__ = ["Solved", "solve_user_lp"]
@@ -81,7 +81,7 @@ B = TypeVar("B")
 @dataclass
 class _Run:
     lp: UserLP
-    inverse: Inverse
+    inverse: IdentityInverse | MirrorInverse
     factor: float
 
     @functools.cached_property
@@ -100,10 +100,6 @@ class Candidate:
     kind: RepairKind
     weight: float
     certified_epsilon: float
-
-    def repair_record(self) -> Repair:
-        """What the repair did, and at what cost."""
-        return Repair(self.kind, self.weight, self.value - self.unrepaired_value)
 
 
 class MatrixHooks(CertifiedLP[B, FloatArray, Candidate], Generic[B]):
@@ -214,7 +210,8 @@ def solved(outcome: Outcome[B, FloatArray, Candidate], accuracy: float, **fields
     """The `Solved` of a certified loop's outcome (provenance with the repair record)."""
     best, used = outcome.best.candidate, outcome.used
     assert used.best is not None
-    provenance = outcome.provenance(accuracy=accuracy, repair=best.repair_record(), **fields)
+    repair = Repair(best.kind, best.weight, best.value - best.unrepaired_value)
+    provenance = outcome.provenance(accuracy=accuracy, repair=repair, **fields)
     return Solved(
         best.mechanism,
         used.point,
@@ -237,22 +234,10 @@ def solve_user_lp(
 ) -> Solved:
     """Solve one user LP and certify the result (module docstring: steps 1–6).
 
-    Parameters
-    ----------
-    setting : UserSetting
-        Graph and edges (the objective holds the coefficients).
-    epsilon : float
-        Privacy level (validated).
-    objective : LinearObjective or EpigraphObjective
-        What is minimised.
-    solver : str or None
-        A solver named by the caller (kept, with its rescaled variant), or the policy's.
-    vertex : bool
-        Ask for a vertex (simplex only).
-    reduce : bool
-        Solve over the orbits of the mirror symmetry (a mirror-symmetric Bayesian path LP).
-    accuracy : float
-        Relative width of ``[lower_bound, value]`` below which no refinement is tried.
+    ``solver`` is one named by the caller (kept, with its rescaled variant) or ``None`` (the
+    policy's); ``vertex`` asks for a vertex (simplex only); ``reduce`` solves over the orbits of
+    the mirror symmetry (a mirror-symmetric Bayesian path LP); ``accuracy`` is the relative
+    width of ``[lower_bound, value]`` below which no refinement is tried.
 
     Raises
     ------

@@ -110,16 +110,7 @@ def admissible_method(
     `prefer_columns` decides, once the setting is known) and becomes
     ``"full"`` elsewhere.
 
-    Parameters
-    ----------
-    method : {"auto", "column-generation", "full"}
-        What the caller asked for.
-    graph : networkx.Graph or None
-        The neighbour graph (``None``: the count query's path).
-    vertex : bool
-        Whether a vertex is asked for.
-    solver : str or None
-        A solver named by the caller.
+    ``graph`` ``None`` is the count query's path; ``solver`` is one named by the caller.
 
     Raises
     ------

@@ -20,7 +20,6 @@ is ``(X + σX)/2``, which is symmetric: the optimum over symmetric ``X`` *is* th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import cvxpy as cp
 import networkx as nx
@@ -42,30 +41,12 @@ from optmech.lp.matrix.build import (
 
 __all__ = [
     "IdentityInverse",
-    "Inverse",
     "MirrorInverse",
     "MirrorReduction",
     "NoReduction",
-    "Reduction",
     "is_mirror_symmetric",
     "mirror_maps",
 ]
-
-
-class Inverse(Protocol):
-    """Maps a reduced LP's point and multipliers back to the full LP."""
-
-    def invert(self, point: FloatArray, duals: Duals) -> tuple[FloatArray, Duals]:
-        """The full ``(N, m)`` point and the full LP's multipliers."""
-        ...
-
-
-class Reduction(Protocol):
-    """Builds the LP to solve and the `Inverse` that undoes the reduction."""
-
-    def apply(self, data: LPData, epsilon: float, form: LPForm) -> tuple[UserLP, Inverse]:
-        """``(lp, inverse)``."""
-        ...
 
 
 @dataclass(frozen=True)

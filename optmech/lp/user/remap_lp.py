@@ -61,10 +61,6 @@ BYTES_PER_COEFFICIENT = 250
 DEFAULT_REMAP_MEMORY_GB = 20_000_000 * BYTES_PER_COEFFICIENT / 1e9
 
 
-def _gamma(k: int) -> float:
-    return k * _U / (1.0 - k * _U)
-
-
 def remap_forms(m_rows: FloatArray, loss_rows: FloatArray) -> FloatArray:
     """``F[s, z·k + r] = M[i_s, z] · L[i_s, r]``: the rows of the LP on ``vec(T)`` (row-major)."""
     return (m_rows[:, :, None] * loss_rows[:, None, :]).reshape(m_rows.shape[0], -1)
@@ -72,27 +68,14 @@ def remap_forms(m_rows: FloatArray, loss_rows: FloatArray) -> FloatArray:
 
 @dataclass(frozen=True)
 class RemapLP:
-    """The remap LP with its constraints by name.
-
-    Attributes
-    ----------
-    problem : cvxpy.Problem
-    remap : cvxpy.Variable
-        ``T`` (m × k), non-negative.
-    worst_case : cvxpy.Variable
-        ``t`` (in the scaled units).
-    simplex, epigraph : cvxpy.Constraint
-        Rows of ``T`` summing to 1; ``F vec(T) / factor ≤ t``.
-    factor : float
-        The forms were divided by this.
-    """
+    """The remap LP with its constraints by name: ``remap`` is ``T`` (m × k, non-negative),
+    ``simplex`` the rows of ``T`` summing to 1 and ``epigraph`` the rows ``F vec(T) / factor ≤ t``
+    (``t`` the worst case, in the scaled units)."""
 
     problem: cp.Problem
     remap: cp.Variable
-    worst_case: cp.Variable
     simplex: cp.Constraint
     epigraph: cp.Constraint
-    factor: float
 
 
 def build_remap_lp(
@@ -115,12 +98,10 @@ def build_remap_lp(
     simplex = cp.sum(t, axis=1) == 1
     epigraph = a @ cp.vec(t, order="C") <= worst
     problem = cp.Problem(cp.Minimize(worst), [simplex, epigraph])
-    return RemapLP(problem, t, worst, simplex, epigraph, factor)
+    return RemapLP(problem, t, simplex, epigraph)
 
 
-def _candidates(
-    m_rows: FloatArray, loss_rows: FloatArray, square: bool
-) -> list[tuple[str, FloatArray]]:
+def _candidates(m_rows: FloatArray, loss_rows: FloatArray) -> list[tuple[str, FloatArray]]:
     """Feasible remaps known without an LP: the best constant answer, the Bayes remap for a
     uniform prior on S and, when square, the identity."""
     n_z, k = m_rows.shape[1], loss_rows.shape[1]
@@ -128,20 +109,9 @@ def _candidates(
     out = [("best constant answer", np.tile(np.eye(k)[best], (n_z, 1)))]
     choice = np.argmin(m_rows.T @ loss_rows, axis=1)
     out.append(("Bayes remap for a uniform prior on S", np.eye(k)[choice]))
-    if square:
+    if n_z == k:
         out.append(("identity", np.eye(k)))
     return out
-
-
-def _scale(
-    m_rows: FloatArray, loss_rows: FloatArray, candidates: list[tuple[str, FloatArray]], top: float
-) -> float:
-    """The least worst case of the known remaps, never below 1e-6 of the largest coefficient:
-    the LP's optimum becomes O(1) (scaled by the constant answer alone, an optimum of 3e-3 came
-    out 1.2e-6 too high) and no coefficient exceeds 1e6 (the Bayes remap of ``G`` at n = 30,
-    ε = 3 is worth 1e-18)."""
-    values = [float(np.max(np.sum(loss_rows * (m_rows @ t), axis=1))) for _n, t in candidates]
-    return scale_of(values, top)
 
 
 def upper_worst(m_rows: FloatArray, t: FloatArray, loss_rows: FloatArray) -> float:
@@ -154,7 +124,8 @@ def upper_worst(m_rows: FloatArray, t: FloatArray, loss_rows: FloatArray) -> flo
     if not np.any(used):
         return 0.0
     total = float(np.max(np.sum((m_rows @ t) * loss_rows, axis=1)))
-    return total * (1.0 + _gamma(m_rows.shape[1] + t.shape[1] + 2)) + 5e-324
+    k = m_rows.shape[1] + t.shape[1] + 2
+    return total * (1.0 + k * _U / (1.0 - k * _U)) + 5e-324
 
 
 def remap_bound(forms: FloatArray, mu: FloatArray | None, shape: tuple[int, int]) -> float:
@@ -189,8 +160,15 @@ class _Remap(CertifiedLP[RemapLP, FloatArray, FloatArray]):
         self.shape = (m_rows.shape[1], loss_rows.shape[1])
         self.forms = remap_forms(m_rows, loss_rows)
         self.top = float(self.forms.max()) if self.forms.size else 1.0
-        self.candidates = _candidates(m_rows, loss_rows, self.shape[0] == self.shape[1])
-        self.scale = _scale(m_rows, loss_rows, self.candidates, self.top)
+        self.candidates = _candidates(m_rows, loss_rows)
+        # The least worst case of the known remaps, never below 1e-6 of the largest coefficient:
+        # the LP's optimum becomes O(1) (scaled by the constant answer alone, an optimum of 3e-3
+        # came out 1.2e-6 too high) and no coefficient exceeds 1e6 (the Bayes remap of ``G`` at
+        # n = 30, ε = 3 is worth 1e-18).
+        values = [
+            float(np.max(np.sum(loss_rows * (m_rows @ t), axis=1))) for _, t in self.candidates
+        ]
+        self.scale = scale_of(values, self.top)
         self.num_variables = self.shape[0] * self.shape[1] + 1
 
     def build(self, strategy: Strategy) -> tuple[cp.Problem, RemapLP]:
@@ -225,21 +203,10 @@ def solve_minimax_remap(
     solver: str | None,
     accuracy: float,
 ) -> tuple[FloatArray, Provenance]:
-    """Solve the remap LP robustly and certify ``[lower_bound, value]`` on the true LP.
-
-    Parameters
-    ----------
-    m_rows, loss_rows : ndarray
-        The rows of ``M`` and ``L`` for the inputs of S.
-    solver : str or None
-        A named solver (kept, then rescaled) or the policy's (with the fallback).
-    accuracy : float
-        Recorded in the provenance (the caller warns).
-
-    Returns
-    -------
-    (T, provenance)
-    """
+    """Solve the remap LP robustly and certify ``[lower_bound, value]`` on the true LP, for the
+    rows of ``M`` and ``L`` of the inputs of S; ``solver`` is a named solver (kept, then rescaled)
+    or the policy's (with the fallback); ``accuracy`` is recorded in the provenance (the caller
+    warns). Returns ``T`` and its provenance."""
     policy = Policy(solver=solver, accuracy=accuracy, cross_check=False)
     outcome = certified_solve(_Remap(m_rows, loss_rows), policy)
     value = np.asarray(outcome.used.built.remap.value, dtype=np.float64)
