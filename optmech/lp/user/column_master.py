@@ -29,6 +29,8 @@ exactly ε-DP with row sums 1 to rounding.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,6 +55,11 @@ TRUNCATION = 1e-11
 #: less than the margin the rebuilt rays leave, and with rays floored at 1e-280 keep every entry
 #: of X a normal float).
 NEGLIGIBLE = 1e-15
+
+
+def _truncated(rays: FloatArray) -> sp.csc_matrix:
+    """The rays with their entries below `TRUNCATION` dropped."""
+    return sp.csc_matrix(np.where(rays >= TRUNCATION, rays, 0.0))
 
 
 class RestrictedMaster:
@@ -117,15 +124,14 @@ class RestrictedMaster:
         outputs: IntArray,
         costs: FloatArray,
         body: sp.csc_matrix,
-        kept: sp.csc_matrix | None,
-        packed: np.ndarray,
-        constant: bool,
+        kept: Callable[[], sp.csc_matrix],
+        descending: BoolArray,
+        constant: bool = False,
     ) -> None:
         """Hand new columns to the solver: row-sum entries ``body`` (already through L) and, for
-        an epigraph objective, the epigraph rows of the truncated rays ``kept``."""
+        an epigraph objective (no costs), the epigraph rows of the truncated rays ``kept()``."""
         if self.forms is not None:
-            assert kept is not None
-            matrix = sp.vstack([body, self._risk(outputs, kept)], format="csc")
+            matrix = sp.vstack([body, self._risk(outputs, kept())], format="csc")
             costs = np.zeros(outputs.size)
         else:
             matrix = sp.csc_matrix(body)
@@ -142,7 +148,7 @@ class RestrictedMaster:
             matrix.data,
         )
         self._outputs.append(np.asarray(outputs, dtype=np.int64))
-        self._patterns.append(packed)
+        self._patterns.append(np.packbits(descending, axis=0))
         self._constant.append(np.full(k, constant))
 
     def _costs(self, outputs: IntArray, rays: FloatArray) -> FloatArray:
@@ -155,20 +161,10 @@ class RestrictedMaster:
         if outputs.size == 0:
             return
         rays = extreme_rays(descending, self.tree, self.epsilon)
-        alpha2 = math.exp(-2.0 * self.epsilon)
-        entries = (1.0 - alpha2) * kinks(descending, self.tree) * rays
+        entries = (1.0 - math.exp(-2.0 * self.epsilon)) * kinks(descending, self.tree) * rays
         body = sp.csc_matrix(np.where(np.abs(entries) >= TRUNCATION, entries, 0.0))
-        kept = None
-        if self.forms is not None:
-            kept = sp.csc_matrix(np.where(rays >= TRUNCATION, rays, 0.0))
-        self._append(
-            outputs,
-            self._costs(outputs, rays),
-            body,
-            kept,
-            np.packbits(descending, axis=0),
-            False,
-        )
+        costs = self._costs(outputs, rays)
+        self._append(outputs, costs, body, partial(_truncated, rays), descending)
 
     def add_peaked(
         self, peaks: IntArray, outputs: IntArray, costs: FloatArray, descending: BoolArray
@@ -186,18 +182,14 @@ class RestrictedMaster:
         n = self.shape[0]
         alpha2 = math.exp(-2.0 * self.epsilon)
         body = sp.csc_matrix((np.full(k, 1.0 - alpha2), (peaks, np.arange(k))), shape=(n, k))
-        kept = None
-        if self.forms is not None:
-            kept = self._peaked_window(peaks, descending)
-        packed = np.packbits(descending, axis=0)
-        self._append(outputs, costs, body, kept, packed, False)
+        window = partial(self._peaked_window, peaks, descending)
+        self._append(outputs, costs, body, window, descending)
 
     def _peaked_window(self, peaks: IntArray, descending: BoolArray) -> sp.csc_matrix:
         """The truncated peaked rays, sparse (on the path from a window around each peak)."""
         n = self.shape[0]
         if not self.tree.is_path:
-            rays = extreme_rays(descending, self.tree, self.epsilon)
-            return sp.csc_matrix(np.where(rays >= TRUNCATION, rays, 0.0))
+            return _truncated(extreme_rays(descending, self.tree, self.epsilon))
         reach = int(math.log(1.0 / TRUNCATION) / self.epsilon)
         offsets = np.arange(-reach, reach + 1)
         rows = peaks[None, :] + offsets[:, None]
@@ -208,12 +200,11 @@ class RestrictedMaster:
 
     def add_constant(self, outputs: IntArray) -> None:
         """Add the all-ones column (the constant answer) for each of ``outputs``."""
-        n = self.shape[0]
-        ones = np.ones((n, outputs.size))
+        ones = np.ones((self.shape[0], outputs.size))
         body = sp.csc_matrix(np.repeat(self.rhs[:, None], outputs.size, axis=1))
-        packed = np.packbits(np.zeros((n, outputs.size), dtype=bool), axis=0)
-        kept = sp.csc_matrix(ones) if self.forms is not None else None
-        self._append(outputs, self._costs(outputs, ones), body, kept, packed, True)
+        costs = self._costs(outputs, ones)
+        descending = np.zeros(ones.shape, dtype=bool)
+        self._append(outputs, costs, body, partial(sp.csc_matrix, ones), descending, True)
 
     def solve(self, variant: str) -> None:
         """Solve from the current basis (attempts recorded in ``attempts``)."""
