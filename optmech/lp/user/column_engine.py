@@ -52,7 +52,6 @@ from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import SolveInfo
 from optmech.lp.user.column_generation import ColumnGeneration, WarmStart, generate_columns
 from optmech.lp.user.cone import RootedTree, column_blocks, decay_products
-from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.lp.user.engine import MatrixHooks, Solved, solved
 
 __all__ = ["geometric_remap_start", "solve_by_columns"]
@@ -146,37 +145,6 @@ def _scale(
     return scale_of(values, objective.top)
 
 
-def _run(
-    epsilon: float, objective: Objective, tree: RootedTree, factor: float, warm: WarmStart
-) -> tuple[ColumnGeneration, float]:
-    """One run and its rigorous lower bound."""
-    run = generate_columns(
-        tree,
-        epsilon,
-        objective.shape,
-        factor=factor,
-        weights=objective.weights if isinstance(objective, LinearObjective) else None,
-        forms=None if isinstance(objective, LinearObjective) else objective.forms,
-        warm=warm,
-    )
-    if isinstance(objective, LinearObjective):
-        lower = linear_cone_bound(
-            objective.weights, run.multipliers, tree, epsilon, run.shift, run.shift_floor
-        )
-    else:
-        lower = epigraph_cone_bound(
-            objective.forms,
-            objective.shape,
-            run.multipliers,
-            run.epigraph_multipliers,
-            tree,
-            epsilon,
-            run.shift,
-            run.shift_floor,
-        )
-    return run, lower
-
-
 def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float:
     """`max_violation` of ``point`` (sign, row sums,
     privacy rows), the privacy rows taken in blocks of columns."""
@@ -192,7 +160,7 @@ def _violation(point: FloatArray, epsilon: float, setting: UserSetting) -> float
     return worst
 
 
-class _ColumnLP(MatrixHooks[tuple[ColumnGeneration, float]]):
+class _ColumnLP(MatrixHooks[ColumnGeneration]):
     """A user LP solved by column generation (its own rounds: `generate_columns`), with the
     hooks of every user LP (`MatrixHooks`)."""
 
@@ -207,17 +175,24 @@ class _ColumnLP(MatrixHooks[tuple[ColumnGeneration, float]]):
         super().__init__(base.setting, base.epsilon, base.objective, base.references, base.scale)
         self.tree, self.factor, self.warm, self.build_time = tree, factor, warm, build_time
 
-    def solve(
-        self, solver: str | None, vertex: bool
-    ) -> tuple[tuple[ColumnGeneration, float], SolveInfo, float]:
-        built = _run(self.epsilon, self.objective, self.tree, self.factor, self.warm)
-        return built, _info(built[0], self.objective), self.build_time
+    def solve(self, solver: str | None, vertex: bool) -> tuple[ColumnGeneration, SolveInfo, float]:
+        linear = isinstance(self.objective, LinearObjective)
+        run = generate_columns(
+            self.tree,
+            self.epsilon,
+            self.objective.shape,
+            factor=self.factor,
+            weights=self.objective.weights if linear else None,
+            forms=None if linear else self.objective.forms,
+            warm=self.warm,
+        )
+        return run, _info(run, self.objective), self.build_time
 
-    def read(self, built: tuple[ColumnGeneration, float]) -> FloatArray:
-        return clip_normalise(built[0].point)
+    def read(self, built: ColumnGeneration) -> FloatArray:
+        return clip_normalise(built.point)
 
-    def bound(self, built: tuple[ColumnGeneration, float], point: FloatArray) -> float:
-        return built[1]
+    def bound(self, built: ColumnGeneration, point: FloatArray) -> float:
+        return built.lower
 
     def at(self, factor: float) -> _ColumnLP:
         return _ColumnLP(self, self.tree, factor, self.warm, self.build_time)
@@ -271,7 +246,7 @@ def solve_by_columns(
     )
     lp = _ColumnLP(base, tree, scale, warm, build_time)
     outcome = certified_solve(lp, Policy(accuracy=accuracy, cross_check=False))
-    point = outcome.used.built[0].point
+    point = outcome.used.built.point
     out = solved(outcome, accuracy, violation_before=_violation(point, epsilon, setting))
     return dataclasses.replace(
         out, info=dataclasses.replace(out.info, attempts=out.provenance.attempts)

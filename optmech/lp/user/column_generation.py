@@ -46,6 +46,7 @@ from optmech._floats import BoolArray, FloatArray, IntArray
 from optmech.lp.engine.report import stage
 from optmech.lp.user.column_master import RestrictedMaster
 from optmech.lp.user.cone import RootedTree, column_blocks, extreme_rays, steepest_rays
+from optmech.lp.user.cone_bounds import epigraph_cone_bound, linear_cone_bound
 from optmech.provenance import Attempt
 
 __all__ = [
@@ -84,27 +85,22 @@ class ColumnGeneration:
 
     ``point`` is ``X`` rebuilt from the master's solution and the full rays (ε-DP by
     construction; rows sum to 1 up to the master's tolerances and the truncated mass);
-    ``multipliers`` are the row sums' of the best Lagrangian bound found and
-    ``epigraph_multipliers`` the epigraph rows' (unit-free; epigraph objectives only).
+    ``lower`` the rigorous lower bound (`optmech.lp.user.cone_bounds`) of the multipliers of the
+    best Lagrangian bound found, its search started at the last pricing's estimate of the least
+    shift and allowed to stop at that pricing's largest ratio of a ray found.
     ``converged``: no ray priced out or the gap closed (rather than a stall or the round limit).
-    ``shift`` is the last pricing's estimate of the least shift putting every column's
-    reduced-cost vector in K* (for an epigraph objective, per unit of epigraph multiplier): where
-    the rigorous bound's search starts; ``shift_floor`` the same pricing's largest ratio of a ray
-    found: where that search may stop (`least_shift` lowers the shift towards it). ``attempts``
-    holds one per master solve that needed a restart, and one summary.
+    ``attempts`` holds one per master solve that needed a restart, and one summary; ``seconds``
+    is the wall time of the rounds (the bound not included).
     """
 
     point: FloatArray
-    multipliers: FloatArray
-    epigraph_multipliers: FloatArray | None
+    lower: float
     objective: float
     columns: int
     iterations: int
     attempts: tuple[Attempt, ...]
     converged: bool
-    shift: float
     seconds: float
-    shift_floor: float = -math.inf
 
 
 def peaked_patterns(tree: RootedTree) -> BoolArray:
@@ -304,16 +300,20 @@ def generate_columns(
         a for a in master.attempts if "restarted" in a.variant or a.status != "optimal"
     )
     mass = 1.0 if best.epigraph is None else max(float(np.sum(best.epigraph)), 1e-300)
+    estimates = (best.shift * factor / mass, best.floor * factor / mass)
+    y = best.rows * factor
+    if forms is None:
+        assert weights is not None
+        lower = linear_cone_bound(weights, y, tree, epsilon, *estimates)
+    else:
+        lower = epigraph_cone_bound(forms, shape, y, best.epigraph, tree, epsilon, *estimates)
     return ColumnGeneration(
         point=point,
-        multipliers=best.rows * factor,
-        epigraph_multipliers=best.epigraph,
+        lower=lower,
         objective=master.objective * factor,
         columns=master.num_columns,
         iterations=master.iterations,
         attempts=(*restarts, summary),
         converged=converged,
-        shift=best.shift * factor / mass,
-        shift_floor=best.floor * factor / mass,
         seconds=seconds,
     )
