@@ -319,7 +319,6 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
         raise ValueError("`matrix` entries must be 'Z', 'S', 'L' or 'H'.")
     n = c.shape[0]
     t = np.zeros((n + 1, c.shape[1]))
-    covered = np.zeros(n + 1, dtype=np.int64)
     codes = {"H": 0, "S": 1, "L": 2, "Z": 3}
     num = np.vectorize(codes.__getitem__)(c)
     zero_col = np.all(num == 3, axis=0)
@@ -337,7 +336,7 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
     s = np.sum(num == 1, axis=0)
     for r in np.flatnonzero(~zero_col):  # one interval per used output (a few dozen)
         t[h[r] : h[r] + s[r] + 1, r] = 1.0
-        covered[h[r] : h[r] + s[r] + 1] += 1
+    covered = t.sum(axis=1)
     if not np.all(covered == 1):
         z = int(np.argmax(covered != 1))
         raise ValueError(

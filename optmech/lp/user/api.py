@@ -38,12 +38,7 @@ from optmech.lp.matrix.setting import (
 from optmech.lp.matrix.size_model import FULL_LP
 from optmech.lp.user.dispatch import check_size, estimated_models, solve_by_method
 from optmech.lp.user.engine import Solved, solve_user_lp
-from optmech.lp.user.methods import (
-    SolveMethod,
-    admissible_method,
-    check_constrained_method,
-    check_method,
-)
+from optmech.lp.user.methods import SolveMethod, admissible_method, check_method
 from optmech.provenance import DEFAULT_ACCURACY, warn_if_uncertified
 
 __all__ = ["bayesian_mechanism", "common_mechanism", "minimax_mechanism"]
@@ -58,10 +53,15 @@ def _method(
 ) -> SolveMethod:
     """The admissible method; with constraints the whole LP (column generation asked for
     explicitly is a ValueError naming ``method`` and ``constraints``)."""
-    if constraints:
-        check_constrained_method(check_method(method), constraints)
-        return SolveMethod.FULL
-    return admissible_method(method, graph, **flags)
+    if not constraints:
+        return admissible_method(method, graph, **flags)
+    if check_method(method) == SolveMethod.COLUMN_GENERATION:
+        raise ValueError(
+            "`method` 'column-generation' does not take `constraints` (got "
+            f"{', '.join(c.name for c in constraints)}); use method='full' or 'auto' (the whole "
+            "LP is solved with constraints)."
+        )
+    return SolveMethod.FULL
 
 
 @dataclass(frozen=True)

@@ -109,23 +109,15 @@ def _whole(
     budget: dict[str, Any],
 ) -> tuple[Solved, bool]:
     """The whole LP (over the mirror orbits where that applies), its size checked first."""
+    options = dict(options)
     reduce = (
-        options["reduce_symmetric"]
+        options.pop("reduce_symmetric")
         and not options["vertex"]
         and isinstance(objective, LinearObjective)
         and is_mirror_symmetric(objective.weights, setting.graph)
     )
     check_size(setting, FULL_LP_MIRROR if reduce else FULL_LP, **budget)
-    solved = solve_user_lp(
-        setting,
-        epsilon,
-        objective,
-        solver=options["solver"],
-        vertex=options["vertex"],
-        reduce=reduce,
-        accuracy=options["accuracy"],
-    )
-    return solved, reduce
+    return solve_user_lp(setting, epsilon, objective, reduce=reduce, **options), reduce
 
 
 def solve_by_method(
@@ -149,12 +141,9 @@ def solve_by_method(
     ProblemTooLargeError
         The method's estimate exceeds the budget.
     """
-    options = {
-        "solver": solver,
-        "vertex": vertex,
-        "reduce_symmetric": reduce_symmetric,
-        "accuracy": accuracy,
-    }
+    options = dict(
+        solver=solver, vertex=vertex, reduce_symmetric=reduce_symmetric, accuracy=accuracy
+    )
     if method == SolveMethod.FULL:
         return _whole(setting, epsilon, objective, options, budget)
     full_fits = _fits(setting, FULL_LP, budget)

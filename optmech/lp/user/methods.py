@@ -30,7 +30,6 @@ import networkx as nx
 import numpy as np
 
 from optmech._validation import describe
-from optmech.constraints import Constraint
 from optmech.graphs import edge_pairs
 from optmech.lp.solve import INCREMENTAL_SOLVER
 from optmech.lp.user.cone import RootedTree
@@ -39,7 +38,6 @@ __all__ = [
     "LOCALISED",
     "SolveMethod",
     "admissible_method",
-    "check_constrained_method",
     "check_method",
     "prefer_columns",
     "tree_diameter",
@@ -80,20 +78,13 @@ def check_method(method: Any) -> SolveMethod:
     return SolveMethod(method)
 
 
-def _tree(graph: nx.Graph | None) -> RootedTree | None:
-    if graph is None:  # the count query's path
-        return RootedTree.path(2)
-    src, dst = edge_pairs(graph)
-    return RootedTree.of(src, dst, graph.number_of_nodes())
-
-
 def _obstacle(graph: nx.Graph | None, *, vertex: bool, solver: str | None) -> str | None:
     """Why column generation does not apply, or ``None``."""
     if vertex:
         return "a vertex (vertex=True) comes from the full LP's simplex"
     if solver is not None and str(solver).upper() != INCREMENTAL_SOLVER:
         return f"its master is solved by {INCREMENTAL_SOLVER}, not solver={solver!r}"
-    if _tree(graph) is None:
+    if graph is not None and RootedTree.of(*edge_pairs(graph), graph.number_of_nodes()) is None:
         return (
             "it needs a tree neighbour graph (such as the count query's path); this one has cycles"
         )
@@ -167,13 +158,3 @@ def prefer_columns(
     True
     """
     return proven_start or not full_fits or epsilon * tree_diameter(tree) >= LOCALISED
-
-
-def check_constrained_method(method: SolveMethod, constraints: tuple[Constraint, ...]) -> None:
-    """Refuse column generation asked for with constraints (ValueError naming both)."""
-    if constraints and method == SolveMethod.COLUMN_GENERATION:
-        names = ", ".join(c.name for c in constraints)
-        raise ValueError(
-            "`method` 'column-generation' does not take `constraints` (got "
-            f"{names}); use method='full' or 'auto' (the whole LP is solved with constraints)."
-        )

@@ -125,10 +125,8 @@ def mirror_maps(
         shape=(keep, size),
     )
     m_rows = (n_in - 1) * n_out
-    rows = np.arange(m_rows)
-    ones = np.ones(m_rows)
-    u = sp.csr_matrix((ones, (rows, rows)), shape=(m_rows, size))
-    v = sp.csr_matrix((ones, (rows, rows + n_out)), shape=(m_rows, size))
+    u = sp.eye(m_rows, size, format="csr")
+    v = sp.eye(m_rows, size, k=n_out, format="csr")
     return expand, rowsum, u, v
 
 
