@@ -174,17 +174,6 @@ class RemapResult(MechanismResult):
             return 0.0
         return certified_epsilon(self.mechanism)
 
-    @property
-    def privacy_certified(self) -> bool | None:
-        """None: a remap is not asked for a privacy level (it keeps the mechanism's)."""
-        return None
-
-    def _privacy_requested(self) -> str | None:
-        return None
-
-    def _plot_title(self) -> str:
-        return f"{self.model}, value {self.value:.6g}"
-
     def _own_rows(self) -> list[tuple[str, Any]]:
         return [("size", f"{self.remap.shape[0]} outputs → {self.remap.shape[1]} answers")]
 

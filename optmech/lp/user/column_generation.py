@@ -169,11 +169,11 @@ def _pricing_weights(
     """``w_r`` of the outputs ``cols`` (module docstring), in the master's units."""
     if mu is None:
         assert master.weights is not None
-        return master.weights[:, cols] / master.factor - rows[:, None]
-    assert master.forms is not None
-    n, m = master.shape
-    combined = np.asarray(master.forms.T @ mu).reshape(n, m)[:, cols] / master.factor
-    return combined - rows[:, None]
+        combined = master.weights[:, cols]
+    else:
+        assert master.forms is not None
+        combined = np.asarray(master.forms.T @ mu).reshape(master.shape)[:, cols]
+    return combined / master.factor - rows[:, None]
 
 
 def _price(

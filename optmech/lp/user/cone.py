@@ -347,9 +347,15 @@ def _ratios(
     """At the DP's minimising ray of ``w + shift`` (per column): the DP's minimum, the ratio
     ``−w · x / Σx`` and the ray's pattern."""
     values, descending = cone_minimum(weights + shifts[None, :], tree, epsilon)
+    return values, _ratio(weights, descending, tree, epsilon), descending
+
+
+def _ratio(
+    weights: FloatArray, descending: BoolArray, tree: RootedTree, epsilon: float
+) -> FloatArray:
+    """``−w · x / Σx`` per column, at the ray ``x`` of its pattern."""
     rays = extreme_rays(descending, tree, epsilon)
-    ratios = -np.einsum("ir,ir->r", weights, rays) / rays.sum(axis=0)
-    return values, ratios, descending
+    return -np.einsum("ir,ir->r", weights, rays) / rays.sum(axis=0)
 
 
 def steepest_rays(
@@ -390,10 +396,8 @@ def steepest_rays(
     active = np.nonzero(values < 0)[0]
     if active.size == 0:
         return lo, hi, patterns
-    rays = extreme_rays(found[:, active], tree, epsilon)
     hi[active] = -w[:, active].min(axis=0)
-    ratios = -np.einsum("ir,ir->r", w[:, active], rays) / rays.sum(axis=0)
-    lo[active] = np.minimum(ratios, hi[active])
+    lo[active] = np.minimum(_ratio(w[:, active], found[:, active], tree, epsilon), hi[active])
     patterns[:, active] = found[:, active]
     delta = 2.0**-40 * np.max(np.abs(w), axis=0)
     for step in range(_NEWTON_STEPS):
