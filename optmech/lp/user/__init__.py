@@ -27,12 +27,8 @@ are in `optmech.lp.matrix`, below both):
 * `engine` — the solve path of the whole LP.
 * `constrained` — the whole LP with the caller's constraints
   (`optmech.constraints`), by the envelope LP of `optmech.lp.matrix`.
-* `methods` — the whole LP or column generation (the default on
-  trees: `cone`, `cone_bounds`,
-  `column_master`,
-  `column_generation`,
-  `column_engine`); `size_model`
-  — time and memory by method.
+* `methods` — the whole LP or column generation (the default on trees: `cone`, `cone_bounds`,
+  `column_generation`, `column_engine`); `size_model` — time and memory by method.
 * `result`, `api` — results and entry points.
 
 What is returned is **certified, not trusted**: an exactly ε-DP mechanism (the independent
