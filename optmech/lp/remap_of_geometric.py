@@ -186,14 +186,8 @@ def remap_of_geometric(
     sums = t.sum(axis=1, keepdims=True)
     t = np.divide(t, sums, out=np.full_like(t, 1.0 / t.shape[1]), where=sums > 0)
     residual = float(np.max(np.abs(truncated_geometric(n, eps) @ t - m)))
-    return GeometricRemapTest(
-        is_remap=bool(margin.flat[k] >= 0),
-        remap=t,
-        min_entry=float(y.min()),
-        worst_margin=float(margin.flat[k]),
-        tolerance_at_worst=float(tol.flat[k]),
-        residual=residual,
-    )
+    worst = float(margin.flat[k])
+    return GeometricRemapTest(worst >= 0, t, float(y.min()), worst, float(tol.flat[k]), residual)
 
 
 def is_remap_of_geometric(

@@ -65,11 +65,11 @@ from optmech.lp.engine.record import Solved
 from optmech.lp.engine.report import stage
 from optmech.lp.matrix.build import Bounds, Duals, LPForm, RowScaling, UserLP
 from optmech.lp.matrix.objectives import Objective, Reference, reference_scale
-from optmech.lp.matrix.repair import clip_normalise, max_violation, repair_point
+from optmech.lp.matrix.repair import RepairOutcome, clip_normalise, max_violation, repair_point
 from optmech.lp.matrix.setting import UserSetting
 from optmech.lp.solve import Strategy
 from optmech.lp.user.reductions import IdentityInverse, MirrorInverse, MirrorReduction, NoReduction
-from optmech.provenance import Repair, RepairKind
+from optmech.provenance import Repair
 
 __all__ = ["Solved", "solve_user_lp"]
 
@@ -92,14 +92,12 @@ class _Run:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A certified mechanism and the objective at it and at the point it was repaired from."""
+    """A certified mechanism (how the point was repaired) and the objective at it and at the
+    point it was repaired from."""
 
-    mechanism: FloatArray
+    repaired: RepairOutcome
     value: float
     unrepaired_value: float
-    kind: RepairKind
-    weight: float
-    certified_epsilon: float
 
 
 class MatrixHooks(CertifiedLP[B, FloatArray, Candidate], Generic[B]):
@@ -123,18 +121,12 @@ class MatrixHooks(CertifiedLP[B, FloatArray, Candidate], Generic[B]):
     def repair(self, point: FloatArray) -> Candidate:
         s = self.setting
         outcome = repair_point(point, self.epsilon, s.src, s.dst, s.is_path)
-        value = self.objective.value
         return Candidate(
-            outcome.mechanism,
-            value(outcome.mechanism),
-            value(point),
-            outcome.kind,
-            outcome.weight,
-            outcome.certified_epsilon,
+            outcome, self.objective.value(outcome.mechanism), self.objective.value(point)
         )
 
     def certify(self, candidate: Candidate) -> float | None:
-        return candidate.value if candidate.certified_epsilon <= self.epsilon else None
+        return candidate.value if candidate.repaired.certified_epsilon <= self.epsilon else None
 
     def known(self) -> Iterable[tuple[str, FloatArray]]:
         return [(f"known ε-DP mechanism: {r.name}", r.mechanism) for r in self.references()]
@@ -210,16 +202,11 @@ def solved(outcome: Outcome[B, FloatArray, Candidate], accuracy: float, **fields
     """The `Solved` of a certified loop's outcome (provenance with the repair record)."""
     best, used = outcome.best.candidate, outcome.used
     assert used.best is not None
-    repair = Repair(best.kind, best.weight, best.value - best.unrepaired_value)
+    r = best.repaired
+    repair = Repair(r.kind, r.weight, best.value - best.unrepaired_value)
     provenance = outcome.provenance(accuracy=accuracy, repair=repair, **fields)
-    return Solved(
-        best.mechanism,
-        used.point,
-        used.best.candidate.unrepaired_value,
-        best.certified_epsilon,
-        provenance,
-        used.info,
-    )
+    unrepaired = used.best.candidate.unrepaired_value
+    return Solved(r.mechanism, used.point, unrepaired, r.certified_epsilon, provenance, used.info)
 
 
 def solve_user_lp(
