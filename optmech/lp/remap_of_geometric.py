@@ -313,8 +313,7 @@ def remap_from_constraint_matrix(matrix: npt.ArrayLike) -> FloatArray:
         raise ValueError("`matrix` entries must be 'Z', 'S', 'L' or 'H'.")
     n = c.shape[0]
     t = np.zeros((n + 1, c.shape[1]))
-    codes = {"H": 0, "S": 1, "L": 2, "Z": 3}
-    num = np.vectorize(codes.__getitem__)(c)
+    num = np.vectorize({"H": 0, "S": 1, "L": 2, "Z": 3}.__getitem__)(c)
     zero_col = np.all(num == 3, axis=0)
     if np.any(np.any(num == 3, axis=0) & ~zero_col):
         bad = int(np.argmax(np.any(num == 3, axis=0) & ~zero_col))

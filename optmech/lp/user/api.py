@@ -120,7 +120,11 @@ class _Solving:
         """With constraints the whole constrained LP (its size checked first; the user is
         Bayesian with ``prior`` or minimax over ``rows``), else ``objective`` by the method;
         also whether the mirror orbits were used."""
-        options = {"solver": self.solver, "vertex": self.vertex, "accuracy": self.accuracy}
+        options: dict[str, Any] = {
+            "solver": self.solver,
+            "vertex": self.vertex,
+            "accuracy": self.accuracy,
+        }
         if not constraints:
             return solve_by_method(
                 setting,
@@ -402,16 +406,15 @@ def _users(
     return settings, checked
 
 
-def _joint_forms(weights: list[FloatArray], optima: FloatArray) -> tuple[list[FloatArray], int]:
+def _joint_forms(weights: list[FloatArray], optima: FloatArray) -> list[FloatArray]:
     """Each user's objective over the joint outputs, divided by the user's optimum.
 
     ``value_u(X P_u) = Σ (W_u P_uᵀ) ⊙ X`` with ``P_u`` the projection of the joint columns
     ``(r_1, …, r_k)`` (C order) onto user u's output.
     """
     sizes = [w.shape[1] for w in weights]
-    n_joint = int(np.prod(sizes))
     grid = np.indices(sizes).reshape(len(sizes), -1)  # grid[u, c]: user u's output in column c
-    return [w[:, grid[u]] / optima[u] for u, w in enumerate(weights)], n_joint
+    return [w[:, grid[u]] / optima[u] for u, w in enumerate(weights)]
 
 
 @renamed_keyword("losses", "costs")
@@ -503,8 +506,8 @@ def common_mechanism(
             raise ValueError(
                 f"every user's optimum must be positive for a ratio; got {optima_arr.tolist()}."
             )
-        joint, n_joint = _joint_forms(weights, optima_arr)
-        n_in = settings[0].num_inputs
+        joint = _joint_forms(weights, optima_arr)
+        n_in, n_joint = joint[0].shape
         memory, cap = check_budget(max_memory_gb, max_variables)
         check_matrix_lp_size("joint", (n_in, n_joint), max_memory_gb=memory, max_variables=cap)
         forms = sp.csr_matrix(np.stack([w.ravel() for w in joint]))

@@ -59,17 +59,14 @@ __all__ = ["geometric_remap_start", "solve_by_columns"]
 _log = logging.getLogger(__name__)
 
 
-def geometric_remap_start(
-    summed: FloatArray, epsilon: float, decay: FloatArray | None = None
-) -> FloatArray:
+def geometric_remap_start(summed: FloatArray, epsilon: float) -> FloatArray:
     """G (the range-restricted geometric mechanism on ``{0..N−1}``) followed by the Bayes remap
     for ``summed`` weights, in ``O(N m)``.
 
     Column j of G is ``λ_j e^(−ε|i − j|)`` with ``λ_j = (1 − α)/(1 + α)`` inside and
     ``1/(1 + α)`` at the ends (``α = e^(−ε)``; GRS §3); the remap sends it to
     ``argmin_r Σ_i e^(−ε|i − j|) summed[i, r]``, and the remapped mechanism's columns are
-    sums of peaked rays, which one more sweep computes. ``decay`` may pass
-    ``decay_products(summed)`` when already known.
+    sums of peaked rays, which one more sweep computes.
 
     Examples
     --------
@@ -79,9 +76,7 @@ def geometric_remap_start(
     """
     n = summed.shape[0]
     path = RootedTree.path(n)
-    if decay is None:
-        decay = decay_products(summed, path, epsilon)
-    choice = np.argmin(decay, axis=1)
+    choice = np.argmin(decay_products(summed, path, epsilon), axis=1)
     picks = np.zeros(summed.shape)
     picks[np.arange(n), choice] = _column_scales(n, float(np.exp(-epsilon)))
     return decay_products(picks, path, epsilon)
@@ -115,8 +110,7 @@ def _references(
     """The known ε-DP mechanisms (dense ``N × m`` each: built only when needed)."""
     if not tree.is_path:
         return objective.references(setting, epsilon)
-    n_in, n_out = objective.shape
-    constant = np.zeros((n_in, n_out))
+    constant = np.zeros(objective.shape)
     constant[:, _constant_answer(objective)] = 1.0
     start = geometric_remap_start(_summed(objective), epsilon)
     return [
@@ -176,14 +170,14 @@ class _ColumnLP(MatrixHooks[ColumnGeneration]):
         self.tree, self.factor, self.warm, self.build_time = tree, factor, warm, build_time
 
     def solve(self, solver: str | None, vertex: bool) -> tuple[ColumnGeneration, SolveInfo, float]:
-        linear = isinstance(self.objective, LinearObjective)
+        objective = self.objective
         run = generate_columns(
             self.tree,
             self.epsilon,
-            self.objective.shape,
+            objective.shape,
             factor=self.factor,
-            weights=self.objective.weights if linear else None,
-            forms=None if linear else self.objective.forms,
+            weights=objective.weights if isinstance(objective, LinearObjective) else None,
+            forms=None if isinstance(objective, LinearObjective) else objective.forms,
             warm=self.warm,
         )
         return run, _info(run, self.objective), self.build_time

@@ -143,17 +143,13 @@ class RestrictedMaster:
         forms: sp.csr_matrix | None = None,
         factor: float = 1.0,
     ) -> None:
-        self.shape = shape
-        self.tree = tree
-        self.epsilon = epsilon
-        self.weights = weights
+        self.shape, self.tree, self.epsilon, self.weights = shape, tree, epsilon, weights
         self.forms = None if forms is None else sp.csr_matrix(forms)
         self.factor = factor
         self.operator, self.rhs = kink_operator(tree, epsilon)
         self.model = new_incremental_model()
         n = shape[0]
-        k = 0 if self.forms is None else self.forms.shape[0]
-        self.num_forms = k
+        self.num_forms = k = 0 if self.forms is None else self.forms.shape[0]
         lower = np.concatenate([self.rhs, np.full(k, -np.inf)])
         upper = np.concatenate([self.rhs, np.zeros(k)])
         empty = np.zeros(0, dtype=np.int32)
@@ -466,8 +462,8 @@ def _price(
     ``tolerance`` (a fraction of the last round's gap per row: no finer than the bound needs).
     """
     n, m = master.shape
-    found: list[IntArray] = []
-    patterns: list[BoolArray] = []
+    found: list[IntArray] = [np.zeros(0, dtype=np.int64)]
+    patterns: list[BoolArray] = [np.zeros((n, 0), dtype=bool)]
     least, top, floor = 0.0, 0.0, 0.0
     for cols in column_blocks(n, m):
         weights = _pricing_weights(master, rows, mu, cols)
@@ -483,8 +479,6 @@ def _price(
         entering = candidates[reduced < -REDUCED_COST_TOLERANCE]
         found.append(entering + cols.start)
         patterns.append(descending[:, entering])
-    if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros((n, 0), dtype=bool), least, top, floor
     return np.concatenate(found), np.concatenate(patterns, axis=1), least, top, floor
 
 

@@ -120,10 +120,7 @@ def mirror_maps(
         (np.ones(size), (k, np.minimum(k, size - 1 - k))), shape=(size, (size + 1) // 2)
     )
     keep = (n_in - 1) // 2 + 1
-    rowsum = sp.csr_matrix(
-        (np.ones(keep * n_out), (np.repeat(np.arange(keep), n_out), np.arange(keep * n_out))),
-        shape=(keep, size),
-    )
+    rowsum = sp.kron(sp.eye(keep, n_in), np.ones((1, n_out)), format="csr")
     m_rows = (n_in - 1) * n_out
     u = sp.eye(m_rows, size, format="csr")
     v = sp.eye(m_rows, size, k=n_out, format="csr")
