@@ -46,8 +46,7 @@ of every gradient entry. Either bound is of the problem on this grid, support an
 with the finitely many orders / ε solved, which the continuum only restricts further.
 
 A round's constraints and the certificate of its noise are in ``optmech.lp.additive.beyond_cuts``,
-the repair and its references in ``optmech.lp.additive.beyond_repair``, the interval in
-``optmech.lp.additive.beyond_interval``.
+the repair, its references and the interval in ``optmech.lp.additive.beyond_repair``.
 
 References
 ----------
@@ -72,8 +71,12 @@ from optmech._floats import FloatArray
 from optmech.certify.profiles import privacy_profile, pure_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.beyond_cuts import Cuts, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval
-from optmech.lp.additive.beyond_repair import _gaussian_reference, _reference_stop, _repair
+from optmech.lp.additive.beyond_repair import (
+    _gaussian_reference,
+    _interval,
+    _reference_stop,
+    _repair,
+)
 from optmech.lp.additive.cone_bound import reliable_envelope
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.designer import grid_point

@@ -58,12 +58,12 @@ from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import AdditiveSolve, Candidate, SolverPoint, grid_point
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.engine.certified import NotCertified, Policy, certified_solve
 from optmech.lp.engine.crosscheck import labelled
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
+from optmech.lp.engine.solving import solve_built
 from optmech.lp.solve import SolveInfo
 from optmech.provenance import Attempt, ConstraintRecord
 
@@ -102,7 +102,8 @@ def _diagnose(
     guilty = []
     for item in constraints if len(constraints) > 1 else ():
         try:
-            solve_additive(constrained_lp(base, [item]), run, fresh=True, feasible=False)
+            lp = constrained_lp(base, [item])
+            solve_built(lp, run, kind="additive", feasible=False, fresh=True)
         except SolverError as alone:
             if alone.status == "infeasible":
                 guilty.append(item.name)

@@ -86,23 +86,10 @@ _POSITIVE = _PowerLike(1.0, over=1.0, under=0.0)
 _NEGATIVE = _PowerLike(1.0, over=0.0, under=1.0)
 
 
-def _full_columns(lp: AdditiveLP, cost: Cost) -> FloatArray:
-    """``∫_cell c / Δ`` per unit of each full-grid value, the geometric tails included (the
-    LP's objective weights are these for the design's cost)."""
-    grid, ratio, p = lp.grid, lp.tail_ratio, lp.grid.period
-    cells = np.array(grid.cell_costs(cost), dtype=np.float64)
-    if ratio > 0:
-        left, right = grid.tail_costs(cost, ratio)
-        cells[:p] += left
-        cells[-p:] += right
-    return cells
-
-
 def _columns(lp: AdditiveLP, cost: Cost, what: str) -> FloatArray:
     """The integral of ``cost`` against a unit of each LP variable (0 for the auxiliaries)."""
     out = np.zeros(lp.num_variables)
-    cells = _full_columns(lp, cost)
-    out[: lp.num_values] = lp.expand.T @ cells
+    out[: lp.num_values] = lp.expand.T @ lp.grid.costs_with_tails(cost, lp.tail_ratio)
     if lp.atom_index is not None:
         out[lp.atom_index] = float(np.asarray(cost(0.0)))
     if not np.all(np.isfinite(out)):
@@ -198,14 +185,13 @@ def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, 
     wanted = any(isinstance(c, Unbiased) for c in lp.declared)
     if not wanted or lp.reduced or not lp.spec.pure:
         return None
-    key, unit = ("pmf", lp.grid.period) if "pmf" in kwargs else ("densities", lp.grid.sensitivity)
     moment = moment_columns(lp)
 
     def moments(full: FloatArray) -> tuple[float, float]:
         z = lp.variables_of(full, 0.0)
         return float(moment[: z.size] @ z), float(lp.mass[: z.size] @ z)
 
-    own = np.asarray(kwargs[key], dtype=np.float64) * unit
+    own = lp.values_of(kwargs)
     first, total = moments(own)
     mean = first / total
     if mean == 0.0 or not np.isfinite(mean):

@@ -247,25 +247,20 @@ def privacy_met(privacy: Any, noise: Any, rtol: float) -> bool:
     """Whether the certified numbers of ``noise`` (``certified_epsilon``, ``_delta``, ``_rho``,
     ``_mu``, ``_profile``, ``_renyi``) meet ``privacy`` (the request), each up to ``1 + rtol``
     (`within`)."""
-    from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP
+    from optmech.privacy import PrivacyProfile, RenyiDP
 
-    if isinstance(privacy, PureDP):
-        return within(noise.certified_epsilon, privacy.epsilon, rtol)
-    if isinstance(privacy, ApproxDP):
-        return within(noise.certified_delta, privacy.delta, rtol)
-    if isinstance(privacy, ZCDP):
-        return within(noise.certified_rho, privacy.rho, rtol)
-    if isinstance(privacy, GaussianDP):
-        return within(noise.certified_mu, privacy.mu, rtol)
+    scalars = {PureDP: "epsilon", ApproxDP: "delta", ZCDP: "rho", GaussianDP: "mu"}
+    for kind, name in scalars.items():
+        if isinstance(privacy, kind):
+            return within(getattr(noise, f"certified_{name}"), getattr(privacy, name), rtol)
     if isinstance(privacy, PrivacyProfile):
-        asked = dict(zip(privacy.epsilons, privacy.deltas, strict=True))
-        pairs = noise.certified_profile
-        return bool(pairs) and all(within(d, asked.get(e, math.inf), rtol) for e, d in pairs)
-    if isinstance(privacy, RenyiDP):
-        asked = dict(zip(privacy.orders, privacy.epsilons, strict=True))
-        pairs = noise.certified_renyi
-        return bool(pairs) and all(within(d, asked.get(a, math.inf), rtol) for a, d in pairs)
-    return False
+        asked, pairs = zip(privacy.epsilons, privacy.deltas, strict=True), noise.certified_profile
+    elif isinstance(privacy, RenyiDP):
+        asked, pairs = zip(privacy.orders, privacy.epsilons, strict=True), noise.certified_renyi
+    else:
+        return False
+    bound = dict(asked)
+    return bool(pairs) and all(within(d, bound.get(x, math.inf), rtol) for x, d in pairs)
 
 
 def _finite_or_str(value: Any) -> Any:

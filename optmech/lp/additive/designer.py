@@ -68,7 +68,6 @@ from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
 
@@ -192,46 +191,13 @@ def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], b
     return family, kwargs, not np.array_equal(raised, full)
 
 
-def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
-    """The family and constructor keywords of a uniform-grid or lattice noise."""
-    common = {
-        "left_tail": noise.left_tail,
-        "right_tail": noise.right_tail,
-        "privacy": noise.privacy,
-    }
-    if noise.discrete:
-        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
-        return LatticeNoise, {
-            **common,
-            "start": int(lattice.start),
-            "pmf": lattice.probabilities,
-            "period": lattice.period,
-            "sensitivity": int(lattice.sensitivity),
-        }
-    noise = cast(PiecewiseConstantNoise, equal_cells(noise))  # (ε, δ): uniform grids
-    return type(noise), {
-        **common,
-        "start": noise.start,
-        "width": noise.width,
-        "densities": noise.densities,
-        "period": noise.period,
-        "atom": noise.atom,
-        "sensitivity": noise.sensitivity,
-    }
-
-
 # -- the certified interval -----------------------------------------------------------------------
 def grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, float, float]:
     """The LP's value and atom variables of a noise's keywords (``x = Δ·f``, or ``Δ·pmf`` on
     ℤ), its atom, and the mass it puts beyond the grid where the LP allows none ((ε, δ): a
     finite support)."""
-    if "pmf" in kwargs:
-        full, atom = np.asarray(kwargs["pmf"]) * lp.grid.period, 0.0
-        scale = 1.0
-    else:
-        full = np.asarray(kwargs["densities"]) * lp.grid.sensitivity
-        atom = float(kwargs.get("atom", 0.0))
-        scale = lp.grid.width if lp.grid.kind == GridKind.UNIFORM else 1.0
+    full, atom = lp.values_of(kwargs), float(kwargs.get("atom", 0.0))
+    scale = lp.grid.width if lp.grid.kind == GridKind.UNIFORM else 1.0
     outside = 0.0
     if lp.tail_ratio == 0.0:
         for base, ratio in (kwargs["left_tail"], kwargs["right_tail"]):
@@ -260,10 +226,9 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
     assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are repaired in `beyond`
-    noise, lam = mixture_repair(
+    family, kwargs, lam = mixture_repair(
         equal_cells(raw), privacy.epsilon, privacy.delta, reach=lp.grid.period
     )
-    family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 

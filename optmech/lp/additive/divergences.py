@@ -54,7 +54,8 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray
 from optmech.lp.additive.pairs import PairMaps
-from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord, _pair_rows, monotone_pairs
+from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord, monotone_pairs
+from optmech.lp.additive.windows import pair_rows
 
 __all__ = [
     "NEAR_ONE_BUDGET",
@@ -80,7 +81,7 @@ NEAR_ONE_ORDER = 2.0
 def monotone_block(index: Any, integer: bool, reduced: bool, expand: sp.csr_matrix) -> RowBlock:
     """``x_(k+1) ≤ x_k`` outwards (the class non-increasing in ``|x|``), on the values."""
     a, b = monotone_pairs(index, integer, right_only=reduced)
-    rows = (_pair_rows(a, b, 1.0, expand.shape[0]) @ expand).tocsr()
+    rows = (pair_rows(a, b, 1.0, expand.shape[0]) @ expand).tocsr()
     return RowBlock("monotone", rows, np.zeros(rows.shape[0]))
 
 
@@ -110,15 +111,16 @@ def hockey_rows(
     atom: bool,
     head: Sequence[RowBlock] = (),
 ) -> tuple[RowRecord, AuxMap]:
-    """The hockey-stick rows of every point (module docstring), after the blocks ``head``.
+    """The hockey-stick rows of every point (module docstring), after the blocks ``head``:
+    ``"hockey"`` (one per pair and point) and ``"hockey-sum"`` (one per shift, direction and
+    point, each over its bound δ).
 
     Variables: the values, the atom (which leaves the origin under every shift, so it adds to
     every sum), then one auxiliary per pair and point. Without points (a profile whose every
     point has δ = 0, i.e. pure ε-DP through the ``head`` rows) there are no auxiliaries and
     only the ``head`` blocks.
     """
-    k, n_points = pairs.size, len(points)
-    n_aux = k * n_points
+    n_aux = pairs.size * len(points)
     diffs = [(pairs.first - math.exp(eps) * pairs.second).tocsr() for eps, _ in points]
     on_values = sp.vstack(diffs, format="csr") if diffs else sp.csr_matrix((0, n_values))
     width = n_values + int(atom) + n_aux
@@ -130,34 +132,20 @@ def hockey_rows(
         )
         for b in head
     ]
-    if n_points:
-        blocks += _hockey_blocks(pairs, points, on_values, n_values=n_values, atom=atom)
+    if points:
+        atom_col = sp.csr_matrix((n_aux, int(atom)))
+        hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
+        sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * len(points), format="csr")
+        atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
+        total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
+        # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
+        bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
+        total = (sp.diags(1.0 / bounds) @ total).tocsr()
+        blocks += [
+            RowBlock("hockey", hockey, np.zeros(n_aux)),
+            RowBlock("hockey-sum", total, np.ones(bounds.size)),
+        ]
     return RowRecord(tuple(blocks)), AuxMap(hockey=on_values)
-
-
-def _hockey_blocks(
-    pairs: PairMaps,
-    points: Sequence[tuple[float, float]],
-    on_values: sp.csr_matrix,
-    *,
-    n_values: int,
-    atom: bool,
-) -> list[RowBlock]:
-    """The ``"hockey"`` rows (one per pair and point) and the ``"hockey-sum"`` rows (one per
-    shift, direction and point, each over its bound δ)."""
-    n_aux = on_values.shape[0]
-    atom_col = sp.csr_matrix((n_aux, int(atom)))
-    hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
-    sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * len(points), format="csr")
-    atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
-    total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
-    # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
-    bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
-    total = (sp.diags(1.0 / bounds) @ total).tocsr()
-    return [
-        RowBlock("hockey", hockey, np.zeros(n_aux)),
-        RowBlock("hockey-sum", total, np.ones(bounds.size)),
-    ]
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,15 @@ class AdditiveGrid:
             left = anchored_integrals(cost, a, lo, hi, period=-delta, ratio=ratio) / delta
         return ratio * left, ratio * right
 
+    def costs_with_tails(self, cost: Cost, ratio: float) -> FloatArray:
+        """`cell_costs` with the tails' (`tail_costs`) added to the outermost periods' cells."""
+        cells = np.array(self.cell_costs(cost), dtype=np.float64)
+        if ratio > 0:
+            left, right = self.tail_costs(cost, ratio)
+            cells[: self.period] += left
+            cells[-self.period :] += right
+        return cells
+
     def _anchored(self, periods: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Anchors and offsets of the cells of the given periods (graded grids).
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,6 +226,12 @@ class AdditiveLP(SpecViews, LPReadout):
         out = np.concatenate([values, [atom] if self.atom_index is not None else []])
         return np.asarray(out, dtype=np.float64)
 
+    def values_of(self, kwargs: Mapping[str, Any]) -> FloatArray:
+        """The full grid values (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
+        if "pmf" in kwargs:
+            return np.asarray(kwargs["pmf"], dtype=np.float64) * self.grid.period
+        return np.asarray(kwargs["densities"], dtype=np.float64) * self.grid.sensitivity
+
     def noise_parts(self, full: FloatArray, atom: float) -> tuple[type, dict[str, Any]]:
         """The family and constructor keywords of the noise with grid values ``full``.
 
@@ -267,11 +274,6 @@ class AdditiveLP(SpecViews, LPReadout):
             "period": p,
             "atom": atom / total,
         }
-
-    def noise_from(self, z: npt.ArrayLike) -> GridNoise:
-        """The noise of a solution: clipped at 0, tails attached, renormalised exactly."""
-        family, kwargs = self.noise_parts(*self.full_values(z))
-        return family(**kwargs)
 
 
 def _staircase_profile(
@@ -336,11 +338,8 @@ def _positive(value: float) -> float:
 def _cells(grid: AdditiveGrid, spec: AdditiveSpec) -> tuple[FloatArray, FloatArray]:
     """Cost and mass of a unit of each full-grid value, the geometric tails included."""
     ratio, p = spec.tail_ratio, grid.period
-    cell_w, cell_m = grid.cell_costs(spec.cost), grid.mass_per_unit()
+    cell_w, cell_m = grid.costs_with_tails(spec.cost, ratio), grid.mass_per_unit()
     if ratio > 0:
-        tail_left, tail_right = grid.tail_costs(spec.cost, ratio)
-        cell_w[:p] += tail_left
-        cell_w[-p:] += tail_right
         cell_m[:p] += ratio / (1.0 - ratio) * cell_m[:p]
         cell_m[-p:] += ratio / (1.0 - ratio) * cell_m[-p:]
     if not np.all(np.isfinite(cell_w)):

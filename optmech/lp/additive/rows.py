@@ -45,7 +45,13 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.lp.additive.grid import AdditiveGrid, GridKind
-from optmech.lp.additive.windows import WindowSystem, choose_window_method, window_system
+from optmech.lp.additive.windows import (
+    WindowSystem,
+    both_ways,
+    choose_window_method,
+    pair_rows,
+    window_system,
+)
 from optmech.lp.engine.rows import RowBlock, RowRecord
 
 __all__ = [
@@ -120,16 +126,6 @@ def virtual_rows(grid: AdditiveGrid, tail_ratio: float) -> bool:
     on uniform grids and ℤ while ``tail_ratio ≥`` `VIRTUAL_ROWS_ABOVE`; never
     on a graded grid (large ε, where its solver scaling is built around the tail rows)."""
     return grid.kind != GridKind.GRADED and tail_ratio >= VIRTUAL_ROWS_ABOVE
-
-
-def _pair_rows(a: IntArray, b: IntArray, factor: float, n: int) -> sp.csr_matrix:
-    """Rows ``g_a − factor·g_b ≤ 0``."""
-    k = a.size
-    rows = np.concatenate([np.arange(k), np.arange(k)])
-    return sp.csr_matrix(
-        (np.concatenate([np.ones(k), np.full(k, -factor)]), (rows, np.concatenate([a, b]))),
-        shape=(k, n),
-    )
 
 
 def monotone_pairs(index: IntArray, integer: bool, right_only: bool) -> tuple[IntArray, IntArray]:
@@ -207,16 +203,13 @@ def pure_rows(
     sides = [(e[-p:], True)] + ([] if reduced else [(e[:p], False)])
     if monotone:
         ma, mb = monotone_pairs(seq_index, grid.integer, right_only=reduced)
-        mono = [_pair_rows(ma, mb, 1.0, n_seq) @ real]
+        mono = [pair_rows(ma, mb, 1.0, n_seq) @ real]
         # The first virtual cell (ratio·x_o) is at most the outermost real one: x_o ≤ x/ratio.
         for side, right in sides:
             o, edge = (side[0], e[-1]) if right else (side[-1], e[0])
             mono.append(o - edge / tail_ratio)
         k = np.arange(n_seq - p)
-        win = sp.vstack(
-            [_pair_rows(k, k + p, factor, n_seq), _pair_rows(k + p, k, factor, n_seq)],
-            format="csr",
-        )
+        win = both_ways(k, k + p, factor, n_seq)
         layout = (n_values, int(atom), 0)
         mono_rows = sp.vstack(mono, format="csr")
         mono_blocks = (
@@ -299,6 +292,6 @@ def approx_rows(
     ]
     if monotone:
         ma, mb = monotone_pairs(grid.index, grid.integer, right_only=reduced)
-        mono = (_pair_rows(ma, mb, 1.0, grid.n) @ expand).tocsr()
+        mono = (pair_rows(ma, mb, 1.0, grid.n) @ expand).tocsr()
         blocks.insert(0, RowBlock("monotone", _widen(mono, None, layout), np.zeros(mono.shape[0])))
     return RowRecord(tuple(blocks)), AuxMap(hockey=on_values)

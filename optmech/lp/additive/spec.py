@@ -181,6 +181,14 @@ def default_periods(privacy: Privacy, *, graded: bool = False) -> int:
     return math.ceil(reach) + 1
 
 
+def _window_length(grid_n: int, period: int, symmetric: bool, virtual: bool) -> int:
+    """Cells the ε-DP window runs on (`optmech.lp.additive.rows.pure_rows`): the grid and one
+    virtual period each side, or the real cells; those right of −m when mirror-reduced."""
+    if virtual:
+        return (grid_n // 2 + 2 * period) if symmetric else grid_n + 2 * period
+    return (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+
+
 def estimate_additive_size(
     privacy: Privacy,
     *,
@@ -200,19 +208,14 @@ def estimate_additive_size(
     n_z = (grid_n + 1) // 2 if symmetric else grid_n
     n_vars, rows, nnz = n_z + int(atom), 1, n_z + int(atom)  # normalisation row
     if isinstance(privacy, PureDP):
-        # optmech.lp.additive.rows.pure_rows: the window runs on the grid extended by one
-        # virtual period each side while e^−ε ≥ VIRTUAL_ROWS_ABOVE; otherwise on the real cells
-        # (those right of −m when mirror-reduced), each outer period adding m minima and
-        # 3m − 1 rows.
+        # Virtual periods while e^−ε ≥ VIRTUAL_ROWS_ABOVE; else each outer period adds m
+        # minima and 3m − 1 tail rows.
         if virtual is None:
             virtual = math.exp(-privacy.epsilon) >= VIRTUAL_ROWS_ABOVE
-        if virtual:
-            seq = (grid_n // 2 + 2 * period) if symmetric else grid_n + 2 * period
-        else:
-            seq = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+        seq = _window_length(grid_n, period, symmetric, virtual)
         sides = 0 if virtual else (1 if symmetric else 2)
         if monotone:
-            real = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+            real = _window_length(grid_n, period, symmetric, False)
             ends = 1 if symmetric else 2
             rows += (real - 1 + ends) + 2 * max(real - period, 0)
             nnz += 2 * (real - 1 + ends) + 4 * max(real - period, 0)
@@ -654,9 +657,7 @@ class AdditiveSpec:
         """The window form "auto" resolves to for this grid (``"blocks"`` when unknown)."""
         if self.tail_epsilon is None or self.monotone or self.window != "auto":
             return self.window if self.window != "auto" else "blocks"
-        seq = (grid_n // 2 + 2 * cells) if self.reduced else grid_n + 2 * cells
-        if not self._virtual:
-            seq = (grid_n // 2 + cells + grid_n % 2) if self.reduced else grid_n
+        seq = _window_length(grid_n, cells, self.reduced, self._virtual)
         return choose_window_method(seq, cells)
 
     @property
