@@ -137,21 +137,11 @@ def design_approx(
     requested: ApproxDP,
     respec: Callable[[ApproxDP], AdditiveSpec],
 ) -> DesignedNoise:
-    """The cheaper of the (ε, δ) design of ``spec`` and the ε-DP design, certified for
-    ``requested`` (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated (ε, δ') spec, ``δ' =`` `solvable_privacy`
-        ``(requested).delta``.
-    run : DesignRun
-        Solver, repair, accuracy, solver options, verbosity and progress.
-    requested : ApproxDP
-        The caller's guarantee (``δ ≤ δ'``).
-    respec : callable
-        The validated spec of the same call for another (ε, δ'): for a tiny δ whose LP at
-        ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS` that solves.
+    """The cheaper of the (ε, δ) design of ``spec`` (validated at ``δ' =``
+    `solvable_privacy` ``(requested).delta``) and the ε-DP design, certified for ``requested``
+    (module docstring). ``respec`` gives the spec of the same call at another (ε, δ'): for a tiny
+    δ whose LP at ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS`
+    that solves.
 
     Raises
     ------

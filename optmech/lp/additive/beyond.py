@@ -231,13 +231,9 @@ class _CutRound(BuiltSolve[AdditiveLP, _Round, _Final]):
         self.start = time.perf_counter()
         self.rounds, self.cuts, spec = rounds, cuts, rounds.spec
         g = spec.privacy
-        kind: ProblemKind = (
-            "conic"
-            if isinstance(g, ZCDP | RenyiDP)
-            else "gdp"
-            if isinstance(g, GaussianDP)
-            else "additive"
-        )
+        kind: ProblemKind = "conic" if isinstance(g, ZCDP | RenyiDP) else "additive"
+        if isinstance(g, GaussianDP):
+            kind = "gdp"
         lp = build_additive_lp(spec, cuts=cuts)
         super().__init__(lp, rounds.run, kind=kind, feasible=spec.tail_ratio > 0)
         self.following: Cuts | None = None
@@ -358,16 +354,9 @@ def _rounds_on_a_long_enough_support(
 
 
 def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
-    """Design certified noise for a guarantee beyond (ε, δ) (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
-    run : DesignRun
-        The settings of `optmech.design_noise`;
-        ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
-        provenance).
+    """Design certified noise for a ``spec`` of ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+    (module docstring); ``run.accuracy`` is raised to `MARGIN_ACCURACY` times the last round's
+    margin (recorded in the provenance).
     """
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
         stop_at = max(run.accuracy, MARGIN_ACCURACY * GDP_MARGIN)

@@ -32,7 +32,7 @@ from optmech.lp.additive.divergences import pure_block
 from optmech.lp.additive.gdp_reference import WiderMixture, cheapest_wider_mixture, grid_gaussian
 from optmech.lp.additive.lp import AdditiveLP
 from optmech.lp.additive.pairs import pair_maps
-from optmech.lp.additive.repair import envelope_raise, slack
+from optmech.lp.additive.repair import raise_inside
 from optmech.lp.additive.rows import RowRecord
 from optmech.lp.engine.interval import lp_interval
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
@@ -131,16 +131,8 @@ def _repair(
     `PrivacyViolationError` if none certifies."""
     lp, kwargs = rnd.lp, rnd.kwargs
     if spec.tail_epsilon is not None and isinstance(spec.privacy, PrivacyProfile):
-        eps = spec.tail_epsilon
         full = lp.values_of(kwargs)
-        bound = eps - slack(eps, full)
-        raised = envelope_raise(
-            full,
-            reach=lp.grid.period,
-            period=lp.grid.period,
-            bound=bound,
-            tail_log_ratio=min(-math.log(lp.tail_ratio), bound),
-        )
+        raised = raise_inside(full, spec.tail_epsilon, lp.grid.period, lp.tail_ratio)
         kwargs = lp.noise_parts(raised, float(kwargs.get("atom", 0.0)))[1]
     wider = _wider_mixture(spec, rnd, kwargs) if reference is None and largest >= 1 else None
     if wider is not None:

@@ -133,32 +133,19 @@ class _DualFunction:
 
 
 def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> float:
-    """The tangent-plane Lagrangian bound of a solved conic design (module docstring).
+    """The tangent-plane Lagrangian bound of a solved conic design (module docstring), rounded
+    down; at least 0 for a cost ≥ 0 (without multipliers: 0 for such a cost, else ``-inf``).
 
-    Parameters
-    ----------
-    lp : AdditiveLP
-        The solved problem (its multipliers and point are read).
-    spec : AdditiveSpec
-        The spec, for the requested orders (ρ for zCDP).
-    value : float
-        The value of the returned noise: the search of the multipliers' scale stops once the
-        bound is within half of ``accuracy`` (relative) of it.
-    accuracy : float
-        The accuracy asked of the certified interval.
-
-    Returns
-    -------
-    float
-        The largest bound found, rounded down, and at least 0 for a cost ≥ 0 (without
-        multipliers: 0 for such a cost, else ``-inf``).
+    The search of the multipliers' scale stops once the bound is within half of ``accuracy``
+    (relative) of ``value``, the value of the returned noise.
     """
     cones = lp.cones
     assert cones is not None
     names = [k for k in ("renyi", "renyi-near", "kl") if k in lp.constraints]
     duals = {k: lp.constraints[k].dual_value for k in names}
+    trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     if any(d is None for d in duals.values()) or lp.col_scale is None:
-        return 0.0 if np.all(lp.weights >= 0) else -math.inf
+        return trivial
     g = spec.privacy
     if isinstance(g, ZCDP):
         budgets, kl = (cones.orders - 1.0) * g.rho * cones.orders, g.rho
@@ -169,7 +156,6 @@ def cone_bound(lp: AdditiveLP, spec: Any, *, value: float, accuracy: float) -> f
         lam = np.concatenate([lam, np.atleast_1d(duals["kl"]) * (kl or 1.0)])
     lam = np.clip(lam, 0.0, None) * lp.objective_factor
     k = lp.num_values
-    trivial = 0.0 if np.all(lp.weights >= 0) else -math.inf  # a cost ≥ 0 costs ≥ 0
     full = np.asarray(lp.expand @ np.maximum(lp.point()[:k], 0.0), dtype=float)
     start = lp.variables_of(reliable_envelope(lp, full), 0.0)[:k]
     dual = _DualFunction(lp, cones, budgets, kl)

@@ -183,8 +183,6 @@ def design_constrained(
     PrivacyViolationError
         No margin kept every constraint through the privacy repair, or ``run.allow_repair``
         is False and the solver's point is not private.
-    SolverError
-        Every attempt failed.
     """
     if spec.reduced and not spec.symmetric and not all(map(mirror_invariant, constraints)):
         spec = spec.replace(reduce_symmetric=False)

@@ -102,9 +102,7 @@ def _columns(lp: AdditiveLP, cost: Cost, what: str) -> FloatArray:
 
 def moment_columns(lp: AdditiveLP) -> FloatArray:
     """``∫_cell e de / Δ`` per unit of each LP variable (the atom at 0 adds nothing)."""
-    positive = _columns(lp, _POSITIVE, "Unbiased()")
-    negative = _columns(lp, _NEGATIVE, "Unbiased()")
-    return positive - negative
+    return _columns(lp, _POSITIVE, "Unbiased()") - _columns(lp, _NEGATIVE, "Unbiased()")
 
 
 def _row(coefficients: FloatArray) -> sp.csr_matrix:

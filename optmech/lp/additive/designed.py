@@ -99,6 +99,12 @@ class BeyondCertificate:
         }
 
 
+#: The fields of `DesignRecord.to_dict` after the privacy and the cost, in order.
+_DICT_FIELDS = """sensitivity grid_kind resolution periods integer symmetric monotone reduced window
+lp_objective source certified_epsilon certified_delta raw_certified_epsilon raw_certified_delta
+max_violation repair_cost repair_detail""".split()
+
+
 @dataclass(frozen=True)
 class DesignRecord(SpecViews, ProvenanceFields):
     """What was designed, how it was solved, and what is certified about it.
@@ -192,29 +198,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON: the specification and the certified privacy, and the provenance
         nested under ``"provenance"``."""
-        spec = self.spec
-        out: dict[str, Any] = {
-            "privacy": str(spec.privacy),
-            "cost": repr(spec.cost),
-            "sensitivity": spec.sensitivity,
-            "grid_kind": self.grid_kind,
-            "resolution": self.cells_per_period,
-            "periods": self.periods,
-            "integer": spec.integer,
-            "symmetric": spec.symmetric,
-            "monotone": spec.monotone,
-            "reduced": self.reduced,
-            "window": self.window,
-            "lp_objective": self.lp_objective,
-            "source": self.source,
-            "certified_epsilon": self.certified_epsilon,
-            "certified_delta": self.certified_delta,
-            "raw_certified_epsilon": self.raw_certified_epsilon,
-            "raw_certified_delta": self.raw_certified_delta,
-            "max_violation": self.max_violation,
-            "repair_cost": self.repair_cost,
-            "repair_detail": self.repair_detail,
-        }
+        out: dict[str, Any] = {"privacy": str(self.privacy), "cost": repr(self.cost)}
+        out.update((name, getattr(self, name)) for name in _DICT_FIELDS)
         if self.beyond is not None:
             out.update(self.beyond.to_dict())
             cost = self.beyond.gaussian_cost  # GDP: whether this grid falls short of N(0, Δ²/μ²)
@@ -393,11 +378,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
             return [("certified_epsilon", "certified ε", rec.certified_epsilon)]
         assert isinstance(privacy, ApproxDP)  # beyond (ε, δ) has its certificate, above
         return [
-            (
-                "certified_delta",
-                f"certified δ at ε = {privacy.epsilon:g}",
-                rec.certified_delta,
-            ),
+            ("certified_delta", f"certified δ at ε = {privacy.epsilon:g}", rec.certified_delta),
             ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
         ]
 

@@ -38,6 +38,7 @@ bound kept; what is still wide is then reported
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -53,13 +54,7 @@ from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_c
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.repair import (
-    envelope_raise,
-    equal_cells,
-    hockey_delta,
-    mixture_repair,
-    slack,
-)
+from optmech.lp.additive.repair import equal_cells, hockey_delta, mixture_repair, raise_inside
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
 from optmech.lp.engine.acceptance import not_private, within_privacy
 from optmech.lp.engine.certified import Outcome, Policy, certified_solve
@@ -170,23 +165,12 @@ def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
 
 
 def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], bool]:
-    """Raise the grid values to window ratios ``e^(ε − slack)`` (`slack`), tails at the
-    LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
-    of the result, and whether anything was raised."""
+    """The ε-DP raise (`raise_inside`; in the monotone class also non-increasing in ``|x|``):
+    the family and keywords of the result, and whether anything was raised."""
     privacy = lp.privacy
     assert isinstance(privacy, PureDP)  # the envelope repair is the ε-DP one
-    eps, m = privacy.epsilon, lp.grid.period
-    bound = eps - slack(eps, full)
-    tail_log = min(-math.log(lp.tail_ratio), bound)
-    raised = full
-    for _ in range(64):  # each round only raises; the monotone class needs a few
-        raised = envelope_raise(raised, reach=m, period=m, bound=bound, tail_log_ratio=tail_log)
-        if not lp.monotone:
-            break
-        again = _monotone_raise(lp, raised)
-        if np.array_equal(again, raised):
-            break
-        raised = again
+    monotone = functools.partial(_monotone_raise, lp) if lp.monotone else None
+    raised = raise_inside(full, privacy.epsilon, lp.grid.period, lp.tail_ratio, monotone)
     family, kwargs = lp.noise_parts(raised, 0.0)
     return family, kwargs, not np.array_equal(raised, full)
 

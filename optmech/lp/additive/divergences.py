@@ -150,24 +150,10 @@ def hockey_rows(
 
 @dataclass(frozen=True)
 class RenyiCones:
-    """Rényi cones at given orders, an optional Kullback–Leibler bound, and the near-one rows
-    (module docstring).
-
-    Attributes
-    ----------
-    pairs : PairMaps
-        The pairs of every shift and direction.
-    orders : numpy.ndarray
-        Orders α > 1.
-    log_budgets : numpy.ndarray
-        ``b = (α − 1)ε(α)`` per order: the bound on ``log Σ P^α Q^(1−α)``.
-    kl : float or None
-        Bound on the Kullback–Leibler divergence of every shift (zCDP: ρ), or None.
-    tangent : numpy.ndarray or None
-        The value variables at which the near-one rows are linearised (None: not yet).
-    near_one_form : bool
-        Whether orders with a small budget take the near-one form (Rényi DP designs; zCDP
-        designs keep power cones at their cut orders, next to the Kullback–Leibler rows).
+    """Rényi cones at ``orders`` with log-budgets ``b = (α − 1)ε(α)`` (the bound on
+    ``log Σ P^α Q^(1−α)``), an optional Kullback–Leibler bound ``kl`` (zCDP: ρ), and the near-one
+    rows linearised at ``tangent`` (module docstring). ``near_one_form``: orders with a small
+    budget take the near-one form (Rényi DP; zCDP keeps power cones next to the KL rows).
     """
 
     pairs: PairMaps

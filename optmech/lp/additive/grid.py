@@ -152,29 +152,22 @@ class AdditiveGrid:
         by ``(k + 1)Δ`` (`periodic_integral` /
         ``periodic_sum``).
         """
-        p, delta = self.period, self.sensitivity
-        if self.integer:
-            right_pts = self.index[-1] + 1 + np.arange(p, dtype=np.float64)
-            left_pts = self.index[0] - p + np.arange(p, dtype=np.float64)
-            right = np.asarray(cost.periodic_sum(right_pts, period=p, ratio=ratio)) / p
-            left = np.asarray(cost.periodic_sum(left_pts, period=-p, ratio=ratio)) / p
-        elif self.kind == GridKind.UNIFORM:
-            h = self.width
-            a_right = self.start + self.n * h + h * np.arange(p)
-            a_left = self.start - p * h + h * np.arange(p)
-            right = np.asarray(
-                cost.periodic_integral(a_right, a_right + h, period=p * h, ratio=ratio)
-            )
-            left = np.asarray(
-                cost.periodic_integral(a_left, a_left + h, period=-p * h, ratio=ratio)
-            )
-            right, left = right / delta, left / delta
-        else:
-            a, lo, hi = self._anchored(np.array([self.periods]))
-            right = anchored_integrals(cost, a, lo, hi, period=delta, ratio=ratio) / delta
-            a, lo, hi = self._anchored(np.array([-self.periods - 1]))
-            left = anchored_integrals(cost, a, lo, hi, period=-delta, ratio=ratio) / delta
+        left, right = (self._tail_cost(cost, ratio, side) for side in (-1, 1))
         return ratio * left, ratio * right
+
+    def _tail_cost(self, cost: Cost, ratio: float, side: int) -> FloatArray:
+        """`tail_costs` of one side (``-1`` left, ``1`` right), before the factor ``ratio``."""
+        p, delta, h, outer = self.period, self.sensitivity, self.width, side > 0
+        if self.integer:
+            first = self.index[-1] + 1 if outer else self.index[0] - p
+            pts = first + np.arange(p, dtype=np.float64)
+            return np.asarray(cost.periodic_sum(pts, period=side * p, ratio=ratio)) / p
+        if self.kind == GridKind.UNIFORM:
+            a = (self.start + self.n * h if outer else self.start - p * h) + h * np.arange(p)
+            cells = cost.periodic_integral(a, a + h, period=side * p * h, ratio=ratio)
+            return np.asarray(cells) / delta
+        a, lo, hi = self._anchored(np.array([self.periods if outer else -self.periods - 1]))
+        return anchored_integrals(cost, a, lo, hi, period=side * delta, ratio=ratio) / delta
 
     def costs_with_tails(self, cost: Cost, ratio: float) -> FloatArray:
         """`cell_costs` with the tails' (`tail_costs`) added to the outermost periods' cells."""

@@ -367,17 +367,10 @@ def _rows(
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
     privacy = spec.privacy
     if isinstance(privacy, PureDP):
-        return (
-            *pure_rows(
-                grid,
-                expand,
-                privacy.epsilon,
-                tail_ratio=spec.tail_ratio,
-                window=spec.window,
-                **common,
-            ),
-            None,
+        rows, aux, window = pure_rows(
+            grid, expand, privacy.epsilon, tail_ratio=spec.tail_ratio, window=spec.window, **common
         )
+        return rows, aux, window, None
     assert isinstance(privacy, ApproxDP)  # neither ε-DP nor beyond (ε, δ)
     rows, aux = approx_rows(grid, expand, privacy.epsilon, privacy.delta, **common)
     return rows, aux, "none", None

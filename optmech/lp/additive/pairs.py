@@ -46,22 +46,10 @@ VIRTUAL_PERIODS = 3
 
 @dataclass(frozen=True)
 class PairMaps:
-    """The pairs of all shifts and directions, stacked.
-
-    Attributes
-    ----------
-    first, second : scipy.sparse.csr_matrix
-        ``P(k)`` and ``P(k + s)`` of each pair as rows over the value variables (the grid values
-        ``x = Δ·f`` or ``Δ·pmf``; a pair's *masses* are these times `unit`).
-    weight : numpy.ndarray
-        Multiplicity of each pair: 1, or ``1/(1 − ratio)`` for a tail period standing for all
-        beyond it.
-    group : numpy.ndarray
-        Index of each pair's (shift, direction), ``0 … groups − 1``.
-    groups : int
-        Number of (shift, direction) combinations.
-    unit : float
-        Mass of a unit of a value variable (``1/m``).
+    """The pairs of all shifts and directions, stacked: ``first`` and ``second`` are ``P(k)`` and
+    ``P(k + s)`` as rows over the value variables (grid values ``x = Δ·f`` or ``Δ·pmf``; masses
+    are these times ``unit = 1/m``); ``weight`` is 1, or ``1/(1 − ratio)`` for a tail period
+    standing for all beyond it; ``group`` indexes the (shift, direction), of ``groups``.
     """
 
     first: sp.csr_matrix
@@ -105,20 +93,9 @@ def _weights(size: int, period: int, ratio: float) -> FloatArray:
 def pair_maps(
     n: int, period: int, ratio: float, expand: sp.csr_matrix, *, reduced: bool
 ) -> PairMaps:
-    """The pairs of every shift ``s = 1..period`` and direction (one when ``reduced``).
-
-    Parameters
-    ----------
-    n : int
-        Cells (points) of the grid.
-    period : int
-        Cells per Δ: the tails' period and the largest shift.
-    ratio : float
-        The tails' ratio per period, in [0, 1).
-    expand : scipy.sparse.csr_matrix
-        Grid values from value variables (``n × variables``).
-    reduced : bool
-        Mirror-reduced (symmetric) noise: the direction ``−s`` repeats ``+s``.
+    """The pairs of every shift ``s = 1..period`` and direction (one when ``reduced``: for
+    mirror-reduced noise ``−s`` repeats ``+s``) of a grid of ``n`` cells whose tails have the
+    ratio ``ratio`` per period; ``expand`` maps the value variables to the grid values.
     """
     ext = _extended(n, period, ratio, expand)
     size = ext.shape[0]

@@ -27,6 +27,7 @@ an independent certification in `optmech.lp.additive.designer`:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -46,6 +47,7 @@ __all__ = [
     "envelope_raise",
     "hockey_delta",
     "mixture_repair",
+    "raise_inside",
     "slack",
 ]
 
@@ -126,6 +128,32 @@ def envelope_raise(
     else:
         raise PrivacyViolationError("envelope_raise did not reach a fixed point")
     return np.exp(logs)
+
+
+def raise_inside(
+    full: FloatArray,
+    epsilon: float,
+    period: int,
+    tail_ratio: float,
+    monotone: Callable[[FloatArray], FloatArray] | None = None,
+) -> FloatArray:
+    """`envelope_raise` of grid values to window ratios ``e^(ε − slack)`` (`slack`), the tails
+    at their ratio (or that bound), alternated with ``monotone`` (a raise non-increasing in
+    ``|x|``) until both hold: each round only raises; the monotone class needs a few."""
+    bound = epsilon - slack(epsilon, full)
+    tail_log = min(-math.log(tail_ratio), bound)
+    raised = full
+    for _ in range(64):
+        raised = envelope_raise(
+            raised, reach=period, period=period, bound=bound, tail_log_ratio=tail_log
+        )
+        if monotone is None:
+            break
+        again = monotone(raised)
+        if np.array_equal(again, raised):
+            break
+        raised = again
+    return raised
 
 
 def _log(values: FloatArray) -> FloatArray:

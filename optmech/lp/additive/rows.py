@@ -85,18 +85,9 @@ class AuxMap:
     At an optimum every auxiliary may take its canonical value — the minimum of the cells it
     stands for, or ``max(0, x_j − e^ε x_{j±s})`` — which is monotone in the values; so the
     canonical auxiliaries of an upper bound of the values bound the auxiliaries, and those of a
-    point complete it to a point of the LP.
-
-    Attributes
-    ----------
-    system : WindowSystem or None
-        The window rows' auxiliary structure (ε-DP, not monotone).
-    real : scipy.sparse.csr_matrix or None
-        Value variables to the sequence the window runs on.
-    tails : tuple of (csr_matrix, bool)
-        Per outer period: value variables to its cells, and whether minima run rightwards.
-    hockey : scipy.sparse.csr_matrix or None
-        ``x_j − e^ε x_{j±s}`` per hockey-stick term ((ε, δ)).
+    point complete it to a point of the LP. ``system`` and ``real``: the window's auxiliaries
+    and the sequence it runs on (ε-DP); ``tails``: per outer period, its cells and whether
+    minima run rightwards; ``hockey``: ``x_j − e^ε x_{j±s}`` per term ((ε, δ)).
     """
 
     system: WindowSystem | None = None
@@ -183,16 +174,13 @@ def pure_rows(
     """ε-DP rows (module docstring): ``(record, auxiliaries, window form used)``.
 
     The virtual periods beyond the grid are ``ratio = tail_ratio ≈ e^−ε`` times its outermost
-    ones. While ``ratio ≥`` `VIRTUAL_ROWS_ABOVE` (uniform grids and ℤ,
-    `virtual_rows`) the window simply runs on the grid extended by one virtual
-    period each side (coefficients
-    ``ratio``). Otherwise those coefficients
-    would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a dropped one forces
-    window minima to 0 — "infeasible" from ε ≈ 20.7), so the window runs on the real cells and
-    the virtual pairs are written out: besides scaled copies of real pairs they add only
-    ``x_j ≤ e^ε·ratio·x_o`` for ``o`` before ``j`` (outwards) in the outermost period — a cell's
-    copy one period out is ``m`` cells away, so it faces the cells between — with coefficients
-    ``1`` and ``e^ε·ratio ≥ 1``.
+    ones. While ``ratio ≥`` `VIRTUAL_ROWS_ABOVE` (`virtual_rows`) the window runs on the grid
+    extended by one virtual period each side (coefficients ``ratio``). Otherwise those
+    coefficients would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a
+    dropped one forces window minima to 0 — "infeasible" from ε ≈ 20.7), so the window runs on
+    the real cells and the virtual pairs are written out: besides scaled copies of real pairs
+    they add only ``x_j ≤ e^ε·ratio·x_o`` for ``o`` before ``j`` (outwards) in the outermost
+    period, with coefficients ``1`` and ``e^ε·ratio ≥ 1``.
     """
     p, factor = grid.period, math.exp(epsilon)
     e = expand.tocsr()

@@ -237,6 +237,12 @@ def estimate_additive_size(
     return {"variables": n_vars, "rows": rows, "nonzeros": nnz, "bytes": float(memory)}
 
 
+def _renyi_tail(privacy: RenyiDP) -> float:
+    """``min_α max(ε(α)/2, √(ε(α)/α))`` (`AdditiveSpec.tail_epsilon`)."""
+    pairs = zip(privacy.orders, privacy.epsilons, strict=True)
+    return min(max(e / 2.0, math.sqrt(e / a)) for a, e in pairs)
+
+
 def _largest_mu() -> float:
     """The μ whose GDP cap ε (where ``δ_μ(ε) = GDP_CAP_DELTA``) is `BEYOND_LOSS_MAX`."""
     from scipy import optimize
@@ -263,10 +269,7 @@ def _check_beyond(privacy: Privacy) -> None:
                 f"got {privacy.mu!r}."
             )
     elif isinstance(privacy, RenyiDP):
-        tails = min(
-            max(e / 2.0, math.sqrt(e / a))
-            for a, e in zip(privacy.orders, privacy.epsilons, strict=True)
-        )
+        tails = _renyi_tail(privacy)
         if not tails <= BEYOND_LOSS_MAX:
             raise ValueError(
                 "`privacy` must leave the Rényi design's geometric tails a loss "
@@ -397,8 +400,8 @@ class AdditiveSpec:
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         privacy = guarantees.check_privacy(self.privacy, beyond=True)
+        pure = isinstance(privacy, PureDP)
         if isinstance(privacy, PureDP | ApproxDP):
-            pure = isinstance(privacy, PureDP)
             check_real(
                 "epsilon",
                 privacy.epsilon,
@@ -430,12 +433,10 @@ class AdditiveSpec:
             "max_memory_gb", check_real("max_memory_gb", self.max_memory_gb, low=0.0, low_open=True)
         )
         grid = GridKind(_check_choice("grid", str(self.grid), ("auto", "uniform", "graded")))
-        pure = isinstance(privacy, PureDP)
         if self.integer:
             self._resolve_integer(grid)
         else:
-            sens = check_real("sensitivity", self.sensitivity, low=0.0, low_open=True)
-            put("sensitivity", sens)
+            put("sensitivity", check_real("sensitivity", self.sensitivity, low=0.0, low_open=True))
             if self.resolution is not None:
                 put("resolution", check_int("resolution", self.resolution, low=1))
             graded = grid == GridKind.GRADED or (
@@ -453,14 +454,10 @@ class AdditiveSpec:
             put("grid", GridKind.GRADED if graded else GridKind.UNIFORM)
             if self.resolution is None:
                 put("resolution", GRADED_COARSE if graded else default_resolution(privacy))
-        periods = self.periods
-        graded = self.grid == GridKind.GRADED
-        put(
-            "periods",
-            default_periods(privacy, graded=graded)
-            if periods is None
-            else check_int("periods", periods, low=1),
-        )
+        if self.periods is None:
+            put("periods", default_periods(privacy, graded=self.grid == GridKind.GRADED))
+        else:
+            put("periods", check_int("periods", self.periods, low=1))
         self._resolve_atom(pure)
         if isinstance(privacy, ApproxDP) and privacy.epsilon == 0.0:
             self._check_zero_delta_support()
@@ -597,8 +594,7 @@ class AdditiveSpec:
         if isinstance(g, ZCDP):
             return math.sqrt(g.rho)
         if isinstance(g, RenyiDP):
-            pairs = zip(g.orders, g.epsilons, strict=True)
-            return min(max(e / 2.0, math.sqrt(e / a)) for a, e in pairs)
+            return _renyi_tail(g)
         if isinstance(g, GaussianDP):
             from scipy import special
 

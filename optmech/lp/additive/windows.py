@@ -70,22 +70,9 @@ PAIRS_MAX_ROWS = 2_000
 
 @dataclass(frozen=True)
 class WindowSystem:
-    """Rows ``A_g @ g + A_u @ u ≤ 0`` with ``u ≥ 0``.
-
-    Attributes
-    ----------
-    a_g : scipy.sparse.csr_matrix
-        Coefficients of the cells, shape ``(rows, n)``.
-    a_u : scipy.sparse.csr_matrix
-        Coefficients of the auxiliaries, shape ``(rows, num_aux)``.
-    num_aux : int
-        Number of auxiliary variables.
-    method : str
-        The form used.
-    block : int
-        Block length ``2r + 1`` of the ``"blocks"`` form (0 otherwise).
-    levels : int
-        Levels of the ``"sparse-table"`` form (0 otherwise).
+    """Rows ``A_g @ g + A_u @ u ≤ 0`` with ``u ≥ 0`` (``num_aux`` auxiliaries) in the form
+    ``method``; ``block`` is the block length ``2r + 1`` of ``"blocks"``, ``levels`` the levels of
+    ``"sparse-table"`` (0 otherwise).
     """
 
     a_g: sp.csr_matrix
@@ -271,18 +258,9 @@ def _blocks(n: int, r: int, factor: float) -> WindowSystem:
 
 
 def window_system(n: int, reach: int, factor: float, *, method: str = "auto") -> WindowSystem:
-    """Rows enforcing ``g_i ≤ factor·g_j`` for all ``|i − j| ≤ reach`` on an array of length n.
-
-    Parameters
-    ----------
-    n : int
-        Length of the array ``g``.
-    reach : int
-        Largest index distance constrained (``m`` cells per Δ).
-    factor : float
-        ``e^ε``.
-    method : {"auto", "pairs", "sparse-table", "blocks"}
-        The form (module docstring); "auto" is `choose_window_method`.
+    """Rows enforcing ``g_i ≤ factor·g_j`` (``factor = e^ε``) for all ``|i − j| ≤ reach`` (``m``
+    cells per Δ) on an array of length n, in the form ``method`` (module docstring; "auto" is
+    `choose_window_method`).
     """
     r = min(int(reach), n - 1)
     if method == "auto":
