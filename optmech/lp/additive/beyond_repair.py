@@ -1,13 +1,12 @@
 """The repair of a noise designed beyond (ε, δ) whose certificate fails, and its references.
 
-The noise is mixed with a reference that meets the guarantee with room to spare and has the
-same tails — GDP: the cheapest of several wider grid Gaussians
-(`optmech.lp.additive.gdp_reference`), else the grid
-Gaussian if it certifies; else the geometric noise of the tails' ratio (the grid Laplace on a
-finite support) — with the least weight found by bisection on the certificate (every guarantee
-here is a jointly convex divergence, so mixing helps). For GDP the grid Gaussian is also a
-candidate of its own, and ends the rounds when a round's lower bound shows no noise on the grid
-beats it by more than the accuracy asked.
+The noise is mixed with a reference that meets the guarantee with room to spare and has the same
+tails — GDP: the cheapest of several wider grid Gaussians (`optmech.lp.additive.gdp_reference`),
+else the grid Gaussian if it certifies; else the geometric noise of the tails' ratio (the grid
+Laplace on a finite support) — with the least weight found by bisection on the certificate
+(every guarantee here is a jointly convex divergence, so mixing helps). For GDP the grid
+Gaussian is also a candidate of its own, and ends the rounds when a round's lower bound shows no
+noise on the grid beats it by more than the accuracy asked.
 
 Also the certified interval of the returned noise (`_interval`; derived in
 `optmech.lp.additive.beyond`).

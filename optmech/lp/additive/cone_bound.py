@@ -1,20 +1,19 @@
 """The rigorous lower bound of a conic design (Rényi DP, zCDP): a tangent-plane Lagrangian bound.
 
-The constraint functions ``g`` of `RenyiCones` (the
-Rényi sums ``S = Σ w m⁻¹ P^α Q^(1−α) e^(−b)`` and the Kullback–Leibler sum over its bound, each
-normalised to ``g ≤ 1``) are convex and 1-homogeneous. For multipliers ``λ ≥ 0`` and any point
-``z̄``, Euler's identity ``∇g(z̄)·z̄ = g(z̄)`` makes the tangent plane a minorant through the origin,
-so that on the normalised noises ``c·z + Σλ(g(z) − 1) ≥ (c + Σλ∇g(z̄))·z − Σλ``, whose minimum
-is read off the simplex — rounded down with the error of every gradient entry
-(`optmech.lp.bounds.lagrangian_bound`). It is a lower bound
-of the design problem on this grid and tail ratio at the requested orders for *every* ``λ ≥ 0``
-and ``z̄``; it is tight when ``λ`` is the problem's multiplier and ``z̄`` minimises the
-Lagrangian. The solver's multipliers give ``λ`` (a near-one row's mapped to the Rényi sum);
-``z̄`` is the solver's point polished by Jacobi–Newton steps on the Lagrangian. When the bound
-is still further below the value than the accuracy asked, the scale of ``λ`` is searched (the
-dual function is concave in it, with slope ``λ·(g(z̄) − 1)`` at the polished point): solvers
-that stop at reduced accuracy leave their multipliers a few 1e-4 off, and at small budgets the
-bound drops by 2e-5 relative for that.
+The constraint functions ``g`` of `RenyiCones` (the Rényi sums
+``S = Σ w m⁻¹ P^α Q^(1−α) e^(−b)`` and the Kullback–Leibler sum over its bound, each normalised
+to ``g ≤ 1``) are convex and 1-homogeneous. For multipliers ``λ ≥ 0`` and any point ``z̄``,
+Euler's identity ``∇g(z̄)·z̄ = g(z̄)`` makes the tangent plane a minorant through the origin, so
+that on the normalised noises ``c·z + Σλ(g(z) − 1) ≥ (c + Σλ∇g(z̄))·z − Σλ``, whose minimum is
+read off the simplex — rounded down with the error of every gradient entry
+(`optmech.lp.bounds.lagrangian_bound`). It is a lower bound of the design problem on this grid
+and tail ratio at the requested orders for *every* ``λ ≥ 0`` and ``z̄``; it is tight when ``λ``
+is the problem's multiplier and ``z̄`` minimises the Lagrangian. The solver's multipliers give
+``λ`` (a near-one row's mapped to the Rényi sum); ``z̄`` is the solver's point polished by
+Jacobi–Newton steps on the Lagrangian. When the bound is still further below the value than the
+accuracy asked, the scale of ``λ`` is searched (the dual function is concave in it, with slope
+``λ·(g(z̄) − 1)`` at the polished point): solvers that stop at reduced accuracy leave their
+multipliers a few 1e-4 off, and at small budgets the bound drops by 2e-5 relative for that.
 """
 
 from __future__ import annotations

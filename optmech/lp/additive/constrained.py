@@ -27,8 +27,7 @@ constraints of `optmech.constraints`, each as returned:
    that admit no noise of the guarantee on their own (or all of them, if only their
    combination fails).
 
-The provenance lists every constraint with its residual
-(`ConstraintRecord`).
+The provenance lists every constraint with its residual (`ConstraintRecord`).
 
 The lower bound knows the multipliers of every row, affine callables' included, but not those of
 a callable's other cvxpy constraints: it stays valid (a Lagrangian of a relaxation) but is then

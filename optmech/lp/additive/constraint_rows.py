@@ -1,16 +1,14 @@
 """The caller's constraints on 1-D additive noise: rows on the LP's variables, and residuals.
 
-`optmech.constraints` says *what* must hold; here each declarative
-constraint becomes one or two sparse rows on the variables of an
-`AdditiveLP` (grid values ``x_j = Δ·f_j``, the atom, the
+`optmech.constraints` says *what* must hold; here each declarative constraint becomes one or two
+sparse rows on the variables of an `AdditiveLP` (grid values ``x_j = Δ·f_j``, the atom, the
 auxiliaries). Every row is linear in the cell masses *and* in the mass of the geometric tails
 the outermost periods carry, because it is built from the same exact per-variable integrals as
-the LP's objective: ``∫_cell c`` of the cost (`Cost.integral`)
-and the tails' closed-form series
-(`periodic_integral`). With ``g_j`` the integral of a
-function ``g`` against a unit of variable ``j`` and ``a_j`` its mass, the expectation of ``g``
-under the normalised noise is ``g·z / a·z``, so each condition is a *homogeneous* row — it holds
-for the noise whatever the normalisation the read-out applies:
+the LP's objective: ``∫_cell c`` of the cost (`Cost.integral`) and the tails' closed-form series
+(`periodic_integral`). With ``g_j`` the integral of a function ``g`` against a unit of variable
+``j`` and ``a_j`` its mass, the expectation of ``g`` under the normalised noise is
+``g·z / a·z``, so each condition is a *homogeneous* row — it holds for the noise whatever the
+normalisation the read-out applies:
 
 * `Unbiased`: ``E Z = 0`` as ``±(m·z)/Δ ≤ 0``, ``m_j`` the
   first moment of variable ``j`` (the positive part minus the negative part of ``e``, each a
@@ -243,13 +241,7 @@ def _cell_mass(lp: AdditiveLP) -> FloatArray:
 def _variables(lp: AdditiveLP, z: Any) -> NoiseVariables:
     values = lp.expand @ z[: lp.num_values]
     atom = z[lp.atom_index] if lp.atom_index is not None else 0.0
-    return NoiseVariables(
-        variable=z,
-        values=values,
-        masses=cp.multiply(_cell_mass(lp), values),
-        atom=atom,
-        centres=lp.grid.centres(),
-    )
+    return NoiseVariables(z, values, cp.multiply(_cell_mass(lp), values), atom, lp.grid.centres())
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,14 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-`optmech.design_noise` returns a
-`DesignedNoise`: a `PiecewiseConstantNoise` (density on a uniform grid),
-`GradedNoise` (density on a graded Δ-periodic grid) or
-`LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
-``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — built by its own
-constructor, that also holds a frozen `DesignRecord`: the validated
-`AdditiveSpec`, the
-`Provenance` of the solve (solver, status, every attempt, timings,
-the violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
-that contains the LP's optimum), and the certified ε and δ. The attributes users read (``value``,
-``lower_bound``,
-``certified_epsilon``, ``status``, ``solver``, ...) are read-only properties over that record.
+`optmech.design_noise` returns a `DesignedNoise`: a `PiecewiseConstantNoise` (density on a
+uniform grid), `GradedNoise` (density on a graded Δ-periodic grid) or `LatticeNoise` (pmf on ℤ)
+— so ``pdf``/``pmf``, ``cdf``, ``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech
+noise — built by its own constructor, that also holds a frozen `DesignRecord`: the validated
+`AdditiveSpec`, the `Provenance` of the solve (solver, status, every attempt, timings, the
+violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
+that contains the LP's optimum), and the certified ε and δ. The attributes users read
+(``value``, ``lower_bound``, ``certified_epsilon``, ``status``, ``solver``, ...) are read-only
+properties over that record.
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ __all__ = [
 @dataclass(frozen=True)
 class BeyondCertificate:
     """What is certified about a design under a guarantee beyond (ε, δ), from its numbers alone
-    (`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and
-    both directions).
+    (`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and both directions).
 
     Attributes
     ----------
@@ -313,8 +309,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
 
     @property
     def certified_delta(self) -> float:
-        """Certified δ at the requested ε (beyond (ε, δ): at
-        `certified_epsilon`)."""
+        """Certified δ at the requested ε (beyond (ε, δ): at `certified_epsilon`)."""
         return self._record.certified_delta
 
     certified_rho: _Certified[ZCDP, float] = _Certified(lambda self: self._record.beyond.rho)
@@ -347,9 +342,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
-        if self.discrete:  # type: ignore[attr-defined]
-            return self.points  # type: ignore[attr-defined]
-        return self.edges  # type: ignore[attr-defined]
+        return self.points if self.discrete else self.edges  # type: ignore[attr-defined]
 
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)

@@ -1,22 +1,19 @@
 """The 1-D designer: solve, read, certify, repair, bound, record.
 
-`design_additive` takes a validated
-`AdditiveSpec` of ε-DP or (ε, δ) noise (the dispatcher
-`optmech.lp.design.design_noise` validates it), builds its LP once
-(`build_additive_lp`) and solves it through optmech's
-one solver path (`optmech.lp.solve.solve_robust`: as built,
-rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace density
-satisfies every row — so an "infeasible" or failed status there is numerical trouble and is
-retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as such
-at once.
+`design_additive` takes a validated `AdditiveSpec` of ε-DP or (ε, δ) noise (the dispatcher
+`optmech.lp.design.design_noise` validates it), builds its LP once (`build_additive_lp`) and
+solves it through optmech's one solver path (`optmech.lp.solve.solve_robust`: as built,
+rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace
+density satisfies every row — so an "infeasible" or failed status there is numerical trouble and
+is retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as
+such at once.
 
-`finish_design` then reads the noise off the solver's point (clipped at 0, tails
-attached, renormalised), certifies its privacy from the numbers alone
-(`optmech.certify.noise`, on densities with the exact cell reach ``m``),
-repairs it when it falls short (`optmech.lp.additive.repair`:
-raising cells to a hair *inside* ε, or mixing for δ) and certifies again, so the returned point is
-exactly feasible for the LP. It returns the noise with a certified interval
-``[lower_bound, value]`` containing the LP's optimum:
+`finish_design` then reads the noise off the solver's point (clipped at 0, tails attached,
+renormalised), certifies its privacy from the numbers alone (`optmech.certify.noise`, on
+densities with the exact cell reach ``m``), repairs it when it falls short
+(`optmech.lp.additive.repair`: raising cells to a hair *inside* ε, or mixing for δ) and
+certifies again, so the returned point is exactly feasible for the LP. It returns the noise with
+a certified interval ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the exact expected cost of the returned noise (the LP objective at its point,
   divided by its normalisation), rounded up
@@ -30,10 +27,9 @@ exactly feasible for the LP. It returns the noise with a certified interval
   ``coefficient_rtol`` covers the rounded ``e^ε``, and the objective's scale is undone by scaling
   the multipliers.
 
-When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by the
-other main solver (`optmech.lp.engine.crosscheck`) and the larger
-bound kept; what is still wide is then reported
-(`optmech.lp.additive.diagnostics`).
+When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by
+the other main solver (`optmech.lp.engine.crosscheck`) and the larger bound kept; what is still
+wide is then reported (`optmech.lp.additive.diagnostics`).
 """
 
 from __future__ import annotations
@@ -72,15 +68,9 @@ _log = logging.getLogger(__name__)
 
 
 def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
-    """Design certified ε-DP or (ε, δ) noise for a validated ``spec`` (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated spec of ε-DP or (ε, δ) noise (guarantees beyond (ε, δ) are designed by
-        `optmech.lp.additive.beyond.design_beyond`).
-    run : DesignRun
-        Solver, repair, accuracy, solver options, verbosity and progress.
+    """Design certified ε-DP or (ε, δ) noise for a validated ``spec`` (module docstring; guarantees
+    beyond (ε, δ) are designed by `optmech.lp.additive.beyond.design_beyond`); ``run`` holds the
+    solver, repair, accuracy, solver options, verbosity and progress.
 
     Raises
     ------
@@ -360,24 +350,11 @@ def finish_design(
     stacklevel: int = 2,
     repair: bool | None = None,
 ) -> DesignedNoise:
-    """Read, certify, repair if needed, bound and wrap the solution of a solved LP.
-
-    Parameters
-    ----------
-    lp : AdditiveLP
-        The LP whose ``problem`` was solved (its variable and constraints hold the solution).
-    info : SolveInfo
-        The solve's provenance (`optmech.lp.solve.solve` or
-        ``solve_robust``).
-    allow_repair, accuracy
-        As in `design_noise`.
-    warn : bool
-        Issue the warnings of `warn_about`
-        (`design_additive` issues them itself, after its cross-check).
-    stacklevel : int
-        Of the warnings issued.
-    repair : bool, optional
-        Deprecated spelling of ``allow_repair``.
+    """Read, certify, repair if needed, bound and wrap the solution of a solved LP: ``lp``'s
+    ``problem`` holds the solution, ``info`` the solve's provenance; ``allow_repair`` and
+    ``accuracy`` as in `design_noise` (``repair``: deprecated spelling of ``allow_repair``).
+    ``warn``: issue the warnings of `warn_about` at ``stacklevel`` (`design_additive` issues them
+    itself, after its cross-check).
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)

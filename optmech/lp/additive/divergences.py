@@ -29,16 +29,13 @@ Kullback–Leibler summand ``k(P, Q) = P log(P/Q) − P + Q`` as α → 1, and `
 1-homogeneous and convex. The design writes ``F_α = K + (F_α − K)`` and solves
 ``K(z) + ∇(F_α − K)(z̄)·z ≤ B`` — the Kullback–Leibler sum through exponential cones, the small
 remainder linearised at a tangent point ``z̄`` (for a 1-homogeneous function the tangent plane
-through the origin, Euler's identity): a sequential convex approximation whose fixed point
-meets ``F_α ≤ B``, well scaled (every quantity is of the order of ε), and whose remainder is
-of relative size ``(α − 1)·|log(P/Q)|``. The rounds of
-`optmech.lp.additive.beyond` move ``z̄`` to each round's point; the
-returned noise is certified at the requested order, and its lower bound is taken on the Rényi
-sum itself (not on the approximation).
+through the origin, Euler's identity): a sequential convex approximation whose fixed point meets
+``F_α ≤ B``, well scaled (every quantity is of the order of ε), and whose remainder is of
+relative size ``(α − 1)·|log(P/Q)|``. The rounds of `optmech.lp.additive.beyond` move ``z̄`` to
+each round's point; the returned noise is certified at the requested order, and its lower bound
+is taken on the Rényi sum itself (not on the approximation).
 
-Both sums are 1-homogeneous in the values, which
-`optmech.lp.additive.beyond` uses for a rigorous lower bound (Euler's
-identity turns a tangent plane into a Lagrangian bound).
+Both sums are 1-homogeneous in the values (the lower bound of `optmech.lp.additive.cone_bound`).
 """
 
 from __future__ import annotations
@@ -268,23 +265,15 @@ class RenyiCones:
                 f = np.where(pos & np.isfinite(f), f, np.where(pos, np.inf, 0.0))
                 curv = alpha * (alpha - 1.0) * f
                 err = 8.0 * _U * (4.0 + alpha * np.abs(l1) + alpha * np.abs(l2) + abs(b))
-                parts.append(
-                    (alpha * f / x1, (1.0 - alpha) * f / x2, err, curv / x1**2, curv / x2**2)
-                )
+                d1, d2 = alpha * f / x1, (1.0 - alpha) * f / x2
+                parts.append((d1, d2, err, curv / x1**2, curv / x2**2))
                 sums.append(p.sums(np.ones(p.size)) @ f)
             if kl is not None:
                 ratio = l1 - l2
                 f = np.where(pos, w * x1 * ratio, 0.0) / kl
                 err = 8.0 * _U * (4.0 + np.abs(l1) + np.abs(l2))
-                parts.append(
-                    (
-                        w * (ratio + 1.0) / kl,
-                        -w * x1 / x2 / kl,
-                        err,
-                        w / x1 / kl,
-                        w * x1 / x2**2 / kl,
-                    )
-                )
+                d1, d2 = w * (ratio + 1.0) / kl, -w * x1 / x2 / kl
+                parts.append((d1, d2, err, w / x1 / kl, w * x1 / x2**2 / kl))
                 sums.append(p.sums(np.ones(p.size)) @ f)
         out: list[list[FloatArray]] = [[], [], []]
         t1, t2, a1, a2, q1, q2 = self._transposed
@@ -303,17 +292,9 @@ class RenyiCones:
         """``firstᵀ``, ``secondᵀ``, their absolute values and squares (values × pairs)."""
         p = self.pairs
         first, second = p.first.tocsr(), p.second.tocsr()
-        return tuple(
-            m.T.tocsr()
-            for m in (
-                first,
-                second,
-                abs(first),
-                abs(second),
-                first.multiply(first),
-                second.multiply(second),
-            )
-        )
+        squares = (first.multiply(first), second.multiply(second))
+        pieces = (first, second, abs(first), abs(second), *squares)
+        return tuple(m.T.tocsr() for m in pieces)
 
     def _grouped(self, transposed: sp.csr_matrix, coefficients: FloatArray) -> FloatArray:
         """``Σ_{pairs of group g} coefficients_p · row_p`` for every group (groups × values):

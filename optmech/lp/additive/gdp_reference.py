@@ -1,11 +1,10 @@
 """Mixing references of a Gaussian-DP design: the grid Gaussian, wider ones, and its own cost.
 
-A GDP design (`optmech.lp.additive.beyond`) solves the LP at
-finitely many ε; its noise then exceeds ``δ_μ(ε)`` a little between them (most, relatively, in
-the far tail), and is repaired by mixing with a reference noise ``R``: the hockey-stick
-divergence is jointly convex, so ``δ`` of the mixture ``(1 − λ)P + λR`` is at most
-``(1 − λ)δ_P(ε) + λδ_R(ε)`` at every ε, and some ``λ`` certifies once ``R`` has room below
-``δ_μ`` wherever ``P`` exceeds it.
+A GDP design (`optmech.lp.additive.beyond`) solves the LP at finitely many ε; its noise then
+exceeds ``δ_μ(ε)`` a little between them (most, relatively, in the far tail), and is repaired by
+mixing with a reference noise ``R``: the hockey-stick divergence is jointly convex, so ``δ`` of
+the mixture ``(1 − λ)P + λR`` is at most ``(1 − λ)δ_P(ε) + λδ_R(ε)`` at every ε, and some ``λ``
+certifies once ``R`` has room below ``δ_μ`` wherever ``P`` exceeds it.
 
 The Gaussian ``N(0, Δ²/μ²)`` on the grid (`grid_gaussian`) is nearly optimal
 but has almost no room: its profile is ``δ_μ`` itself, so a mixture with it needs ``λ ≈ 1`` and

@@ -35,13 +35,7 @@ from optmech.costs import Cost
 from optmech.lp.engine.rounding import uniform_width
 from optmech.mechanisms.graded import anchored_integrals
 
-__all__ = [
-    "LADDER_RATIO",
-    "AdditiveGrid",
-    "GridKind",
-    "graded_widths",
-    "make_grid",
-]
+__all__ = ["LADDER_RATIO", "AdditiveGrid", "GridKind", "graded_widths", "make_grid"]
 
 
 #: Ratio of consecutive edges of the graded ladder. With an edge within a factor
@@ -69,25 +63,14 @@ class GridKind(StrEnum):
 
 @dataclass(frozen=True)
 class AdditiveGrid:
-    """The cells (or integer points) of a design.
+    """The cells (or integer points) of a design: ``K = periods`` periods of Δ on each side of 0.
 
-    Attributes
-    ----------
-    kind : GridKind
-        ``UNIFORM``, ``GRADED`` or ``INTEGER``.
-    sensitivity : float
-        Δ.
-    periods : int
-        Periods ``K`` of Δ on each side of 0.
-    widths : numpy.ndarray
-        Relative widths of the ``m`` cells of one period (sum 1; a palindrome, so the grid is
-        symmetric about 0). For integer noise ``1/Δ`` each.
-    width : float
-        ``h``, the cell width of a uniform grid (Δ/m rounded up to a float, so that a shift by Δ
-        moves a point at most ``m`` cells even in floating point); 1 on ℤ, ``nan`` if graded.
-    index : numpy.ndarray
-        Cell ``j = −Km … Km−1`` (cell ``j`` is the ``j mod m``-th cell of period ``⌊j/m⌋``), or
-        the integer ``j`` (``−KΔ … KΔ``).
+    ``widths`` are the relative widths of the ``m`` cells of one period (sum 1; a palindrome, so
+    the grid is symmetric about 0; ``1/Δ`` each on ℤ). ``width`` is ``h``, the cell width of a
+    uniform grid (Δ/m rounded up to a float, so that a shift by Δ moves a point at most ``m``
+    cells even in floating point); 1 on ℤ, ``nan`` if graded. ``index`` is the cell
+    ``j = −Km … Km−1`` (the ``j mod m``-th cell of period ``⌊j/m⌋``), or the integer ``j``
+    (``−KΔ … KΔ``).
     """
 
     kind: GridKind
@@ -149,8 +132,7 @@ class AdditiveGrid:
 
         Beyond the grid each side repeats its outermost period times ``ratio`` per period, so a
         unit of ``x_j`` there costs ``ratio·Σ_{k≥0} ratio^k ∫ c`` over the cell shifted outwards
-        by ``(k + 1)Δ`` (`periodic_integral` /
-        ``periodic_sum``).
+        by ``(k + 1)Δ`` (`periodic_integral` / ``periodic_sum``).
         """
         left, right = (self._tail_cost(cost, ratio, side) for side in (-1, 1))
         return ratio * left, ratio * right
@@ -183,8 +165,7 @@ class AdditiveGrid:
 
         A cell in the left half of its period is measured from the period's start (prefix sums
         of the widths), one in the right half from its end (suffix sums), so the narrow cells at
-        both ends keep their exact widths
-        (`optmech.mechanisms.graded.anchored_integrals`).
+        both ends keep their exact widths (`optmech.mechanisms.graded.anchored_integrals`).
         """
         w, delta = self.widths, self.sensitivity
         t = np.concatenate([[0.0], np.cumsum(w)])
@@ -220,16 +201,9 @@ class AdditiveGrid:
 def graded_widths(
     epsilon: float, *, coarse: int = GRADED_COARSE, ratio: float = LADDER_RATIO
 ) -> FloatArray:
-    """Relative widths of one period of the graded grid (module docstring), a palindrome.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε of the design: the ladder reaches down to ``e^(−ε)``.
-    coarse : int
-        Cells per Δ of the coarse part (rounded up to an even number).
-    ratio : float
-        Ratio of consecutive ladder edges, > 1.
+    """Relative widths of one period of the graded grid (module docstring), a palindrome: a ladder
+    of edges of ratio ``ratio`` down to ``e^(−ε)``, ``coarse`` cells per Δ above (rounded up to
+    an even number).
 
     Examples
     --------

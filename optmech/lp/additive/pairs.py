@@ -70,26 +70,6 @@ class PairMaps:
         return sp.csr_matrix((coefficients, (self.group, cols)), shape=(self.groups, self.size))
 
 
-def _extended(n: int, period: int, ratio: float, expand: sp.csr_matrix) -> sp.csr_matrix:
-    """The grid and ``V`` virtual periods each side as rows over the value variables."""
-    e = expand.tocsr()
-    v = VIRTUAL_PERIODS
-    left = [ratio ** (v - i) * e[:period] for i in range(v)]  # farthest first
-    right = [ratio ** (i + 1) * e[n - period :] for i in range(v)]
-    return sp.vstack([*left, e, *right], format="csr")
-
-
-def _weights(size: int, period: int, ratio: float) -> FloatArray:
-    """Weight of a pair by the position of its first member on the extended sequence."""
-    v = VIRTUAL_PERIODS
-    w = np.ones(size)
-    w[:period] = 1.0 / (1.0 - ratio)
-    start = size - v * period
-    w[start : start + period] = 1.0 / (1.0 - ratio)
-    w[start + period :] = 0.0
-    return w
-
-
 def pair_maps(
     n: int, period: int, ratio: float, expand: sp.csr_matrix, *, reduced: bool
 ) -> PairMaps:
@@ -97,9 +77,17 @@ def pair_maps(
     mirror-reduced noise ``−s`` repeats ``+s``) of a grid of ``n`` cells whose tails have the
     ratio ``ratio`` per period; ``expand`` maps the value variables to the grid values.
     """
-    ext = _extended(n, period, ratio, expand)
+    e, v = expand.tocsr(), VIRTUAL_PERIODS
+    # The grid and V virtual periods each side (the farthest first) over the value variables.
+    left = [ratio ** (v - i) * e[:period] for i in range(v)]
+    right = [ratio ** (i + 1) * e[n - period :] for i in range(v)]
+    ext = sp.vstack([*left, e, *right], format="csr")
     size = ext.shape[0]
-    weight = _weights(size, period, ratio)
+    # A pair's weight by the position of its first member: 1/(1 − ratio) for the farthest left
+    # virtual period and the first right one (each stands for all beyond it), 0 further right.
+    weight, start = np.ones(size), size - v * period
+    weight[:period] = weight[start : start + period] = 1.0 / (1.0 - ratio)
+    weight[start + period :] = 0.0
     firsts, seconds, weights, groups = [], [], [], []
     directions = (ext,) if reduced else (ext, ext[::-1])
     live = np.diff(ext.indptr) > 0  # rows that are not identically zero
@@ -107,8 +95,7 @@ def pair_maps(
         alive = live if d == 0 else live[::-1]
         for s in range(1, period + 1):
             k = np.arange(size - s)
-            keep = (weight[k] > 0) & alive[k]
-            k = k[keep]
+            k = k[(weight[k] > 0) & alive[k]]
             firsts.append(seq[k])
             seconds.append(seq[k + s])
             weights.append(weight[k])

@@ -244,9 +244,8 @@ def mixture_repair(
     the mixture, and ``λ``.
 
     ``noise`` must have zero tails or tails with the reference's ratio (the LP's (ε, δ) designs
-    have zero tails); ``reach`` is its cells per Δ. δ is
-    certified by `hockey_delta`, at most ``delta`` exactly. Raises
-    `PrivacyViolationError` when no mixture works.
+    have zero tails); ``reach`` is its cells per Δ. δ is certified by `hockey_delta`, at most
+    ``delta`` exactly. Raises `PrivacyViolationError` when no mixture works.
     """
     privacy = ApproxDP(epsilon, delta)
     reference = _reference(noise, epsilon, delta, reach)
@@ -257,10 +256,8 @@ def mixture_repair(
             f"cannot repair: the reference density has δ = {h_ref:.3g} ≥ {delta:g} at "
             f"ε = {epsilon:g}"
         )
-    ref_l, ratio = reference.left_tail
-    ref_r, _ = reference.right_tail
-    left_base, lr = noise.left_tail
-    right_base, rr = noise.right_tail
+    (ref_l, ratio), (ref_r, _) = reference.left_tail, reference.right_tail
+    (left_base, lr), (right_base, rr) = noise.left_tail, noise.right_tail
     for base, rho in ((left_base, lr), (right_base, rr)):
         if np.any(base > 0) and abs(rho - ratio) > 1e-12:
             raise PrivacyViolationError(

@@ -2,10 +2,9 @@
 
 Variables, in this order: the grid values ``x`` (densities × Δ; half of them when the LP is
 mirror-reduced), the atom ``α`` when allowed, then the auxiliaries (window minima for ε-DP,
-hockey-stick terms for (ε, δ)). Each family of rows is a
-`RowBlock` with a name; the LP keeps them in a frozen
-`RowRecord` and reads each one's multipliers by that name
-(cvxpy's ``dual_vars[constr.id]`` discipline), never by position.
+hockey-stick terms for (ε, δ)). Each family of rows is a `RowBlock` with a name; the LP keeps
+them in a frozen `RowRecord` and reads each one's multipliers by that name (cvxpy's
+``dual_vars[constr.id]`` discipline), never by position.
 
 ``"monotone"``
     ``x_{k+1} ≤ x_k`` outwards (the class non-increasing in ``|x|``).
@@ -54,14 +53,7 @@ from optmech.lp.additive.windows import (
 )
 from optmech.lp.engine.rows import RowBlock, RowRecord
 
-__all__ = [
-    "RELATIVE_SUMS_BELOW",
-    "AuxMap",
-    "RowBlock",
-    "RowRecord",
-    "approx_rows",
-    "pure_rows",
-]
+__all__ = ["RELATIVE_SUMS_BELOW", "AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 
 #: With a tail ratio at least this (ε ≤ 13.8), the window on a uniform grid or ℤ runs on the
 #: grid extended by one virtual period each side (coefficients ``ratio``, far above solvers'
@@ -105,10 +97,7 @@ class AuxMap:
             parts.append(self.system.canonical_aux(np.asarray(self.real @ v).reshape(-1)))
         for last, rightwards in self.tails:
             cells = np.asarray(last @ v).reshape(-1)
-            if rightwards:
-                parts.append(np.minimum.accumulate(cells))
-            else:
-                parts.append(np.minimum.accumulate(cells[::-1]))
+            parts.append(np.minimum.accumulate(cells if rightwards else cells[::-1]))
         return np.concatenate(parts) if parts else np.zeros(0)
 
 
@@ -210,8 +199,7 @@ def pure_rows(
         ext = sp.vstack([b * e[:p], e, b * e[-p:]], format="csr")
         ext_index = np.concatenate([index[:p] - p, index, index[-p:] + p])
         if reduced:
-            keep = ext_index >= -p
-            ext = ext[keep]
+            ext = ext[ext_index >= -p]
         real, n_seq, sides = ext, ext.shape[0], []
     method = choose_window_method(n_seq, p) if window == "auto" else window
     system = window_system(n_seq, p, factor, method=method)

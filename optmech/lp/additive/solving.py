@@ -19,8 +19,7 @@ __all__ = ["DesignRun", "relatively_wide"]
 
 
 def relatively_wide(noise: DesignedNoise) -> bool:
-    """Deprecated: the engine's
-    `relatively_wide` of the noise's
+    """Deprecated: the engine's `relatively_wide` of the noise's
     ``(value, lower_bound, accuracy)``, the one width test of every LP result."""
     warn_deprecated(
         "`optmech.lp.additive.solving.relatively_wide(noise)`",

@@ -3,10 +3,9 @@
 A spec holds every modelling choice of an additive-noise design — the guarantee, Δ, the cost,
 the grid (kind, cells per Δ, periods), the class restrictions, the form of the window rows, the
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
-name the parameter, its range and the value (the `dp_accounting` style). Defaults that
-depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. `optmech.design_noise` takes
-the same keywords and passes them here.
+name the parameter, its range and the value (the `dp_accounting` style). Defaults that depend on
+the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec records
+what was built. `optmech.design_noise` takes the same keywords and passes them here.
 """
 
 from __future__ import annotations
@@ -118,13 +117,12 @@ def _top_step_cells(epsilon: float) -> float:
 
 
 def default_resolution(privacy: Privacy) -> int:
-    """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
-    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ)
-    with ε > 0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
-    `default_periods`) stay within `APPROX_HOCKEY_TERMS`, else the largest
-    even ``m ≥ 2`` that keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP,
-    zCDP (cones per cell and shift) and GDP (a hockey-stick block per cell, shift and cut ε,
-    over several rounds).
+    """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's top
+    step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ) with ε >
+    0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
+    `default_periods`) stay within `APPROX_HOCKEY_TERMS`, else the largest even ``m ≥ 2`` that
+    keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP, zCDP (cones per cell
+    and shift) and GDP (a hockey-stick block per cell, shift and cut ε, over several rounds).
 
     The (ε, δ) budget binds only where the support is long, i.e. at small ε and δ: there the
     optimum is close to the staircase of Geng & Viswanath (2016), whose top step ``γ*Δ`` tends
@@ -578,15 +576,14 @@ class AdditiveSpec:
         """The pure ε of the geometric tails beyond the grid (their ratio per period is
         $e^{−ε}$), or None for a finite support.
 
-        ε-DP: ε. A profile with $δ_j = 0$ from some point on: the first such $ε_j$ (the
-        noise is then $ε_j$-DP). zCDP, Rényi DP and
-        GDP: the ε at which ε-DP gives half the guarantee — $√ρ$ (ε-DP is $ε²/2$-zCDP; Bun
-        & Steinke 2016, Proposition 1.4); $min_α max(ε(α)/2, √(ε(α)/α))$ (``D_α ≤
-        min(ε, αε²/2)``); $log(Φ(μ/4)/Φ(−μ/4))$ (ε-DP is $−2Φ⁻¹(1/(1 + e^ε))$-GDP; Dong,
-        Roth & Su 2022). Those need tails (a finite support faces zero mass: infinite Rényi
-        divergences, δ(ε) > 0 at every ε) whose own losses stay far inside the guarantee, and a
-        geometric noise of that ratio is a mixing reference that keeps the design's tails
-        geometric (`optmech.lp.additive.beyond`).
+        ε-DP: ε. A profile with $δ_j = 0$ from some point on: the first such $ε_j$ (the noise is
+        then $ε_j$-DP). zCDP, Rényi DP and GDP: the ε at which ε-DP gives half the guarantee —
+        $√ρ$ (ε-DP is $ε²/2$-zCDP; Bun & Steinke 2016, Proposition 1.4);
+        $min_α max(ε(α)/2, √(ε(α)/α))$ (``D_α ≤ min(ε, αε²/2)``); $log(Φ(μ/4)/Φ(−μ/4))$ (ε-DP is
+        $−2Φ⁻¹(1/(1 + e^ε))$-GDP; Dong, Roth & Su 2022). Those need tails (a finite support
+        faces zero mass: infinite Rényi divergences, δ(ε) > 0 at every ε) whose own losses stay
+        far inside the guarantee, and a geometric noise of that ratio is a mixing reference that
+        keeps the design's tails geometric (`optmech.lp.additive.beyond`).
         """
         g = self.privacy
         if isinstance(g, PureDP):
@@ -634,8 +631,7 @@ class AdditiveSpec:
         return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip)
 
     def size(self, cells: int) -> dict[str, int | float]:
-        """The LP's estimated size (`estimate_additive_size`) for
-        ``cells`` per period."""
+        """The LP's estimated size (`estimate_additive_size`) for ``cells`` per period."""
         assert self.periods is not None  # resolved in __post_init__
         grid_n = 2 * self.periods * cells + (1 if self.integer else 0)
         return estimate_additive_size(

@@ -50,13 +50,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 
-__all__ = [
-    "WINDOW_METHODS",
-    "WindowSystem",
-    "choose_window_method",
-    "window_size",
-    "window_system",
-]
+__all__ = ["WINDOW_METHODS", "WindowSystem", "choose_window_method", "window_size", "window_system"]
 
 
 WINDOW_METHODS: tuple[str, ...] = ("pairs", "sparse-table", "blocks")
@@ -145,8 +139,7 @@ def window_size(n: int, reach: int, method: str) -> tuple[int, int, int]:
 
 
 def choose_window_method(n: int, reach: int) -> str:
-    """``"pairs"`` while it has at most `PAIRS_MAX_ROWS` rows, ``"blocks"``
-    above."""
+    """``"pairs"`` while it has at most `PAIRS_MAX_ROWS` rows, ``"blocks"`` above."""
     rows, _, _ = window_size(n, reach, "pairs")
     return "pairs" if rows <= PAIRS_MAX_ROWS else "blocks"
 
