@@ -165,7 +165,9 @@ _EqualCells = PiecewiseConstantNoise | LatticeNoise
 
 
 def _values(noise: _EqualCells) -> FloatArray:
-    return noise.probabilities if isinstance(noise, LatticeNoise) else noise.densities
+    if noise.discrete:
+        return cast(LatticeNoise, noise).probabilities
+    return cast(PiecewiseConstantNoise, noise).densities
 
 
 def _rebuild(
@@ -186,7 +188,7 @@ def _rebuild(
         "right_tail": (right[0] * s, right[1]),
         "privacy": privacy,
     }
-    if isinstance(noise, LatticeNoise):
+    if noise.discrete:
         return LatticeNoise, {
             **common,
             "start": int(noise.start),
