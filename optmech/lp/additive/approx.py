@@ -137,21 +137,10 @@ def design_approx(
     requested: ApproxDP,
     respec: Callable[[ApproxDP], AdditiveSpec],
 ) -> DesignedNoise:
-    """The cheaper of the (ε, δ) design of ``spec`` and the ε-DP design, certified for
-    ``requested`` (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated (ε, δ') spec, ``δ' =`` `solvable_privacy`
-        ``(requested).delta``.
-    run : DesignRun
-        Solver, repair, accuracy, solver options, verbosity and progress.
-    requested : ApproxDP
-        The caller's guarantee (``δ ≤ δ'``).
-    respec : callable
-        The validated spec of the same call for another (ε, δ'): for a tiny δ whose LP at
-        ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS` that solves.
+    """The cheaper of the (ε, δ) design of ``spec`` (validated at ``δ' =`` `solvable_privacy`
+    ``(requested).delta``) and the ε-DP design, certified for ``requested`` (module docstring).
+    ``respec`` gives the spec of the same call at another (ε, δ'): for a tiny δ whose LP at
+    ``DELTA_MIN`` fails, the lower bound is taken at the next of `BOUND_DELTAS` that solves.
 
     Raises
     ------
@@ -203,9 +192,6 @@ def design_approx(
         total_time=prov.total_time + approx.provenance.total_time,
     )
     record = dataclasses.replace(
-        pure.record,
-        provenance=provenance,
-        certified_delta=float(certificate.delta),
-        source="pure",
+        pure.record, provenance=provenance, certified_delta=float(certificate.delta), source="pure"
     )
     return pure._with_record(record)

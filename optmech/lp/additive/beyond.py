@@ -1,10 +1,9 @@
 """Design certified additive noise under zCDP, Rényi DP, Gaussian DP and privacy profiles.
 
-The noise lives on a uniform grid or on ℤ (``m`` cells or points per Δ, ``K`` periods each
-side) and continues beyond it with geometric tails
-(`AdditiveSpec.tail_ratio`); the constraints are sums over the pairs of
-every shift ``1..m`` and direction (`pairs`), exact for every real
-shift ``|d| ≤ Δ``:
+The noise lives on a uniform grid or on ℤ (``m`` cells or points per Δ, ``K`` periods each side)
+and continues beyond it with geometric tails (`AdditiveSpec.tail_ratio`); the constraints are
+sums over the pairs of every shift ``1..m`` and direction (`pairs`), exact for every real shift
+``|d| ≤ Δ``:
 
 * **privacy profile** — an LP: hockey-stick rows at each ``(ε_j, δ_j)``; a finite support when
   every ``δ_j > 0``, else the pure rows at the first ``ε_j`` with ``δ_j = 0`` and tails;
@@ -35,19 +34,15 @@ bisection on the certificate (every guarantee here is a jointly convex divergenc
 helps); never is an uncertified noise returned.
 
 **The interval.** ``value`` is the exact expected cost of the returned noise, rounded up.
-``lower_bound``: for the LPs, the Lagrangian bound of
-`lp_interval` on the LP at the *requested* guarantee (the
-cuts' right-hand sides undone: a relaxation of the continuum, so its bound holds for it); for
-the cones, a tangent-plane bound: the constraint
-functions ``g`` are convex and 1-homogeneous, so for multipliers ``λ ≥ 0`` and any point ``z̄``,
-``c·z + Σλ(g(z) − 1) ≥ (c + Σλ∇g(z̄))·z − Σλ`` (Euler's identity ``∇g(z̄)·z̄ = g(z̄)``), and
-its minimum over the normalised noises is read off the simplex — rounded down with the error
-of every gradient entry. Either bound is of the problem on this grid, support and tail ratio
-with the finitely many orders / ε solved, which the continuum only restricts further.
+``lower_bound``: for the LPs, the Lagrangian bound of `lp_interval` on the LP at the *requested*
+guarantee (the cuts' right-hand sides undone: a relaxation of the continuum, so its bound holds
+for it); for the cones, the tangent-plane bound of `optmech.lp.additive.cone_bound` (the
+constraint functions are convex and 1-homogeneous: Euler's identity). Either bound is of the
+problem on this grid, support and tail ratio with the finitely many orders / ε solved, which the
+continuum only restricts further.
 
 A round's constraints and the certificate of its noise are in ``optmech.lp.additive.beyond_cuts``,
-the repair and its references in ``optmech.lp.additive.beyond_repair``, the interval in
-``optmech.lp.additive.beyond_interval``.
+the repair, its references and the interval in ``optmech.lp.additive.beyond_repair``.
 
 References
 ----------
@@ -72,8 +67,12 @@ from optmech._floats import FloatArray
 from optmech.certify.profiles import privacy_profile, pure_epsilon
 from optmech.exceptions import PrivacyViolationError, SolverError
 from optmech.lp.additive.beyond_cuts import Cuts, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval
-from optmech.lp.additive.beyond_repair import _gaussian_reference, _reference_stop, _repair
+from optmech.lp.additive.beyond_repair import (
+    _gaussian_reference,
+    _interval,
+    _reference_stop,
+    _repair,
+)
 from optmech.lp.additive.cone_bound import reliable_envelope
 from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_class
 from optmech.lp.additive.designer import grid_point
@@ -90,13 +89,7 @@ from optmech.lp.solve import ProblemKind, SolveInfo
 from optmech.privacy import ZCDP, ApproxDP, GaussianDP, PrivacyProfile, RenyiDP
 from optmech.provenance import CutRound, Repair, RepairKind, warn_if_uncertified
 
-__all__ = [
-    "INITIAL_CUTS",
-    "MARGIN",
-    "MAX_ROUNDS",
-    "design_beyond",
-    "gaussian_cost",
-]
+__all__ = ["INITIAL_CUTS", "MARGIN", "MAX_ROUNDS", "design_beyond", "gaussian_cost"]
 
 _log = logging.getLogger(__name__)
 
@@ -155,17 +148,6 @@ def _read_round(spec: Any, cuts: Cuts, solved: AdditiveLP, info: SolveInfo) -> _
     return rnd
 
 
-def _near_one(spec: Any) -> bool:
-    """Whether a Rényi DP spec has orders solved in the near-one form (linearised at a tangent
-    point that the rounds move)."""
-    g = spec.privacy
-    if not isinstance(g, RenyiDP):
-        return False
-    orders = np.asarray(g.orders)
-    budgets = (orders - 1.0) * np.asarray(g.epsilons)
-    return bool(np.any((budgets < NEAR_ONE_BUDGET) & (orders <= NEAR_ONE_ORDER)))
-
-
 def _tangent(rnd: _Round) -> FloatArray:
     """The value variables of a round's noise: the next round's tangent point."""
     return grid_point(rnd.lp, rnd.kwargs)[0][: rnd.lp.num_values]
@@ -193,7 +175,14 @@ class _Rounds:
 
     @property
     def near(self) -> bool:
-        return _near_one(self.spec)
+        """Whether a Rényi DP spec has orders solved in the near-one form (linearised at a
+        tangent point that the rounds move)."""
+        g = self.spec.privacy
+        if not isinstance(g, RenyiDP):
+            return False
+        orders = np.asarray(g.orders)
+        budgets = (orders - 1.0) * np.asarray(g.epsilons)
+        return bool(np.any((budgets < NEAR_ONE_BUDGET) & (orders <= NEAR_ONE_ORDER)))
 
 
 class _Final(NamedTuple):
@@ -228,13 +217,9 @@ class _CutRound(BuiltSolve[AdditiveLP, _Round, _Final]):
         self.start = time.perf_counter()
         self.rounds, self.cuts, spec = rounds, cuts, rounds.spec
         g = spec.privacy
-        kind: ProblemKind = (
-            "conic"
-            if isinstance(g, ZCDP | RenyiDP)
-            else "gdp"
-            if isinstance(g, GaussianDP)
-            else "additive"
-        )
+        kind: ProblemKind = "conic" if isinstance(g, ZCDP | RenyiDP) else "additive"
+        if isinstance(g, GaussianDP):
+            kind = "gdp"
         lp = build_additive_lp(spec, cuts=cuts)
         super().__init__(lp, rounds.run, kind=kind, feasible=spec.tail_ratio > 0)
         self.following: Cuts | None = None
@@ -329,10 +314,9 @@ def _longest_support(spec: Any) -> int | None:
 def _rounds_on_a_long_enough_support(
     spec: Any, run: DesignRun, stop_at: float
 ) -> tuple[_Rounds, Outcome[AdditiveLP, _Round, _Final]]:
-    """The rounds (`_CutRound`) and what they shared. A profile's derived support is the
-    longest of its points' own, which their joint constraints can make too short: when it is
-    infeasible, it is doubled (each time refused up front if too large) up to
-    `_longest_support`."""
+    """The rounds (`_CutRound`) and what they shared. A profile's derived support is the longest
+    of its points' own, which their joint constraints can make too short: when it is infeasible,
+    it is doubled (each time refused up front if too large) up to `_longest_support`."""
     longest = _longest_support(spec)
     while True:
         rounds = _Rounds(spec, run, stop_at)
@@ -355,16 +339,9 @@ def _rounds_on_a_long_enough_support(
 
 
 def design_beyond(spec: Any, run: DesignRun) -> DesignedNoise:
-    """Design certified noise for a guarantee beyond (ε, δ) (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated spec whose privacy is ZCDP, RenyiDP, GaussianDP or PrivacyProfile.
-    run : DesignRun
-        The settings of `optmech.design_noise`;
-        ``accuracy`` is raised to `MARGIN_ACCURACY` times the last round's margin (recorded in the
-        provenance).
+    """Design certified noise for a ``spec`` of ZCDP, RenyiDP, GaussianDP or PrivacyProfile
+    (module docstring); ``run.accuracy`` is raised to `MARGIN_ACCURACY` times the last round's
+    margin (recorded in the provenance).
     """
     with reporting(verbose=run.verbose, progress=run.progress, what="design_noise"):
         stop_at = max(run.accuracy, MARGIN_ACCURACY * GDP_MARGIN)

@@ -1,13 +1,12 @@
 """One round of a design beyond (ε, δ): its constraints at the cut points, and the certificate
 of its noise over the continuum.
 
-The rows of `optmech.lp.additive.beyond` (its module docstring
-describes the method) at a round's `Cuts`: the privacy profile's hockey-stick rows,
-the Gaussian DP rows at the cut ε (Dong, Roth & Su 2022, Corollary 2.13), and the Rényi cones
-at the cut orders for Rényi DP (Mironov 2017) and zCDP (Bun & Steinke 2016). A round's noise
-is then certified over every order / ε
-(`optmech.certify.profiles`), and the points where it is most
-violated are the next round's cuts (Kelley 1960).
+The rows of `optmech.lp.additive.beyond` (its module docstring describes the method) at a
+round's `Cuts`: the privacy profile's hockey-stick rows, the Gaussian DP rows at the cut ε
+(Dong, Roth & Su 2022, Corollary 2.13), and the Rényi cones at the cut orders for Rényi DP
+(Mironov 2017) and zCDP (Bun & Steinke 2016). A round's noise is then certified over every order
+/ ε (`optmech.certify.profiles`), and the points where it is most violated are the next round's
+cuts (Kelley 1960).
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from optmech.mechanisms.description import GridDescription
 from optmech.privacy import ZCDP, GaussianDP, RenyiDP, gaussian_dp_delta
 from optmech.provenance import Repair
 
-__all__ = ["CAP_DELTA", "Cuts", "constraints_for"]
+__all__ = ["CAP_DELTA", "Cuts"]
 
 #: GDP designs cap every privacy loss at the ε where ``δ_μ(ε)`` is this small (pure rows
 #: there): the profile is then 0 beyond, the LP's point has no zero facing a positive mass,
@@ -68,47 +67,36 @@ class Cuts:
     def constraints(
         self, grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any
     ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
-        """This round's rows (`constraints_for`), for
-        `build_additive_lp`."""
-        return constraints_for(grid, expand, spec, self)
-
-
-def constraints_for(
-    grid: AdditiveGrid, expand: sp.csr_matrix, spec: Any, cuts: Cuts | None
-) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
-    """Rows, auxiliaries, the form name and the cones of a design beyond (ε, δ).
-
-    With the target tightened by ``cuts.margin``: ρ, ε(α), δ_μ(ε) and δ_j times ``1 − margin``.
-    """
-    cuts = cuts or Cuts()
-    keep = 1.0 - cuts.margin
-    pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, expand, reduced=spec.reduced)
-    head: list[RowBlock] = []
-    if spec.monotone:
-        head.append(monotone_block(grid.index, grid.integer, spec.reduced, expand))
-    g = spec.privacy
-    if isinstance(g, ZCDP | RenyiDP):
-        if isinstance(g, ZCDP):
-            orders, rho = np.asarray(cuts.points, dtype=float), g.rho * keep
-            budgets = (orders - 1.0) * rho * orders
-            cones = RenyiCones(pairs, orders, budgets, kl=rho)
+        """This round's rows, auxiliaries, form name and cones, for `build_additive_lp`: the
+        target tightened by `margin` (ρ, ε(α), δ_μ(ε) and δ_j times ``1 − margin``)."""
+        keep = 1.0 - self.margin
+        pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, expand, reduced=spec.reduced)
+        head: list[RowBlock] = []
+        if spec.monotone:
+            head.append(monotone_block(grid.index, grid.integer, spec.reduced, expand))
+        g = spec.privacy
+        if isinstance(g, ZCDP | RenyiDP):
+            if isinstance(g, ZCDP):
+                orders, rho = np.asarray(self.points, dtype=float), g.rho * keep
+                budgets = (orders - 1.0) * rho * orders
+                cones = RenyiCones(pairs, orders, budgets, kl=rho)
+            else:
+                orders = np.asarray(g.orders, dtype=float)
+                budgets = (orders - 1.0) * np.asarray(g.epsilons) * keep
+                cones = RenyiCones(pairs, orders, budgets, tangent=self.tangent, near_one_form=True)
+            return RowRecord(tuple(head)), AuxMap(), "cones", cones
+        if isinstance(g, GaussianDP):
+            points = [(e, float(gaussian_dp_delta(g.mu, e)) * keep) for e in self.points]
+            head.append(pure_block(pairs, g.to_approx(CAP_DELTA).epsilon))
         else:
-            orders = np.asarray(g.orders, dtype=float)
-            budgets = (orders - 1.0) * np.asarray(g.epsilons) * keep
-            cones = RenyiCones(pairs, orders, budgets, tangent=cuts.tangent, near_one_form=True)
-        return RowRecord(tuple(head)), AuxMap(), "cones", cones
-    if isinstance(g, GaussianDP):
-        points = [(e, float(gaussian_dp_delta(g.mu, e)) * keep) for e in cuts.points]
-        head.append(pure_block(pairs, g.to_approx(CAP_DELTA).epsilon))
-    else:
-        points = [(e, d * keep) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0 < d < 1]
-        if spec.tail_epsilon is not None:  # δ = 0 from some point on: pure rows there
-            eps = spec.tail_epsilon
-            head.append(pure_block(pairs, eps - slack(eps, np.ones(1))))
-    rows, aux = hockey_rows(
-        pairs, points, n_values=expand.shape[1], atom=bool(spec.atom), head=head
-    )
-    return rows, aux, "hockey", None
+            points = [(e, d * keep) for e, d in zip(g.epsilons, g.deltas, strict=True) if 0 < d < 1]
+            if spec.tail_epsilon is not None:  # δ = 0 from some point on: pure rows there
+                eps = spec.tail_epsilon
+                head.append(pure_block(pairs, eps - slack(eps, np.ones(1))))
+        rows, aux = hockey_rows(
+            pairs, points, n_values=expand.shape[1], atom=bool(spec.atom), head=head
+        )
+        return rows, aux, "hockey", None
 
 
 class _Check(NamedTuple):
@@ -138,8 +126,7 @@ def _description(noise: Any, period: int) -> GridDescription:
 
 
 def _local_maxima(x: FloatArray, score: FloatArray, above: float) -> tuple[float, ...]:
-    """Up to `NEW_PER_ROUND` points of ``x`` where ``score`` has a local maximum
-    above
+    """Up to `NEW_PER_ROUND` points of ``x`` where ``score`` has a local maximum above
     ``above``, the largest first."""
     padded = np.concatenate([[-np.inf], score, [-np.inf]])
     peak = (score >= padded[:-2]) & (score >= padded[2:]) & (score > above)

@@ -1,31 +1,39 @@
 """The repair of a noise designed beyond (ε, δ) whose certificate fails, and its references.
 
-The noise is mixed with a reference that meets the guarantee with room to spare and has the
-same tails — GDP: the cheapest of several wider grid Gaussians
-(`optmech.lp.additive.gdp_reference`), else the grid
-Gaussian if it certifies; else the geometric noise of the tails' ratio (the grid Laplace on a
-finite support) — with the least weight found by bisection on the certificate (every guarantee
-here is a jointly convex divergence, so mixing helps). For GDP the grid Gaussian is also a
-candidate of its own, and ends the rounds when a round's lower bound shows no noise on the grid
-beats it by more than the accuracy asked.
+The noise is mixed with a reference that meets the guarantee with room to spare and has the same
+tails — GDP: the cheapest of several wider grid Gaussians (`optmech.lp.additive.gdp_reference`),
+else the grid Gaussian if it certifies; else the geometric noise of the tails' ratio (the grid
+Laplace on a finite support) — with the least weight found by bisection on the certificate
+(every guarantee here is a jointly convex divergence, so mixing helps). For GDP the grid
+Gaussian is also a candidate of its own, and ends the rounds when a round's lower bound shows no
+noise on the grid beats it by more than the accuracy asked.
+
+Also the certified interval of the returned noise (`_interval`; derived in
+`optmech.lp.additive.beyond`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from typing import Any, cast
 
 import numpy as np
+import scipy.sparse as sp
 
-from optmech._floats import FloatArray
 from optmech.certify.profiles import check_guarantee
 from optmech.exceptions import PrivacyViolationError
 from optmech.lp.additive.beyond_cuts import _Check, _check, _description, _Round
-from optmech.lp.additive.beyond_interval import _interval
+from optmech.lp.additive.cone_bound import cone_bound
+from optmech.lp.additive.designer import grid_point
+from optmech.lp.additive.divergences import pure_block
 from optmech.lp.additive.gdp_reference import WiderMixture, cheapest_wider_mixture, grid_gaussian
 from optmech.lp.additive.lp import AdditiveLP
-from optmech.lp.additive.repair import envelope_raise, slack
+from optmech.lp.additive.pairs import pair_maps
+from optmech.lp.additive.repair import raise_inside
+from optmech.lp.additive.rows import RowRecord
+from optmech.lp.engine.interval import lp_interval
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.privacy import GaussianDP, PrivacyProfile
 from optmech.provenance import Repair, RepairKind
@@ -113,13 +121,6 @@ def _mix(a: dict[str, Any], b: dict[str, Any], lam: float) -> dict[str, Any]:
     return out
 
 
-def _values(lp: AdditiveLP, kwargs: dict[str, Any]) -> FloatArray:
-    """The full grid values ``x`` (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
-    if "pmf" in kwargs:
-        return np.asarray(kwargs["pmf"], dtype=float) * lp.grid.period
-    return np.asarray(kwargs["densities"], dtype=float) * lp.grid.sensitivity
-
-
 def _repair(
     spec: Any, rnd: _Round, largest: float = 1.0, reference: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], _Check, Repair]:
@@ -129,16 +130,8 @@ def _repair(
     `PrivacyViolationError` if none certifies."""
     lp, kwargs = rnd.lp, rnd.kwargs
     if spec.tail_epsilon is not None and isinstance(spec.privacy, PrivacyProfile):
-        eps = spec.tail_epsilon
-        full = _values(lp, kwargs)
-        bound = eps - slack(eps, full)
-        raised = envelope_raise(
-            full,
-            reach=lp.grid.period,
-            period=lp.grid.period,
-            bound=bound,
-            tail_log_ratio=min(-math.log(lp.tail_ratio), bound),
-        )
+        full = lp.values_of(kwargs)
+        raised = raise_inside(full, spec.tail_epsilon, lp.grid.period, lp.tail_ratio)
         kwargs = lp.noise_parts(raised, float(kwargs.get("atom", 0.0)))[1]
     wider = _wider_mixture(spec, rnd, kwargs) if reference is None and largest >= 1 else None
     if wider is not None:
@@ -159,3 +152,38 @@ def _repair(
         "periods or another solver.",
     )
     return _mix(kwargs, reference, lam), chk, Repair(RepairKind.MIXTURE, weight=lam)
+
+
+def _interval(
+    spec: Any, rnd: _Round, kwargs: dict[str, Any], accuracy: float
+) -> tuple[float, float]:
+    """``(lower_bound, value)`` of the returned noise (module docstring)."""
+    lp = rnd.lp
+    point = grid_point(lp, kwargs)[0]
+    if lp.cones is not None:
+        value = lp_interval(lp, point, accuracy=math.inf)[1]
+        return cone_bound(lp, spec, value=value, accuracy=accuracy), value
+    requested = dataclasses.replace(lp, rows=_requested_rows(spec, lp, rnd.cuts.margin))
+    return lp_interval(requested, point, accuracy=accuracy)
+
+
+def _requested_rows(spec: Any, lp: AdditiveLP, margin: float) -> RowRecord:
+    """The LP's rows at the *requested* guarantee, for the lower bound: the sum rows read
+    (terms)/(target δ) ≤ 1, at the requested δ = target/(1 − margin); a profile's pure rows
+    (points with δ = 0) were written at ``ε − slack``, and are rewritten at ε. Each is a
+    relaxation of the rows solved, so the solver's multipliers give a valid bound of it."""
+    undo = 1.0 / (1.0 - margin)
+    exact_pure = None
+    if isinstance(spec.privacy, PrivacyProfile) and spec.tail_epsilon is not None:
+        grid = lp.grid
+        pairs = pair_maps(grid.n, grid.period, spec.tail_ratio, lp.expand, reduced=spec.reduced)
+        exact_pure = pure_block(pairs, spec.tail_epsilon).a
+    blocks = []
+    for b in lp.rows:
+        if b.name == "hockey-sum":
+            b = dataclasses.replace(b, b=b.b * undo)
+        elif b.name == "pure" and exact_pure is not None:
+            pad = sp.csr_matrix((exact_pure.shape[0], b.a.shape[1] - exact_pure.shape[1]))
+            b = dataclasses.replace(b, a=sp.hstack([exact_pure, pad], format="csr"))
+        blocks.append(b)
+    return RowRecord(tuple(blocks))

@@ -27,8 +27,7 @@ constraints of `optmech.constraints`, each as returned:
    that admit no noise of the guarantee on their own (or all of them, if only their
    combination fails).
 
-The provenance lists every constraint with its residual
-(`ConstraintRecord`).
+The provenance lists every constraint with its residual (`ConstraintRecord`).
 
 The lower bound knows the multipliers of every row, affine callables' included, but not those of
 a callable's other cvxpy constraints: it stays valid (a Lagrangian of a relaxation) but is then
@@ -58,12 +57,12 @@ from optmech.lp.additive.designed import DesignedNoise
 from optmech.lp.additive.designer import AdditiveSolve, Candidate, SolverPoint, grid_point
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.solving import solve_additive
 from optmech.lp.additive.spec import AdditiveSpec
 from optmech.lp.engine.certified import NotCertified, Policy, certified_solve
 from optmech.lp.engine.crosscheck import labelled
 from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun
+from optmech.lp.engine.solving import solve_built
 from optmech.lp.solve import SolveInfo
 from optmech.provenance import Attempt, ConstraintRecord
 
@@ -102,7 +101,8 @@ def _diagnose(
     guilty = []
     for item in constraints if len(constraints) > 1 else ():
         try:
-            solve_additive(constrained_lp(base, [item]), run, fresh=True, feasible=False)
+            lp = constrained_lp(base, [item])
+            solve_built(lp, run, kind="additive", feasible=False, fresh=True)
         except SolverError as alone:
             if alone.status == "infeasible":
                 guilty.append(item.name)
@@ -182,8 +182,6 @@ def design_constrained(
     PrivacyViolationError
         No margin kept every constraint through the privacy repair, or ``run.allow_repair``
         is False and the solver's point is not private.
-    SolverError
-        Every attempt failed.
     """
     if spec.reduced and not spec.symmetric and not all(map(mirror_invariant, constraints)):
         spec = spec.replace(reduce_symmetric=False)

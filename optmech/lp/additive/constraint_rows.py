@@ -1,16 +1,14 @@
 """The caller's constraints on 1-D additive noise: rows on the LP's variables, and residuals.
 
-`optmech.constraints` says *what* must hold; here each declarative
-constraint becomes one or two sparse rows on the variables of an
-`AdditiveLP` (grid values ``x_j = Δ·f_j``, the atom, the
+`optmech.constraints` says *what* must hold; here each declarative constraint becomes one or two
+sparse rows on the variables of an `AdditiveLP` (grid values ``x_j = Δ·f_j``, the atom, the
 auxiliaries). Every row is linear in the cell masses *and* in the mass of the geometric tails
 the outermost periods carry, because it is built from the same exact per-variable integrals as
-the LP's objective: ``∫_cell c`` of the cost (`Cost.integral`)
-and the tails' closed-form series
-(`periodic_integral`). With ``g_j`` the integral of a
-function ``g`` against a unit of variable ``j`` and ``a_j`` its mass, the expectation of ``g``
-under the normalised noise is ``g·z / a·z``, so each condition is a *homogeneous* row — it holds
-for the noise whatever the normalisation the read-out applies:
+the LP's objective: ``∫_cell c`` of the cost (`Cost.integral`) and the tails' closed-form series
+(`periodic_integral`). With ``g_j`` the integral of a function ``g`` against a unit of variable
+``j`` and ``a_j`` its mass, the expectation of ``g`` under the normalised noise is
+``g·z / a·z``, so each condition is a *homogeneous* row — it holds for the noise whatever the
+normalisation the read-out applies:
 
 * `Unbiased`: ``E Z = 0`` as ``±(m·z)/Δ ≤ 0``, ``m_j`` the
   first moment of variable ``j`` (the positive part minus the negative part of ``e``, each a
@@ -86,23 +84,10 @@ _POSITIVE = _PowerLike(1.0, over=1.0, under=0.0)
 _NEGATIVE = _PowerLike(1.0, over=0.0, under=1.0)
 
 
-def _full_columns(lp: AdditiveLP, cost: Cost) -> FloatArray:
-    """``∫_cell c / Δ`` per unit of each full-grid value, the geometric tails included (the
-    LP's objective weights are these for the design's cost)."""
-    grid, ratio, p = lp.grid, lp.tail_ratio, lp.grid.period
-    cells = np.array(grid.cell_costs(cost), dtype=np.float64)
-    if ratio > 0:
-        left, right = grid.tail_costs(cost, ratio)
-        cells[:p] += left
-        cells[-p:] += right
-    return cells
-
-
 def _columns(lp: AdditiveLP, cost: Cost, what: str) -> FloatArray:
     """The integral of ``cost`` against a unit of each LP variable (0 for the auxiliaries)."""
     out = np.zeros(lp.num_variables)
-    cells = _full_columns(lp, cost)
-    out[: lp.num_values] = lp.expand.T @ cells
+    out[: lp.num_values] = lp.expand.T @ lp.grid.costs_with_tails(cost, lp.tail_ratio)
     if lp.atom_index is not None:
         out[lp.atom_index] = float(np.asarray(cost(0.0)))
     if not np.all(np.isfinite(out)):
@@ -115,9 +100,7 @@ def _columns(lp: AdditiveLP, cost: Cost, what: str) -> FloatArray:
 
 def moment_columns(lp: AdditiveLP) -> FloatArray:
     """``∫_cell e de / Δ`` per unit of each LP variable (the atom at 0 adds nothing)."""
-    positive = _columns(lp, _POSITIVE, "Unbiased()")
-    negative = _columns(lp, _NEGATIVE, "Unbiased()")
-    return positive - negative
+    return _columns(lp, _POSITIVE, "Unbiased()") - _columns(lp, _NEGATIVE, "Unbiased()")
 
 
 def _row(coefficients: FloatArray) -> sp.csr_matrix:
@@ -198,14 +181,13 @@ def centred(lp: AdditiveLP, kwargs: Mapping[str, Any]) -> tuple[type, dict[str, 
     wanted = any(isinstance(c, Unbiased) for c in lp.declared)
     if not wanted or lp.reduced or not lp.spec.pure:
         return None
-    key, unit = ("pmf", lp.grid.period) if "pmf" in kwargs else ("densities", lp.grid.sensitivity)
     moment = moment_columns(lp)
 
     def moments(full: FloatArray) -> tuple[float, float]:
         z = lp.variables_of(full, 0.0)
         return float(moment[: z.size] @ z), float(lp.mass[: z.size] @ z)
 
-    own = np.asarray(kwargs[key], dtype=np.float64) * unit
+    own = lp.values_of(kwargs)
     first, total = moments(own)
     mean = first / total
     if mean == 0.0 or not np.isfinite(mean):
@@ -259,13 +241,7 @@ def _cell_mass(lp: AdditiveLP) -> FloatArray:
 def _variables(lp: AdditiveLP, z: Any) -> NoiseVariables:
     values = lp.expand @ z[: lp.num_values]
     atom = z[lp.atom_index] if lp.atom_index is not None else 0.0
-    return NoiseVariables(
-        variable=z,
-        values=values,
-        masses=cp.multiply(_cell_mass(lp), values),
-        atom=atom,
-        centres=lp.grid.centres(),
-    )
+    return NoiseVariables(z, values, cp.multiply(_cell_mass(lp), values), atom, lp.grid.centres())
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,14 @@
 """The designed noise: a tabulated noise family plus the record of the LP behind it.
 
-`optmech.design_noise` returns a
-`DesignedNoise`: a `PiecewiseConstantNoise` (density on a uniform grid),
-`GradedNoise` (density on a graded Δ-periodic grid) or
-`LatticeNoise` (pmf on ℤ) — so ``pdf``/``pmf``, ``cdf``,
-``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech noise — built by its own
-constructor, that also holds a frozen `DesignRecord`: the validated
-`AdditiveSpec`, the
-`Provenance` of the solve (solver, status, every attempt, timings,
-the violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
-that contains the LP's optimum), and the certified ε and δ. The attributes users read (``value``,
-``lower_bound``,
-``certified_epsilon``, ``status``, ``solver``, ...) are read-only properties over that record.
+`optmech.design_noise` returns a `DesignedNoise`: a `PiecewiseConstantNoise` (density on a
+uniform grid), `GradedNoise` (density on a graded Δ-periodic grid) or `LatticeNoise` (pmf on ℤ)
+— so ``pdf``/``pmf``, ``cdf``, ``ppf``, ``rvs`` and ``expected_cost`` work as for any optmech
+noise — built by its own constructor, that also holds a frozen `DesignRecord`: the validated
+`AdditiveSpec`, the `Provenance` of the solve (solver, status, every attempt, timings, the
+violation of the solver's point, the repair, and the certified interval ``[lower_bound, value]``
+that contains the LP's optimum), and the certified ε and δ. The attributes users read
+(``value``, ``lower_bound``, ``certified_epsilon``, ``status``, ``solver``, ...) are read-only
+properties over that record.
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ __all__ = [
 @dataclass(frozen=True)
 class BeyondCertificate:
     """What is certified about a design under a guarantee beyond (ε, δ), from its numbers alone
-    (`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and
-    both directions).
+    (`optmech.certify.profiles`, over every shift ``0 < |d| ≤ Δ`` and both directions).
 
     Attributes
     ----------
@@ -97,6 +93,12 @@ class BeyondCertificate:
             "certified_renyi": [list(p) for p in self.renyi],
             "gaussian_cost": self.gaussian_cost,
         }
+
+
+#: The fields of `DesignRecord.to_dict` after the privacy and the cost, in order.
+_DICT_FIELDS = """sensitivity grid_kind resolution periods integer symmetric monotone reduced window
+lp_objective source certified_epsilon certified_delta raw_certified_epsilon raw_certified_delta
+max_violation repair_cost repair_detail""".split()
 
 
 @dataclass(frozen=True)
@@ -192,29 +194,8 @@ class DesignRecord(SpecViews, ProvenanceFields):
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON: the specification and the certified privacy, and the provenance
         nested under ``"provenance"``."""
-        spec = self.spec
-        out: dict[str, Any] = {
-            "privacy": str(spec.privacy),
-            "cost": repr(spec.cost),
-            "sensitivity": spec.sensitivity,
-            "grid_kind": self.grid_kind,
-            "resolution": self.cells_per_period,
-            "periods": self.periods,
-            "integer": spec.integer,
-            "symmetric": spec.symmetric,
-            "monotone": spec.monotone,
-            "reduced": self.reduced,
-            "window": self.window,
-            "lp_objective": self.lp_objective,
-            "source": self.source,
-            "certified_epsilon": self.certified_epsilon,
-            "certified_delta": self.certified_delta,
-            "raw_certified_epsilon": self.raw_certified_epsilon,
-            "raw_certified_delta": self.raw_certified_delta,
-            "max_violation": self.max_violation,
-            "repair_cost": self.repair_cost,
-            "repair_detail": self.repair_detail,
-        }
+        out: dict[str, Any] = {"privacy": str(self.privacy), "cost": repr(self.cost)}
+        out.update((name, getattr(self, name)) for name in _DICT_FIELDS)
         if self.beyond is not None:
             out.update(self.beyond.to_dict())
             cost = self.beyond.gaussian_cost  # GDP: whether this grid falls short of N(0, Δ²/μ²)
@@ -247,25 +228,20 @@ def privacy_met(privacy: Any, noise: Any, rtol: float) -> bool:
     """Whether the certified numbers of ``noise`` (``certified_epsilon``, ``_delta``, ``_rho``,
     ``_mu``, ``_profile``, ``_renyi``) meet ``privacy`` (the request), each up to ``1 + rtol``
     (`within`)."""
-    from optmech.privacy import ZCDP, GaussianDP, PrivacyProfile, RenyiDP
+    from optmech.privacy import PrivacyProfile, RenyiDP
 
-    if isinstance(privacy, PureDP):
-        return within(noise.certified_epsilon, privacy.epsilon, rtol)
-    if isinstance(privacy, ApproxDP):
-        return within(noise.certified_delta, privacy.delta, rtol)
-    if isinstance(privacy, ZCDP):
-        return within(noise.certified_rho, privacy.rho, rtol)
-    if isinstance(privacy, GaussianDP):
-        return within(noise.certified_mu, privacy.mu, rtol)
+    scalars = {PureDP: "epsilon", ApproxDP: "delta", ZCDP: "rho", GaussianDP: "mu"}
+    for kind, name in scalars.items():
+        if isinstance(privacy, kind):
+            return within(getattr(noise, f"certified_{name}"), getattr(privacy, name), rtol)
     if isinstance(privacy, PrivacyProfile):
-        asked = dict(zip(privacy.epsilons, privacy.deltas, strict=True))
-        pairs = noise.certified_profile
-        return bool(pairs) and all(within(d, asked.get(e, math.inf), rtol) for e, d in pairs)
-    if isinstance(privacy, RenyiDP):
-        asked = dict(zip(privacy.orders, privacy.epsilons, strict=True))
-        pairs = noise.certified_renyi
-        return bool(pairs) and all(within(d, asked.get(a, math.inf), rtol) for a, d in pairs)
-    return False
+        asked, pairs = zip(privacy.epsilons, privacy.deltas, strict=True), noise.certified_profile
+    elif isinstance(privacy, RenyiDP):
+        asked, pairs = zip(privacy.orders, privacy.epsilons, strict=True), noise.certified_renyi
+    else:
+        return False
+    bound = dict(asked)
+    return bool(pairs) and all(within(d, bound.get(x, math.inf), rtol) for x, d in pairs)
 
 
 def _finite_or_str(value: Any) -> Any:
@@ -333,8 +309,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
 
     @property
     def certified_delta(self) -> float:
-        """Certified δ at the requested ε (beyond (ε, δ): at
-        `certified_epsilon`)."""
+        """Certified δ at the requested ε (beyond (ε, δ): at `certified_epsilon`)."""
         return self._record.certified_delta
 
     certified_rho: _Certified[ZCDP, float] = _Certified(lambda self: self._record.beyond.rho)
@@ -367,9 +342,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
     @property
     def grid(self) -> FloatArray:
         """Cell edges (density) or integer points (pmf) of the design."""
-        if self.discrete:  # type: ignore[attr-defined]
-            return self.points  # type: ignore[attr-defined]
-        return self.edges  # type: ignore[attr-defined]
+        return self.points if self.discrete else self.edges  # type: ignore[attr-defined]
 
     def _fields(self) -> dict[str, Any]:
         families = (PiecewiseConstantNoise, GradedNoise, LatticeNoise)
@@ -398,11 +371,7 @@ class DesignedNoise(RecordViews, NoiseDistribution, Generic[G], abstract=True):
             return [("certified_epsilon", "certified ε", rec.certified_epsilon)]
         assert isinstance(privacy, ApproxDP)  # beyond (ε, δ) has its certificate, above
         return [
-            (
-                "certified_delta",
-                f"certified δ at ε = {privacy.epsilon:g}",
-                rec.certified_delta,
-            ),
+            ("certified_delta", f"certified δ at ε = {privacy.epsilon:g}", rec.certified_delta),
             ("certified_epsilon", "pure-ε bound (δ = 0)", rec.certified_epsilon),
         ]
 

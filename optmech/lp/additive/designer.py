@@ -1,22 +1,19 @@
 """The 1-D designer: solve, read, certify, repair, bound, record.
 
-`design_additive` takes a validated
-`AdditiveSpec` of ε-DP or (ε, δ) noise (the dispatcher
-`optmech.lp.design.design_noise` validates it), builds its LP once
-(`build_additive_lp`) and solves it through optmech's
-one solver path (`optmech.lp.solve.solve_robust`: as built,
-rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace density
-satisfies every row — so an "infeasible" or failed status there is numerical trouble and is
-retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as such
-at once.
+`design_additive` takes a validated `AdditiveSpec` of ε-DP or (ε, δ) noise (the dispatcher
+`optmech.lp.design.design_noise` validates it), builds its LP once (`build_additive_lp`) and
+solves it through optmech's one solver path (`optmech.lp.solve.solve_robust`: as built,
+rescaled, then the other solver). An ε-DP LP is feasible by construction — a grid Laplace
+density satisfies every row — so an "infeasible" or failed status there is numerical trouble and
+is retried; for (ε, δ) an infeasible LP is genuine (the support is too short) and is reported as
+such at once.
 
-`finish_design` then reads the noise off the solver's point (clipped at 0, tails
-attached, renormalised), certifies its privacy from the numbers alone
-(`optmech.certify.noise`, on densities with the exact cell reach ``m``),
-repairs it when it falls short (`optmech.lp.additive.repair`:
-raising cells to a hair *inside* ε, or mixing for δ) and certifies again, so the returned point is
-exactly feasible for the LP. It returns the noise with a certified interval
-``[lower_bound, value]`` containing the LP's optimum:
+`finish_design` then reads the noise off the solver's point (clipped at 0, tails attached,
+renormalised), certifies its privacy from the numbers alone (`optmech.certify.noise`, on
+densities with the exact cell reach ``m``), repairs it when it falls short
+(`optmech.lp.additive.repair`: raising cells to a hair *inside* ε, or mixing for δ) and
+certifies again, so the returned point is exactly feasible for the LP. It returns the noise with
+a certified interval ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the exact expected cost of the returned noise (the LP objective at its point,
   divided by its normalisation), rounded up
@@ -30,14 +27,14 @@ exactly feasible for the LP. It returns the noise with a certified interval
   ``coefficient_rtol`` covers the rounded ``e^ε``, and the objective's scale is undone by scaling
   the multipliers.
 
-When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by the
-other main solver (`optmech.lp.engine.crosscheck`) and the larger
-bound kept; what is still wide is then reported
-(`optmech.lp.additive.diagnostics`).
+When that interval is wider than ``accuracy`` relative to the value, the same LP is solved by
+the other main solver (`optmech.lp.engine.crosscheck`) and the larger bound kept; what is still
+wide is then reported (`optmech.lp.additive.diagnostics`).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -53,13 +50,7 @@ from optmech.lp.additive.designed import DesignedNoise, DesignRecord, designed_c
 from optmech.lp.additive.diagnostics import warn_about
 from optmech.lp.additive.grid import GridKind
 from optmech.lp.additive.lp import AdditiveLP, GridNoise, build_additive_lp
-from optmech.lp.additive.repair import (
-    envelope_raise,
-    equal_cells,
-    hockey_delta,
-    mixture_repair,
-    slack,
-)
+from optmech.lp.additive.repair import equal_cells, hockey_delta, mixture_repair, raise_inside
 from optmech.lp.additive.spec import AdditiveSpec, default_periods
 from optmech.lp.engine.acceptance import not_private, within_privacy
 from optmech.lp.engine.certified import Outcome, Policy, certified_solve
@@ -68,7 +59,6 @@ from optmech.lp.engine.report import reporting, stage
 from optmech.lp.engine.run import DesignRun, renamed_flag
 from optmech.lp.engine.solving import BuiltSolve
 from optmech.lp.solve import SolveInfo
-from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
 from optmech.privacy import ApproxDP, PureDP
 from optmech.provenance import DEFAULT_ACCURACY, Repair, RepairKind
 
@@ -78,15 +68,9 @@ _log = logging.getLogger(__name__)
 
 
 def design_additive(spec: AdditiveSpec, run: DesignRun) -> DesignedNoise:
-    """Design certified ε-DP or (ε, δ) noise for a validated ``spec`` (module docstring).
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        A validated spec of ε-DP or (ε, δ) noise (guarantees beyond (ε, δ) are designed by
-        `optmech.lp.additive.beyond.design_beyond`).
-    run : DesignRun
-        Solver, repair, accuracy, solver options, verbosity and progress.
+    """Design certified ε-DP or (ε, δ) noise for a validated ``spec`` (module docstring; guarantees
+    beyond (ε, δ) are designed by `optmech.lp.additive.beyond.design_beyond`); ``run`` holds the
+    solver, repair, accuracy, solver options, verbosity and progress.
 
     Raises
     ------
@@ -171,53 +155,14 @@ def _monotone_raise(lp: AdditiveLP, full: FloatArray) -> FloatArray:
 
 
 def _envelope(lp: AdditiveLP, full: FloatArray) -> tuple[type, dict[str, Any], bool]:
-    """Raise the grid values to window ratios ``e^(ε − slack)`` (`slack`), tails at the
-    LP's ratio — and, in the monotone class, non-increasing in ``|x|``; the family and keywords
-    of the result, and whether anything was raised."""
+    """The ε-DP raise (`raise_inside`; in the monotone class also non-increasing in ``|x|``):
+    the family and keywords of the result, and whether anything was raised."""
     privacy = lp.privacy
     assert isinstance(privacy, PureDP)  # the envelope repair is the ε-DP one
-    eps, m = privacy.epsilon, lp.grid.period
-    bound = eps - slack(eps, full)
-    tail_log = min(-math.log(lp.tail_ratio), bound)
-    raised = full
-    for _ in range(64):  # each round only raises; the monotone class needs a few
-        raised = envelope_raise(raised, reach=m, period=m, bound=bound, tail_log_ratio=tail_log)
-        if not lp.monotone:
-            break
-        again = _monotone_raise(lp, raised)
-        if np.array_equal(again, raised):
-            break
-        raised = again
+    monotone = functools.partial(_monotone_raise, lp) if lp.monotone else None
+    raised = raise_inside(full, privacy.epsilon, lp.grid.period, lp.tail_ratio, monotone)
     family, kwargs = lp.noise_parts(raised, 0.0)
     return family, kwargs, not np.array_equal(raised, full)
-
-
-def _kwargs_of(noise: GridNoise) -> tuple[type, dict[str, Any]]:
-    """The family and constructor keywords of a uniform-grid or lattice noise."""
-    common = {
-        "left_tail": noise.left_tail,
-        "right_tail": noise.right_tail,
-        "privacy": noise.privacy,
-    }
-    if noise.discrete:
-        lattice = cast(LatticeNoise, noise)  # the tabulated family on ℤ
-        return LatticeNoise, {
-            **common,
-            "start": int(lattice.start),
-            "pmf": lattice.probabilities,
-            "period": lattice.period,
-            "sensitivity": int(lattice.sensitivity),
-        }
-    noise = cast(PiecewiseConstantNoise, equal_cells(noise))  # (ε, δ): uniform grids
-    return type(noise), {
-        **common,
-        "start": noise.start,
-        "width": noise.width,
-        "densities": noise.densities,
-        "period": noise.period,
-        "atom": noise.atom,
-        "sensitivity": noise.sensitivity,
-    }
 
 
 # -- the certified interval -----------------------------------------------------------------------
@@ -225,13 +170,8 @@ def grid_point(lp: AdditiveLP, kwargs: dict[str, Any]) -> tuple[FloatArray, floa
     """The LP's value and atom variables of a noise's keywords (``x = Δ·f``, or ``Δ·pmf`` on
     ℤ), its atom, and the mass it puts beyond the grid where the LP allows none ((ε, δ): a
     finite support)."""
-    if "pmf" in kwargs:
-        full, atom = np.asarray(kwargs["pmf"]) * lp.grid.period, 0.0
-        scale = 1.0
-    else:
-        full = np.asarray(kwargs["densities"]) * lp.grid.sensitivity
-        atom = float(kwargs.get("atom", 0.0))
-        scale = lp.grid.width if lp.grid.kind == GridKind.UNIFORM else 1.0
+    full, atom = lp.values_of(kwargs), float(kwargs.get("atom", 0.0))
+    scale = lp.grid.width if lp.grid.kind == GridKind.UNIFORM else 1.0
     outside = 0.0
     if lp.tail_ratio == 0.0:
         for base, ratio in (kwargs["left_tail"], kwargs["right_tail"]):
@@ -260,10 +200,9 @@ def _repaired(lp: AdditiveLP, raw: GridNoise, full: FloatArray) -> tuple[type, d
         family, kwargs, changed = _envelope(lp, full)
         return family, kwargs, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
     assert isinstance(privacy, ApproxDP)  # guarantees beyond (ε, δ) are repaired in `beyond`
-    noise, lam = mixture_repair(
+    family, kwargs, lam = mixture_repair(
         equal_cells(raw), privacy.epsilon, privacy.delta, reach=lp.grid.period
     )
-    family, kwargs = _kwargs_of(noise)
     return family, kwargs, Repair(RepairKind.MIXTURE, weight=lam)
 
 
@@ -411,24 +350,11 @@ def finish_design(
     stacklevel: int = 2,
     repair: bool | None = None,
 ) -> DesignedNoise:
-    """Read, certify, repair if needed, bound and wrap the solution of a solved LP.
-
-    Parameters
-    ----------
-    lp : AdditiveLP
-        The LP whose ``problem`` was solved (its variable and constraints hold the solution).
-    info : SolveInfo
-        The solve's provenance (`optmech.lp.solve.solve` or
-        ``solve_robust``).
-    allow_repair, accuracy
-        As in `design_noise`.
-    warn : bool
-        Issue the warnings of `warn_about`
-        (`design_additive` issues them itself, after its cross-check).
-    stacklevel : int
-        Of the warnings issued.
-    repair : bool, optional
-        Deprecated spelling of ``allow_repair``.
+    """Read, certify, repair if needed, bound and wrap the solution of a solved LP: ``lp``'s
+    ``problem`` holds the solution, ``info`` the solve's provenance; ``allow_repair`` and
+    ``accuracy`` as in `design_noise` (``repair``: deprecated spelling of ``allow_repair``).
+    ``warn``: issue the warnings of `warn_about` at ``stacklevel`` (`design_additive` issues them
+    itself, after its cross-check).
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)

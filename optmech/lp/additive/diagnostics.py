@@ -1,11 +1,10 @@
 """Diagnostics of a 1-D design: a certified interval wider than asked, a grid too coarse.
 
-`warn_about` issues at most one
-`InaccurateSolutionWarning` (the certified interval
+`warn_about` issues at most one `InaccurateSolutionWarning` (the certified interval
 ``[lower_bound, value]`` is wider than ``accuracy``, with the repair's part of it) and, for pure
 ε-DP with a cost the staircase theorem covers (symmetric, non-decreasing in ``|x|``; Geng &
-Viswanath 2016, Thm. 3), a `CoarseGridWarning` when the grid leaves the
-design more than `STAIRCASE_WARN_RATIO` above the staircase optimum V*.
+Viswanath 2016, Thm. 3), a `CoarseGridWarning` when the grid leaves the design more than
+`STAIRCASE_WARN_RATIO` above the staircase optimum V*.
 """
 
 from __future__ import annotations
@@ -54,8 +53,7 @@ def warn_about(noise: DesignedNoise, lp: AdditiveLP, *, stacklevel: int = 2) -> 
 
 
 def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
-    """One `InaccurateSolutionWarning` when the certified interval is
-    too wide."""
+    """One `InaccurateSolutionWarning` when the certified interval is too wide."""
     prov = noise.provenance
     if prov.within_accuracy:
         return
@@ -84,10 +82,9 @@ def _warn_wide(noise: DesignedNoise, lp: AdditiveLP, stacklevel: int) -> None:
 
 
 def _warn_coarse(lp: AdditiveLP, optimum: float, stacklevel: int) -> None:
-    """A `CoarseGridWarning` when the staircase theorem's V* shows the grid too
-    coarse:
-    ``optimum`` (the LP's optimum, or a lower bound of it) above `STAIRCASE_WARN_RATIO`
-    times V*."""
+    """A `CoarseGridWarning` when the staircase theorem's V* shows the grid too coarse:
+    ``optimum`` (the LP's optimum, or a lower bound of it) above `STAIRCASE_WARN_RATIO` times
+    V*."""
     spec = lp.spec
     privacy = spec.privacy
     if not isinstance(privacy, PureDP):

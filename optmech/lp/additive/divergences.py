@@ -29,16 +29,13 @@ Kullback–Leibler summand ``k(P, Q) = P log(P/Q) − P + Q`` as α → 1, and `
 1-homogeneous and convex. The design writes ``F_α = K + (F_α − K)`` and solves
 ``K(z) + ∇(F_α − K)(z̄)·z ≤ B`` — the Kullback–Leibler sum through exponential cones, the small
 remainder linearised at a tangent point ``z̄`` (for a 1-homogeneous function the tangent plane
-through the origin, Euler's identity): a sequential convex approximation whose fixed point
-meets ``F_α ≤ B``, well scaled (every quantity is of the order of ε), and whose remainder is
-of relative size ``(α − 1)·|log(P/Q)|``. The rounds of
-`optmech.lp.additive.beyond` move ``z̄`` to each round's point; the
-returned noise is certified at the requested order, and its lower bound is taken on the Rényi
-sum itself (not on the approximation).
+through the origin, Euler's identity): a sequential convex approximation whose fixed point meets
+``F_α ≤ B``, well scaled (every quantity is of the order of ε), and whose remainder is of
+relative size ``(α − 1)·|log(P/Q)|``. The rounds of `optmech.lp.additive.beyond` move ``z̄`` to
+each round's point; the returned noise is certified at the requested order, and its lower bound
+is taken on the Rényi sum itself (not on the approximation).
 
-Both sums are 1-homogeneous in the values, which
-`optmech.lp.additive.beyond` uses for a rigorous lower bound (Euler's
-identity turns a tangent plane into a Lagrangian bound).
+Both sums are 1-homogeneous in the values (the lower bound of `optmech.lp.additive.cone_bound`).
 """
 
 from __future__ import annotations
@@ -54,7 +51,8 @@ import scipy.sparse as sp
 
 from optmech._floats import BoolArray, FloatArray
 from optmech.lp.additive.pairs import PairMaps
-from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord, _pair_rows, monotone_pairs
+from optmech.lp.additive.rows import AuxMap, RowBlock, RowRecord, monotone_pairs
+from optmech.lp.additive.windows import pair_rows
 
 __all__ = [
     "NEAR_ONE_BUDGET",
@@ -80,7 +78,7 @@ NEAR_ONE_ORDER = 2.0
 def monotone_block(index: Any, integer: bool, reduced: bool, expand: sp.csr_matrix) -> RowBlock:
     """``x_(k+1) ≤ x_k`` outwards (the class non-increasing in ``|x|``), on the values."""
     a, b = monotone_pairs(index, integer, right_only=reduced)
-    rows = (_pair_rows(a, b, 1.0, expand.shape[0]) @ expand).tocsr()
+    rows = (pair_rows(a, b, 1.0, expand.shape[0]) @ expand).tocsr()
     return RowBlock("monotone", rows, np.zeros(rows.shape[0]))
 
 
@@ -110,15 +108,16 @@ def hockey_rows(
     atom: bool,
     head: Sequence[RowBlock] = (),
 ) -> tuple[RowRecord, AuxMap]:
-    """The hockey-stick rows of every point (module docstring), after the blocks ``head``.
+    """The hockey-stick rows of every point (module docstring), after the blocks ``head``:
+    ``"hockey"`` (one per pair and point) and ``"hockey-sum"`` (one per shift, direction and
+    point, each over its bound δ).
 
     Variables: the values, the atom (which leaves the origin under every shift, so it adds to
     every sum), then one auxiliary per pair and point. Without points (a profile whose every
     point has δ = 0, i.e. pure ε-DP through the ``head`` rows) there are no auxiliaries and
     only the ``head`` blocks.
     """
-    k, n_points = pairs.size, len(points)
-    n_aux = k * n_points
+    n_aux = pairs.size * len(points)
     diffs = [(pairs.first - math.exp(eps) * pairs.second).tocsr() for eps, _ in points]
     on_values = sp.vstack(diffs, format="csr") if diffs else sp.csr_matrix((0, n_values))
     width = n_values + int(atom) + n_aux
@@ -130,56 +129,28 @@ def hockey_rows(
         )
         for b in head
     ]
-    if n_points:
-        blocks += _hockey_blocks(pairs, points, on_values, n_values=n_values, atom=atom)
+    if points:
+        atom_col = sp.csr_matrix((n_aux, int(atom)))
+        hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
+        sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * len(points), format="csr")
+        atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
+        total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
+        # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
+        bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
+        total = (sp.diags(1.0 / bounds) @ total).tocsr()
+        blocks += [
+            RowBlock("hockey", hockey, np.zeros(n_aux)),
+            RowBlock("hockey-sum", total, np.ones(bounds.size)),
+        ]
     return RowRecord(tuple(blocks)), AuxMap(hockey=on_values)
-
-
-def _hockey_blocks(
-    pairs: PairMaps,
-    points: Sequence[tuple[float, float]],
-    on_values: sp.csr_matrix,
-    *,
-    n_values: int,
-    atom: bool,
-) -> list[RowBlock]:
-    """The ``"hockey"`` rows (one per pair and point) and the ``"hockey-sum"`` rows (one per
-    shift, direction and point, each over its bound δ)."""
-    n_aux = on_values.shape[0]
-    atom_col = sp.csr_matrix((n_aux, int(atom)))
-    hockey = sp.hstack([on_values, atom_col, -sp.identity(n_aux, format="csr")], format="csr")
-    sums = sp.block_diag([pairs.sums(pairs.weight * pairs.unit)] * len(points), format="csr")
-    atom_sum = sp.csr_matrix(np.ones((sums.shape[0], int(atom))))
-    total = sp.hstack([sp.csr_matrix((sums.shape[0], n_values)), atom_sum, sums], format="csr")
-    # Each sum row over its bound (≤ 1): δ far below a solver's absolute tolerance stays seen.
-    bounds = np.repeat([d for _, d in points], pairs.groups).astype(np.float64)
-    total = (sp.diags(1.0 / bounds) @ total).tocsr()
-    return [
-        RowBlock("hockey", hockey, np.zeros(n_aux)),
-        RowBlock("hockey-sum", total, np.ones(bounds.size)),
-    ]
 
 
 @dataclass(frozen=True)
 class RenyiCones:
-    """Rényi cones at given orders, an optional Kullback–Leibler bound, and the near-one rows
-    (module docstring).
-
-    Attributes
-    ----------
-    pairs : PairMaps
-        The pairs of every shift and direction.
-    orders : numpy.ndarray
-        Orders α > 1.
-    log_budgets : numpy.ndarray
-        ``b = (α − 1)ε(α)`` per order: the bound on ``log Σ P^α Q^(1−α)``.
-    kl : float or None
-        Bound on the Kullback–Leibler divergence of every shift (zCDP: ρ), or None.
-    tangent : numpy.ndarray or None
-        The value variables at which the near-one rows are linearised (None: not yet).
-    near_one_form : bool
-        Whether orders with a small budget take the near-one form (Rényi DP designs; zCDP
-        designs keep power cones at their cut orders, next to the Kullback–Leibler rows).
+    """Rényi cones at ``orders`` with log-budgets ``b = (α − 1)ε(α)`` (the bound on
+    ``log Σ P^α Q^(1−α)``), an optional Kullback–Leibler bound ``kl`` (zCDP: ρ), and the near-one
+    rows linearised at ``tangent`` (module docstring). ``near_one_form``: orders with a small
+    budget take the near-one form (Rényi DP; zCDP keeps power cones next to the KL rows).
     """
 
     pairs: PairMaps
@@ -294,23 +265,15 @@ class RenyiCones:
                 f = np.where(pos & np.isfinite(f), f, np.where(pos, np.inf, 0.0))
                 curv = alpha * (alpha - 1.0) * f
                 err = 8.0 * _U * (4.0 + alpha * np.abs(l1) + alpha * np.abs(l2) + abs(b))
-                parts.append(
-                    (alpha * f / x1, (1.0 - alpha) * f / x2, err, curv / x1**2, curv / x2**2)
-                )
+                d1, d2 = alpha * f / x1, (1.0 - alpha) * f / x2
+                parts.append((d1, d2, err, curv / x1**2, curv / x2**2))
                 sums.append(p.sums(np.ones(p.size)) @ f)
             if kl is not None:
                 ratio = l1 - l2
                 f = np.where(pos, w * x1 * ratio, 0.0) / kl
                 err = 8.0 * _U * (4.0 + np.abs(l1) + np.abs(l2))
-                parts.append(
-                    (
-                        w * (ratio + 1.0) / kl,
-                        -w * x1 / x2 / kl,
-                        err,
-                        w / x1 / kl,
-                        w * x1 / x2**2 / kl,
-                    )
-                )
+                d1, d2 = w * (ratio + 1.0) / kl, -w * x1 / x2 / kl
+                parts.append((d1, d2, err, w / x1 / kl, w * x1 / x2**2 / kl))
                 sums.append(p.sums(np.ones(p.size)) @ f)
         out: list[list[FloatArray]] = [[], [], []]
         t1, t2, a1, a2, q1, q2 = self._transposed
@@ -329,17 +292,9 @@ class RenyiCones:
         """``firstᵀ``, ``secondᵀ``, their absolute values and squares (values × pairs)."""
         p = self.pairs
         first, second = p.first.tocsr(), p.second.tocsr()
-        return tuple(
-            m.T.tocsr()
-            for m in (
-                first,
-                second,
-                abs(first),
-                abs(second),
-                first.multiply(first),
-                second.multiply(second),
-            )
-        )
+        squares = (first.multiply(first), second.multiply(second))
+        pieces = (first, second, abs(first), abs(second), *squares)
+        return tuple(m.T.tocsr() for m in pieces)
 
     def _grouped(self, transposed: sp.csr_matrix, coefficients: FloatArray) -> FloatArray:
         """``Σ_{pairs of group g} coefficients_p · row_p`` for every group (groups × values):

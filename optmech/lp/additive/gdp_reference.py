@@ -1,11 +1,10 @@
 """Mixing references of a Gaussian-DP design: the grid Gaussian, wider ones, and its own cost.
 
-A GDP design (`optmech.lp.additive.beyond`) solves the LP at
-finitely many ε; its noise then exceeds ``δ_μ(ε)`` a little between them (most, relatively, in
-the far tail), and is repaired by mixing with a reference noise ``R``: the hockey-stick
-divergence is jointly convex, so ``δ`` of the mixture ``(1 − λ)P + λR`` is at most
-``(1 − λ)δ_P(ε) + λδ_R(ε)`` at every ε, and some ``λ`` certifies once ``R`` has room below
-``δ_μ`` wherever ``P`` exceeds it.
+A GDP design (`optmech.lp.additive.beyond`) solves the LP at finitely many ε; its noise then
+exceeds ``δ_μ(ε)`` a little between them (most, relatively, in the far tail), and is repaired by
+mixing with a reference noise ``R``: the hockey-stick divergence is jointly convex, so ``δ`` of
+the mixture ``(1 − λ)P + λR`` is at most ``(1 − λ)δ_P(ε) + λδ_R(ε)`` at every ε, and some ``λ``
+certifies once ``R`` has room below ``δ_μ`` wherever ``P`` exceeds it.
 
 The Gaussian ``N(0, Δ²/μ²)`` on the grid (`grid_gaussian`) is nearly optimal
 but has almost no room: its profile is ``δ_μ`` itself, so a mixture with it needs ``λ ≈ 1`` and
@@ -89,30 +88,14 @@ def cheapest_wider_mixture(
     value: Callable[[dict[str, Any]], float],
     mix: Callable[[dict[str, Any], dict[str, Any], float], dict[str, Any]],
 ) -> WiderMixture | None:
-    """The cheapest certified mixture of the noise ``kwargs`` with a wider Gaussian.
+    """The cheapest certified mixture of the noise ``kwargs`` with a wider Gaussian, or None when no
+    ``λ ≤ 1/2`` certifies for any ``f``.
 
     For each ``f`` of `WIDER`, the least weight ``λ ≤ 1/2`` found whose mixture with
-    ``N(0, Δ²/(fμ)²)`` on the grid certifies
-    (`least_mixture`: from 1e-3 up by fourfold steps,
+    ``N(0, Δ²/(fμ)²)`` on the grid certifies (`least_mixture`: from 1e-3 up by fourfold steps,
     then 8 geometric bisections); the cost is linear in the noise, ``(1 − λ)·value(P) +
-    λ·value(R)``.
-
-    Parameters
-    ----------
-    lp : AdditiveLP
-        The design's LP (its grid and tails).
-    mu : float
-        The requested μ.
-    kwargs : dict
-        The noise's keywords.
-    certifies, value, mix : callable
-        Whether a noise's keywords are μ-GDP over the continuum of ε; their exact cost; the
-        keywords of ``(1 − λ)a + λb``.
-
-    Returns
-    -------
-    WiderMixture or None
-        The mixture of least cost; None when no ``λ ≤ 1/2`` certifies for any ``f``.
+    λ·value(R)``. ``certifies``, ``value`` and ``mix``: whether keywords are μ-GDP over the
+    continuum of ε, their exact cost, the keywords of ``(1 − λ)a + λb``.
     """
     cost = value(kwargs)
     search = MixingSearch(growth=4.0, largest=0.5, refine_steps=8, geometric=True)

@@ -35,13 +35,7 @@ from optmech.costs import Cost
 from optmech.lp.engine.rounding import uniform_width
 from optmech.mechanisms.graded import anchored_integrals
 
-__all__ = [
-    "LADDER_RATIO",
-    "AdditiveGrid",
-    "GridKind",
-    "graded_widths",
-    "make_grid",
-]
+__all__ = ["LADDER_RATIO", "AdditiveGrid", "GridKind", "graded_widths", "make_grid"]
 
 
 #: Ratio of consecutive edges of the graded ladder. With an edge within a factor
@@ -69,25 +63,14 @@ class GridKind(StrEnum):
 
 @dataclass(frozen=True)
 class AdditiveGrid:
-    """The cells (or integer points) of a design.
+    """The cells (or integer points) of a design: ``K = periods`` periods of Δ on each side of 0.
 
-    Attributes
-    ----------
-    kind : GridKind
-        ``UNIFORM``, ``GRADED`` or ``INTEGER``.
-    sensitivity : float
-        Δ.
-    periods : int
-        Periods ``K`` of Δ on each side of 0.
-    widths : numpy.ndarray
-        Relative widths of the ``m`` cells of one period (sum 1; a palindrome, so the grid is
-        symmetric about 0). For integer noise ``1/Δ`` each.
-    width : float
-        ``h``, the cell width of a uniform grid (Δ/m rounded up to a float, so that a shift by Δ
-        moves a point at most ``m`` cells even in floating point); 1 on ℤ, ``nan`` if graded.
-    index : numpy.ndarray
-        Cell ``j = −Km … Km−1`` (cell ``j`` is the ``j mod m``-th cell of period ``⌊j/m⌋``), or
-        the integer ``j`` (``−KΔ … KΔ``).
+    ``widths`` are the relative widths of the ``m`` cells of one period (sum 1; a palindrome, so
+    the grid is symmetric about 0; ``1/Δ`` each on ℤ). ``width`` is ``h``, the cell width of a
+    uniform grid (Δ/m rounded up to a float, so that a shift by Δ moves a point at most ``m``
+    cells even in floating point); 1 on ℤ, ``nan`` if graded. ``index`` is the cell
+    ``j = −Km … Km−1`` (the ``j mod m``-th cell of period ``⌊j/m⌋``), or the integer ``j``
+    (``−KΔ … KΔ``).
     """
 
     kind: GridKind
@@ -149,40 +132,40 @@ class AdditiveGrid:
 
         Beyond the grid each side repeats its outermost period times ``ratio`` per period, so a
         unit of ``x_j`` there costs ``ratio·Σ_{k≥0} ratio^k ∫ c`` over the cell shifted outwards
-        by ``(k + 1)Δ`` (`periodic_integral` /
-        ``periodic_sum``).
+        by ``(k + 1)Δ`` (`periodic_integral` / ``periodic_sum``).
         """
-        p, delta = self.period, self.sensitivity
-        if self.integer:
-            right_pts = self.index[-1] + 1 + np.arange(p, dtype=np.float64)
-            left_pts = self.index[0] - p + np.arange(p, dtype=np.float64)
-            right = np.asarray(cost.periodic_sum(right_pts, period=p, ratio=ratio)) / p
-            left = np.asarray(cost.periodic_sum(left_pts, period=-p, ratio=ratio)) / p
-        elif self.kind == GridKind.UNIFORM:
-            h = self.width
-            a_right = self.start + self.n * h + h * np.arange(p)
-            a_left = self.start - p * h + h * np.arange(p)
-            right = np.asarray(
-                cost.periodic_integral(a_right, a_right + h, period=p * h, ratio=ratio)
-            )
-            left = np.asarray(
-                cost.periodic_integral(a_left, a_left + h, period=-p * h, ratio=ratio)
-            )
-            right, left = right / delta, left / delta
-        else:
-            a, lo, hi = self._anchored(np.array([self.periods]))
-            right = anchored_integrals(cost, a, lo, hi, period=delta, ratio=ratio) / delta
-            a, lo, hi = self._anchored(np.array([-self.periods - 1]))
-            left = anchored_integrals(cost, a, lo, hi, period=-delta, ratio=ratio) / delta
+        left, right = (self._tail_cost(cost, ratio, side) for side in (-1, 1))
         return ratio * left, ratio * right
+
+    def _tail_cost(self, cost: Cost, ratio: float, side: int) -> FloatArray:
+        """`tail_costs` of one side (``-1`` left, ``1`` right), before the factor ``ratio``."""
+        p, delta, h, outer = self.period, self.sensitivity, self.width, side > 0
+        if self.integer:
+            first = self.index[-1] + 1 if outer else self.index[0] - p
+            pts = first + np.arange(p, dtype=np.float64)
+            return np.asarray(cost.periodic_sum(pts, period=side * p, ratio=ratio)) / p
+        if self.kind == GridKind.UNIFORM:
+            a = (self.start + self.n * h if outer else self.start - p * h) + h * np.arange(p)
+            cells = cost.periodic_integral(a, a + h, period=side * p * h, ratio=ratio)
+            return np.asarray(cells) / delta
+        a, lo, hi = self._anchored(np.array([self.periods if outer else -self.periods - 1]))
+        return anchored_integrals(cost, a, lo, hi, period=side * delta, ratio=ratio) / delta
+
+    def costs_with_tails(self, cost: Cost, ratio: float) -> FloatArray:
+        """`cell_costs` with the tails' (`tail_costs`) added to the outermost periods' cells."""
+        cells = np.array(self.cell_costs(cost), dtype=np.float64)
+        if ratio > 0:
+            left, right = self.tail_costs(cost, ratio)
+            cells[: self.period] += left
+            cells[-self.period :] += right
+        return cells
 
     def _anchored(self, periods: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Anchors and offsets of the cells of the given periods (graded grids).
 
         A cell in the left half of its period is measured from the period's start (prefix sums
         of the widths), one in the right half from its end (suffix sums), so the narrow cells at
-        both ends keep their exact widths
-        (`optmech.mechanisms.graded.anchored_integrals`).
+        both ends keep their exact widths (`optmech.mechanisms.graded.anchored_integrals`).
         """
         w, delta = self.widths, self.sensitivity
         t = np.concatenate([[0.0], np.cumsum(w)])
@@ -218,16 +201,9 @@ class AdditiveGrid:
 def graded_widths(
     epsilon: float, *, coarse: int = GRADED_COARSE, ratio: float = LADDER_RATIO
 ) -> FloatArray:
-    """Relative widths of one period of the graded grid (module docstring), a palindrome.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε of the design: the ladder reaches down to ``e^(−ε)``.
-    coarse : int
-        Cells per Δ of the coarse part (rounded up to an even number).
-    ratio : float
-        Ratio of consecutive ladder edges, > 1.
+    """Relative widths of one period of the graded grid (module docstring), a palindrome: a ladder
+    of edges of ratio ``ratio`` down to ``e^(−ε)``, ``coarse`` cells per Δ above (rounded up to
+    an even number).
 
     Examples
     --------

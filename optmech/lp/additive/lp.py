@@ -2,35 +2,33 @@
 
 ``min c·z  s.t.  A z ≤ b (named row blocks),  Σ_j a_j z_j = 1,  z ≥ 0`` where ``z`` holds the
 grid values ``x_j = Δ·f_j`` (densities, not masses: with masses near ``1/(2m)`` an absolute
-solver tolerance of 1e-7 lets the solver cut the tail), the atom, then the auxiliaries.
-``a_j`` is the mass of a unit of ``z_j`` (the cell's relative width, plus the geometric tail it
-carries for the outermost periods, doubled for a mirrored pair); ``c_j`` is its exact cost —
-the cell-*averaged* cost (Geng & Viswanath 2016, §IV;
-`optmech.costs.Cost.integral`) and the tail's closed-form series. The
-LP value is therefore the exact expected cost of the noise read off a feasible point: an upper bound
-for the continuous problem.
+solver tolerance of 1e-7 lets the solver cut the tail), the atom, then the auxiliaries. ``a_j``
+is the mass of a unit of ``z_j`` (the cell's relative width, plus the geometric tail it carries
+for the outermost periods, doubled for a mirrored pair); ``c_j`` is its exact cost — the
+cell-*averaged* cost (Geng & Viswanath 2016, §IV; `optmech.costs.Cost.integral`) and the tail's
+closed-form series. The LP value is therefore the exact expected cost of the noise read off a
+feasible point: an upper bound for the continuous problem.
 
 **What the solver sees.** The objective is divided by the cost of a feasible reference density
 so that it is O(1). On a graded grid (large ε) the densities of an optimum span ``e^ε`` within
-one period, far beyond what absolute solver tolerances resolve, so each variable is also
-divided by its value in the reference — the best *staircase on the grid itself* (Geng &
-Viswanath 2016, Thm. 3: the optimum for the costs the theorem covers), found exactly by
-cumulative sums over the step's position — and each row by the geometric mean of its extreme
-coefficients. At the optimum the solver's variables are then O(1) and a binding privacy row
-reads ``y_a − y_b ≤ 0``. These scalings are the solver's business only: the matrices, the
-point (`AdditiveLP.point`) and the multipliers
-(`AdditiveLP.duals`) are mapped back to the LP's own units.
+one period, far beyond what absolute solver tolerances resolve, so each variable is also divided
+by its value in the reference — the best *staircase on the grid itself* (Geng & Viswanath 2016,
+Thm. 3: the optimum for the costs the theorem covers), found exactly by cumulative sums over the
+step's position — and each row by the geometric mean of its extreme coefficients. At the optimum
+the solver's variables are then O(1) and a binding privacy row reads ``y_a − y_b ≤ 0``. These
+scalings are the solver's business only: the matrices, the point (`AdditiveLP.point`) and the
+multipliers (`AdditiveLP.duals`) are mapped back to the LP's own units.
 
-`build_additive_lp` builds the matrices once;
-`AdditiveLP.for_strategy` wraps them in a cvxpy problem for one attempt
-of `optmech.lp.solve.solve_robust`, keeping each row block's
-constraint under its name for reading the multipliers.
+`build_additive_lp` builds the matrices once; `AdditiveLP.for_strategy` wraps them in a cvxpy
+problem for one attempt of `optmech.lp.solve.solve_robust`, keeping each row block's constraint
+under its name for reading the multipliers.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,61 +63,18 @@ MAX_LIFT = 1e10
 class AdditiveLP(SpecViews, LPReadout):
     """A built additive-noise LP and what is needed to read a noise off its solution.
 
-    Attributes
-    ----------
-    spec : AdditiveSpec
-        What was asked for.
-    grid : AdditiveGrid
-        Cells / points.
-    expand : scipy.sparse.csr_matrix
-        Full grid values ``x_full = expand @ z[:num_values]``.
-    num_values, num_aux : int
-        Grid-value variables and auxiliaries.
-    atom_index : int or None
-        Position of the atom variable.
-    weights : numpy.ndarray
-        Exact cost of a unit of each variable (tails included; 0 for auxiliaries).
-    mass : numpy.ndarray
-        Mass of a unit of each variable (``a_j > 0`` for values and atom, 0 for auxiliaries).
-    scale : float
-        Cost of a feasible reference density: the objective is ``weights / scale``.
-    rows : RowRecord
-        The inequality rows by name, in the LP's own units.
-    aux : AuxMap
-        The auxiliaries' canonical values for given value variables.
-    profile : numpy.ndarray or None
-        The reference staircase's value variables, normalised (graded grids), else None.
-    col_scale : numpy.ndarray
-        The solver's variable is ``z / col_scale`` in this attempt (module docstring; 1 on a
-        uniform grid).
-    window : str
-        Form of the ε-DP rows (``"pairs"``, ``"sparse-table"``, ``"blocks"``, ``"monotone"``)
-        or ``"none"`` for (ε, δ).
-    build_time : float
-        Seconds spent building the matrices.
-    objective_factor : float
-        The solver's objective is ``weights / objective_factor`` (``scale``, or more when
-        rescaled so its largest entry is 1).
-    problem : cvxpy.Problem
-        The solver's problem (None until `for_strategy` or
-        `build_additive_lp`).
-    variable : cvxpy.Variable
-        The solver's variable ``z / col_scale`` (read ``z`` with `point`).
-    constraints : Mapping[str, cvxpy.Constraint]
-        Each row block's constraint by name, and ``"normalisation"``.
-    row_scale : Mapping[str, numpy.ndarray]
-        The factor each block's rows were multiplied by for the solver.
-    strategy : Strategy or None
-        The attempt this problem was built for (None: as built, no solver chosen).
-    cones : RenyiCones or None
-        Rényi / Kullback–Leibler cones added to the rows (zCDP and Rényi DP designs), whose
-        constraints ``constraints`` holds by name too
-        (`optmech.lp.additive.divergences`).
-    declared : tuple of Constraint
-        The caller's constraints whose rows are among ``rows`` (and callables in ``custom``)
-        (`optmech.lp.additive.constraint_rows`).
-    custom : CustomRows or None
-        The callables' cvxpy constraints, added to each attempt's problem.
+    Variables ``z``: ``num_values`` grid values (``expand @ z[:num_values]`` is the full grid),
+    the atom at ``atom_index`` (or None), ``num_aux`` auxiliaries. ``weights`` and ``mass`` are
+    the exact cost and mass of a unit of each variable (tails included; 0 for auxiliaries);
+    ``scale`` is the cost of a feasible reference density (the objective is ``weights / scale``)
+    and ``profile`` the reference staircase's normalised value variables on a graded grid (else
+    None). ``rows`` holds the inequality rows by name in the LP's own units, ``aux`` the
+    auxiliaries' canonical values, ``window`` the form of the ε-DP rows (``"none"`` for (ε, δ)),
+    ``cones`` the Rényi / Kullback–Leibler cones of zCDP and Rényi DP designs, ``declared`` the
+    caller's constraints among the rows and ``custom`` the callables' cvxpy constraints added to
+    each attempt (`optmech.lp.additive.constraint_rows`). The solver's side — ``problem``,
+    ``variable`` (``z / col_scale``), ``constraints`` by name, ``row_scale``,
+    ``objective_factor``, ``strategy`` — is the engine's `LPReadout`.
     """
 
     spec: AdditiveSpec
@@ -143,8 +98,7 @@ class AdditiveLP(SpecViews, LPReadout):
     # -- views ----------------------------------------------------------------------------
     @property
     def tail_ratio(self) -> float:
-        """Ratio per period of the ε-DP tails
-        (`AdditiveSpec.tail_ratio`), or 0."""
+        """Ratio per period of the ε-DP tails (`AdditiveSpec.tail_ratio`), or 0."""
         return self.spec.tail_ratio
 
     @property
@@ -219,11 +173,16 @@ class AdditiveLP(SpecViews, LPReadout):
         return full, atom
 
     def variables_of(self, full: FloatArray, atom: float) -> FloatArray:
-        """The value and atom variables of a full grid (the inverse of
-        `full_values`)."""
+        """The value and atom variables of a full grid (the inverse of `full_values`)."""
         values = full[self.grid.n - self.num_values :] if self.reduced else full
         out = np.concatenate([values, [atom] if self.atom_index is not None else []])
         return np.asarray(out, dtype=np.float64)
+
+    def values_of(self, kwargs: Mapping[str, Any]) -> FloatArray:
+        """The full grid values (``Δ·f``, or ``Δ·pmf`` on ℤ) of a noise's keywords."""
+        if "pmf" in kwargs:
+            return np.asarray(kwargs["pmf"], dtype=np.float64) * self.grid.period
+        return np.asarray(kwargs["densities"], dtype=np.float64) * self.grid.sensitivity
 
     def noise_parts(self, full: FloatArray, atom: float) -> tuple[type, dict[str, Any]]:
         """The family and constructor keywords of the noise with grid values ``full``.
@@ -267,11 +226,6 @@ class AdditiveLP(SpecViews, LPReadout):
             "period": p,
             "atom": atom / total,
         }
-
-    def noise_from(self, z: npt.ArrayLike) -> GridNoise:
-        """The noise of a solution: clipped at 0, tails attached, renormalised exactly."""
-        family, kwargs = self.noise_parts(*self.full_values(z))
-        return family(**kwargs)
 
 
 def _staircase_profile(
@@ -336,11 +290,8 @@ def _positive(value: float) -> float:
 def _cells(grid: AdditiveGrid, spec: AdditiveSpec) -> tuple[FloatArray, FloatArray]:
     """Cost and mass of a unit of each full-grid value, the geometric tails included."""
     ratio, p = spec.tail_ratio, grid.period
-    cell_w, cell_m = grid.cell_costs(spec.cost), grid.mass_per_unit()
+    cell_w, cell_m = grid.costs_with_tails(spec.cost, ratio), grid.mass_per_unit()
     if ratio > 0:
-        tail_left, tail_right = grid.tail_costs(spec.cost, ratio)
-        cell_w[:p] += tail_left
-        cell_w[-p:] += tail_right
         cell_m[:p] += ratio / (1.0 - ratio) * cell_m[:p]
         cell_m[-p:] += ratio / (1.0 - ratio) * cell_m[-p:]
     if not np.all(np.isfinite(cell_w)):
@@ -355,8 +306,7 @@ def _rows(
     grid: AdditiveGrid, expand: sp.csr_matrix, spec: AdditiveSpec, cuts: Any
 ) -> tuple[RowRecord, AuxMap, str, RenyiCones | None]:
     """The row blocks, the auxiliaries, the window form (``"none"`` for (ε, δ)) and the cones
-    (guarantees beyond (ε, δ): the round's
-    `Cuts.constraints`)."""
+    (guarantees beyond (ε, δ): the round's `Cuts.constraints`)."""
     if spec.beyond:
         if cuts is None:
             raise TypeError(
@@ -368,17 +318,10 @@ def _rows(
     common = {"reduced": spec.reduced, "monotone": spec.monotone, "atom": bool(spec.atom)}
     privacy = spec.privacy
     if isinstance(privacy, PureDP):
-        return (
-            *pure_rows(
-                grid,
-                expand,
-                privacy.epsilon,
-                tail_ratio=spec.tail_ratio,
-                window=spec.window,
-                **common,
-            ),
-            None,
+        rows, aux, window = pure_rows(
+            grid, expand, privacy.epsilon, tail_ratio=spec.tail_ratio, window=spec.window, **common
         )
+        return rows, aux, window, None
     assert isinstance(privacy, ApproxDP)  # neither ε-DP nor beyond (ε, δ)
     rows, aux = approx_rows(grid, expand, privacy.epsilon, privacy.delta, **common)
     return rows, aux, "none", None
@@ -397,18 +340,9 @@ def _cells_per_period(spec: AdditiveSpec, epsilon: float) -> int:
 def build_additive_lp(
     spec: AdditiveSpec, *, strategy: Strategy | None = None, cuts: Any = None
 ) -> AdditiveLP:
-    """Build the additive-noise LP of ``spec`` (module docstring); nothing is solved.
-
-    Parameters
-    ----------
-    spec : AdditiveSpec
-        The validated design.
-    strategy : Strategy, optional
-        Build the problem for this solver attempt
-        (`AdditiveLP.for_strategy`); default the LP as built.
-    cuts : optional
-        Beyond (ε, δ): the round's orders (zCDP) or ε (GDP) and the targets
-        (`optmech.lp.additive.beyond_cuts.Cuts`).
+    """Build the additive-noise LP of ``spec`` (module docstring); nothing is solved. ``strategy``:
+    the problem for one solver attempt (`AdditiveLP.for_strategy`; default as built); ``cuts``:
+    beyond (ε, δ), the round's orders or ε and targets (`optmech.lp.additive.beyond_cuts.Cuts`).
 
     Raises
     ------

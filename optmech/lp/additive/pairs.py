@@ -46,22 +46,10 @@ VIRTUAL_PERIODS = 3
 
 @dataclass(frozen=True)
 class PairMaps:
-    """The pairs of all shifts and directions, stacked.
-
-    Attributes
-    ----------
-    first, second : scipy.sparse.csr_matrix
-        ``P(k)`` and ``P(k + s)`` of each pair as rows over the value variables (the grid values
-        ``x = Δ·f`` or ``Δ·pmf``; a pair's *masses* are these times `unit`).
-    weight : numpy.ndarray
-        Multiplicity of each pair: 1, or ``1/(1 − ratio)`` for a tail period standing for all
-        beyond it.
-    group : numpy.ndarray
-        Index of each pair's (shift, direction), ``0 … groups − 1``.
-    groups : int
-        Number of (shift, direction) combinations.
-    unit : float
-        Mass of a unit of a value variable (``1/m``).
+    """The pairs of all shifts and directions, stacked: ``first`` and ``second`` are ``P(k)`` and
+    ``P(k + s)`` as rows over the value variables (grid values ``x = Δ·f`` or ``Δ·pmf``; masses
+    are these times ``unit = 1/m``); ``weight`` is 1, or ``1/(1 − ratio)`` for a tail period
+    standing for all beyond it; ``group`` indexes the (shift, direction), of ``groups``.
     """
 
     first: sp.csr_matrix
@@ -82,47 +70,24 @@ class PairMaps:
         return sp.csr_matrix((coefficients, (self.group, cols)), shape=(self.groups, self.size))
 
 
-def _extended(n: int, period: int, ratio: float, expand: sp.csr_matrix) -> sp.csr_matrix:
-    """The grid and ``V`` virtual periods each side as rows over the value variables."""
-    e = expand.tocsr()
-    v = VIRTUAL_PERIODS
-    left = [ratio ** (v - i) * e[:period] for i in range(v)]  # farthest first
-    right = [ratio ** (i + 1) * e[n - period :] for i in range(v)]
-    return sp.vstack([*left, e, *right], format="csr")
-
-
-def _weights(size: int, period: int, ratio: float) -> FloatArray:
-    """Weight of a pair by the position of its first member on the extended sequence."""
-    v = VIRTUAL_PERIODS
-    w = np.ones(size)
-    w[:period] = 1.0 / (1.0 - ratio)
-    start = size - v * period
-    w[start : start + period] = 1.0 / (1.0 - ratio)
-    w[start + period :] = 0.0
-    return w
-
-
 def pair_maps(
     n: int, period: int, ratio: float, expand: sp.csr_matrix, *, reduced: bool
 ) -> PairMaps:
-    """The pairs of every shift ``s = 1..period`` and direction (one when ``reduced``).
-
-    Parameters
-    ----------
-    n : int
-        Cells (points) of the grid.
-    period : int
-        Cells per Δ: the tails' period and the largest shift.
-    ratio : float
-        The tails' ratio per period, in [0, 1).
-    expand : scipy.sparse.csr_matrix
-        Grid values from value variables (``n × variables``).
-    reduced : bool
-        Mirror-reduced (symmetric) noise: the direction ``−s`` repeats ``+s``.
+    """The pairs of every shift ``s = 1..period`` and direction (one when ``reduced``: for
+    mirror-reduced noise ``−s`` repeats ``+s``) of a grid of ``n`` cells whose tails have the
+    ratio ``ratio`` per period; ``expand`` maps the value variables to the grid values.
     """
-    ext = _extended(n, period, ratio, expand)
+    e, v = expand.tocsr(), VIRTUAL_PERIODS
+    # The grid and V virtual periods each side (the farthest first) over the value variables.
+    left = [ratio ** (v - i) * e[:period] for i in range(v)]
+    right = [ratio ** (i + 1) * e[n - period :] for i in range(v)]
+    ext = sp.vstack([*left, e, *right], format="csr")
     size = ext.shape[0]
-    weight = _weights(size, period, ratio)
+    # A pair's weight by the position of its first member: 1/(1 − ratio) for the farthest left
+    # virtual period and the first right one (each stands for all beyond it), 0 further right.
+    weight, start = np.ones(size), size - v * period
+    weight[:period] = weight[start : start + period] = 1.0 / (1.0 - ratio)
+    weight[start + period :] = 0.0
     firsts, seconds, weights, groups = [], [], [], []
     directions = (ext,) if reduced else (ext, ext[::-1])
     live = np.diff(ext.indptr) > 0  # rows that are not identically zero
@@ -130,8 +95,7 @@ def pair_maps(
         alive = live if d == 0 else live[::-1]
         for s in range(1, period + 1):
             k = np.arange(size - s)
-            keep = (weight[k] > 0) & alive[k]
-            k = k[keep]
+            k = k[(weight[k] > 0) & alive[k]]
             firsts.append(seq[k])
             seconds.append(seq[k + s])
             weights.append(weight[k])

@@ -27,8 +27,9 @@ an independent certification in `optmech.lp.additive.designer`:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from scipy import ndimage
@@ -39,14 +40,14 @@ from optmech.exceptions import PrivacyViolationError
 from optmech.lp.engine.mixing import MixingSearch, least_mixture
 from optmech.mechanisms.graded import GradedNoise
 from optmech.mechanisms.piecewise import LatticeNoise, PiecewiseConstantNoise
-from optmech.privacy import ApproxDP, PureDP
+from optmech.privacy import ApproxDP
 
 __all__ = [
     "cell_reach",
     "envelope_raise",
-    "envelope_repair",
     "hockey_delta",
     "mixture_repair",
+    "raise_inside",
     "slack",
 ]
 
@@ -68,86 +69,11 @@ def cell_reach(sensitivity: float, width: float) -> int:
     return int(ratio.numerator // ratio.denominator) + (ratio.denominator != 1)
 
 
-def _graded(noise: GridNoise) -> bool:
-    """Whether the noise says its cells are unequal (a graded grid: densities, reach ``m``)."""
-    return not noise.grid_description().equal_cells
-
-
 def equal_cells(noise: GridNoise) -> PiecewiseConstantNoise | LatticeNoise:
     """``noise`` as a family of equal cells — a uniform grid or ℤ, as its grid description
     says (a graded grid is not)."""
     assert noise.grid_description().equal_cells
     return cast(PiecewiseConstantNoise | LatticeNoise, noise)
-
-
-def _values(noise: GridNoise) -> FloatArray:
-    if noise.discrete:
-        return cast(LatticeNoise, noise).probabilities
-    return cast(PiecewiseConstantNoise | GradedNoise, noise).densities
-
-
-def _rebuild(
-    noise: GridNoise,
-    values: FloatArray,
-    left: tuple[FloatArray, float],
-    right: tuple[FloatArray, float],
-    atom: float,
-    privacy: PureDP | ApproxDP,
-) -> GridNoise:
-    """Same grid, new numbers, normalised to total mass 1."""
-    if _graded(noise):
-        graded = cast(GradedNoise, noise)
-        w, delta = graded.widths, graded.sensitivity
-        reps = values.size // w.size
-        total = delta * (
-            float(np.dot(values, np.tile(w, reps)))
-            + float(np.dot(left[0], w)) / (1.0 - left[1])
-            + float(np.dot(right[0], w)) / (1.0 - right[1])
-        )
-        s = 1.0 / total
-        return GradedNoise(
-            sensitivity=delta,
-            widths=w,
-            first_period=graded.first_period,
-            densities=values * s,
-            left_tail=(left[0] * s, left[1]),
-            right_tail=(right[0] * s, right[1]),
-            privacy=privacy,
-        )
-    uniform = equal_cells(noise)
-    h = uniform.width
-    total = (
-        h * (values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1]))
-        + atom
-    )
-    s = 1.0 / total
-    if not noise.discrete:
-        return PiecewiseConstantNoise(
-            start=uniform.start,
-            width=h,
-            densities=values * s,
-            period=noise.period,
-            left_tail=(left[0] * s, left[1]),
-            right_tail=(right[0] * s, right[1]),
-            atom=atom * s,
-            sensitivity=noise.sensitivity,
-            privacy=privacy,
-        )
-    return LatticeNoise(
-        start=int(uniform.start),
-        pmf=values * s,
-        period=noise.period,
-        left_tail=(left[0] * s, left[1]),
-        right_tail=(right[0] * s, right[1]),
-        sensitivity=int(noise.sensitivity),
-        privacy=privacy,
-    )
-
-
-def _reach(noise: GridNoise) -> int:
-    if _graded(noise):
-        return noise.period  # exact on a Δ-periodic partition (optmech.mechanisms.graded)
-    return cell_reach(noise.sensitivity, equal_cells(noise).width)
 
 
 def slack(epsilon: float, values: FloatArray) -> float:
@@ -204,77 +130,91 @@ def envelope_raise(
     return np.exp(logs)
 
 
+def raise_inside(
+    full: FloatArray,
+    epsilon: float,
+    period: int,
+    tail_ratio: float,
+    monotone: Callable[[FloatArray], FloatArray] | None = None,
+) -> FloatArray:
+    """`envelope_raise` of grid values to window ratios ``e^(ε − slack)`` (`slack`), the tails
+    at their ratio (or that bound), alternated with ``monotone`` (a raise non-increasing in
+    ``|x|``) until both hold: each round only raises; the monotone class needs a few."""
+    bound = epsilon - slack(epsilon, full)
+    tail_log = min(-math.log(tail_ratio), bound)
+    raised = full
+    for _ in range(64):
+        raised = envelope_raise(
+            raised, reach=period, period=period, bound=bound, tail_log_ratio=tail_log
+        )
+        if monotone is None:
+            break
+        again = monotone(raised)
+        if np.array_equal(again, raised):
+            break
+        raised = again
+    return raised
+
+
 def _log(values: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore"):
         return np.log(values)
 
 
-def envelope_repair(
-    noise: GridNoise, epsilon: float, *, reach: int | None = None, target: float | None = None
-) -> GridNoise:
-    """The least ε-DP raise of ``noise`` (module docstring), renormalised.
-
-    Parameters
-    ----------
-    noise : PiecewiseConstantNoise, LatticeNoise or GradedNoise
-        Tails must continue the outermost periods geometrically with one ratio ``≥ e^−ε`` (as
-        the LP designs them); an atom cannot be repaired (it is never ε-DP).
-    epsilon : float
-        The guarantee (and the tails' ``e^−ε``).
-    reach : int, optional
-        Cells per Δ; default the noise's own (`cell_reach`, exact).
-    target : float, optional
-        Raise to ratios ``e^target`` (≤ ε, and at least the tails' own ``−log ratio``), e.g. a
-        hair inside ε so that a pessimistic certification of the result gives at most ε.
-        Default: the tails' ``−log ratio``.
-    """
-    left_base, lr = noise.left_tail
-    right_base, b = noise.right_tail
-    values = _values(noise)
-    p = noise.period
-    if noise.atom > 0:
-        raise PrivacyViolationError("an atom is never ε-DP; it cannot be repaired by raising cells")
-    same = (
-        abs(lr - b) <= 1e-12 * b
-        and math.exp(-epsilon) <= b < 1.0
-        and values.size >= p
-        and np.allclose(left_base, b * values[:p], rtol=1e-9, atol=0)
-        and np.allclose(right_base, b * values[-p:], rtol=1e-9, atol=0)
-    )
-    if not same:
-        raise PrivacyViolationError(
-            "envelope_repair needs tails continuing the outermost periods with one ratio of at "
-            "least e^-ε"
-        )
-    r = _reach(noise) if reach is None else reach
-    tail = -math.log(b)
-    raised = envelope_raise(
-        values, reach=r, period=p, bound=tail if target is None else target, tail_log_ratio=tail
-    )
-    privacy = PureDP(epsilon)
-    return _rebuild(noise, raised, (b * raised[:p], b), (b * raised[-p:], b), 0.0, privacy)
+_EqualCells = PiecewiseConstantNoise | LatticeNoise
 
 
-def _laplace_values(noise: GridNoise, eps_ref: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _values(noise: _EqualCells) -> FloatArray:
+    if noise.discrete:
+        return cast(LatticeNoise, noise).probabilities
+    return cast(PiecewiseConstantNoise, noise).densities
+
+
+def _rebuild(
+    noise: _EqualCells,
+    values: FloatArray,
+    left: tuple[FloatArray, float],
+    right: tuple[FloatArray, float],
+    atom: float,
+    privacy: ApproxDP,
+) -> tuple[type, dict[str, Any]]:
+    """Same grid, new numbers, normalised to total mass 1: the family and its keywords."""
+    h = noise.width
+    mass = values.sum() + left[0].sum() / (1.0 - left[1]) + right[0].sum() / (1.0 - right[1])
+    s = 1.0 / (h * mass + atom)
+    common = {
+        "period": noise.period,
+        "left_tail": (left[0] * s, left[1]),
+        "right_tail": (right[0] * s, right[1]),
+        "privacy": privacy,
+    }
+    if noise.discrete:
+        return LatticeNoise, {
+            **common,
+            "start": int(noise.start),
+            "pmf": values * s,
+            "sensitivity": int(noise.sensitivity),
+        }
+    return PiecewiseConstantNoise, {
+        **common,
+        "start": noise.start,
+        "width": h,
+        "densities": values * s,
+        "atom": atom * s,
+        "sensitivity": noise.sensitivity,
+    }
+
+
+def _laplace_values(noise: _EqualCells, eps_ref: float) -> tuple[FloatArray, ...]:
     """Grid Laplace values at ``eps_ref`` on the grid and on the first period beyond each end."""
-    p = noise.period
-    if _graded(noise):
-        graded = cast(GradedNoise, noise)
-        t = np.concatenate([[0.0], np.cumsum(graded.widths)])
-        mid = (t[:-1] + t[1:]) / 2.0
-        k = graded.first_period + np.arange(noise.num_cells // p + 2) - 1
-        pos = ((k[:, None] + mid[None, :]) * noise.sensitivity).reshape(-1)
-        vals = np.exp(-eps_ref * np.abs(pos) / noise.sensitivity)
-        return vals[p:-p], vals[:p], vals[-p:]
-    uniform = equal_cells(noise)
-    h = uniform.width
+    p, h = noise.period, noise.width
     centre = 0.0 if noise.discrete else 0.5
-    pos = uniform.start / h + np.arange(-p, noise.num_cells + p) + centre
+    pos = noise.start / h + np.arange(-p, noise.num_cells + p) + centre
     vals = np.exp(-eps_ref * h * np.abs(pos) / noise.sensitivity)
     return vals[p:-p], vals[:p], vals[-p:]
 
 
-def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, reach: int) -> float:
+def hockey_delta(noise: _EqualCells, epsilon: float, reach: int) -> float:
     """Certified δ at ε of a uniform-grid or lattice noise for shifts up to ``reach`` cells.
 
     `optmech.certify.noise.noise_delta` on the noise's masses,
@@ -283,54 +223,43 @@ def hockey_delta(noise: PiecewiseConstantNoise | LatticeNoise, epsilon: float, r
     return noise_delta(noise.grid_description().with_reach(reach), epsilon=epsilon)
 
 
-def _reference(noise: GridNoise, epsilon: float, delta: float, reach: int) -> GridNoise:
+def _reference(noise: _EqualCells, epsilon: float, delta: float, reach: int) -> _EqualCells:
     """The mixing reference (module docstring): support-preserving when it certifies below δ."""
     values, left, right = _laplace_values(noise, epsilon)
     zero = (np.zeros(noise.period), 0.0)
     privacy = ApproxDP(epsilon, delta)
-    inside = _rebuild(noise, values, zero, zero, 0.0, privacy)
-    if hockey_delta(inside, epsilon, reach) < delta:  # type: ignore[arg-type]
+    family, kwargs = _rebuild(noise, values, zero, zero, 0.0, privacy)
+    inside = family(**kwargs)
+    if hockey_delta(inside, epsilon, reach) < delta:
         return inside
     eps_ref = epsilon / 2.0 if epsilon > 0 else delta
     values, left, right = _laplace_values(noise, eps_ref)
-    ratio = math.exp(-eps_ref * noise.period * _width(noise) / noise.sensitivity)
-    return _rebuild(noise, values, (left, ratio), (right, ratio), 0.0, privacy)
-
-
-def _width(noise: GridNoise) -> float:
-    if _graded(noise):
-        return noise.sensitivity / noise.period
-    return equal_cells(noise).width
+    ratio = math.exp(-eps_ref * noise.period * noise.width / noise.sensitivity)
+    family, kwargs = _rebuild(noise, values, (left, ratio), (right, ratio), 0.0, privacy)
+    return family(**kwargs)
 
 
 def mixture_repair(
-    noise: PiecewiseConstantNoise | LatticeNoise,
-    epsilon: float,
-    delta: float,
-    *,
-    reach: int | None = None,
-) -> tuple[GridNoise, float]:
-    """Mix ``noise`` with a reference until it is (ε, δ)-DP; returns ``(noise, λ)``.
+    noise: _EqualCells, epsilon: float, delta: float, *, reach: int
+) -> tuple[type, dict[str, Any], float]:
+    """Mix ``noise`` with a reference until it is (ε, δ)-DP; returns the family and keywords of
+    the mixture, and ``λ``.
 
     ``noise`` must have zero tails or tails with the reference's ratio (the LP's (ε, δ) designs
-    have zero tails); ``reach`` is its cells per Δ (default `cell_reach`, exact). δ is
-    certified by `hockey_delta`, at most ``delta`` exactly. Raises
-    `PrivacyViolationError` when no mixture works.
+    have zero tails); ``reach`` is its cells per Δ. δ is certified by `hockey_delta`, at most
+    ``delta`` exactly. Raises `PrivacyViolationError` when no mixture works.
     """
     privacy = ApproxDP(epsilon, delta)
-    r = _reach(noise) if reach is None else reach
-    reference = _reference(noise, epsilon, delta, r)
-    h_ref = hockey_delta(reference, epsilon, r)  # type: ignore[arg-type]
-    h_p = hockey_delta(noise, epsilon, r)
+    reference = _reference(noise, epsilon, delta, reach)
+    h_ref = hockey_delta(reference, epsilon, reach)
+    h_p = hockey_delta(noise, epsilon, reach)
     if h_ref >= delta:
         raise PrivacyViolationError(
             f"cannot repair: the reference density has δ = {h_ref:.3g} ≥ {delta:g} at "
             f"ε = {epsilon:g}"
         )
-    ref_l, ratio = reference.left_tail
-    ref_r, _ = reference.right_tail
-    left_base, lr = noise.left_tail
-    right_base, rr = noise.right_tail
+    (ref_l, ratio), (ref_r, _) = reference.left_tail, reference.right_tail
+    (left_base, lr), (right_base, rr) = noise.left_tail, noise.right_tail
     for base, rho in ((left_base, lr), (right_base, rr)):
         if np.any(base > 0) and abs(rho - ratio) > 1e-12:
             raise PrivacyViolationError(
@@ -338,8 +267,8 @@ def mixture_repair(
             )
     values, ref = _values(noise), _values(reference)
 
-    def mix(lam: float) -> GridNoise:
-        return _rebuild(
+    def certified(lam: float) -> tuple[type, dict[str, Any]] | None:
+        family, kwargs = _rebuild(
             noise,
             (1 - lam) * values + lam * ref,
             ((1 - lam) * left_base + lam * ref_l, ratio),
@@ -347,20 +276,17 @@ def mixture_repair(
             (1 - lam) * noise.atom,
             privacy,
         )
-
-    def certified(lam: float) -> GridNoise | None:
-        candidate = mix(lam)
-        return candidate if hockey_delta(candidate, epsilon, r) <= delta else None  # type: ignore[arg-type]
+        ok = hockey_delta(family(**kwargs), epsilon, reach) <= delta
+        return (family, kwargs) if ok else None
 
     # Convexity gives a λ that works; the bound is loose (mixing also lowers P's own terms),
     # so bisect down to the least λ that certifies (to 1e-3 relative).
     excess = max(h_p - delta, 0.0)
     start = min(1.0, excess / (h_p - h_ref) * (1.0 + 1e-6) + 1e-15)
-    found: tuple[float, GridNoise] = least_mixture(
+    lam, (family, kwargs) = least_mixture(
         certified,
         start,
         MixingSearch(refine_steps=12),
         failure=f"mixing with a reference density did not reach δ = {delta:g} (λ up to 1)",
     )
-    lam, best = found
-    return best, lam
+    return family, kwargs, lam

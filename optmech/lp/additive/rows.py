@@ -2,10 +2,9 @@
 
 Variables, in this order: the grid values ``x`` (densities × Δ; half of them when the LP is
 mirror-reduced), the atom ``α`` when allowed, then the auxiliaries (window minima for ε-DP,
-hockey-stick terms for (ε, δ)). Each family of rows is a
-`RowBlock` with a name; the LP keeps them in a frozen
-`RowRecord` and reads each one's multipliers by that name
-(cvxpy's ``dual_vars[constr.id]`` discipline), never by position.
+hockey-stick terms for (ε, δ)). Each family of rows is a `RowBlock` with a name; the LP keeps
+them in a frozen `RowRecord` and reads each one's multipliers by that name (cvxpy's
+``dual_vars[constr.id]`` discipline), never by position.
 
 ``"monotone"``
     ``x_{k+1} ≤ x_k`` outwards (the class non-increasing in ``|x|``).
@@ -45,17 +44,16 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.lp.additive.grid import AdditiveGrid, GridKind
-from optmech.lp.additive.windows import WindowSystem, choose_window_method, window_system
+from optmech.lp.additive.windows import (
+    WindowSystem,
+    both_ways,
+    choose_window_method,
+    pair_rows,
+    window_system,
+)
 from optmech.lp.engine.rows import RowBlock, RowRecord
 
-__all__ = [
-    "RELATIVE_SUMS_BELOW",
-    "AuxMap",
-    "RowBlock",
-    "RowRecord",
-    "approx_rows",
-    "pure_rows",
-]
+__all__ = ["RELATIVE_SUMS_BELOW", "AuxMap", "RowBlock", "RowRecord", "approx_rows", "pure_rows"]
 
 #: With a tail ratio at least this (ε ≤ 13.8), the window on a uniform grid or ℤ runs on the
 #: grid extended by one virtual period each side (coefficients ``ratio``, far above solvers'
@@ -79,18 +77,9 @@ class AuxMap:
     At an optimum every auxiliary may take its canonical value — the minimum of the cells it
     stands for, or ``max(0, x_j − e^ε x_{j±s})`` — which is monotone in the values; so the
     canonical auxiliaries of an upper bound of the values bound the auxiliaries, and those of a
-    point complete it to a point of the LP.
-
-    Attributes
-    ----------
-    system : WindowSystem or None
-        The window rows' auxiliary structure (ε-DP, not monotone).
-    real : scipy.sparse.csr_matrix or None
-        Value variables to the sequence the window runs on.
-    tails : tuple of (csr_matrix, bool)
-        Per outer period: value variables to its cells, and whether minima run rightwards.
-    hockey : scipy.sparse.csr_matrix or None
-        ``x_j − e^ε x_{j±s}`` per hockey-stick term ((ε, δ)).
+    point complete it to a point of the LP. ``system`` and ``real``: the window's auxiliaries
+    and the sequence it runs on (ε-DP); ``tails``: per outer period, its cells and whether
+    minima run rightwards; ``hockey``: ``x_j − e^ε x_{j±s}`` per term ((ε, δ)).
     """
 
     system: WindowSystem | None = None
@@ -108,10 +97,7 @@ class AuxMap:
             parts.append(self.system.canonical_aux(np.asarray(self.real @ v).reshape(-1)))
         for last, rightwards in self.tails:
             cells = np.asarray(last @ v).reshape(-1)
-            if rightwards:
-                parts.append(np.minimum.accumulate(cells))
-            else:
-                parts.append(np.minimum.accumulate(cells[::-1]))
+            parts.append(np.minimum.accumulate(cells if rightwards else cells[::-1]))
         return np.concatenate(parts) if parts else np.zeros(0)
 
 
@@ -120,16 +106,6 @@ def virtual_rows(grid: AdditiveGrid, tail_ratio: float) -> bool:
     on uniform grids and ℤ while ``tail_ratio ≥`` `VIRTUAL_ROWS_ABOVE`; never
     on a graded grid (large ε, where its solver scaling is built around the tail rows)."""
     return grid.kind != GridKind.GRADED and tail_ratio >= VIRTUAL_ROWS_ABOVE
-
-
-def _pair_rows(a: IntArray, b: IntArray, factor: float, n: int) -> sp.csr_matrix:
-    """Rows ``g_a − factor·g_b ≤ 0``."""
-    k = a.size
-    rows = np.concatenate([np.arange(k), np.arange(k)])
-    return sp.csr_matrix(
-        (np.concatenate([np.ones(k), np.full(k, -factor)]), (rows, np.concatenate([a, b]))),
-        shape=(k, n),
-    )
 
 
 def monotone_pairs(index: IntArray, integer: bool, right_only: bool) -> tuple[IntArray, IntArray]:
@@ -187,16 +163,13 @@ def pure_rows(
     """ε-DP rows (module docstring): ``(record, auxiliaries, window form used)``.
 
     The virtual periods beyond the grid are ``ratio = tail_ratio ≈ e^−ε`` times its outermost
-    ones. While ``ratio ≥`` `VIRTUAL_ROWS_ABOVE` (uniform grids and ℤ,
-    `virtual_rows`) the window simply runs on the grid extended by one virtual
-    period each side (coefficients
-    ``ratio``). Otherwise those coefficients
-    would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a dropped one forces
-    window minima to 0 — "infeasible" from ε ≈ 20.7), so the window runs on the real cells and
-    the virtual pairs are written out: besides scaled copies of real pairs they add only
-    ``x_j ≤ e^ε·ratio·x_o`` for ``o`` before ``j`` (outwards) in the outermost period — a cell's
-    copy one period out is ``m`` cells away, so it faces the cells between — with coefficients
-    ``1`` and ``e^ε·ratio ≥ 1``.
+    ones. While ``ratio ≥`` `VIRTUAL_ROWS_ABOVE` (`virtual_rows`) the window runs on the grid
+    extended by one virtual period each side (coefficients ``ratio``). Otherwise those
+    coefficients would reach solvers' drop threshold (HiGHS removes entries below 1e-9; a
+    dropped one forces window minima to 0 — "infeasible" from ε ≈ 20.7), so the window runs on
+    the real cells and the virtual pairs are written out: besides scaled copies of real pairs
+    they add only ``x_j ≤ e^ε·ratio·x_o`` for ``o`` before ``j`` (outwards) in the outermost
+    period, with coefficients ``1`` and ``e^ε·ratio ≥ 1``.
     """
     p, factor = grid.period, math.exp(epsilon)
     e = expand.tocsr()
@@ -207,16 +180,13 @@ def pure_rows(
     sides = [(e[-p:], True)] + ([] if reduced else [(e[:p], False)])
     if monotone:
         ma, mb = monotone_pairs(seq_index, grid.integer, right_only=reduced)
-        mono = [_pair_rows(ma, mb, 1.0, n_seq) @ real]
+        mono = [pair_rows(ma, mb, 1.0, n_seq) @ real]
         # The first virtual cell (ratio·x_o) is at most the outermost real one: x_o ≤ x/ratio.
         for side, right in sides:
             o, edge = (side[0], e[-1]) if right else (side[-1], e[0])
             mono.append(o - edge / tail_ratio)
         k = np.arange(n_seq - p)
-        win = sp.vstack(
-            [_pair_rows(k, k + p, factor, n_seq), _pair_rows(k + p, k, factor, n_seq)],
-            format="csr",
-        )
+        win = both_ways(k, k + p, factor, n_seq)
         layout = (n_values, int(atom), 0)
         mono_rows = sp.vstack(mono, format="csr")
         mono_blocks = (
@@ -229,8 +199,7 @@ def pure_rows(
         ext = sp.vstack([b * e[:p], e, b * e[-p:]], format="csr")
         ext_index = np.concatenate([index[:p] - p, index, index[-p:] + p])
         if reduced:
-            keep = ext_index >= -p
-            ext = ext[keep]
+            ext = ext[ext_index >= -p]
         real, n_seq, sides = ext, ext.shape[0], []
     method = choose_window_method(n_seq, p) if window == "auto" else window
     system = window_system(n_seq, p, factor, method=method)
@@ -299,6 +268,6 @@ def approx_rows(
     ]
     if monotone:
         ma, mb = monotone_pairs(grid.index, grid.integer, right_only=reduced)
-        mono = (_pair_rows(ma, mb, 1.0, grid.n) @ expand).tocsr()
+        mono = (pair_rows(ma, mb, 1.0, grid.n) @ expand).tocsr()
         blocks.insert(0, RowBlock("monotone", _widen(mono, None, layout), np.zeros(mono.shape[0])))
     return RowRecord(tuple(blocks)), AuxMap(hockey=on_values)

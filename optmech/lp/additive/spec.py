@@ -3,10 +3,9 @@
 A spec holds every modelling choice of an additive-noise design — the guarantee, Δ, the cost,
 the grid (kind, cells per Δ, periods), the class restrictions, the form of the window rows, the
 atom, the mirror reduction and the memory cap — checked in ``__post_init__`` with messages that
-name the parameter, its range and the value (the `dp_accounting` style). Defaults that
-depend on the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec
-records what was built. `optmech.design_noise` takes
-the same keywords and passes them here.
+name the parameter, its range and the value (the `dp_accounting` style). Defaults that depend on
+the rest (cells per Δ, periods, grid kind, atom) are resolved there too, so the spec records
+what was built. `optmech.design_noise` takes the same keywords and passes them here.
 """
 
 from __future__ import annotations
@@ -118,13 +117,12 @@ def _top_step_cells(epsilon: float) -> float:
 
 
 def default_resolution(privacy: Privacy) -> int:
-    """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's
-    top step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ)
-    with ε > 0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
-    `default_periods`) stay within `APPROX_HOCKEY_TERMS`, else the largest
-    even ``m ≥ 2`` that keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP,
-    zCDP (cones per cell and shift) and GDP (a hockey-stick block per cell, shift and cut ε,
-    over several rounds).
+    """Uniform cells per Δ: ``20(1 + e^(ε/2))`` for ε-DP (about 20 cells on the staircase's top
+    step γ*Δ; Geng & Viswanath 2016, §V-B), capped at `UNIFORM_MAX_CELLS`; for (ε, δ) with ε >
+    0, 20 while the LP's ``2Km²`` hockey-stick terms (``K`` periods each side,
+    `default_periods`) stay within `APPROX_HOCKEY_TERMS`, else the largest even ``m ≥ 2`` that
+    keeps them there; 20 for (0, δ) and privacy profiles; 8 for Rényi DP, zCDP (cones per cell
+    and shift) and GDP (a hockey-stick block per cell, shift and cut ε, over several rounds).
 
     The (ε, δ) budget binds only where the support is long, i.e. at small ε and δ: there the
     optimum is close to the staircase of Geng & Viswanath (2016), whose top step ``γ*Δ`` tends
@@ -181,6 +179,14 @@ def default_periods(privacy: Privacy, *, graded: bool = False) -> int:
     return math.ceil(reach) + 1
 
 
+def _window_length(grid_n: int, period: int, symmetric: bool, virtual: bool) -> int:
+    """Cells the ε-DP window runs on (`optmech.lp.additive.rows.pure_rows`): the grid and one
+    virtual period each side, or the real cells; those right of −m when mirror-reduced."""
+    if virtual:
+        return (grid_n // 2 + 2 * period) if symmetric else grid_n + 2 * period
+    return (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+
+
 def estimate_additive_size(
     privacy: Privacy,
     *,
@@ -200,19 +206,14 @@ def estimate_additive_size(
     n_z = (grid_n + 1) // 2 if symmetric else grid_n
     n_vars, rows, nnz = n_z + int(atom), 1, n_z + int(atom)  # normalisation row
     if isinstance(privacy, PureDP):
-        # optmech.lp.additive.rows.pure_rows: the window runs on the grid extended by one
-        # virtual period each side while e^−ε ≥ VIRTUAL_ROWS_ABOVE; otherwise on the real cells
-        # (those right of −m when mirror-reduced), each outer period adding m minima and
-        # 3m − 1 rows.
+        # Virtual periods while e^−ε ≥ VIRTUAL_ROWS_ABOVE; else each outer period adds m
+        # minima and 3m − 1 tail rows.
         if virtual is None:
             virtual = math.exp(-privacy.epsilon) >= VIRTUAL_ROWS_ABOVE
-        if virtual:
-            seq = (grid_n // 2 + 2 * period) if symmetric else grid_n + 2 * period
-        else:
-            seq = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+        seq = _window_length(grid_n, period, symmetric, virtual)
         sides = 0 if virtual else (1 if symmetric else 2)
         if monotone:
-            real = (grid_n // 2 + period + grid_n % 2) if symmetric else grid_n
+            real = _window_length(grid_n, period, symmetric, False)
             ends = 1 if symmetric else 2
             rows += (real - 1 + ends) + 2 * max(real - period, 0)
             nnz += 2 * (real - 1 + ends) + 4 * max(real - period, 0)
@@ -232,6 +233,12 @@ def estimate_additive_size(
         nnz += 4 * aux + directions * period
     memory = nnz * _BYTES_PER_NONZERO + (rows + n_vars) * _BYTES_PER_ROW
     return {"variables": n_vars, "rows": rows, "nonzeros": nnz, "bytes": float(memory)}
+
+
+def _renyi_tail(privacy: RenyiDP) -> float:
+    """``min_α max(ε(α)/2, √(ε(α)/α))`` (`AdditiveSpec.tail_epsilon`)."""
+    pairs = zip(privacy.orders, privacy.epsilons, strict=True)
+    return min(max(e / 2.0, math.sqrt(e / a)) for a, e in pairs)
 
 
 def _largest_mu() -> float:
@@ -260,10 +267,7 @@ def _check_beyond(privacy: Privacy) -> None:
                 f"got {privacy.mu!r}."
             )
     elif isinstance(privacy, RenyiDP):
-        tails = min(
-            max(e / 2.0, math.sqrt(e / a))
-            for a, e in zip(privacy.orders, privacy.epsilons, strict=True)
-        )
+        tails = _renyi_tail(privacy)
         if not tails <= BEYOND_LOSS_MAX:
             raise ValueError(
                 "`privacy` must leave the Rényi design's geometric tails a loss "
@@ -394,8 +398,8 @@ class AdditiveSpec:
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         privacy = guarantees.check_privacy(self.privacy, beyond=True)
+        pure = isinstance(privacy, PureDP)
         if isinstance(privacy, PureDP | ApproxDP):
-            pure = isinstance(privacy, PureDP)
             check_real(
                 "epsilon",
                 privacy.epsilon,
@@ -427,12 +431,10 @@ class AdditiveSpec:
             "max_memory_gb", check_real("max_memory_gb", self.max_memory_gb, low=0.0, low_open=True)
         )
         grid = GridKind(_check_choice("grid", str(self.grid), ("auto", "uniform", "graded")))
-        pure = isinstance(privacy, PureDP)
         if self.integer:
             self._resolve_integer(grid)
         else:
-            sens = check_real("sensitivity", self.sensitivity, low=0.0, low_open=True)
-            put("sensitivity", sens)
+            put("sensitivity", check_real("sensitivity", self.sensitivity, low=0.0, low_open=True))
             if self.resolution is not None:
                 put("resolution", check_int("resolution", self.resolution, low=1))
             graded = grid == GridKind.GRADED or (
@@ -450,14 +452,10 @@ class AdditiveSpec:
             put("grid", GridKind.GRADED if graded else GridKind.UNIFORM)
             if self.resolution is None:
                 put("resolution", GRADED_COARSE if graded else default_resolution(privacy))
-        periods = self.periods
-        graded = self.grid == GridKind.GRADED
-        put(
-            "periods",
-            default_periods(privacy, graded=graded)
-            if periods is None
-            else check_int("periods", periods, low=1),
-        )
+        if self.periods is None:
+            put("periods", default_periods(privacy, graded=self.grid == GridKind.GRADED))
+        else:
+            put("periods", check_int("periods", self.periods, low=1))
         self._resolve_atom(pure)
         if isinstance(privacy, ApproxDP) and privacy.epsilon == 0.0:
             self._check_zero_delta_support()
@@ -578,15 +576,14 @@ class AdditiveSpec:
         """The pure ε of the geometric tails beyond the grid (their ratio per period is
         $e^{−ε}$), or None for a finite support.
 
-        ε-DP: ε. A profile with $δ_j = 0$ from some point on: the first such $ε_j$ (the
-        noise is then $ε_j$-DP). zCDP, Rényi DP and
-        GDP: the ε at which ε-DP gives half the guarantee — $√ρ$ (ε-DP is $ε²/2$-zCDP; Bun
-        & Steinke 2016, Proposition 1.4); $min_α max(ε(α)/2, √(ε(α)/α))$ (``D_α ≤
-        min(ε, αε²/2)``); $log(Φ(μ/4)/Φ(−μ/4))$ (ε-DP is $−2Φ⁻¹(1/(1 + e^ε))$-GDP; Dong,
-        Roth & Su 2022). Those need tails (a finite support faces zero mass: infinite Rényi
-        divergences, δ(ε) > 0 at every ε) whose own losses stay far inside the guarantee, and a
-        geometric noise of that ratio is a mixing reference that keeps the design's tails
-        geometric (`optmech.lp.additive.beyond`).
+        ε-DP: ε. A profile with $δ_j = 0$ from some point on: the first such $ε_j$ (the noise is
+        then $ε_j$-DP). zCDP, Rényi DP and GDP: the ε at which ε-DP gives half the guarantee —
+        $√ρ$ (ε-DP is $ε²/2$-zCDP; Bun & Steinke 2016, Proposition 1.4);
+        $min_α max(ε(α)/2, √(ε(α)/α))$ (``D_α ≤ min(ε, αε²/2)``); $log(Φ(μ/4)/Φ(−μ/4))$ (ε-DP is
+        $−2Φ⁻¹(1/(1 + e^ε))$-GDP; Dong, Roth & Su 2022). Those need tails (a finite support
+        faces zero mass: infinite Rényi divergences, δ(ε) > 0 at every ε) whose own losses stay
+        far inside the guarantee, and a geometric noise of that ratio is a mixing reference that
+        keeps the design's tails geometric (`optmech.lp.additive.beyond`).
         """
         g = self.privacy
         if isinstance(g, PureDP):
@@ -594,8 +591,7 @@ class AdditiveSpec:
         if isinstance(g, ZCDP):
             return math.sqrt(g.rho)
         if isinstance(g, RenyiDP):
-            pairs = zip(g.orders, g.epsilons, strict=True)
-            return min(max(e / 2.0, math.sqrt(e / a)) for a, e in pairs)
+            return _renyi_tail(g)
         if isinstance(g, GaussianDP):
             from scipy import special
 
@@ -635,8 +631,7 @@ class AdditiveSpec:
         return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip)
 
     def size(self, cells: int) -> dict[str, int | float]:
-        """The LP's estimated size (`estimate_additive_size`) for
-        ``cells`` per period."""
+        """The LP's estimated size (`estimate_additive_size`) for ``cells`` per period."""
         assert self.periods is not None  # resolved in __post_init__
         grid_n = 2 * self.periods * cells + (1 if self.integer else 0)
         return estimate_additive_size(
@@ -654,9 +649,7 @@ class AdditiveSpec:
         """The window form "auto" resolves to for this grid (``"blocks"`` when unknown)."""
         if self.tail_epsilon is None or self.monotone or self.window != "auto":
             return self.window if self.window != "auto" else "blocks"
-        seq = (grid_n // 2 + 2 * cells) if self.reduced else grid_n + 2 * cells
-        if not self._virtual:
-            seq = (grid_n // 2 + cells + grid_n % 2) if self.reduced else grid_n
+        seq = _window_length(grid_n, cells, self.reduced, self._virtual)
         return choose_window_method(seq, cells)
 
     @property

@@ -43,7 +43,6 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -51,16 +50,9 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 
-__all__ = [
-    "WINDOW_METHODS",
-    "WindowSystem",
-    "choose_window_method",
-    "window_size",
-    "window_system",
-]
+__all__ = ["WINDOW_METHODS", "WindowSystem", "choose_window_method", "window_size", "window_system"]
 
 
-Method = Literal["pairs", "sparse-table", "blocks"]
 WINDOW_METHODS: tuple[str, ...] = ("pairs", "sparse-table", "blocks")
 
 #: "auto" uses all pairs while they need at most this many rows, the block form above it.
@@ -72,22 +64,9 @@ PAIRS_MAX_ROWS = 2_000
 
 @dataclass(frozen=True)
 class WindowSystem:
-    """Rows ``A_g @ g + A_u @ u ≤ 0`` with ``u ≥ 0``.
-
-    Attributes
-    ----------
-    a_g : scipy.sparse.csr_matrix
-        Coefficients of the cells, shape ``(rows, n)``.
-    a_u : scipy.sparse.csr_matrix
-        Coefficients of the auxiliaries, shape ``(rows, num_aux)``.
-    num_aux : int
-        Number of auxiliary variables.
-    method : str
-        The form used.
-    block : int
-        Block length ``2r + 1`` of the ``"blocks"`` form (0 otherwise).
-    levels : int
-        Levels of the ``"sparse-table"`` form (0 otherwise).
+    """Rows ``A_g @ g + A_u @ u ≤ 0`` with ``u ≥ 0`` (``num_aux`` auxiliaries) in the form
+    ``method``; ``block`` is the block length ``2r + 1`` of ``"blocks"``, ``levels`` the levels of
+    ``"sparse-table"`` (0 otherwise).
     """
 
     a_g: sp.csr_matrix
@@ -98,12 +77,35 @@ class WindowSystem:
     levels: int = 0
 
     def canonical_aux(self, g: FloatArray) -> FloatArray:
-        """The largest feasible auxiliaries for ``g``: each one the minimum of its block.
+        """The largest feasible auxiliaries for ``g``: each one the minimum of its block
+        (``"blocks"``: prefix and suffix minima inside each block of ``2r + 1`` cells;
+        ``"sparse-table"``: ``u^(l)_k = min g[k : k + 2^l]``), clipped at 0 as the auxiliaries
+        are; every row holds at ``(g, canonical_aux(g))`` iff ``g`` satisfies the window.
 
         Monotone in ``g``; used by `residual`, and with ``g`` an upper bound of the
         cells it bounds every auxiliary at an optimum (the LP's certified interval).
         """
-        return _canonical_aux(self, g)
+        n = self.a_g.shape[1]
+        if self.num_aux == 0:
+            return np.zeros(0)
+        garr = np.asarray(g, dtype=np.float64)
+        if self.method == "blocks":
+            w = self.block
+            blocks = -(-n // w)
+            padded = np.full(blocks * w, np.inf)
+            padded[:n] = garr
+            grid = padded.reshape(blocks, w)
+            prefix = np.minimum.accumulate(grid, axis=1).reshape(-1)[:n]
+            suffix = np.minimum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].reshape(-1)[:n]
+            out = np.concatenate([prefix, suffix])
+        else:
+            levels, prev = [], garr
+            for level in range(1, self.levels + 1):
+                half = 2 ** (level - 1)
+                prev = np.minimum(prev[: n - 2 * half + 1], prev[half : n - half + 1])
+                levels.append(prev)
+            out = np.concatenate(levels)
+        return np.maximum(out, 0.0)
 
     def residual(self, g: npt.ArrayLike) -> FloatArray:
         """Row values at ``(g, canonical_aux(g))``: all ≤ 0 iff ``g`` satisfies the windows."""
@@ -137,33 +139,32 @@ def window_size(n: int, reach: int, method: str) -> tuple[int, int, int]:
 
 
 def choose_window_method(n: int, reach: int) -> str:
-    """``"pairs"`` while it has at most `PAIRS_MAX_ROWS` rows, ``"blocks"``
-    above."""
+    """``"pairs"`` while it has at most `PAIRS_MAX_ROWS` rows, ``"blocks"`` above."""
     rows, _, _ = window_size(n, reach, "pairs")
     return "pairs" if rows <= PAIRS_MAX_ROWS else "blocks"
 
 
 # -- builders ---------------------------------------------------------------------------------
-def _rows(
-    n_rows: int,
-    cols_g: list[tuple[IntArray, float | FloatArray]],
-    cols_u: list[tuple[IntArray, float | FloatArray]],
-    n: int,
-    n_aux: int,
-) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """Assemble two CSR matrices; each list item gives, per row, a column and a coefficient."""
+def _unit_rows(cols: IntArray, width: int) -> sp.csr_matrix:
+    """One row per entry of ``cols``, with a 1 in that column."""
+    return sp.csr_matrix(
+        (np.ones(cols.size), (np.arange(cols.size), cols)), shape=(cols.size, width)
+    )
 
-    def build(items: list[tuple[IntArray, float | FloatArray]], width: int) -> sp.csr_matrix:
-        if not items:
-            return sp.csr_matrix((n_rows, width))
-        rows = np.concatenate([np.flatnonzero(c >= 0) for c, _ in items])
-        cols = np.concatenate([c[c >= 0] for c, _ in items])
-        vals = np.concatenate(
-            [np.broadcast_to(np.asarray(v, dtype=np.float64), c.shape)[c >= 0] for c, v in items]
-        )
-        return sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, width))
 
-    return build(cols_g, n), build(cols_u, n_aux)
+def pair_rows(a: IntArray, b: IntArray, factor: float, n: int) -> sp.csr_matrix:
+    """Rows ``g_a − factor·g_b ≤ 0``."""
+    k = a.size
+    rows = np.concatenate([np.arange(k), np.arange(k)])
+    return sp.csr_matrix(
+        (np.concatenate([np.ones(k), np.full(k, -factor)]), (rows, np.concatenate([a, b]))),
+        shape=(k, n),
+    )
+
+
+def both_ways(a: IntArray, b: IntArray, factor: float, n: int) -> sp.csr_matrix:
+    """Rows ``g_a − factor·g_b ≤ 0``, then ``g_b − factor·g_a ≤ 0``."""
+    return sp.vstack([pair_rows(a, b, factor, n), pair_rows(b, a, factor, n)], format="csr")
 
 
 def _pairs(n: int, r: int, factor: float) -> WindowSystem:
@@ -172,20 +173,8 @@ def _pairs(n: int, r: int, factor: float) -> WindowSystem:
     s = np.repeat(shifts, counts)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     i = np.arange(s.size) - np.repeat(starts, counts)
-    j = i + s
-    total = i.size
-    rows = np.arange(2 * total)
-    # g_i − f g_j ≤ 0 and g_j − f g_i ≤ 0.
-    left = np.concatenate([i, j])
-    right = np.concatenate([j, i])
-    a_g = sp.csr_matrix(
-        (
-            np.concatenate([np.ones(2 * total), np.full(2 * total, -factor)]),
-            (np.concatenate([rows, rows]), np.concatenate([left, right])),
-        ),
-        shape=(2 * total, n),
-    )
-    return WindowSystem(a_g, sp.csr_matrix((2 * total, 0)), 0, "pairs")
+    a_g = both_ways(i, i + s, factor, n)
+    return WindowSystem(a_g, sp.csr_matrix((a_g.shape[0], 0)), 0, "pairs")
 
 
 def _windows(n: int, r: int) -> tuple[IntArray, IntArray]:
@@ -195,120 +184,76 @@ def _windows(n: int, r: int) -> tuple[IntArray, IntArray]:
 
 def _sparse_table(n: int, r: int, factor: float) -> WindowSystem:
     levels = _levels(n, r)
-    sizes = np.array([n - 2**level + 1 for level in range(1, levels + 1)], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    sizes = [n - 2**level + 1 for level in range(1, levels + 1)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n_aux = int(offsets[-1])
-    # Level-l auxiliary k sits at column offsets[l-1] + k; level 0 is g itself.
-    row_parts_g: list[tuple[IntArray, float | FloatArray]] = []
-    row_parts_u: list[tuple[IntArray, float | FloatArray]] = []
-    # Doubling rows: u^(l)_k − u^(l−1)_k ≤ 0 and u^(l)_k − u^(l−1)_{k+2^(l−1)} ≤ 0.
-    dbl_self, dbl_prev, dbl_prev_is_g = [], [], []
+    # Level-l auxiliary k sits at column offsets[l-1] + k; level 0 is g itself. Doubling rows:
+    # u^(l)_k − u^(l−1)_k ≤ 0 and u^(l)_k − u^(l−1)_{k+2^(l−1)} ≤ 0.
+    on_g, on_u = [], []
     for level in range(1, levels + 1):  # O(log r) levels, each one vectorised block
         k = np.arange(sizes[level - 1])
-        me = offsets[level - 1] + k
-        half = 2 ** (level - 1)
-        for prev in (k, k + half):
-            dbl_self.append(me)
+        me = _unit_rows(offsets[level - 1] + k, n_aux)
+        for prev in (k, k + 2 ** (level - 1)):
             if level == 1:
-                dbl_prev.append(prev)
-                dbl_prev_is_g.append(np.ones(k.size, dtype=bool))
+                on_g.append(-_unit_rows(prev, n))
+                on_u.append(me)
             else:
-                dbl_prev.append(offsets[level - 2] + prev)
-                dbl_prev_is_g.append(np.zeros(k.size, dtype=bool))
-    me_all = np.concatenate(dbl_self)
-    prev_all = np.concatenate(dbl_prev)
-    is_g = np.concatenate(dbl_prev_is_g)
-    n_dbl = me_all.size
+                on_g.append(sp.csr_matrix((k.size, n)))
+                on_u.append(me - _unit_rows(offsets[level - 2] + prev, n_aux))
     # Window rows: g_i − f u^(l_i)_{lo} ≤ 0 and g_i − f u^(l_i)_{hi − 2^l + 1} ≤ 0.
     lo, hi = _windows(n, r)
-    width = hi - lo + 1
-    lvl = np.floor(np.log2(width)).astype(np.int64)
-    use = lvl >= 1
-    i = np.arange(n)[use]
-    lvl_u = lvl[use]
-    col_a = offsets[lvl_u - 1] + lo[use]
-    col_b = offsets[lvl_u - 1] + hi[use] - 2**lvl_u + 1
-    n_win = 2 * i.size
-    n_rows = n_dbl + n_win
-    minus = np.full(n_rows, -1, dtype=np.int64)
-    # g columns: previous level when it is g (rows of level 1), and the window rows.
-    g_cols = minus.copy()
-    g_cols[:n_dbl] = np.where(is_g, prev_all, -1)
-    g_cols[n_dbl:] = np.concatenate([i, i])
-    g_vals = np.where(np.arange(n_rows) < n_dbl, -1.0, 1.0)
-    row_parts_g.append((g_cols, g_vals))
-    # u columns: self (+1) on doubling rows, previous (−1) when it is an aux, window (−f).
-    u_self = minus.copy()
-    u_self[:n_dbl] = me_all
-    row_parts_u.append((u_self, 1.0))
-    u_prev = minus.copy()
-    u_prev[:n_dbl] = np.where(is_g, -1, prev_all)
-    row_parts_u.append((u_prev, -1.0))
-    u_win = minus.copy()
-    u_win[n_dbl:] = np.concatenate([col_a, col_b])
-    row_parts_u.append((u_win, -factor))
-    a_g, a_u = _rows(n_rows, row_parts_g, row_parts_u, n, n_aux)
+    lvl = np.floor(np.log2(hi - lo + 1)).astype(np.int64)
+    i = np.flatnonzero(lvl >= 1)
+    top = lvl[i]
+    for col in (offsets[top - 1] + lo[i], offsets[top - 1] + hi[i] - 2**top + 1):
+        on_g.append(_unit_rows(i, n))
+        on_u.append(-factor * _unit_rows(col, n_aux))
+    a_g, a_u = sp.vstack(on_g, format="csr"), sp.vstack(on_u, format="csr")
     return WindowSystem(a_g, a_u, n_aux, "sparse-table", levels=levels)
 
 
 def _blocks(n: int, r: int, factor: float) -> WindowSystem:
+    """Prefix minima ``P_k`` (columns ``k``) and suffix minima ``S_k`` (columns ``n + k``) in
+    blocks of ``w`` cells: ``P_k − g_k ≤ 0``, ``P_k − P_{k−1} ≤ 0`` (not at a block's start),
+    ``S_k − g_k ≤ 0``, ``S_k − S_{k+1} ≤ 0`` (not at its end), then ``g_i − f P_hi ≤ 0`` and
+    ``g_i − f S_lo ≤ 0`` where the window needs them."""
     w = 2 * r + 1
     k = np.arange(n)
-    start = k % w == 0
-    end = (k % w == w - 1) | (k == n - 1)
-    # Auxiliaries: P_k at column k, S_k at column n + k.
-    pre, suf = k, n + k
     lo, hi = _windows(n, r)
-    same = (lo // w) == (hi // w)
-    use_p = ~same | (lo % w == 0)  # window needs P_hi unless it ends a block inside S_lo
-    use_s = ~same | ~(lo % w == 0)
-    minus = np.full(n, -1, dtype=np.int64)
-    # Row groups (each of length n, unused rows dropped afterwards):
-    # 0: P_k − g_k ≤ 0; 1: P_k − P_{k−1} ≤ 0 (not at block start);
-    # 2: S_k − g_k ≤ 0; 3: S_k − S_{k+1} ≤ 0 (not at block end);
-    # 4: g_i − f P_hi ≤ 0; 5: g_i − f S_lo ≤ 0.
-    g_col = np.concatenate([k, minus, k, minus, np.where(use_p, k, -1), np.where(use_s, k, -1)])
-    g_val = np.concatenate([-np.ones(2 * n), -np.ones(2 * n), np.ones(2 * n)])
-    u_self = np.concatenate(
-        [pre, np.where(start, -1, pre), suf, np.where(end, -1, suf), minus, minus]
+    same, at_start = (lo // w) == (hi // w), lo % w == 0
+    use_p = ~same | at_start  # window needs P_hi unless it ends a block inside S_lo
+    use_s = ~same | ~at_start
+    after = k[k % w != 0]
+    before = k[(k % w != w - 1) & (k != n - 1)]
+    a_u = sp.vstack(
+        [
+            _unit_rows(k, 2 * n),
+            _unit_rows(after, 2 * n) - _unit_rows(after - 1, 2 * n),
+            _unit_rows(n + k, 2 * n),
+            _unit_rows(n + before, 2 * n) - _unit_rows(n + before + 1, 2 * n),
+            -factor * _unit_rows(hi[use_p], 2 * n),
+            -factor * _unit_rows(n + lo[use_s], 2 * n),
+        ],
+        format="csr",
     )
-    u_prev = np.concatenate(
-        [minus, np.where(start, -1, pre - 1), minus, np.where(end, -1, suf + 1), minus, minus]
-    )
-    u_win = np.concatenate(
-        [minus, minus, minus, minus, np.where(use_p, pre[hi], -1), np.where(use_s, suf[lo], -1)]
-    )
-    keep = (g_col >= 0) | (u_self >= 0)
-    rows_kept = np.flatnonzero(keep)
-    n_rows = rows_kept.size
-
-    def sel(a: IntArray) -> IntArray:
-        return a[rows_kept]
-
-    g_vals = g_val[rows_kept]
-    a_g, a_u = _rows(
-        n_rows,
-        [(sel(g_col), g_vals)],
-        [(sel(u_self), 1.0), (sel(u_prev), -1.0), (sel(u_win), -factor)],
-        n,
-        2 * n,
+    a_g = sp.vstack(
+        [
+            -_unit_rows(k, n),
+            sp.csr_matrix((after.size, n)),
+            -_unit_rows(k, n),
+            sp.csr_matrix((before.size, n)),
+            _unit_rows(k[use_p], n),
+            _unit_rows(k[use_s], n),
+        ],
+        format="csr",
     )
     return WindowSystem(a_g, a_u, 2 * n, "blocks", block=w)
 
 
 def window_system(n: int, reach: int, factor: float, *, method: str = "auto") -> WindowSystem:
-    """Rows enforcing ``g_i ≤ factor·g_j`` for all ``|i − j| ≤ reach`` on an array of length n.
-
-    Parameters
-    ----------
-    n : int
-        Length of the array ``g``.
-    reach : int
-        Largest index distance constrained (``m`` cells per Δ).
-    factor : float
-        ``e^ε``.
-    method : {"auto", "pairs", "sparse-table", "blocks"}
-        The form (module docstring); "auto" is `choose_window_method`.
+    """Rows enforcing ``g_i ≤ factor·g_j`` (``factor = e^ε``) for all ``|i − j| ≤ reach`` (``m``
+    cells per Δ) on an array of length n, in the form ``method`` (module docstring; "auto" is
+    `choose_window_method`).
     """
     r = min(int(reach), n - 1)
     if method == "auto":
@@ -322,38 +267,3 @@ def window_system(n: int, reach: int, factor: float, *, method: str = "auto") ->
     if method == "sparse-table":
         return _sparse_table(n, r, factor)
     return _blocks(n, r, factor)
-
-
-def _canonical_aux(system: WindowSystem, g: FloatArray) -> FloatArray:
-    """The auxiliaries set to the minima they stand for (module docstring), vectorised.
-
-    ``"blocks"``: prefix minima ``P`` and suffix minima ``S`` inside each block of ``2r + 1``
-    cells; ``"sparse-table"``: ``u^(l)_k = min g[k : k + 2^l]`` level by level. These are the
-    largest auxiliaries the rows with one auxiliary on the left allow, and every row holds at
-    ``(g, canonical_aux(g))`` iff ``g`` satisfies the window (the window rows are left to the
-    caller). Clipped at 0, as the auxiliaries are.
-    """
-    n = system.a_g.shape[1]
-    if system.num_aux == 0:
-        return np.zeros(0)
-    garr = np.asarray(g, dtype=np.float64)
-    if system.method == "blocks":
-        w = system.block
-        blocks = -(-n // w)
-        padded = np.full(blocks * w, np.inf)
-        padded[:n] = garr
-        grid = padded.reshape(blocks, w)
-        prefix = np.minimum.accumulate(grid, axis=1).reshape(-1)[:n]
-        suffix = np.minimum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].reshape(-1)[:n]
-        out = np.concatenate([prefix, suffix])
-    else:
-        levels = []
-        prev = garr
-        for level in range(1, system.levels + 1):
-            half = 2 ** (level - 1)
-            size = n - 2**level + 1
-            cur = np.minimum(prev[:size], prev[half : half + size])
-            levels.append(cur)
-            prev = cur
-        out = np.concatenate(levels)
-    return np.maximum(out, 0.0)
