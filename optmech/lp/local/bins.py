@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
-from optmech.lp.matrix.envelope_repair import shrunk_until_certified
+from optmech.lp.matrix.repair import shrunk_until_certified
 from optmech.lp.matrix.setting import check_epsilon
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss

@@ -29,9 +29,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from optmech.constraints import Constraint, Monotone, Unbiased
 from optmech.costs import Cost
-from optmech.lp.matrix.envelope_setting import LocalSetting, grid_spacing
+from optmech.lp.matrix.envelope_setting import LocalSetting
 
 __all__ = ["GridStatement", "grid_statement"]
 
@@ -77,10 +79,11 @@ def grid_statement(
     continuous_optimum: float | None = None,
 ) -> GridStatement:
     """The statement for a solved grid (module docstring)."""
-    spacing = grid_spacing(setting.outputs)
+    y = setting.outputs
+    spacing = float(np.max(np.diff(y))) if y.size > 1 else math.inf  # the widest cell
     keeps = all(isinstance(c, Unbiased | Monotone) for c in constraints)
     gap = _chord_gap(setting.cost, spacing) if keeps else None
-    x, y = setting.inputs, setting.outputs
+    x = setting.inputs
     covers = y[0] <= x[0] and y[-1] >= x[-1]
     over_reals = covers and not any(isinstance(c, Unbiased) for c in constraints)
     where = "over all real outputs" if over_reals else f"over outputs in [{y[0]:g}, {y[-1]:g}]"

@@ -35,7 +35,7 @@ from optmech.lp.local.patterns import (
     pattern_columns,
     patterns,
 )
-from optmech.lp.matrix.envelope_repair import certify_local, shrunk_until_certified
+from optmech.lp.matrix.repair import certify_local, shrunk_until_certified
 from optmech.lp.matrix.setting import check_epsilon
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.local_randomizer import LocalRandomizer

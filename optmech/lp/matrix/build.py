@@ -136,11 +136,20 @@ class Duals:
     epigraph: FloatArray | None = None
 
 
-def _dual(constraint: cp.Constraint | None) -> FloatArray | None:
+def finite_dual(constraint: cp.Constraint | None) -> FloatArray | None:
+    """The multipliers of ``constraint`` (``None`` where missing or not finite)."""
     if constraint is None or constraint.dual_value is None:
         return None
     value = np.asarray(constraint.dual_value, dtype=np.float64)
     return value if np.all(np.isfinite(value)) else None
+
+
+def finite_point(variable: cp.Variable) -> FloatArray:
+    """The solver's value of ``variable``, checked finite (else `SolverError`)."""
+    value = variable.value
+    if value is None or not np.all(np.isfinite(value)):
+        raise SolverError("LP", "no_solution", "the solver returned no finite point")
+    return np.asarray(value, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -181,16 +190,12 @@ class UserLP:
     extra: tuple[cp.Constraint, ...] = ()
 
     def point(self) -> FloatArray:
-        """The solver's value of `variable`, checked finite (else
-        `SolverError`)."""
-        value = self.variable.value
-        if value is None or not np.all(np.isfinite(value)):
-            raise SolverError("LP", "no_solution", "the solver returned no finite point")
-        return np.asarray(value, dtype=np.float64)
+        """The solver's value of `variable` (`finite_point`)."""
+        return finite_point(self.variable)
 
     def duals(self) -> Duals:
-        """The multipliers of the named constraints (``None`` where missing or not finite)."""
-        return Duals(_dual(self.forward), _dual(self.backward), _dual(self.epigraph))
+        """The multipliers of the named constraints (`finite_dual`)."""
+        return Duals(*(finite_dual(c) for c in (self.forward, self.backward, self.epigraph)))
 
 
 def _at_most(lo: float, a: cp.Expression, hi: float, b: cp.Expression) -> cp.Constraint:

@@ -16,7 +16,7 @@ The same path solves the count-query and graph user LPs with constraints: given 
    (`optmech.lp.matrix.diagnose`), whose error names the constraints
    at fault.
 3. **Repair** within the constraints
-   (`optmech.lp.matrix.envelope_repair`):
+   (`optmech.lp.matrix.repair.repair_local`):
    envelope closure, then an exact correction of the rows' sums and (for ``Unbiased``) means.
    Every declarative constraint is then evaluated on the returned matrix. An interior-point
    point spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the
@@ -29,7 +29,7 @@ The same path solves the count-query and graph user LPs with constraints: given 
    inequality's bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
 4. **Certify and bound.** The value is the objective at the returned mechanism, rounded up; the
    lower bound is Lagrangian, from the multipliers and the rows of the problem asked
-   (`optmech.lp.matrix.envelope_bound`), rounded down; the
+   (`optmech.lp.matrix.envelope.local_bound`), rounded down; the
    mechanism's ε is
    certified over every pair of inputs by
    `certify_mechanism`.
@@ -54,12 +54,19 @@ from optmech.lp.engine.certified import CertifiedLP, NotCertified, Outcome, Poli
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.record import Solved
 from optmech.lp.matrix.diagnose import diagnose_infeasible, least_slacks
-from optmech.lp.matrix.envelope import LocalLP, Objective, build_local_lp, envelope_rows
-from optmech.lp.matrix.envelope_bound import custom_rows, local_bound
-from optmech.lp.matrix.envelope_repair import LocalRepair, envelope_closure, repair_local
+from optmech.lp.matrix.envelope import (
+    LocalLP,
+    Objective,
+    build_local_lp,
+    custom_rows,
+    custom_variables,
+    envelope_rows,
+    local_bound,
+)
 from optmech.lp.matrix.envelope_setting import LocalSetting
 from optmech.lp.matrix.neighbours import NeighbourGraph
 from optmech.lp.matrix.objectives import exact_upper_dot
+from optmech.lp.matrix.repair import RepairOutcome, envelope_closure, repair_local
 from optmech.lp.matrix.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of
 from optmech.provenance import Attempt, ConstraintRecord, Repair
@@ -147,13 +154,8 @@ class _Local:
     """A repaired point that keeps every declarative constraint, and the polish's solve when
     the polish found it."""
 
-    repair: LocalRepair
+    repair: RepairOutcome
     polish: SolveInfo | None = None
-
-    @property
-    def mechanism(self) -> FloatArray:
-        assert self.repair.mechanism is not None
-        return self.repair.mechanism
 
 
 def _upper_value(objective: Objective, mechanism: FloatArray) -> float:
@@ -237,14 +239,13 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         if repaired is not None:
             return _Local(repaired)
         polished = _polish(self.problem, self.margin, np.clip(point, 0.0, None))
-        if polished is None:
-            return None
-        repaired, info = polished
-        self.polished += [_relabel(a, self.margin, "polish on the support") for a in info.attempts]
-        return _Local(repaired, info)
+        if polished is not None and polished.polish is not None:
+            step = "polish on the support"
+            self.polished += [_relabel(a, self.margin, step) for a in polished.polish.attempts]
+        return polished
 
     def certify(self, candidate: _Local) -> float:
-        return _upper_value(self.problem.objective, candidate.mechanism)
+        return _upper_value(self.problem.objective, candidate.repair.mechanism)
 
     def bound(self, built: _Run, point: FloatArray) -> float:
         problem, lp = self.problem, built.lp
@@ -264,7 +265,7 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         return self.checked
 
 
-def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
+def _repaired(problem: _Problem, point: FloatArray) -> RepairOutcome | None:
     """The repaired point, if it is certified and keeps every declarative constraint."""
     graph = problem.graph
     repaired = repair_local(
@@ -276,9 +277,7 @@ def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
         closure=envelope_closure if graph is None else graph.closure,
         pairs=None if graph is None else graph.pairs,
     )
-    if repaired.mechanism is None:
-        return None
-    if any(
+    if repaired is None or any(
         residual(c, problem.setting, repaired.mechanism) > RESIDUAL_TOL for c in problem.declared
     ):
         return None
@@ -302,9 +301,7 @@ def _polish_support(problem: _Problem, point: FloatArray) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def _polish(
-    problem: _Problem, margin: float, point: FloatArray
-) -> tuple[LocalRepair, SolveInfo] | None:
+def _polish(problem: _Problem, margin: float, point: FloatArray) -> _Local | None:
     """Step 3's polish: a simplex vertex of the LP restricted to the point's support (solved with
     a privacy margin of at least `POLISH_MARGIN`), embedded in the full output grid (``None``
     when it does not help or fails)."""
@@ -318,13 +315,13 @@ def _polish(
     except SolverError:
         return None
     repaired = _repaired(sub, run.lp.mechanism())
-    if repaired is None or repaired.mechanism is None:
+    if repaired is None:
         return None
     full = np.zeros((problem.setting.num_inputs, problem.setting.num_outputs))
     full[:, support] = repaired.mechanism
     if any(residual(c, problem.setting, full) > RESIDUAL_TOL for c in problem.declared):
         return None
-    return replace(repaired, mechanism=full), info
+    return _Local(replace(repaired, mechanism=full), info)
 
 
 def _at_margin(
@@ -440,6 +437,8 @@ def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:
 
 
 def _records(problem: _Problem, mechanism: FloatArray) -> tuple[ConstraintRecord, ...]:
+    """Each declared constraint's residual at ``mechanism`` and each callable's largest
+    (absolute) violation."""
     out = [
         ConstraintRecord(
             c.name,
@@ -449,32 +448,18 @@ def _records(problem: _Problem, mechanism: FloatArray) -> tuple[ConstraintRecord
         )
         for c in problem.declared
     ]
-    if problem.custom:
-        out += _custom_records(problem, mechanism)
-    return tuple(out)
-
-
-def _custom_records(problem: _Problem, mechanism: FloatArray) -> list[ConstraintRecord]:
-    """The callables' constraints evaluated at the returned mechanism (absolute violation)."""
-    n, m = mechanism.shape
-    z = cp.Variable(problem.layout.size)
-    value = np.zeros(problem.layout.size)
-    value[: n * m] = mechanism.ravel()
-    value[problem.layout.envelope] = mechanism.min(axis=0)
-    if problem.layout.monotone:
-        value[problem.layout.cumulative] = np.cumsum(mechanism[:-1] - mechanism[1:], axis=1).ravel()
+    layout = problem.layout
+    z = cp.Variable(layout.size)
+    value = layout.on_z(mechanism)
+    value[layout.envelope] = mechanism.min(axis=0)
+    if layout.monotone:
+        value[layout.cumulative] = np.cumsum(mechanism[:-1] - mechanism[1:], axis=1).ravel()
     z.value = value
-    from types import SimpleNamespace
-
-    namespace = SimpleNamespace(
-        mechanism=cp.reshape(z[: n * m], (n, m), order="C"), envelope=z[problem.layout.envelope]
-    )
-    records = []
     for item in problem.custom:
-        found = item.function(namespace)
+        found = item.function(custom_variables(layout, z))
         worst = max((float(np.max(c.violation())) for c in found), default=0.0)
-        records.append(ConstraintRecord(item.name, "custom", worst, 1.0))
-    return records
+        out.append(ConstraintRecord(item.name, "custom", worst, 1.0))
+    return tuple(out)
 
 
 def solve_local(
@@ -543,10 +528,10 @@ def solve_local(
         accuracy=accuracy,
         violation_before=_violation(problem, used.built.lp),
         repair=Repair(best.repair.kind, best.repair.weight, value - objective.value(raw)),
-        constraints=_records(problem, best.mechanism),
+        constraints=_records(problem, best.repair.mechanism),
     )
     return Solved(
-        mechanism=best.mechanism,
+        mechanism=best.repair.mechanism,
         raw_mechanism=raw,
         raw_value=objective.value(raw),
         certified_epsilon=best.repair.certified_epsilon,

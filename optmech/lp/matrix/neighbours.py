@@ -15,7 +15,6 @@ certifier. The envelope variables of ``z`` are then unused (no row holds them).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -24,7 +23,8 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import edge_pairs, is_path_graph
-from optmech.lp.matrix.build import privacy_matrix
+from optmech.lp.matrix.build import privacy_coefficients, privacy_matrix
+from optmech.lp.matrix.envelope import privacy_scaling
 from optmech.lp.matrix.repair import lower_closure
 from optmech.lp.matrix.rows import Layout, RowFamily
 
@@ -33,17 +33,9 @@ __all__ = ["NeighbourGraph"]
 
 @dataclass(frozen=True)
 class NeighbourGraph:
-    """The neighbour graph whose edges carry the privacy rows.
-
-    Attributes
-    ----------
-    graph : networkx.Graph
-        Its node order is the row order of ``Q``.
-    src, dst : ndarray of int
-        The edges as row-index pairs.
-    path : bool
-        Whether the graph is the path ``0 ~ 1 ~ … ~ n`` (a faster closure).
-    """
+    """The neighbour graph whose edges carry the privacy rows (its node order is the row order
+    of ``Q``), its edges as row-index pairs and whether it is the path ``0 ~ 1 ~ … ~ n`` (a
+    faster closure)."""
 
     graph: nx.Graph = field(repr=False)
     src: IntArray = field(repr=False)
@@ -64,8 +56,8 @@ class NeighbourGraph:
     def rows(self, layout: Layout, epsilon: float, rescaled: bool) -> tuple[RowFamily, ...]:
         """``Q[a, r] − e^ε Q[b, r] ≤ 0`` on every edge, both directions (divided by ``e^ε``
         when ``rescaled``), on ``z``."""
-        lo, hi = (math.exp(-epsilon), 1.0) if rescaled else (1.0, math.exp(epsilon))
-        a = privacy_matrix(self.graph, layout.num_outputs, lo, hi)
+        lo_hi = privacy_coefficients(epsilon, privacy_scaling(rescaled))
+        a = privacy_matrix(self.graph, layout.num_outputs, *lo_hi)
         on_z = sp.csr_matrix((a.data, a.indices, a.indptr), shape=(a.shape[0], layout.size))
         return (RowFamily("privacy", on_z, np.zeros(a.shape[0]), False),)
 
