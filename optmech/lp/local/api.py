@@ -12,8 +12,7 @@ from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
 from optmech.lp.engine.report import reporting, stage
-from optmech.lp.local.discretisation import grid_statement
-from optmech.lp.local.result import LocalMechanism
+from optmech.lp.local.result import LocalMechanism, grid_statement
 from optmech.lp.matrix.envelope import Objective
 from optmech.lp.matrix.envelope_engine import solve_local
 from optmech.lp.matrix.envelope_setting import (

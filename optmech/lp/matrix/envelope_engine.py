@@ -1,38 +1,33 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
 The same path solves the count-query and graph user LPs with constraints: given a
-`NeighbourGraph`, privacy is ε-DP on its edges
-(rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
-(`optmech.lp.user.constrained`).
+`NeighbourGraph`, privacy is ε-DP on its edges (rows, closure, certificate, elastic LP) instead
+of ε-LDP on every pair (`optmech.lp.user.constrained`).
 
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
    ``e^(−ε) Q ≤ t`` (`optmech.lp.matrix.envelope`).
-2. **Solve** through the certified loop (`optmech.lp.engine.certified`) with the
-   count-LP policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1,
-   Clarabel took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the
-   LP is feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
+2. **Solve** through the certified loop (`optmech.lp.engine.certified`) with the count-LP
+   policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1, Clarabel
+   took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the LP is
+   feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
    retried; with constraints an infeasible status is diagnosed by the elastic LP
-   (`optmech.lp.matrix.diagnose`), whose error names the constraints
-   at fault.
-3. **Repair** within the constraints
-   (`optmech.lp.matrix.repair.repair_local`):
-   envelope closure, then an exact correction of the rows' sums and (for ``Unbiased``) means.
-   Every declarative constraint is then evaluated on the returned matrix. An interior-point
-   point spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the
-   closure of those columns moves the rows' means by more than the correction can absorb
-   without breaking ε. Then the point is **polished**: the LP restricted to the outputs the
-   point uses (largest entry above 1e-6 of the largest) is solved for a vertex by simplex,
-   whose entries sit exactly on their bounds (measured on 60 x 600 with ``Unbiased``, ε = 1:
-   95 of the 600 outputs, 6 s, value within 1.1e-10 relative of the full LP's lower bound).
-   If that fails too, the LP is **re-solved with a margin**: privacy at ``ε(1 − η)`` and every
-   inequality's bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
+   (`optmech.lp.matrix.diagnose`), whose error names the constraints at fault.
+3. **Repair** within the constraints (`optmech.lp.matrix.repair.repair_local`): envelope
+   closure, then an exact correction of the rows' sums and (for ``Unbiased``) means. Every
+   declarative constraint is then evaluated on the returned matrix. An interior-point point
+   spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the closure of
+   those columns moves the rows' means by more than the correction can absorb without breaking
+   ε. Then the point is **polished**: the LP restricted to the outputs the point uses (largest
+   entry above 1e-6 of the largest) is solved for a vertex by simplex, whose entries sit
+   exactly on their bounds (measured on 60 x 600 with ``Unbiased``, ε = 1: 95 of the 600
+   outputs, 6 s, value within 1.1e-10 relative of the full LP's lower bound). If that fails
+   too, the LP is **re-solved with a margin**: privacy at ``ε(1 − η)`` and every inequality's
+   bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
 4. **Certify and bound.** The value is the objective at the returned mechanism, rounded up; the
    lower bound is Lagrangian, from the multipliers and the rows of the problem asked
-   (`optmech.lp.matrix.envelope.local_bound`), rounded down; the
-   mechanism's ε is
-   certified over every pair of inputs by
-   `certify_mechanism`.
+   (`optmech.lp.matrix.envelope.local_bound`), rounded down; the mechanism's ε is certified
+   over every pair of inputs by `certify_mechanism`.
 5. **Cross-check** (the loop's) when the interval is wider than ``accuracy`` and the LP is small
    (at most `CROSS_CHECK_VARIABLES`): the other main solver solves the same LP; the better
    certified point and the larger bound are kept. (On larger LPs the other solver is simplex,
@@ -96,7 +91,6 @@ class _Problem:
     families: tuple[RowFamily, ...]
     custom: tuple[Custom, ...]
     scale: float
-    vertex: bool = False
     graph: NeighbourGraph | None = None
     designer: str = "local_mechanism"
 
@@ -369,7 +363,7 @@ def _with_margins(
                 found = _loosened(problem, policy, attempts, bounds)
                 if found is not None:
                     return found
-                if _least_slack(problem, policy.solver) is None:
+                if not _elastic_solves(problem, policy.solver):
                     raise  # the elastic LP fails too: the solvers' trouble, not the cap's
             break
         if found is not None:
@@ -393,26 +387,21 @@ def _with_margins(
         ) from failure
     raise PrivacyViolationError(
         f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and "
-        f"{problem.privacy}, even "
-        f"after re-solving with a margin of {MARGINS[-1]:g}; try solver=... or a coarser grid."
+        f"{problem.privacy}, even after re-solving with a margin of {MARGINS[-1]:g}; try "
+        "solver=... or a coarser grid."
     )
 
 
-def _least_slack(problem: _Problem, solver: str | None) -> float | None:
-    """The least relative amount by which the caller's constraints must give way over private
-    mechanisms (the elastic LP of `optmech.lp.matrix.diagnose`);
-    None when no solver solves that either."""
+def _elastic_solves(problem: _Problem, solver: str | None) -> bool:
+    """Whether a solver solves the elastic LP of `optmech.lp.matrix.diagnose` (the least
+    amounts by which the caller's constraints must give way over private mechanisms)."""
     try:
-        slacks = least_slacks(
-            problem.layout,
-            problem.epsilon,
-            list(problem.families),
-            solver,
-            problem.privacy_rows,
+        least_slacks(
+            problem.layout, problem.epsilon, list(problem.families), solver, problem.privacy_rows
         )
     except SolverError:
-        return None
-    return max(slacks, default=0.0)
+        return False
+    return True
 
 
 def _loosened(
@@ -477,33 +466,19 @@ def solve_local(
     """Solve the envelope LP with the caller's constraints and certify it (module docstring);
     ``vertex`` asks for a simplex vertex (the polish then keeps its support).
 
-    With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP
-    (`NeighbourGraph`: the user LPs with
-    constraints); ``designer`` names the public function in error messages."""
+    With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP (`NeighbourGraph`: the user
+    LPs with constraints); ``designer`` names the public function in error messages."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))
-    layout = Layout(
-        setting.num_inputs,
-        setting.num_outputs,
-        monotone=any(isinstance(c, Monotone) for c in declared),
-    )
+    monotone = any(isinstance(c, Monotone) for c in declared)
+    layout = Layout(setting.num_inputs, setting.num_outputs, monotone)
     families = tuple(constraint_rows(c, setting, layout, designer=designer) for c in declared)
     constant = np.zeros((setting.num_inputs, setting.num_outputs))
     constant[:, int(np.argmin(objective.matrix.sum(axis=0)))] = 1.0
     top = float(np.max(objective.matrix))
     scale = max(objective.value(constant), top * 1e-6) or 1.0
     problem = _Problem(
-        setting,
-        epsilon,
-        objective,
-        layout,
-        declared,
-        families,
-        custom,
-        scale,
-        vertex,
-        graph,
-        designer,
+        setting, epsilon, objective, layout, declared, families, custom, scale, graph, designer
     )
     attempts: list[Attempt] = []
     policy = Policy(
