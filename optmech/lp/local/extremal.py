@@ -80,14 +80,6 @@ def pattern_columns(bits: FloatArray, ratio: float) -> FloatArray:
     return 1.0 + (ratio - 1.0) * bits
 
 
-def _dot_interval(lam: FloatArray, columns: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``λ · S_j`` enclosed (γ_k of the magnitude each way)."""
-    k = columns.shape[0]
-    value = lam @ columns
-    slack = 1.01 * (k + 1) * 2.0**-53 * (np.abs(lam) @ columns) + 5e-324
-    return np.nextafter(value - slack, -np.inf), np.nextafter(value + slack, np.inf)
-
-
 def pattern_bound(utility: Utility, epsilon: float, multipliers: FloatArray) -> float:
     """``Σ λ + max(0, max_j μ(S_j) − λ·S_j)`` at ratio ``e^ε`` rounded up, rounded up (module
     docstring); ``inf`` for non-finite multipliers."""
@@ -97,7 +89,8 @@ def pattern_bound(utility: Utility, epsilon: float, multipliers: FloatArray) -> 
     ratio = math.nextafter(math.exp(epsilon), math.inf)
     columns = pattern_columns(patterns(lam.size), ratio)
     _, mu_hi = utility.column_interval(columns, columns)
-    dot_lo, _ = _dot_interval(lam, columns)
+    slack = 1.01 * (lam.size + 1) * 2.0**-53 * (np.abs(lam) @ columns) + 5e-324  # γ_k · |λ|·S_j
+    dot_lo = np.nextafter(lam @ columns - slack, -np.inf)  # λ · S_j rounded down
     reduced = float(np.max(np.nextafter(mu_hi - dot_lo, np.inf)))
     total = math.fsum(lam.tolist())
     total_hi = math.nextafter(total + abs(total) * 2.0**-52, math.inf)

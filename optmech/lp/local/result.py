@@ -78,11 +78,7 @@ def _chord_gap(cost: Cost | None, spacing: float) -> float | None:
     law = None if cost is None else cost.power_law
     if law is None or law[1] != 1.0 or law[2] != 1.0 or not math.isfinite(spacing):
         return None
-    if law[0] == 2.0:
-        return spacing * spacing / 4.0
-    if law[0] == 1.0:
-        return spacing / 2.0
-    return None
+    return {2.0: spacing * spacing / 4.0, 1.0: spacing / 2.0}.get(law[0])
 
 
 def grid_statement(
@@ -204,9 +200,7 @@ class LocalMechanism(UserMechanism):
         rows = super()._own_rows()
         if self.grid is not None:
             rows.append(("grid", self.grid.text))
-        for rec in self.constraints:
-            rows.append((rec.name, f"residual {rec.residual:.3g}"))
-        return rows
+        return rows + [(rec.name, f"residual {rec.residual:.3g}") for rec in self.constraints]
 
     def _repr_tail(self) -> str:
         return f"constraints={len(self.constraints)}"

@@ -10,6 +10,6 @@ on its inputs. Both rest on the modules here, and neither imports the other:
   repair of a solver's point by the graph's lower closure or, keeping the caller's
   constraints, the envelope closure (`repair`);
 - the constrained envelope LP over any neighbour graph (`neighbours`, `rows`, `envelope`,
-  `envelope_setting`, `diagnose`, `envelope_engine`): the local model on the complete graph,
-  the user LPs with the caller's constraints on theirs.
+  `envelope_setting`, `envelope_engine`): the local model on the complete graph, the user LPs
+  with the caller's constraints on theirs.
 """

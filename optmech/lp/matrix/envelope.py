@@ -30,6 +30,7 @@ relaxation, which only weakens it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -42,7 +43,7 @@ import scipy.sparse as sp
 from optmech._floats import FloatArray
 from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
 from optmech.lp.matrix.bounds import simplex_weights
-from optmech.lp.matrix.build import RowScaling, finite_dual, finite_point, privacy_coefficients
+from optmech.lp.matrix.build import finite_dual, finite_point
 from optmech.lp.matrix.rows import Layout, RowFamily, per_input_rows
 
 __all__ = [
@@ -83,27 +84,17 @@ class Objective:
         return float(np.sum(self.matrix * mechanism))
 
 
-def privacy_scaling(rescaled: bool) -> RowScaling:
-    """How a `optmech.lp.solve.Strategy` asks the privacy rows to be written."""
-    return RowScaling.NORMALISED if rescaled else RowScaling.PLAIN
-
-
 def envelope_rows(layout: Layout, epsilon: float, rescaled: bool) -> tuple[RowFamily, RowFamily]:
     """``t_r − Q[i, r] ≤ 0`` and ``Q[i, r] − e^ε t_r ≤ 0`` (or ``e^(−ε) Q[i, r] − t_r ≤ 0``)."""
     n, m = layout.num_inputs, layout.num_outputs
     entries = np.arange(n * m)
     t_index = layout.envelope.start + np.tile(np.arange(m), n)
-    lo, hi = privacy_coefficients(epsilon, privacy_scaling(rescaled))
+    lo, hi = (math.exp(-epsilon), 1.0) if rescaled else (1.0, math.exp(epsilon))
     rows = np.concatenate([entries, entries])
     cols = np.concatenate([t_index, entries])
-    lower = sp.csr_matrix(
-        (np.concatenate([np.ones(n * m), -np.ones(n * m)]), (rows, cols)),
-        shape=(n * m, layout.size),
-    )
-    upper = sp.csr_matrix(
-        (np.concatenate([-hi * np.ones(n * m), lo * np.ones(n * m)]), (rows, cols)),
-        shape=(n * m, layout.size),
-    )
+    ones, shape = np.ones(n * m), (n * m, layout.size)
+    lower = sp.csr_matrix((np.concatenate([ones, -ones]), (rows, cols)), shape=shape)
+    upper = sp.csr_matrix((np.concatenate([-hi * ones, lo * ones]), (rows, cols)), shape=shape)
     zeros = np.zeros(n * m)
     return (
         RowFamily("envelope lower", lower, zeros, False),
@@ -139,8 +130,7 @@ class LocalLP:
 
     def mechanism(self) -> FloatArray:
         """The ``(n, m)`` block of the solver's point."""
-        n, m = self.layout.num_inputs, self.layout.num_outputs
-        return self.point()[: n * m].reshape(n, m)
+        return self.point()[: self.layout.entries].reshape(self.layout.num_inputs, -1)
 
     def duals(self) -> list[FloatArray | None]:
         """The multipliers of each family, flat (``None`` where missing or not finite)."""

@@ -12,7 +12,7 @@ of ε-LDP on every pair (`optmech.lp.user.constrained`).
    took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the LP is
    feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
    retried; with constraints an infeasible status is diagnosed by the elastic LP
-   (`optmech.lp.matrix.diagnose`), whose error names the constraints at fault.
+   (`_least_slacks`), whose error names the constraints at fault.
 3. **Repair** within the constraints (`optmech.lp.matrix.repair.repair_local`): envelope
    closure, then an exact correction of the rows' sums and (for ``Unbiased``) means. Every
    declarative constraint is then evaluated on the returned matrix. An interior-point point
@@ -45,10 +45,16 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
-from optmech.lp.engine.certified import CertifiedLP, NotCertified, Outcome, Policy, certified_solve
+from optmech.lp.engine.certified import (
+    CertifiedLP,
+    NotCertified,
+    Outcome,
+    Policy,
+    certified_solve,
+    solve_uncertified,
+)
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.record import Solved
-from optmech.lp.matrix.diagnose import diagnose_infeasible, least_slacks
 from optmech.lp.matrix.envelope import (
     LocalLP,
     Objective,
@@ -57,6 +63,7 @@ from optmech.lp.matrix.envelope import (
     custom_variables,
     envelope_rows,
     local_bound,
+    simplex_rows,
 )
 from optmech.lp.matrix.envelope_setting import LocalSetting
 from optmech.lp.matrix.neighbours import NeighbourGraph
@@ -79,6 +86,8 @@ POLISH_SUPPORT = 1e-6
 POLISH_MARGIN = 1e-10
 #: Largest LP (variables) cross-checked by the other main solver (step 5).
 CROSS_CHECK_VARIABLES = 20_000
+#: A slack of the elastic LP below this (relative to the rows' O(1) scale) is solver noise.
+SLACK_TOL = 1e-7
 
 
 @dataclass(frozen=True)
@@ -112,9 +121,8 @@ class _Problem:
         return "ε-LDP" if self.graph is None else "ε-DP"
 
     def privacy_rows(self, layout: Layout, epsilon: float, rescaled: bool) -> list[RowFamily]:
-        if self.graph is None:
-            return list(envelope_rows(layout, epsilon, rescaled))
-        return list(self.graph.rows(layout, epsilon, rescaled))
+        rows = envelope_rows if self.graph is None else self.graph.rows
+        return list(rows(layout, epsilon, rescaled))
 
     def rows(self, epsilon: float, rescaled: bool) -> list[RowFamily]:
         return [*self.privacy_rows(self.layout, epsilon, rescaled), *self.families]
@@ -122,9 +130,7 @@ class _Problem:
     def restricted(self, support: np.ndarray) -> _Problem:
         """The same problem on the outputs ``support`` only (no callables)."""
         base = self.setting
-        setting = LocalSetting(
-            base.inputs, base.outputs[support], base.loss[:, support], base.cost, base.prior
-        )
+        setting = replace(base, outputs=base.outputs[support], loss=base.loss[:, support])
         matrix = self.objective.matrix[:, support]
         objective = Objective(forms=matrix) if self.objective.minimax else Objective(weights=matrix)
         layout = Layout(base.num_inputs, support.size, self.layout.monotone)
@@ -134,6 +140,76 @@ class _Problem:
         return replace(
             self, setting=setting, objective=objective, layout=layout, families=families, custom=()
         )
+
+
+def _least_slacks(
+    problem: _Problem, families: tuple[RowFamily, ...], solver: str | None
+) -> list[float]:
+    """The elastic LP: every row of ``families`` gets a slack and the total slack is minimised
+    over private mechanisms (the privacy rows and the rows' sums stay hard; the problem is
+    feasible: the constant mechanism). Returns the largest slack each family needs there."""
+    layout = problem.layout
+
+    def build(strategy: Strategy) -> tuple[cp.Problem, list[cp.Variable]]:
+        z = cp.Variable(layout.size, nonneg=True)
+        privacy = problem.privacy_rows(layout, problem.epsilon, strategy.rescaled)
+        cons = [fam.matrix @ z <= 0 for fam in privacy]
+        cons.append(simplex_rows(layout) @ z == 1)
+        slacks = []
+        for fam in families:
+            s = cp.Variable(fam.rhs.size, nonneg=True)
+            slacks.append(s)
+            expr = fam.matrix @ z - fam.rhs
+            cons += [expr <= s, -s <= expr] if fam.equality else [expr <= s]
+        total = sum((cp.sum(s) for s in slacks), cp.Constant(0.0))
+        return cp.Problem(cp.Minimize(total), cons), slacks
+
+    slacks, _ = solve_uncertified(
+        build, num_variables=layout.size, solver=solver, kind="count", feasible=True
+    )
+    return [float(np.max(s.value)) if s.value is not None else 0.0 for s in slacks]
+
+
+def _diagnosed(problem: _Problem, solver: str | None) -> InfeasibleConstraintsError:
+    """The error to raise for an infeasible constrained LP, naming the constraints at fault.
+
+    The constraints whose rows keep a positive slack in the elastic LP (`_least_slacks`) cannot
+    all hold together. One that admits no private mechanism on its own is named alone, with the
+    least amount (relative, its rows being O(1)) by which it must give way; otherwise the
+    constraints are named together (and the callables, when the declared ones hold together).
+    """
+    families, privacy = problem.families, problem.privacy
+    names = tuple(f.name for f in families)
+    where = f"(ε = {problem.epsilon:g}) on these outputs"
+    try:
+        alone = [(f.name, _least_slacks(problem, (f,), solver)[0]) for f in families]
+        together = max(_least_slacks(problem, families, solver), default=0.0) if families else 0.0
+    except SolverError as exc:
+        return InfeasibleConstraintsError(
+            f"the constraints {', '.join(names) or 'given'} admit no {privacy} mechanism {where} "
+            f"(the solver could not locate the conflict: {exc}).",
+            constraints=names or ("custom",),
+        )
+    guilty = [(name, v) for name, v in alone if v > SLACK_TOL]
+    if guilty:
+        parts = [f"{name} alone (off by at least {v:.3g}, relative)" for name, v in guilty]
+        text = (
+            f"no {privacy} mechanism {where} meets {'; '.join(parts)}. Relax "
+            f"{'it' if len(parts) == 1 else 'them'}, widen the outputs or raise ε."
+        )
+        return InfeasibleConstraintsError(text, constraints=tuple(n for n, _ in guilty))
+    if together > SLACK_TOL or not problem.custom:
+        text = (
+            f"each constraint holds alone, but {' and '.join(names)} admit no {privacy} mechanism "
+            f"together {where}. Relax one of them, widen the outputs or raise ε."
+        )
+        return InfeasibleConstraintsError(text, constraints=names)
+    text = (
+        f"the callables' constraints admit no {privacy} mechanism {where}"
+        + (f" together with {', '.join(names)}" if names else "")
+        + "."
+    )
+    return InfeasibleConstraintsError(text, constraints=(*names, "custom"))
 
 
 @dataclass(frozen=True)
@@ -164,9 +240,7 @@ def _upper_value(objective: Objective, mechanism: FloatArray) -> float:
 def _violation(problem: _Problem, lp: LocalLP) -> float:
     """Largest violation of the LP's rows (at ε, unmargined) by the solver's raw point."""
     z = lp.point()
-    worst = max(0.0, -float(z.min()))
-    n, m = problem.layout.num_inputs, problem.layout.num_outputs
-    worst = max(worst, float(np.max(np.abs(z[: n * m].reshape(n, m).sum(axis=1) - 1.0))))
+    worst = max(0.0, -float(z.min()), float(np.max(np.abs(lp.mechanism().sum(axis=1) - 1.0))))
     for fam in problem.rows(problem.epsilon, False):
         gap = fam.matrix @ z - fam.rhs
         worst = max(worst, float(np.max(np.abs(gap) if fam.equality else gap, initial=0.0)))
@@ -176,7 +250,7 @@ def _violation(problem: _Problem, lp: LocalLP) -> float:
 class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
     """The envelope LP at a margin (module docstring, steps 1–4) as hooks of the certified loop
     (`optmech.lp.engine.certified`). An infeasible constrained LP is diagnosed
-    (`diagnose_infeasible`) when ``diagnose``; ``floor`` is the largest bound found at smaller
+    (`_diagnosed`) when ``diagnose``; ``floor`` is the largest bound found at smaller
     margins (each valid for the problem asked)."""
 
     kind = "count"
@@ -207,20 +281,11 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         return lp.problem, _Run(lp, factor, strategy.rescaled)
 
     def solve(self, solver: str | None, vertex: bool) -> tuple[_Run, SolveInfo, float]:
-        problem = self.problem
         try:
             return super().solve(solver, vertex)
         except SolverError as exc:
-            if self.diagnose and problem.constrained and exc.status.startswith("infeasible"):
-                raise diagnose_infeasible(
-                    problem.layout,
-                    problem.epsilon,
-                    list(problem.families),
-                    [c.function for c in problem.custom],
-                    solver=solver,
-                    privacy_rows=problem.privacy_rows,
-                    privacy=problem.privacy,
-                ) from exc
+            if self.diagnose and self.problem.constrained and exc.status.startswith("infeasible"):
+                raise _diagnosed(self.problem, solver) from exc
             raise
 
     def read(self, built: _Run) -> FloatArray:
@@ -393,12 +458,9 @@ def _with_margins(
 
 
 def _elastic_solves(problem: _Problem, solver: str | None) -> bool:
-    """Whether a solver solves the elastic LP of `optmech.lp.matrix.diagnose` (the least
-    amounts by which the caller's constraints must give way over private mechanisms)."""
+    """Whether a solver solves the elastic LP (`_least_slacks`)."""
     try:
-        least_slacks(
-            problem.layout, problem.epsilon, list(problem.families), solver, problem.privacy_rows
-        )
+        _least_slacks(problem, problem.families, solver)
     except SolverError:
         return False
     return True
@@ -420,24 +482,19 @@ def _loosened(
 
 def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:
     parts = [p for p in (step, f"margin {margin:g}" if margin else "", attempt.variant) if p]
-    return Attempt(
-        attempt.solver, ", ".join(parts), attempt.status, attempt.seconds, attempt.message
-    )
+    return replace(attempt, variant=", ".join(parts))
 
 
 def _records(problem: _Problem, mechanism: FloatArray) -> tuple[ConstraintRecord, ...]:
     """Each declared constraint's residual at ``mechanism`` and each callable's largest
     (absolute) violation."""
+    layout, setting = problem.layout, problem.setting
     out = [
         ConstraintRecord(
-            c.name,
-            c.kind,
-            residual(c, problem.setting, mechanism),
-            residual_scale(c, problem.setting),
+            c.name, c.kind, residual(c, setting, mechanism), residual_scale(c, setting)
         )
         for c in problem.declared
     ]
-    layout = problem.layout
     z = cp.Variable(layout.size)
     value = layout.on_z(mechanism)
     value[layout.envelope] = mechanism.min(axis=0)
@@ -475,8 +532,7 @@ def solve_local(
     families = tuple(constraint_rows(c, setting, layout, designer=designer) for c in declared)
     constant = np.zeros((setting.num_inputs, setting.num_outputs))
     constant[:, int(np.argmin(objective.matrix.sum(axis=0)))] = 1.0
-    top = float(np.max(objective.matrix))
-    scale = max(objective.value(constant), top * 1e-6) or 1.0
+    scale = max(objective.value(constant), float(np.max(objective.matrix)) * 1e-6) or 1.0
     problem = _Problem(
         setting, epsilon, objective, layout, declared, families, custom, scale, graph, designer
     )

@@ -32,7 +32,6 @@ from optmech.mechanisms.rr_on_bins import check_labels
 
 __all__ = [
     "DEFAULT_LOCAL_MEMORY_GB",
-    "LOCAL_BYTES_PER_VARIABLE",
     "MAX_CERTIFIED_ENTRIES",
     "OBJECTIVES",
     "LocalSetting",
@@ -123,15 +122,8 @@ class LocalSetting:
         """The same setting as the user LPs describe it: the complete graph on the inputs."""
         graph = nx.complete_graph(self.num_inputs)
         nx.set_node_attributes(graph, dict(enumerate(self.inputs.tolist())), "value")
-        src, dst = edge_pairs(graph)
         return UserSetting(
-            graph=graph,
-            values=self.inputs,
-            outputs=self.outputs,
-            loss=self.loss,
-            cost=self.cost,
-            src=src,
-            dst=dst,
+            graph, self.inputs, self.outputs, self.loss, self.cost, *edge_pairs(graph)
         )
 
 

@@ -15,6 +15,7 @@ certifier. The envelope variables of ``z`` are then unused (no row holds them).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -23,8 +24,7 @@ import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
 from optmech.graphs import edge_pairs, is_path_graph
-from optmech.lp.matrix.build import privacy_coefficients, privacy_matrix
-from optmech.lp.matrix.envelope import privacy_scaling
+from optmech.lp.matrix.build import privacy_matrix
 from optmech.lp.matrix.repair import lower_closure
 from optmech.lp.matrix.rows import Layout, RowFamily
 
@@ -45,8 +45,7 @@ class NeighbourGraph:
     @classmethod
     def of(cls, graph: nx.Graph) -> NeighbourGraph:
         """The graph's edges and shape."""
-        src, dst = edge_pairs(graph)
-        return cls(graph, src, dst, is_path_graph(graph))
+        return cls(graph, *edge_pairs(graph), is_path_graph(graph))
 
     @property
     def pairs(self) -> IntArray:
@@ -56,8 +55,8 @@ class NeighbourGraph:
     def rows(self, layout: Layout, epsilon: float, rescaled: bool) -> tuple[RowFamily, ...]:
         """``Q[a, r] − e^ε Q[b, r] ≤ 0`` on every edge, both directions (divided by ``e^ε``
         when ``rescaled``), on ``z``."""
-        lo_hi = privacy_coefficients(epsilon, privacy_scaling(rescaled))
-        a = privacy_matrix(self.graph, layout.num_outputs, *lo_hi)
+        lo, hi = (math.exp(-epsilon), 1.0) if rescaled else (1.0, math.exp(epsilon))
+        a = privacy_matrix(self.graph, layout.num_outputs, lo, hi)
         on_z = sp.csr_matrix((a.data, a.indices, a.indptr), shape=(a.shape[0], layout.size))
         return (RowFamily("privacy", on_z, np.zeros(a.shape[0]), False),)
 

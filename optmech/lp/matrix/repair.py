@@ -312,8 +312,7 @@ def make_private(
     x = check_real_array("mechanism", mechanism, ndim=2)
     if graph is None:
         graph = path_graph(x.shape[0] - 1)
-    src, dst = edge_pairs(graph)
-    outcome = repair_point(clip_normalise(x), eps, src, dst, is_path_graph(graph))
+    outcome = repair_point(clip_normalise(x), eps, *edge_pairs(graph), is_path_graph(graph))
     return outcome.mechanism, outcome.weight
 
 

@@ -75,10 +75,6 @@ class Layout:
         """Length of ``z``."""
         return self.cumulative.stop
 
-    def index(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Position of ``Q[rows, cols]`` in ``z``."""
-        return rows * self.num_outputs + cols
-
     def on_z(self, values: FloatArray) -> FloatArray:
         """A vector on ``z``: ``values`` (``n × m``) in the block of ``Q``, zeros elsewhere."""
         out = np.zeros(self.size)
@@ -118,13 +114,13 @@ def _monotone(layout: Layout) -> sp.csr_matrix:
     n, m = layout.num_inputs, layout.num_outputs
     i = np.repeat(np.arange(n - 1), m)
     c = np.tile(np.arange(m), n - 1)
-    row = i * m + c
+    row = i * m + c  # also the position of Q[i, c] in z, and row + m that of Q[i + 1, c]
     z0 = layout.cumulative.start
     parts = [
         (row, z0 + row, np.ones(row.size)),
         (row[c > 0], z0 + row[c > 0] - 1, -np.ones(int(np.sum(c > 0)))),
-        (row, layout.index(i, c), -np.ones(row.size)),
-        (row, layout.index(i + 1, c), np.ones(row.size)),
+        (row, row, -np.ones(row.size)),
+        (row, row + m, np.ones(row.size)),
     ]
     r, k, v = (np.concatenate(a) for a in zip(*parts, strict=True))
     return sp.csr_matrix((v, (r, k)), shape=((n - 1) * m, layout.size))

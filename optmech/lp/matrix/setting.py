@@ -357,10 +357,7 @@ def resolve_setting(
     if out_arr is None:
         out_arr = default_outputs(graph)
     loss_m, values = _loss_matrix(matrix, cost, graph, out_arr)
-    src, dst = edge_pairs(graph)
-    return UserSetting(
-        graph=graph, values=values, outputs=out_arr, loss=loss_m, cost=cost, src=src, dst=dst
-    )
+    return UserSetting(graph, values, out_arr, loss_m, cost, *edge_pairs(graph))
 
 
 def side_information_rows(side_information: Any, graph: nx.Graph) -> IntArray:
