@@ -22,7 +22,7 @@ import pytest
 
 import optmech
 from optmech.constraints import Unbiased
-from optmech.lp.matrix.envelope_repair import bracket_means
+from optmech.lp.matrix.repair import bracket_means
 
 LABELS = np.array([0.0, 1.0, 2.0, 5.0])
 #: The grid ``optmech local --unbiased`` uses for these labels by default.

@@ -13,11 +13,9 @@ label per record, label DP is the same condition (Ghazi et al. (2023)).
   maximises mutual information or a KL divergence (`optmech.utilities`),
   by the staircase-pattern LP of Kairouz, Oh & Viswanath (2016).
 
-The package: `discretisation` (grid vs continuum),
-`result`, `api`; `bins`
-(RR-on-Bins as a result); `patterns` and
-`extremal` (the staircase-pattern LP). The envelope LP they solve
-(setting, rows, build, bound, repair, diagnosis, engine) is shared with the user LPs with
+The package: `result` (with the grid vs the continuum), `api`; `bins` (RR-on-Bins as a result);
+`extremal` (the staircase-pattern LP). The envelope LP they solve (setting, rows, build, bound,
+repair, diagnosis, engine) is shared with the user LPs with
 constraints and lives in `optmech.lp.matrix`, below both designers.
 """
 

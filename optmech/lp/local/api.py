@@ -12,8 +12,7 @@ from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._validation import check_flag, check_real
 from optmech.constraints import Monotone, as_constraints
 from optmech.lp.engine.report import reporting, stage
-from optmech.lp.local.discretisation import grid_statement
-from optmech.lp.local.result import LocalMechanism
+from optmech.lp.local.result import LocalMechanism, grid_statement
 from optmech.lp.matrix.envelope import Objective
 from optmech.lp.matrix.envelope_engine import solve_local
 from optmech.lp.matrix.envelope_setting import (
@@ -208,15 +207,10 @@ def local_mechanism(
     else:
         lp_objective = Objective(weights=setting.prior[:, None] * setting.loss)
         user_objective = UserObjective.BAYESIAN
+    n, m = setting.num_inputs, setting.num_outputs
     with (
         reporting(progress=progress, what="local_mechanism"),
-        stage(
-            "local LP",
-            _log,
-            inputs=setting.num_inputs,
-            outputs=setting.num_outputs,
-            constraints=len(items),
-        ) as found,
+        stage("local LP", _log, inputs=n, outputs=m, constraints=len(items)) as found,
     ):
         solved = solve_local(
             setting, eps, lp_objective, items, solver=solver, accuracy=acc, vertex=vertex
@@ -230,7 +224,7 @@ def local_mechanism(
         eps,
         user_objective,
         prior=setting.prior,
-        side_information=None if setting.prior is not None else np.arange(setting.num_inputs),
+        side_information=None if setting.prior is not None else np.arange(n),
         grid=grid,
     )
     warn_if_uncertified(result.provenance)

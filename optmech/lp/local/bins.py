@@ -20,7 +20,8 @@ import numpy.typing as npt
 
 from optmech._deprecation import renamed_keyword, warn_deprecated
 from optmech._floats import FloatArray
-from optmech.lp.matrix.envelope_repair import shrunk_until_certified
+from optmech.lp.matrix.repair import shrunk_until_certified
+from optmech.lp.matrix.result import release
 from optmech.lp.matrix.setting import check_epsilon
 from optmech.mechanisms.local_randomizer import LocalRandomizer
 from optmech.mechanisms.rr_on_bins import check_labels, optimal_bins, supported_loss
@@ -128,17 +129,13 @@ class RROnBins(BaseResult):
         """Release outputs for the label ``true_value`` (one of `inputs`): draws from its row of
         `mechanism` as stored, by the exact sampler
         (`RationalTable`)."""
-        from optmech.mechanisms.exact_sampling import RationalTable, draw_many
-
         match = np.flatnonzero(self.inputs == float(true_value))
         if match.size == 0:
             raise ValueError(
                 f"`true_value` must be one of the inputs {self.inputs.tolist()}; got "
                 f"{true_value!r}."
             )
-        index = np.asarray(draw_many(RationalTable(self.mechanism[int(match[0])]).draw, size, rng))
-        out = self.outputs[index]
-        return out.item() if size is None and out.ndim == 0 else out
+        return release(self.mechanism, int(match[0]), self.outputs, size, rng)
 
     def sample(self, true_value: Any, size: Any = None, rng: Any = None) -> Any:
         """Deprecated name of `rvs`."""

@@ -1,18 +1,30 @@
 """The ε-LDP randomizer that maximises an information-theoretic utility (Kairouz, Oh &
 Viswanath (2016)), and the binary and randomized-response mechanisms it is compared with.
 
-`extremal_mechanism` solves the staircase-pattern LP
-(`optmech.lp.local.patterns`) exactly for up to 14 inputs, builds the
-staircase mechanism of its vertex, certifies it ε-LDP from its matrix over every pair of inputs,
-and encloses the optimum in ``[value, upper_bound]``: ``value`` is the utility of the returned
-matrix rounded down, ``upper_bound`` the LP's weak-duality bound rounded up.
+For a sublinear utility ``U(Q) = Σ_y μ(Q[:, y])`` (`optmech.utilities`) the best ε-LDP
+randomizer over k inputs is a *staircase* mechanism (their staircase theorem): every column is
+``θ_j S_j`` with a pattern ``S_j ∈ {1, e^ε}^k``. Since ``μ`` is positively homogeneous the
+utility is linear in the weights, and the optimum is the LP over the ``2^k`` patterns (their
+linear-programming theorem):
+
+    maximise  Σ_j μ(S_j) θ_j   subject to   Σ_j θ_j S_j = 1   (one row per input),   θ ≥ 0.
+
+A vertex (simplex) uses at most k patterns. For any multipliers ``λ`` of the k rows, weak duality
+gives ``optimum ≤ Σ_x λ_x + max(0, max_j (μ(S_j) − λ · S_j))`` — every feasible θ has
+``Σ_j θ_j ≤ 1`` because ``S_j ≥ 1``. `pattern_bound` evaluates it with outward rounding at the
+ratio ``e^ε`` rounded *up* (the optimum grows with the ratio), so it is an upper bound on the
+optimum over ε-LDP mechanisms whatever the solver's accuracy.
+
+`extremal_mechanism` solves this LP exactly for up to 14 inputs, builds the staircase mechanism
+of its vertex, certifies it ε-LDP from its matrix over every pair of inputs, and encloses the
+optimum in ``[value, upper_bound]``: ``value`` is the utility of the returned matrix rounded
+down, ``upper_bound`` the LP's weak-duality bound rounded up.
 
 Kairouz, Oh & Viswanath (2016) also show that two simple staircase mechanisms suffice at the
 extremes: the **binary** mechanism is optimal for every small enough ε (with
 ``T = {x : p₀(x) ≥ p₁(x)}`` for hypothesis testing) and **randomized response** for every
-large enough ε. `binary_value` and
-`randomized_response_value` give those mechanisms' utilities,
-enclosed.
+large enough ε. `binary_value` and `randomized_response_value` give those mechanisms'
+utilities, enclosed.
 """
 
 from __future__ import annotations
@@ -27,15 +39,11 @@ import numpy as np
 
 from optmech._floats import FloatArray
 from optmech._validation import check_flag, describe
+from optmech.exceptions import ProblemTooLargeError
 from optmech.lp.engine.certified import CertifiedLP, Policy, certified_solve
 from optmech.lp.engine.report import reporting, stage
-from optmech.lp.local.patterns import (
-    check_pattern_size,
-    pattern_bound,
-    pattern_columns,
-    patterns,
-)
-from optmech.lp.matrix.envelope_repair import certify_local, shrunk_until_certified
+from optmech.lp.matrix.repair import certify_local, shrunk_until_certified
+from optmech.lp.matrix.result import input_index, release
 from optmech.lp.matrix.setting import check_epsilon
 from optmech.lp.solve import Strategy
 from optmech.mechanisms.local_randomizer import LocalRandomizer
@@ -53,6 +61,41 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+#: Largest number of inputs of the exact pattern LP: ``2^14 = 16,384`` patterns. Measured with
+#: simplex on 2 shared cores (mutual information, random priors, ε ∈ {0.1, 1, 5}): k = 12 in
+#: 0.3–0.4 s, k = 13 in 0.7–0.8 s, k = 14 in 1.7–3.5 s, k = 16 in 19–60 s.
+MAX_PATTERN_INPUTS = 14
+
+
+def patterns(k: int) -> FloatArray:
+    """The ``(k, 2^k)`` 0/1 matrix whose column j is the binary expansion of j (input x high
+    when bit x is set)."""
+    j = np.arange(2**k, dtype=np.int64)
+    return ((j[None, :] >> np.arange(k)[:, None]) & 1).astype(np.float64)
+
+
+def pattern_columns(bits: FloatArray, ratio: float) -> FloatArray:
+    """``S_j = 1 + (ratio − 1)·bits_j``."""
+    return 1.0 + (ratio - 1.0) * bits
+
+
+def pattern_bound(utility: Utility, epsilon: float, multipliers: FloatArray) -> float:
+    """``Σ λ + max(0, max_j μ(S_j) − λ·S_j)`` at ratio ``e^ε`` rounded up, rounded up (module
+    docstring); ``inf`` for non-finite multipliers."""
+    lam = np.asarray(multipliers, dtype=np.float64)
+    if not np.all(np.isfinite(lam)):
+        return math.inf
+    ratio = math.nextafter(math.exp(epsilon), math.inf)
+    columns = pattern_columns(patterns(lam.size), ratio)
+    _, mu_hi = utility.column_interval(columns, columns)
+    slack = 1.01 * (lam.size + 1) * 2.0**-53 * (np.abs(lam) @ columns) + 5e-324  # γ_k · |λ|·S_j
+    dot_lo = np.nextafter(lam @ columns - slack, -np.inf)  # λ · S_j rounded down
+    reduced = float(np.max(np.nextafter(mu_hi - dot_lo, np.inf)))
+    total = math.fsum(lam.tolist())
+    total_hi = math.nextafter(total + abs(total) * 2.0**-52, math.inf)
+    return math.nextafter(total_hi + max(0.0, reduced) * (1.0 + 2.0**-52), math.inf)
+
 
 #: The returned mechanism's ratio is ``e^ε (1 − 2^-36)``: room for the rows' normalisation, so
 #: that the certificate is at most ε.
@@ -124,8 +167,6 @@ class ExtremalMechanism(BaseResult):
         """Release outputs (column indices of `mechanism`, the patterns used) for the input of
         index ``true_value`` (``0..k − 1``): draws from its row as stored, by the exact sampler
         (`RationalTable`)."""
-        from optmech.lp.matrix.result import input_index, release
-
         row = input_index(true_value, self.mechanism.shape[0])
         return release(self.mechanism, row, np.arange(self.mechanism.shape[1]), size, rng)
 
@@ -160,15 +201,6 @@ class ExtremalMechanism(BaseResult):
             f"{self.value:.10g}, upper_bound={self.upper_bound:.10g}, outputs="
             f"{self.mechanism.shape[1]}, certified_epsilon={self.certified_epsilon:.10g})"
         )
-
-
-def _check_utility(utility: Any) -> Utility:
-    if not isinstance(utility, Utility):
-        raise TypeError(
-            "`utility` must be an optmech.utilities utility such as MutualInformation(prior) "
-            f"or KLDivergence(p0, p1); got {describe(utility)}."
-        )
-    return utility
 
 
 @dataclass(frozen=True)
@@ -282,15 +314,25 @@ def extremal_mechanism(
     >>> res.certified_epsilon <= math.log(3.0) and res.value <= res.upper_bound
     True
     """
-    util = _check_utility(utility)
+    if not isinstance(utility, Utility):
+        raise TypeError(
+            "`utility` must be an optmech.utilities utility such as MutualInformation(prior) "
+            f"or KLDivergence(p0, p1); got {describe(utility)}."
+        )
     eps = check_epsilon(epsilon)
-    check_pattern_size(util.num_inputs)
+    k = utility.num_inputs
+    if k > MAX_PATTERN_INPUTS:  # refused before building anything
+        raise ProblemTooLargeError(
+            f"the staircase-pattern LP over {k} inputs has 2^{k} = {2**k} patterns, more than "
+            f"the 2^{MAX_PATTERN_INPUTS} = {2**MAX_PATTERN_INPUTS} it solves exactly; refused "
+            "before building anything. Merge inputs (the utility of a merged input is a lower "
+            "bound) or use the binary or randomized-response mechanism."
+        )
     progress = check_flag("progress", progress)
-    k = util.num_inputs
     with reporting(progress=progress, what="extremal_mechanism"):
         with stage("pattern LP", _log, inputs=k, patterns=2**k) as found:
             policy = Policy(solver=solver, vertex=True, accuracy=accuracy, cross_check=False)
-            outcome = certified_solve(_PatternLP(util, eps), policy)
+            outcome = certified_solve(_PatternLP(utility, eps), policy)
             found.update(status=outcome.used.info.status)
         with stage("certify", _log) as found:
             mechanism, bits = outcome.best.candidate.mechanism, outcome.best.candidate.patterns
@@ -298,7 +340,7 @@ def extremal_mechanism(
             found.update(outputs=bits.shape[1], value=low, upper_bound=upper)
     provenance = outcome.provenance(accuracy=accuracy)
     result = ExtremalMechanism(
-        utility=util,
+        utility=utility,
         epsilon=eps,
         mechanism=mechanism,
         patterns=bits.astype(bool),

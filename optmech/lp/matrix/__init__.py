@@ -7,8 +7,9 @@ on its inputs. Both rest on the modules here, and neither imports the other:
 - the setting and its size limits (`setting`, `size_model`) and the matrix result
   (`result`: `UserMechanism`, the exact release of a row);
 - the privacy rows and objectives of the whole LP (`build`, `objectives`, `bounds`) and the
-  repair of a solver's point by the graph's lower closure (`repair`);
+  repair of a solver's point by the graph's lower closure or, keeping the caller's
+  constraints, the envelope closure (`repair`);
 - the constrained envelope LP over any neighbour graph (`neighbours`, `rows`, `envelope`,
-  `envelope_setting`, `envelope_bound`, `envelope_repair`, `diagnose`, `envelope_engine`): the
-  local model on the complete graph, the user LPs with the caller's constraints on theirs.
+  `envelope_setting`, `envelope_engine`): the local model on the complete graph, the user LPs
+  with the caller's constraints on theirs.
 """

@@ -42,6 +42,13 @@ def _privacy_multipliers(duals: Duals, factor: float) -> FloatArray | None:
     return np.concatenate([duals.forward.ravel(), duals.backward.ravel()]) * factor
 
 
+def _relaxed(c: FloatArray, a_ub: sp.csr_matrix, y: FloatArray, shape: tuple[int, int]) -> float:
+    """``max(0, min Σ c ⊙ X + yᵀ(A X))`` over rows of ``X`` in the simplex, rounded down."""
+    blocks = SimplexBlocks.rows(*shape)
+    bound = lagrangian_bound(c, a_ub=a_ub, b_ub=np.zeros(a_ub.shape[0]), y_ub=y, blocks=blocks)
+    return max(bound, 0.0)
+
+
 def linear_bound(
     weights: FloatArray,
     duals: Duals,
@@ -49,40 +56,18 @@ def linear_bound(
     factor: float,
     graph: nx.Graph,
 ) -> float:
-    """A rigorous lower bound on ``min Σ W ⊙ X`` over ε-DP mechanisms on ``graph``.
+    """A rigorous lower bound on ``min Σ W ⊙ X`` over ε-DP mechanisms on ``graph``, at least 0
+    (0 when the solver gave no multipliers).
 
-    Parameters
-    ----------
-    weights : ndarray, shape (N, m)
-        The true (unscaled, non-negative) objective weights.
-    duals : Duals
-        The solver's multipliers of the privacy rows ``lo · x_a ≤ hi · x_b`` of the LP solved
-        with objective ``W / factor`` (so ``factor · z`` are multipliers in ``W``'s units).
-    coefficients : (float, float)
-        ``(lo, hi)`` of those rows.
-    factor : float
-        The objective scale of that LP.
-    graph : networkx.Graph
-        The neighbour graph.
-
-    Returns
-    -------
-    float
-        ``max(dual bound, 0)``; ``0`` when the solver gave no multipliers.
+    ``weights`` are the true (unscaled, non-negative) ones; ``duals`` are the multipliers of the
+    privacy rows ``lo · x_a ≤ hi · x_b`` (``coefficients = (lo, hi)``) of the LP solved with
+    objective ``W / factor``, so ``factor · z`` are multipliers in ``W``'s units.
     """
-    n_in, n_out = weights.shape
     y = _privacy_multipliers(duals, factor)
     if y is None:
         return 0.0
-    a_ub = privacy_matrix(graph, n_out, *coefficients)
-    bound = lagrangian_bound(
-        weights.ravel(),
-        a_ub=a_ub,
-        b_ub=np.zeros(a_ub.shape[0]),
-        y_ub=y,
-        blocks=SimplexBlocks.rows(n_in, n_out),
-    )
-    return max(bound, 0.0)
+    a_ub = privacy_matrix(graph, weights.shape[1], *coefficients)
+    return _relaxed(weights.ravel(), a_ub, y, weights.shape)
 
 
 def simplex_weights(mu: npt.ArrayLike | None) -> tuple[FloatArray, float] | None:
@@ -112,46 +97,21 @@ def epigraph_bound(
     factor: float,
     graph: nx.Graph,
 ) -> float:
-    """A rigorous lower bound on ``min max_k F_k · vec(X)`` over ε-DP mechanisms.
+    """A rigorous lower bound on ``min max_k F_k · vec(X)`` over ε-DP mechanisms, at least 0.
 
-    With the epigraph multipliers normalised to weights ``w``
-    (`simplex_weights`),
-    ``max_k F_k · x ≥ Σ_k w_k F_k · x`` for every feasible ``x`` (the forms are non-negative),
-    and the Lagrangian bound of the linear objective ``Σ_k w_k F_k`` with the privacy
-    multipliers divided by the same ``Σ μ`` bounds the right-hand side from below. (At an
-    optimal dual ``Σ μ = 1``: the normalisation only removes the solver's error in it, which a
-    box on ``t`` would have to pay for as ``|1 − Σ μ| · t_max``.)
-
-    Parameters
-    ----------
-    forms : scipy.sparse matrix, shape (K, N·m)
-        The true (unscaled, non-negative) forms.
-    shape : (int, int)
-        ``(N, m)``.
-    duals : Duals
-        Multipliers of the LP solved with forms ``F / factor``: its epigraph multipliers ``μ``
-        are unit-free, its privacy multipliers are scaled back by ``factor``.
-    coefficients, factor, graph
-        As for `linear_bound`.
-
-    Returns
-    -------
-    float
-        ``max(dual bound, 0)``.
+    With the epigraph multipliers ``μ`` (unit-free) normalised to weights ``w``
+    (`simplex_weights`), ``max_k F_k · x ≥ Σ_k w_k F_k · x`` for every feasible ``x`` (the true
+    forms are non-negative), and the Lagrangian bound of the linear objective ``Σ_k w_k F_k``
+    with the privacy multipliers (scaled back by ``factor`` as for `linear_bound`) divided by
+    the same ``Σ μ`` bounds the right-hand side from below. (At an optimal dual ``Σ μ = 1``:
+    the normalisation only removes the solver's error in it, which a box on ``t`` would have to
+    pay for as ``|1 − Σ μ| · t_max``.)
     """
-    n_in, n_out = shape
     y = _privacy_multipliers(duals, factor)
     weights = simplex_weights(duals.epigraph)
     if y is None or weights is None:
         return 0.0
     w, total = weights
-    privacy = privacy_matrix(graph, n_out, *coefficients)
+    privacy = privacy_matrix(graph, shape[1], *coefficients)
     a_ub = sp.vstack([sp.csr_matrix(forms), privacy], format="csr")
-    bound = lagrangian_bound(
-        np.zeros(n_in * n_out),
-        a_ub=a_ub,
-        b_ub=np.zeros(a_ub.shape[0]),
-        y_ub=np.concatenate([w, y / total]),
-        blocks=SimplexBlocks.rows(n_in, n_out),
-    )
-    return max(bound, 0.0)
+    return _relaxed(np.zeros(shape[0] * shape[1]), a_ub, np.concatenate([w, y / total]), shape)

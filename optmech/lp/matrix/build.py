@@ -136,11 +136,20 @@ class Duals:
     epigraph: FloatArray | None = None
 
 
-def _dual(constraint: cp.Constraint | None) -> FloatArray | None:
+def finite_dual(constraint: cp.Constraint | None) -> FloatArray | None:
+    """The multipliers of ``constraint`` (``None`` where missing or not finite)."""
     if constraint is None or constraint.dual_value is None:
         return None
     value = np.asarray(constraint.dual_value, dtype=np.float64)
     return value if np.all(np.isfinite(value)) else None
+
+
+def finite_point(variable: cp.Variable) -> FloatArray:
+    """The solver's value of ``variable``, checked finite (else `SolverError`)."""
+    value = variable.value
+    if value is None or not np.all(np.isfinite(value)):
+        raise SolverError("LP", "no_solution", "the solver returned no finite point")
+    return np.asarray(value, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -181,16 +190,12 @@ class UserLP:
     extra: tuple[cp.Constraint, ...] = ()
 
     def point(self) -> FloatArray:
-        """The solver's value of `variable`, checked finite (else
-        `SolverError`)."""
-        value = self.variable.value
-        if value is None or not np.all(np.isfinite(value)):
-            raise SolverError("LP", "no_solution", "the solver returned no finite point")
-        return np.asarray(value, dtype=np.float64)
+        """The solver's value of `variable` (`finite_point`)."""
+        return finite_point(self.variable)
 
     def duals(self) -> Duals:
-        """The multipliers of the named constraints (``None`` where missing or not finite)."""
-        return Duals(_dual(self.forward), _dual(self.backward), _dual(self.epigraph))
+        """The multipliers of the named constraints (`finite_dual`)."""
+        return Duals(*(finite_dual(c) for c in (self.forward, self.backward, self.epigraph)))
 
 
 def _at_most(lo: float, a: cp.Expression, hi: float, b: cp.Expression) -> cp.Constraint:
@@ -242,8 +247,7 @@ def build_user_lp(
     x = cp.Variable((n_in, n_out), nonneg=bounds == Bounds.ALL, name="mechanism")
     s_src, s_dst = edge_incidence(graph)
     lo, hi = privacy_coefficients(epsilon, scaling)
-    a = s_src @ x
-    b = s_dst @ x
+    a, b = s_src @ x, s_dst @ x
     added = tuple(extra(x)) if extra is not None else ()
     simplex = cp.sum(x, axis=1) == 1
     forward = _at_most(lo, a, hi, b)
@@ -309,14 +313,12 @@ def privacy_matrix(graph: nx.Graph, num_outputs: int, lo: float, hi: float) -> s
     col_dst = np.repeat(dst, m) * m + r
     half = col_src.size
     # Exactly two entries per row: CSR built directly (no COO sort), ``lo`` first.
-    indices = np.empty((2 * half, 2), dtype=np.int64)
-    indices[:half, 0], indices[:half, 1] = col_src, col_dst
-    indices[half:, 0], indices[half:, 1] = col_dst, col_src
-    data = np.empty((2 * half, 2))
-    data[:, 0], data[:, 1] = lo, -hi
+    first, second = np.concatenate([col_src, col_dst]), np.concatenate([col_dst, col_src])
+    indices = np.stack([first, second], axis=1).astype(np.int64).ravel()
     indptr = np.arange(0, 4 * half + 1, 2, dtype=np.int64)
     return sp.csr_matrix(
-        (data.ravel(), indices.ravel(), indptr), shape=(2 * half, graph.number_of_nodes() * m)
+        (np.tile([lo, -hi], 2 * half), indices, indptr),
+        shape=(2 * half, graph.number_of_nodes() * m),
     )
 
 

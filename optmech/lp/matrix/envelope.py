@@ -12,6 +12,20 @@ meets them.) The objective is Bayesian, ``Σ_i p_i Σ_r Q[i, r] L[i, r]`` (Ghazi
 ), or minimax, ``min s`` subject to ``Σ_r Q[i, r] L[i, r] ≤ s`` for every input. The rows are
 written as `optmech.lp.solve.Strategy` asks: ``Q − e^ε t ≤ 0`` as
 built, or ``e^(−ε) Q − t ≤ 0`` rescaled (largest coefficient 1).
+
+**The lower bound** (`local_bound`) is weak duality over this LP: each row of ``Q`` stays in the
+probability simplex, the column minima ``t`` and the cumulative differences ``Z`` stay in the
+box ``[0, 1]`` (valid: ``t_r ≤ Q[i, r] ≤ 1``, and a difference of two distribution functions
+lies in ``[−1, 1]``, here in ``[0, 1]`` as ``Z ≥ 0``), and every other family is relaxed with
+its multipliers; `lagrangian_bound` rounds each step down. The rows are those of the problem
+*asked* (at ε, with the caller's bounds), whatever margin the solved LP had: a multiplier is
+valid for any row, so the bound holds for the problem asked. A minimax objective ``min max_i
+L[i] · Q[i]`` is reduced to the linear one with the epigraph multipliers normalised to weights
+``w``, ``Σ w ≤ 1`` (`optmech.lp.matrix.bounds.simplex_weights`; Gupte & Sundararajan (2010)),
+and the other multipliers divided by the same sum. A callable's cvxpy constraints enter the
+relaxation as rows too when they are affine in the LP's variable: their coefficients are
+cvxpy's Jacobian of the constraint's expression (`custom_rows`); others are dropped from the
+relaxation, which only weakens it.
 """
 
 from __future__ import annotations
@@ -27,10 +41,21 @@ import numpy as np
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray
-from optmech.exceptions import SolverError
-from optmech.lp.matrix.rows import Layout, RowFamily
+from optmech.lp.bounds import SimplexBlocks, lagrangian_bound
+from optmech.lp.matrix.bounds import simplex_weights
+from optmech.lp.matrix.build import finite_dual, finite_point
+from optmech.lp.matrix.rows import Layout, RowFamily, per_input_rows
 
-__all__ = ["LocalLP", "Objective", "build_local_lp", "envelope_rows", "simplex_rows"]
+__all__ = [
+    "LocalLP",
+    "Objective",
+    "build_local_lp",
+    "custom_rows",
+    "custom_variables",
+    "envelope_rows",
+    "local_bound",
+    "simplex_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -63,19 +88,13 @@ def envelope_rows(layout: Layout, epsilon: float, rescaled: bool) -> tuple[RowFa
     """``t_r − Q[i, r] ≤ 0`` and ``Q[i, r] − e^ε t_r ≤ 0`` (or ``e^(−ε) Q[i, r] − t_r ≤ 0``)."""
     n, m = layout.num_inputs, layout.num_outputs
     entries = np.arange(n * m)
-    col = np.tile(np.arange(m), n)
-    t_index = layout.envelope.start + col
+    t_index = layout.envelope.start + np.tile(np.arange(m), n)
     lo, hi = (math.exp(-epsilon), 1.0) if rescaled else (1.0, math.exp(epsilon))
     rows = np.concatenate([entries, entries])
     cols = np.concatenate([t_index, entries])
-    lower = sp.csr_matrix(
-        (np.concatenate([np.ones(n * m), -np.ones(n * m)]), (rows, cols)),
-        shape=(n * m, layout.size),
-    )
-    upper = sp.csr_matrix(
-        (np.concatenate([-hi * np.ones(n * m), lo * np.ones(n * m)]), (rows, cols)),
-        shape=(n * m, layout.size),
-    )
+    ones, shape = np.ones(n * m), (n * m, layout.size)
+    lower = sp.csr_matrix((np.concatenate([ones, -ones]), (rows, cols)), shape=shape)
+    upper = sp.csr_matrix((np.concatenate([-hi * ones, lo * ones]), (rows, cols)), shape=shape)
     zeros = np.zeros(n * m)
     return (
         RowFamily("envelope lower", lower, zeros, False),
@@ -85,76 +104,53 @@ def envelope_rows(layout: Layout, epsilon: float, rescaled: bool) -> tuple[RowFa
 
 def simplex_rows(layout: Layout) -> sp.csr_matrix:
     """``Σ_r Q[i, r]`` for every input, on ``z``."""
-    n, m = layout.num_inputs, layout.num_outputs
-    return sp.csr_matrix(
-        (np.ones(n * m), (np.repeat(np.arange(n), m), np.arange(n * m))), shape=(n, layout.size)
-    )
+    return per_input_rows(layout, np.ones((layout.num_inputs, layout.num_outputs)))
+
+
+def _flat(value: FloatArray | None) -> FloatArray | None:
+    return None if value is None else value.reshape(-1)
 
 
 @dataclass(frozen=True)
 class LocalLP:
-    """A built envelope LP: the problem, its variables and its constraints by family name.
-
-    Attributes
-    ----------
-    problem : cvxpy.Problem
-    z : cvxpy.Variable
-        ``[vec(Q), t, Z]`` (`Layout`).
-    layout : Layout
-    families : tuple of RowFamily
-        The row families as built (privacy rows first), each with the cvxpy constraint of the
-        same index in `constraints`.
-    constraints : tuple of cvxpy.Constraint
-    simplex : cvxpy.Constraint
-        Row sums equal to 1.
-    worst_case : cvxpy.Variable or None
-        The epigraph variable ``s`` of a minimax objective.
-    epigraph : cvxpy.Constraint or None
-        ``L[i] · Q[i] / factor ≤ s``.
-    custom : tuple of cvxpy.Constraint
-        The constraints of the caller's callables.
-    """
+    """A built envelope LP: the problem, its variable ``z = [vec(Q), t, Z]`` (`Layout`), the
+    constraints of its row families (in their order), the epigraph rows ``L[i] · Q[i] / factor
+    ≤ s`` of a minimax objective and the constraints of the caller's callables."""
 
     problem: cp.Problem
     z: cp.Variable
     layout: Layout
-    families: tuple[RowFamily, ...]
     constraints: tuple[cp.Constraint, ...]
-    simplex: cp.Constraint
-    worst_case: cp.Variable | None = None
     epigraph: cp.Constraint | None = None
     custom: tuple[cp.Constraint, ...] = ()
 
     def point(self) -> FloatArray:
         """The solver's ``z``, checked finite."""
-        value = self.z.value
-        if value is None or not np.all(np.isfinite(value)):
-            raise SolverError("LP", "no_solution", "the solver returned no finite point")
-        return np.asarray(value, dtype=np.float64)
+        return finite_point(self.z)
 
     def mechanism(self) -> FloatArray:
         """The ``(n, m)`` block of the solver's point."""
-        n, m = self.layout.num_inputs, self.layout.num_outputs
-        return self.point()[: n * m].reshape(n, m)
+        return self.point()[: self.layout.entries].reshape(self.layout.num_inputs, -1)
 
     def duals(self) -> list[FloatArray | None]:
-        """The multipliers of each family (``None`` where missing or not finite)."""
-        out = []
-        for con in self.constraints:
-            value = con.dual_value
-            arr = None if value is None else np.asarray(value, dtype=np.float64).reshape(-1)
-            out.append(arr if arr is not None and np.all(np.isfinite(arr)) else None)
-        return out
+        """The multipliers of each family, flat (``None`` where missing or not finite)."""
+        return [_flat(finite_dual(con)) for con in self.constraints]
 
     def epigraph_duals(self) -> FloatArray | None:
         """The multipliers of the epigraph rows (minimax)."""
-        if self.epigraph is None or self.epigraph.dual_value is None:
-            return None
-        arr = np.asarray(self.epigraph.dual_value, dtype=np.float64).reshape(-1)
-        return arr if np.all(np.isfinite(arr)) else None
+        return _flat(finite_dual(self.epigraph))
 
 
 Custom = Callable[[Any], Any]
+
+
+def custom_variables(layout: Layout, z: cp.Variable | cp.Expression) -> SimpleNamespace:
+    """What a caller's callable receives: ``mechanism``, the ``(n, m)`` matrix, and
+    ``envelope``, the column minima."""
+    n, m = layout.num_inputs, layout.num_outputs
+    return SimpleNamespace(
+        mechanism=cp.reshape(z[: n * m], (n, m), order="C"), envelope=z[layout.envelope]
+    )
 
 
 def build_local_lp(
@@ -166,64 +162,123 @@ def build_local_lp(
     margin: float = 0.0,
     custom: list[Custom] | None = None,
 ) -> LocalLP:
-    """Build the envelope LP (module docstring) over the given row families.
-
-    Parameters
-    ----------
-    objective : Objective
-        Bayesian weights or minimax loss rows, unscaled (divided by ``factor`` here).
-    layout : Layout
-    families : list of RowFamily
-        Privacy rows and the caller's constraints (inequalities tightened by ``margin``).
-    factor : float
-        The objective's divisor (its value at a known mechanism, so the optimum is O(1)).
-    margin : float
-        Relative tightening of the inequality families' right-hand sides.
-    custom : list of callable
-        ``f(variables)`` returning cvxpy constraints, ``variables.mechanism`` the ``(n, m)``
-        matrix and ``variables.envelope`` the column minima.
-    """
-    n, m = layout.num_inputs, layout.num_outputs
+    """Build the envelope LP (module docstring) over the given row families: privacy rows and
+    the caller's constraints, the inequalities tightened by ``margin`` (relative). The
+    objective is divided by ``factor`` (its value at a known mechanism, so the optimum is
+    O(1)); each of ``custom`` returns cvxpy constraints on `custom_variables`."""
     z = cp.Variable(layout.size, nonneg=True, name="z")
     cons = []
     for fam in families:
         expr = fam.matrix @ z
         rhs = fam.rhs_with(margin)
         cons.append(expr == rhs if fam.equality else expr <= rhs)
-    simplex = simplex_rows(layout) @ z == 1
-    all_cons: list[cp.Constraint] = [*cons, simplex]
-    worst = epigraph = None
+    all_cons: list[cp.Constraint] = [*cons, simplex_rows(layout) @ z == 1]
+    epigraph = None
     if objective.minimax:
         worst = cp.Variable(name="worst_case")
-        forms = sp.csr_matrix(
-            (
-                (objective.matrix / factor).ravel(),
-                (np.repeat(np.arange(n), m), np.arange(n * m)),
-            ),
-            shape=(n, layout.size),
-        )
-        epigraph = forms @ z <= worst
+        epigraph = per_input_rows(layout, objective.matrix / factor) @ z <= worst
         all_cons.append(epigraph)
         goal = cp.Minimize(worst)
     else:
-        c = np.zeros(layout.size)
-        c[: n * m] = (objective.matrix / factor).ravel()
-        goal = cp.Minimize(c @ z)
+        goal = cp.Minimize(layout.on_z(objective.matrix / factor) @ z)
     added: list[cp.Constraint] = []
     if custom:
-        namespace = SimpleNamespace(
-            mechanism=cp.reshape(z[: n * m], (n, m), order="C"), envelope=z[layout.envelope]
-        )
+        variables = custom_variables(layout, z)
         for fn in custom:
-            added += list(fn(namespace))
+            added += list(fn(variables))
     return LocalLP(
         problem=cp.Problem(goal, [*added, *all_cons]),
         z=z,
         layout=layout,
-        families=tuple(families),
         constraints=tuple(cons),
-        simplex=simplex,
-        worst_case=worst,
         epigraph=epigraph,
         custom=tuple(added),
     )
+
+
+def custom_rows(
+    constraints: tuple[cp.Constraint, ...], z: cp.Variable
+) -> tuple[list[RowFamily], list[FloatArray | None]]:
+    """The affine constraints among ``constraints`` as row families on ``z`` (with the point
+    ``z.value`` the solver left), and their multipliers; other constraints are skipped."""
+    families: list[RowFamily] = []
+    duals: list[FloatArray | None] = []
+    for con in constraints:
+        expr = getattr(con, "expr", None)
+        equality = isinstance(con, cp.constraints.Equality | cp.constraints.Zero)
+        inequality = isinstance(con, cp.constraints.Inequality | cp.constraints.NonPos)
+        if expr is None or not (equality or inequality) or not expr.is_affine():
+            continue
+        if {v.id for v in expr.variables()} != {z.id} or z.value is None:
+            continue
+        grad = expr.grad.get(z)
+        if grad is None:
+            continue
+        a = sp.csr_matrix(grad).T.tocsr()
+        value = np.asarray(expr.value, dtype=np.float64).reshape(-1, order="F")
+        rhs = a @ np.asarray(z.value, dtype=np.float64) - value
+        dual = con.dual_value
+        mult = None if dual is None else np.asarray(dual, dtype=np.float64).reshape(-1, order="F")
+        families.append(RowFamily(f"custom {con.id}", a, rhs, equality))
+        duals.append(mult if mult is not None and np.all(np.isfinite(mult)) else None)
+    return families, duals
+
+
+def _stack(
+    families: list[RowFamily], duals: list[FloatArray | None], equality: bool, scale: float
+) -> tuple[sp.csr_matrix | None, FloatArray | None, FloatArray | None] | None:
+    """``(A, b, y)`` of the families of one kind; ``None`` when a multiplier is missing."""
+    picked = [(f, d) for f, d in zip(families, duals, strict=True) if f.equality == equality]
+    if not picked:
+        return None, None, None
+    if any(d is None or d.size != f.rhs.size for f, d in picked):
+        return None
+    a = sp.vstack([f.matrix for f, _ in picked], format="csr")
+    b = np.concatenate([f.rhs for f, _ in picked])
+    y = np.concatenate([d for _, d in picked]) * scale  # type: ignore[misc]
+    return a, b, y
+
+
+def local_bound(
+    objective: Objective,
+    layout: Layout,
+    families: list[RowFamily],
+    duals: list[FloatArray | None],
+    *,
+    factor: float,
+    epigraph: FloatArray | None = None,
+) -> float:
+    """A lower bound on the optimum of the true (unscaled) ``objective`` (module docstring);
+    ``-inf`` without usable multipliers. ``families`` are the rows of the problem asked (at ε,
+    unmargined) and ``duals`` the solver's multipliers of each, for the LP scaled by
+    ``factor``; ``epigraph`` those of the epigraph rows of a minimax LP."""
+    scale = factor
+    if objective.minimax:
+        weights = simplex_weights(epigraph)
+        if weights is None:
+            return -np.inf
+        w, total = weights
+        c = layout.on_z(w[:, None] * objective.matrix)
+        scale = factor / total
+    else:
+        c = layout.on_z(objective.matrix)
+    ub = _stack(families, duals, False, scale)
+    eq = _stack(families, duals, True, scale)
+    if ub is None or eq is None:
+        return -np.inf
+    n = layout.num_inputs
+    block = np.full(layout.size, -1, dtype=np.int64)
+    block[: layout.entries] = np.repeat(np.arange(n), layout.num_outputs)
+    bound = lagrangian_bound(
+        c,
+        a_ub=ub[0],
+        b_ub=ub[1],
+        y_ub=ub[2],
+        a_eq=eq[0],
+        b_eq=eq[1],
+        y_eq=eq[2],
+        blocks=SimplexBlocks(block, np.ones(layout.size), np.ones(n)),
+        lower=np.zeros(layout.size),
+        upper=np.ones(layout.size),
+    )
+    return max(bound, 0.0)

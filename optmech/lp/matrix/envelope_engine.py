@@ -1,38 +1,33 @@
 """The solve path of the local LP: build, solve, repair within the constraints, certify, bound.
 
 The same path solves the count-query and graph user LPs with constraints: given a
-`NeighbourGraph`, privacy is ε-DP on its edges
-(rows, closure, certificate, elastic LP) instead of ε-LDP on every pair
-(`optmech.lp.user.constrained`).
+`NeighbourGraph`, privacy is ε-DP on its edges (rows, closure, certificate, elastic LP) instead
+of ε-LDP on every pair (`optmech.lp.user.constrained`).
 
 1. **Scale.** The objective is divided by its value at the best constant answer (so the optimum
    is O(1)); the rescaled variant divides by its largest coefficient and writes the privacy rows
    ``e^(−ε) Q ≤ t`` (`optmech.lp.matrix.envelope`).
-2. **Solve** through the certified loop (`optmech.lp.engine.certified`) with the
-   count-LP policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1,
-   Clarabel took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the
-   LP is feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
+2. **Solve** through the certified loop (`optmech.lp.engine.certified`) with the count-LP
+   policy (HiGHS on small LPs, Clarabel above: on the envelope LP at 60 x 600, ε = 1, Clarabel
+   took 3 s, HiGHS's simplex 61 s and its interior point 18 s). Without constraints the LP is
+   feasible by construction (the constant mechanism) and "infeasible" is numerical trouble,
    retried; with constraints an infeasible status is diagnosed by the elastic LP
-   (`optmech.lp.matrix.diagnose`), whose error names the constraints
-   at fault.
-3. **Repair** within the constraints
-   (`optmech.lp.matrix.envelope_repair`):
-   envelope closure, then an exact correction of the rows' sums and (for ``Unbiased``) means.
-   Every declarative constraint is then evaluated on the returned matrix. An interior-point
-   point spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the
-   closure of those columns moves the rows' means by more than the correction can absorb
-   without breaking ε. Then the point is **polished**: the LP restricted to the outputs the
-   point uses (largest entry above 1e-6 of the largest) is solved for a vertex by simplex,
-   whose entries sit exactly on their bounds (measured on 60 x 600 with ``Unbiased``, ε = 1:
-   95 of the 600 outputs, 6 s, value within 1.1e-10 relative of the full LP's lower bound).
-   If that fails too, the LP is **re-solved with a margin**: privacy at ``ε(1 − η)`` and every
-   inequality's bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
+   (`_least_slacks`), whose error names the constraints at fault.
+3. **Repair** within the constraints (`optmech.lp.matrix.repair.repair_local`): envelope
+   closure, then an exact correction of the rows' sums and (for ``Unbiased``) means. Every
+   declarative constraint is then evaluated on the returned matrix. An interior-point point
+   spreads mass ~1e-12 over every output; with an equality such as ``Unbiased`` the closure of
+   those columns moves the rows' means by more than the correction can absorb without breaking
+   ε. Then the point is **polished**: the LP restricted to the outputs the point uses (largest
+   entry above 1e-6 of the largest) is solved for a vertex by simplex, whose entries sit
+   exactly on their bounds (measured on 60 x 600 with ``Unbiased``, ε = 1: 95 of the 600
+   outputs, 6 s, value within 1.1e-10 relative of the full LP's lower bound). If that fails
+   too, the LP is **re-solved with a margin**: privacy at ``ε(1 − η)`` and every inequality's
+   bound tightened by ``η`` of its scale, for ``η`` = 1e-9, 1e-7, 1e-5 in turn.
 4. **Certify and bound.** The value is the objective at the returned mechanism, rounded up; the
    lower bound is Lagrangian, from the multipliers and the rows of the problem asked
-   (`optmech.lp.matrix.envelope_bound`), rounded down; the
-   mechanism's ε is
-   certified over every pair of inputs by
-   `certify_mechanism`.
+   (`optmech.lp.matrix.envelope.local_bound`), rounded down; the mechanism's ε is certified
+   over every pair of inputs by `certify_mechanism`.
 5. **Cross-check** (the loop's) when the interval is wider than ``accuracy`` and the LP is small
    (at most `CROSS_CHECK_VARIABLES`): the other main solver solves the same LP; the better
    certified point and the larger bound are kept. (On larger LPs the other solver is simplex,
@@ -50,16 +45,30 @@ import numpy as np
 from optmech._floats import FloatArray
 from optmech.constraints import RESIDUAL_TOL, Constraint, Custom, Monotone, Unbiased
 from optmech.exceptions import InfeasibleConstraintsError, PrivacyViolationError, SolverError
-from optmech.lp.engine.certified import CertifiedLP, NotCertified, Outcome, Policy, certified_solve
+from optmech.lp.engine.certified import (
+    CertifiedLP,
+    NotCertified,
+    Outcome,
+    Policy,
+    certified_solve,
+    solve_uncertified,
+)
 from optmech.lp.engine.crosscheck import CROSS_CHECK, labelled
 from optmech.lp.engine.record import Solved
-from optmech.lp.matrix.diagnose import diagnose_infeasible, least_slacks
-from optmech.lp.matrix.envelope import LocalLP, Objective, build_local_lp, envelope_rows
-from optmech.lp.matrix.envelope_bound import custom_rows, local_bound
-from optmech.lp.matrix.envelope_repair import LocalRepair, envelope_closure, repair_local
+from optmech.lp.matrix.envelope import (
+    LocalLP,
+    Objective,
+    build_local_lp,
+    custom_rows,
+    custom_variables,
+    envelope_rows,
+    local_bound,
+    simplex_rows,
+)
 from optmech.lp.matrix.envelope_setting import LocalSetting
 from optmech.lp.matrix.neighbours import NeighbourGraph
 from optmech.lp.matrix.objectives import exact_upper_dot
+from optmech.lp.matrix.repair import RepairOutcome, envelope_closure, repair_local
 from optmech.lp.matrix.rows import Layout, RowFamily, constraint_rows, residual, residual_scale
 from optmech.lp.solve import SolveInfo, Strategy, provenance_of
 from optmech.provenance import Attempt, ConstraintRecord, Repair
@@ -77,6 +86,8 @@ POLISH_SUPPORT = 1e-6
 POLISH_MARGIN = 1e-10
 #: Largest LP (variables) cross-checked by the other main solver (step 5).
 CROSS_CHECK_VARIABLES = 20_000
+#: A slack of the elastic LP below this (relative to the rows' O(1) scale) is solver noise.
+SLACK_TOL = 1e-7
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,6 @@ class _Problem:
     families: tuple[RowFamily, ...]
     custom: tuple[Custom, ...]
     scale: float
-    vertex: bool = False
     graph: NeighbourGraph | None = None
     designer: str = "local_mechanism"
 
@@ -111,9 +121,8 @@ class _Problem:
         return "ε-LDP" if self.graph is None else "ε-DP"
 
     def privacy_rows(self, layout: Layout, epsilon: float, rescaled: bool) -> list[RowFamily]:
-        if self.graph is None:
-            return list(envelope_rows(layout, epsilon, rescaled))
-        return list(self.graph.rows(layout, epsilon, rescaled))
+        rows = envelope_rows if self.graph is None else self.graph.rows
+        return list(rows(layout, epsilon, rescaled))
 
     def rows(self, epsilon: float, rescaled: bool) -> list[RowFamily]:
         return [*self.privacy_rows(self.layout, epsilon, rescaled), *self.families]
@@ -121,9 +130,7 @@ class _Problem:
     def restricted(self, support: np.ndarray) -> _Problem:
         """The same problem on the outputs ``support`` only (no callables)."""
         base = self.setting
-        setting = LocalSetting(
-            base.inputs, base.outputs[support], base.loss[:, support], base.cost, base.prior
-        )
+        setting = replace(base, outputs=base.outputs[support], loss=base.loss[:, support])
         matrix = self.objective.matrix[:, support]
         objective = Objective(forms=matrix) if self.objective.minimax else Objective(weights=matrix)
         layout = Layout(base.num_inputs, support.size, self.layout.monotone)
@@ -133,6 +140,76 @@ class _Problem:
         return replace(
             self, setting=setting, objective=objective, layout=layout, families=families, custom=()
         )
+
+
+def _least_slacks(
+    problem: _Problem, families: tuple[RowFamily, ...], solver: str | None
+) -> list[float]:
+    """The elastic LP: every row of ``families`` gets a slack and the total slack is minimised
+    over private mechanisms (the privacy rows and the rows' sums stay hard; the problem is
+    feasible: the constant mechanism). Returns the largest slack each family needs there."""
+    layout = problem.layout
+
+    def build(strategy: Strategy) -> tuple[cp.Problem, list[cp.Variable]]:
+        z = cp.Variable(layout.size, nonneg=True)
+        privacy = problem.privacy_rows(layout, problem.epsilon, strategy.rescaled)
+        cons = [fam.matrix @ z <= 0 for fam in privacy]
+        cons.append(simplex_rows(layout) @ z == 1)
+        slacks = []
+        for fam in families:
+            s = cp.Variable(fam.rhs.size, nonneg=True)
+            slacks.append(s)
+            expr = fam.matrix @ z - fam.rhs
+            cons += [expr <= s, -s <= expr] if fam.equality else [expr <= s]
+        total = sum((cp.sum(s) for s in slacks), cp.Constant(0.0))
+        return cp.Problem(cp.Minimize(total), cons), slacks
+
+    slacks, _ = solve_uncertified(
+        build, num_variables=layout.size, solver=solver, kind="count", feasible=True
+    )
+    return [float(np.max(s.value)) if s.value is not None else 0.0 for s in slacks]
+
+
+def _diagnosed(problem: _Problem, solver: str | None) -> InfeasibleConstraintsError:
+    """The error to raise for an infeasible constrained LP, naming the constraints at fault.
+
+    The constraints whose rows keep a positive slack in the elastic LP (`_least_slacks`) cannot
+    all hold together. One that admits no private mechanism on its own is named alone, with the
+    least amount (relative, its rows being O(1)) by which it must give way; otherwise the
+    constraints are named together (and the callables, when the declared ones hold together).
+    """
+    families, privacy = problem.families, problem.privacy
+    names = tuple(f.name for f in families)
+    where = f"(ε = {problem.epsilon:g}) on these outputs"
+    try:
+        alone = [(f.name, _least_slacks(problem, (f,), solver)[0]) for f in families]
+        together = max(_least_slacks(problem, families, solver), default=0.0) if families else 0.0
+    except SolverError as exc:
+        return InfeasibleConstraintsError(
+            f"the constraints {', '.join(names) or 'given'} admit no {privacy} mechanism {where} "
+            f"(the solver could not locate the conflict: {exc}).",
+            constraints=names or ("custom",),
+        )
+    guilty = [(name, v) for name, v in alone if v > SLACK_TOL]
+    if guilty:
+        parts = [f"{name} alone (off by at least {v:.3g}, relative)" for name, v in guilty]
+        text = (
+            f"no {privacy} mechanism {where} meets {'; '.join(parts)}. Relax "
+            f"{'it' if len(parts) == 1 else 'them'}, widen the outputs or raise ε."
+        )
+        return InfeasibleConstraintsError(text, constraints=tuple(n for n, _ in guilty))
+    if together > SLACK_TOL or not problem.custom:
+        text = (
+            f"each constraint holds alone, but {' and '.join(names)} admit no {privacy} mechanism "
+            f"together {where}. Relax one of them, widen the outputs or raise ε."
+        )
+        return InfeasibleConstraintsError(text, constraints=names)
+    text = (
+        f"the callables' constraints admit no {privacy} mechanism {where}"
+        + (f" together with {', '.join(names)}" if names else "")
+        + "."
+    )
+    return InfeasibleConstraintsError(text, constraints=(*names, "custom"))
 
 
 @dataclass(frozen=True)
@@ -147,13 +224,8 @@ class _Local:
     """A repaired point that keeps every declarative constraint, and the polish's solve when
     the polish found it."""
 
-    repair: LocalRepair
+    repair: RepairOutcome
     polish: SolveInfo | None = None
-
-    @property
-    def mechanism(self) -> FloatArray:
-        assert self.repair.mechanism is not None
-        return self.repair.mechanism
 
 
 def _upper_value(objective: Objective, mechanism: FloatArray) -> float:
@@ -168,9 +240,7 @@ def _upper_value(objective: Objective, mechanism: FloatArray) -> float:
 def _violation(problem: _Problem, lp: LocalLP) -> float:
     """Largest violation of the LP's rows (at ε, unmargined) by the solver's raw point."""
     z = lp.point()
-    worst = max(0.0, -float(z.min()))
-    n, m = problem.layout.num_inputs, problem.layout.num_outputs
-    worst = max(worst, float(np.max(np.abs(z[: n * m].reshape(n, m).sum(axis=1) - 1.0))))
+    worst = max(0.0, -float(z.min()), float(np.max(np.abs(lp.mechanism().sum(axis=1) - 1.0))))
     for fam in problem.rows(problem.epsilon, False):
         gap = fam.matrix @ z - fam.rhs
         worst = max(worst, float(np.max(np.abs(gap) if fam.equality else gap, initial=0.0)))
@@ -180,7 +250,7 @@ def _violation(problem: _Problem, lp: LocalLP) -> float:
 class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
     """The envelope LP at a margin (module docstring, steps 1–4) as hooks of the certified loop
     (`optmech.lp.engine.certified`). An infeasible constrained LP is diagnosed
-    (`diagnose_infeasible`) when ``diagnose``; ``floor`` is the largest bound found at smaller
+    (`_diagnosed`) when ``diagnose``; ``floor`` is the largest bound found at smaller
     margins (each valid for the problem asked)."""
 
     kind = "count"
@@ -211,20 +281,11 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         return lp.problem, _Run(lp, factor, strategy.rescaled)
 
     def solve(self, solver: str | None, vertex: bool) -> tuple[_Run, SolveInfo, float]:
-        problem = self.problem
         try:
             return super().solve(solver, vertex)
         except SolverError as exc:
-            if self.diagnose and problem.constrained and exc.status.startswith("infeasible"):
-                raise diagnose_infeasible(
-                    problem.layout,
-                    problem.epsilon,
-                    list(problem.families),
-                    [c.function for c in problem.custom],
-                    solver=solver,
-                    privacy_rows=problem.privacy_rows,
-                    privacy=problem.privacy,
-                ) from exc
+            if self.diagnose and self.problem.constrained and exc.status.startswith("infeasible"):
+                raise _diagnosed(self.problem, solver) from exc
             raise
 
     def read(self, built: _Run) -> FloatArray:
@@ -237,14 +298,13 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         if repaired is not None:
             return _Local(repaired)
         polished = _polish(self.problem, self.margin, np.clip(point, 0.0, None))
-        if polished is None:
-            return None
-        repaired, info = polished
-        self.polished += [_relabel(a, self.margin, "polish on the support") for a in info.attempts]
-        return _Local(repaired, info)
+        if polished is not None and polished.polish is not None:
+            step = "polish on the support"
+            self.polished += [_relabel(a, self.margin, step) for a in polished.polish.attempts]
+        return polished
 
     def certify(self, candidate: _Local) -> float:
-        return _upper_value(self.problem.objective, candidate.mechanism)
+        return _upper_value(self.problem.objective, candidate.repair.mechanism)
 
     def bound(self, built: _Run, point: FloatArray) -> float:
         problem, lp = self.problem, built.lp
@@ -264,7 +324,7 @@ class _LocalLP(CertifiedLP[_Run, FloatArray, _Local]):
         return self.checked
 
 
-def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
+def _repaired(problem: _Problem, point: FloatArray) -> RepairOutcome | None:
     """The repaired point, if it is certified and keeps every declarative constraint."""
     graph = problem.graph
     repaired = repair_local(
@@ -276,9 +336,7 @@ def _repaired(problem: _Problem, point: FloatArray) -> LocalRepair | None:
         closure=envelope_closure if graph is None else graph.closure,
         pairs=None if graph is None else graph.pairs,
     )
-    if repaired.mechanism is None:
-        return None
-    if any(
+    if repaired is None or any(
         residual(c, problem.setting, repaired.mechanism) > RESIDUAL_TOL for c in problem.declared
     ):
         return None
@@ -302,9 +360,7 @@ def _polish_support(problem: _Problem, point: FloatArray) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def _polish(
-    problem: _Problem, margin: float, point: FloatArray
-) -> tuple[LocalRepair, SolveInfo] | None:
+def _polish(problem: _Problem, margin: float, point: FloatArray) -> _Local | None:
     """Step 3's polish: a simplex vertex of the LP restricted to the point's support (solved with
     a privacy margin of at least `POLISH_MARGIN`), embedded in the full output grid (``None``
     when it does not help or fails)."""
@@ -318,13 +374,13 @@ def _polish(
     except SolverError:
         return None
     repaired = _repaired(sub, run.lp.mechanism())
-    if repaired is None or repaired.mechanism is None:
+    if repaired is None:
         return None
     full = np.zeros((problem.setting.num_inputs, problem.setting.num_outputs))
     full[:, support] = repaired.mechanism
     if any(residual(c, problem.setting, full) > RESIDUAL_TOL for c in problem.declared):
         return None
-    return replace(repaired, mechanism=full), info
+    return _Local(replace(repaired, mechanism=full), info)
 
 
 def _at_margin(
@@ -372,7 +428,7 @@ def _with_margins(
                 found = _loosened(problem, policy, attempts, bounds)
                 if found is not None:
                     return found
-                if _least_slack(problem, policy.solver) is None:
+                if not _elastic_solves(problem, policy.solver):
                     raise  # the elastic LP fails too: the solvers' trouble, not the cap's
             break
         if found is not None:
@@ -396,26 +452,18 @@ def _with_margins(
         ) from failure
     raise PrivacyViolationError(
         f"no repair of the solver's point kept {names} within {RESIDUAL_TOL:g} and "
-        f"{problem.privacy}, even "
-        f"after re-solving with a margin of {MARGINS[-1]:g}; try solver=... or a coarser grid."
+        f"{problem.privacy}, even after re-solving with a margin of {MARGINS[-1]:g}; try "
+        "solver=... or a coarser grid."
     )
 
 
-def _least_slack(problem: _Problem, solver: str | None) -> float | None:
-    """The least relative amount by which the caller's constraints must give way over private
-    mechanisms (the elastic LP of `optmech.lp.matrix.diagnose`);
-    None when no solver solves that either."""
+def _elastic_solves(problem: _Problem, solver: str | None) -> bool:
+    """Whether a solver solves the elastic LP (`_least_slacks`)."""
     try:
-        slacks = least_slacks(
-            problem.layout,
-            problem.epsilon,
-            list(problem.families),
-            solver,
-            problem.privacy_rows,
-        )
+        _least_slacks(problem, problem.families, solver)
     except SolverError:
-        return None
-    return max(slacks, default=0.0)
+        return False
+    return True
 
 
 def _loosened(
@@ -434,47 +482,30 @@ def _loosened(
 
 def _relabel(attempt: Attempt, margin: float, step: str) -> Attempt:
     parts = [p for p in (step, f"margin {margin:g}" if margin else "", attempt.variant) if p]
-    return Attempt(
-        attempt.solver, ", ".join(parts), attempt.status, attempt.seconds, attempt.message
-    )
+    return replace(attempt, variant=", ".join(parts))
 
 
 def _records(problem: _Problem, mechanism: FloatArray) -> tuple[ConstraintRecord, ...]:
+    """Each declared constraint's residual at ``mechanism`` and each callable's largest
+    (absolute) violation."""
+    layout, setting = problem.layout, problem.setting
     out = [
         ConstraintRecord(
-            c.name,
-            c.kind,
-            residual(c, problem.setting, mechanism),
-            residual_scale(c, problem.setting),
+            c.name, c.kind, residual(c, setting, mechanism), residual_scale(c, setting)
         )
         for c in problem.declared
     ]
-    if problem.custom:
-        out += _custom_records(problem, mechanism)
-    return tuple(out)
-
-
-def _custom_records(problem: _Problem, mechanism: FloatArray) -> list[ConstraintRecord]:
-    """The callables' constraints evaluated at the returned mechanism (absolute violation)."""
-    n, m = mechanism.shape
-    z = cp.Variable(problem.layout.size)
-    value = np.zeros(problem.layout.size)
-    value[: n * m] = mechanism.ravel()
-    value[problem.layout.envelope] = mechanism.min(axis=0)
-    if problem.layout.monotone:
-        value[problem.layout.cumulative] = np.cumsum(mechanism[:-1] - mechanism[1:], axis=1).ravel()
+    z = cp.Variable(layout.size)
+    value = layout.on_z(mechanism)
+    value[layout.envelope] = mechanism.min(axis=0)
+    if layout.monotone:
+        value[layout.cumulative] = np.cumsum(mechanism[:-1] - mechanism[1:], axis=1).ravel()
     z.value = value
-    from types import SimpleNamespace
-
-    namespace = SimpleNamespace(
-        mechanism=cp.reshape(z[: n * m], (n, m), order="C"), envelope=z[problem.layout.envelope]
-    )
-    records = []
     for item in problem.custom:
-        found = item.function(namespace)
+        found = item.function(custom_variables(layout, z))
         worst = max((float(np.max(c.violation())) for c in found), default=0.0)
-        records.append(ConstraintRecord(item.name, "custom", worst, 1.0))
-    return records
+        out.append(ConstraintRecord(item.name, "custom", worst, 1.0))
+    return tuple(out)
 
 
 def solve_local(
@@ -492,33 +523,18 @@ def solve_local(
     """Solve the envelope LP with the caller's constraints and certify it (module docstring);
     ``vertex`` asks for a simplex vertex (the polish then keeps its support).
 
-    With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP
-    (`NeighbourGraph`: the user LPs with
-    constraints); ``designer`` names the public function in error messages."""
+    With a ``graph``, privacy is ε-DP on its edges instead of ε-LDP (`NeighbourGraph`: the user
+    LPs with constraints); ``designer`` names the public function in error messages."""
     declared = tuple(c for c in constraints if not isinstance(c, Custom))
     custom = tuple(c for c in constraints if isinstance(c, Custom))
-    layout = Layout(
-        setting.num_inputs,
-        setting.num_outputs,
-        monotone=any(isinstance(c, Monotone) for c in declared),
-    )
+    monotone = any(isinstance(c, Monotone) for c in declared)
+    layout = Layout(setting.num_inputs, setting.num_outputs, monotone)
     families = tuple(constraint_rows(c, setting, layout, designer=designer) for c in declared)
     constant = np.zeros((setting.num_inputs, setting.num_outputs))
     constant[:, int(np.argmin(objective.matrix.sum(axis=0)))] = 1.0
-    top = float(np.max(objective.matrix))
-    scale = max(objective.value(constant), top * 1e-6) or 1.0
+    scale = max(objective.value(constant), float(np.max(objective.matrix)) * 1e-6) or 1.0
     problem = _Problem(
-        setting,
-        epsilon,
-        objective,
-        layout,
-        declared,
-        families,
-        custom,
-        scale,
-        vertex,
-        graph,
-        designer,
+        setting, epsilon, objective, layout, declared, families, custom, scale, graph, designer
     )
     attempts: list[Attempt] = []
     policy = Policy(
@@ -543,10 +559,10 @@ def solve_local(
         accuracy=accuracy,
         violation_before=_violation(problem, used.built.lp),
         repair=Repair(best.repair.kind, best.repair.weight, value - objective.value(raw)),
-        constraints=_records(problem, best.mechanism),
+        constraints=_records(problem, best.repair.mechanism),
     )
     return Solved(
-        mechanism=best.mechanism,
+        mechanism=best.repair.mechanism,
         raw_mechanism=raw,
         raw_value=objective.value(raw),
         certified_epsilon=best.repair.certified_epsilon,

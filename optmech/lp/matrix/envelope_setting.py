@@ -15,16 +15,16 @@ matrix ``L[i, r] = ℓ(y_r, x_i)``, and refuses an LP whose size would exceed th
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from optmech._floats import FloatArray, IntArray
+from optmech._floats import FloatArray
 from optmech._validation import check_prior, check_real_array, describe
 from optmech.costs import Cost, as_cost
+from optmech.exceptions import ProblemTooLargeError
 from optmech.graphs import edge_pairs
 from optmech.lp.limits import LOCAL_BYTES_PER_VARIABLE, LOCAL_MEMORY_GB
 from optmech.lp.matrix.setting import UserSetting, check_budget, check_lp_size
@@ -32,7 +32,6 @@ from optmech.mechanisms.rr_on_bins import check_labels
 
 __all__ = [
     "DEFAULT_LOCAL_MEMORY_GB",
-    "LOCAL_BYTES_PER_VARIABLE",
     "MAX_CERTIFIED_ENTRIES",
     "OBJECTIVES",
     "LocalSetting",
@@ -98,22 +97,10 @@ MAX_CERTIFIED_ENTRIES = 100_000_000
 
 @dataclass(frozen=True)
 class LocalSetting:
-    """Inputs, outputs, loss matrix and prior of a local randomizer, resolved and validated.
-
-    Attributes
-    ----------
-    inputs : ndarray, shape (n,)
-        The input values (labels), strictly increasing.
-    outputs : ndarray, shape (m,)
-        The output grid, strictly increasing.
-    loss : ndarray, shape (n, m)
-        ``loss[i, r] = ℓ(y_r, x_i)``, finite and non-negative.
-    cost : Cost or None
-        The cost of ``output − input`` the loss was built from (``None`` for a callable of two
-        arguments or a matrix).
-    prior : ndarray or None
-        The prior over the inputs; ``None`` for the minimax (worst-input) objective.
-    """
+    """Inputs (labels) and output grid, both strictly increasing, loss matrix ``loss[i, r] =
+    ℓ(y_r, x_i)`` (finite, non-negative) and prior of a local randomizer, resolved and
+    validated. ``cost`` is the cost of ``output − input`` the loss was built from (None for a
+    callable of two arguments or a matrix); ``prior`` is None for the minimax objective."""
 
     inputs: FloatArray
     outputs: FloatArray
@@ -131,26 +118,12 @@ class LocalSetting:
         """``m``."""
         return int(self.outputs.size)
 
-    @property
-    def pairs(self) -> IntArray:
-        """Every pair ``i < j`` of rows: the complete neighbour graph, shape ``(n(n−1)/2, 2)``."""
-        i, j = np.triu_indices(self.num_inputs, k=1)
-        return np.stack([i, j], axis=1).astype(np.int64)
-
     def user_setting(self) -> UserSetting:
         """The same setting as the user LPs describe it: the complete graph on the inputs."""
         graph = nx.complete_graph(self.num_inputs)
-        for k, value in enumerate(self.inputs):
-            graph.nodes[k]["value"] = float(value)
-        src, dst = edge_pairs(graph)
+        nx.set_node_attributes(graph, dict(enumerate(self.inputs.tolist())), "value")
         return UserSetting(
-            graph=graph,
-            values=self.inputs,
-            outputs=self.outputs,
-            loss=self.loss,
-            cost=self.cost,
-            src=src,
-            dst=dst,
+            graph, self.inputs, self.outputs, self.loss, self.cost, *edge_pairs(graph)
         )
 
 
@@ -229,8 +202,6 @@ def check_local_size(
     )
     entries = n * (n - 1) // 2 * m
     if entries > MAX_CERTIFIED_ENTRIES:
-        from optmech.exceptions import ProblemTooLargeError
-
         raise ProblemTooLargeError(
             f"certifying a local mechanism with {n} inputs and {m} outputs compares "
             f"{entries} ratios over every pair of inputs, more than {MAX_CERTIFIED_ENTRIES}; "
@@ -277,8 +248,3 @@ def resolve_local_setting(
         p = check_prior(check_real_array("prior", prior, ndim=1), x.size, normalize=normalize)
     matrix, cost = _loss_matrix(loss, x, y)
     return LocalSetting(inputs=x, outputs=y, loss=matrix, cost=cost, prior=p)
-
-
-def grid_spacing(outputs: FloatArray) -> float:
-    """The widest gap between consecutive outputs (``inf`` for fewer than 2)."""
-    return float(np.max(np.diff(outputs))) if outputs.size > 1 else math.inf

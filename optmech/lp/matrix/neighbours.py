@@ -33,17 +33,9 @@ __all__ = ["NeighbourGraph"]
 
 @dataclass(frozen=True)
 class NeighbourGraph:
-    """The neighbour graph whose edges carry the privacy rows.
-
-    Attributes
-    ----------
-    graph : networkx.Graph
-        Its node order is the row order of ``Q``.
-    src, dst : ndarray of int
-        The edges as row-index pairs.
-    path : bool
-        Whether the graph is the path ``0 ~ 1 ~ … ~ n`` (a faster closure).
-    """
+    """The neighbour graph whose edges carry the privacy rows (its node order is the row order
+    of ``Q``), its edges as row-index pairs and whether it is the path ``0 ~ 1 ~ … ~ n`` (a
+    faster closure)."""
 
     graph: nx.Graph = field(repr=False)
     src: IntArray = field(repr=False)
@@ -53,8 +45,7 @@ class NeighbourGraph:
     @classmethod
     def of(cls, graph: nx.Graph) -> NeighbourGraph:
         """The graph's edges and shape."""
-        src, dst = edge_pairs(graph)
-        return cls(graph, src, dst, is_path_graph(graph))
+        return cls(graph, *edge_pairs(graph), is_path_graph(graph))
 
     @property
     def pairs(self) -> IntArray:

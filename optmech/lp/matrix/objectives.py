@@ -1,8 +1,7 @@
 """What differs between the user LPs: the objective, its extra rows and its dual bound.
 
-The engine (`optmech.lp.user.engine`) solves every user LP the same way;
-an objective object supplies the rest (the dp_accounting pattern of thin public functions over one
-private engine):
+The engine (`optmech.lp.user.engine`) solves every user LP the same way; an objective object
+supplies the rest (the dp_accounting pattern of thin public functions over one private engine):
 
 * `LinearObjective` — a Bayesian user, ``min Σ_i p_i Σ_r x[i, r] l(i, r)``
   (Ghosh, Roughgarden & Sundararajan (2012), LP (2)–(6)).
@@ -11,12 +10,11 @@ private engine):
   users served by one mechanism, one form per user (Brenner & Nissim (2014)).
 
 Each gives the LP data for a scale, the objective value at a mechanism *rounded up*
-(`optmech.lp.bounds.upper_dot`: an upper bound on the exact value for
-the given floats), the rigorous lower bound from the solver's multipliers
-(`optmech.lp.matrix.bounds`) and a few known ε-DP mechanisms: the best
-constant answer (0-DP) and, for a count query, the geometric mechanism with the Bayes remap (GRS
-Thm. 3.1). Those set the objective's scale (so the LP's optimum is O(1) whatever the loss's units)
-and compete with the LP's point when its certified interval is wide.
+(`optmech.lp.bounds.upper_dot`: an upper bound on the exact value for the given floats), the
+rigorous lower bound from the solver's multipliers (`optmech.lp.matrix.bounds`) and a few known
+ε-DP mechanisms: the best constant answer (0-DP) and, for a count query, the geometric mechanism
+with the Bayes remap (GRS Thm. 3.1). Those set the objective's scale (so the LP's optimum is O(1)
+whatever the loss's units) and compete with the LP's point when its certified interval is wide.
 """
 
 from __future__ import annotations
@@ -71,11 +69,10 @@ def exact_upper_dot(c: npt.ArrayLike, x: npt.ArrayLike) -> float:
 
     Exactly 0 when ``c_j = 0`` or ``x_j = 0`` for every j (the exact sum is 0; a product that
     merely underflowed is not exactly zero and is rounded up as usual). Small sums go through
-    `optmech.lp.bounds.upper_dot`; for a matrix with at least
-    `BLOCKED_TERMS` entries each row is summed by numpy (error at most ``γ_m`` of
-    the row's magnitude, any summation order; Higham (2002), §3.1), the row sums by ``math.fsum``,
-    and the bound adds
-    ``(γ_m + u)·Σ|c_j x_j|`` (sums and products), ``u·|total|`` and one subnormal per product.
+    `optmech.lp.bounds.upper_dot`; for a matrix with at least `BLOCKED_TERMS` entries each row
+    is summed by numpy (error at most ``γ_m`` of the row's magnitude, any summation order;
+    Higham (2002), §3.1), the row sums by ``math.fsum``, and the bound adds ``(γ_m + u)·Σ|c_j
+    x_j|`` (sums and products), ``u·|total|`` and one subnormal per product.
     """
     ca = np.asarray(c, dtype=np.float64)
     xa = np.asarray(x, dtype=np.float64)
@@ -90,22 +87,20 @@ def exact_upper_dot(c: npt.ArrayLike, x: npt.ArrayLike) -> float:
     return math.nextafter(total + slack * (1.0 + 4.0 * _U), math.inf)
 
 
-def _constant(n_in: int, n_out: int, column: int) -> FloatArray:
-    m = np.zeros((n_in, n_out))
-    m[:, column] = 1.0
-    return m
-
-
-def _geometric_remap(
-    setting: UserSetting, epsilon: float, posterior_weights: FloatArray
+def _references(
+    setting: UserSetting, epsilon: float, best: int, posterior_weights: FloatArray
 ) -> list[Reference]:
-    """``G`` followed by the Bayes remap for ``posterior_weights`` (count queries only)."""
+    """The constant answer ``best`` and, for a count query, ``G`` followed by the Bayes remap
+    for ``posterior_weights``."""
     n_in, n_out = posterior_weights.shape
+    constant = np.zeros((n_in, n_out))
+    constant[:, best] = 1.0
+    refs = [Reference("best constant answer", constant)]
     if not setting.is_count_query or n_in > TRUNCATED_GEOMETRIC_MAX_N + 1:
-        return []
+        return refs
     g = truncated_geometric(n_in - 1, epsilon)
     choice = np.argmin(g.T @ posterior_weights, axis=1)
-    return [Reference("geometric + Bayes remap", g @ np.eye(n_out)[choice])]
+    return [*refs, Reference("geometric + Bayes remap", g @ np.eye(n_out)[choice])]
 
 
 @dataclass(frozen=True)
@@ -140,16 +135,13 @@ class LinearObjective:
     def lower_bound(
         self, duals: Duals, coefficients: tuple[float, float], factor: float, setting: UserSetting
     ) -> float:
-        """Rigorous lower bound on the optimum
-        (`linear_bound`)."""
+        """Rigorous lower bound on the optimum (`linear_bound`)."""
         return linear_bound(self.weights, duals, coefficients, factor, setting.graph)
 
     def references(self, setting: UserSetting, epsilon: float) -> list[Reference]:
         """The best constant answer and, for a count query, ``G`` + Bayes remap."""
-        n_in, n_out = self.shape
         best = int(np.argmin(self.weights.sum(axis=0)))
-        refs = [Reference("best constant answer", _constant(n_in, n_out, best))]
-        return refs + _geometric_remap(setting, epsilon, self.weights)
+        return _references(setting, epsilon, best, self.weights)
 
 
 @dataclass(frozen=True)
@@ -203,20 +195,15 @@ class EpigraphObjective:
         """Rigorous lower bound (`epigraph_bound`)."""
         return epigraph_bound(self.forms, self.shape, duals, coefficients, factor, setting.graph)
 
-    def _column_values(self) -> FloatArray:
-        """``(K, m)``: form k at the constant mechanism answering column r."""
-        n_in, n_out = self.shape
-        fold = sp.kron(np.ones((n_in, 1)), sp.identity(n_out), format="csr")
-        return np.asarray((self.forms @ fold).todense())
-
     def references(self, setting: UserSetting, epsilon: float) -> list[Reference]:
         """The best constant answer and, for a count query, ``G`` + the Bayes remap for the
         forms summed (a uniform "prior" over them)."""
         n_in, n_out = self.shape
-        best = int(np.argmin(self._column_values().max(axis=0)))
-        refs = [Reference("best constant answer", _constant(n_in, n_out, best))]
+        fold = sp.kron(np.ones((n_in, 1)), sp.identity(n_out), format="csr")
+        columns = np.asarray((self.forms @ fold).todense())  # form k at the constant answer r
+        best = int(np.argmin(columns.max(axis=0)))
         summed = np.asarray(self.forms.sum(axis=0)).reshape(n_in, n_out)
-        return refs + _geometric_remap(setting, epsilon, summed)
+        return _references(setting, epsilon, best, summed)
 
 
 #: Either objective.

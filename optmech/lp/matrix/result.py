@@ -53,11 +53,8 @@ def release(mechanism: FloatArray, row: int, labels: Any, size: Any, rng: Any) -
 
 def input_index(true_value: Any, rows: int) -> int:
     """``true_value`` as a row index ``0..rows − 1`` (ValueError naming it otherwise)."""
-    if isinstance(true_value, bool) or not isinstance(true_value, int | np.integer):
-        raise ValueError(
-            f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
-        )
-    if not 0 <= int(true_value) < rows:
+    index = isinstance(true_value, int | np.integer) and not isinstance(true_value, bool)
+    if not index or not 0 <= int(true_value) < rows:
         raise ValueError(
             f"`true_value` must be an input index in 0..{rows - 1}; got {true_value!r}."
         )

@@ -39,14 +39,7 @@ from optmech.constraints import (
 )
 from optmech.lp.matrix.envelope_setting import LocalSetting
 
-__all__ = [
-    "Layout",
-    "RowFamily",
-    "check_unbiased_outputs",
-    "constraint_rows",
-    "residual",
-    "supported",
-]
+__all__ = ["Layout", "RowFamily", "constraint_rows", "per_input_rows", "residual", "residual_scale"]
 
 #: The declarative constraints a mechanism-matrix LP translates.
 SUPPORTED = (Unbiased, MaxRisk, Monotone, TailBound, MaxCost)
@@ -82,34 +75,24 @@ class Layout:
         """Length of ``z``."""
         return self.cumulative.stop
 
-    def index(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Position of ``Q[rows, cols]`` in ``z``."""
-        return rows * self.num_outputs + cols
+    def on_z(self, values: FloatArray) -> FloatArray:
+        """A vector on ``z``: ``values`` (``n × m``) in the block of ``Q``, zeros elsewhere."""
+        out = np.zeros(self.size)
+        out[: self.entries] = values.ravel()
+        return out
 
 
 @dataclass(frozen=True)
 class RowFamily:
-    """One family of rows ``A z (= or ≤) b``, scaled to O(1) coefficients.
-
-    Attributes
-    ----------
-    name : str
-        The family's name (a constraint's ``repr``, or ``"envelope lower"``, ...).
-    matrix : scipy.sparse.csr_matrix, shape (k, len(z))
-    rhs : ndarray, shape (k,)
-    equality : bool
-    constraint : Constraint or None
-        The declarative constraint the rows come from (``None`` for the LP's own rows).
-    tighten : ndarray, shape (k,)
-        How much ``rhs`` shrinks per unit of margin when the LP is re-solved with one (0 for
-        equalities and rows that must stay tight).
-    """
+    """One family of rows ``A z (= or ≤) b``, scaled to O(1) coefficients, named by its
+    constraint's ``repr`` (or ``"envelope lower"``, ...). ``tighten`` is how much ``rhs`` shrinks
+    per unit of margin when the LP is re-solved with one (None for equalities and rows that must
+    stay tight)."""
 
     name: str
     matrix: sp.csr_matrix = field(repr=False)
     rhs: FloatArray = field(repr=False)
     equality: bool
-    constraint: Constraint | None = None
     tighten: FloatArray | None = field(default=None, repr=False)
 
     def rhs_with(self, margin: float) -> FloatArray:
@@ -119,31 +102,11 @@ class RowFamily:
         return self.rhs - margin * self.tighten
 
 
-def supported(constraint: Constraint) -> bool:
-    """Whether a mechanism-matrix LP translates ``constraint``."""
-    return isinstance(constraint, SUPPORTED)
-
-
-def check_unbiased_outputs(setting: LocalSetting) -> None:
-    """``Unbiased`` needs outputs strictly below the smallest input and above the largest (a
-    mechanism whose every row has the same support cannot otherwise have row means spanning
-    the inputs): ValueError naming ``outputs`` when they do not."""
-    x, y = setting.inputs, setting.outputs
-    if not (y[0] < x[0] and y[-1] > x[-1]):
-        raise ValueError(
-            "`outputs` must reach strictly below the smallest input and above the largest for "
-            f"Unbiased(): inputs span [{x[0]:g}, {x[-1]:g}], outputs [{y[0]:g}, {y[-1]:g}]. "
-            "Widen the output grid, e.g. by the inputs' range on each side."
-        )
-
-
-def _per_input(setting: LocalSetting, layout: Layout, values: FloatArray) -> sp.csr_matrix:
+def per_input_rows(layout: Layout, values: FloatArray) -> sp.csr_matrix:
     """Rows ``Σ_r values[i, r] Q[i, r]``, one per input, on ``z``."""
     n, m = values.shape
     rows = np.repeat(np.arange(n), m)
-    cols = np.arange(n * m)
-    del setting
-    return sp.csr_matrix((values.ravel(), (rows, cols)), shape=(n, layout.size))
+    return sp.csr_matrix((values.ravel(), (rows, np.arange(n * m))), shape=(n, layout.size))
 
 
 def _monotone(layout: Layout) -> sp.csr_matrix:
@@ -151,13 +114,13 @@ def _monotone(layout: Layout) -> sp.csr_matrix:
     n, m = layout.num_inputs, layout.num_outputs
     i = np.repeat(np.arange(n - 1), m)
     c = np.tile(np.arange(m), n - 1)
-    row = i * m + c
+    row = i * m + c  # also the position of Q[i, c] in z, and row + m that of Q[i + 1, c]
     z0 = layout.cumulative.start
     parts = [
         (row, z0 + row, np.ones(row.size)),
         (row[c > 0], z0 + row[c > 0] - 1, -np.ones(int(np.sum(c > 0)))),
-        (row, layout.index(i, c), -np.ones(row.size)),
-        (row, layout.index(i + 1, c), np.ones(row.size)),
+        (row, row, -np.ones(row.size)),
+        (row, row + m, np.ones(row.size)),
     ]
     r, k, v = (np.concatenate(a) for a in zip(*parts, strict=True))
     return sp.csr_matrix((v, (r, k)), shape=((n - 1) * m, layout.size))
@@ -176,31 +139,35 @@ def constraint_rows(
     x, y, n = setting.inputs, setting.outputs, setting.num_inputs
     name = constraint.name
     if isinstance(constraint, Unbiased):
-        check_unbiased_outputs(setting)
-        scale = max(1.0, float(np.max(np.abs(y))))
+        # Rows with one support have means spanning the inputs only with outputs beyond them.
+        if not (y[0] < x[0] and y[-1] > x[-1]):
+            raise ValueError(
+                "`outputs` must reach strictly below the smallest input and above the largest for "
+                f"Unbiased(): inputs span [{x[0]:g}, {x[-1]:g}], outputs [{y[0]:g}, {y[-1]:g}]. "
+                "Widen the output grid, e.g. by the inputs' range on each side."
+            )
+        scale = residual_scale(constraint, setting)
         values = np.broadcast_to(y[None, :] / scale, setting.loss.shape)
-        return RowFamily(name, _per_input(setting, layout, values), x / scale, True, constraint)
+        return RowFamily(name, per_input_rows(layout, values), x / scale, True)
     if isinstance(constraint, MaxRisk):
-        a = _per_input(setting, layout, setting.loss / constraint.bound)
-        return RowFamily(name, a, np.ones(n), False, constraint, np.ones(n))
+        a = per_input_rows(layout, setting.loss / constraint.bound)
+        return RowFamily(name, a, np.ones(n), False, np.ones(n))
     if isinstance(constraint, Monotone):
         k = (n - 1) * setting.num_outputs
-        return RowFamily(name, _monotone(layout), np.zeros(k), True, constraint)
+        return RowFamily(name, _monotone(layout), np.zeros(k), True)
     if isinstance(constraint, TailBound):
         far = (np.abs(y[None, :] - x[:, None]) > constraint.t).astype(np.float64)
         rhs = np.full(n, constraint.probability)
-        return RowFamily(name, _per_input(setting, layout, far), rhs, False, constraint, np.ones(n))
+        return RowFamily(name, per_input_rows(layout, far), rhs, False, np.ones(n))
     if isinstance(constraint, MaxCost):
         cost = constraint.values(x, y) / constraint.bound
         if setting.prior is None:
-            a = _per_input(setting, layout, cost)
-            return RowFamily(name, a, np.ones(n), False, constraint, np.ones(n))
+            a = per_input_rows(layout, cost)
+            return RowFamily(name, a, np.ones(n), False, np.ones(n))
         weights = (setting.prior[:, None] * cost).ravel()
-        a = sp.csr_matrix(
-            (weights, (np.zeros(weights.size, dtype=np.int64), np.arange(weights.size))),
-            shape=(1, layout.size),
-        )
-        return RowFamily(name, a, np.ones(1), False, constraint, np.ones(1))
+        rows = np.zeros(weights.size, dtype=np.int64)
+        a = sp.csr_matrix((weights, (rows, np.arange(weights.size))), shape=(1, layout.size))
+        return RowFamily(name, a, np.ones(1), False, np.ones(1))
     raise ValueError(
         f"{designer} does not support the constraint {name}; it takes "
         f"{', '.join(c.__name__ + '()' for c in SUPPORTED)} and callables."
@@ -208,30 +175,27 @@ def constraint_rows(
 
 
 def residual(constraint: Constraint, setting: LocalSetting, mechanism: FloatArray) -> float:
-    """Largest violation of ``constraint`` by ``mechanism``, relative to its scale (0 when it
-    holds), computed from the matrix itself."""
+    """Largest violation of ``constraint`` by ``mechanism``, relative to its scale
+    (`residual_scale`; 0 when it holds), computed from the matrix itself."""
     q = mechanism
     x, y = setting.inputs, setting.outputs
     if isinstance(constraint, Unbiased):
-        scale = max(1.0, float(np.max(np.abs(y))))
-        return float(np.max(np.abs(q @ y - x))) / scale
-    if isinstance(constraint, MaxRisk):
-        risk = np.sum(q * setting.loss, axis=1)
-        return max(0.0, float(np.max(risk)) - constraint.bound) / constraint.bound
-    if isinstance(constraint, Monotone):
+        excess = float(np.max(np.abs(q @ y - x)))
+    elif isinstance(constraint, MaxRisk):
+        excess = float(np.max(np.sum(q * setting.loss, axis=1))) - constraint.bound
+    elif isinstance(constraint, Monotone):
         cum = np.cumsum(q, axis=1)
-        return max(0.0, float(np.max(cum[1:] - cum[:-1])))
-    if isinstance(constraint, TailBound):
+        excess = float(np.max(cum[1:] - cum[:-1]))
+    elif isinstance(constraint, TailBound):
         far = np.abs(y[None, :] - x[:, None]) > constraint.t
-        mass = np.sum(np.where(far, q, 0.0), axis=1)
-        return max(0.0, float(np.max(mass)) - constraint.probability)
-    if isinstance(constraint, MaxCost):
+        excess = float(np.max(np.sum(np.where(far, q, 0.0), axis=1))) - constraint.probability
+    elif isinstance(constraint, MaxCost):
         per_input = np.sum(q * constraint.values(x, y), axis=1)
-        value = (
-            float(np.max(per_input)) if setting.prior is None else float(setting.prior @ per_input)
-        )
-        return max(0.0, value - constraint.bound) / constraint.bound
-    raise ValueError(f"no residual for {constraint.name}")  # pragma: no cover - checked before
+        worst = np.max(per_input) if setting.prior is None else setting.prior @ per_input
+        excess = float(worst) - constraint.bound
+    else:  # pragma: no cover - refused by constraint_rows
+        raise ValueError(f"no residual for {constraint.name}")
+    return max(0.0, excess) / residual_scale(constraint, setting)
 
 
 def residual_scale(constraint: Constraint, setting: LocalSetting) -> float:

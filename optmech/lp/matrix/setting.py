@@ -7,8 +7,7 @@ size, an output set) into a `UserSetting`, and refuses an LP whose estimated sol
 memory exceeds the caller's budget *before* any loss matrix or graph is built.
 
 Size limits follow one convention throughout `optmech.lp.user`: the estimated peak memory
-of the solve (`memory_estimate_gb`) against ``max_memory_gb``; every refusal
-quotes the estimate.
+of the solve against ``max_memory_gb``; every refusal quotes the estimate.
 """
 
 from __future__ import annotations
@@ -44,7 +43,6 @@ __all__ = [
     "check_budget",
     "check_epsilon",
     "check_lp_size",
-    "memory_estimate_gb",
     "resolve_setting",
     "side_information_rows",
     "size_remedy",
@@ -66,11 +64,6 @@ def check_epsilon(epsilon: Any) -> float:
     )
 
 
-def memory_estimate_gb(num_variables: int, bytes_per_variable: float = BYTES_PER_VARIABLE) -> float:
-    """Estimated peak solver memory, in GB, of an LP with ``num_variables`` variables."""
-    return num_variables * bytes_per_variable / 1e9
-
-
 def _gb(value: float) -> str:
     return f"{value:.1f}" if value >= 0.1 else f"{value:.2g}"
 
@@ -85,16 +78,11 @@ def check_lp_size(
     hint: str = "",
     remedy: str = "",
 ) -> None:
-    """Refuse an LP whose estimated memory exceeds ``max_memory_gb`` (or ``max_variables``).
-
-    ``remedy`` (a sentence) replaces the closing advice to raise ``max_memory_gb``.
-
-    Raises
-    ------
-    ProblemTooLargeError
-        Naming the LP, its size, the memory estimate and the limit that refused it.
+    """Refuse an LP whose estimated memory exceeds ``max_memory_gb`` (or ``max_variables``):
+    `ProblemTooLargeError` naming the LP, its size, the memory estimate and the limit that
+    refused it. ``remedy`` (a sentence) replaces the closing advice to raise ``max_memory_gb``.
     """
-    need = memory_estimate_gb(num_variables, bytes_per_variable)
+    need = num_variables * bytes_per_variable / 1e9  # peak solver memory, GB
     estimate = f"about {_gb(need)} GB of solver memory"
     if max_variables is not None and num_variables > max_variables:
         limit = f"more than max_variables = {max_variables}"
@@ -237,10 +225,6 @@ class UserSetting:
         return np.stack([self.src, self.dst], axis=1)
 
 
-def _is_matrix(loss: Any) -> bool:
-    return isinstance(loss, np.ndarray | list | tuple) and np.ndim(loss) == 2
-
-
 def _cost_loss(cost: Cost, values: FloatArray, outputs: FloatArray) -> FloatArray:
     """``L[i, r] = Σ_k c(outputs[r, k] − values[i, k])`` (one term for a single query)."""
     if values.ndim == 1 and outputs.ndim == 1:
@@ -311,27 +295,23 @@ def resolve_setting(
     size_model: SizeModel = FULL_LP,
     alternatives: tuple[SizeModel, ...] = (),
 ) -> UserSetting:
-    """Resolve a user's loss, graph and outputs into a `UserSetting`, validating
-    sizes.
+    """Resolve a user's loss, graph and outputs into a `UserSetting`, validating sizes.
 
     The number of inputs comes from ``graph``, else ``num_inputs``, else the rows of a loss
     matrix; the LP's estimated memory (inputs × outputs variables) is checked against
-    ``max_memory_gb`` *before* any loss matrix or graph is built
-    (`ProblemTooLargeError`, quoting the estimate of
-    ``size_model`` and its source).
+    ``max_memory_gb`` *before* any loss matrix or graph is built (`ProblemTooLargeError`,
+    quoting the estimate of ``size_model`` and its source).
 
     Parameters
     ----------
     loss : Cost, str, callable or array_like
-        A cost of ``output − input`` (`optmech.costs.as_cost`), or a loss
-        matrix
-        ``L[i, r]`` of shape (inputs, outputs).
+        A cost of ``output − input`` (`optmech.costs.as_cost`), or a loss matrix ``L[i, r]`` of
+        shape (inputs, outputs).
     graph : networkx.Graph, optional
         Neighbour graph; default the count-query path on ``{0..N−1}``.
     outputs : array_like, optional
         Output set (numbers, or rows of numbers for several queries); default the graph's
-        (`optmech.graphs.default_outputs`), or ``0..m−1`` for a
-        loss matrix with m columns.
+        (`optmech.graphs.default_outputs`), or ``0..m−1`` for a loss matrix with m columns.
     num_inputs : int, optional
         Number of inputs when no graph is given.
     max_memory_gb : float
@@ -339,14 +319,14 @@ def resolve_setting(
     max_variables : int, optional
         Also refuse LPs with more variables than this (kept for backward compatibility).
     size_model : SizeModel
-        How the LP will be solved, for the memory estimate
-        (`optmech.lp.matrix.size_model`); default the full LP.
+        How the LP will be solved, for the memory estimate (`optmech.lp.matrix.size_model`);
+        default the full LP.
     alternatives : tuple of SizeModel
         The other methods that would solve it (named in a refusal with their estimates).
     """
     budget, cap = check_budget(max_memory_gb, max_variables)
     matrix = None
-    if _is_matrix(loss) or isinstance(loss, np.ndarray):
+    if isinstance(loss, np.ndarray) or (isinstance(loss, list | tuple) and np.ndim(loss) == 2):
         matrix = check_real_array("loss", loss, ndim=2)
     cost = None if matrix is not None else as_cost(loss)
     if graph is not None:
@@ -377,10 +357,7 @@ def resolve_setting(
     if out_arr is None:
         out_arr = default_outputs(graph)
     loss_m, values = _loss_matrix(matrix, cost, graph, out_arr)
-    src, dst = edge_pairs(graph)
-    return UserSetting(
-        graph=graph, values=values, outputs=out_arr, loss=loss_m, cost=cost, src=src, dst=dst
-    )
+    return UserSetting(graph, values, out_arr, loss_m, cost, *edge_pairs(graph))
 
 
 def side_information_rows(side_information: Any, graph: nx.Graph) -> IntArray:
