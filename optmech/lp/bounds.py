@@ -10,13 +10,12 @@ the rows of a mechanism matrix, the normalisation of a density) and *boxes*
 
     optimum ≥ −λ·b_ub − ν·b_eq + Σ_G s_G min_{j∈G} r_j / a_j + Σ_{j in boxes} min(r_j l_j, r_j u_j),
 
-with reduced costs ``r = c + A_ubᵀλ + A_eqᵀν``. The solver's multipliers only make the bound
-tight; its *validity* needs nothing from the solver (``λ`` is clipped to ``≥ 0``). Keeping the
-simplex blocks out of the relaxation (rather than bounding each variable by a box) makes the
-bound pay only for the single worst reduced cost of a block, not the sum over the block, which
-is what keeps it within ~1e-9 of the optimum on LPs with 10⁵ variables (Neumaier & Shcherbina,
-*Safe bounds in linear and mixed-integer programming*, Math. Programming 99, 2004, use boxes
-alone).
+with reduced costs ``r = c + A_ubᵀλ + A_eqᵀν``. The solver's multipliers only make the bound tight;
+its *validity* needs nothing from the solver (``λ`` is clipped to ``≥ 0``). Keeping the simplex
+blocks out of the relaxation (rather than bounding each variable by a box) makes the bound pay only
+for the single worst reduced cost of a block, not the sum over the block, which is what keeps it
+within ~1e-9 of the optimum on LPs with 10⁵ variables (Neumaier & Shcherbina, *Safe bounds in linear
+and mixed-integer programming*, Math. Programming 99, 2004, use boxes alone).
 
 Every floating-point step is rounded *downward* by an a-priori error bound (Higham,
 *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1: a sum of ``k`` products carries a

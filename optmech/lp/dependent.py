@@ -37,18 +37,16 @@ bound on the optimum over *all* dependent noise; and the discrete staircase is f
 satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP optimum equals the
 staircase optimum if the theorem holds.
 
-**Certified, not trusted.** The LP is solved by
-`optmech.lp.solve.solve_robust`. The solver's point is clipped,
-each phase renormalised, certified on the extended grid (which covers every distinct ratio), and if
-the certified ε exceeds ε it is mixed with the
-``ε/2``-geometric noise ``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0``
-everywhere and a slower tail than ``b``, so a mixture that is private on the extended grid is
-private everywhere. The returned family's certified ε is at most ε with no slack (the
-certificate adds the rounding of the tail products, the mixture and the normalisation). Its
-worst-case cost, rounded up, is `Provenance.value`; the solver's multipliers, read by
-name from the record of the LP's constraints, give a Lagrangian lower bound
-(`optmech.lp.bounds.lagrangian_bound`, rounded down, every
-constraint coefficient allowed the rounding error of its computation), so the LP's optimum lies in
+**Certified, not trusted.** The LP is solved by `optmech.lp.solve.solve_robust`. The solver's point
+is clipped, each phase renormalised, certified on the extended grid (which covers every distinct
+ratio), and if the certified ε exceeds ε it is mixed with the ``ε/2``-geometric noise
+``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0`` everywhere and a slower tail
+than ``b``, so a mixture that is private on the extended grid is private everywhere. The returned
+family's certified ε is at most ε with no slack (the certificate adds the rounding of the tail
+products, the mixture and the normalisation). Its worst-case cost, rounded up, is
+`Provenance.value`; the solver's multipliers, read by name from the record of the LP's constraints,
+give a Lagrangian lower bound (`optmech.lp.bounds.lagrangian_bound`, rounded down, every constraint
+coefficient allowed the rounding error of its computation), so the LP's optimum lies in
 ``[provenance.lower_bound, provenance.value]`` whatever the solver's tolerances.
 
 Examples
@@ -150,13 +148,12 @@ def _coefficient_rtol(eps: float) -> float:
     """Relative error bound of the float coefficients (costs, masses, ``e^ε``, ``b``).
 
     ``math.exp`` is within one ulp; ``c(k)`` at integers is exact or correctly rounded for the
-    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of `Cost.periodic_sum` has
-    at most
+    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of `Cost.periodic_sum` has at most
     ``J ≈ 40/ε + 64`` positive terms before its remainder is below 1e-17 relative, each weight
-    ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so
-    Higham's bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the
-    integer powers take fewer roundings. Doubled for the division by the mass and the products
-    with ``b`` and ``e^ε`` in the constraint rows.
+    ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so Higham's
+    bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the integer powers
+    take fewer roundings. Doubled for the division by the mass and the products with ``b`` and
+    ``e^ε`` in the constraint rows.
     """
     terms = 40.0 / eps + 64.0
     return 2.0 * (terms + 48.0) * _U
@@ -506,8 +503,7 @@ def dependent_noise_lp(
         Cost of the noise (any cost whose geometric tail sums converge; the theorem needs it
         symmetric and non-decreasing in ``|e|``).
     period : int, optional
-        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent
-        noise.
+        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent noise.
     half_width : int, optional
         Grid $−K..K$ with $K ≥ Δ$; default $3Δ$.
     solver : str, optional

@@ -1,11 +1,10 @@
 """The result of the query-dependent LP: a family of noises ``X_t``, one per query value.
 
-`dependent_noise_lp` returns a
-`DependentNoiseResult`: the pmf ``q_t`` of each phase ``t = 0..P−1`` on
-the grid ``−K..K``, continued beyond it by geometric tails (factor ``e^−ε`` per period Δ), mixed
+`dependent_noise_lp` returns a `DependentNoiseResult`: the pmf ``q_t`` of each phase ``t = 0..P−1``
+on the grid ``−K..K``, continued beyond it by geometric tails (factor ``e^−ε`` per period Δ), mixed
 with the ``ε/2``-geometric noise by the repair's weight, with the certified interval of the LP's
-optimum in its `Provenance` and the solver's multipliers
-(`Multipliers`) for recomputing the bound in other arithmetic.
+optimum in its `Provenance` and the solver's multipliers (`Multipliers`) for recomputing the bound
+in other arithmetic.
 """
 
 from __future__ import annotations

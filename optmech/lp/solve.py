@@ -1,12 +1,11 @@
 """The one place optmech calls an LP solver: solver choice, options, status, timings.
 
-Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they
-pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
-``optimal_inaccurate`` is kept with an
-`InaccurateSolutionWarning`, anything else raises
-`SolverError` naming the solver, the status and a remedy. Default
-tolerances are tighter than the solvers' own (measured, see the performance page: optimal values
-here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
+Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they pass the
+problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
+``optimal_inaccurate`` is kept with an `InaccurateSolutionWarning`, anything else raises
+`SolverError` naming the solver, the status and a remedy. Default tolerances are tighter than the
+solvers' own (measured, see the performance page: optimal values here can be 1e-4 and entries e^-45,
+so an absolute 1e-7 tolerance is too loose).
 """
 
 from __future__ import annotations
@@ -139,9 +138,8 @@ _HINTS = {
 class SolveInfo:
     """The record of one LP solve, as `solve` and `solve_robust` return it.
 
-    Results do not carry it: each LP result holds a
-    `Provenance` (`provenance_of` builds it
-    from this record, the certified interval and the repair).
+    Results do not carry it: each LP result holds a `Provenance` (`provenance_of` builds it from
+    this record, the certified interval and the repair).
 
     Attributes
     ----------
@@ -164,8 +162,7 @@ class SolveInfo:
     options : dict
         The options passed to the solver.
     attempts : tuple of optmech.provenance.Attempt
-        Every attempt of `solve_robust`, the successful one last (just this one for
-        `solve`).
+        Every attempt of `solve_robust`, the successful one last (just this one for `solve`).
 
     Examples
     --------
@@ -200,8 +197,7 @@ def provenance_of(
     source: tuple[str, str] | None = None,
     **fields: Any,
 ) -> Provenance:
-    """The `Provenance` of a result computed from the solve
-    ``info``.
+    """The `Provenance` of a result computed from the solve ``info``.
 
     The solve gives the solver and status (unless ``source`` names another point's, e.g. a
     known mechanism that won), the attempts (``info.attempts`` unless given), timings, sizes
@@ -308,10 +304,9 @@ def choose_solver(
 ) -> str:
     """Pick a solver for an LP of the given size and kind.
 
-    Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
-    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise `SOLVER_POLICY` decides by the
-    number of variables (interior point scales better on the large dense-ish LPs; measured on the
-    performance page).
+    Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS Lemmas
+    5.9–5.11) come from simplex: HiGHS. Otherwise `SOLVER_POLICY` decides by the number of variables
+    (interior point scales better on the large dense-ish LPs; measured on the performance page).
     """
     solvers = available_solvers()
     if not solvers:
@@ -366,9 +361,8 @@ def solve(
     options : dict, optional
         Solver options overriding optmech's defaults for that solver.
     verbose : bool
-        Log this solve at INFO to stderr (`optmech.lp.engine.report`).
-        The solver's own log goes to the logger ``"optmech.lp.solve"`` at DEBUG, whenever that
-        level is enabled.
+        Log this solve at INFO to stderr (`optmech.lp.engine.report`). The solver's own log goes to
+        the logger ``"optmech.lp.solve"`` at DEBUG, whenever that level is enabled.
     kind : str
         Problem family for the default solver choice (a key of `SOLVER_POLICY`).
 
@@ -545,11 +539,10 @@ def attempt_plan(
 ) -> list[Strategy]:
     """The ordered attempts of `solve_robust`.
 
-    A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
-    policy's choice (`choose_solver`) as built and rescaled, then every other
-    installed solver of `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
-    solvers (a vertex is what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP
-    solvers take no cones).
+    A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the policy's
+    choice (`choose_solver`) as built and rescaled, then every other installed solver of
+    `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex solvers (a vertex is
+    what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP solvers take no cones).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
     names = [first]

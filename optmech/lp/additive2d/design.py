@@ -1,28 +1,23 @@
 """Design certified 2-D additive noise: solve, read, repair, certify, bound, record.
 
-`design_noise_2d` takes a validated
-`AdditiveSpec2D`, builds its LP
-(`build_additive_lp_2d`) and solves it through
-optmech's one solver path (`optmech.lp.solve.solve_robust`). The LP
-is feasible by construction (each gauge tail shape, continued into the box, is a point of it), so a
-failed status is numerical trouble and is retried.
+`design_noise_2d` takes a validated `AdditiveSpec2D`, builds its LP (`build_additive_lp_2d`) and
+solves it through optmech's one solver path (`optmech.lp.solve.solve_robust`). The LP is feasible by
+construction (each gauge tail shape, continued into the box, is a point of it), so a failed status
+is numerical trouble and is retried.
 
-`finish_design_2d` reads the noise off the solver's point (clipped at 0), raises
-it to the least envelope whose window and band ratios are at most ``e^ε``
-(`envelope_2d`), certifies it from the numbers alone
-(`optmech.certify.noise2d.noise2d_epsilon`) and returns
-it with a certified interval
+`finish_design_2d` reads the noise off the solver's point (clipped at 0), raises it to the least
+envelope whose window and band ratios are at most ``e^ε`` (`envelope_2d`), certifies it from the
+numbers alone (`optmech.certify.noise2d.noise2d_epsilon`) and returns it with a certified interval
 ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the LP objective at the returned point with the *upper* ends of the cells' cost
   averages and the tails' cost series, divided by its mass, rounded up: at least the exact
   expected cost of the returned noise;
 * ``lower_bound`` — weak duality with the solver's multipliers
-  (`lp_interval`, the engine's, as in 1-D: values and
-  tail scales in one simplex block, auxiliaries in boxes) with the *lower*
-  ends of the costs, divided by
-  ``1 + r`` where ``r`` bounds the relative rest of the tails' mass series (a point of the LP
-  with the exact masses, rescaled to this LP's masses, costs at most ``1 + r`` times more).
+  (`lp_interval`, the engine's, as in 1-D: values and tail scales in one simplex block, auxiliaries
+  in boxes) with the *lower* ends of the costs, divided by ``1 + r`` where ``r`` bounds the relative
+  rest of the tails' mass series (a point of the LP with the exact masses, rescaled to this LP's
+  masses, costs at most ``1 + r`` times more).
 """
 
 from __future__ import annotations
@@ -269,9 +264,8 @@ def finish_design_2d(
 ) -> DesignedNoise2D:
     """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text).
 
-    ``allow_repair`` and ``accuracy`` are those of
-    `optmech.design_noise` (``repair`` is the deprecated
-    spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
+    ``allow_repair`` and ``accuracy`` are those of `optmech.design_noise` (``repair`` is the
+    deprecated spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)

@@ -1,5 +1,4 @@
-"""Build the 2-D additive-noise LP of an
-`AdditiveSpec2D`.
+"""Build the 2-D additive-noise LP of an `AdditiveSpec2D`.
 
 ``min c·x  s.t.  A x ≤ 0 (named row blocks),  Σ_j a_j x_j = 1,  x ≥ 0`` with ``x`` holding
 
@@ -13,17 +12,15 @@
 * the auxiliaries of the window rows
 (`optmech.lp.additive2d.windows`).
 
-``a_j`` is the mass of a unit of ``x_j`` (orbit size times ``h²/Δ²``; a tail's series of
-masses), ``c_j`` its cost: exact cell averages of the cost (ℓ1, ℓ∞) or their lower ends
-(quadrature with a stated error; `AdditiveLP2D.weights_high` holds the upper ends, which
-give the design's value), and the tails' series
-(`tail_sums`).
+``a_j`` is the mass of a unit of ``x_j`` (orbit size times ``h²/Δ²``; a tail's series of masses),
+``c_j`` its cost: exact cell averages of the cost (ℓ1, ℓ∞) or their lower ends (quadrature with a
+stated error; `AdditiveLP2D.weights_high` holds the upper ends, which give the design's value), and
+the tails' series (`tail_sums`).
 
 Rows (all ``≤ 0``):
 
 ``"window"``
-    ``f(p) ≤ e^ε f(q)`` for box cells ``q − p ∈ F``
-    (`optmech.certify.noise2d.footprint`).
+    ``f(p) ≤ e^ε f(q)`` for box cells ``q − p ∈ F`` (`optmech.certify.noise2d.footprint`).
 ``"band"``
     The pairs of a box cell ``p`` and a cell ``q ∉ box`` within reach:
     ``z_p ≤ e^ε Σ_l t_l S_l(q)`` and ``Σ_l t_l S_l(q) ≤ e^ε z_p``. Only the tuples
@@ -34,10 +31,9 @@ Pairs of two cells outside the box need no row: each shape is ε-DP on its own a
 non-negative ε-DP functions is ε-DP. So the rows are exactly ε-DP of the density on all of ℝ².
 
 **What the solver sees.** Values span ``e^(−2εK)`` across the box, far beyond absolute solver
-tolerances, so each column is divided by its value at a feasible reference — the gauge tail
-shape itself, continued into the box — the objective by that reference's cost, and each row by
-the geometric mean of its extreme coefficients (as the 1-D graded LP does,
-`optmech.lp.additive.lp`).
+tolerances, so each column is divided by its value at a feasible reference — the gauge tail shape
+itself, continued into the box — the objective by that reference's cost, and each row by the
+geometric mean of its extreme coefficients (as the 1-D graded LP does, `optmech.lp.additive.lp`).
 """
 
 from __future__ import annotations
@@ -131,11 +127,10 @@ TAIL_BALLS = {"l1": ("l1", "l2", "linf"), "l2": ("l2", "linf"), "linf": ("linf",
 def make_tails(spec: AdditiveSpec2D) -> tuple[Tail, ...]:
     """The tail shapes of a spec (module docstring).
 
-    For the ball of shifts and every larger one among ℓ1 ⊂ ℓ2 ⊂ ℓ∞ (`TAIL_BALLS`), the
-    gauge staircases of its footprint's hull with their steps at each of
-    ``γ = (2j + 1)/(2m)``, ``j = 0 … m − 1`` (or at ``spec.gamma`` alone): each is ε-DP for
-    the smaller footprint too. Then the product of two 1-D staircases at ε/2
-    (``tails="gauge+product"``).
+    For the ball of shifts and every larger one among ℓ1 ⊂ ℓ2 ⊂ ℓ∞ (`TAIL_BALLS`), the gauge
+    staircases of its footprint's hull with their steps at each of ``γ = (2j + 1)/(2m)``,
+    ``j = 0 … m − 1`` (or at ``spec.gamma`` alone): each is ε-DP for the smaller footprint too. Then
+    the product of two 1-D staircases at ε/2 (``tails="gauge+product"``).
     """
     m = spec.resolution
     ratio = tail_ratio_for(spec.epsilon)
@@ -165,9 +160,8 @@ class AdditiveLP2D(LPReadout):
     """A built 2-D LP and what is needed to read a noise off its solution.
 
     The fields and methods the certified interval uses (``weights``, ``mass``, ``rows``,
-    ``num_aux``, ``aux_upper`` and those of `LPReadout`)
-    mean what they mean for the 1-D LP, so the engine's
-    `lp_interval` applies as it is.
+    ``num_aux``, ``aux_upper`` and those of `LPReadout`) mean what they mean for the 1-D LP, so the
+    engine's `lp_interval` applies as it is.
 
     Attributes
     ----------
@@ -380,8 +374,7 @@ def _reference(
     """A feasible point and the solver's column scales.
 
     The point: the cheapest gauge tail shape continued into the box (each is ε-DP on its own),
-    normalised. The scales: the same, with the other tails scaled to its value at the box's
-    edge.
+    normalised. The scales: the same, with the other tails scaled to its value at the box's edge.
     """
     n = 2 * n0
     a, b = np.divmod(reps, n)

@@ -1,14 +1,13 @@
 """Make a slightly non-private 2-D solver point exactly private: the least ε-DP envelope.
 
 Solvers stop at absolute tolerances, so a returned point has a few window ratios a hair above
-``e^ε``. As in 1-D (`optmech.lp.additive.repair.envelope_raise`), each cell is raised to the
-largest value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log
-domain, on the box grown by the footprint's reach ``w`` (the cells outside hold the tails
-``Σ_l t_l S_l``, fixed); and when a box cell is too large for a tail neighbour
-(``f(p) > e^ε' Σ t S(q)``), every tail scale is raised by the same factor. Each step only
-raises, so the iteration reaches the least fixed point above the point when one exists (the
-solver's point is close to feasible, so a few rounds suffice). The pairs of two tail cells are
-ε-DP by the shapes' own construction.
+``e^ε``. As in 1-D (`optmech.lp.additive.repair.envelope_raise`), each cell is raised to the largest
+value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log domain, on
+the box grown by the footprint's reach ``w`` (the cells outside hold the tails ``Σ_l t_l S_l``,
+fixed); and when a box cell is too large for a tail neighbour (``f(p) > e^ε' Σ t S(q)``), every tail
+scale is raised by the same factor. Each step only raises, so the iteration reaches the least fixed
+point above the point when one exists (the solver's point is close to feasible, so a few rounds
+suffice). The pairs of two tail cells are ε-DP by the shapes' own construction.
 """
 
 from __future__ import annotations

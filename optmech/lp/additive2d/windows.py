@@ -2,11 +2,10 @@
 
 A density constant on the cells of an ``n × n`` box is ε-DP for the pairs inside the box iff
 ``g(p) ≤ e^ε g(q)`` whenever ``q − p`` lies in the footprint ``F`` of the ball
-(`optmech.certify.noise2d.footprint`); as ``F = −F``, it
-suffices to impose, at every cell ``p``, ``g(p) ≤ e^ε min_{q ∈ p + F} g(q)`` (clipped to the box).
-With a symmetry group acting on the box, the rows are needed at one cell per orbit only
-(``rows_at``): the rows of the other cells are their images. Two forms with the same projection onto
-``g``:
+(`optmech.certify.noise2d.footprint`); as ``F = −F``, it suffices to impose, at every cell ``p``,
+``g(p) ≤ e^ε min_{q ∈ p + F} g(q)`` (clipped to the box). With a symmetry group acting on the box,
+the rows are needed at one cell per orbit only (``rows_at``): the rows of the other cells are their
+images. Two forms with the same projection onto ``g``:
 
 ``"pairs"``
     One row per pair: ``|rows_at| · |F|`` rows (``|F| ≈ 4m²`` for the ℓ∞ ball at ``m`` cells
@@ -263,8 +262,7 @@ def window_system_2d(
     n : int
         Cells per side of the box; ``g`` is its row-major flattening.
     widths : array_like of int
-        ``L(d₁)`` for ``d₁ = −w … w``
-        (`optmech.certify.noise2d.row_half_widths`).
+        ``L(d₁)`` for ``d₁ = −w … w`` (`optmech.certify.noise2d.row_half_widths`).
     factor : float
         ``e^ε``.
     method : {"runs", "pairs"}

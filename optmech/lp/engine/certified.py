@@ -19,10 +19,9 @@ scipy.stats' ``_pdf`` methods), and `certified_solve` runs the loop that every f
    (`optmech.lp.engine.crosscheck`); the larger bound is kept, and its point unless the caller
    named a solver or asked for a vertex (`Policy.keep_point`).
 
-Every attempt, round, refinement and cross-check is logged and counted
-(`optmech.lp.engine.report`) and its attempts recorded, those
-after the first labelled ``"round k, …"``, ``"refined, …"``, ``"cross-check, …"``;
-`Outcome.provenance` assembles the result's `Provenance`.
+Every attempt, round, refinement and cross-check is logged and counted (`optmech.lp.engine.report`)
+and its attempts recorded, those after the first labelled ``"round k, …"``, ``"refined, …"``,
+``"cross-check, …"``; `Outcome.provenance` assembles the result's `Provenance`.
 
 Hooks
 -----
@@ -236,8 +235,7 @@ class Policy:
     cross_check : bool
         Cross-check a wide interval with the other main solver.
     keep_point : bool
-        The cross-check only tightens the bound (default: when a solver is named or a vertex
-        asked).
+        The cross-check only tightens the bound (default: when a solver is named or a vertex asked).
     """
 
     solver: str | None = None

@@ -1,13 +1,11 @@
 """The cross-check: the same LP solved by the other main solver, its attempts labelled.
 
-A simplex vertex's multipliers are one extreme dual solution among many, an interior-point
-solver's are centred; so when a certified interval ``[lower_bound, value]`` is wider than
-asked, solving the *same* LP with the other solver of
-`optmech.lp.solve.MAIN_SOLVERS`
-(`alternative_solvers`) and keeping the larger of the two
-rigorous lower bounds (each valid for the one LP, whatever solver produced it) usually closes
-it; the better of the two certified points may be kept too. Every LP family (the additive
-designers, the user LPs) calls `cross_check`; what it keeps is its own choice.
+A simplex vertex's multipliers are one extreme dual solution among many, an interior-point solver's
+are centred; so when a certified interval ``[lower_bound, value]`` is wider than asked, solving the
+*same* LP with the other solver of `optmech.lp.solve.MAIN_SOLVERS` (`alternative_solvers`) and
+keeping the larger of the two rigorous lower bounds (each valid for the one LP, whatever solver
+produced it) usually closes it; the better of the two certified points may be kept too. Every LP
+family (the additive designers, the user LPs) calls `cross_check`; what it keeps is its own choice.
 
 Attempts of a step after the first solve are recorded with the step's name in front of their
 variant (`labelled`): ``"cross-check, as built"``, ``"refined, rescaled"``.

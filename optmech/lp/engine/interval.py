@@ -4,14 +4,12 @@
 LPs, the query-dependent LP) that decides whether an interval deserves more work — a competing
 known mechanism, a re-solve, a cross-check with the other solver.
 
-For a row-block LP (`LPReadout`, the 1-D and 2-D additive
-designers) ``value`` is the LP objective at the normalised point, rounded up; ``lower_bound`` is
-weak duality with the solver's multipliers
-(`lagrangian_bound`): the values and the atom (or the
-tail scales) in one simplex block ``Σ a_j z_j = 1``, the auxiliaries in boxes whose ends hold
-at an optimum (the LP's ``aux_upper`` and
-`value_upper`). The bound holds for any
-multipliers, so a solver's tolerance moves it only towards zero.
+For a row-block LP (`LPReadout`, the 1-D and 2-D additive designers) ``value`` is the LP objective
+at the normalised point, rounded up; ``lower_bound`` is weak duality with the solver's multipliers
+(`lagrangian_bound`): the values and the atom (or the tail scales) in one simplex block
+``Σ a_j z_j = 1``, the auxiliaries in boxes whose ends hold at an optimum (the LP's ``aux_upper``
+and `value_upper`). The bound holds for any multipliers, so a solver's tolerance moves it only
+towards zero.
 """
 
 from __future__ import annotations
@@ -59,10 +57,9 @@ def interval_value(lp: LPReadout, z: FloatArray) -> float:
 def _bound(lp: LPReadout, y: FloatArray, value: float, boxed: npt.NDArray[np.bool_]) -> float:
     """The Lagrangian bound with the values and atom in one simplex block, except ``boxed``.
 
-    Boxed value variables lie in ``[0, u_j]``
-    (`LPReadout.value_upper`);
-    they hold at most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` —
-    and the bound, linear in that total, is the smaller of its values at the two ends.
+    Boxed value variables lie in ``[0, u_j]`` (`LPReadout.value_upper`); they hold at most
+    ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` — and the bound,
+    linear in that total, is the smaller of its values at the two ends.
     """
     n = lp.num_variables
     k = n - lp.num_aux

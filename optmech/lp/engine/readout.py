@@ -1,11 +1,10 @@
 """The solver's side of a row-block LP: one attempt's problem, its scalings, and reading back.
 
 The additive designers (1-D and 2-D) build their LPs once, as matrices in their own units
-(`RowRecord`, a mass per variable for the normalisation
-``Σ_j a_j z_j = 1``, a cost per variable). `LPReadout` turns them into a cvxpy problem
-for one attempt of `optmech.lp.solve.solve_robust` — columns
-divided by a scale, rows balanced, the objective divided to O(1) — and maps the solver's point
-and multipliers back to the LP's own units, each row block's multipliers read by its name.
+(`RowRecord`, a mass per variable for the normalisation ``Σ_j a_j z_j = 1``, a cost per variable).
+`LPReadout` turns them into a cvxpy problem for one attempt of `optmech.lp.solve.solve_robust` —
+columns divided by a scale, rows balanced, the objective divided to O(1) — and maps the solver's
+point and multipliers back to the LP's own units, each row block's multipliers read by its name.
 """
 
 from __future__ import annotations
@@ -91,9 +90,8 @@ class LPReadout:
     def attempt(self, strategy: Strategy | None, col_scale: FloatArray, *, balanced: bool) -> Any:
         """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
 
-        Columns divided by ``col_scale``, rows balanced if asked
-        (`balance`), and the objective divided by the LP's
-        ``scale`` — or, rescaled, by its largest entry in the solver's units.
+        Columns divided by ``col_scale``, rows balanced if asked (`balance`), and the objective
+        divided by the LP's ``scale`` — or, rescaled, by its largest entry in the solver's units.
         """
         factor = self.scale  # type: ignore[attr-defined]
         if strategy is not None and strategy.rescaled:

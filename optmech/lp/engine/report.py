@@ -14,12 +14,11 @@ Each record carries its numbers in ``record.optmech`` (a dict: ``stage``, ``seco
 sizes), for handlers that want them as data. The solver's own log is routed through the logger
 ``"optmech.lp.solve"`` at DEBUG (`optmech.lp.solve.solve`).
 
-`reporting` is what the public entry points wrap their work in: ``verbose=True``
-logs these INFO records to stderr for the duration of the call, and ``progress=True`` shows a
-tqdm bar that advances with every stage (and with every attempt, round and repair step). The bar
-has a total when the call knows it (``total=``, or `set_total` once found), and
-`ticking` redraws it twice a second, so that its elapsed time moves while a solver
-blocks.
+`reporting` is what the public entry points wrap their work in: ``verbose=True`` logs these INFO
+records to stderr for the duration of the call, and ``progress=True`` shows a tqdm bar that advances
+with every stage (and with every attempt, round and repair step). The bar has a total when the call
+knows it (``total=``, or `set_total` once found), and `ticking` redraws it twice a second, so that
+its elapsed time moves while a solver blocks.
 
 Examples
 --------
@@ -169,9 +168,8 @@ def reporting(
     what : str
         What the bar is about (e.g. ``"design_noise"``).
     total : int, optional
-        The number of steps, when the call knows it (else none, or `set_total`
-        later); the bar is redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile
-        (`ticking`).
+        The number of steps, when the call knows it (else none, or `set_total` later); the bar is
+        redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile (`ticking`).
     """
     handler: logging.Handler | None = None
     saved = LOGGER.level

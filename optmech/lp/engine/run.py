@@ -29,13 +29,11 @@ class DesignRun:
     Attributes
     ----------
     solver : str or None
-        cvxpy solver name; None for the policy of
-        `optmech.lp.solve.solve_robust`.
+        cvxpy solver name; None for the policy of `optmech.lp.solve.solve_robust`.
     allow_repair : bool
-        Repair a point that is not exactly private (else raise
-        `PrivacyViolationError`). The constructor
-        still takes the deprecated spelling ``repair=`` (a repair is a
-        `Repair` record everywhere else).
+        Repair a point that is not exactly private (else raise `PrivacyViolationError`). The
+        constructor still takes the deprecated spelling ``repair=`` (a repair is a `Repair` record
+        everywhere else).
     accuracy : float
         Certified-interval width above which a warning is issued.
     options : dict or None
