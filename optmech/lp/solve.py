@@ -562,13 +562,6 @@ def alternative_solvers(used: str) -> list[str]:
     return [s for s in MAIN_SOLVERS if s != used.upper() and s in available_solvers()]
 
 
-def _point_is_finite(problem: cp.Problem) -> bool:
-    for var in problem.variables():
-        if var.value is None or not np.all(np.isfinite(var.value)):
-            return False
-    return True
-
-
 def _attempt(
     build: Callable[[Strategy], tuple[cp.Problem, T]],
     strategy: Strategy,
@@ -582,27 +575,27 @@ def _attempt(
     why it failed."""
     start = time.perf_counter()
     problem, payload = build(strategy)
-    failed: SolverError | None = None
-    info: SolveInfo | None = None
+    outcome: SolveInfo | SolverError
     with stage("solve", _log, solver=strategy.solver, variant=strategy.variant) as found:
         try:
-            info = solve(problem, solver=strategy.solver, vertex=vertex, options=options, kind=kind)
-        except SolverError as exc:
-            failed = exc
-        if info is not None and not _point_is_finite(problem):
-            failed = SolverError(strategy.solver, "no_solution", "no finite point returned")
-            info = None
-        status = failed.status if failed is not None else info.status  # type: ignore[union-attr]
-        seconds = time.perf_counter() - start
-        attempts.append(Attempt(strategy.solver, strategy.variant, status, seconds))
-        found.update(status=status)
-        if info is not None:
-            found.update(
-                variables=info.num_variables,
-                constraints=info.num_constraints,
-                iterations=info.iterations,
+            outcome = solve(
+                problem, solver=strategy.solver, vertex=vertex, options=options, kind=kind
             )
-    return payload, info if info is not None else failed  # type: ignore[return-value]
+        except SolverError as exc:
+            outcome = exc
+        finite = (v.value is not None and np.all(np.isfinite(v.value)) for v in problem.variables())
+        if isinstance(outcome, SolveInfo) and not all(finite):
+            outcome = SolverError(strategy.solver, "no_solution", "no finite point returned")
+        seconds = time.perf_counter() - start
+        attempts.append(Attempt(strategy.solver, strategy.variant, outcome.status, seconds))
+        found.update(status=outcome.status)
+        if isinstance(outcome, SolveInfo):
+            found.update(
+                variables=outcome.num_variables,
+                constraints=outcome.num_constraints,
+                iterations=outcome.iterations,
+            )
+    return payload, outcome
 
 
 def solve_robust(

@@ -48,6 +48,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
+from optmech._floats import U as _U
 from optmech.certify.noise2d import footprint, row_half_widths
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.additive2d.windows import WindowSystem2D, window_system_2d
@@ -68,8 +69,6 @@ __all__ = ["AdditiveLP2D", "build_additive_lp_2d", "orbits"]
 
 Tail = GaugeTail | ProductTail
 
-#: Unit roundoff of float64.
-_U = 2.0**-53
 #: Entries of the comparison array of one chunk of `_pareto`.
 _PARETO_CHUNK = 1 << 22
 

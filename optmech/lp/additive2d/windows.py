@@ -45,6 +45,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -117,6 +118,12 @@ def _rows_at(n: int, rows_at: IntArray | None) -> IntArray:
     return np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
 
 
+def _matrix(parts: list[tuple[IntArray, IntArray, FloatArray]], shape: tuple[int, int]) -> Any:
+    """The CSR matrix of ``(rows, columns, values)`` triplets, in order."""
+    rows, cols, vals = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return sp.csr_matrix((vals, (rows, cols)), shape=shape)
+
+
 def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
     d1, d2 = _offsets(widths)
     keep = (d1 != 0) | (d2 != 0)
@@ -128,12 +135,8 @@ def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> Window
     p = np.broadcast_to(rows_at[:, None], qi.shape)[inside]
     q = (qi * n + qj)[inside]
     rows = np.arange(p.size)
-    a_g = sp.csr_matrix(
-        (
-            np.concatenate([np.ones(p.size), np.full(p.size, -factor)]),
-            (np.concatenate([rows, rows]), np.concatenate([p, q])),
-        ),
-        shape=(p.size, n * n),
+    a_g = _matrix(
+        [(rows, p, np.ones(p.size)), (rows, q, np.full(p.size, -factor))], (p.size, n * n)
     )
     return WindowSystem2D(a_g, sp.csr_matrix((p.size, 0)), "pairs", n)
 
@@ -157,11 +160,9 @@ def _needed(n: int, top: int, row: IntArray, level: IntArray, starts: list[IntAr
     """Boolean masks of the auxiliaries each level needs (the lookups, then their children)."""
     masks = [np.zeros((n, n - 2**lv + 1), dtype=bool) for lv in range(1, top + 1)]
     for start in starts:
-        sel = level >= 1
-        masks_idx = level[sel] - 1
-        for lv in np.unique(masks_idx).tolist():
-            pick = masks_idx == lv
-            masks[lv][row[sel][pick], start[sel][pick]] = True
+        for lv in range(1, top + 1):
+            pick = level == lv
+            masks[lv - 1][row[pick], start[pick]] = True
     for lv in range(top, 1, -1):  # T_l(i, j) needs T_{l−1}(i, j) and T_{l−1}(i, j + half)
         half = 2 ** (lv - 1)
         child = masks[lv - 2]
@@ -176,60 +177,38 @@ def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowS
     masks = _needed(n, top, row, level, [start_a, start_b])
     kept = [np.flatnonzero(mk.reshape(-1)) for mk in masks]
     offsets = np.concatenate([[0], np.cumsum([k.size for k in kept])]).astype(np.int64)
-    column = []  # flat (level-grid) index -> aux column, per level
+    # column[base[l − 1] + flat index in level l's grid]: the auxiliary's column (−1: pruned)
+    base = np.concatenate([[0], np.cumsum([mk.size for mk in masks])]).astype(np.int64)
+    column = np.full(int(base[-1]), -1, dtype=np.int64)
     for lv, k in enumerate(kept):
-        col = np.full(masks[lv].size, -1, dtype=np.int64)
-        col[k] = offsets[lv] + np.arange(k.size)
-        column.append(col)
-    g_rows, g_cols, g_vals, u_rows, u_cols, u_vals = [], [], [], [], [], []
+        column[base[lv] + k] = offsets[lv] + np.arange(k.size)
+    g: list[tuple[IntArray, IntArray, FloatArray]] = []  # (rows, columns, values) of a_g
+    u: list[tuple[IntArray, IntArray, FloatArray]] = []  # and of a_u
     r0 = 0
     for lv, k in enumerate(kept, start=1):  # doubling rows: T_l − child ≤ 0 for both children
-        width_l, half = n - 2**lv + 1, 2 ** (lv - 1)
-        ri, rj = np.divmod(k, width_l)
+        half = 2 ** (lv - 1)
+        ri, rj = np.divmod(k, n - 2**lv + 1)
         me = offsets[lv - 1] + np.arange(k.size)
         for shift in (0, half):
             rows = r0 + np.arange(k.size)
-            u_rows.append(rows)
-            u_cols.append(me)
-            u_vals.append(np.ones(k.size))
+            u.append((rows, me, np.ones(k.size)))
             if lv == 1:
-                g_rows.append(rows)
-                g_cols.append(ri * n + rj + shift)
-                g_vals.append(-np.ones(k.size))
+                g.append((rows, ri * n + rj + shift, -np.ones(k.size)))
             else:
-                u_rows.append(rows)
-                u_cols.append(column[lv - 2][ri * (n - 2 ** (lv - 1) + 1) + rj + shift])
-                u_vals.append(-np.ones(k.size))
+                child = column[base[lv - 2] + ri * (n - half + 1) + rj + shift]
+                u.append((rows, child, -np.ones(k.size)))
             r0 += k.size
     for start in (start_a, start_b):  # window rows: g(p) − e^ε T_l(row, start) ≤ 0
         rows = r0 + np.arange(cell.size)
-        g_rows.append(rows)
-        g_cols.append(cell)
-        g_vals.append(np.ones(cell.size))
-        single = level == 0
-        g_rows.append(rows[single])
-        g_cols.append(row[single] * n + start[single])
-        g_vals.append(np.full(int(single.sum()), -factor))
-        many = ~single
+        single, many = level == 0, level > 0
+        g.append((rows, cell, np.ones(cell.size)))
+        g.append((rows[single], row[single] * n + start[single], np.full(single.sum(), -factor)))
         lv = level[many]
-        flat = row[many] * (n - 2**lv + 1) + start[many]
-        cols = np.empty(lv.size, dtype=np.int64)
-        for v in np.unique(lv).tolist():
-            pick = lv == v
-            cols[pick] = column[v - 1][flat[pick]]
-        u_rows.append(rows[many])
-        u_cols.append(cols)
-        u_vals.append(np.full(cols.size, -factor))
+        cols = column[base[lv - 1] + row[many] * (n - 2**lv + 1) + start[many]]
+        u.append((rows[many], cols, np.full(cols.size, -factor)))
         r0 += cell.size
-    a_g = sp.csr_matrix(
-        (np.concatenate(g_vals), (np.concatenate(g_rows), np.concatenate(g_cols))),
-        shape=(r0, n * n),
-    )
-    a_u = sp.csr_matrix(
-        (np.concatenate(u_vals), (np.concatenate(u_rows), np.concatenate(u_cols))),
-        shape=(r0, int(offsets[-1])),
-    )
-    return WindowSystem2D(a_g, a_u, "runs", n, tuple(kept))
+    a_u = _matrix(u, (r0, int(offsets[-1])))
+    return WindowSystem2D(_matrix(g, (r0, n * n)), a_u, "runs", n, tuple(kept))
 
 
 def window_size_2d(
