@@ -98,9 +98,6 @@ DEFAULT_MAX_MEMORY_GB = DEPENDENT_MEMORY_GB
 EPSILON_MAX = 50.0
 
 
-# --------------------------------------------------------------------------------------------
-# The instance: grid, tails, coefficients
-# --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Instance:
     """Grid, tail factor and the coefficients of the LP in mass units (module docstring)."""
@@ -196,9 +193,6 @@ def _instance(
     return inst, ks
 
 
-# --------------------------------------------------------------------------------------------
-# The LP and its record of named constraints
-# --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Record:
     """The LP of one attempt: variables and constraints by name, with their matrices.
@@ -226,11 +220,9 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
     ``balanced`` divides each row by ``e^(ε/2)`` (``e^(−ε/2) a ≤ e^(ε/2) b``), the form
     `optmech.lp.solve.Strategy` asks for on a retry.
     """
-    e = math.exp(inst.eps)
     e_y = inst.extension / inst.mass[:, None]  # (q E) = y (diag(1/m) E)
-    left, right = 1.0, e
-    if balanced:
-        left, right = math.exp(-inst.eps / 2.0), math.exp(inst.eps / 2.0)
+    half = inst.eps / 2.0
+    left, right = (math.exp(-half), math.exp(half)) if balanced else (1.0, math.exp(inst.eps))
     eye = sp.identity(inst.period, format="csr")
     blocks = []
     for _d, partner, cols, cols_d in inst.pairs:
@@ -247,49 +239,35 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
 
 
 def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """`_assemble`, logged as the stage ``build`` with the LP's size."""
+    """The LP for one attempt of `solve_robust` (rescaled: coefficients ≤ 1, balanced), logged
+    as the stage ``build`` with its size."""
     with stage("build", _log) as found:
-        problem, record = _assemble(inst, strategy)
+        n = inst.period * inst.n_grid
+        coef = inst.mean_cost / inst.scale
+        unit = inst.scale
+        if strategy.rescaled:
+            top = float(np.max(np.abs(coef)))
+            if top > 0:
+                coef, unit = coef / top, inst.scale * top
+        eye, ones = sp.identity(inst.period), np.ones((inst.period, 1))
+        a_cost = sp.hstack([sp.kron(eye, sp.csr_matrix(coef[None, :])), -ones], format="csr")
+        a_dp = _privacy_matrix(inst, strategy.rescaled)
+        a_mass = sp.hstack([sp.kron(eye, np.ones((1, inst.n_grid))), 0.0 * ones], format="csr")
+        x = cp.Variable(n + 1, name="noise_and_worst_case")
+        mass = a_mass @ x == 1
+        cost = a_cost @ x <= 0
+        privacy = a_dp @ x <= 0
+        positive = x[:n] >= 0
+        # w lies between the cheapest cell and twice the cost of the ε/Δ-geometric (feasible, cost
+        # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
+        w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
+        problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
+        record = _Record(x, mass, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
         found.update(
             variables=record.x.size,
             rows=inst.period + record.a_cost.shape[0] + record.a_dp.shape[0],
             nonzeros=inst.period * inst.n_grid + record.a_cost.nnz + record.a_dp.nnz,
         )
-    return problem, record
-
-
-def _assemble(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """The LP for one attempt of `solve_robust` (rescaled: coefficients ≤ 1,
-    balanced)."""
-    n = inst.period * inst.n_grid
-    coef = inst.mean_cost / inst.scale
-    unit = inst.scale
-    if strategy.rescaled:
-        top = float(np.max(np.abs(coef)))
-        if top > 0:
-            coef, unit = coef / top, inst.scale * top
-    a_cost = sp.hstack(
-        [
-            sp.kron(sp.identity(inst.period), sp.csr_matrix(coef[None, :])),
-            -np.ones((inst.period, 1)),
-        ],
-        format="csr",
-    )
-    a_dp = _privacy_matrix(inst, strategy.rescaled)
-    a_mass = sp.hstack(
-        [sp.kron(sp.identity(inst.period), np.ones((1, inst.n_grid))), np.zeros((inst.period, 1))],
-        format="csr",
-    )
-    x = cp.Variable(n + 1, name="noise_and_worst_case")
-    mass = a_mass @ x == 1
-    cost = a_cost @ x <= 0
-    privacy = a_dp @ x <= 0
-    positive = x[:n] >= 0
-    # w lies between the cheapest cell and twice the cost of the ε/Δ-geometric (feasible, cost
-    # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
-    w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
-    problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
-    record = _Record(x, mass, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
     return problem, record
 
 
@@ -325,19 +303,14 @@ def _multipliers(record: _Record) -> Multipliers | None:
     y_cost, y_dp = record.cost.dual_value, record.privacy.dual_value
     if y_cost is None or y_dp is None:
         return None
+    scaling = ("objective_unit", "coefficients", "balanced", "w_box")
     return Multipliers(
         cost=np.asarray(y_cost, dtype=np.float64).ravel(),
         privacy=np.asarray(y_dp, dtype=np.float64).ravel(),
-        objective_unit=record.objective_unit,
-        coefficients=record.coefficients,
-        balanced=record.balanced,
-        w_box=record.w_box,
+        **{name: getattr(record, name) for name in scaling},
     )
 
 
-# --------------------------------------------------------------------------------------------
-# From the solver's point to a certified family
-# --------------------------------------------------------------------------------------------
 def _certify(ext: FloatArray, pairs: tuple[tuple[int, IntArray, slice, slice], ...]) -> float:
     worst = 0.0
     for _d, partner, cols, cols_d in pairs:

@@ -159,13 +159,8 @@ class DependentNoiseResult(LPResult):
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""
         kk = np.asarray(k, dtype=np.int64)
-        q = with_tails(
-            self.probabilities[int(t) % self.period],
-            self.half_width,
-            self.sensitivity,
-            self.epsilon,
-            kk,
-        )
+        table = self.probabilities[int(t) % self.period]
+        q = with_tails(table, self.half_width, self.sensitivity, self.epsilon, kk)
         u = geometric_half(self.epsilon, self.sensitivity, kk)
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
 
@@ -203,13 +198,7 @@ class DependentNoiseResult(LPResult):
         """
         from fractions import Fraction
 
-        from optmech.mechanisms.exact_sampling import (
-            bernoulli,
-            draw_many,
-            geometric_exp,
-            lattice_draw,
-            two_sided,
-        )
+        from optmech.mechanisms import exact_sampling as xs
 
         if isinstance(true_value, bool) or not isinstance(true_value, int | np.integer):
             raise TypeError(f"`true_value` must be an integer query value; got {true_value!r}.")
@@ -217,22 +206,17 @@ class DependentNoiseResult(LPResult):
         q = self.probabilities[t % self.period]
         ratio = math.exp(-self.epsilon)
         delta = self.sensitivity
-        table, _ = lattice_draw(
-            -self.half_width,
-            q,
-            delta,
-            left=(ratio * q[:delta], ratio),
-            right=(ratio * q[-delta:], ratio),
-        )
+        left, right = (ratio * q[:delta], ratio), (ratio * q[-delta:], ratio)
+        table, _ = xs.lattice_draw(-self.half_width, q, delta, left=left, right=right)
         weight = Fraction(self.repair_lambda)
         rate = Fraction(self.epsilon) / (2 * delta)  # u(k) ∝ e^(−ε|k|/(2Δ))
-        geometric = two_sided(lambda bits: geometric_exp(rate, bits))
+        geometric = xs.two_sided(lambda bits: xs.geometric_exp(rate, bits))
 
         def draw(bits: Any) -> int:
-            noise = geometric(bits) if weight and bernoulli(weight, bits) else table(bits)
+            noise = geometric(bits) if weight and xs.bernoulli(weight, bits) else table(bits)
             return t + noise
 
-        return draw_many(draw, size, rng)
+        return xs.draw_many(draw, size, rng)
 
     def __repr__(self) -> str:
         return (
