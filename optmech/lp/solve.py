@@ -401,12 +401,11 @@ def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
         )
         with contextlib.ExitStack() as stack:
             logged = False
-            if _log.isEnabledFor(logging.DEBUG):
-                try:
+            # OSError: no file descriptor 1 to redirect (an embedding host)
+            with contextlib.suppress(OSError):
+                if _log.isEnabledFor(logging.DEBUG):
                     stack.enter_context(solver_log(name))
                     logged = True
-                except OSError:  # no file descriptor 1 to redirect (an embedding host)
-                    pass
             if name == "HIGHS" and not logged:
                 quiet_highs_banner()
             problem.solve(solver=name, verbose=logged, **opts)

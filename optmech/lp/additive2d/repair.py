@@ -78,29 +78,12 @@ def envelope_2d(
     widths: npt.ArrayLike,
     bound: float,
 ) -> tuple[FloatArray, FloatArray, bool]:
-    """The least raise of ``(box, scales)`` whose window and band ratios are ``≤ e^bound``.
+    """The least raise of ``(box, scales)`` (the ``2n₀ × 2n₀`` cell values and the tail scales)
+    whose window and band ratios are ``≤ e^bound``, and whether anything was raised.
 
-    Parameters
-    ----------
-    box : ndarray, shape (2n₀, 2n₀)
-        Non-negative cell values.
-    scales : ndarray
-        Tail scales ``t_l ≥ 0`` (all zero: the first tail is started at the least scale the
-        box needs).
-    tails : sequence of tail shapes
-    widths : array_like of int
-        The footprint's row half-widths.
-    bound : float
-        ``ε'``.
-
-    Returns
-    -------
-    (box, scales, changed)
-
-    Raises
-    ------
-    PrivacyViolationError
-        No fixed point within `MAX_ROUNDS` rounds, or an all-zero box.
+    All-zero ``scales`` start the first tail at the least scale the box needs. Raises
+    `PrivacyViolationError` when no fixed point is reached within `MAX_ROUNDS` rounds or the box
+    is all zero.
     """
     n0 = box.shape[0] // 2
     w = (np.asarray(widths).size - 1) // 2
@@ -114,15 +97,14 @@ def envelope_2d(
     for _ in range(MAX_ROUNDS):
         grown = np.full((2 * (n0 + w),) * 2, -np.inf)
         grown[inner] = logs
-        if np.any(t > 0):
-            ratio = _need_ratio(grown, tails, t, n0, w, widths, bound)
-        else:
-            ratio = math.inf
+        started = bool(np.any(t > 0))
+        ratio = _need_ratio(grown, tails, t, n0, w, widths, bound) if started else math.inf
         if ratio > 1.0 + 2.0**-45:  # a box cell is too large for the tail next to it
-            if not np.any(t > 0):
-                t[0] = _first_scale(grown, tails[0], n0, w, widths, bound)
-            else:
+            if started:
                 t = t * (ratio * (1.0 + 2.0**-44))
+            else:  # the least scale of the first tail that the box's edge needs
+                first = _need_ratio(grown, tails[:1], np.ones(1), n0, w, widths, bound)
+                t[0] = first * (1.0 + 1e-12)
             changed = True
             continue
         with np.errstate(divide="ignore"):
@@ -157,10 +139,3 @@ def _need_ratio(
         gap = reach[outside] - bound - np.log(out[outside])
     gap = gap[np.isfinite(gap)]
     return float(np.exp(np.max(gap))) if gap.size else 1.0
-
-
-def _first_scale(
-    grown: FloatArray, tail: Tail, n0: int, w: int, widths: npt.ArrayLike, bound: float
-) -> float:
-    """The least scale of one tail that the box's edge needs."""
-    return _need_ratio(grown, [tail], np.ones(1), n0, w, widths, bound) * (1.0 + 1e-12)

@@ -110,11 +110,7 @@ def _rep_rows(cells: int, group: str) -> tuple[IntArray, IntArray, IntArray]:
 
 def _num_reps(cells: int, group: str) -> int:
     """Orbits of the box ``[−n₀, n₀)²`` under the group."""
-    if cells <= 0:
-        return 0
-    return {"dihedral": cells * (cells + 1) // 2, "reflections": cells * cells}.get(
-        group, 4 * cells * cells
-    )
+    return int(_rep_rows(max(cells, 0), group)[1].sum())
 
 
 def _window_counts(spec: AdditiveSpec2D, widths: IntArray) -> tuple[int, int]:

@@ -234,21 +234,10 @@ def window_system_2d(
     method: str = "runs",
     rows_at: npt.ArrayLike | None = None,
 ) -> WindowSystem2D:
-    """Rows enforcing ``g(p) ≤ factor·g(q)`` for ``q − p`` in the footprint (module docstring).
-
-    Parameters
-    ----------
-    n : int
-        Cells per side of the box; ``g`` is its row-major flattening.
-    widths : array_like of int
-        ``L(d₁)`` for ``d₁ = −w … w`` (`optmech.certify.noise2d.row_half_widths`).
-    factor : float
-        ``e^ε``.
-    method : {"runs", "pairs"}
-        The form.
-    rows_at : array_like of int, optional
-        Flat indices of the cells whose rows are imposed (default: every cell).
-    """
+    """Rows enforcing ``g(p) ≤ factor·g(q)`` for ``q − p`` in the footprint (module docstring),
+    ``g`` the box's ``n × n`` cells row-major, the footprint given by ``widths`` ``L(d₁)``,
+    ``d₁ = −w … w`` (`optmech.certify.noise2d.row_half_widths`), the rows imposed at the flat
+    indices ``rows_at`` (default: every cell)."""
     w = np.asarray(widths, dtype=np.int64)
     if method not in WINDOW_METHODS_2D:
         raise ValueError(f"`window` must be one of {WINDOW_METHODS_2D}; got {method!r}.")

@@ -171,31 +171,24 @@ def reporting(
         The number of steps, when the call knows it (else none, or `set_total` later); the bar is
         redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile (`ticking`).
     """
-    handler: logging.Handler | None = None
-    saved = LOGGER.level
-    tokens = []
-    if verbose and _VERBOSE.get() is None:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setLevel(logging.INFO)
-        handler.setFormatter(logging.Formatter("optmech %(name)s: %(message)s"))
-        LOGGER.addHandler(handler)
-        if LOGGER.getEffectiveLevel() > logging.INFO:
-            LOGGER.setLevel(logging.INFO)
-        tokens.append((_VERBOSE, _VERBOSE.set(handler)))
-    bar = None
-    if progress and _BAR.get() is None:
-        from tqdm import tqdm
+    with contextlib.ExitStack() as stack:  # undone in reverse order, whatever happens
+        if verbose and _VERBOSE.get() is None:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setLevel(logging.INFO)
+            handler.setFormatter(logging.Formatter("optmech %(name)s: %(message)s"))
+            stack.callback(LOGGER.setLevel, LOGGER.level)
+            stack.callback(LOGGER.removeHandler, handler)
+            LOGGER.addHandler(handler)
+            if LOGGER.getEffectiveLevel() > logging.INFO:
+                LOGGER.setLevel(logging.INFO)
+            stack.callback(_VERBOSE.reset, _VERBOSE.set(handler))
+        if progress and _BAR.get() is None:
+            from tqdm import tqdm
 
-        bar = tqdm(desc=f"optmech {what}", total=total, unit=" step", file=sys.stderr, leave=False)
-        tokens.append((_BAR, _BAR.set(bar)))
-    try:
-        with ticking(bar) if bar is not None else contextlib.nullcontext():
-            yield
-    finally:
-        for var, token in reversed(tokens):
-            var.reset(token)
-        if bar is not None:
-            bar.close()
-        if handler is not None:
-            LOGGER.removeHandler(handler)
-            LOGGER.setLevel(saved)
+            bar = tqdm(
+                desc=f"optmech {what}", total=total, unit=" step", file=sys.stderr, leave=False
+            )
+            stack.callback(bar.close)
+            stack.callback(_BAR.reset, _BAR.set(bar))
+            stack.enter_context(ticking(bar))
+        yield
