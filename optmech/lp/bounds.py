@@ -73,12 +73,6 @@ def _gamma(k: int) -> float:
     return k * U / (1.0 - k * U)
 
 
-def _column_counts(matrix: sp.spmatrix | None, n: int) -> IntArray:
-    if matrix is None or matrix.shape[0] == 0:
-        return np.zeros(n, dtype=np.int64)
-    return np.diff(sp.csc_matrix(matrix).indptr).astype(np.int64)
-
-
 def lagrangian_bound(
     c: npt.ArrayLike,
     *,
@@ -148,7 +142,7 @@ def lagrangian_bound(
         a = sp.csr_matrix(matrix)
         r += np.asarray(a.T @ y).reshape(-1)
         magnitude += np.asarray(abs(a).T @ np.abs(y)).reshape(-1) * (1.0 + coefficient_rtol)
-        counts += _column_counts(a, n)
+        counts += np.diff(sp.csc_matrix(a).indptr).astype(np.int64)  # terms per column
         parts.append(-(y * np.asarray(rhs, dtype=np.float64).reshape(-1)))
     k = int(counts.max(initial=1)) + 1
     slack = (_gamma(k) + coefficient_rtol) * magnitude  # r lies in [r − slack, r + slack]

@@ -423,14 +423,11 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
         rows_at=reps,
     )
     n_aux = window.num_aux
-    weights = np.zeros(k + len(tails) + n_aux)
-    weights_high = np.zeros_like(weights)
-    mass = np.zeros_like(weights)
-    weights[:k], weights_high[:k], mass[:k] = sizes * unit * c_lo, sizes * unit * c_hi, sizes * unit
-    for t_idx, s in enumerate(sums):
-        weights[k + t_idx] = s.cost_low / delta**2
-        weights_high[k + t_idx] = s.cost_high / delta**2
-        mass[k + t_idx] = s.mass / delta**2
+    tail = {f: [getattr(s, f) / delta**2 for s in sums] for f in ("cost_low", "cost_high", "mass")}
+    aux = np.zeros(n_aux)
+    weights = np.concatenate([sizes * unit * c_lo, tail["cost_low"], aux])
+    weights_high = np.concatenate([sizes * unit * c_hi, tail["cost_high"], aux])
+    mass = np.concatenate([sizes * unit, tail["mass"], aux])
     expand = sp.csr_matrix(
         (np.ones(orbit.size), (np.arange(orbit.size), orbit)), shape=(orbit.size, k)
     )

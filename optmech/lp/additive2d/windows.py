@@ -107,17 +107,6 @@ class WindowSystem2D:
         return np.asarray(self.a_g @ garr + self.a_u @ self.canonical_aux(garr))
 
 
-def _offsets(widths: IntArray) -> tuple[IntArray, IntArray]:
-    w = (widths.size - 1) // 2
-    d1 = np.repeat(np.arange(-w, w + 1), 2 * widths + 1)
-    d2 = np.concatenate([np.arange(-L, L + 1) for L in widths.tolist()])
-    return d1.astype(np.int64), d2.astype(np.int64)
-
-
-def _rows_at(n: int, rows_at: IntArray | None) -> IntArray:
-    return np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
-
-
 def _matrix(parts: list[tuple[IntArray, IntArray, FloatArray]], shape: tuple[int, int]) -> Any:
     """The CSR matrix of ``(rows, columns, values)`` triplets, in order."""
     rows, cols, vals = (np.concatenate(x) for x in zip(*parts, strict=True))
@@ -125,7 +114,9 @@ def _matrix(parts: list[tuple[IntArray, IntArray, FloatArray]], shape: tuple[int
 
 
 def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
-    d1, d2 = _offsets(widths)
+    w = (widths.size - 1) // 2
+    d1 = np.repeat(np.arange(-w, w + 1), 2 * widths + 1).astype(np.int64)
+    d2 = np.concatenate([np.arange(-L, L + 1) for L in widths.tolist()]).astype(np.int64)
     keep = (d1 != 0) | (d2 != 0)
     d1, d2 = d1[keep], d2[keep]
     i, j = np.divmod(rows_at, n)
@@ -241,7 +232,7 @@ def window_system_2d(
     w = np.asarray(widths, dtype=np.int64)
     if method not in WINDOW_METHODS_2D:
         raise ValueError(f"`window` must be one of {WINDOW_METHODS_2D}; got {method!r}.")
-    at = _rows_at(n, None if rows_at is None else np.asarray(rows_at))
+    at = np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
     if method == "pairs":
         return _pairs(n, w, factor, at)
     return _runs(n, w, factor, at)

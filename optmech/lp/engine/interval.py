@@ -179,6 +179,5 @@ def lp_interval(
 
     The LP's optimum lies in the interval whenever ``z`` is feasible (after normalisation).
     """
-    za = np.asarray(z, dtype=np.float64)[: lp.num_variables - lp.num_aux]
-    value = interval_value(lp, za)
+    value = lp_value(lp, z)
     return _lower_bound(lp, value, accuracy), value
