@@ -388,7 +388,43 @@ def solve(
     if options:
         opts.update(options)
     with reporting(verbose=verbose):
-        return _solve_once(problem, name, opts, int(num_variables), int(num_constraints))
+        start = time.perf_counter()
+        try:
+            _run_solver(problem, name, opts)
+        except cp.error.SolverError as exc:
+            raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
+        except ValueError as exc:
+            # cvxpy raises ValueError("Cannot unpack invalid solution ...") when a solver ends with
+            # a status it does not map (HiGHS "unknown" on badly scaled LPs): solver trouble, not
+            # bad input.
+            if "solution" not in str(exc).lower():
+                raise
+            ending = _highs_ending(problem, opts) if name == "HIGHS" else None
+            status = "unknown" if ending is None else f"unknown ({ending})"
+            raise SolverError(name, status, f"{_HINTS['solver_error']} ({exc})") from exc
+        total = time.perf_counter() - start
+    status = str(problem.status)
+    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        decided = status in ("infeasible", "unbounded", "infeasible_or_unbounded")
+        ending = _highs_ending(problem, opts) if name == "HIGHS" and not decided else None
+        hint = _HINTS.get(status, _HINTS["solver_error"])
+        raise SolverError(name, status if ending is None else f"{status} ({ending})", hint)
+    stats = problem.solver_stats
+    compile_time = float(problem.compilation_time or 0.0)
+    solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
+    return SolveInfo(
+        solver=name,
+        status=status,
+        objective=float(problem.value),
+        solve_time=float(solve_time) if solve_time is not None else max(total - compile_time, 0.0),
+        compile_time=compile_time,
+        total_time=total,
+        iterations=None if stats is None else stats.num_iters,
+        num_variables=int(num_variables),
+        num_constraints=int(num_constraints),
+        options=opts,
+        attempts=(Attempt(name, "as built", status, total),),
+    )
 
 
 def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
@@ -456,54 +492,6 @@ def _highs_ending(problem: cp.Problem, opts: dict[str, Any]) -> str | None:
     return f"HiGHS {model}: {why}; {residuals}"
 
 
-def _solve_once(
-    problem: cp.Problem,
-    name: str,
-    opts: dict[str, Any],
-    num_variables: int,
-    num_constraints: int,
-) -> SolveInfo:
-    """One call of the solver and the handling of its status (`solve`); a HiGHS
-    failure's status says why the solver stopped (``_highs_ending``)."""
-    start = time.perf_counter()
-    try:
-        _run_solver(problem, name, opts)
-    except cp.error.SolverError as exc:
-        raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
-    except ValueError as exc:
-        # cvxpy raises ValueError("Cannot unpack invalid solution ...") when a solver ends with
-        # a status it does not map (HiGHS "unknown" on badly scaled LPs): solver trouble, not
-        # bad input.
-        if "solution" not in str(exc).lower():
-            raise
-        ending = _highs_ending(problem, opts) if name == "HIGHS" else None
-        status = "unknown" if ending is None else f"unknown ({ending})"
-        raise SolverError(name, status, f"{_HINTS['solver_error']} ({exc})") from exc
-    total = time.perf_counter() - start
-    status = str(problem.status)
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        decided = status in ("infeasible", "unbounded", "infeasible_or_unbounded")
-        ending = _highs_ending(problem, opts) if name == "HIGHS" and not decided else None
-        hint = _HINTS.get(status, _HINTS["solver_error"])
-        raise SolverError(name, status if ending is None else f"{status} ({ending})", hint)
-    stats = problem.solver_stats
-    compile_time = float(problem.compilation_time or 0.0)
-    solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
-    return SolveInfo(
-        solver=name,
-        status=status,
-        objective=float(problem.value),
-        solve_time=float(solve_time) if solve_time is not None else max(total - compile_time, 0.0),
-        compile_time=compile_time,
-        total_time=total,
-        iterations=None if stats is None else stats.num_iters,
-        num_variables=num_variables,
-        num_constraints=num_constraints,
-        options=opts,
-        attempts=(Attempt(name, "as built", status, total),),
-    )
-
-
 # -- the robust solve path ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Strategy:
@@ -561,42 +549,6 @@ def alternative_solvers(used: str) -> list[str]:
     return [s for s in MAIN_SOLVERS if s != used.upper() and s in available_solvers()]
 
 
-def _attempt(
-    build: Callable[[Strategy], tuple[cp.Problem, T]],
-    strategy: Strategy,
-    attempts: list[Attempt],
-    vertex: bool,
-    options: dict[str, Any] | None,
-    kind: ProblemKind,
-) -> tuple[T, SolveInfo | SolverError]:
-    """One attempt of `solve_robust` (its seconds include the build), appended
-    to ``attempts`` and logged as the stage ``solve``: the payload, and the solve's record or
-    why it failed."""
-    start = time.perf_counter()
-    problem, payload = build(strategy)
-    outcome: SolveInfo | SolverError
-    with stage("solve", _log, solver=strategy.solver, variant=strategy.variant) as found:
-        try:
-            outcome = solve(
-                problem, solver=strategy.solver, vertex=vertex, options=options, kind=kind
-            )
-        except SolverError as exc:
-            outcome = exc
-        finite = (v.value is not None and np.all(np.isfinite(v.value)) for v in problem.variables())
-        if isinstance(outcome, SolveInfo) and not all(finite):
-            outcome = SolverError(strategy.solver, "no_solution", "no finite point returned")
-        seconds = time.perf_counter() - start
-        attempts.append(Attempt(strategy.solver, strategy.variant, outcome.status, seconds))
-        found.update(status=outcome.status)
-        if isinstance(outcome, SolveInfo):
-            found.update(
-                variables=outcome.num_variables,
-                constraints=outcome.num_constraints,
-                iterations=outcome.iterations,
-            )
-    return payload, outcome
-
-
 def solve_robust(
     build: Callable[[Strategy], tuple[cp.Problem, T]],
     *,
@@ -644,7 +596,28 @@ def solve_robust(
     last: SolverError | None = None
     with reporting(verbose=verbose):
         for strategy in attempt_plan(num_variables, solver=solver, vertex=vertex, kind=kind):
-            payload, outcome = _attempt(build, strategy, attempts, vertex, options, kind)
+            name, variant = strategy.solver, strategy.variant
+            start = time.perf_counter()  # an attempt's seconds include its build
+            problem, payload = build(strategy)
+            outcome: SolveInfo | SolverError
+            with stage("solve", _log, solver=name, variant=variant) as found:
+                try:
+                    outcome = solve(problem, solver=name, vertex=vertex, options=options, kind=kind)
+                except SolverError as exc:
+                    outcome = exc
+                values = [v.value for v in problem.variables()]
+                finite = all(x is not None and np.all(np.isfinite(x)) for x in values)
+                if isinstance(outcome, SolveInfo) and not finite:
+                    outcome = SolverError(name, "no_solution", "no finite point returned")
+                seconds = time.perf_counter() - start
+                attempts.append(Attempt(name, variant, outcome.status, seconds))
+                found.update(status=outcome.status)
+                if isinstance(outcome, SolveInfo):
+                    found.update(
+                        variables=outcome.num_variables,
+                        constraints=outcome.num_constraints,
+                        iterations=outcome.iterations,
+                    )
             if isinstance(outcome, SolveInfo):
                 return payload, replace(outcome, attempts=tuple(attempts))
             last = outcome
