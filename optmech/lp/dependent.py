@@ -161,15 +161,11 @@ def _instance(
 ) -> tuple[_Instance, IntArray]:
     b = math.exp(-eps)
     ks = np.arange(-half, half + 1)
-    outer_right = ks > half - delta
-    outer_left = ks < -half + delta
-    outer = outer_right | outer_left
-    mass = np.where(outer, 1.0 / (1.0 - b), 1.0)
+    mass = np.where(np.abs(ks) > half - delta, 1.0 / (1.0 - b), 1.0)  # the outermost periods
     costs = np.asarray(c(ks.astype(np.float64)), dtype=np.float64).copy()
-    k_r = ks[outer_right].astype(np.float64)
-    k_l = ks[outer_left].astype(np.float64)
-    costs[outer_right] += b * np.asarray(c.periodic_sum(k_r + delta, period=delta, ratio=b))
-    costs[outer_left] += b * np.asarray(c.periodic_sum(k_l - delta, period=-delta, ratio=b))
+    for outer, step in ((ks > half - delta, delta), (ks < -half + delta, -delta)):
+        k = ks[outer].astype(np.float64)
+        costs[outer] += b * np.asarray(c.periodic_sum(k + step, period=step, ratio=b))
     if not np.all(np.isfinite(costs)):
         raise ValueError(f"the expected cost of {c!r} diverges on the geometric tails.")
     ext = _extension(half, delta, b)

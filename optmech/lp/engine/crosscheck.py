@@ -48,23 +48,10 @@ def labelled(attempts: Iterable[object], step: str) -> list[Attempt]:
 def cross_check(
     used: str, solve_with: Callable[[str], T], attempts_of: Callable[[T], Sequence[Attempt]]
 ) -> tuple[list[T], list[Attempt]]:
-    """Solve again with each other installed main solver; a failure is recorded, not raised.
-
-    Parameters
-    ----------
-    used : str
-        The solver of the point at hand.
-    solve_with : callable
-        ``solve_with(solver)``: the same LP solved (and certified) by that solver; raises
-        `SolverError` when every attempt fails.
-    attempts_of : callable
-        The attempts of a successful solve.
-
-    Returns
-    -------
-    (solves, attempts)
-        The successful solves, in order, and every attempt made (labelled ``"cross-check, …"``).
-    """
+    """Solve again (``solve_with(solver)``, the same LP solved and certified) with each installed
+    main solver other than ``used``; a `SolverError` is recorded, not raised. Returns the
+    successful solves, in order, and every attempt made (``attempts_of`` a solve), labelled
+    ``"cross-check, …"``."""
     solves: list[T] = []
     attempts: list[Attempt] = []
     for name in alternative_solvers(used):

@@ -75,24 +75,10 @@ def least_mixture(
     *,
     failure: str,
 ) -> tuple[float, C]:
-    """The least weight found whose mixture certifies, and the certified mixture.
-
-    Parameters
-    ----------
-    certify : callable
-        ``certify(λ)``: the mixture with weight ``λ`` if it certifies, else None.
-    start : float
-        The first weight tried (capped at ``search.largest``).
-    search : MixingSearch
-        Growth, bounds and bisection.
-    failure : str
-        The message of the `PrivacyViolationError`
-        raised when even ``search.largest`` does not certify.
-
-    Returns
-    -------
-    (float, object)
-        The weight and what ``certify`` returned for it.
+    """The least weight found whose mixture certifies (``certify(λ)``: the mixture with weight
+    ``λ`` if it certifies, else None), from ``start`` (capped at ``search.largest``), and what
+    ``certify`` returned for it; `PrivacyViolationError` with the message ``failure`` when even
+    ``search.largest`` does not certify.
 
     Examples
     --------

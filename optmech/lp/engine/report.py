@@ -61,23 +61,9 @@ def _text(value: Any) -> str:
 def stage(
     name: str, logger: logging.Logger | None = None, **numbers: Any
 ) -> Iterator[dict[str, Any]]:
-    """Time one stage; on success log it at INFO with its numbers and advance the progress bar.
-
-    Parameters
-    ----------
-    name : str
-        ``"build"``, ``"solve"``, ``"certify"``, ``"repair"``, ...
-    logger : logging.Logger, optional
-        The calling module's logger (default this module's).
-    **numbers
-        Sizes and outcomes known before the stage runs (``variables=…, rows=…``).
-
-    Yields
-    ------
-    dict
-        Numbers found while the stage runs (``status``, ``certified_epsilon``, ...), added to
-        the record.
-    """
+    """Time one stage (``"build"``, ``"solve"``, ...); on success log it at INFO on ``logger``
+    (default this module's) with its ``numbers`` (known before it runs) and those put in the
+    yielded dict while it runs, and advance the progress bar."""
     found: dict[str, Any] = {}
     bar = _BAR.get()
     if bar is not None:  # shown while the stage runs (a solve may take a while)
@@ -157,19 +143,9 @@ def reporting(
 
     Nested calls add nothing: the outermost call's handler and bar serve them all. Nothing is
     changed when neither is asked for (the application's logging configuration alone decides).
-
-    Parameters
-    ----------
-    verbose : bool
-        Log at INFO to stderr for the duration of the call (the logger ``"optmech"`` is set to
-        INFO meanwhile if it was quieter, and restored).
-    progress : bool
-        Show a tqdm bar on stderr that advances with every stage and step.
-    what : str
-        What the bar is about (e.g. ``"design_noise"``).
-    total : int, optional
-        The number of steps, when the call knows it (else none, or `set_total` later); the bar is
-        redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile (`ticking`).
+    With ``verbose`` the logger ``"optmech"`` is set to INFO meanwhile if it was quieter, and
+    restored. The bar (on stderr, described by ``what``) has ``total`` steps when the call knows
+    them (else none, or `set_total` later) and is redrawn every ``TICK_SECONDS`` (`ticking`).
     """
     with contextlib.ExitStack() as stack:  # undone in reverse order, whatever happens
         if verbose and _VERBOSE.get() is None:

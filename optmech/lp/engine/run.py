@@ -65,15 +65,9 @@ class DesignRun:
         if repair is not None:
             warn_deprecated("`DesignRun(repair=...)`", "`DesignRun(allow_repair=...)`")
             allow_repair = check_flag("repair", repair)
-        for name, value in (
-            ("solver", solver),
-            ("allow_repair", allow_repair),
-            ("accuracy", accuracy),
-            ("options", options),
-            ("verbose", verbose),
-            ("progress", progress),
-        ):
-            object.__setattr__(self, name, value)
+        values = (solver, allow_repair, accuracy, options, verbose, progress)
+        for f, value in zip(dataclasses.fields(self), values, strict=True):
+            object.__setattr__(self, f.name, value)
 
     @property
     def repair(self) -> bool:

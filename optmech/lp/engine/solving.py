@@ -29,22 +29,10 @@ def solve_built(
     feasible: bool,
     fresh: bool = False,
 ) -> tuple[L, SolveInfo]:
-    """Solve ``lp`` robustly; returns the variant solved and the solve's record.
-
-    Parameters
-    ----------
-    lp : LPReadout
-        A built LP (``for_strategy``, ``problem``, ``num_variables``).
-    run : DesignRun
-        The solver and its options.
-    kind : str
-        The LP family of `optmech.lp.solve.SOLVER_POLICY` (``"conic"``: cone solvers only).
-    feasible : bool
-        The LP is feasible by construction, so "infeasible" is numerical trouble and is retried.
-    fresh : bool
-        ``lp.problem`` has not been solved yet, so the first "as built" attempt may use it
-        rather than a new build.
-    """
+    """Solve a built LP (`LPReadout`) robustly with ``run``'s solver and options; returns the
+    variant solved and the solve's record. ``feasible``: "infeasible" is numerical trouble and is
+    retried; ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt
+    may use it rather than a new build."""
     unused: list[Any] = [lp] if fresh else []
     readout: Any = lp
 
