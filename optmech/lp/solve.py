@@ -316,10 +316,7 @@ def choose_solver(
     if kind not in SOLVER_POLICY:
         raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
     limit, small, large = SOLVER_POLICY[kind]
-    if vertex:
-        preferred = _SIMPLEX[0]
-    else:
-        preferred = small if num_variables <= limit else large
+    preferred = _SIMPLEX[0] if vertex else (small if num_variables <= limit else large)
     return preferred if preferred in solvers else solvers[0]
 
 

@@ -221,30 +221,20 @@ class AdditiveLP2D(LPReadout):
         """Value variables of the box (orbits)."""
         return int(self.reps.size)
 
-    @property
-    def cells(self) -> int:
-        """``n₀``."""
-        return self.spec.cells
-
     def box(self, values: FloatArray) -> FloatArray:
         """The box's ``2n₀ × 2n₀`` array of the orbit values ``values[:num_reps]``."""
-        n = 2 * self.cells
+        n = 2 * self.spec.cells
         return np.asarray(values[: self.num_reps])[self.orbit].reshape(n, n)
 
     # -- attempts ------------------------------------------------------------------------------
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP2D:
-        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns
-        by `solver_scale`;
-        `attempt`)."""
+        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns by
+        `solver_scale`; `attempt`)."""
         return self.attempt(strategy, self.solver_scale(), balanced=True)  # type: ignore[no-any-return]
 
     def solver_scale(self) -> FloatArray:
         """Columns divided by the reference point (auxiliaries by its window minima)."""
-        k = self.num_reps + len(self.tails)
-        scale = np.ones(self.num_variables)
-        scale[:k] = self.columns
-        scale[k:] = self.window.canonical_aux(self.box(self.columns).ravel())
-        return np.maximum(scale, 1e-300)
+        return np.maximum(self.complete(self.columns), 1e-300)
 
     def aux_upper(self, value: float) -> FloatArray:
         """Bounds of the auxiliaries at an optimum: their window minima at `value_upper`."""

@@ -147,39 +147,31 @@ def _lookups(n: int, widths: IntArray, rows_at: IntArray) -> tuple[IntArray, ...
     return cell, row, level, lo, hi - 2**level + 1
 
 
-def _needed(n: int, top: int, row: IntArray, level: IntArray, starts: list[IntArray]) -> list:
-    """Boolean masks of the auxiliaries each level needs (the lookups, then their children)."""
-    masks = [np.zeros((n, n - 2**lv + 1), dtype=bool) for lv in range(1, top + 1)]
-    for start in starts:
-        for lv in range(1, top + 1):
-            pick = level == lv
-            masks[lv - 1][row[pick], start[pick]] = True
-    for lv in range(top, 1, -1):  # T_l(i, j) needs T_{l−1}(i, j) and T_{l−1}(i, j + half)
-        half = 2 ** (lv - 1)
-        child = masks[lv - 2]
-        child[:, : masks[lv - 1].shape[1]] |= masks[lv - 1]
-        child[:, half : half + masks[lv - 1].shape[1]] |= masks[lv - 1]
-    return masks
-
-
 def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
     cell, row, level, start_a, start_b = _lookups(n, widths, rows_at)
     top = int(level.max(initial=0))
-    masks = _needed(n, top, row, level, [start_a, start_b])
-    kept = [np.flatnonzero(mk.reshape(-1)) for mk in masks]
-    offsets = np.concatenate([[0], np.cumsum([k.size for k in kept])]).astype(np.int64)
-    # column[base[l − 1] + flat index in level l's grid]: the auxiliary's column (−1: pruned)
-    base = np.concatenate([[0], np.cumsum([mk.size for mk in masks])]).astype(np.int64)
-    column = np.full(int(base[-1]), -1, dtype=np.int64)
-    for lv, k in enumerate(kept):
-        column[base[lv] + k] = offsets[lv] + np.arange(k.size)
+    # T_l(i, j), j ≤ n − 2^l, is entry base[l − 1] + i·(n − 2^l + 1) + j of one flat array.
+    base = np.cumsum([0] + [n * (n - 2**lv + 1) for lv in range(1, top + 1)]).astype(np.int64)
+    single, many = level == 0, level > 0
+    lv = level[many]
+    flat = [base[lv - 1] + row[many] * (n - 2**lv + 1) + s[many] for s in (start_a, start_b)]
+    need = np.zeros(int(base[-1]), dtype=bool)
+    need[np.concatenate(flat)] = True  # what the lookups read, then the children of those
+    masks = [need[base[i] : base[i + 1]].reshape(n, -1) for i in range(top)]  # views of `need`
+    for lv in range(top, 1, -1):  # T_l(i, j) needs T_{l−1}(i, j) and T_{l−1}(i, j + half)
+        half, parent, child = 2 ** (lv - 1), masks[lv - 1], masks[lv - 2]
+        child[:, : parent.shape[1]] |= parent
+        child[:, half : half + parent.shape[1]] |= parent
+    kept = [np.flatnonzero(mk) for mk in masks]
+    column = np.full(need.size, -1, dtype=np.int64)  # each kept auxiliary's column, in order
+    column[need] = np.arange(int(need.sum()))
     g: list[tuple[IntArray, IntArray, FloatArray]] = []  # (rows, columns, values) of a_g
     u: list[tuple[IntArray, IntArray, FloatArray]] = []  # and of a_u
     r0 = 0
     for lv, k in enumerate(kept, start=1):  # doubling rows: T_l − child ≤ 0 for both children
         half = 2 ** (lv - 1)
         ri, rj = np.divmod(k, n - 2**lv + 1)
-        me = offsets[lv - 1] + np.arange(k.size)
+        me = column[base[lv - 1] + k]
         for shift in (0, half):
             rows = r0 + np.arange(k.size)
             u.append((rows, me, np.ones(k.size)))
@@ -189,16 +181,13 @@ def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowS
                 child = column[base[lv - 2] + ri * (n - half + 1) + rj + shift]
                 u.append((rows, child, -np.ones(k.size)))
             r0 += k.size
-    for start in (start_a, start_b):  # window rows: g(p) − e^ε T_l(row, start) ≤ 0
+    for start, at in zip((start_a, start_b), flat, strict=True):  # g(p) − e^ε T_l(row, start) ≤ 0
         rows = r0 + np.arange(cell.size)
-        single, many = level == 0, level > 0
         g.append((rows, cell, np.ones(cell.size)))
         g.append((rows[single], row[single] * n + start[single], np.full(single.sum(), -factor)))
-        lv = level[many]
-        cols = column[base[lv - 1] + row[many] * (n - 2**lv + 1) + start[many]]
-        u.append((rows[many], cols, np.full(cols.size, -factor)))
+        u.append((rows[many], column[at], np.full(at.size, -factor)))
         r0 += cell.size
-    a_u = _matrix(u, (r0, int(offsets[-1])))
+    a_u = _matrix(u, (r0, int(need.sum())))
     return WindowSystem2D(_matrix(g, (r0, n * n)), a_u, "runs", n, tuple(kept))
 
 

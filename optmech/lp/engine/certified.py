@@ -244,13 +244,6 @@ class Policy:
     cross_check: bool = True
     keep_point: bool | None = None
 
-    @property
-    def keeps_point(self) -> bool:
-        """Whether a cross-check's point may not replace the caller's."""
-        if self.keep_point is not None:
-            return self.keep_point
-        return self.solver is not None or self.vertex
-
 
 @dataclass
 class Outcome(Generic[B, P, C]):
@@ -355,6 +348,8 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
             if other.best is not None and other.best.value < best.value:
                 used, best = other, other.best
     if policy.cross_check and relatively_wide(best.value, lower, accuracy):
+        keep = policy.keep_point
+        keep = policy.solver is not None or policy.vertex if keep is None else keep
         checked = current.cross_checked(best.value)
         others, tried = cross_check(
             used.info.solver,
@@ -364,7 +359,7 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
         attempts += tried
         for other in others:
             lower = max(lower, other.lower)
-            if policy.keeps_point or other.best is None or other.best.value >= best.value:
+            if keep or other.best is None or other.best.value >= best.value:
                 continue
             used, best = other, other.best
     return Outcome(best, lower, used, attempts)

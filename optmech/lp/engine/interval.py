@@ -143,8 +143,7 @@ def _lower_bound(lp: LPReadout, value: float, accuracy: float) -> float:
     duals = lp.duals()
     if duals is None:
         return trivial
-    names = [b.name for b in lp.rows if b.rows]
-    y = np.concatenate([duals[name] for name in names]) if names else np.zeros(0)
+    y = np.concatenate([*duals.values(), np.zeros(0)])  # the blocks with rows, in order
     k = lp.num_variables - lp.num_aux
     none = np.zeros(k, dtype=bool)
     best = max(_bound(lp, y, value, none), trivial)

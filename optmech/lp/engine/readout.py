@@ -168,7 +168,5 @@ class LPReadout:
         """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
         za = np.asarray(z, dtype=np.float64)
         parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
-        for block in self.rows:
-            if block.rows:
-                parts.append(float(np.max(block.a @ za - block.b)))
+        parts += [float(np.max(block.a @ za - block.b)) for block in self.rows if block.rows]
         return max(parts)
