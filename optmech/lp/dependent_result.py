@@ -37,12 +37,10 @@ def with_tails(q: FloatArray, half: int, delta: int, eps: float, k: IntArray) ->
     out = np.zeros(k.shape)
     inside = np.abs(k) <= half
     out[inside] = q[k[inside] + half]
-    right = k > half
-    periods = -((half - k[right]) // delta)  # ceil((k − K)/Δ)
-    out[right] = b**periods * q[k[right] - periods * delta + half]
-    left = k < -half
-    periods = -((k[left] + half) // delta)  # ceil((−K − k)/Δ)
-    out[left] = b**periods * q[k[left] + periods * delta + half]
+    for s in (1, -1):  # beyond K (s = 1) and below −K (s = −1): ceil((s·k − K)/Δ) periods out
+        side = s * k > half
+        periods = -((half - s * k[side]) // delta)
+        out[side] = b**periods * q[k[side] - s * periods * delta + half]
     return out
 
 

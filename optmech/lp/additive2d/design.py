@@ -130,11 +130,9 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     ``e^ε`` (in the log domain, to rounding); the certificate then exceeds ε by its rounding
     margin only (`PRIVACY_RTOL`), as the 1-D tails do.
     """
-    k = lp.num_reps
-    box = lp.box(values)
-    bound = lp.spec.epsilon
-    widths = row_half_widths(lp.spec.sensitivity_norm, lp.spec.resolution)
-    box, scales, changed = envelope_2d(box, values[k:], lp.tails, widths, bound)
+    k, spec = lp.num_reps, lp.spec
+    widths = row_half_widths(spec.sensitivity_norm, spec.resolution)
+    box, scales, changed = envelope_2d(lp.box(values), values[k:], lp.tails, widths, spec.epsilon)
     reps = np.zeros(k)
     np.maximum.at(reps, lp.orbit, box.ravel())  # the max over the group of ε-DP images
     return np.concatenate([reps, scales]), changed

@@ -133,9 +133,8 @@ def _need_ratio(
     """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
     reach = footprint_max(grown, widths)
     out = _outside(tails, t, n0, w)
-    outside = np.ones(grown.shape, dtype=bool)
-    outside[w : w + 2 * n0, w : w + 2 * n0] = False
+    tail = out > 0  # cells outside the box where a tail is positive (elsewhere no finite gap)
     with np.errstate(divide="ignore", invalid="ignore"):
-        gap = reach[outside] - bound - np.log(out[outside])
+        gap = reach[tail] - bound - np.log(out[tail])
     gap = gap[np.isfinite(gap)]
     return float(np.exp(np.max(gap))) if gap.size else 1.0

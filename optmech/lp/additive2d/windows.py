@@ -132,8 +132,8 @@ def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> Window
     return WindowSystem2D(a_g, sp.csr_matrix((p.size, 0)), "pairs", n)
 
 
-def _lookups(n: int, widths: IntArray, rows_at: IntArray) -> tuple[IntArray, ...]:
-    """Per (cell, d₁): the cell, the level, and the two block starts (row, column)."""
+def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
+    # Per (cell, d₁): the cell, the row it reads, the level and the two block starts.
     w = (widths.size - 1) // 2
     i, j = np.divmod(rows_at, n)
     d1 = np.arange(-w, w + 1)
@@ -144,11 +144,7 @@ def _lookups(n: int, widths: IntArray, rows_at: IntArray) -> tuple[IntArray, ...
     cell = np.broadcast_to(rows_at[:, None], row.shape)[use]
     row, lo, hi = row[use], lo[use], hi[use]
     level = np.floor(np.log2(hi - lo + 1)).astype(np.int64)
-    return cell, row, level, lo, hi - 2**level + 1
-
-
-def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
-    cell, row, level, start_a, start_b = _lookups(n, widths, rows_at)
+    start_a, start_b = lo, hi - 2**level + 1
     top = int(level.max(initial=0))
     # T_l(i, j), j ≤ n − 2^l, is entry base[l − 1] + i·(n − 2^l + 1) + j of one flat array.
     base = np.cumsum([0] + [n * (n - 2**lv + 1) for lv in range(1, top + 1)]).astype(np.int64)
