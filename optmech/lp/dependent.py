@@ -109,7 +109,6 @@ class _Instance:
     b: float
     mass: FloatArray  # m_k: 1 inside, 1/(1 − b) on the outermost period
     costs: FloatArray  # Σ_j b^j c(k ± jΔ) per pmf unit (c(k) inside)
-    mean_cost: FloatArray  # c̄_k = costs / mass
     extension: FloatArray  # E: (q E)[k] = q[k] on the grid, b q[k ∓ Δ] one period beyond
     pairs: tuple[tuple[int, IntArray, slice, slice], ...]
     scale: float  # cost of the ε/Δ-geometric noise (feasible): brings the objective to O(1)
@@ -172,7 +171,7 @@ def _instance(
     # Scale: the cost of the ε/Δ-geometric noise (its tail is b per Δ: feasible here).
     lap = np.exp(-eps / delta * np.abs(ks)) * mass
     scale = float(lap @ (costs / mass) / lap.sum())
-    inst = _Instance(
+    return _Instance(
         eps=eps,
         delta=delta,
         period=period,
@@ -180,13 +179,11 @@ def _instance(
         b=b,
         mass=mass,
         costs=costs,
-        mean_cost=costs / mass,
         extension=ext,
         pairs=_pairs(period, ext.shape[1], delta),
         scale=scale if scale > 0 else 1.0,
         coefficient_rtol=_coefficient_rtol(eps),
-    )
-    return inst, ks
+    ), ks
 
 
 @dataclass(frozen=True)
@@ -239,7 +236,7 @@ def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
     as the stage ``build`` with its size."""
     with stage("build", _log) as found:
         n = inst.period * inst.n_grid
-        coef = inst.mean_cost / inst.scale
+        coef = inst.costs / inst.mass / inst.scale  # c̄_k, the mean cost of cell k's class
         unit = inst.scale
         if strategy.rescaled:
             top = float(np.max(np.abs(coef)))

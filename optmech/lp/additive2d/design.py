@@ -94,15 +94,16 @@ def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> Desig
         with stage("build", _log) as found:
             lp = build_additive_lp_2d(spec)
             found.update(lp.counts())
-        noise = _designed(Design2DSolve(lp, run))
-        warn_if_uncertified(noise.provenance, stacklevel=4)
-        return noise
+        return _designed(Design2DSolve(lp, run), stacklevel=4)
 
 
-def _designed(hooks: Design2DSolve) -> DesignedNoise2D:
-    """The certified loop of `Design2DSolve` (no cross-check: one LP, one solve)."""
+def _designed(hooks: Design2DSolve, stacklevel: int) -> DesignedNoise2D:
+    """The certified loop of `Design2DSolve` (no cross-check: one LP, one solve); a wide interval
+    is warned about at the caller's ``stacklevel``."""
     policy = Policy(solver=hooks.run.solver, accuracy=hooks.run.accuracy, cross_check=False)
-    return hooks.design(certified_solve(hooks, policy))
+    noise = hooks.design(certified_solve(hooks, policy))
+    warn_if_uncertified(noise.provenance, stacklevel=stacklevel + 1)
+    return noise
 
 
 def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
@@ -267,6 +268,4 @@ def finish_design_2d(
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)
-    noise = _designed(Design2DSolve(lp, run, solved=(lp, info)))
-    warn_if_uncertified(noise.provenance, stacklevel=stacklevel)
-    return noise
+    return _designed(Design2DSolve(lp, run, solved=(lp, info)), stacklevel)

@@ -96,9 +96,8 @@ class WindowSystem2D:
         for level, kept in enumerate(self.levels, start=1):
             half = 2 ** (level - 1)
             size = self.n - 2**level + 1
-            cur = np.minimum(prev[:, :size], prev[:, half : half + size])
-            out.append(cur.reshape(-1)[kept])
-            prev = cur
+            prev = np.minimum(prev[:, :size], prev[:, half : half + size])
+            out.append(prev.reshape(-1)[kept])
         return np.maximum(np.concatenate(out), 0.0)
 
     def residual(self, g: npt.ArrayLike) -> FloatArray:

@@ -359,9 +359,8 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
         attempts += tried
         for other in others:
             lower = max(lower, other.lower)
-            if keep or other.best is None or other.best.value >= best.value:
-                continue
-            used, best = other, other.best
+            if not keep and _better(best, other.best):
+                used, best = other, other.best
     return Outcome(best, lower, used, attempts)
 
 
