@@ -644,8 +644,5 @@ def solve_robust(
 #: which calls it directly): simplex keeps its basis from one round to the next, which a cvxpy
 #: problem cannot pass on.
 INCREMENTAL_SOLVER = "HIGHS"
-
-
-def quiet_incremental_solver() -> None:
-    """Spend the incremental solver's licence banner on /dev/null (once per process)."""
-    quiet_highs_banner()
+#: Spend the incremental solver's licence banner on /dev/null (once per process).
+quiet_incremental_solver = quiet_highs_banner

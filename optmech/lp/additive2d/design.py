@@ -192,9 +192,8 @@ class Design2DSolve(BuiltSolve[AdditiveLP2D, _Read, _Candidate]):
         if self.run.allow_repair:
             with stage("repair", _log) as found:
                 values, changed = _repaired(self.lp, point.values)
-                candidate = _Candidate(
-                    values, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
-                )
+                kind = RepairKind.ENVELOPE if changed else RepairKind.NONE
+                candidate = _Candidate(values, Repair(kind))
                 found.update(kind=str(candidate.fix.kind))
         elif not within_privacy(point.epsilon, self.lp.spec.epsilon):
             raise not_private(self.lp.spec.privacy, f"ε = {point.epsilon:.12g}")

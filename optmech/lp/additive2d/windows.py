@@ -217,6 +217,4 @@ def window_system_2d(
     if method not in WINDOW_METHODS_2D:
         raise ValueError(f"`window` must be one of {WINDOW_METHODS_2D}; got {method!r}.")
     at = np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
-    if method == "pairs":
-        return _pairs(n, w, factor, at)
-    return _runs(n, w, factor, at)
+    return (_pairs if method == "pairs" else _runs)(n, w, factor, at)

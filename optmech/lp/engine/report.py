@@ -53,10 +53,6 @@ _VERBOSE: ContextVar[logging.Handler | None] = ContextVar("optmech_verbose", def
 TICK_SECONDS = 0.5
 
 
-def _text(value: Any) -> str:
-    return f"{value:.10g}" if isinstance(value, float) else str(value)
-
-
 @contextlib.contextmanager
 def stage(
     name: str, logger: logging.Logger | None = None, **numbers: Any
@@ -76,7 +72,9 @@ def stage(
     where = logger or _log
     if where.isEnabledFor(logging.INFO):
         data = {**numbers, **found}
-        text = ", ".join(f"{key}={_text(val)}" for key, val in data.items())
+        text = ", ".join(
+            f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v!s}" for k, v in data.items()
+        )
         where.info(
             "%s: %s (%.3g s)",
             name,
