@@ -132,10 +132,8 @@ def lagrangian_bound(
     for matrix, rhs, mult, free in ((a_ub, b_ub, y_ub, False), (a_eq, b_eq, y_eq, True)):
         if matrix is None or matrix.shape[0] == 0:
             continue
-        if mult is None:
-            return -math.inf
-        y = np.asarray(mult, dtype=np.float64).reshape(-1)
-        if not np.all(np.isfinite(y)):
+        y = np.asarray(np.nan if mult is None else mult, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(y)):  # missing (NaN) or not finite
             return -math.inf
         if not free:
             y = np.clip(y, 0.0, None)

@@ -510,13 +510,10 @@ def dependent_noise_lp(
     delta = check_int("sensitivity", sensitivity, low=1, high=1000)
     c = as_cost(cost)
     period = 2 * delta if period is None else check_int("period", period, low=1)
-    half = (
-        3 * delta
-        if half_width is None
-        else check_int(
-            "half_width", half_width, low=delta, hint="the grid must hold one full period Δ"
-        )
-    )
+    half = 3 * delta
+    if half_width is not None:
+        hint = "the grid must hold one full period Δ"
+        half = check_int("half_width", half_width, low=delta, hint=hint)
     n_grid = 2 * half + 1
     budget, _ = check_budget(max_memory_gb)
     check_lp_size(

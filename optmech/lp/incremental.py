@@ -69,7 +69,6 @@ def run_incremental(model: Any, variant: str) -> list[Attempt]:
     and every attempt. Returns the attempts, the optimal one last.
     """
     attempts: list[Attempt] = []
-    raw = "kNotset"
     for label in (variant, f"{variant}, restarted"):
         start = time.perf_counter()
         model.run()
