@@ -262,12 +262,11 @@ def _band(
     w = int(np.max(np.abs(offsets)))
     a, b = np.divmod(reps, n)
     near = (a < w) | (a >= n - w) | (b < w) | (b >= n - w)
-    p = reps[near]
     pi, pj = a[near] - n0, b[near] - n0
     qi = pi[:, None] + offsets[None, :, 0]
     qj = pj[:, None] + offsets[None, :, 1]
     out = ~((qi >= -n0) & (qi < n0) & (qj >= -n0) & (qj < n0))
-    owner = np.broadcast_to(orbit[p][:, None], qi.shape)[out]
+    owner = np.broadcast_to(orbit[reps[near]][:, None], qi.shape)[out]
     qi, qj = qi[out], qj[out]
     polygons = {id(t.heights): t for t in tails if isinstance(t, GaugeTail)}.values()
     gauges = [gauge_value(t, qi, qj) for t in polygons]
@@ -425,12 +424,8 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
     win = sp.hstack([window.a_g @ expand, tail_cols, window.a_u], format="csr")
     band = _band(spec, tails, orbit, reps, k)
     band = sp.hstack([band, sp.csr_matrix((band.shape[0], n_aux))], format="csr")
-    rows = RowRecord(
-        (
-            RowBlock("window", win, np.zeros(win.shape[0])),
-            RowBlock("band", band, np.zeros(band.shape[0])),
-        )
-    )
+    blocks = {"window": win, "band": band}  # all rows ≤ 0
+    rows = RowRecord(tuple(RowBlock(name, a, np.zeros(a.shape[0])) for name, a in blocks.items()))
     reference, columns = _reference(tails, reps, n0, weights_high, mass, k)
     scale = float(weights_high[: reference.size] @ reference)
     lp = AdditiveLP2D(
