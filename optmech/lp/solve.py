@@ -426,22 +426,20 @@ def solve(
 
 def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
     """``problem.solve`` with the solver's log on DEBUG when that is enabled, else silent."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.ExitStack() as stack:
         # cvxpy's own "Solution may be inaccurate" warning: the status is handled below
         # (InaccurateSolutionWarning or SolverError), so it would only be said twice.
         warnings.filterwarnings(
             "ignore", message="Solution may be inaccurate", category=UserWarning
         )
-        with contextlib.ExitStack() as stack:
-            logged = False
-            # OSError: no file descriptor 1 to redirect (an embedding host)
-            with contextlib.suppress(OSError):
-                if _log.isEnabledFor(logging.DEBUG):
-                    stack.enter_context(solver_log(name))
-                    logged = True
-            if name == "HIGHS" and not logged:
-                quiet_highs_banner()
-            problem.solve(solver=name, verbose=logged, **opts)
+        logged = False
+        with contextlib.suppress(OSError):  # no file descriptor 1 to redirect (an embedding host)
+            if _log.isEnabledFor(logging.DEBUG):
+                stack.enter_context(solver_log(name))
+                logged = True
+        if name == "HIGHS" and not logged:
+            quiet_highs_banner()
+        problem.solve(solver=name, verbose=logged, **opts)
 
 
 #: Why HiGHS stopped, by its model status (what the status alone does not say).
