@@ -92,8 +92,6 @@ __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 _log = logging.getLogger(__name__)
 
 
-#: Default memory budget of the LP, in GB (`optmech.lp.limits.DEPENDENT_MEMORY_GB`).
-DEFAULT_MAX_MEMORY_GB = DEPENDENT_MEMORY_GB
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
 
@@ -450,7 +448,7 @@ def dependent_noise_lp(
     period: int | None = None,
     half_width: int | None = None,
     solver: str | None = None,
-    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_memory_gb: float = DEPENDENT_MEMORY_GB,
     verbose: bool = False,
     progress: bool = False,
 ) -> DependentNoiseResult:

@@ -162,38 +162,14 @@ class AdditiveLP2D(LPReadout):
     ``num_aux``, ``aux_upper`` and those of `LPReadout`) mean what they mean for the 1-D LP, so the
     engine's `lp_interval` applies as it is.
 
-    Attributes
-    ----------
-    spec : AdditiveSpec2D
-        What was asked for.
-    width : float
-        ``h``.
-    orbit, reps, sizes : ndarray
-        `orbits` of the box.
-    tails : tuple
-        The tail shapes, in the order of their variables.
-    sums : tuple of TailSums
-        Their masses and costs outside the box (scale 1, densities in units of ``1/Δ²``).
-    weights, weights_high : ndarray
-        Lower and upper ends of the cost of a unit of each variable (0 for auxiliaries).
-    num_aux : int
-        Auxiliary variables (of `window`).
-    mass : ndarray
-        Mass of a unit of each variable (tails: the lower end of their series).
-    mass_rtol : float
-        Relative width of the tails' mass intervals.
-    rows : RowRecord
-        ``"window"`` and ``"band"``.
-    window : WindowSystem2D
-        The window rows' structure (its auxiliaries' canonical values).
-    reference : ndarray
-        A feasible point (values and tails; normalised): the gauge tail shape everywhere.
-    columns : ndarray
-        The solver's scale of the values and tails (`solver_scale`).
-    scale : float
-        The reference's cost: the objective is divided by it.
-    build_time : float
-        Seconds spent building.
+    ``width`` is ``h``; ``orbit``, ``reps``, ``sizes`` are the box's `orbits`; ``tails`` the tail
+    shapes in the order of their variables, ``sums`` their masses and costs outside the box (scale
+    1, densities in units of ``1/Δ²``). ``weights`` and ``weights_high`` are the lower and upper
+    ends of the cost of a unit of each variable (0 for the ``num_aux`` auxiliaries of ``window``),
+    ``mass`` its mass (tails: the lower end of their series, ``mass_rtol`` the relative width of
+    those intervals). ``reference`` is a feasible point (values and tails, normalised: the gauge
+    tail shape everywhere), ``columns`` the solver's scale of the values and tails
+    (`solver_scale`), ``scale`` the reference's cost (the objective is divided by it).
     """
 
     spec: AdditiveSpec2D
@@ -278,8 +254,7 @@ def _band(
         signs = np.array([-sign] * len(gauges) + [sign] * len(others))
         who, where = _pareto(owner, keys * signs)
         vals = shape_values(tails, qi[where], qj[where]).T
-        r = np.arange(who.size)
-        rows = np.concatenate([r] * (1 + len(tails)))
+        rows = np.concatenate([np.arange(who.size)] * (1 + len(tails)))
         cols = np.concatenate([who] + [np.full(who.size, k + t) for t in range(len(tails))])
         own, other = (1.0, -factor) if sign > 0 else (-factor, 1.0)
         data = np.concatenate([np.full(who.size, own), *(other * vals.T)])
@@ -364,8 +339,7 @@ def _reference(
     The point: the cheapest gauge tail shape continued into the box (each is ε-DP on its own),
     normalised. The scales: the same, with the other tails scaled to its value at the box's edge.
     """
-    n = 2 * n0
-    a, b = np.divmod(reps, n)
+    a, b = np.divmod(reps, 2 * n0)
     best, ref = math.inf, np.zeros(k + len(tails))
     for t_idx, tail in enumerate(tails):
         if not isinstance(tail, GaugeTail):

@@ -51,11 +51,9 @@ def footprint_max(logs: FloatArray, widths: npt.ArrayLike) -> FloatArray:
         for L in np.unique(half)
     }
     out = np.full(logs.shape, -np.inf)
-    n = logs.shape[0]
     for d1, L in zip(range(-w, w + 1), half.tolist(), strict=True):
-        src = rows[int(L)]
-        lo, hi = max(0, -d1), n - max(0, d1)
-        out[lo:hi] = np.maximum(out[lo:hi], src[lo + d1 : hi + d1])
+        lo, hi = max(0, -d1), logs.shape[0] - max(0, d1)
+        out[lo:hi] = np.maximum(out[lo:hi], rows[int(L)][lo + d1 : hi + d1])
     return out
 
 

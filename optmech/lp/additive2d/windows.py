@@ -91,8 +91,7 @@ class WindowSystem2D:
         """The largest feasible auxiliaries: each the minimum of its interval (clipped at 0)."""
         if not self.levels:
             return np.zeros(0)
-        grid = np.asarray(g, dtype=np.float64).reshape(self.n, self.n)
-        out, prev = [], grid
+        out, prev = [], np.asarray(g, dtype=np.float64).reshape(self.n, self.n)
         for level, kept in enumerate(self.levels, start=1):
             half = 2 ** (level - 1)
             size = self.n - 2**level + 1
@@ -135,8 +134,7 @@ def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowS
     # Per (cell, d₁): the cell, the row it reads, the level and the two block starts.
     w = (widths.size - 1) // 2
     i, j = np.divmod(rows_at, n)
-    d1 = np.arange(-w, w + 1)
-    row = i[:, None] + d1[None, :]
+    row = i[:, None] + np.arange(-w, w + 1)[None, :]
     lo = np.maximum(j[:, None] - widths[None, :], 0)
     hi = np.minimum(j[:, None] + widths[None, :], n - 1)
     use = (row >= 0) & (row < n)

@@ -166,8 +166,7 @@ def _lower_bound(lp: LPReadout, value: float, accuracy: float) -> float:
 def lp_value(lp: Any, z: npt.ArrayLike) -> float:
     """``c·z / a·z`` in cost units, rounded up, for the value (and atom) variables ``z`` of an
     LP with ``weights`` and ``mass`` (the auxiliaries are ignored)."""
-    k = lp.num_variables - lp.num_aux
-    return interval_value(lp, np.asarray(z, dtype=np.float64)[:k])
+    return interval_value(lp, np.asarray(z, dtype=np.float64)[: lp.num_variables - lp.num_aux])
 
 
 def lp_interval(
