@@ -148,11 +148,10 @@ def lagrangian_bound(
     in_block = np.zeros(n, dtype=bool)
     if blocks is not None:
         in_block = blocks.block >= 0
-        idx = blocks.block[in_block]
         ratio = r_low[in_block] / blocks.weight[in_block]
         ratio = ratio - np.abs(ratio) * 2.0 * U  # the division, rounded down
         mins = np.full(blocks.total.size, np.inf)
-        np.minimum.at(mins, idx, ratio)
+        np.minimum.at(mins, blocks.block[in_block], ratio)
         if not np.all(np.isfinite(mins)):
             return -math.inf
         parts.append(mins * blocks.total)
@@ -164,8 +163,7 @@ def lagrangian_bound(
         # corner. 0·inf counts as 0 (a zero reduced cost leaves x free).
         with np.errstate(invalid="ignore"):
             corners = np.stack([s[box] * x[box] for s in (r_low, r + slack) for x in (lo, hi)])
-        corners = np.nan_to_num(corners, nan=0.0, posinf=np.inf, neginf=-np.inf)
-        picked = corners.min(axis=0)
+        picked = np.nan_to_num(corners, nan=0.0, posinf=np.inf, neginf=-np.inf).min(axis=0)
         if not np.all(np.isfinite(picked)):
             return -math.inf
         parts.append(picked)

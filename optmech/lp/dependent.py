@@ -119,10 +119,9 @@ class _Instance:
 
 def _extension(half: int, delta: int, b: float) -> FloatArray:
     """``E`` with ``(q E)[k] = q[k]`` on the grid and ``b q[k ∓ Δ]`` one period beyond it."""
-    n_grid = 2 * half + 1
     ks = np.arange(-half - delta, half + delta + 1)
     src = np.where(ks > half, ks - delta, np.where(ks < -half, ks + delta, ks))
-    out = np.zeros((n_grid, ks.size))
+    out = np.zeros((2 * half + 1, ks.size))
     out[src + half, np.arange(ks.size)] = np.where(np.abs(ks) > half, b, 1.0)
     return out
 
@@ -130,9 +129,7 @@ def _extension(half: int, delta: int, b: float) -> FloatArray:
 def _pairs(period: int, n_ext: int, delta: int) -> tuple[tuple[int, IntArray, slice, slice], ...]:
     """Per shift d: (d, partner phases, columns of k, columns of k − d) on the extended grid."""
     out = []
-    for d in range(-delta, delta + 1):  # 2Δ shifts, each a whole-matrix constraint
-        if d == 0:
-            continue
+    for d in (*range(-delta, 0), *range(1, delta + 1)):  # 2Δ shifts, each a whole-matrix constraint
         lo, hi = max(d, 0), n_ext + min(d, 0)
         out.append((d, (np.arange(period) + d) % period, slice(lo, hi), slice(lo - d, hi - d)))
     return tuple(out)
@@ -217,12 +214,8 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
     eye = sp.identity(inst.period, format="csr")
     blocks = []
     for _d, partner, cols, cols_d in inst.pairs:
-        perm = sp.csr_matrix(
-            (np.ones(inst.period), (np.arange(inst.period), partner)),
-            shape=(inst.period, inst.period),
-        )
         a = sp.kron(eye, sp.csr_matrix(e_y[:, cols].T)) * left
-        bb = sp.kron(perm, sp.csr_matrix(e_y[:, cols_d].T)) * right
+        bb = sp.kron(eye[partner], sp.csr_matrix(e_y[:, cols_d].T)) * right  # phase t + d
         blocks.append((a - bb).tocsr())
     body = sp.vstack(blocks, format="csr")
     body.eliminate_zeros()

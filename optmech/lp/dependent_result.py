@@ -211,8 +211,7 @@ class DependentNoiseResult(LPResult):
         geometric = xs.two_sided(lambda bits: xs.geometric_exp(rate, bits))
 
         def draw(bits: Any) -> int:
-            noise = geometric(bits) if weight and xs.bernoulli(weight, bits) else table(bits)
-            return t + noise
+            return t + (geometric(bits) if weight and xs.bernoulli(weight, bits) else table(bits))
 
         return xs.draw_many(draw, size, rng)
 

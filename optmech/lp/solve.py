@@ -465,8 +465,7 @@ def _highs_ending(problem: cp.Problem, opts: dict[str, Any]) -> str | None:
     cached = getattr(problem, "_solver_cache", {}).get("HIGHS")
     if not cached or len(cached) < 3 or not isinstance(cached[2], dict):
         return None
-    results = cached[2]
-    model, info = str(results.get("model_status", "")), results.get("info")
+    model, info = str(cached[2].get("model_status", "")), cached[2].get("info")
     if info is None:
         return None
     ipm = int(getattr(info, "ipm_iteration_count", 0) or 0)

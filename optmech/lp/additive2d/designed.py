@@ -143,14 +143,11 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
 
     def _own_rows(self) -> list[tuple[str, Any]]:
         spec = self.spec
-        return [
-            ("cost", repr(spec.cost)),
-            (
-                "grid",
-                f"{spec.resolution} cells per Δ, {spec.periods} periods each way "
-                f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)",
-            ),
-        ]
+        grid = (
+            f"{spec.resolution} cells per Δ, {spec.periods} periods each way "
+            f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)"
+        )
+        return [("cost", repr(spec.cost)), ("grid", grid)]
 
     def _repr_html_(self) -> str:
         """The result's display (value, interval, certificate), not the bare family's."""

@@ -378,12 +378,9 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
     sums = tuple(tail_sums(list(tails), n0, h, spec.cost))
     unit = h * h / (delta * delta)
     c_lo, c_hi = _costs(spec, h, reps)
+    widths = row_half_widths(spec.sensitivity_norm, m)
     window = window_system_2d(
-        2 * n0,
-        row_half_widths(spec.sensitivity_norm, m),
-        math.exp(spec.epsilon),
-        method=spec.method,
-        rows_at=reps,
+        2 * n0, widths, math.exp(spec.epsilon), method=spec.method, rows_at=reps
     )
     n_aux = window.num_aux
     tail = {f: [getattr(s, f) / delta**2 for s in sums] for f in ("cost_low", "cost_high", "mass")}

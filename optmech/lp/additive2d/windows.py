@@ -189,9 +189,8 @@ def window_size_2d(
 ) -> tuple[int, int, int]:
     """``(rows, auxiliaries, nonzeros)``, estimated from above without building anything."""
     cells = n * n if rows_at is None else rows_at
-    span = int(np.sum(2 * np.asarray(widths) + 1))
     if method == "pairs":
-        rows = cells * span
+        rows = cells * int(np.sum(2 * np.asarray(widths) + 1))
         return rows, 0, 2 * rows
     levels = int(np.floor(np.log2(max(2 * int(np.max(widths)) + 1, 1))))
     aux = n * n * levels
