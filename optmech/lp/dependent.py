@@ -191,7 +191,6 @@ class _Record:
     """
 
     x: cp.Variable
-    mass: cp.Constraint  # Σ_k y_t(k) = 1: the simplex blocks
     cost: cp.Constraint  # A_cost x ≤ 0: y_t·c̄/unit − w ≤ 0
     privacy: cp.Constraint  # A_dp x ≤ 0
     a_cost: sp.csr_matrix = field(repr=False)
@@ -246,7 +245,7 @@ def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
         # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
         w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
         problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
-        record = _Record(x, mass, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
+        record = _Record(x, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
         found.update(
             variables=record.x.size,
             rows=inst.period + record.a_cost.shape[0] + record.a_dp.shape[0],

@@ -359,7 +359,7 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
         attempts += tried
         for other in others:
             lower = max(lower, other.lower)
-            if not keep and _better(best, other.best):
+            if not keep and other.best is not None and other.best.value < best.value:
                 used, best = other, other.best
     return Outcome(best, lower, used, attempts)
 
