@@ -349,7 +349,7 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
                 used, best = other, other.best
     if policy.cross_check and relatively_wide(best.value, lower, accuracy):
         keep = policy.keep_point
-        keep = policy.solver is not None or policy.vertex if keep is None else keep
+        keep = (policy.solver is not None or policy.vertex) if keep is None else keep
         checked = current.cross_checked(best.value)
         others, tried = cross_check(
             used.info.solver,
