@@ -86,6 +86,17 @@ def envelope_2d(
     n0 = box.shape[0] // 2
     w = (np.asarray(widths).size - 1) // 2
     inner = (slice(w, w + 2 * n0), slice(w, w + 2 * n0))
+
+    def need_ratio(grown: FloatArray, tails: Sequence[Tail], t: FloatArray) -> float:
+        """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
+        reach = footprint_max(grown, widths)
+        out = _outside(tails, t, n0, w)
+        tail = out > 0  # cells outside the box where a tail is positive (elsewhere no finite gap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = reach[tail] - bound - np.log(out[tail])
+        gap = gap[np.isfinite(gap)]
+        return float(np.exp(np.max(gap))) if gap.size else 1.0
+
     with np.errstate(divide="ignore"):
         logs = np.log(np.maximum(box, 0.0))
     if not np.any(np.isfinite(logs)):
@@ -96,12 +107,12 @@ def envelope_2d(
         grown = np.full((2 * (n0 + w),) * 2, -np.inf)
         grown[inner] = logs
         started = bool(np.any(t > 0))
-        ratio = _need_ratio(grown, tails, t, n0, w, widths, bound) if started else math.inf
+        ratio = need_ratio(grown, tails, t) if started else math.inf
         if ratio > 1.0 + 2.0**-45:  # a box cell is too large for the tail next to it
             if started:
                 t = t * (ratio * (1.0 + 2.0**-44))
             else:  # the least scale of the first tail that the box's edge needs
-                first = _need_ratio(grown, tails[:1], np.ones(1), n0, w, widths, bound)
+                first = need_ratio(grown, tails[:1], np.ones(1))
                 t[0] = first * (1.0 + 1e-12)
             changed = True
             continue
@@ -117,22 +128,3 @@ def envelope_2d(
         f"the envelope repair did not converge in {MAX_ROUNDS} rounds; the solver's point is "
         "far from private (try another solver or tighter tolerances)."
     )
-
-
-def _need_ratio(
-    grown: FloatArray,
-    tails: Sequence[Tail],
-    t: FloatArray,
-    n0: int,
-    w: int,
-    widths: npt.ArrayLike,
-    bound: float,
-) -> float:
-    """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
-    reach = footprint_max(grown, widths)
-    out = _outside(tails, t, n0, w)
-    tail = out > 0  # cells outside the box where a tail is positive (elsewhere no finite gap)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = reach[tail] - bound - np.log(out[tail])
-    gap = gap[np.isfinite(gap)]
-    return float(np.exp(np.max(gap))) if gap.size else 1.0
