@@ -10,13 +10,12 @@ the rows of a mechanism matrix, the normalisation of a density) and *boxes*
 
     optimum ≥ −λ·b_ub − ν·b_eq + Σ_G s_G min_{j∈G} r_j / a_j + Σ_{j in boxes} min(r_j l_j, r_j u_j),
 
-with reduced costs ``r = c + A_ubᵀλ + A_eqᵀν``. The solver's multipliers only make the bound
-tight; its *validity* needs nothing from the solver (``λ`` is clipped to ``≥ 0``). Keeping the
-simplex blocks out of the relaxation (rather than bounding each variable by a box) makes the
-bound pay only for the single worst reduced cost of a block, not the sum over the block, which
-is what keeps it within ~1e-9 of the optimum on LPs with 10⁵ variables (Neumaier & Shcherbina,
-*Safe bounds in linear and mixed-integer programming*, Math. Programming 99, 2004, use boxes
-alone).
+with reduced costs ``r = c + A_ubᵀλ + A_eqᵀν``. The solver's multipliers only make the bound tight;
+its *validity* needs nothing from the solver (``λ`` is clipped to ``≥ 0``). Keeping the simplex
+blocks out of the relaxation (rather than bounding each variable by a box) makes the bound pay only
+for the single worst reduced cost of a block, not the sum over the block, which is what keeps it
+within ~1e-9 of the optimum on LPs with 10⁵ variables (Neumaier & Shcherbina, *Safe bounds in linear
+and mixed-integer programming*, Math. Programming 99, 2004, use boxes alone).
 
 Every floating-point step is rounded *downward* by an a-priori error bound (Higham,
 *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1: a sum of ``k`` products carries a
@@ -74,16 +73,6 @@ def _gamma(k: int) -> float:
     return k * U / (1.0 - k * U)
 
 
-def _column_counts(matrix: sp.spmatrix | None, n: int) -> IntArray:
-    if matrix is None or matrix.shape[0] == 0:
-        return np.zeros(n, dtype=np.int64)
-    return np.diff(sp.csc_matrix(matrix).indptr).astype(np.int64)
-
-
-def _down(values: FloatArray, abs_error: FloatArray) -> FloatArray:
-    return values - abs_error
-
-
 def lagrangian_bound(
     c: npt.ArrayLike,
     *,
@@ -138,67 +127,48 @@ def lagrangian_bound(
     n = cv.size
     r = cv.copy()
     magnitude = np.abs(cv)
-    terms: list[float] = []
-    term_error = 0.0
+    parts: list[FloatArray] = []  # the terms of the bound, each rounded to nearest
     counts = np.ones(n, dtype=np.int64)
     for matrix, rhs, mult, free in ((a_ub, b_ub, y_ub, False), (a_eq, b_eq, y_eq, True)):
         if matrix is None or matrix.shape[0] == 0:
             continue
-        if mult is None:
-            return -math.inf
-        y = np.asarray(mult, dtype=np.float64).reshape(-1)
-        if not np.all(np.isfinite(y)):
+        y = np.asarray(np.nan if mult is None else mult, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(y)):  # missing (NaN) or not finite
             return -math.inf
         if not free:
             y = np.clip(y, 0.0, None)
         a = sp.csr_matrix(matrix)
         r += np.asarray(a.T @ y).reshape(-1)
         magnitude += np.asarray(abs(a).T @ np.abs(y)).reshape(-1) * (1.0 + coefficient_rtol)
-        counts += _column_counts(a, n)
-        b = np.asarray(rhs, dtype=np.float64).reshape(-1)
-        products = -(y * b)
-        terms.extend(products.tolist())
-        term_error += float(np.sum(np.abs(products))) * 2.0 * U
+        counts += np.diff(sp.csc_matrix(a).indptr).astype(np.int64)  # terms per column
+        parts.append(-(y * np.asarray(rhs, dtype=np.float64).reshape(-1)))
     k = int(counts.max(initial=1)) + 1
-    r_low = _down(r, (_gamma(k) + coefficient_rtol) * magnitude)
+    slack = (_gamma(k) + coefficient_rtol) * magnitude  # r lies in [r − slack, r + slack]
+    r_low = r - slack
     in_block = np.zeros(n, dtype=bool)
     if blocks is not None:
         in_block = blocks.block >= 0
-        idx = blocks.block[in_block]
         ratio = r_low[in_block] / blocks.weight[in_block]
         ratio = ratio - np.abs(ratio) * 2.0 * U  # the division, rounded down
-        num_blocks = blocks.total.size
-        mins = np.full(num_blocks, np.inf)
-        np.minimum.at(mins, idx, ratio)
+        mins = np.full(blocks.total.size, np.inf)
+        np.minimum.at(mins, blocks.block[in_block], ratio)
         if not np.all(np.isfinite(mins)):
             return -math.inf
-        products = mins * blocks.total
-        terms.extend(products.tolist())
-        term_error += float(np.sum(np.abs(products))) * 2.0 * U
+        parts.append(mins * blocks.total)
     box = ~in_block
     if np.any(box):
-        lo = np.zeros(n) if lower is None else np.broadcast_to(np.asarray(lower, float), (n,))
-        hi = (
-            np.full(n, np.inf) if upper is None else np.broadcast_to(np.asarray(upper, float), (n,))
-        )
-        # r lies in [r_low, r_high]; the minimum of the bilinear r·x over that interval times
-        # the box [l, u] is at a corner. 0·inf counts as 0 (a zero reduced cost leaves x free).
-        r_high = r + (_gamma(k) + coefficient_rtol) * magnitude
+        lo = np.broadcast_to(np.asarray(0.0 if lower is None else lower, float), (n,))
+        hi = np.broadcast_to(np.asarray(np.inf if upper is None else upper, float), (n,))
+        # The minimum of the bilinear r·x over [r_low, r_high] times the box [l, u] is at a
+        # corner. 0·inf counts as 0 (a zero reduced cost leaves x free).
         with np.errstate(invalid="ignore"):
-            corners = np.stack(
-                [
-                    r_low[box] * lo[box],
-                    r_high[box] * lo[box],
-                    r_low[box] * hi[box],
-                    r_high[box] * hi[box],
-                ]
-            )
-        corners = np.nan_to_num(corners, nan=0.0, posinf=np.inf, neginf=-np.inf)
-        picked = corners.min(axis=0)
+            corners = np.stack([s[box] * x[box] for s in (r_low, r + slack) for x in (lo, hi)])
+        picked = np.nan_to_num(corners, nan=0.0, posinf=np.inf, neginf=-np.inf).min(axis=0)
         if not np.all(np.isfinite(picked)):
             return -math.inf
-        terms.extend(picked.tolist())
-        term_error += float(np.sum(np.abs(picked))) * 2.0 * U
+        parts.append(picked)
+    terms = [t for part in parts for t in part.tolist()]
+    term_error = sum(float(np.sum(np.abs(part))) * 2.0 * U for part in parts)
     total = math.fsum(terms)
     return total - term_error - abs(total) * U - len(terms) * 5e-324
 

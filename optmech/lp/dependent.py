@@ -37,18 +37,16 @@ bound on the optimum over *all* dependent noise; and the discrete staircase is f
 satisfies ``p(k + Δ) = b p(k)`` for ``k ≥ 0``), so for ``K ≥ Δ`` the LP optimum equals the
 staircase optimum if the theorem holds.
 
-**Certified, not trusted.** The LP is solved by
-`optmech.lp.solve.solve_robust`. The solver's point is clipped,
-each phase renormalised, certified on the extended grid (which covers every distinct ratio), and if
-the certified ε exceeds ε it is mixed with the
-``ε/2``-geometric noise ``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0``
-everywhere and a slower tail than ``b``, so a mixture that is private on the extended grid is
-private everywhere. The returned family's certified ε is at most ε with no slack (the
-certificate adds the rounding of the tail products, the mixture and the normalisation). Its
-worst-case cost, rounded up, is `Provenance.value`; the solver's multipliers, read by
-name from the record of the LP's constraints, give a Lagrangian lower bound
-(`optmech.lp.bounds.lagrangian_bound`, rounded down, every
-constraint coefficient allowed the rounding error of its computation), so the LP's optimum lies in
+**Certified, not trusted.** The LP is solved by `optmech.lp.solve.solve_robust`. The solver's point
+is clipped, each phase renormalised, certified on the extended grid (which covers every distinct
+ratio), and if the certified ε exceeds ε it is mixed with the ``ε/2``-geometric noise
+``u(k) ∝ e^(−ε|k|/(2Δ))``, which has slack ``e^ε u(k − d) − u(k) > 0`` everywhere and a slower tail
+than ``b``, so a mixture that is private on the extended grid is private everywhere. The returned
+family's certified ε is at most ε with no slack (the certificate adds the rounding of the tail
+products, the mixture and the normalisation). Its worst-case cost, rounded up, is
+`Provenance.value`; the solver's multipliers, read by name from the record of the LP's constraints,
+give a Lagrangian lower bound (`optmech.lp.bounds.lagrangian_bound`, rounded down, every constraint
+coefficient allowed the rounding error of its computation), so the LP's optimum lies in
 ``[provenance.lower_bound, provenance.value]`` whatever the solver's tolerances.
 
 Examples
@@ -94,15 +92,10 @@ __all__ = ["DependentNoiseResult", "Multipliers", "dependent_noise_lp"]
 _log = logging.getLogger(__name__)
 
 
-#: Default memory budget of the LP, in GB (`optmech.lp.limits.DEPENDENT_MEMORY_GB`).
-DEFAULT_MAX_MEMORY_GB = DEPENDENT_MEMORY_GB
 #: Largest ε accepted: beyond it e^ε exceeds 1e21 and the LP is meaningless in float64.
 EPSILON_MAX = 50.0
 
 
-# --------------------------------------------------------------------------------------------
-# The instance: grid, tails, coefficients
-# --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Instance:
     """Grid, tail factor and the coefficients of the LP in mass units (module docstring)."""
@@ -114,7 +107,6 @@ class _Instance:
     b: float
     mass: FloatArray  # m_k: 1 inside, 1/(1 − b) on the outermost period
     costs: FloatArray  # Σ_j b^j c(k ± jΔ) per pmf unit (c(k) inside)
-    mean_cost: FloatArray  # c̄_k = costs / mass
     extension: FloatArray  # E: (q E)[k] = q[k] on the grid, b q[k ∓ Δ] one period beyond
     pairs: tuple[tuple[int, IntArray, slice, slice], ...]
     scale: float  # cost of the ε/Δ-geometric noise (feasible): brings the objective to O(1)
@@ -127,10 +119,9 @@ class _Instance:
 
 def _extension(half: int, delta: int, b: float) -> FloatArray:
     """``E`` with ``(q E)[k] = q[k]`` on the grid and ``b q[k ∓ Δ]`` one period beyond it."""
-    n_grid = 2 * half + 1
     ks = np.arange(-half - delta, half + delta + 1)
     src = np.where(ks > half, ks - delta, np.where(ks < -half, ks + delta, ks))
-    out = np.zeros((n_grid, ks.size))
+    out = np.zeros((2 * half + 1, ks.size))
     out[src + half, np.arange(ks.size)] = np.where(np.abs(ks) > half, b, 1.0)
     return out
 
@@ -138,9 +129,7 @@ def _extension(half: int, delta: int, b: float) -> FloatArray:
 def _pairs(period: int, n_ext: int, delta: int) -> tuple[tuple[int, IntArray, slice, slice], ...]:
     """Per shift d: (d, partner phases, columns of k, columns of k − d) on the extended grid."""
     out = []
-    for d in range(-delta, delta + 1):  # 2Δ shifts, each a whole-matrix constraint
-        if d == 0:
-            continue
+    for d in (*range(-delta, 0), *range(1, delta + 1)):  # 2Δ shifts, each a whole-matrix constraint
         lo, hi = max(d, 0), n_ext + min(d, 0)
         out.append((d, (np.arange(period) + d) % period, slice(lo, hi), slice(lo - d, hi - d)))
     return tuple(out)
@@ -150,13 +139,12 @@ def _coefficient_rtol(eps: float) -> float:
     """Relative error bound of the float coefficients (costs, masses, ``e^ε``, ``b``).
 
     ``math.exp`` is within one ulp; ``c(k)`` at integers is exact or correctly rounded for the
-    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of `Cost.periodic_sum` has
-    at most
+    built-in costs; a tail sum ``Σ_j b^j c(k + jΔ)`` of `Cost.periodic_sum` has at most
     ``J ≈ 40/ε + 64`` positive terms before its remainder is below 1e-17 relative, each weight
-    ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so
-    Higham's bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the
-    integer powers take fewer roundings. Doubled for the division by the mass and the products
-    with ``b`` and ``e^ε`` in the constraint rows.
+    ``b^j = e^(j log b)`` accurate to ``(40 + 4)u`` (the exponent is at most 40 there), so Higham's
+    bound for a sum of positive terms gives ``(J + 48)u``; the closed forms of the integer powers
+    take fewer roundings. Doubled for the division by the mass and the products with ``b`` and
+    ``e^ε`` in the constraint rows.
     """
     terms = 40.0 / eps + 64.0
     return 2.0 * (terms + 48.0) * _U
@@ -167,22 +155,18 @@ def _instance(
 ) -> tuple[_Instance, IntArray]:
     b = math.exp(-eps)
     ks = np.arange(-half, half + 1)
-    outer_right = ks > half - delta
-    outer_left = ks < -half + delta
-    outer = outer_right | outer_left
-    mass = np.where(outer, 1.0 / (1.0 - b), 1.0)
+    mass = np.where(np.abs(ks) > half - delta, 1.0 / (1.0 - b), 1.0)  # the outermost periods
     costs = np.asarray(c(ks.astype(np.float64)), dtype=np.float64).copy()
-    k_r = ks[outer_right].astype(np.float64)
-    k_l = ks[outer_left].astype(np.float64)
-    costs[outer_right] += b * np.asarray(c.periodic_sum(k_r + delta, period=delta, ratio=b))
-    costs[outer_left] += b * np.asarray(c.periodic_sum(k_l - delta, period=-delta, ratio=b))
+    for outer, step in ((ks > half - delta, delta), (ks < -half + delta, -delta)):
+        k = ks[outer].astype(np.float64)
+        costs[outer] += b * np.asarray(c.periodic_sum(k + step, period=step, ratio=b))
     if not np.all(np.isfinite(costs)):
         raise ValueError(f"the expected cost of {c!r} diverges on the geometric tails.")
     ext = _extension(half, delta, b)
     # Scale: the cost of the ε/Δ-geometric noise (its tail is b per Δ: feasible here).
     lap = np.exp(-eps / delta * np.abs(ks)) * mass
     scale = float(lap @ (costs / mass) / lap.sum())
-    inst = _Instance(
+    return _Instance(
         eps=eps,
         delta=delta,
         period=period,
@@ -190,18 +174,13 @@ def _instance(
         b=b,
         mass=mass,
         costs=costs,
-        mean_cost=costs / mass,
         extension=ext,
         pairs=_pairs(period, ext.shape[1], delta),
         scale=scale if scale > 0 else 1.0,
         coefficient_rtol=_coefficient_rtol(eps),
-    )
-    return inst, ks
+    ), ks
 
 
-# --------------------------------------------------------------------------------------------
-# The LP and its record of named constraints
-# --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Record:
     """The LP of one attempt: variables and constraints by name, with their matrices.
@@ -212,7 +191,6 @@ class _Record:
     """
 
     x: cp.Variable
-    mass: cp.Constraint  # Σ_k y_t(k) = 1: the simplex blocks
     cost: cp.Constraint  # A_cost x ≤ 0: y_t·c̄/unit − w ≤ 0
     privacy: cp.Constraint  # A_dp x ≤ 0
     a_cost: sp.csr_matrix = field(repr=False)
@@ -229,20 +207,14 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
     ``balanced`` divides each row by ``e^(ε/2)`` (``e^(−ε/2) a ≤ e^(ε/2) b``), the form
     `optmech.lp.solve.Strategy` asks for on a retry.
     """
-    e = math.exp(inst.eps)
     e_y = inst.extension / inst.mass[:, None]  # (q E) = y (diag(1/m) E)
-    left, right = 1.0, e
-    if balanced:
-        left, right = math.exp(-inst.eps / 2.0), math.exp(inst.eps / 2.0)
+    half = inst.eps / 2.0
+    left, right = (math.exp(-half), math.exp(half)) if balanced else (1.0, math.exp(inst.eps))
     eye = sp.identity(inst.period, format="csr")
     blocks = []
     for _d, partner, cols, cols_d in inst.pairs:
-        perm = sp.csr_matrix(
-            (np.ones(inst.period), (np.arange(inst.period), partner)),
-            shape=(inst.period, inst.period),
-        )
         a = sp.kron(eye, sp.csr_matrix(e_y[:, cols].T)) * left
-        bb = sp.kron(perm, sp.csr_matrix(e_y[:, cols_d].T)) * right
+        bb = sp.kron(eye[partner], sp.csr_matrix(e_y[:, cols_d].T)) * right  # phase t + d
         blocks.append((a - bb).tocsr())
     body = sp.vstack(blocks, format="csr")
     body.eliminate_zeros()
@@ -250,49 +222,35 @@ def _privacy_matrix(inst: _Instance, balanced: bool) -> sp.csr_matrix:
 
 
 def _build(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """`_assemble`, logged as the stage ``build`` with the LP's size."""
+    """The LP for one attempt of `solve_robust` (rescaled: coefficients ≤ 1, balanced), logged
+    as the stage ``build`` with its size."""
     with stage("build", _log) as found:
-        problem, record = _assemble(inst, strategy)
+        n = inst.period * inst.n_grid
+        coef = inst.costs / inst.mass / inst.scale  # c̄_k, the mean cost of cell k's class
+        unit = inst.scale
+        if strategy.rescaled:
+            top = float(np.max(np.abs(coef)))
+            if top > 0:
+                coef, unit = coef / top, inst.scale * top
+        eye, ones = sp.identity(inst.period), np.ones((inst.period, 1))
+        a_cost = sp.hstack([sp.kron(eye, sp.csr_matrix(coef[None, :])), -ones], format="csr")
+        a_dp = _privacy_matrix(inst, strategy.rescaled)
+        a_mass = sp.hstack([sp.kron(eye, np.ones((1, inst.n_grid))), 0.0 * ones], format="csr")
+        x = cp.Variable(n + 1, name="noise_and_worst_case")
+        mass = a_mass @ x == 1
+        cost = a_cost @ x <= 0
+        privacy = a_dp @ x <= 0
+        positive = x[:n] >= 0
+        # w lies between the cheapest cell and twice the cost of the ε/Δ-geometric (feasible, cost
+        # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
+        w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
+        problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
+        record = _Record(x, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
         found.update(
             variables=record.x.size,
             rows=inst.period + record.a_cost.shape[0] + record.a_dp.shape[0],
             nonzeros=inst.period * inst.n_grid + record.a_cost.nnz + record.a_dp.nnz,
         )
-    return problem, record
-
-
-def _assemble(inst: _Instance, strategy: Strategy) -> tuple[cp.Problem, _Record]:
-    """The LP for one attempt of `solve_robust` (rescaled: coefficients ≤ 1,
-    balanced)."""
-    n = inst.period * inst.n_grid
-    coef = inst.mean_cost / inst.scale
-    unit = inst.scale
-    if strategy.rescaled:
-        top = float(np.max(np.abs(coef)))
-        if top > 0:
-            coef, unit = coef / top, inst.scale * top
-    a_cost = sp.hstack(
-        [
-            sp.kron(sp.identity(inst.period), sp.csr_matrix(coef[None, :])),
-            -np.ones((inst.period, 1)),
-        ],
-        format="csr",
-    )
-    a_dp = _privacy_matrix(inst, strategy.rescaled)
-    a_mass = sp.hstack(
-        [sp.kron(sp.identity(inst.period), np.ones((1, inst.n_grid))), np.zeros((inst.period, 1))],
-        format="csr",
-    )
-    x = cp.Variable(n + 1, name="noise_and_worst_case")
-    mass = a_mass @ x == 1
-    cost = a_cost @ x <= 0
-    privacy = a_dp @ x <= 0
-    positive = x[:n] >= 0
-    # w lies between the cheapest cell and twice the cost of the ε/Δ-geometric (feasible, cost
-    # `scale`): a box that cuts no optimum off, so its bound is valid for the LP.
-    w_box = (float(min(np.min(coef), 0.0)), 2.0 * inst.scale / unit + 1.0)
-    problem = cp.Problem(cp.Minimize(x[n]), [mass, cost, privacy, positive])
-    record = _Record(x, mass, cost, privacy, a_cost, a_dp, unit, w_box, coef, strategy.rescaled)
     return problem, record
 
 
@@ -328,19 +286,14 @@ def _multipliers(record: _Record) -> Multipliers | None:
     y_cost, y_dp = record.cost.dual_value, record.privacy.dual_value
     if y_cost is None or y_dp is None:
         return None
+    scaling = ("objective_unit", "coefficients", "balanced", "w_box")
     return Multipliers(
         cost=np.asarray(y_cost, dtype=np.float64).ravel(),
         privacy=np.asarray(y_dp, dtype=np.float64).ravel(),
-        objective_unit=record.objective_unit,
-        coefficients=record.coefficients,
-        balanced=record.balanced,
-        w_box=record.w_box,
+        **{name: getattr(record, name) for name in scaling},
     )
 
 
-# --------------------------------------------------------------------------------------------
-# From the solver's point to a certified family
-# --------------------------------------------------------------------------------------------
 def _certify(ext: FloatArray, pairs: tuple[tuple[int, IntArray, slice, slice], ...]) -> float:
     worst = 0.0
     for _d, partner, cols, cols_d in pairs:
@@ -487,7 +440,7 @@ def dependent_noise_lp(
     period: int | None = None,
     half_width: int | None = None,
     solver: str | None = None,
-    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    max_memory_gb: float = DEPENDENT_MEMORY_GB,
     verbose: bool = False,
     progress: bool = False,
 ) -> DependentNoiseResult:
@@ -506,8 +459,7 @@ def dependent_noise_lp(
         Cost of the noise (any cost whose geometric tail sums converge; the theorem needs it
         symmetric and non-decreasing in ``|e|``).
     period : int, optional
-        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent
-        noise.
+        Period ``P`` of the dependence on ``t``; default $2Δ$. ``P = 1`` is query-independent noise.
     half_width : int, optional
         Grid $−K..K$ with $K ≥ Δ$; default $3Δ$.
     solver : str, optional
@@ -548,13 +500,10 @@ def dependent_noise_lp(
     delta = check_int("sensitivity", sensitivity, low=1, high=1000)
     c = as_cost(cost)
     period = 2 * delta if period is None else check_int("period", period, low=1)
-    half = (
-        3 * delta
-        if half_width is None
-        else check_int(
-            "half_width", half_width, low=delta, hint="the grid must hold one full period Δ"
-        )
-    )
+    half = 3 * delta
+    if half_width is not None:
+        hint = "the grid must hold one full period Δ"
+        half = check_int("half_width", half_width, low=delta, hint=hint)
     n_grid = 2 * half + 1
     budget, _ = check_budget(max_memory_gb)
     check_lp_size(

@@ -1,11 +1,10 @@
 """The result of the query-dependent LP: a family of noises ``X_t``, one per query value.
 
-`dependent_noise_lp` returns a
-`DependentNoiseResult`: the pmf ``q_t`` of each phase ``t = 0..P−1`` on
-the grid ``−K..K``, continued beyond it by geometric tails (factor ``e^−ε`` per period Δ), mixed
+`dependent_noise_lp` returns a `DependentNoiseResult`: the pmf ``q_t`` of each phase ``t = 0..P−1``
+on the grid ``−K..K``, continued beyond it by geometric tails (factor ``e^−ε`` per period Δ), mixed
 with the ``ε/2``-geometric noise by the repair's weight, with the certified interval of the LP's
-optimum in its `Provenance` and the solver's multipliers
-(`Multipliers`) for recomputing the bound in other arithmetic.
+optimum in its `Provenance` and the solver's multipliers (`Multipliers`) for recomputing the bound
+in other arithmetic.
 """
 
 from __future__ import annotations
@@ -38,12 +37,10 @@ def with_tails(q: FloatArray, half: int, delta: int, eps: float, k: IntArray) ->
     out = np.zeros(k.shape)
     inside = np.abs(k) <= half
     out[inside] = q[k[inside] + half]
-    right = k > half
-    periods = -((half - k[right]) // delta)  # ceil((k − K)/Δ)
-    out[right] = b**periods * q[k[right] - periods * delta + half]
-    left = k < -half
-    periods = -((k[left] + half) // delta)  # ceil((−K − k)/Δ)
-    out[left] = b**periods * q[k[left] + periods * delta + half]
+    for s in (1, -1):  # beyond K (s = 1) and below −K (s = −1): ceil((s·k − K)/Δ) periods out
+        side = s * k > half
+        periods = -((half - s * k[side]) // delta)
+        out[side] = b**periods * q[k[side] - s * periods * delta + half]
     return out
 
 
@@ -160,13 +157,8 @@ class DependentNoiseResult(LPResult):
     def pmf(self, t: int, k: npt.ArrayLike) -> FloatArray:
         """``P(X_t = k)`` for query value ``t`` (any integer) and noise values ``k``."""
         kk = np.asarray(k, dtype=np.int64)
-        q = with_tails(
-            self.probabilities[int(t) % self.period],
-            self.half_width,
-            self.sensitivity,
-            self.epsilon,
-            kk,
-        )
+        table = self.probabilities[int(t) % self.period]
+        q = with_tails(table, self.half_width, self.sensitivity, self.epsilon, kk)
         u = geometric_half(self.epsilon, self.sensitivity, kk)
         return (1.0 - self.repair_lambda) * q + self.repair_lambda * u
 
@@ -204,13 +196,7 @@ class DependentNoiseResult(LPResult):
         """
         from fractions import Fraction
 
-        from optmech.mechanisms.exact_sampling import (
-            bernoulli,
-            draw_many,
-            geometric_exp,
-            lattice_draw,
-            two_sided,
-        )
+        from optmech.mechanisms import exact_sampling as xs
 
         if isinstance(true_value, bool) or not isinstance(true_value, int | np.integer):
             raise TypeError(f"`true_value` must be an integer query value; got {true_value!r}.")
@@ -218,22 +204,16 @@ class DependentNoiseResult(LPResult):
         q = self.probabilities[t % self.period]
         ratio = math.exp(-self.epsilon)
         delta = self.sensitivity
-        table, _ = lattice_draw(
-            -self.half_width,
-            q,
-            delta,
-            left=(ratio * q[:delta], ratio),
-            right=(ratio * q[-delta:], ratio),
-        )
+        left, right = (ratio * q[:delta], ratio), (ratio * q[-delta:], ratio)
+        table, _ = xs.lattice_draw(-self.half_width, q, delta, left=left, right=right)
         weight = Fraction(self.repair_lambda)
         rate = Fraction(self.epsilon) / (2 * delta)  # u(k) ∝ e^(−ε|k|/(2Δ))
-        geometric = two_sided(lambda bits: geometric_exp(rate, bits))
+        geometric = xs.two_sided(lambda bits: xs.geometric_exp(rate, bits))
 
         def draw(bits: Any) -> int:
-            noise = geometric(bits) if weight and bernoulli(weight, bits) else table(bits)
-            return t + noise
+            return t + (geometric(bits) if weight and xs.bernoulli(weight, bits) else table(bits))
 
-        return draw_many(draw, size, rng)
+        return xs.draw_many(draw, size, rng)
 
     def __repr__(self) -> str:
         return (

@@ -198,13 +198,11 @@ def design_noise(
     Parameters
     ----------
     privacy : PureDP, ApproxDP, ZCDP, RenyiDP, GaussianDP or PrivacyProfile
-        The guarantee (`AdditiveSpec`); the last four are
-        designed by cutting planes and cones
-        (`optmech.lp.additive.beyond`) and their certificates
-        (``certified_rho``, ``certified_mu``, ``certified_profile``,
-        ``certified_renyi``) cover every order / ε. An (ε, δ) request with ε, δ > 0 and no
-        constraints also weighs the ε-DP design, which is (ε, δ)-DP for every δ, and returns
-        it when it costs less (``record.source == "pure"``): always when δ is below what the
+        The guarantee (`AdditiveSpec`); the last four are designed by cutting planes and cones
+        (`optmech.lp.additive.beyond`) and their certificates (``certified_rho``, ``certified_mu``,
+        ``certified_profile``, ``certified_renyi``) cover every order / ε. An (ε, δ) request with ε,
+        δ > 0 and no constraints also weighs the ε-DP design, which is (ε, δ)-DP for every δ, and
+        returns it when it costs less (``record.source == "pure"``): always when δ is below what the
         LP resolves, otherwise when neither ``resolution`` nor ``periods`` names the grid
         (`optmech.lp.additive.approx`).
     sensitivity : float
@@ -215,9 +213,8 @@ def design_noise(
         cvxpy solver name; default by problem size (`optmech.lp.solve.SOLVER_POLICY`),
         retried rescaled and with the other solver on failure.
     allow_repair : bool, default True
-        Repair a solver point that is not exactly private
-        (`optmech.lp.additive.repair`) and record what it cost
-        (``provenance.repair``); with ``allow_repair=False`` raise
+        Repair a solver point that is not exactly private (`optmech.lp.additive.repair`) and record
+        what it cost (``provenance.repair``); with ``allow_repair=False`` raise
         `PrivacyViolationError` instead.
     accuracy : float
         Width of the certified interval ``[lower_bound, value]`` (relative to the value, or
@@ -233,25 +230,19 @@ def design_noise(
         cutting-plane round and repair step.
     dimension : {1, 2}
         ``2`` designs noise in ℝ² for shifts in a norm ball
-        (`optmech.lp.additive2d.design.design_noise_2d`),
-        with a vector ``cost`` and the options of
-        `AdditiveSpec2D`: ``sensitivity_norm``
-        (required), ``resolution``, ``periods``, ``window``, ``tails``, ``reduce_symmetric``,
-        ``gamma``, ``max_memory_gb``.
+        (`optmech.lp.additive2d.design.design_noise_2d`), with a vector ``cost`` and the options of
+        `AdditiveSpec2D`: ``sensitivity_norm`` (required), ``resolution``, ``periods``, ``window``,
+        ``tails``, ``reduce_symmetric``, ``gamma``, ``max_memory_gb``.
     repair : bool, optional
-        Deprecated spelling of ``allow_repair`` (a repair is a
-        `Repair` record everywhere else).
+        Deprecated spelling of ``allow_repair`` (a repair is a `Repair` record everywhere else).
     constraints : Constraint, callable or sequence of them, optional
-        Conditions of the caller's own on the noise ``Z``
-        (`optmech.constraints`): ``Unbiased()`` (``E Z = 0``),
-        ``MaxRisk(b)`` ($E ℓ(Z) ≤ b$ for ``cost``), ``MaxCost(c, b)`` ($E c(Z) ≤ b$),
-        ``TailBound(t, q)`` ($P(|Z| > t) ≤ q$), ``Monotone()`` (always true for additive
-        noise; not the ``monotone`` class option) and ``Custom(f)`` (``f`` receives
-        `NoiseVariables` and returns
-        cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
-        (`optmech.lp.additive.constrained`); every
-        declarative constraint holds for the noise as returned, to
-        ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
+        Conditions of the caller's own on the noise ``Z`` (`optmech.constraints`): ``Unbiased()``
+        (``E Z = 0``), ``MaxRisk(b)`` ($E ℓ(Z) ≤ b$ for ``cost``), ``MaxCost(c, b)`` ($E c(Z) ≤ b$),
+        ``TailBound(t, q)`` ($P(|Z| > t) ≤ q$), ``Monotone()`` (always true for additive noise; not
+        the ``monotone`` class option) and ``Custom(f)`` (``f`` receives `NoiseVariables` and
+        returns cvxpy constraints). 1-D ε-DP and (ε, δ) designs only
+        (`optmech.lp.additive.constrained`); every declarative constraint holds for the noise as
+        returned, to ``optmech.constraints.RESIDUAL_TOL`` (1e-9), and ``provenance.constraints``
         lists each with its residual.
     **spec_options
         The modelling options of `AdditiveSpec`:
@@ -300,8 +291,7 @@ def design_noise(
     sensitivity_norm : {"l1", "l2", "linf"}
         ``dimension=2`` only, and required there: the norm of the ball of shifts.
     tails : {"gauge+product", "gauge"}, default "gauge+product"
-        ``dimension=2`` only: the tail closure
-        (`optmech.mechanisms.tails2d`).
+        ``dimension=2`` only: the tail closure (`optmech.mechanisms.tails2d`).
     gamma : float or Fraction, optional
         ``dimension=2`` only: one step position of the gauge tail, in [0, 1); default a gauge
         tail at each of the ``m`` positions the grid resolves, mixed by the LP.

@@ -1,14 +1,12 @@
 """LPs grown column by column: the solver called directly, with its basis kept between solves.
 
-Column generation (`optmech.lp.user.column_generation`)
-solves one master LP many times, a few columns larger each time; simplex restarted from the last
-basis does only the pivots the new columns need, which a cvxpy problem (rebuilt and re-solved
-from scratch) cannot do. The solver is `optmech.lp.solve.INCREMENTAL_SOLVER`
-(named in `optmech.lp.solve`, optmech's one place for solver names), called
-through its own Python interface; status is handled as everywhere in optmech: ``optimal`` is
-kept, anything else is retried once from a cleared basis and then raised as
-`SolverError` naming the solver, the status and every attempt
-(`run_incremental`).
+Column generation (`optmech.lp.user.column_generation`) solves one master LP many times, a few
+columns larger each time; simplex restarted from the last basis does only the pivots the new columns
+need, which a cvxpy problem (rebuilt and re-solved from scratch) cannot do. The solver is
+`optmech.lp.solve.INCREMENTAL_SOLVER` (named in `optmech.lp.solve`, optmech's one place for solver
+names), called through its own Python interface; status is handled as everywhere in optmech:
+``optimal`` is kept, anything else is retried once from a cleared basis and then raised as
+`SolverError` naming the solver, the status and every attempt (`run_incremental`).
 """
 
 from __future__ import annotations
@@ -71,7 +69,6 @@ def run_incremental(model: Any, variant: str) -> list[Attempt]:
     and every attempt. Returns the attempts, the optimal one last.
     """
     attempts: list[Attempt] = []
-    raw = "kNotset"
     for label in (variant, f"{variant}, restarted"):
         start = time.perf_counter()
         model.run()

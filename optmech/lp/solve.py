@@ -1,12 +1,11 @@
 """The one place optmech calls an LP solver: solver choice, options, status, timings.
 
-Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they
-pass the problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
-``optimal_inaccurate`` is kept with an
-`InaccurateSolutionWarning`, anything else raises
-`SolverError` naming the solver, the status and a remedy. Default
-tolerances are tighter than the solvers' own (measured, see the performance page: optimal values
-here can be 1e-4 and entries e^-45, so an absolute 1e-7 tolerance is too loose).
+Builders elsewhere in `optmech.lp` return cvxpy problems and stay solver-agnostic; they pass the
+problem here. Solver status is data (cvxpy's convention): ``optimal`` is kept,
+``optimal_inaccurate`` is kept with an `InaccurateSolutionWarning`, anything else raises
+`SolverError` naming the solver, the status and a remedy. Default tolerances are tighter than the
+solvers' own (measured, see the performance page: optimal values here can be 1e-4 and entries e^-45,
+so an absolute 1e-7 tolerance is too loose).
 """
 
 from __future__ import annotations
@@ -139,9 +138,8 @@ _HINTS = {
 class SolveInfo:
     """The record of one LP solve, as `solve` and `solve_robust` return it.
 
-    Results do not carry it: each LP result holds a
-    `Provenance` (`provenance_of` builds it
-    from this record, the certified interval and the repair).
+    Results do not carry it: each LP result holds a `Provenance` (`provenance_of` builds it from
+    this record, the certified interval and the repair).
 
     Attributes
     ----------
@@ -164,8 +162,7 @@ class SolveInfo:
     options : dict
         The options passed to the solver.
     attempts : tuple of optmech.provenance.Attempt
-        Every attempt of `solve_robust`, the successful one last (just this one for
-        `solve`).
+        Every attempt of `solve_robust`, the successful one last (just this one for `solve`).
 
     Examples
     --------
@@ -200,8 +197,7 @@ def provenance_of(
     source: tuple[str, str] | None = None,
     **fields: Any,
 ) -> Provenance:
-    """The `Provenance` of a result computed from the solve
-    ``info``.
+    """The `Provenance` of a result computed from the solve ``info``.
 
     The solve gives the solver and status (unless ``source`` names another point's, e.g. a
     known mechanism that won), the attempts (``info.attempts`` unless given), timings, sizes
@@ -308,10 +304,9 @@ def choose_solver(
 ) -> str:
     """Pick a solver for an LP of the given size and kind.
 
-    Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS
-    Lemmas 5.9–5.11) come from simplex: HiGHS. Otherwise `SOLVER_POLICY` decides by the
-    number of variables (interior point scales better on the large dense-ish LPs; measured on the
-    performance page).
+    Vertex solutions (needed to read a constraint pattern or remap off an optimum, GRS Lemmas
+    5.9–5.11) come from simplex: HiGHS. Otherwise `SOLVER_POLICY` decides by the number of variables
+    (interior point scales better on the large dense-ish LPs; measured on the performance page).
     """
     solvers = available_solvers()
     if not solvers:
@@ -321,10 +316,7 @@ def choose_solver(
     if kind not in SOLVER_POLICY:
         raise ValueError(f"`kind` must be one of {sorted(SOLVER_POLICY)}; got {kind!r}.")
     limit, small, large = SOLVER_POLICY[kind]
-    if vertex:
-        preferred = _SIMPLEX[0]
-    else:
-        preferred = small if num_variables <= limit else large
+    preferred = _SIMPLEX[0] if vertex else (small if num_variables <= limit else large)
     return preferred if preferred in solvers else solvers[0]
 
 
@@ -366,9 +358,8 @@ def solve(
     options : dict, optional
         Solver options overriding optmech's defaults for that solver.
     verbose : bool
-        Log this solve at INFO to stderr (`optmech.lp.engine.report`).
-        The solver's own log goes to the logger ``"optmech.lp.solve"`` at DEBUG, whenever that
-        level is enabled.
+        Log this solve at INFO to stderr (`optmech.lp.engine.report`). The solver's own log goes to
+        the logger ``"optmech.lp.solve"`` at DEBUG, whenever that level is enabled.
     kind : str
         Problem family for the default solver choice (a key of `SOLVER_POLICY`).
 
@@ -394,28 +385,61 @@ def solve(
     if options:
         opts.update(options)
     with reporting(verbose=verbose):
-        return _solve_once(problem, name, opts, int(num_variables), int(num_constraints))
+        start = time.perf_counter()
+        try:
+            _run_solver(problem, name, opts)
+        except cp.error.SolverError as exc:
+            raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
+        except ValueError as exc:
+            # cvxpy raises ValueError("Cannot unpack invalid solution ...") when a solver ends with
+            # a status it does not map (HiGHS "unknown" on badly scaled LPs): solver trouble, not
+            # bad input.
+            if "solution" not in str(exc).lower():
+                raise
+            ending = _highs_ending(problem, opts) if name == "HIGHS" else None
+            status = "unknown" if ending is None else f"unknown ({ending})"
+            raise SolverError(name, status, f"{_HINTS['solver_error']} ({exc})") from exc
+        total = time.perf_counter() - start
+    status = str(problem.status)
+    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        decided = status in ("infeasible", "unbounded", "infeasible_or_unbounded")
+        ending = _highs_ending(problem, opts) if name == "HIGHS" and not decided else None
+        hint = _HINTS.get(status, _HINTS["solver_error"])
+        raise SolverError(name, status if ending is None else f"{status} ({ending})", hint)
+    stats = problem.solver_stats
+    compile_time = float(problem.compilation_time or 0.0)
+    solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
+    return SolveInfo(
+        solver=name,
+        status=status,
+        objective=float(problem.value),
+        solve_time=float(solve_time) if solve_time is not None else max(total - compile_time, 0.0),
+        compile_time=compile_time,
+        total_time=total,
+        iterations=None if stats is None else stats.num_iters,
+        num_variables=int(num_variables),
+        num_constraints=int(num_constraints),
+        options=opts,
+        attempts=(Attempt(name, "as built", status, total),),
+    )
 
 
 def _run_solver(problem: cp.Problem, name: str, opts: dict[str, Any]) -> None:
     """``problem.solve`` with the solver's log on DEBUG when that is enabled, else silent."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.ExitStack() as stack:
         # cvxpy's own "Solution may be inaccurate" warning: the status is handled below
         # (InaccurateSolutionWarning or SolverError), so it would only be said twice.
         warnings.filterwarnings(
             "ignore", message="Solution may be inaccurate", category=UserWarning
         )
-        with contextlib.ExitStack() as stack:
-            logged = False
+        logged = False
+        with contextlib.suppress(OSError):  # no file descriptor 1 to redirect (an embedding host)
             if _log.isEnabledFor(logging.DEBUG):
-                try:
-                    stack.enter_context(solver_log(name))
-                    logged = True
-                except OSError:  # no file descriptor 1 to redirect (an embedding host)
-                    pass
-            if name == "HIGHS" and not logged:
-                quiet_highs_banner()
-            problem.solve(solver=name, verbose=logged, **opts)
+                stack.enter_context(solver_log(name))
+                logged = True
+        if name == "HIGHS" and not logged:
+            quiet_highs_banner()
+        problem.solve(solver=name, verbose=logged, **opts)
 
 
 #: Why HiGHS stopped, by its model status (what the status alone does not say).
@@ -441,8 +465,7 @@ def _highs_ending(problem: cp.Problem, opts: dict[str, Any]) -> str | None:
     cached = getattr(problem, "_solver_cache", {}).get("HIGHS")
     if not cached or len(cached) < 3 or not isinstance(cached[2], dict):
         return None
-    results = cached[2]
-    model, info = str(results.get("model_status", "")), results.get("info")
+    model, info = str(cached[2].get("model_status", "")), cached[2].get("info")
     if info is None:
         return None
     ipm = int(getattr(info, "ipm_iteration_count", 0) or 0)
@@ -461,54 +484,6 @@ def _highs_ending(problem: cp.Problem, opts: dict[str, Any]) -> str | None:
         why = _HIGHS_ENDINGS.get(model, "no decision")
         why += f" after {ipm} interior-point and {simplex} simplex iterations"
     return f"HiGHS {model}: {why}; {residuals}"
-
-
-def _solve_once(
-    problem: cp.Problem,
-    name: str,
-    opts: dict[str, Any],
-    num_variables: int,
-    num_constraints: int,
-) -> SolveInfo:
-    """One call of the solver and the handling of its status (`solve`); a HiGHS
-    failure's status says why the solver stopped (``_highs_ending``)."""
-    start = time.perf_counter()
-    try:
-        _run_solver(problem, name, opts)
-    except cp.error.SolverError as exc:
-        raise SolverError(name, "solver_error", f"{_HINTS['solver_error']} ({exc})") from exc
-    except ValueError as exc:
-        # cvxpy raises ValueError("Cannot unpack invalid solution ...") when a solver ends with
-        # a status it does not map (HiGHS "unknown" on badly scaled LPs): solver trouble, not
-        # bad input.
-        if "solution" not in str(exc).lower():
-            raise
-        ending = _highs_ending(problem, opts) if name == "HIGHS" else None
-        status = "unknown" if ending is None else f"unknown ({ending})"
-        raise SolverError(name, status, f"{_HINTS['solver_error']} ({exc})") from exc
-    total = time.perf_counter() - start
-    status = str(problem.status)
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        decided = status in ("infeasible", "unbounded", "infeasible_or_unbounded")
-        ending = _highs_ending(problem, opts) if name == "HIGHS" and not decided else None
-        hint = _HINTS.get(status, _HINTS["solver_error"])
-        raise SolverError(name, status if ending is None else f"{status} ({ending})", hint)
-    stats = problem.solver_stats
-    compile_time = float(problem.compilation_time or 0.0)
-    solve_time = stats.solve_time if stats is not None and stats.solve_time is not None else None
-    return SolveInfo(
-        solver=name,
-        status=status,
-        objective=float(problem.value),
-        solve_time=float(solve_time) if solve_time is not None else max(total - compile_time, 0.0),
-        compile_time=compile_time,
-        total_time=total,
-        iterations=None if stats is None else stats.num_iters,
-        num_variables=num_variables,
-        num_constraints=num_constraints,
-        options=opts,
-        attempts=(Attempt(name, "as built", status, total),),
-    )
 
 
 # -- the robust solve path ----------------------------------------------------------------------
@@ -545,11 +520,10 @@ def attempt_plan(
 ) -> list[Strategy]:
     """The ordered attempts of `solve_robust`.
 
-    A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the
-    policy's choice (`choose_solver`) as built and rescaled, then every other
-    installed solver of `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex
-    solvers (a vertex is what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP
-    solvers take no cones).
+    A solver named by the caller is kept: the LP as built, then rescaled. Otherwise the policy's
+    choice (`choose_solver`) as built and rescaled, then every other installed solver of
+    `MAIN_SOLVERS` as built and rescaled; with ``vertex=True`` only simplex solvers (a vertex is
+    what was asked for), and for ``kind="conic"`` only `CONIC_SOLVERS` (LP solvers take no cones).
     """
     first = _normalise_solver(solver, num_variables, vertex, kind)
     names = [first]
@@ -567,49 +541,6 @@ def alternative_solvers(used: str) -> list[str]:
     method is what tightens a Lagrangian bound that one solver left loose.
     """
     return [s for s in MAIN_SOLVERS if s != used.upper() and s in available_solvers()]
-
-
-def _point_is_finite(problem: cp.Problem) -> bool:
-    for var in problem.variables():
-        if var.value is None or not np.all(np.isfinite(var.value)):
-            return False
-    return True
-
-
-def _attempt(
-    build: Callable[[Strategy], tuple[cp.Problem, T]],
-    strategy: Strategy,
-    attempts: list[Attempt],
-    vertex: bool,
-    options: dict[str, Any] | None,
-    kind: ProblemKind,
-) -> tuple[T, SolveInfo | SolverError]:
-    """One attempt of `solve_robust` (its seconds include the build), appended
-    to ``attempts`` and logged as the stage ``solve``: the payload, and the solve's record or
-    why it failed."""
-    start = time.perf_counter()
-    problem, payload = build(strategy)
-    failed: SolverError | None = None
-    info: SolveInfo | None = None
-    with stage("solve", _log, solver=strategy.solver, variant=strategy.variant) as found:
-        try:
-            info = solve(problem, solver=strategy.solver, vertex=vertex, options=options, kind=kind)
-        except SolverError as exc:
-            failed = exc
-        if info is not None and not _point_is_finite(problem):
-            failed = SolverError(strategy.solver, "no_solution", "no finite point returned")
-            info = None
-        status = failed.status if failed is not None else info.status  # type: ignore[union-attr]
-        seconds = time.perf_counter() - start
-        attempts.append(Attempt(strategy.solver, strategy.variant, status, seconds))
-        found.update(status=status)
-        if info is not None:
-            found.update(
-                variables=info.num_variables,
-                constraints=info.num_constraints,
-                iterations=info.iterations,
-            )
-    return payload, info if info is not None else failed  # type: ignore[return-value]
 
 
 def solve_robust(
@@ -659,7 +590,28 @@ def solve_robust(
     last: SolverError | None = None
     with reporting(verbose=verbose):
         for strategy in attempt_plan(num_variables, solver=solver, vertex=vertex, kind=kind):
-            payload, outcome = _attempt(build, strategy, attempts, vertex, options, kind)
+            name, variant = strategy.solver, strategy.variant
+            start = time.perf_counter()  # an attempt's seconds include its build
+            problem, payload = build(strategy)
+            outcome: SolveInfo | SolverError
+            with stage("solve", _log, solver=name, variant=variant) as found:
+                try:
+                    outcome = solve(problem, solver=name, vertex=vertex, options=options, kind=kind)
+                except SolverError as exc:
+                    outcome = exc
+                values = [v.value for v in problem.variables()]
+                finite = all(x is not None and np.all(np.isfinite(x)) for x in values)
+                if isinstance(outcome, SolveInfo) and not finite:
+                    outcome = SolverError(name, "no_solution", "no finite point returned")
+                seconds = time.perf_counter() - start
+                attempts.append(Attempt(name, variant, outcome.status, seconds))
+                found.update(status=outcome.status)
+                if isinstance(outcome, SolveInfo):
+                    found.update(
+                        variables=outcome.num_variables,
+                        constraints=outcome.num_constraints,
+                        iterations=outcome.iterations,
+                    )
             if isinstance(outcome, SolveInfo):
                 return payload, replace(outcome, attempts=tuple(attempts))
             last = outcome
@@ -689,8 +641,5 @@ def solve_robust(
 #: which calls it directly): simplex keeps its basis from one round to the next, which a cvxpy
 #: problem cannot pass on.
 INCREMENTAL_SOLVER = "HIGHS"
-
-
-def quiet_incremental_solver() -> None:
-    """Spend the incremental solver's licence banner on /dev/null (once per process)."""
-    quiet_highs_banner()
+#: Spend the incremental solver's licence banner on /dev/null (once per process).
+quiet_incremental_solver = quiet_highs_banner

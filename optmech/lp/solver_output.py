@@ -17,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
-__all__ = ["quiet_highs_banner", "solver_log", "stdout_to", "stdout_to_devnull"]
+__all__ = ["quiet_highs_banner", "solver_log", "stdout_to"]
 
 #: The logger of `optmech.lp.solve`, which the solvers' output joins.
 _log = logging.getLogger("optmech.lp.solve")
@@ -38,17 +38,6 @@ def stdout_to(target: int) -> Iterator[None]:
         libc.fflush(None)
         os.dup2(saved, 1)
         os.close(saved)
-
-
-@contextlib.contextmanager
-def stdout_to_devnull() -> Iterator[None]:
-    """Send file descriptor 1 to /dev/null for the duration."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        with stdout_to(devnull):
-            yield
-    finally:
-        os.close(devnull)
 
 
 class _ToDebug(logging.Handler):
@@ -94,7 +83,7 @@ def quiet_highs_banner() -> None:
     except ImportError:  # HiGHS not installed: nothing to silence
         return
     try:
-        with stdout_to_devnull():
+        with open(os.devnull, "wb") as devnull, stdout_to(devnull.fileno()):
             highspy.Highs()
     except OSError:  # no file descriptor 1 to redirect (an embedding host): leave it
         return

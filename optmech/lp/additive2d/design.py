@@ -1,28 +1,23 @@
 """Design certified 2-D additive noise: solve, read, repair, certify, bound, record.
 
-`design_noise_2d` takes a validated
-`AdditiveSpec2D`, builds its LP
-(`build_additive_lp_2d`) and solves it through
-optmech's one solver path (`optmech.lp.solve.solve_robust`). The LP
-is feasible by construction (each gauge tail shape, continued into the box, is a point of it), so a
-failed status is numerical trouble and is retried.
+`design_noise_2d` takes a validated `AdditiveSpec2D`, builds its LP (`build_additive_lp_2d`) and
+solves it through optmech's one solver path (`optmech.lp.solve.solve_robust`). The LP is feasible by
+construction (each gauge tail shape, continued into the box, is a point of it), so a failed status
+is numerical trouble and is retried.
 
-`finish_design_2d` reads the noise off the solver's point (clipped at 0), raises
-it to the least envelope whose window and band ratios are at most ``e^ε``
-(`envelope_2d`), certifies it from the numbers alone
-(`optmech.certify.noise2d.noise2d_epsilon`) and returns
-it with a certified interval
+`finish_design_2d` reads the noise off the solver's point (clipped at 0), raises it to the least
+envelope whose window and band ratios are at most ``e^ε`` (`envelope_2d`), certifies it from the
+numbers alone (`optmech.certify.noise2d.noise2d_epsilon`) and returns it with a certified interval
 ``[lower_bound, value]`` containing the LP's optimum:
 
 * ``value`` — the LP objective at the returned point with the *upper* ends of the cells' cost
   averages and the tails' cost series, divided by its mass, rounded up: at least the exact
   expected cost of the returned noise;
 * ``lower_bound`` — weak duality with the solver's multipliers
-  (`lp_interval`, the engine's, as in 1-D: values and
-  tail scales in one simplex block, auxiliaries in boxes) with the *lower*
-  ends of the costs, divided by
-  ``1 + r`` where ``r`` bounds the relative rest of the tails' mass series (a point of the LP
-  with the exact masses, rescaled to this LP's masses, costs at most ``1 + r`` times more).
+  (`lp_interval`, the engine's, as in 1-D: values and tail scales in one simplex block, auxiliaries
+  in boxes) with the *lower* ends of the costs, divided by ``1 + r`` where ``r`` bounds the relative
+  rest of the tails' mass series (a point of the LP with the exact masses, rescaled to this LP's
+  masses, costs at most ``1 + r`` times more).
 """
 
 from __future__ import annotations
@@ -99,15 +94,16 @@ def design_noise_2d(spec: AdditiveSpec2D, run: DesignRun | None = None) -> Desig
         with stage("build", _log) as found:
             lp = build_additive_lp_2d(spec)
             found.update(lp.counts())
-        noise = _designed(Design2DSolve(lp, run))
-        warn_if_uncertified(noise.provenance, stacklevel=4)
-        return noise
+        return _designed(Design2DSolve(lp, run), stacklevel=4)
 
 
-def _designed(hooks: Design2DSolve) -> DesignedNoise2D:
-    """The certified loop of `Design2DSolve` (no cross-check: one LP, one solve)."""
+def _designed(hooks: Design2DSolve, stacklevel: int) -> DesignedNoise2D:
+    """The certified loop of `Design2DSolve` (no cross-check: one LP, one solve); a wide interval
+    is warned about at the caller's ``stacklevel``."""
     policy = Policy(solver=hooks.run.solver, accuracy=hooks.run.accuracy, cross_check=False)
-    return hooks.design(certified_solve(hooks, policy))
+    noise = hooks.design(certified_solve(hooks, policy))
+    warn_if_uncertified(noise.provenance, stacklevel=stacklevel + 1)
+    return noise
 
 
 def _noise(lp: AdditiveLP2D, values: FloatArray) -> PiecewiseConstantNoise2D:
@@ -135,11 +131,9 @@ def _repaired(lp: AdditiveLP2D, values: FloatArray) -> tuple[FloatArray, bool]:
     ``e^ε`` (in the log domain, to rounding); the certificate then exceeds ε by its rounding
     margin only (`PRIVACY_RTOL`), as the 1-D tails do.
     """
-    k = lp.num_reps
-    box = lp.box(values)
-    bound = lp.spec.epsilon
-    widths = row_half_widths(lp.spec.sensitivity_norm, lp.spec.resolution)
-    box, scales, changed = envelope_2d(box, values[k:], lp.tails, widths, bound)
+    k, spec = lp.num_reps, lp.spec
+    widths = row_half_widths(spec.sensitivity_norm, spec.resolution)
+    box, scales, changed = envelope_2d(lp.box(values), values[k:], lp.tails, widths, spec.epsilon)
     reps = np.zeros(k)
     np.maximum.at(reps, lp.orbit, box.ravel())  # the max over the group of ε-DP images
     return np.concatenate([reps, scales]), changed
@@ -198,9 +192,8 @@ class Design2DSolve(BuiltSolve[AdditiveLP2D, _Read, _Candidate]):
         if self.run.allow_repair:
             with stage("repair", _log) as found:
                 values, changed = _repaired(self.lp, point.values)
-                candidate = _Candidate(
-                    values, Repair(RepairKind.ENVELOPE if changed else RepairKind.NONE)
-                )
+                kind = RepairKind.ENVELOPE if changed else RepairKind.NONE
+                candidate = _Candidate(values, Repair(kind))
                 found.update(kind=str(candidate.fix.kind))
         elif not within_privacy(point.epsilon, self.lp.spec.epsilon):
             raise not_private(self.lp.spec.privacy, f"ε = {point.epsilon:.12g}")
@@ -269,12 +262,9 @@ def finish_design_2d(
 ) -> DesignedNoise2D:
     """Read, repair, certify, bound and wrap the solution of a solved 2-D LP (module text).
 
-    ``allow_repair`` and ``accuracy`` are those of
-    `optmech.design_noise` (``repair`` is the deprecated
-    spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
+    ``allow_repair`` and ``accuracy`` are those of `optmech.design_noise` (``repair`` is the
+    deprecated spelling of ``allow_repair``); ``stacklevel`` that of the warning of a wide interval.
     """
     allow_repair = renamed_flag(allow_repair, repair, new_name="allow_repair", old_name="repair")
     run = DesignRun(allow_repair=allow_repair, accuracy=accuracy)
-    noise = _designed(Design2DSolve(lp, run, solved=(lp, info)))
-    warn_if_uncertified(noise.provenance, stacklevel=stacklevel)
-    return noise
+    return _designed(Design2DSolve(lp, run, solved=(lp, info)), stacklevel)

@@ -1,15 +1,10 @@
 """The designed 2-D noise: a grid density in ℝ² plus the record of the LP behind it.
 
-`optmech.design_noise` with ``dimension=2`` returns a
-`DesignedNoise2D`: a
-`PiecewiseConstantNoise2D` (``pdf``,
-``rvs``,
-``expected_cost``, ``plot``) holding a frozen `DesignRecord2D` — the validated
-`AdditiveSpec2D`, the
-`Provenance` of the solve with the certified interval
-``[lower_bound, value]`` of the LP's optimum, and the ε certified by
-`optmech.certify.noise2d.noise2d_epsilon` from the
-numbers alone.
+`optmech.design_noise` with ``dimension=2`` returns a `DesignedNoise2D`: a
+`PiecewiseConstantNoise2D` (``pdf``, ``rvs``, ``expected_cost``, ``plot``) holding a frozen
+`DesignRecord2D` — the validated `AdditiveSpec2D`, the `Provenance` of the solve with the certified
+interval ``[lower_bound, value]`` of the LP's optimum, and the ε certified by
+`optmech.certify.noise2d.noise2d_epsilon` from the numbers alone.
 """
 
 from __future__ import annotations
@@ -101,14 +96,12 @@ class DesignRecord2D(ProvenanceFields):
 
 
 class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
-    """A certified 2-D noise designed by LP (`optmech.design_noise`,
-    ``dimension=2``).
+    """A certified 2-D noise designed by LP (`optmech.design_noise`, ``dimension=2``).
 
-    ``value`` is its exact expected cost (rounded up; an upper bound where cell averages carry
-    a quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
-    ``certified_epsilon`` the ε certified independently of the solver; ``record``,
-    ``spec`` and ``provenance`` as for the 1-D designs
-    (`RecordViews`).
+    ``value`` is its exact expected cost (rounded up; an upper bound where cell averages carry a
+    quadrature error), ``lower_bound`` a rigorous lower bound of the LP's optimum,
+    ``certified_epsilon`` the ε certified independently of the solver; ``record``, ``spec`` and
+    ``provenance`` as for the 1-D designs (`RecordViews`).
 
     Examples
     --------
@@ -128,8 +121,7 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
         self._record = record
 
     def expected_cost(self, cost: Any = None) -> float:
-        """``E cost(X)``, as for every noise
-        (`VectorNoise.expected_cost`).
+        """``E cost(X)``, as for every noise (`VectorNoise.expected_cost`).
 
         Calling it without a cost (the design's cost) is deprecated: read ``value``, or pass
         ``noise.spec.cost``.
@@ -151,14 +143,11 @@ class DesignedNoise2D(PiecewiseConstantNoise2D, RecordViews):
 
     def _own_rows(self) -> list[tuple[str, Any]]:
         spec = self.spec
-        return [
-            ("cost", repr(spec.cost)),
-            (
-                "grid",
-                f"{spec.resolution} cells per Δ, {spec.periods} periods each way "
-                f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)",
-            ),
-        ]
+        grid = (
+            f"{spec.resolution} cells per Δ, {spec.periods} periods each way "
+            f"({2 * spec.cells}² cells, solved on the {self._record.reduced} orbits)"
+        )
+        return [("cost", repr(spec.cost)), ("grid", grid)]
 
     def _repr_html_(self) -> str:
         """The result's display (value, interval, certificate), not the bare family's."""

@@ -1,5 +1,4 @@
-"""Build the 2-D additive-noise LP of an
-`AdditiveSpec2D`.
+"""Build the 2-D additive-noise LP of an `AdditiveSpec2D`.
 
 ``min c·x  s.t.  A x ≤ 0 (named row blocks),  Σ_j a_j x_j = 1,  x ≥ 0`` with ``x`` holding
 
@@ -13,17 +12,15 @@
 * the auxiliaries of the window rows
 (`optmech.lp.additive2d.windows`).
 
-``a_j`` is the mass of a unit of ``x_j`` (orbit size times ``h²/Δ²``; a tail's series of
-masses), ``c_j`` its cost: exact cell averages of the cost (ℓ1, ℓ∞) or their lower ends
-(quadrature with a stated error; `AdditiveLP2D.weights_high` holds the upper ends, which
-give the design's value), and the tails' series
-(`tail_sums`).
+``a_j`` is the mass of a unit of ``x_j`` (orbit size times ``h²/Δ²``; a tail's series of masses),
+``c_j`` its cost: exact cell averages of the cost (ℓ1, ℓ∞) or their lower ends (quadrature with a
+stated error; `AdditiveLP2D.weights_high` holds the upper ends, which give the design's value), and
+the tails' series (`tail_sums`).
 
 Rows (all ``≤ 0``):
 
 ``"window"``
-    ``f(p) ≤ e^ε f(q)`` for box cells ``q − p ∈ F``
-    (`optmech.certify.noise2d.footprint`).
+    ``f(p) ≤ e^ε f(q)`` for box cells ``q − p ∈ F`` (`optmech.certify.noise2d.footprint`).
 ``"band"``
     The pairs of a box cell ``p`` and a cell ``q ∉ box`` within reach:
     ``z_p ≤ e^ε Σ_l t_l S_l(q)`` and ``Σ_l t_l S_l(q) ≤ e^ε z_p``. Only the tuples
@@ -34,10 +31,9 @@ Pairs of two cells outside the box need no row: each shape is ε-DP on its own a
 non-negative ε-DP functions is ε-DP. So the rows are exactly ε-DP of the density on all of ℝ².
 
 **What the solver sees.** Values span ``e^(−2εK)`` across the box, far beyond absolute solver
-tolerances, so each column is divided by its value at a feasible reference — the gauge tail
-shape itself, continued into the box — the objective by that reference's cost, and each row by
-the geometric mean of its extreme coefficients (as the 1-D graded LP does,
-`optmech.lp.additive.lp`).
+tolerances, so each column is divided by its value at a feasible reference — the gauge tail shape
+itself, continued into the box — the objective by that reference's cost, and each row by the
+geometric mean of its extreme coefficients (as the 1-D graded LP does, `optmech.lp.additive.lp`).
 """
 
 from __future__ import annotations
@@ -52,6 +48,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from optmech._floats import FloatArray, IntArray
+from optmech._floats import U as _U
 from optmech.certify.noise2d import footprint, row_half_widths
 from optmech.lp.additive2d.spec import AdditiveSpec2D
 from optmech.lp.additive2d.windows import WindowSystem2D, window_system_2d
@@ -72,8 +69,6 @@ __all__ = ["AdditiveLP2D", "build_additive_lp_2d", "orbits"]
 
 Tail = GaugeTail | ProductTail
 
-#: Unit roundoff of float64.
-_U = 2.0**-53
 #: Entries of the comparison array of one chunk of `_pareto`.
 _PARETO_CHUNK = 1 << 22
 
@@ -131,11 +126,10 @@ TAIL_BALLS = {"l1": ("l1", "l2", "linf"), "l2": ("l2", "linf"), "linf": ("linf",
 def make_tails(spec: AdditiveSpec2D) -> tuple[Tail, ...]:
     """The tail shapes of a spec (module docstring).
 
-    For the ball of shifts and every larger one among ℓ1 ⊂ ℓ2 ⊂ ℓ∞ (`TAIL_BALLS`), the
-    gauge staircases of its footprint's hull with their steps at each of
-    ``γ = (2j + 1)/(2m)``, ``j = 0 … m − 1`` (or at ``spec.gamma`` alone): each is ε-DP for
-    the smaller footprint too. Then the product of two 1-D staircases at ε/2
-    (``tails="gauge+product"``).
+    For the ball of shifts and every larger one among ℓ1 ⊂ ℓ2 ⊂ ℓ∞ (`TAIL_BALLS`), the gauge
+    staircases of its footprint's hull with their steps at each of ``γ = (2j + 1)/(2m)``,
+    ``j = 0 … m − 1`` (or at ``spec.gamma`` alone): each is ε-DP for the smaller footprint too. Then
+    the product of two 1-D staircases at ε/2 (``tails="gauge+product"``).
     """
     m = spec.resolution
     ratio = tail_ratio_for(spec.epsilon)
@@ -165,42 +159,17 @@ class AdditiveLP2D(LPReadout):
     """A built 2-D LP and what is needed to read a noise off its solution.
 
     The fields and methods the certified interval uses (``weights``, ``mass``, ``rows``,
-    ``num_aux``, ``aux_upper`` and those of `LPReadout`)
-    mean what they mean for the 1-D LP, so the engine's
-    `lp_interval` applies as it is.
+    ``num_aux``, ``aux_upper`` and those of `LPReadout`) mean what they mean for the 1-D LP, so the
+    engine's `lp_interval` applies as it is.
 
-    Attributes
-    ----------
-    spec : AdditiveSpec2D
-        What was asked for.
-    width : float
-        ``h``.
-    orbit, reps, sizes : ndarray
-        `orbits` of the box.
-    tails : tuple
-        The tail shapes, in the order of their variables.
-    sums : tuple of TailSums
-        Their masses and costs outside the box (scale 1, densities in units of ``1/Δ²``).
-    weights, weights_high : ndarray
-        Lower and upper ends of the cost of a unit of each variable (0 for auxiliaries).
-    num_aux : int
-        Auxiliary variables (of `window`).
-    mass : ndarray
-        Mass of a unit of each variable (tails: the lower end of their series).
-    mass_rtol : float
-        Relative width of the tails' mass intervals.
-    rows : RowRecord
-        ``"window"`` and ``"band"``.
-    window : WindowSystem2D
-        The window rows' structure (its auxiliaries' canonical values).
-    reference : ndarray
-        A feasible point (values and tails; normalised): the gauge tail shape everywhere.
-    columns : ndarray
-        The solver's scale of the values and tails (`solver_scale`).
-    scale : float
-        The reference's cost: the objective is divided by it.
-    build_time : float
-        Seconds spent building.
+    ``width`` is ``h``; ``orbit``, ``reps``, ``sizes`` are the box's `orbits`; ``tails`` the tail
+    shapes in the order of their variables, ``sums`` their masses and costs outside the box (scale
+    1, densities in units of ``1/Δ²``). ``weights`` and ``weights_high`` are the lower and upper
+    ends of the cost of a unit of each variable (0 for the ``num_aux`` auxiliaries of ``window``),
+    ``mass`` its mass (tails: the lower end of their series, ``mass_rtol`` the relative width of
+    those intervals). ``reference`` is a feasible point (values and tails, normalised: the gauge
+    tail shape everywhere), ``columns`` the solver's scale of the values and tails
+    (`solver_scale`), ``scale`` the reference's cost (the objective is divided by it).
     """
 
     spec: AdditiveSpec2D
@@ -228,30 +197,20 @@ class AdditiveLP2D(LPReadout):
         """Value variables of the box (orbits)."""
         return int(self.reps.size)
 
-    @property
-    def cells(self) -> int:
-        """``n₀``."""
-        return self.spec.cells
-
     def box(self, values: FloatArray) -> FloatArray:
         """The box's ``2n₀ × 2n₀`` array of the orbit values ``values[:num_reps]``."""
-        n = 2 * self.cells
+        n = 2 * self.spec.cells
         return np.asarray(values[: self.num_reps])[self.orbit].reshape(n, n)
 
     # -- attempts ------------------------------------------------------------------------------
     def for_strategy(self, strategy: Strategy | None) -> AdditiveLP2D:
-        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns
-        by `solver_scale`;
-        `attempt`)."""
+        """The same LP as a fresh cvxpy problem for one solver attempt (rows balanced, columns by
+        `solver_scale`; `attempt`)."""
         return self.attempt(strategy, self.solver_scale(), balanced=True)  # type: ignore[no-any-return]
 
     def solver_scale(self) -> FloatArray:
         """Columns divided by the reference point (auxiliaries by its window minima)."""
-        k = self.num_reps + len(self.tails)
-        scale = np.ones(self.num_variables)
-        scale[:k] = self.columns
-        scale[k:] = self.window.canonical_aux(self.box(self.columns).ravel())
-        return np.maximum(scale, 1e-300)
+        return np.maximum(self.complete(self.columns), 1e-300)
 
     def aux_upper(self, value: float) -> FloatArray:
         """Bounds of the auxiliaries at an optimum: their window minima at `value_upper`."""
@@ -279,12 +238,11 @@ def _band(
     w = int(np.max(np.abs(offsets)))
     a, b = np.divmod(reps, n)
     near = (a < w) | (a >= n - w) | (b < w) | (b >= n - w)
-    p = reps[near]
     pi, pj = a[near] - n0, b[near] - n0
     qi = pi[:, None] + offsets[None, :, 0]
     qj = pj[:, None] + offsets[None, :, 1]
     out = ~((qi >= -n0) & (qi < n0) & (qj >= -n0) & (qj < n0))
-    owner = np.broadcast_to(orbit[p][:, None], qi.shape)[out]
+    owner = np.broadcast_to(orbit[reps[near]][:, None], qi.shape)[out]
     qi, qj = qi[out], qj[out]
     polygons = {id(t.heights): t for t in tails if isinstance(t, GaugeTail)}.values()
     gauges = [gauge_value(t, qi, qj) for t in polygons]
@@ -296,8 +254,7 @@ def _band(
         signs = np.array([-sign] * len(gauges) + [sign] * len(others))
         who, where = _pareto(owner, keys * signs)
         vals = shape_values(tails, qi[where], qj[where]).T
-        r = np.arange(who.size)
-        rows = np.concatenate([r] * (1 + len(tails)))
+        rows = np.concatenate([np.arange(who.size)] * (1 + len(tails)))
         cols = np.concatenate([who] + [np.full(who.size, k + t) for t in range(len(tails))])
         own, other = (1.0, -factor) if sign > 0 else (-factor, 1.0)
         data = np.concatenate([np.full(who.size, own), *(other * vals.T)])
@@ -380,11 +337,9 @@ def _reference(
     """A feasible point and the solver's column scales.
 
     The point: the cheapest gauge tail shape continued into the box (each is ε-DP on its own),
-    normalised. The scales: the same, with the other tails scaled to its value at the box's
-    edge.
+    normalised. The scales: the same, with the other tails scaled to its value at the box's edge.
     """
-    n = 2 * n0
-    a, b = np.divmod(reps, n)
+    a, b = np.divmod(reps, 2 * n0)
     best, ref = math.inf, np.zeros(k + len(tails))
     for t_idx, tail in enumerate(tails):
         if not isinstance(tail, GaugeTail):
@@ -423,22 +378,16 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
     sums = tuple(tail_sums(list(tails), n0, h, spec.cost))
     unit = h * h / (delta * delta)
     c_lo, c_hi = _costs(spec, h, reps)
+    widths = row_half_widths(spec.sensitivity_norm, m)
     window = window_system_2d(
-        2 * n0,
-        row_half_widths(spec.sensitivity_norm, m),
-        math.exp(spec.epsilon),
-        method=spec.method,
-        rows_at=reps,
+        2 * n0, widths, math.exp(spec.epsilon), method=spec.method, rows_at=reps
     )
     n_aux = window.num_aux
-    weights = np.zeros(k + len(tails) + n_aux)
-    weights_high = np.zeros_like(weights)
-    mass = np.zeros_like(weights)
-    weights[:k], weights_high[:k], mass[:k] = sizes * unit * c_lo, sizes * unit * c_hi, sizes * unit
-    for t_idx, s in enumerate(sums):
-        weights[k + t_idx] = s.cost_low / delta**2
-        weights_high[k + t_idx] = s.cost_high / delta**2
-        mass[k + t_idx] = s.mass / delta**2
+    tail = {f: [getattr(s, f) / delta**2 for s in sums] for f in ("cost_low", "cost_high", "mass")}
+    aux = np.zeros(n_aux)
+    weights = np.concatenate([sizes * unit * c_lo, tail["cost_low"], aux])
+    weights_high = np.concatenate([sizes * unit * c_hi, tail["cost_high"], aux])
+    mass = np.concatenate([sizes * unit, tail["mass"], aux])
     expand = sp.csr_matrix(
         (np.ones(orbit.size), (np.arange(orbit.size), orbit)), shape=(orbit.size, k)
     )
@@ -446,12 +395,8 @@ def build_additive_lp_2d(spec: AdditiveSpec2D, *, strategy: Strategy | None = No
     win = sp.hstack([window.a_g @ expand, tail_cols, window.a_u], format="csr")
     band = _band(spec, tails, orbit, reps, k)
     band = sp.hstack([band, sp.csr_matrix((band.shape[0], n_aux))], format="csr")
-    rows = RowRecord(
-        (
-            RowBlock("window", win, np.zeros(win.shape[0])),
-            RowBlock("band", band, np.zeros(band.shape[0])),
-        )
-    )
+    blocks = {"window": win, "band": band}  # all rows ≤ 0
+    rows = RowRecord(tuple(RowBlock(name, a, np.zeros(a.shape[0])) for name, a in blocks.items()))
     reference, columns = _reference(tails, reps, n0, weights_high, mass, k)
     scale = float(weights_high[: reference.size] @ reference)
     lp = AdditiveLP2D(

@@ -1,14 +1,13 @@
 """Make a slightly non-private 2-D solver point exactly private: the least ε-DP envelope.
 
 Solvers stop at absolute tolerances, so a returned point has a few window ratios a hair above
-``e^ε``. As in 1-D (`optmech.lp.additive.repair.envelope_raise`), each cell is raised to the
-largest value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log
-domain, on the box grown by the footprint's reach ``w`` (the cells outside hold the tails
-``Σ_l t_l S_l``, fixed); and when a box cell is too large for a tail neighbour
-(``f(p) > e^ε' Σ t S(q)``), every tail scale is raised by the same factor. Each step only
-raises, so the iteration reaches the least fixed point above the point when one exists (the
-solver's point is close to feasible, so a few rounds suffice). The pairs of two tail cells are
-ε-DP by the shapes' own construction.
+``e^ε``. As in 1-D (`optmech.lp.additive.repair.envelope_raise`), each cell is raised to the largest
+value its neighbours force, ``L(p) ← max(L(p), max_{q ∈ p + F} L(q) − ε')`` in the log domain, on
+the box grown by the footprint's reach ``w`` (the cells outside hold the tails ``Σ_l t_l S_l``,
+fixed); and when a box cell is too large for a tail neighbour (``f(p) > e^ε' Σ t S(q)``), every tail
+scale is raised by the same factor. Each step only raises, so the iteration reaches the least fixed
+point above the point when one exists (the solver's point is close to feasible, so a few rounds
+suffice). The pairs of two tail cells are ε-DP by the shapes' own construction.
 """
 
 from __future__ import annotations
@@ -52,11 +51,9 @@ def footprint_max(logs: FloatArray, widths: npt.ArrayLike) -> FloatArray:
         for L in np.unique(half)
     }
     out = np.full(logs.shape, -np.inf)
-    n = logs.shape[0]
     for d1, L in zip(range(-w, w + 1), half.tolist(), strict=True):
-        src = rows[int(L)]
-        lo, hi = max(0, -d1), n - max(0, d1)
-        out[lo:hi] = np.maximum(out[lo:hi], src[lo + d1 : hi + d1])
+        lo, hi = max(0, -d1), logs.shape[0] - max(0, d1)
+        out[lo:hi] = np.maximum(out[lo:hi], rows[int(L)][lo + d1 : hi + d1])
     return out
 
 
@@ -79,33 +76,27 @@ def envelope_2d(
     widths: npt.ArrayLike,
     bound: float,
 ) -> tuple[FloatArray, FloatArray, bool]:
-    """The least raise of ``(box, scales)`` whose window and band ratios are ``≤ e^bound``.
+    """The least raise of ``(box, scales)`` (the ``2n₀ × 2n₀`` cell values and the tail scales)
+    whose window and band ratios are ``≤ e^bound``, and whether anything was raised.
 
-    Parameters
-    ----------
-    box : ndarray, shape (2n₀, 2n₀)
-        Non-negative cell values.
-    scales : ndarray
-        Tail scales ``t_l ≥ 0`` (all zero: the first tail is started at the least scale the
-        box needs).
-    tails : sequence of tail shapes
-    widths : array_like of int
-        The footprint's row half-widths.
-    bound : float
-        ``ε'``.
-
-    Returns
-    -------
-    (box, scales, changed)
-
-    Raises
-    ------
-    PrivacyViolationError
-        No fixed point within `MAX_ROUNDS` rounds, or an all-zero box.
+    All-zero ``scales`` start the first tail at the least scale the box needs. Raises
+    `PrivacyViolationError` when no fixed point is reached within `MAX_ROUNDS` rounds or the box
+    is all zero.
     """
     n0 = box.shape[0] // 2
     w = (np.asarray(widths).size - 1) // 2
     inner = (slice(w, w + 2 * n0), slice(w, w + 2 * n0))
+
+    def need_ratio(grown: FloatArray, tails: Sequence[Tail], t: FloatArray) -> float:
+        """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
+        reach = footprint_max(grown, widths)
+        out = _outside(tails, t, n0, w)
+        tail = out > 0  # cells outside the box where a tail is positive (elsewhere no finite gap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = reach[tail] - bound - np.log(out[tail])
+        gap = gap[np.isfinite(gap)]
+        return float(np.exp(np.max(gap))) if gap.size else 1.0
+
     with np.errstate(divide="ignore"):
         logs = np.log(np.maximum(box, 0.0))
     if not np.any(np.isfinite(logs)):
@@ -115,15 +106,14 @@ def envelope_2d(
     for _ in range(MAX_ROUNDS):
         grown = np.full((2 * (n0 + w),) * 2, -np.inf)
         grown[inner] = logs
-        if np.any(t > 0):
-            ratio = _need_ratio(grown, tails, t, n0, w, widths, bound)
-        else:
-            ratio = math.inf
+        started = bool(np.any(t > 0))
+        ratio = need_ratio(grown, tails, t) if started else math.inf
         if ratio > 1.0 + 2.0**-45:  # a box cell is too large for the tail next to it
-            if not np.any(t > 0):
-                t[0] = _first_scale(grown, tails[0], n0, w, widths, bound)
-            else:
+            if started:
                 t = t * (ratio * (1.0 + 2.0**-44))
+            else:  # the least scale of the first tail that the box's edge needs
+                first = need_ratio(grown, tails[:1], np.ones(1))
+                t[0] = first * (1.0 + 1e-12)
             changed = True
             continue
         with np.errstate(divide="ignore"):
@@ -138,30 +128,3 @@ def envelope_2d(
         f"the envelope repair did not converge in {MAX_ROUNDS} rounds; the solver's point is "
         "far from private (try another solver or tighter tolerances)."
     )
-
-
-def _need_ratio(
-    grown: FloatArray,
-    tails: Sequence[Tail],
-    t: FloatArray,
-    n0: int,
-    w: int,
-    widths: npt.ArrayLike,
-    bound: float,
-) -> float:
-    """Factor the tail scales need: ``max_q e^(−ε')·max_{p ∈ q+F, box} f(p) / Σ t S(q)``."""
-    reach = footprint_max(grown, widths)
-    out = _outside(tails, t, n0, w)
-    outside = np.ones(grown.shape, dtype=bool)
-    outside[w : w + 2 * n0, w : w + 2 * n0] = False
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = reach[outside] - bound - np.log(out[outside])
-    gap = gap[np.isfinite(gap)]
-    return float(np.exp(np.max(gap))) if gap.size else 1.0
-
-
-def _first_scale(
-    grown: FloatArray, tail: Tail, n0: int, w: int, widths: npt.ArrayLike, bound: float
-) -> float:
-    """The least scale of one tail that the box's edge needs."""
-    return _need_ratio(grown, [tail], np.ones(1), n0, w, widths, bound) * (1.0 + 1e-12)

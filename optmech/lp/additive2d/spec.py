@@ -1,12 +1,10 @@
-"""What to design in 2-D: `AdditiveSpec2D`, validated once, and the size it will
-take.
+"""What to design in 2-D: `AdditiveSpec2D`, validated once, and the size it will take.
 
-Noise ``X ∈ ℝ²`` for ``K(D) = q(D) + X`` under pure ε-DP with shifts in the ball of radius Δ of
-the ℓ1, ℓ2 or ℓ∞ norm (``sensitivity_norm``), searched among densities constant on square cells
-of side ``h = Δ/m`` (``m`` = ``resolution``) on the box ``[−KΔ, KΔ)²`` (``K`` = ``periods``),
-closed outside by tail shapes (`optmech.mechanisms.tails2d`). The size
-of the LP is estimated from these numbers before anything is built
-(`AdditiveSpec2D.size`), and a design that would need more than
+Noise ``X ∈ ℝ²`` for ``K(D) = q(D) + X`` under pure ε-DP with shifts in the ball of radius Δ of the
+ℓ1, ℓ2 or ℓ∞ norm (``sensitivity_norm``), searched among densities constant on square cells of side
+``h = Δ/m`` (``m`` = ``resolution``) on the box ``[−KΔ, KΔ)²`` (``K`` = ``periods``), closed outside
+by tail shapes (`optmech.mechanisms.tails2d`). The size of the LP is estimated from these numbers
+before anything is built (`AdditiveSpec2D.size`), and a design that would need more than
 ``max_memory_gb`` is refused (`ProblemTooLargeError`).
 """
 
@@ -112,25 +110,20 @@ def _rep_rows(cells: int, group: str) -> tuple[IntArray, IntArray, IntArray]:
 
 def _num_reps(cells: int, group: str) -> int:
     """Orbits of the box ``[−n₀, n₀)²`` under the group."""
-    if cells <= 0:
-        return 0
-    return {"dihedral": cells * (cells + 1) // 2, "reflections": cells * cells}.get(
-        group, 4 * cells * cells
-    )
+    return int(_rep_rows(max(cells, 0), group)[1].sum())
 
 
 def _window_counts(spec: AdditiveSpec2D, widths: IntArray) -> tuple[int, int]:
     """(rows, auxiliaries) of the window rows (``window_system_2d`` at the orbit
     representatives), without building them.
 
-    ``"runs"``: one lookup per (representative, ``d₁`` whose row is in the box), two rows each,
-    and two doubling rows per auxiliary. The lookups reading row ``r`` of the box at level
-    ``l`` or above start at ``a_l(r)`` at the least (the least column of their
-    representatives minus ``L(d₁)``) and reach the box's edge, and an auxiliary needs its two
-    children, so level ``l`` keeps the ``n − 2^l + 1 − a_l(r)`` starts from ``a_l(r)`` on
-    (the pruning of ``optmech.lp.additive2d.windows``). ``"pairs"``: one row per
-    (representative, footprint offset in the box); the representatives of row ``i`` are the
-    columns ``least(i) … n − 1``.
+    ``"runs"``: one lookup per (representative, ``d₁`` whose row is in the box), two rows each, and
+    two doubling rows per auxiliary. The lookups reading row ``r`` of the box at level ``l`` or
+    above start at ``a_l(r)`` at the least (the least column of their representatives minus
+    ``L(d₁)``) and reach the box's edge, and an auxiliary needs its two children, so level ``l``
+    keeps the ``n − 2^l + 1 − a_l(r)`` starts from ``a_l(r)`` on (the pruning of
+    ``optmech.lp.additive2d.windows``). ``"pairs"``: one row per (representative, footprint offset
+    in the box); the representatives of row ``i`` are the columns ``least(i) … n − 1``.
     """
     n, w = 2 * spec.cells, (widths.size - 1) // 2
     rows, count, least = _rep_rows(spec.cells, spec.group)
@@ -219,8 +212,7 @@ class AdditiveSpec2D:
     sensitivity : float
         Δ, the radius of the ball of shifts, in (0, inf).
     cost : Norm, VectorCustom, str or callable
-        The cost of the error vector
-        (`optmech.costs.vector.as_vector_cost`).
+        The cost of the error vector (`optmech.costs.vector.as_vector_cost`).
     sensitivity_norm : {'l1', 'l2', 'linf'}
         The norm of the ball of shifts.
     resolution : int

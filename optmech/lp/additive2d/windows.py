@@ -2,11 +2,10 @@
 
 A density constant on the cells of an ``n × n`` box is ε-DP for the pairs inside the box iff
 ``g(p) ≤ e^ε g(q)`` whenever ``q − p`` lies in the footprint ``F`` of the ball
-(`optmech.certify.noise2d.footprint`); as ``F = −F``, it
-suffices to impose, at every cell ``p``, ``g(p) ≤ e^ε min_{q ∈ p + F} g(q)`` (clipped to the box).
-With a symmetry group acting on the box, the rows are needed at one cell per orbit only
-(``rows_at``): the rows of the other cells are their images. Two forms with the same projection onto
-``g``:
+(`optmech.certify.noise2d.footprint`); as ``F = −F``, it suffices to impose, at every cell ``p``,
+``g(p) ≤ e^ε min_{q ∈ p + F} g(q)`` (clipped to the box). With a symmetry group acting on the box,
+the rows are needed at one cell per orbit only (``rows_at``): the rows of the other cells are their
+images. Two forms with the same projection onto ``g``:
 
 ``"pairs"``
     One row per pair: ``|rows_at| · |F|`` rows (``|F| ≈ 4m²`` for the ℓ∞ ball at ``m`` cells
@@ -46,6 +45,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -91,14 +91,12 @@ class WindowSystem2D:
         """The largest feasible auxiliaries: each the minimum of its interval (clipped at 0)."""
         if not self.levels:
             return np.zeros(0)
-        grid = np.asarray(g, dtype=np.float64).reshape(self.n, self.n)
-        out, prev = [], grid
+        out, prev = [], np.asarray(g, dtype=np.float64).reshape(self.n, self.n)
         for level, kept in enumerate(self.levels, start=1):
             half = 2 ** (level - 1)
             size = self.n - 2**level + 1
-            cur = np.minimum(prev[:, :size], prev[:, half : half + size])
-            out.append(cur.reshape(-1)[kept])
-            prev = cur
+            prev = np.minimum(prev[:, :size], prev[:, half : half + size])
+            out.append(prev.reshape(-1)[kept])
         return np.maximum(np.concatenate(out), 0.0)
 
     def residual(self, g: npt.ArrayLike) -> FloatArray:
@@ -107,19 +105,16 @@ class WindowSystem2D:
         return np.asarray(self.a_g @ garr + self.a_u @ self.canonical_aux(garr))
 
 
-def _offsets(widths: IntArray) -> tuple[IntArray, IntArray]:
-    w = (widths.size - 1) // 2
-    d1 = np.repeat(np.arange(-w, w + 1), 2 * widths + 1)
-    d2 = np.concatenate([np.arange(-L, L + 1) for L in widths.tolist()])
-    return d1.astype(np.int64), d2.astype(np.int64)
-
-
-def _rows_at(n: int, rows_at: IntArray | None) -> IntArray:
-    return np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
+def _matrix(parts: list[tuple[IntArray, IntArray, FloatArray]], shape: tuple[int, int]) -> Any:
+    """The CSR matrix of ``(rows, columns, values)`` triplets, in order."""
+    rows, cols, vals = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return sp.csr_matrix((vals, (rows, cols)), shape=shape)
 
 
 def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
-    d1, d2 = _offsets(widths)
+    w = (widths.size - 1) // 2
+    d1 = np.repeat(np.arange(-w, w + 1), 2 * widths + 1).astype(np.int64)
+    d2 = np.concatenate([np.arange(-L, L + 1) for L in widths.tolist()]).astype(np.int64)
     keep = (d1 != 0) | (d2 != 0)
     d1, d2 = d1[keep], d2[keep]
     i, j = np.divmod(rows_at, n)
@@ -129,108 +124,64 @@ def _pairs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> Window
     p = np.broadcast_to(rows_at[:, None], qi.shape)[inside]
     q = (qi * n + qj)[inside]
     rows = np.arange(p.size)
-    a_g = sp.csr_matrix(
-        (
-            np.concatenate([np.ones(p.size), np.full(p.size, -factor)]),
-            (np.concatenate([rows, rows]), np.concatenate([p, q])),
-        ),
-        shape=(p.size, n * n),
+    a_g = _matrix(
+        [(rows, p, np.ones(p.size)), (rows, q, np.full(p.size, -factor))], (p.size, n * n)
     )
     return WindowSystem2D(a_g, sp.csr_matrix((p.size, 0)), "pairs", n)
 
 
-def _lookups(n: int, widths: IntArray, rows_at: IntArray) -> tuple[IntArray, ...]:
-    """Per (cell, d₁): the cell, the level, and the two block starts (row, column)."""
+def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
+    # Per (cell, d₁): the cell, the row it reads, the level and the two block starts.
     w = (widths.size - 1) // 2
     i, j = np.divmod(rows_at, n)
-    d1 = np.arange(-w, w + 1)
-    row = i[:, None] + d1[None, :]
+    row = i[:, None] + np.arange(-w, w + 1)[None, :]
     lo = np.maximum(j[:, None] - widths[None, :], 0)
     hi = np.minimum(j[:, None] + widths[None, :], n - 1)
     use = (row >= 0) & (row < n)
     cell = np.broadcast_to(rows_at[:, None], row.shape)[use]
     row, lo, hi = row[use], lo[use], hi[use]
     level = np.floor(np.log2(hi - lo + 1)).astype(np.int64)
-    return cell, row, level, lo, hi - 2**level + 1
-
-
-def _needed(n: int, top: int, row: IntArray, level: IntArray, starts: list[IntArray]) -> list:
-    """Boolean masks of the auxiliaries each level needs (the lookups, then their children)."""
-    masks = [np.zeros((n, n - 2**lv + 1), dtype=bool) for lv in range(1, top + 1)]
-    for start in starts:
-        sel = level >= 1
-        masks_idx = level[sel] - 1
-        for lv in np.unique(masks_idx).tolist():
-            pick = masks_idx == lv
-            masks[lv][row[sel][pick], start[sel][pick]] = True
-    for lv in range(top, 1, -1):  # T_l(i, j) needs T_{l−1}(i, j) and T_{l−1}(i, j + half)
-        half = 2 ** (lv - 1)
-        child = masks[lv - 2]
-        child[:, : masks[lv - 1].shape[1]] |= masks[lv - 1]
-        child[:, half : half + masks[lv - 1].shape[1]] |= masks[lv - 1]
-    return masks
-
-
-def _runs(n: int, widths: IntArray, factor: float, rows_at: IntArray) -> WindowSystem2D:
-    cell, row, level, start_a, start_b = _lookups(n, widths, rows_at)
+    start_a, start_b = lo, hi - 2**level + 1
     top = int(level.max(initial=0))
-    masks = _needed(n, top, row, level, [start_a, start_b])
-    kept = [np.flatnonzero(mk.reshape(-1)) for mk in masks]
-    offsets = np.concatenate([[0], np.cumsum([k.size for k in kept])]).astype(np.int64)
-    column = []  # flat (level-grid) index -> aux column, per level
-    for lv, k in enumerate(kept):
-        col = np.full(masks[lv].size, -1, dtype=np.int64)
-        col[k] = offsets[lv] + np.arange(k.size)
-        column.append(col)
-    g_rows, g_cols, g_vals, u_rows, u_cols, u_vals = [], [], [], [], [], []
+    # T_l(i, j), j ≤ n − 2^l, is entry base[l − 1] + i·(n − 2^l + 1) + j of one flat array.
+    base = np.cumsum([0] + [n * (n - 2**lv + 1) for lv in range(1, top + 1)]).astype(np.int64)
+    single, many = level == 0, level > 0
+    lv = level[many]
+    flat = [base[lv - 1] + row[many] * (n - 2**lv + 1) + s[many] for s in (start_a, start_b)]
+    need = np.zeros(int(base[-1]), dtype=bool)
+    need[np.concatenate(flat)] = True  # what the lookups read, then the children of those
+    masks = [need[base[i] : base[i + 1]].reshape(n, -1) for i in range(top)]  # views of `need`
+    for lv in range(top, 1, -1):  # T_l(i, j) needs T_{l−1}(i, j) and T_{l−1}(i, j + half)
+        half, parent, child = 2 ** (lv - 1), masks[lv - 1], masks[lv - 2]
+        child[:, : parent.shape[1]] |= parent
+        child[:, half : half + parent.shape[1]] |= parent
+    kept = [np.flatnonzero(mk) for mk in masks]
+    column = np.full(need.size, -1, dtype=np.int64)  # each kept auxiliary's column, in order
+    column[need] = np.arange(int(need.sum()))
+    g: list[tuple[IntArray, IntArray, FloatArray]] = []  # (rows, columns, values) of a_g
+    u: list[tuple[IntArray, IntArray, FloatArray]] = []  # and of a_u
     r0 = 0
     for lv, k in enumerate(kept, start=1):  # doubling rows: T_l − child ≤ 0 for both children
-        width_l, half = n - 2**lv + 1, 2 ** (lv - 1)
-        ri, rj = np.divmod(k, width_l)
-        me = offsets[lv - 1] + np.arange(k.size)
+        half = 2 ** (lv - 1)
+        ri, rj = np.divmod(k, n - 2**lv + 1)
+        me = column[base[lv - 1] + k]
         for shift in (0, half):
             rows = r0 + np.arange(k.size)
-            u_rows.append(rows)
-            u_cols.append(me)
-            u_vals.append(np.ones(k.size))
+            u.append((rows, me, np.ones(k.size)))
             if lv == 1:
-                g_rows.append(rows)
-                g_cols.append(ri * n + rj + shift)
-                g_vals.append(-np.ones(k.size))
+                g.append((rows, ri * n + rj + shift, -np.ones(k.size)))
             else:
-                u_rows.append(rows)
-                u_cols.append(column[lv - 2][ri * (n - 2 ** (lv - 1) + 1) + rj + shift])
-                u_vals.append(-np.ones(k.size))
+                child = column[base[lv - 2] + ri * (n - half + 1) + rj + shift]
+                u.append((rows, child, -np.ones(k.size)))
             r0 += k.size
-    for start in (start_a, start_b):  # window rows: g(p) − e^ε T_l(row, start) ≤ 0
+    for start, at in zip((start_a, start_b), flat, strict=True):  # g(p) − e^ε T_l(row, start) ≤ 0
         rows = r0 + np.arange(cell.size)
-        g_rows.append(rows)
-        g_cols.append(cell)
-        g_vals.append(np.ones(cell.size))
-        single = level == 0
-        g_rows.append(rows[single])
-        g_cols.append(row[single] * n + start[single])
-        g_vals.append(np.full(int(single.sum()), -factor))
-        many = ~single
-        lv = level[many]
-        flat = row[many] * (n - 2**lv + 1) + start[many]
-        cols = np.empty(lv.size, dtype=np.int64)
-        for v in np.unique(lv).tolist():
-            pick = lv == v
-            cols[pick] = column[v - 1][flat[pick]]
-        u_rows.append(rows[many])
-        u_cols.append(cols)
-        u_vals.append(np.full(cols.size, -factor))
+        g.append((rows, cell, np.ones(cell.size)))
+        g.append((rows[single], row[single] * n + start[single], np.full(single.sum(), -factor)))
+        u.append((rows[many], column[at], np.full(at.size, -factor)))
         r0 += cell.size
-    a_g = sp.csr_matrix(
-        (np.concatenate(g_vals), (np.concatenate(g_rows), np.concatenate(g_cols))),
-        shape=(r0, n * n),
-    )
-    a_u = sp.csr_matrix(
-        (np.concatenate(u_vals), (np.concatenate(u_rows), np.concatenate(u_cols))),
-        shape=(r0, int(offsets[-1])),
-    )
-    return WindowSystem2D(a_g, a_u, "runs", n, tuple(kept))
+    a_u = _matrix(u, (r0, int(need.sum())))
+    return WindowSystem2D(_matrix(g, (r0, n * n)), a_u, "runs", n, tuple(kept))
 
 
 def window_size_2d(
@@ -238,9 +189,8 @@ def window_size_2d(
 ) -> tuple[int, int, int]:
     """``(rows, auxiliaries, nonzeros)``, estimated from above without building anything."""
     cells = n * n if rows_at is None else rows_at
-    span = int(np.sum(2 * np.asarray(widths) + 1))
     if method == "pairs":
-        rows = cells * span
+        rows = cells * int(np.sum(2 * np.asarray(widths) + 1))
         return rows, 0, 2 * rows
     levels = int(np.floor(np.log2(max(2 * int(np.max(widths)) + 1, 1))))
     aux = n * n * levels
@@ -256,26 +206,12 @@ def window_system_2d(
     method: str = "runs",
     rows_at: npt.ArrayLike | None = None,
 ) -> WindowSystem2D:
-    """Rows enforcing ``g(p) ≤ factor·g(q)`` for ``q − p`` in the footprint (module docstring).
-
-    Parameters
-    ----------
-    n : int
-        Cells per side of the box; ``g`` is its row-major flattening.
-    widths : array_like of int
-        ``L(d₁)`` for ``d₁ = −w … w``
-        (`optmech.certify.noise2d.row_half_widths`).
-    factor : float
-        ``e^ε``.
-    method : {"runs", "pairs"}
-        The form.
-    rows_at : array_like of int, optional
-        Flat indices of the cells whose rows are imposed (default: every cell).
-    """
+    """Rows enforcing ``g(p) ≤ factor·g(q)`` for ``q − p`` in the footprint (module docstring),
+    ``g`` the box's ``n × n`` cells row-major, the footprint given by ``widths`` ``L(d₁)``,
+    ``d₁ = −w … w`` (`optmech.certify.noise2d.row_half_widths`), the rows imposed at the flat
+    indices ``rows_at`` (default: every cell)."""
     w = np.asarray(widths, dtype=np.int64)
     if method not in WINDOW_METHODS_2D:
         raise ValueError(f"`window` must be one of {WINDOW_METHODS_2D}; got {method!r}.")
-    at = _rows_at(n, None if rows_at is None else np.asarray(rows_at))
-    if method == "pairs":
-        return _pairs(n, w, factor, at)
-    return _runs(n, w, factor, at)
+    at = np.arange(n * n, dtype=np.int64) if rows_at is None else np.asarray(rows_at, np.int64)
+    return (_pairs if method == "pairs" else _runs)(n, w, factor, at)

@@ -19,10 +19,9 @@ scipy.stats' ``_pdf`` methods), and `certified_solve` runs the loop that every f
    (`optmech.lp.engine.crosscheck`); the larger bound is kept, and its point unless the caller
    named a solver or asked for a vertex (`Policy.keep_point`).
 
-Every attempt, round, refinement and cross-check is logged and counted
-(`optmech.lp.engine.report`) and its attempts recorded, those
-after the first labelled ``"round k, …"``, ``"refined, …"``, ``"cross-check, …"``;
-`Outcome.provenance` assembles the result's `Provenance`.
+Every attempt, round, refinement and cross-check is logged and counted (`optmech.lp.engine.report`)
+and its attempts recorded, those after the first labelled ``"round k, …"``, ``"refined, …"``,
+``"cross-check, …"``; `Outcome.provenance` assembles the result's `Provenance`.
 
 Hooks
 -----
@@ -236,8 +235,7 @@ class Policy:
     cross_check : bool
         Cross-check a wide interval with the other main solver.
     keep_point : bool
-        The cross-check only tightens the bound (default: when a solver is named or a vertex
-        asked).
+        The cross-check only tightens the bound (default: when a solver is named or a vertex asked).
     """
 
     solver: str | None = None
@@ -245,13 +243,6 @@ class Policy:
     accuracy: float = DEFAULT_ACCURACY
     cross_check: bool = True
     keep_point: bool | None = None
-
-    @property
-    def keeps_point(self) -> bool:
-        """Whether a cross-check's point may not replace the caller's."""
-        if self.keep_point is not None:
-            return self.keep_point
-        return self.solver is not None or self.vertex
 
 
 @dataclass
@@ -357,6 +348,8 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
             if other.best is not None and other.best.value < best.value:
                 used, best = other, other.best
     if policy.cross_check and relatively_wide(best.value, lower, accuracy):
+        keep = policy.keep_point
+        keep = (policy.solver is not None or policy.vertex) if keep is None else keep
         checked = current.cross_checked(best.value)
         others, tried = cross_check(
             used.info.solver,
@@ -366,9 +359,8 @@ def certified_solve(lp: CertifiedLP[B, P, C], policy: Policy = Policy()) -> Outc
         attempts += tried
         for other in others:
             lower = max(lower, other.lower)
-            if policy.keeps_point or other.best is None or other.best.value >= best.value:
-                continue
-            used, best = other, other.best
+            if not keep and other.best is not None and other.best.value < best.value:
+                used, best = other, other.best
     return Outcome(best, lower, used, attempts)
 
 

@@ -1,13 +1,11 @@
 """The cross-check: the same LP solved by the other main solver, its attempts labelled.
 
-A simplex vertex's multipliers are one extreme dual solution among many, an interior-point
-solver's are centred; so when a certified interval ``[lower_bound, value]`` is wider than
-asked, solving the *same* LP with the other solver of
-`optmech.lp.solve.MAIN_SOLVERS`
-(`alternative_solvers`) and keeping the larger of the two
-rigorous lower bounds (each valid for the one LP, whatever solver produced it) usually closes
-it; the better of the two certified points may be kept too. Every LP family (the additive
-designers, the user LPs) calls `cross_check`; what it keeps is its own choice.
+A simplex vertex's multipliers are one extreme dual solution among many, an interior-point solver's
+are centred; so when a certified interval ``[lower_bound, value]`` is wider than asked, solving the
+*same* LP with the other solver of `optmech.lp.solve.MAIN_SOLVERS` (`alternative_solvers`) and
+keeping the larger of the two rigorous lower bounds (each valid for the one LP, whatever solver
+produced it) usually closes it; the better of the two certified points may be kept too. Every LP
+family (the additive designers, the user LPs) calls `cross_check`; what it keeps is its own choice.
 
 Attempts of a step after the first solve are recorded with the step's name in front of their
 variant (`labelled`): ``"cross-check, as built"``, ``"refined, rescaled"``.
@@ -50,23 +48,10 @@ def labelled(attempts: Iterable[object], step: str) -> list[Attempt]:
 def cross_check(
     used: str, solve_with: Callable[[str], T], attempts_of: Callable[[T], Sequence[Attempt]]
 ) -> tuple[list[T], list[Attempt]]:
-    """Solve again with each other installed main solver; a failure is recorded, not raised.
-
-    Parameters
-    ----------
-    used : str
-        The solver of the point at hand.
-    solve_with : callable
-        ``solve_with(solver)``: the same LP solved (and certified) by that solver; raises
-        `SolverError` when every attempt fails.
-    attempts_of : callable
-        The attempts of a successful solve.
-
-    Returns
-    -------
-    (solves, attempts)
-        The successful solves, in order, and every attempt made (labelled ``"cross-check, …"``).
-    """
+    """Solve again (``solve_with(solver)``, the same LP solved and certified) with each installed
+    main solver other than ``used``; a `SolverError` is recorded, not raised. Returns the
+    successful solves, in order, and every attempt made (``attempts_of`` a solve), labelled
+    ``"cross-check, …"``."""
     solves: list[T] = []
     attempts: list[Attempt] = []
     for name in alternative_solvers(used):

@@ -4,14 +4,12 @@
 LPs, the query-dependent LP) that decides whether an interval deserves more work — a competing
 known mechanism, a re-solve, a cross-check with the other solver.
 
-For a row-block LP (`LPReadout`, the 1-D and 2-D additive
-designers) ``value`` is the LP objective at the normalised point, rounded up; ``lower_bound`` is
-weak duality with the solver's multipliers
-(`lagrangian_bound`): the values and the atom (or the
-tail scales) in one simplex block ``Σ a_j z_j = 1``, the auxiliaries in boxes whose ends hold
-at an optimum (the LP's ``aux_upper`` and
-`value_upper`). The bound holds for any
-multipliers, so a solver's tolerance moves it only towards zero.
+For a row-block LP (`LPReadout`, the 1-D and 2-D additive designers) ``value`` is the LP objective
+at the normalised point, rounded up; ``lower_bound`` is weak duality with the solver's multipliers
+(`lagrangian_bound`): the values and the atom (or the tail scales) in one simplex block
+``Σ a_j z_j = 1``, the auxiliaries in boxes whose ends hold at an optimum (the LP's ``aux_upper``
+and `value_upper`). The bound holds for any multipliers, so a solver's tolerance moves it only
+towards zero.
 """
 
 from __future__ import annotations
@@ -59,10 +57,9 @@ def interval_value(lp: LPReadout, z: FloatArray) -> float:
 def _bound(lp: LPReadout, y: FloatArray, value: float, boxed: npt.NDArray[np.bool_]) -> float:
     """The Lagrangian bound with the values and atom in one simplex block, except ``boxed``.
 
-    Boxed value variables lie in ``[0, u_j]``
-    (`LPReadout.value_upper`);
-    they hold at most ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` —
-    and the bound, linear in that total, is the smaller of its values at the two ends.
+    Boxed value variables lie in ``[0, u_j]`` (`LPReadout.value_upper`); they hold at most
+    ``M = Σ a_j u_j`` of the mass, so the block's total lies in ``[1 − M, 1]`` — and the bound,
+    linear in that total, is the smaller of its values at the two ends.
     """
     n = lp.num_variables
     k = n - lp.num_aux
@@ -146,8 +143,7 @@ def _lower_bound(lp: LPReadout, value: float, accuracy: float) -> float:
     duals = lp.duals()
     if duals is None:
         return trivial
-    names = [b.name for b in lp.rows if b.rows]
-    y = np.concatenate([duals[name] for name in names]) if names else np.zeros(0)
+    y = np.concatenate([*duals.values(), np.zeros(0)])  # the blocks with rows, in order
     k = lp.num_variables - lp.num_aux
     none = np.zeros(k, dtype=bool)
     best = max(_bound(lp, y, value, none), trivial)
@@ -170,8 +166,7 @@ def _lower_bound(lp: LPReadout, value: float, accuracy: float) -> float:
 def lp_value(lp: Any, z: npt.ArrayLike) -> float:
     """``c·z / a·z`` in cost units, rounded up, for the value (and atom) variables ``z`` of an
     LP with ``weights`` and ``mass`` (the auxiliaries are ignored)."""
-    k = lp.num_variables - lp.num_aux
-    return interval_value(lp, np.asarray(z, dtype=np.float64)[:k])
+    return interval_value(lp, np.asarray(z, dtype=np.float64)[: lp.num_variables - lp.num_aux])
 
 
 def lp_interval(
@@ -182,6 +177,5 @@ def lp_interval(
 
     The LP's optimum lies in the interval whenever ``z`` is feasible (after normalisation).
     """
-    za = np.asarray(z, dtype=np.float64)[: lp.num_variables - lp.num_aux]
-    value = interval_value(lp, za)
+    value = lp_value(lp, z)
     return _lower_bound(lp, value, accuracy), value

@@ -1,15 +1,14 @@
 """The repair loop: the least weight of a private reference that makes a mixture certify.
 
-No solver's point is exactly private. Every LP family repairs it the same way when raising
-entries is not enough: a convex combination ``(1 − λ)P + λR`` with a reference ``R`` that is
-private with room to spare. Every guarantee optmech certifies is a jointly convex divergence of
-the pair of output distributions (ε-DP ratios, the hockey-stick divergence, Rényi divergences),
-so the mixture's divergence is at most ``(1 − λ)D_P + λD_R``: some ``λ ≤ 1`` certifies, and the
-mixture costs about ``λ`` times the gap between the two. `least_mixture` is
-the one search for it, used by the user LPs (``R`` the uniform mechanism; Dwork & Roth (2014),
-§3.5: a mixture with a 0-DP mechanism), the query-dependent LP (the ``ε/2``-geometric noise),
-and the additive designers ((ε, δ): the grid Laplace density; beyond (ε, δ): a Gaussian or
-geometric reference):
+No solver's point is exactly private. Every LP family repairs it the same way when raising entries
+is not enough: a convex combination ``(1 − λ)P + λR`` with a reference ``R`` that is private with
+room to spare. Every guarantee optmech certifies is a jointly convex divergence of the pair of
+output distributions (ε-DP ratios, the hockey-stick divergence, Rényi divergences), so the mixture's
+divergence is at most ``(1 − λ)D_P + λD_R``: some ``λ ≤ 1`` certifies, and the mixture costs about
+``λ`` times the gap between the two. `least_mixture` is the one search for it, used by the user LPs
+(``R`` the uniform mechanism; Dwork & Roth (2014), §3.5: a mixture with a 0-DP mechanism), the
+query-dependent LP (the ``ε/2``-geometric noise), and the additive designers ((ε, δ): the grid
+Laplace density; beyond (ε, δ): a Gaussian or geometric reference):
 
 1. from a first weight (a closed form from the worst violation, or a small number), grow it
    by a factor (up to ``largest``) until the mixture certifies — each trial is one
@@ -76,24 +75,10 @@ def least_mixture(
     *,
     failure: str,
 ) -> tuple[float, C]:
-    """The least weight found whose mixture certifies, and the certified mixture.
-
-    Parameters
-    ----------
-    certify : callable
-        ``certify(λ)``: the mixture with weight ``λ`` if it certifies, else None.
-    start : float
-        The first weight tried (capped at ``search.largest``).
-    search : MixingSearch
-        Growth, bounds and bisection.
-    failure : str
-        The message of the `PrivacyViolationError`
-        raised when even ``search.largest`` does not certify.
-
-    Returns
-    -------
-    (float, object)
-        The weight and what ``certify`` returned for it.
+    """The least weight found whose mixture certifies (``certify(λ)``: the mixture with weight
+    ``λ`` if it certifies, else None), from ``start`` (capped at ``search.largest``), and what
+    ``certify`` returned for it; `PrivacyViolationError` with the message ``failure`` when even
+    ``search.largest`` does not certify.
 
     Examples
     --------

@@ -1,11 +1,10 @@
 """The solver's side of a row-block LP: one attempt's problem, its scalings, and reading back.
 
 The additive designers (1-D and 2-D) build their LPs once, as matrices in their own units
-(`RowRecord`, a mass per variable for the normalisation
-``Σ_j a_j z_j = 1``, a cost per variable). `LPReadout` turns them into a cvxpy problem
-for one attempt of `optmech.lp.solve.solve_robust` — columns
-divided by a scale, rows balanced, the objective divided to O(1) — and maps the solver's point
-and multipliers back to the LP's own units, each row block's multipliers read by its name.
+(`RowRecord`, a mass per variable for the normalisation ``Σ_j a_j z_j = 1``, a cost per variable).
+`LPReadout` turns them into a cvxpy problem for one attempt of `optmech.lp.solve.solve_robust` —
+columns divided by a scale, rows balanced, the objective divided to O(1) — and maps the solver's
+point and multipliers back to the LP's own units, each row block's multipliers read by its name.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from optmech._floats import U as _U
 from optmech.lp.engine.rows import RowRecord, balance
 from optmech.lp.solve import Strategy
 
-__all__ = ["NORMALISATION", "LPReadout", "assemble_problem"]
+__all__ = ["NORMALISATION", "LPReadout"]
 
 #: Name of the normalisation constraint (a simplex block, not a row of ``RowRecord``).
 NORMALISATION = "normalisation"
@@ -91,31 +90,39 @@ class LPReadout:
     def attempt(self, strategy: Strategy | None, col_scale: FloatArray, *, balanced: bool) -> Any:
         """A copy holding a fresh cvxpy problem for one solver attempt (None: as built).
 
-        Columns divided by ``col_scale``, rows balanced if asked
-        (`balance`), and the objective divided by the LP's
-        ``scale`` — or, rescaled, by its largest entry in the solver's units.
+        Columns divided by ``col_scale``, rows balanced if asked (`balance`), and the objective
+        divided by the LP's ``scale`` — or, rescaled, by its largest entry in the solver's units.
         """
         factor = self.scale  # type: ignore[attr-defined]
         if strategy is not None and strategy.rescaled:
             top = float(np.max(np.abs(self.weights * col_scale)))
             factor = top if top > 0 else factor
-        problem, variable, constraints, row_scale = assemble_problem(
-            self.weights / factor,
-            self.mass,
-            self.rows,
-            col_scale,
-            balanced=balanced,
-            cones=getattr(self, "cones", None),
-            custom=getattr(self, "custom", None),
-        )
+        y = cp.Variable(self.weights.size, nonneg=True)  # the solver's variable z / col_scale
+        d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
+        named: dict[str, Any] = {}
+        scales: dict[str, FloatArray] = {}
+        for block in self.rows:
+            if not block.rows:
+                continue
+            a, b = ((block.a @ d).tocsr() if d is not None else block.a), block.b
+            if balanced:
+                scales[block.name] = s = balance(a)
+                a, b = (sp.diags(s) @ a).tocsr(), b * s
+            named[block.name] = a @ y <= b
+        for extra in (getattr(self, "cones", None), getattr(self, "custom", None)):
+            if extra is not None:  # any object with ``constraints(y, col_scale)``
+                named.update(extra.constraints(y, col_scale))
+        norm = sp.csr_matrix((self.mass * col_scale).reshape(1, -1))
+        named[NORMALISATION] = norm @ y == np.ones(1)
+        objective = cp.Minimize((self.weights / factor * col_scale) @ y)
         return dataclasses.replace(
             self,  # type: ignore[arg-type]
             objective_factor=factor,
             col_scale=col_scale,
-            problem=problem,
-            variable=variable,
-            constraints=constraints,
-            row_scale=row_scale,
+            problem=cp.Problem(objective, list(named.values())),
+            variable=y,
+            constraints=MappingProxyType(named),
+            row_scale=MappingProxyType(scales),
             strategy=strategy,
         )
 
@@ -161,45 +168,5 @@ class LPReadout:
         """Largest constraint violation of a point (rows, normalisation, bounds), LP units."""
         za = np.asarray(z, dtype=np.float64)
         parts = [0.0, float(np.max(-za, initial=0.0)), abs(float(self.mass @ za) - 1.0)]
-        for block in self.rows:
-            if block.rows:
-                parts.append(float(np.max(block.a @ za - block.b)))
+        parts += [float(np.max(block.a @ za - block.b)) for block in self.rows if block.rows]
         return max(parts)
-
-
-def assemble_problem(
-    c: FloatArray,
-    mass: FloatArray,
-    rows: RowRecord,
-    col_scale: FloatArray,
-    balanced: bool,
-    cones: Any = None,
-    custom: Any = None,
-) -> tuple[cp.Problem, cp.Variable, Mapping[str, Any], Mapping[str, FloatArray]]:
-    """The cvxpy problem in the solver's variable ``y = z / col_scale``: rows scaled (balanced
-    when asked, `balance`), ``cones`` (any object with
-    ``constraints(y, col_scale)``) and ``custom`` (the same protocol: the caller's own cvxpy
-    constraints) added, each constraint kept under its block's name."""
-    y = cp.Variable(c.size, nonneg=True)
-    d = None if np.all(col_scale == 1.0) else sp.diags(col_scale)
-    named: dict[str, Any] = {}
-    scales: dict[str, FloatArray] = {}
-    for block in rows:
-        if not block.rows:
-            continue
-        a = (block.a @ d).tocsr() if d is not None else block.a
-        if balanced:
-            s = balance(a)
-            scales[block.name] = s
-            a, b = (sp.diags(s) @ a).tocsr(), block.b * s
-        else:
-            b = block.b
-        named[block.name] = a @ y <= b
-    if cones is not None:
-        named.update(cones.constraints(y, col_scale))
-    if custom is not None:
-        named.update(custom.constraints(y, col_scale))
-    norm = mass * col_scale
-    named[NORMALISATION] = sp.csr_matrix(norm.reshape(1, -1)) @ y == np.ones(1)
-    problem = cp.Problem(cp.Minimize((c * col_scale) @ y), list(named.values()))
-    return problem, y, MappingProxyType(named), MappingProxyType(scales)

@@ -14,12 +14,11 @@ Each record carries its numbers in ``record.optmech`` (a dict: ``stage``, ``seco
 sizes), for handlers that want them as data. The solver's own log is routed through the logger
 ``"optmech.lp.solve"`` at DEBUG (`optmech.lp.solve.solve`).
 
-`reporting` is what the public entry points wrap their work in: ``verbose=True``
-logs these INFO records to stderr for the duration of the call, and ``progress=True`` shows a
-tqdm bar that advances with every stage (and with every attempt, round and repair step). The bar
-has a total when the call knows it (``total=``, or `set_total` once found), and
-`ticking` redraws it twice a second, so that its elapsed time moves while a solver
-blocks.
+`reporting` is what the public entry points wrap their work in: ``verbose=True`` logs these INFO
+records to stderr for the duration of the call, and ``progress=True`` shows a tqdm bar that advances
+with every stage (and with every attempt, round and repair step). The bar has a total when the call
+knows it (``total=``, or `set_total` once found), and `ticking` redraws it twice a second, so that
+its elapsed time moves while a solver blocks.
 
 Examples
 --------
@@ -54,31 +53,13 @@ _VERBOSE: ContextVar[logging.Handler | None] = ContextVar("optmech_verbose", def
 TICK_SECONDS = 0.5
 
 
-def _text(value: Any) -> str:
-    return f"{value:.10g}" if isinstance(value, float) else str(value)
-
-
 @contextlib.contextmanager
 def stage(
     name: str, logger: logging.Logger | None = None, **numbers: Any
 ) -> Iterator[dict[str, Any]]:
-    """Time one stage; on success log it at INFO with its numbers and advance the progress bar.
-
-    Parameters
-    ----------
-    name : str
-        ``"build"``, ``"solve"``, ``"certify"``, ``"repair"``, ...
-    logger : logging.Logger, optional
-        The calling module's logger (default this module's).
-    **numbers
-        Sizes and outcomes known before the stage runs (``variables=…, rows=…``).
-
-    Yields
-    ------
-    dict
-        Numbers found while the stage runs (``status``, ``certified_epsilon``, ...), added to
-        the record.
-    """
+    """Time one stage (``"build"``, ``"solve"``, ...); on success log it at INFO on ``logger``
+    (default this module's) with its ``numbers`` (known before it runs) and those put in the
+    yielded dict while it runs, and advance the progress bar."""
     found: dict[str, Any] = {}
     bar = _BAR.get()
     if bar is not None:  # shown while the stage runs (a solve may take a while)
@@ -91,7 +72,9 @@ def stage(
     where = logger or _log
     if where.isEnabledFor(logging.INFO):
         data = {**numbers, **found}
-        text = ", ".join(f"{key}={_text(val)}" for key, val in data.items())
+        text = ", ".join(
+            f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v!s}" for k, v in data.items()
+        )
         where.info(
             "%s: %s (%.3g s)",
             name,
@@ -158,46 +141,28 @@ def reporting(
 
     Nested calls add nothing: the outermost call's handler and bar serve them all. Nothing is
     changed when neither is asked for (the application's logging configuration alone decides).
-
-    Parameters
-    ----------
-    verbose : bool
-        Log at INFO to stderr for the duration of the call (the logger ``"optmech"`` is set to
-        INFO meanwhile if it was quieter, and restored).
-    progress : bool
-        Show a tqdm bar on stderr that advances with every stage and step.
-    what : str
-        What the bar is about (e.g. ``"design_noise"``).
-    total : int, optional
-        The number of steps, when the call knows it (else none, or `set_total`
-        later); the bar is redrawn every ``TICK_SECONDS`` (0.5 s) meanwhile
-        (`ticking`).
+    With ``verbose`` the logger ``"optmech"`` is set to INFO meanwhile if it was quieter, and
+    restored. The bar (on stderr, described by ``what``) has ``total`` steps when the call knows
+    them (else none, or `set_total` later) and is redrawn every ``TICK_SECONDS`` (`ticking`).
     """
-    handler: logging.Handler | None = None
-    saved = LOGGER.level
-    tokens = []
-    if verbose and _VERBOSE.get() is None:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setLevel(logging.INFO)
-        handler.setFormatter(logging.Formatter("optmech %(name)s: %(message)s"))
-        LOGGER.addHandler(handler)
-        if LOGGER.getEffectiveLevel() > logging.INFO:
-            LOGGER.setLevel(logging.INFO)
-        tokens.append((_VERBOSE, _VERBOSE.set(handler)))
-    bar = None
-    if progress and _BAR.get() is None:
-        from tqdm import tqdm
+    with contextlib.ExitStack() as stack:  # undone in reverse order, whatever happens
+        if verbose and _VERBOSE.get() is None:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setLevel(logging.INFO)
+            handler.setFormatter(logging.Formatter("optmech %(name)s: %(message)s"))
+            stack.callback(LOGGER.setLevel, LOGGER.level)
+            stack.callback(LOGGER.removeHandler, handler)
+            LOGGER.addHandler(handler)
+            if LOGGER.getEffectiveLevel() > logging.INFO:
+                LOGGER.setLevel(logging.INFO)
+            stack.callback(_VERBOSE.reset, _VERBOSE.set(handler))
+        if progress and _BAR.get() is None:
+            from tqdm import tqdm
 
-        bar = tqdm(desc=f"optmech {what}", total=total, unit=" step", file=sys.stderr, leave=False)
-        tokens.append((_BAR, _BAR.set(bar)))
-    try:
-        with ticking(bar) if bar is not None else contextlib.nullcontext():
-            yield
-    finally:
-        for var, token in reversed(tokens):
-            var.reset(token)
-        if bar is not None:
-            bar.close()
-        if handler is not None:
-            LOGGER.removeHandler(handler)
-            LOGGER.setLevel(saved)
+            bar = tqdm(
+                desc=f"optmech {what}", total=total, unit=" step", file=sys.stderr, leave=False
+            )
+            stack.callback(bar.close)
+            stack.callback(_BAR.reset, _BAR.set(bar))
+            stack.enter_context(ticking(bar))
+        yield

@@ -22,17 +22,8 @@ __all__ = ["RowBlock", "RowRecord", "balance"]
 
 @dataclass(frozen=True)
 class RowBlock:
-    """One named family of rows ``a @ z ≤ b`` over all the LP's variables ``z``.
-
-    Attributes
-    ----------
-    name : str
-        E.g. ``"monotone"``, ``"window"``, ``"hockey"``, ``"hockey-sum"`` or ``"band"``.
-    a : scipy.sparse.csr_matrix
-        Coefficients, shape ``(rows, variables)``.
-    b : numpy.ndarray
-        Right-hand sides.
-    """
+    """One named family of rows ``a @ z ≤ b`` over all the LP's variables ``z`` (``a`` of shape
+    ``(rows, variables)``), named e.g. ``"window"``, ``"hockey"`` or ``"band"``."""
 
     name: str
     a: sp.csr_matrix
@@ -49,12 +40,6 @@ class RowRecord:
     """The LP's row blocks by name (frozen, in the order they were built)."""
 
     blocks: tuple[RowBlock, ...]
-
-    def __getitem__(self, name: str) -> RowBlock:
-        for block in self.blocks:
-            if block.name == name:
-                return block
-        raise KeyError(f"no row block named {name!r}; the LP has {self.names}")
 
     def __iter__(self) -> Iterator[RowBlock]:
         return iter(self.blocks)

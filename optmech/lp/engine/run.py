@@ -29,13 +29,11 @@ class DesignRun:
     Attributes
     ----------
     solver : str or None
-        cvxpy solver name; None for the policy of
-        `optmech.lp.solve.solve_robust`.
+        cvxpy solver name; None for the policy of `optmech.lp.solve.solve_robust`.
     allow_repair : bool
-        Repair a point that is not exactly private (else raise
-        `PrivacyViolationError`). The constructor
-        still takes the deprecated spelling ``repair=`` (a repair is a
-        `Repair` record everywhere else).
+        Repair a point that is not exactly private (else raise `PrivacyViolationError`). The
+        constructor still takes the deprecated spelling ``repair=`` (a repair is a `Repair` record
+        everywhere else).
     accuracy : float
         Certified-interval width above which a warning is issued.
     options : dict or None
@@ -67,15 +65,9 @@ class DesignRun:
         if repair is not None:
             warn_deprecated("`DesignRun(repair=...)`", "`DesignRun(allow_repair=...)`")
             allow_repair = check_flag("repair", repair)
-        for name, value in (
-            ("solver", solver),
-            ("allow_repair", allow_repair),
-            ("accuracy", accuracy),
-            ("options", options),
-            ("verbose", verbose),
-            ("progress", progress),
-        ):
-            object.__setattr__(self, name, value)
+        values = (solver, allow_repair, accuracy, options, verbose, progress)
+        for f, value in zip(dataclasses.fields(self), values, strict=True):
+            object.__setattr__(self, f.name, value)
 
     @property
     def repair(self) -> bool:

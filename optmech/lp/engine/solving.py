@@ -1,9 +1,8 @@
 """Solving a row-block LP: its attempts built from the LP's own matrices.
 
-`solve_built` runs `optmech.lp.solve.solve_robust`
-(as built, rescaled, then the other solver) on an LP that knows how to build its problem for one
-attempt (`LPReadout`: ``for_strategy``), and returns the
-variant that was solved, whose point and multipliers are then read; `BuiltSolve` is such an LP
+`solve_built` runs `optmech.lp.solve.solve_robust` (as built, rescaled, then the other solver) on an
+LP that knows how to build its problem for one attempt (`LPReadout`: ``for_strategy``), and returns
+the variant that was solved, whose point and multipliers are then read; `BuiltSolve` is such an LP
 as hooks of `optmech.lp.engine.certified.certified_solve`.
 """
 
@@ -30,23 +29,10 @@ def solve_built(
     feasible: bool,
     fresh: bool = False,
 ) -> tuple[L, SolveInfo]:
-    """Solve ``lp`` robustly; returns the variant solved and the solve's record.
-
-    Parameters
-    ----------
-    lp : LPReadout
-        A built LP (``for_strategy``, ``problem``, ``num_variables``).
-    run : DesignRun
-        The solver and its options.
-    kind : str
-        The LP family of `optmech.lp.solve.SOLVER_POLICY` (``"conic"``: cone
-        solvers only).
-    feasible : bool
-        The LP is feasible by construction, so "infeasible" is numerical trouble and is retried.
-    fresh : bool
-        ``lp.problem`` has not been solved yet, so the first "as built" attempt may use it
-        rather than a new build.
-    """
+    """Solve a built LP (`LPReadout`) robustly with ``run``'s solver and options; returns the
+    variant solved and the solve's record. ``feasible``: "infeasible" is numerical trouble and is
+    retried; ``fresh``: ``lp.problem`` has not been solved yet, so the first "as built" attempt
+    may use it rather than a new build."""
     unused: list[Any] = [lp] if fresh else []
     readout: Any = lp
 
@@ -72,8 +58,7 @@ class BuiltSolve(CertifiedLP[L, P, C]):
     the problem as built, later solves (a cross-check) build their own; ``solved``, a solve
     already made, is finished instead of solving.
 
-    A designer adds ``read``, ``repair``, ``certify`` and ``bound``
-    (`optmech.lp.engine.certified`).
+    A designer adds ``read``, ``repair``, ``certify`` and ``bound`` (`optmech.lp.engine.certified`).
     """
 
     def __init__(
