@@ -65,6 +65,11 @@ _WIDTH = 8.0
 _RESIDUE = 1e-9
 #: Most pairs (N, c) of bins: N others drawing a clone or the shared law, c shared draws seen.
 _BUDGET = 8192
+#: Pairs of the curve that brackets the crossing before the finer curves are searched.
+_COARSE_BUDGET = 1024
+#: Most pairs (N, c) of the curve with one integer a bin (no bin charged beyond its own value),
+#: searched only near the crossing when it fits.
+_FINE_BUDGET = 1 << 18
 #: Bins beyond ±3 standard deviations are this many times wider.
 _COARSE = 4
 
@@ -200,8 +205,7 @@ def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, floa
     (where little mass lies), and the mass outside them."""
     binom = _binom()
     mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
-    lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
-    hi = min(total, math.ceil(mean + _WIDTH * sd + 8.0))
+    lo, hi = _window(total, prob)
     outside = float(binom.cdf(lo - 1, total, prob) + binom.sf(hi, total, prob))
     if hi - lo + 1 <= count:  # one integer a bin
         starts = np.arange(lo, hi + 1, dtype=np.int64)
@@ -223,8 +227,30 @@ def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, floa
     return starts, ends, outside
 
 
-def _bin_counts(others: int, pi: float, sigma: float) -> tuple[int, int]:
-    """Bins of N and of c within `_BUDGET` pairs, split so that a bin's width is about the
+def _window(total: int, prob: float) -> tuple[int, int]:
+    """The integers within ±``_WIDTH`` standard deviations of Bin(total, prob), and 8 more."""
+    mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
+    lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
+    return lo, min(total, math.ceil(mean + _WIDTH * sd + 8.0))
+
+
+def _windows(total: IntArray, prob: float) -> tuple[IntArray, IntArray]:
+    """`_window` of Bin(N, prob) for every N of ``total`` (the same bounds, vectorised)."""
+    mean = total * prob
+    sd = np.sqrt(total * prob * (1.0 - prob))
+    lo = np.maximum(0, np.floor(mean - _WIDTH * sd - 8.0)).astype(np.int64)
+    return lo, np.minimum(total, np.ceil(mean + _WIDTH * sd + 8.0)).astype(np.int64)
+
+
+def _full_pairs(others: int, pi: float, sigma: float) -> int:
+    """Pairs (N, c) of the curve with one integer a bin (`_VariationRatioCurve`)."""
+    lo, hi = _window(others, pi)
+    c_lo, c_hi = _windows(np.arange(lo, hi + 1, dtype=np.int64), sigma)
+    return int(np.sum(c_hi - c_lo + 1))
+
+
+def _bin_counts(others: int, pi: float, sigma: float, budget: int = _BUDGET) -> tuple[int, int]:
+    """Bins of N and of c within ``budget`` pairs, split so that a bin's width is about the
     same fraction of N as of the clone count T = N + 1 − c (the loss of charging a bin its
     worst end is about that fraction)."""
     mean_n = max(1.0, others * pi)
@@ -232,10 +258,10 @@ def _bin_counts(others: int, pi: float, sigma: float) -> tuple[int, int]:
     mean_t = max(1.0, mean_n * (1.0 - sigma))
     spread_c = math.sqrt(mean_n * sigma * (1.0 - sigma)) / mean_t
     if spread_n <= 0.0 or spread_c <= 0.0:
-        return (1, _BUDGET) if spread_n <= 0.0 else (_BUDGET, 1)
-    n_bins = math.sqrt(_BUDGET * spread_n / spread_c)
-    n_bins = int(min(_BUDGET, max(1.0, n_bins)))
-    return n_bins, max(1, _BUDGET // n_bins)
+        return (1, budget) if spread_n <= 0.0 else (budget, 1)
+    n_bins = math.sqrt(budget * spread_n / spread_c)
+    n_bins = int(min(budget, max(1.0, n_bins)))
+    return n_bins, max(1, budget // n_bins)
 
 
 class _VariationRatioCurve:
@@ -251,7 +277,7 @@ class _VariationRatioCurve:
     a bin of c is charged its first w and its last T. One more such other is a
     post-processing too, so a block of N is charged its first N."""
 
-    def __init__(self, others: int, params: VariationRatio) -> None:
+    def __init__(self, others: int, params: VariationRatio, budget: int = _BUDGET) -> None:
         binom = _binom()
         p = params.p
         self.eps0 = math.log(p)
@@ -262,7 +288,10 @@ class _VariationRatioCurve:
         pi = min(1.0, 2.0 * r + s)
         sigma = s / pi if pi > 0.0 else 0.0
         shared = sigma > 0.0 and m > 0.0
-        n_bins, c_bins = _bin_counts(others, pi, sigma) if shared else (_BUDGET // 8, 1)
+        if shared and _full_pairs(others, pi, sigma) <= budget:
+            self._init_full(others, p, m, pi, sigma)
+            return
+        n_bins, c_bins = _bin_counts(others, pi, sigma, budget) if shared else (budget // 8, 1)
         n_starts, n_ends, self.outside = _bins(others, pi, n_bins)
         n_mass = binom.cdf(n_ends, others, pi) - binom.cdf(n_starts - 1, others, pi)
         u_all: list[FloatArray] = []
@@ -288,6 +317,36 @@ class _VariationRatioCurve:
         self.u = np.concatenate(u_all)
         self.trials = np.concatenate(t_all)
         self.weight = np.concatenate(w_all) + _SLACK * 1e-300
+
+    def _init_full(self, others: int, p: float, m: float, pi: float, sigma: float) -> None:
+        """One integer a bin, vectorised over the pairs (N, c): every pair carries its own w
+        and T, and its mass from pmfs (accurate to a few ulps relative, where differences of
+        cdfs are not); as the binned form, the last c of each N runs one past the window."""
+        binom = _binom()
+        n_lo, n_hi = _window(others, pi)
+        big_n = np.arange(n_lo, n_hi + 1, dtype=np.int64)
+        self.outside = float(binom.cdf(n_lo - 1, others, pi) + binom.sf(n_hi, others, pi))
+        n_mass = np.maximum(binom.pmf(big_n, others, pi), 0.0)
+        c_lo, c_hi = _windows(big_n, sigma)
+        out = binom.cdf(c_lo - 1, big_n, sigma) + binom.sf(c_hi, big_n, sigma)
+        self.outside += float(np.dot(2.0 * out, n_mass))
+        sizes = c_hi - c_lo + 1
+        row = np.repeat(np.arange(big_n.size), sizes)
+        first = np.cumsum(sizes) - sizes
+        c = c_lo[row] + np.arange(row.size) - first[row]
+        n_of = big_n[row]
+        last = c == c_hi[row]  # this bin is [c, c + 1]
+        at = (1.0 - m) * binom.pmf(c, n_of, sigma) + m * binom.pmf(c - 1, n_of, sigma)
+        at += np.where(last, (1.0 - m) * binom.pmf(c + 1, n_of, sigma), 0.0)
+        at += np.where(last, m * binom.pmf(c, n_of, sigma), 0.0)
+        one = m * binom.pmf(c - 1, n_of, sigma)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(one > 0.0, one / (one + (1.0 - m) * binom.pmf(c, n_of, sigma)), 0.0)
+        w = np.clip(w * (1.0 - 1e-12), 0.0, 1.0)
+        self.u = (1.0 - w) * p / (p + 1.0) + 0.5 * w
+        self.trials = n_of + 1 - np.where(last, c + 1, c)
+        mass = np.maximum(at, 0.0) * n_mass[row] * (1.0 + _SLACK)
+        self.weight = mass + _SLACK * 1e-300
 
     def __call__(self, eps: float) -> float:
         if eps >= self.eps0:
