@@ -61,6 +61,9 @@ _ROUND = 1e-14
 _SLACK = 1e-12
 #: Half-width of the binomial windows, in standard deviations (the rest is charged whole).
 _WIDTH = 8.0
+#: Absolute error of a difference of two binomial tails (each exact to a few units of 1e-15
+#: relative, and at most 1).
+_TAIL_ERROR = 64.0 * U
 #: Entries of Q* at most this fraction of the pair's entry are rounding residues.
 _RESIDUE = 1e-9
 #: Most pairs (N, c) of bins: N others drawing a clone or the shared law, c shared draws seen.
@@ -242,11 +245,35 @@ def _windows(total: IntArray, prob: float) -> tuple[IntArray, IntArray]:
     return lo, np.minimum(total, np.ceil(mean + _WIDTH * sd + 8.0)).astype(np.int64)
 
 
+def full_pairs(others: int, params: VariationRatio) -> int:
+    """Pairs (N, c) of `_VariationRatioCurve` with one integer a bin (0 when the pair has no
+    neutral part shared with the others: then no bins of c are needed)."""
+    lam = min(1.0, (params.p + 1.0) * params.alpha)
+    pi = min(1.0, 2.0 * params.r + params.s)
+    sigma = params.s / pi if pi > 0.0 else 0.0
+    return _full_pairs(others, pi, sigma) if sigma > 0.0 and lam < 1.0 else 0
+
+
 def _full_pairs(others: int, pi: float, sigma: float) -> int:
     """Pairs (N, c) of the curve with one integer a bin (`_VariationRatioCurve`)."""
     lo, hi = _window(others, pi)
     c_lo, c_hi = _windows(np.arange(lo, hi + 1, dtype=np.int64), sigma)
     return int(np.sum(c_hi - c_lo + 1))
+
+
+def _mass(starts: IntArray, ends: IntArray, total: Any, prob: float) -> FloatArray:
+    """P(start ≤ Bin(total, prob) ≤ end) per bin, as a difference of the two lower tails below
+    the mean and of the two upper tails above it (each small where the bin is far out, so the
+    difference keeps its relative accuracy there), at least 0."""
+    binom = _binom()
+    starts, ends, total = np.broadcast_arrays(starts, ends, total)
+    upper = starts > total * prob
+    out = np.empty(starts.shape)
+    a, b, t = starts[upper], ends[upper], total[upper]
+    out[upper] = binom.sf(a - 1, t, prob) - binom.sf(b, t, prob)
+    a, b, t = starts[~upper], ends[~upper], total[~upper]
+    out[~upper] = binom.cdf(b, t, prob) - binom.cdf(a - 1, t, prob)
+    return np.maximum(out, 0.0)
 
 
 def _bin_counts(others: int, pi: float, sigma: float, budget: int = _BUDGET) -> tuple[int, int]:
@@ -277,7 +304,9 @@ class _VariationRatioCurve:
     a bin of c is charged its first w and its last T. One more such other is a
     post-processing too, so a block of N is charged its first N."""
 
-    def __init__(self, others: int, params: VariationRatio, budget: int = _BUDGET) -> None:
+    def __init__(
+        self, others: int, params: VariationRatio, budget: int = _BUDGET, negligible: float = 0.0
+    ) -> None:
         binom = _binom()
         p = params.p
         self.eps0 = math.log(p)
@@ -288,12 +317,16 @@ class _VariationRatioCurve:
         pi = min(1.0, 2.0 * r + s)
         sigma = s / pi if pi > 0.0 else 0.0
         shared = sigma > 0.0 and m > 0.0
-        if shared and _full_pairs(others, pi, sigma) <= budget:
+        #: One integer a bin: no pair is charged beyond its own value.
+        self.exact_bins = shared and _full_pairs(others, pi, sigma) <= budget
+        if self.exact_bins:
             self._init_full(others, p, m, pi, sigma)
+            self._prune(negligible)
             return
         n_bins, c_bins = _bin_counts(others, pi, sigma, budget) if shared else (budget // 8, 1)
         n_starts, n_ends, self.outside = _bins(others, pi, n_bins)
-        n_mass = binom.cdf(n_ends, others, pi) - binom.cdf(n_starts - 1, others, pi)
+        n_mass = _mass(n_starts, n_ends, others, pi)
+        c_counts = [0]
         u_all: list[FloatArray] = []
         t_all: list[IntArray] = []
         w_all: list[FloatArray] = []
@@ -301,8 +334,8 @@ class _VariationRatioCurve:
             if shared:
                 c1, c2, out = _bins(big_n, sigma, c_bins)
                 c2 = np.append(c2[:-1], c2[-1] + 1)  # observed c runs one past the others'
-                at = (1.0 - m) * (binom.cdf(c2, big_n, sigma) - binom.cdf(c1 - 1, big_n, sigma))
-                at += m * (binom.cdf(c2 - 1, big_n, sigma) - binom.cdf(c1 - 2, big_n, sigma))
+                at = (1.0 - m) * _mass(c1, c2, big_n, sigma)
+                at += m * _mass(c1 - 1, c2 - 1, big_n, sigma)
                 # w at the bin's first c: user 1 shared, given c.
                 one = m * binom.pmf(c1 - 1, big_n, sigma)
                 w = np.where(one > 0.0, one / (one + (1.0 - m) * binom.pmf(c1, big_n, sigma)), 0.0)
@@ -310,6 +343,7 @@ class _VariationRatioCurve:
             else:  # no shared draws: user 1's shared draw is seen, and its slice has δ = 0
                 c1 = c2 = np.zeros(1, dtype=np.int64)
                 at, w, out = np.array([1.0 - m]), np.zeros(1), 0.0
+            c_counts.append(c1.size)
             u_all.append((1.0 - w) * p / (p + 1.0) + 0.5 * w)
             t_all.append(big_n + 1 - c2)
             w_all.append(np.maximum(at, 0.0) * max(mass, 0.0) * (1.0 + _SLACK))
@@ -317,6 +351,25 @@ class _VariationRatioCurve:
         self.u = np.concatenate(u_all)
         self.trials = np.concatenate(t_all)
         self.weight = np.concatenate(w_all) + _SLACK * 1e-300
+        # A difference of two tails is exact to a few ulps of the larger (``_TAIL_ERROR``),
+        # charged absolutely: the bins of N carry at most that each, and those of c at most
+        # that each times their N's mass (at most 1).
+        self.outside += _TAIL_ERROR * (n_mass.size + max(c_counts))
+        self._prune(negligible)
+
+    def _prune(self, negligible: float) -> None:
+        """Charge the lightest pairs whole (their δ is at most 1), as many as weigh at most
+        ``negligible`` together: fewer pairs to evaluate at every ε."""
+        if negligible <= 0.0:
+            return
+        order = np.argsort(self.weight)
+        light = order[: int(np.searchsorted(np.cumsum(self.weight[order]), negligible, "right"))]
+        if light.size == 0:
+            return
+        self.outside += float(np.sum(self.weight[light])) * (1.0 + 1e-9)
+        keep = np.ones(self.weight.size, dtype=bool)
+        keep[light] = False
+        self.u, self.trials, self.weight = self.u[keep], self.trials[keep], self.weight[keep]
 
     def _init_full(self, others: int, p: float, m: float, pi: float, sigma: float) -> None:
         """One integer a bin, vectorised over the pairs (N, c): every pair carries its own w
@@ -333,15 +386,21 @@ class _VariationRatioCurve:
         sizes = c_hi - c_lo + 1
         row = np.repeat(np.arange(big_n.size), sizes)
         first = np.cumsum(sizes) - sizes
-        c = c_lo[row] + np.arange(row.size) - first[row]
+        index = np.arange(row.size) - first[row]
+        c = c_lo[row] + index
         n_of = big_n[row]
         last = c == c_hi[row]  # this bin is [c, c + 1]
-        at = (1.0 - m) * binom.pmf(c, n_of, sigma) + m * binom.pmf(c - 1, n_of, sigma)
-        at += np.where(last, (1.0 - m) * binom.pmf(c + 1, n_of, sigma), 0.0)
-        at += np.where(last, m * binom.pmf(c, n_of, sigma), 0.0)
-        one = m * binom.pmf(c - 1, n_of, sigma)
+        # pmf of Bin(N, σ) at c_lo − 1 … c_hi + 1 for every N, read at c − 1, c and c + 1.
+        flat = np.repeat(np.arange(big_n.size), sizes + 2)
+        grid = c_lo[flat] - 1 + np.arange(flat.size) - (first + 2 * np.arange(big_n.size))[flat]
+        pmf = binom.pmf(grid, big_n[flat], sigma)
+        at_c = row * 2 + np.arange(row.size) + 1  # where c sits in `grid`
+        below, here, above = pmf[at_c - 1], pmf[at_c], pmf[at_c + 1]
+        at = (1.0 - m) * here + m * below
+        at += np.where(last, (1.0 - m) * above + m * here, 0.0)
+        one = m * below
         with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(one > 0.0, one / (one + (1.0 - m) * binom.pmf(c, n_of, sigma)), 0.0)
+            w = np.where(one > 0.0, one / (one + (1.0 - m) * here), 0.0)
         w = np.clip(w * (1.0 - 1e-12), 0.0, 1.0)
         self.u = (1.0 - w) * p / (p + 1.0) + 0.5 * w
         self.trials = n_of + 1 - np.where(last, c + 1, c)
