@@ -225,13 +225,13 @@ def _variation_ratio_search(
 ) -> tuple[_Curve, float]:
     """The variation-ratio curve and its certified ε at ``delta``, searched in stages: a curve
     of `_COARSE_BUDGET` pairs (N, c) brackets the crossing, one of `_BUDGET` pairs is searched
-    just below it, and, when the curve with one integer a bin fits `_FINE_BUDGET` pairs, that
-    one last; pairs weighing `_NEGLIGIBLE` δ together are charged whole. A finer curve charges
-    no bin more than a coarser one, so its crossing is below;
-    if it is not where expected the search widens (`_crossing`). Every stage's ε is certified
-    for its own curve, an upper bound: the least is returned."""
+    just below it, and, when the others share user 1's neutral law and the curve with one
+    integer a bin fits `_FINE_BUDGET` pairs, that one last; pairs weighing `_NEGLIGIBLE` δ
+    together are charged whole. A finer curve charges no bin more than a coarser one, so its
+    crossing is below; if it is not where expected the search widens (`_crossing`). Every
+    stage's ε is certified for its own curve, an upper bound: the least is returned."""
     budgets = [_COARSE_BUDGET, _BUDGET]
-    if full_pairs(others, variation) <= _FINE_BUDGET:
+    if 0 < full_pairs(others, variation) <= _FINE_BUDGET:
         budgets.append(_FINE_BUDGET)
     best, near, width = eps0, None, _NEAR
     for budget in budgets:
