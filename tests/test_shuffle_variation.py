@@ -162,14 +162,19 @@ def test_variation_ratio_is_the_blanket_on_binary_rr() -> None:
     assert vr == pytest.approx(blanket, rel=5e-3)
 
 
+@pytest.mark.slow  # n = 10⁴: about 1 to 2 s each
 @pytest.mark.parametrize("k", [3, 8, 32])
 @pytest.mark.parametrize("eps0", [1.0, 4.0])
 def test_variation_ratio_is_tight_on_k_rr(k: int, eps0: float) -> None:
     """k-RR at n = 10⁴, δ = 1e-6: the sound variation-ratio bound is within 2 % of the ε of a
-    concrete pair of datasets (measured within 0.2 %), and is what 'auto' certifies."""
+    concrete pair of datasets (measured within 0.15 %), and is what 'auto' certifies; for
+    k = 32, where the curve with one integer a bin is searched last, within 0.05 % (measured
+    within 0.025 %)."""
     g = optmech.shuffle_epsilon(krr(eps0, k), 10_000, 1e-6)
     assert g.method == "variation-ratio"
     assert g.lower_bound <= g.epsilon <= 1.02 * g.lower_bound
+    if k == 32:
+        assert g.epsilon <= 1.0005 * g.lower_bound
 
 
 @pytest.mark.parametrize(("k", "eps0"), [(4, 1.0), (16, 3.0)])
