@@ -78,6 +78,7 @@ from optmech._floats import FloatArray
 from optmech.certify.shuffle_curves import (
     _clone_p,
     _CloneCurve,
+    _crossing,
     _Curve,
     _epsilon_down,
     _epsilon_up,
@@ -87,8 +88,12 @@ from optmech.certify.shuffle_curves import (
 )
 from optmech.certify.shuffle_exact import _BlockedBinaryCurve
 from optmech.certify.shuffle_variation import (
+    _BUDGET,
+    _COARSE_BUDGET,
+    _FINE_BUDGET,
     VariationRatio,
     _VariationRatioCurve,
+    full_pairs,
     variation_ratio_parameters,
 )
 from optmech.mechanisms.shuffle_description import ShuffleDescription
@@ -207,6 +212,38 @@ def _description_of(mechanism: Any) -> ShuffleDescription:
         if isinstance(out, ShuffleDescription):
             return out
     return describe_matrix(_matrix_of(mechanism))
+
+
+#: Relative width below the coarse curve's ε where the next curve's crossing is looked for.
+_NEAR = 2e-2
+#: Weight of the variation-ratio curve's lightest pairs charged whole, relative to δ.
+_NEGLIGIBLE = 1e-6
+
+
+def _variation_ratio_search(
+    others: int, variation: VariationRatio, delta: float, eps0: float
+) -> tuple[_Curve, float]:
+    """The variation-ratio curve and its certified ε at ``delta``, searched in stages: a curve
+    of `_COARSE_BUDGET` pairs (N, c) brackets the crossing, one of `_BUDGET` pairs is searched
+    just below it, and, when the others share user 1's neutral law and the curve with one
+    integer a bin fits `_FINE_BUDGET` pairs, that one last; pairs weighing `_NEGLIGIBLE` δ
+    together are charged whole. A finer curve charges no bin more than a coarser one, so its
+    crossing is below; if it is not where expected the search widens (`_crossing`). Every
+    stage's ε is certified for its own curve, an upper bound: the least is returned."""
+    budgets = [_COARSE_BUDGET, _BUDGET]
+    if 0 < full_pairs(others, variation) <= _FINE_BUDGET:
+        budgets.append(_FINE_BUDGET)
+    best, near, width = eps0, None, _NEAR
+    for budget in budgets:
+        curve = _VariationRatioCurve(others, variation, budget, _NEGLIGIBLE * delta)
+        hi = _crossing(curve, delta, eps0, near=near)[1]
+        if hi >= eps0 or hi <= 0.0 or curve.exact_bins:
+            return curve, min(best, hi)
+        if best < eps0:  # the next stage's shift is a fraction of this one's
+            width = max(1e-4, min(_NEAR, 1.0 - hi / best))
+        best = min(best, hi)
+        near = (best * (1.0 - width), best)
+    return curve, best
 
 
 def _check_n(n: Any) -> int:
@@ -487,7 +524,8 @@ def shuffle_epsilon(
                 curves[name] = _CloneCurve(others, desc.clone_probability, eps0)
             else:
                 assert variation is not None
-                curves[name] = _VariationRatioCurve(others, variation)
+                curves[name], bounds[name] = _variation_ratio_search(others, variation, delta, eps0)
+                continue
             bounds[name] = min(eps0, _epsilon_up(curves[name], delta, eps0))
     best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
     if bounds.get(best, math.inf) >= eps0:

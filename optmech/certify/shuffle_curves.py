@@ -257,6 +257,51 @@ class _PairSetsCurve:
         return max(0.0, float(np.sum(best)) - 8.0 * _SLACK * (1.0 + e) * mass)
 
 
+def _brent(
+    f: Callable[[float], float], a: float, fa: float, b: float, fb: float, rtol: float
+) -> tuple[float, float, float, float]:
+    """Brent's method (Brent 1973, *Algorithms for minimization without derivatives*, ch. 4:
+    inverse quadratic interpolation, secant and bisection) on ``[a, b]`` with ``f(a) = fa``
+    and ``f(b) = fb`` of opposite signs: the last ``(b, f(b), c, f(c))``, two evaluated points
+    about ``rtol`` relative apart (at most 100 evaluations) with ``f(b)`` of the root's side of
+    ``f(c)``. Written here so that a certificate does not import ``scipy.optimize`` (a sixth of
+    a second), and so that the bracket comes back evaluated."""
+    c, fc = a, fa
+    d = e = b - a
+    for _ in range(100):
+        if fb * fc > 0.0:
+            c, fc = a, fa
+            d = e = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        step = (4.4e-16 + 0.5 * rtol) * abs(b) + 1e-300
+        m = 0.5 * (c - b)
+        if abs(m) <= step or fb == 0.0:
+            break
+        if abs(e) >= step and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:  # secant
+                p, q = 2.0 * m * s, 1.0 - s
+            else:  # inverse quadratic interpolation
+                q, r = fa / fc, fb / fc
+                p = s * (2.0 * m * q * (q - r) - (b - a) * (r - 1.0))
+                q = (q - 1.0) * (r - 1.0) * (s - 1.0)
+            if p > 0.0:
+                q = -q
+            p = abs(p)
+            if 2.0 * p < min(3.0 * m * q - abs(step * q), abs(e * q)):
+                e, d = d, p / q
+            else:
+                d = e = m
+        else:
+            d = e = m
+        a, fa = b, fb
+        b += d if abs(d) > step else math.copysign(step, m)
+        fb = f(b)
+    return b, fb, c, fc
+
+
 # -- ε of a δ ----------------------------------------------------------------------------------
 def _crossing(
     curve: _Curve,
@@ -265,37 +310,57 @@ def _crossing(
     rtol: float = 1e-9,
     start: float = 0.0,
     stop: float | None = None,
+    near: tuple[float, float] | None = None,
 ) -> tuple[float, float]:
     """``(lo, hi)`` with ``curve(lo) > δ ≥ curve(hi)`` and ``hi − lo`` about ``rtol``
     relative, both evaluated, so the bracket is certain for the computed curve; ``(start,
     start)`` when ``curve(start) ≤ δ``. The search runs in ``[start, stop]`` (``stop`` is
-    ε₀ by default, and ε₀ when ``curve(stop) > δ``). Brent's method on
-    ``log curve − log δ`` finds the crossing in a dozen evaluations; bisection takes over
-    if a check fails."""
-    if curve(start) <= delta:
-        return start, start
-    hi = eps0 if stop is None or curve(stop) > delta else stop
-    if curve(hi) > delta:
-        return hi, hi
-    from scipy.optimize import brentq
-
+    ε₀ by default, and ε₀ when ``curve(stop) > δ``). ``near``: a bracket ``(lo, hi)``
+    expected to hold the crossing, tried first (a finer curve's, from a coarser one's).
+    Brent's method on ``log curve − log δ`` finds the crossing in a dozen evaluations and
+    returns its last two points, on either side; bisection takes over if they are too far
+    apart."""
     log_delta = math.log(delta)
 
-    def gap(eps: float) -> float:
-        return math.log(max(curve(eps), 1e-300)) - log_delta
+    def gap(eps: float) -> float:  # its sign is that of curve(ε) − δ, exactly
+        value = curve(eps)
+        out = math.log(max(value, 1e-300)) - log_delta
+        return max(out, 5e-324) if value > delta else min(out, 0.0)
 
-    lo = start
-    root = float(brentq(gap, lo, hi, xtol=1e-4 * rtol * hi, rtol=1e-2 * rtol))
-    below, above = root * (1 - rtol) - 1e-15, root * (1 + rtol) + 1e-15
-    if lo < below and curve(below) > delta:
-        lo = below
-    if above < hi and curve(above) <= delta:
-        hi = above
+    if near is not None:
+        g_lo, g_hi = gap(near[0]), gap(near[1])
+        if g_lo > 0.0 >= g_hi:
+            return _refine(gap, near[0], g_lo, near[1], g_hi, rtol)
+        if g_hi > 0.0:  # the crossing is beyond
+            return _crossing(curve, delta, eps0, rtol, near[1], stop)
+        stop = near[0]  # the crossing is below
+    g_start = gap(start)
+    if g_start <= 0.0:
+        return start, start
+    hi = eps0 if stop is None else stop
+    g_hi = gap(hi)
+    if g_hi > 0.0 and hi < eps0:
+        hi, g_hi = eps0, gap(eps0)
+    if g_hi > 0.0:
+        return hi, hi
+    return _refine(gap, start, g_start, hi, g_hi, rtol)
+
+
+def _refine(
+    gap: Callable[[float], float], lo: float, g_lo: float, hi: float, g_hi: float, rtol: float
+) -> tuple[float, float]:
+    """`_crossing`'s bracket from ``gap(lo) = g_lo > 0 ≥ g_hi = gap(hi)``."""
+    b, fb, c, fc = _brent(gap, lo, g_lo, hi, g_hi, rtol)
+    for x, fx in ((b, fb), (c, fc)):
+        if fx > 0.0 and x > lo:
+            lo = x
+        elif fx <= 0.0 and x < hi:
+            hi = x
     for _ in range(_STEPS):
         if hi - lo <= 2 * rtol * max(hi, 1e-6):
             break
         mid = 0.5 * (lo + hi)
-        if curve(mid) > delta:
+        if gap(mid) > 0.0:
             lo = mid
         else:
             hi = mid

@@ -61,10 +61,18 @@ _ROUND = 1e-14
 _SLACK = 1e-12
 #: Half-width of the binomial windows, in standard deviations (the rest is charged whole).
 _WIDTH = 8.0
+#: Absolute error of a difference of two binomial tails (each exact to a few units of 1e-15
+#: relative, and at most 1).
+_TAIL_ERROR = 64.0 * U
 #: Entries of Q* at most this fraction of the pair's entry are rounding residues.
 _RESIDUE = 1e-9
 #: Most pairs (N, c) of bins: N others drawing a clone or the shared law, c shared draws seen.
 _BUDGET = 8192
+#: Pairs of the curve that brackets the crossing before the finer curves are searched.
+_COARSE_BUDGET = 1024
+#: Most pairs (N, c) of the curve with one integer a bin (no bin charged beyond its own value),
+#: searched only near the crossing when it fits.
+_FINE_BUDGET = 1 << 18
 #: Bins beyond ±3 standard deviations are this many times wider.
 _COARSE = 4
 
@@ -200,8 +208,7 @@ def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, floa
     (where little mass lies), and the mass outside them."""
     binom = _binom()
     mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
-    lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
-    hi = min(total, math.ceil(mean + _WIDTH * sd + 8.0))
+    lo, hi = _window(total, prob)
     outside = float(binom.cdf(lo - 1, total, prob) + binom.sf(hi, total, prob))
     if hi - lo + 1 <= count:  # one integer a bin
         starts = np.arange(lo, hi + 1, dtype=np.int64)
@@ -223,8 +230,54 @@ def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, floa
     return starts, ends, outside
 
 
-def _bin_counts(others: int, pi: float, sigma: float) -> tuple[int, int]:
-    """Bins of N and of c within `_BUDGET` pairs, split so that a bin's width is about the
+def _window(total: int, prob: float) -> tuple[int, int]:
+    """The integers within ±``_WIDTH`` standard deviations of Bin(total, prob), and 8 more."""
+    mean, sd = total * prob, math.sqrt(total * prob * (1.0 - prob))
+    lo = max(0, math.floor(mean - _WIDTH * sd - 8.0))
+    return lo, min(total, math.ceil(mean + _WIDTH * sd + 8.0))
+
+
+def _windows(total: IntArray, prob: float) -> tuple[IntArray, IntArray]:
+    """`_window` of Bin(N, prob) for every N of ``total`` (the same bounds, vectorised)."""
+    mean = total * prob
+    sd = np.sqrt(total * prob * (1.0 - prob))
+    lo = np.maximum(0, np.floor(mean - _WIDTH * sd - 8.0)).astype(np.int64)
+    return lo, np.minimum(total, np.ceil(mean + _WIDTH * sd + 8.0)).astype(np.int64)
+
+
+def full_pairs(others: int, params: VariationRatio) -> int:
+    """Pairs (N, c) of `_VariationRatioCurve` with one integer a bin (0 when the pair has no
+    neutral part shared with the others: then no bins of c are needed)."""
+    lam = min(1.0, (params.p + 1.0) * params.alpha)
+    pi = min(1.0, 2.0 * params.r + params.s)
+    sigma = params.s / pi if pi > 0.0 else 0.0
+    return _full_pairs(others, pi, sigma) if sigma > 0.0 and lam < 1.0 else 0
+
+
+def _full_pairs(others: int, pi: float, sigma: float) -> int:
+    """Pairs (N, c) of the curve with one integer a bin (`_VariationRatioCurve`)."""
+    lo, hi = _window(others, pi)
+    c_lo, c_hi = _windows(np.arange(lo, hi + 1, dtype=np.int64), sigma)
+    return int(np.sum(c_hi - c_lo + 1))
+
+
+def _mass(starts: IntArray, ends: IntArray, total: Any, prob: float) -> FloatArray:
+    """P(start ≤ Bin(total, prob) ≤ end) per bin, as a difference of the two lower tails below
+    the mean and of the two upper tails above it (each small where the bin is far out, so the
+    difference keeps its relative accuracy there), at least 0."""
+    binom = _binom()
+    starts, ends, total = np.broadcast_arrays(starts, ends, total)
+    upper = starts > total * prob
+    out = np.empty(starts.shape)
+    a, b, t = starts[upper], ends[upper], total[upper]
+    out[upper] = binom.sf(a - 1, t, prob) - binom.sf(b, t, prob)
+    a, b, t = starts[~upper], ends[~upper], total[~upper]
+    out[~upper] = binom.cdf(b, t, prob) - binom.cdf(a - 1, t, prob)
+    return np.maximum(out, 0.0)
+
+
+def _bin_counts(others: int, pi: float, sigma: float, budget: int = _BUDGET) -> tuple[int, int]:
+    """Bins of N and of c within ``budget`` pairs, split so that a bin's width is about the
     same fraction of N as of the clone count T = N + 1 − c (the loss of charging a bin its
     worst end is about that fraction)."""
     mean_n = max(1.0, others * pi)
@@ -232,10 +285,10 @@ def _bin_counts(others: int, pi: float, sigma: float) -> tuple[int, int]:
     mean_t = max(1.0, mean_n * (1.0 - sigma))
     spread_c = math.sqrt(mean_n * sigma * (1.0 - sigma)) / mean_t
     if spread_n <= 0.0 or spread_c <= 0.0:
-        return (1, _BUDGET) if spread_n <= 0.0 else (_BUDGET, 1)
-    n_bins = math.sqrt(_BUDGET * spread_n / spread_c)
-    n_bins = int(min(_BUDGET, max(1.0, n_bins)))
-    return n_bins, max(1, _BUDGET // n_bins)
+        return (1, budget) if spread_n <= 0.0 else (budget, 1)
+    n_bins = math.sqrt(budget * spread_n / spread_c)
+    n_bins = int(min(budget, max(1.0, n_bins)))
+    return n_bins, max(1, budget // n_bins)
 
 
 class _VariationRatioCurve:
@@ -251,7 +304,9 @@ class _VariationRatioCurve:
     a bin of c is charged its first w and its last T. One more such other is a
     post-processing too, so a block of N is charged its first N."""
 
-    def __init__(self, others: int, params: VariationRatio) -> None:
+    def __init__(
+        self, others: int, params: VariationRatio, budget: int = _BUDGET, negligible: float = 0.0
+    ) -> None:
         binom = _binom()
         p = params.p
         self.eps0 = math.log(p)
@@ -262,9 +317,16 @@ class _VariationRatioCurve:
         pi = min(1.0, 2.0 * r + s)
         sigma = s / pi if pi > 0.0 else 0.0
         shared = sigma > 0.0 and m > 0.0
-        n_bins, c_bins = _bin_counts(others, pi, sigma) if shared else (_BUDGET // 8, 1)
+        #: One integer a bin: no pair is charged beyond its own value.
+        self.exact_bins = shared and _full_pairs(others, pi, sigma) <= budget
+        if self.exact_bins:
+            self._init_full(others, p, m, pi, sigma)
+            self._prune(negligible)
+            return
+        n_bins, c_bins = _bin_counts(others, pi, sigma, budget) if shared else (budget // 8, 1)
         n_starts, n_ends, self.outside = _bins(others, pi, n_bins)
-        n_mass = binom.cdf(n_ends, others, pi) - binom.cdf(n_starts - 1, others, pi)
+        n_mass = _mass(n_starts, n_ends, others, pi)
+        c_counts = [0]
         u_all: list[FloatArray] = []
         t_all: list[IntArray] = []
         w_all: list[FloatArray] = []
@@ -272,8 +334,8 @@ class _VariationRatioCurve:
             if shared:
                 c1, c2, out = _bins(big_n, sigma, c_bins)
                 c2 = np.append(c2[:-1], c2[-1] + 1)  # observed c runs one past the others'
-                at = (1.0 - m) * (binom.cdf(c2, big_n, sigma) - binom.cdf(c1 - 1, big_n, sigma))
-                at += m * (binom.cdf(c2 - 1, big_n, sigma) - binom.cdf(c1 - 2, big_n, sigma))
+                at = (1.0 - m) * _mass(c1, c2, big_n, sigma)
+                at += m * _mass(c1 - 1, c2 - 1, big_n, sigma)
                 # w at the bin's first c: user 1 shared, given c.
                 one = m * binom.pmf(c1 - 1, big_n, sigma)
                 w = np.where(one > 0.0, one / (one + (1.0 - m) * binom.pmf(c1, big_n, sigma)), 0.0)
@@ -281,6 +343,7 @@ class _VariationRatioCurve:
             else:  # no shared draws: user 1's shared draw is seen, and its slice has δ = 0
                 c1 = c2 = np.zeros(1, dtype=np.int64)
                 at, w, out = np.array([1.0 - m]), np.zeros(1), 0.0
+            c_counts.append(c1.size)
             u_all.append((1.0 - w) * p / (p + 1.0) + 0.5 * w)
             t_all.append(big_n + 1 - c2)
             w_all.append(np.maximum(at, 0.0) * max(mass, 0.0) * (1.0 + _SLACK))
@@ -288,6 +351,61 @@ class _VariationRatioCurve:
         self.u = np.concatenate(u_all)
         self.trials = np.concatenate(t_all)
         self.weight = np.concatenate(w_all) + _SLACK * 1e-300
+        # A difference of two tails is exact to a few ulps of the larger (``_TAIL_ERROR``),
+        # charged absolutely: the bins of N carry at most that each, and those of c at most
+        # that each times their N's mass (at most 1).
+        self.outside += _TAIL_ERROR * (n_mass.size + max(c_counts))
+        self._prune(negligible)
+
+    def _prune(self, negligible: float) -> None:
+        """Charge the lightest pairs whole (their δ is at most 1), as many as weigh at most
+        ``negligible`` together: fewer pairs to evaluate at every ε."""
+        if negligible <= 0.0:
+            return
+        order = np.argsort(self.weight)
+        light = order[: int(np.searchsorted(np.cumsum(self.weight[order]), negligible, "right"))]
+        if light.size == 0:
+            return
+        self.outside += float(np.sum(self.weight[light])) * (1.0 + 1e-9)
+        keep = np.ones(self.weight.size, dtype=bool)
+        keep[light] = False
+        self.u, self.trials, self.weight = self.u[keep], self.trials[keep], self.weight[keep]
+
+    def _init_full(self, others: int, p: float, m: float, pi: float, sigma: float) -> None:
+        """One integer a bin, vectorised over the pairs (N, c): every pair carries its own w
+        and T, and its mass from pmfs (accurate to a few ulps relative, where differences of
+        cdfs are not); as the binned form, the last c of each N runs one past the window."""
+        binom = _binom()
+        n_lo, n_hi = _window(others, pi)
+        big_n = np.arange(n_lo, n_hi + 1, dtype=np.int64)
+        self.outside = float(binom.cdf(n_lo - 1, others, pi) + binom.sf(n_hi, others, pi))
+        n_mass = np.maximum(binom.pmf(big_n, others, pi), 0.0)
+        c_lo, c_hi = _windows(big_n, sigma)
+        out = binom.cdf(c_lo - 1, big_n, sigma) + binom.sf(c_hi, big_n, sigma)
+        self.outside += float(np.dot(2.0 * out, n_mass))
+        sizes = c_hi - c_lo + 1
+        row = np.repeat(np.arange(big_n.size), sizes)
+        first = np.cumsum(sizes) - sizes
+        index = np.arange(row.size) - first[row]
+        c = c_lo[row] + index
+        n_of = big_n[row]
+        last = c == c_hi[row]  # this bin is [c, c + 1]
+        # pmf of Bin(N, σ) at c_lo − 1 … c_hi + 1 for every N, read at c − 1, c and c + 1.
+        flat = np.repeat(np.arange(big_n.size), sizes + 2)
+        grid = c_lo[flat] - 1 + np.arange(flat.size) - (first + 2 * np.arange(big_n.size))[flat]
+        pmf = binom.pmf(grid, big_n[flat], sigma)
+        at_c = row * 2 + np.arange(row.size) + 1  # where c sits in `grid`
+        below, here, above = pmf[at_c - 1], pmf[at_c], pmf[at_c + 1]
+        at = (1.0 - m) * here + m * below
+        at += np.where(last, (1.0 - m) * above + m * here, 0.0)
+        one = m * below
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(one > 0.0, one / (one + (1.0 - m) * here), 0.0)
+        w = np.clip(w * (1.0 - 1e-12), 0.0, 1.0)
+        self.u = (1.0 - w) * p / (p + 1.0) + 0.5 * w
+        self.trials = n_of + 1 - np.where(last, c + 1, c)
+        mass = np.maximum(at, 0.0) * n_mass[row] * (1.0 + _SLACK)
+        self.weight = mass + _SLACK * 1e-300
 
     def __call__(self, eps: float) -> float:
         if eps >= self.eps0:
@@ -304,11 +422,14 @@ class _VariationRatioCurve:
             centre = np.floor(np.where(live, theta * tf / (1.0 + theta), tf + 2.0)) + 1.0
         others = np.maximum(t - 1, 0)  # B ~ Bin(T − 1, 1/2), the others' clones
 
-        def tail(start: FloatArray) -> FloatArray:  # P(B ≥ start)
-            inner = bdtrc(np.clip(start - 1.0, 0.0, others), others, 0.5)
-            return np.where(start <= 0.0, 1.0, np.where(start > others, 0.0, inner))
-
-        tails = [tail(centre + i) for i in (-2.0, -1.0, 0.0, 1.0)]
+        # tails[i] = P(B ≥ centre − 2 + i): the last from the incomplete beta function, the
+        # others adding pmfs (a few ulps each, and an eighth of its cost).
+        start = centre + 1.0
+        inner = bdtrc(np.clip(start - 1.0, 0.0, others), others, 0.5)
+        tails = [np.where(start <= 0.0, 1.0, np.where(start > others, 0.0, inner))]
+        for i in (0.0, -1.0, -2.0):
+            point = _binom().pmf(centre + i, others, 0.5)
+            tails.insert(0, np.minimum(tails[0] + point, 1.0))
         best = np.zeros_like(tf)
         for i in range(3):  # the set a ≥ centre − 1 + i
             value = (u - e * v) * tails[i] + (v - e * u) * tails[i + 1]
