@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.signal import fftconvolve
 from scipy.stats import binom
 
@@ -378,3 +380,27 @@ def test_a_law_that_rounds_past_one_is_read_as_one() -> None:
     second = np.array([0.2, 0.7, 0.1])
     curve = _PairSetsCurve(100, first, second, np.array([0.5, 0.5 + 4e-16, 0.0]))
     assert 0.0 <= curve(0.5) <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    root=st.floats(0.01, 10.0),
+    power=st.sampled_from([1.0, 3.0, 0.2]),
+    rtol=st.sampled_from([1e-3, 1e-6, 1e-9]),
+)
+def test_crossing_search_brackets_a_known_root(root: float, power: float, rtol: float) -> None:
+    """The certificate's own root search (Brent's method, then bisection; it avoids importing
+    scipy.optimize) returns ``lo < hi`` with ``f(lo) > 0 ≥ f(hi)``, about ``rtol`` apart and
+    around the known root of a decreasing function with a simple, a flat (cubic) or a steep
+    (power 0.2) root; Brent's own points are evaluated ones."""
+    from optmech.certify.shuffle_curves import _brent, _refine
+
+    def f(x: float) -> float:
+        return -math.copysign(abs(x - root) ** power, x - root)
+
+    b, fb, c, fc = _brent(f, 0.0, f(0.0), 20.0, f(20.0), rtol)
+    assert fb == f(b) and fc == f(c)
+    lo, hi = _refine(f, 0.0, f(0.0), 20.0, f(20.0), rtol)
+    assert f(lo) > 0.0 >= f(hi)
+    assert lo <= root <= hi
+    assert hi - lo <= 2.0 * rtol * max(hi, 1e-6)

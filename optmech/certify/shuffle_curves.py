@@ -263,9 +263,10 @@ def _brent(
     """Brent's method (Brent 1973, *Algorithms for minimization without derivatives*, ch. 4:
     inverse quadratic interpolation, secant and bisection) on ``[a, b]`` with ``f(a) = fa``
     and ``f(b) = fb`` of opposite signs: the last ``(b, f(b), c, f(c))``, two evaluated points
-    about ``rtol`` relative apart (at most 100 evaluations) with ``f(b)`` of the root's side of
-    ``f(c)``. Written here so that a certificate does not import ``scipy.optimize`` (a sixth of
-    a second), and so that the bracket comes back evaluated."""
+    about ``rtol`` relative apart and of opposite signs when it converges within 100
+    evaluations (`_refine` checks each sign, and bisects on). Written here so that a
+    certificate does not import ``scipy.optimize`` (a sixth of a second), and so that the
+    bracket comes back evaluated."""
     c, fc = a, fa
     d = e = b - a
     for _ in range(100):

@@ -5,7 +5,7 @@ than that: a returned point typically has a few ratios above ``e^ε``, zero cell
 positive ones (``ε = inf``), or a hockey-stick sum a hair above δ. Two repairs, each followed by
 an independent certification in `optmech.lp.additive.designer`:
 
-`envelope_raise` / `envelope_repair` (pure ε)
+`envelope_raise` (pure ε)
     The smallest grid sequence above the given one that satisfies ``p_i ≤ e^ε p_j`` for
     ``|i − j| ≤ r`` on the grid extended by its geometric tails: iterate
     ``L ← max(L, maxfilter_r(L) − ε)`` in the log domain (and the same through the virtual
