@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from optmech._floats import FloatArray
-from optmech.certify.shuffle import shuffle_epsilon
+from optmech.certify.shuffle import ShuffleGuarantee, shuffle_epsilon
 from optmech.lp.matrix.envelope_setting import LocalSetting, resolve_local_setting
 from optmech.lp.matrix.objectives import exact_upper_dot
 from optmech.lp.shuffle.frontier import largest_certified
@@ -56,19 +56,25 @@ def _calibrate(
 ) -> ShuffleBaseline | None:
     """The baseline ``make(ε₀) -> (matrix, outputs)`` at its largest ε₀ (by bisection) whose
     shuffled certificate is at most ``epsilon``, with its value; None when it has none or its
-    loss cannot be evaluated."""
+    loss cannot be evaluated. The bisection keeps the largest certified point it evaluated
+    (its matrix and guarantee), which is the bracket's certified end."""
+    kept: dict[float, tuple[FloatArray, FloatArray, ShuffleGuarantee]] = {}
 
     def central(eps0: float) -> float:
-        return shuffle_epsilon(make(eps0)[0], n, delta).epsilon
+        matrix, outputs = make(eps0)
+        guarantee = shuffle_epsilon(matrix, n, delta)
+        if guarantee.epsilon <= epsilon and all(eps0 > e for e in kept):
+            kept.clear()
+            kept[eps0] = (matrix, outputs, guarantee)
+        return guarantee.epsilon
 
     bracket = largest_certified(central, epsilon, tolerance, start)
     if bracket is None:
         return None
-    matrix, outputs = make(bracket.certified)
+    matrix, outputs, guarantee = kept[bracket.certified]
     loss = _loss_on(cost, setting, outputs)
     if loss is None:
         return None
-    guarantee = shuffle_epsilon(matrix, n, delta)
     return ShuffleBaseline(
         name=name,
         local_epsilon=bracket.certified,
