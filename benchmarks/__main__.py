@@ -1,5 +1,5 @@
 """``python -m benchmarks [--quick] [--out DIR] [--only SECTION ...] [--timeout S] [--repeat N]
-[--page PATH]``.
+[--page PATH [--noise JSON ...]]``.
 
 Writes ``DIR/benchmarks.json`` (every row, with the machine load) and ``DIR/benchmarks.md``
 (the tables of docs/performance.md). ``--quick`` uses small sizes (a couple of minutes);
@@ -466,6 +466,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--page", default=None, help="also write the performance page (docs/performance.md)"
     )
+    parser.add_argument(
+        "--noise",
+        nargs="+",
+        default=(),
+        metavar="JSON",
+        help="with --page: other runs of the same command, whose spread the page states",
+    )
     args = parser.parse_args(argv)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
     set_repeats(args.repeat)
@@ -495,7 +502,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.page:
         from benchmarks.page import write_page
 
-        write_page(report, args.page)
+        others = [json.loads(open(p, encoding="utf-8").read()) for p in args.noise]
+        write_page(report, args.page, others)
         print(f"wrote {args.page}")
     return 0
 

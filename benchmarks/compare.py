@@ -39,14 +39,26 @@ ID_FIELDS = (
     "monotone",
     "window",
     "solver",
+    "k",
+    "eps0",
+    "designer",
+    "size",
+    "seed",
+    "objective",
+    "accuracy",
 )
+
+#: Fields of `ID_FIELDS` that a section measures rather than sets (a shuffle case's ε and the
+#: method `auto` chose): never part of its name.
+MEASURED = {"shuffle": frozenset({"epsilon", "method"})}
 
 Case = tuple[tuple[str, Any], ...]
 
 
 def case_of(row: dict[str, Any]) -> Case:
     """The name of ``row``'s case: its `ID_FIELDS`, as (field, value) pairs."""
-    return tuple((key, row[key]) for key in ID_FIELDS if key in row)
+    measured = MEASURED.get(row.get("section", ""), frozenset())
+    return tuple((key, row[key]) for key in ID_FIELDS if key in row and key not in measured)
 
 
 def totals(paths: Sequence[str | Path]) -> dict[Case, list[float]]:
@@ -54,7 +66,7 @@ def totals(paths: Sequence[str | Path]) -> dict[Case, list[float]]:
     out: dict[Case, list[float]] = {}
     for path in paths:
         for row in json.loads(Path(path).read_text(encoding="utf-8"))["rows"]:
-            total = row.get("total")
+            total = row.get("total", row.get("total_median"))
             if isinstance(total, int | float) and not isinstance(total, bool):
                 out.setdefault(case_of(row), []).append(float(total))
     return out

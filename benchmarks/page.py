@@ -1,4 +1,5 @@
-"""``docs/performance.md`` written from one benchmark report (``python -m benchmarks --page``).
+"""``docs/performance.md`` written from one benchmark report (``python -m benchmarks --page``),
+with the noise measured by other runs of the same command (``--noise``, `benchmarks.noise`).
 
 Every figure on the page comes from the report's rows: the tables of
 [`benchmarks.__main__.markdown`][benchmarks.__main__.markdown], the targets table and the
@@ -8,35 +9,59 @@ its own, so the page says nothing the run does not support.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.__main__ import markdown
+from benchmarks.noise import page_lines
 
 REGENERATE = "python -m benchmarks --out benchmark-results --page docs/performance.md"
+
+#: Where the page's own run and the runs its noise comes from are kept in the repository.
+PAGE_RUNS = "benchmarks/results/run/benchmarks.json benchmarks/results/rerun/benchmarks.json"
+
+
+def rerun_command(report: dict[str, Any]) -> str:
+    """The command of ``report``'s run, writing to ``benchmark-results`` and no page (so that
+    rerunning it leaves the page and the committed runs as they are)."""
+    words = str(report.get("command") or REGENERATE).split()
+    out: list[str] = []
+    dropping = False
+    for word in words:
+        if word.startswith("--"):
+            dropping = word in ("--out", "--page", "--noise")
+        if not dropping:
+            out.append(word)
+    return " ".join([*out, "--out", "benchmark-results"])
+
 
 _INTRO = """# Performance
 
 How fast optmech's LPs, closed forms and samplers are, where the time goes, and how to measure
 it yourself. **Every figure on this page comes from one run of the benchmark package**, named
 below with its command, date, machine load and package versions; the page itself is written by
-that run.
+that run. Its noise comes from other runs of the same command on the same machine (below).
 
 ## Reproduce
 
 On a fresh clone, in a new virtual environment (qif and diffprivlib, the peers compared with,
-are in the `bench` extra; they are not dependencies of optmech):
+are in the `bench` extra; they are not dependencies of optmech), run the command of this page's
+run, then compare the new run with this page's runs:
 
 ```bash
 git clone <repository> optmech && cd optmech
 python -m venv .venv && .venv/bin/pip install -e ".[bench]"
-.venv/bin/{regenerate}
+.venv/bin/{rerun}
+.venv/bin/python -m benchmarks.noise --page-runs {page_runs} --new benchmark-results/benchmarks.json
 ```
 
-That is the whole procedure: the command runs every section (each case 3 times, `--repeat`),
-writes `benchmark-results/benchmarks.json` (every number, the versions, the load) and
-`benchmark-results/benchmarks.md` (the tables), and rewrites this page. Faster variants:
-`python -m benchmarks --quick` (small sizes), `--quick --full SECTION ...` (small sizes but for
-the sections named) and `--only SECTION ...`.
+The first command runs every section and writes `benchmark-results/benchmarks.json` (every
+number, the versions, the load) and `benchmark-results/benchmarks.md` (the tables); the
+second lists the cases whose seconds fall outside this page's band of noise and the computed
+values that changed. `--page docs/performance.md` rewrites this page from a run, and
+`--noise JSON ...` adds other runs' noise to it. Faster variants: `python -m benchmarks
+--quick` (small sizes), `--quick --full SECTION ...` (small sizes but for the sections named),
+`--only SECTION ...` and `--repeat N` (runs of every case, alternated).
 
 ## How it measures
 
@@ -414,9 +439,12 @@ def summary(report: dict[str, Any], figures: list[str]) -> list[str]:
     return [*out, ""] if figures else out
 
 
-def render(report: dict[str, Any], images: str | None = None) -> str:
+def render(
+    report: dict[str, Any], images: str | None = None, others: Sequence[dict[str, Any]] = ()
+) -> str:
     """The whole page for ``report`` (the dict that ``benchmarks.json`` holds); with
-    ``images`` (a directory: the page's `IMAGES`) its figures are drawn there and linked."""
+    ``images`` (a directory: the page's `IMAGES`) its figures are drawn there and linked;
+    ``others``, other runs of the same command, give the section on noise."""
     rows = report["rows"]
     figures: list[str] = []
     if images is not None:
@@ -424,8 +452,9 @@ def render(report: dict[str, Any], images: str | None = None) -> str:
 
         figures = draw(rows, images)
     lines = [
-        _INTRO.format(regenerate=REGENERATE),
+        _INTRO.format(rerun=rerun_command(report), page_runs=PAGE_RUNS),
         *summary(report, figures),
+        *page_lines(report, others),
         _SECTIONS,
         "## Results",
         "",
@@ -444,14 +473,14 @@ def render(report: dict[str, Any], images: str | None = None) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_page(report: dict[str, Any], page: str) -> str:
-    """Write the page ``page`` for ``report`` and its figures beside it (in `IMAGES`, relative to
-    the page's folder); returns that figures folder."""
+def write_page(report: dict[str, Any], page: str, others: Sequence[dict[str, Any]] = ()) -> str:
+    """Write the page ``page`` for ``report`` (and the noise of ``others``) and its figures
+    beside it (in `IMAGES`, relative to the page's folder); returns that figures folder."""
     import os
 
     images = os.path.join(os.path.dirname(os.path.abspath(page)), IMAGES)
     with open(page, "w", encoding="utf-8") as fh:
-        fh.write(render(report, images))
+        fh.write(render(report, images, others))
     return images
 
 
@@ -464,10 +493,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.page")
     parser.add_argument("report", help="a benchmarks.json")
     parser.add_argument("--page", default="docs/performance.md")
+    parser.add_argument(
+        "--noise", nargs="*", default=(), metavar="JSON", help="other runs of the same command"
+    )
     args = parser.parse_args(argv)
     with open(args.report, encoding="utf-8") as fh:
         report = json.load(fh)
-    images = write_page(report, args.page)
+    others = [json.loads(open(p, encoding="utf-8").read()) for p in args.noise]
+    images = write_page(report, args.page, others)
     print(f"wrote {args.page} and its figures in {images}")
     return 0
 

@@ -190,7 +190,12 @@ def test_the_page_states_its_command_and_every_figure_comes_from_the_rows() -> N
     ]  # fmt: skip
     report = benchmark_report(rows, load_end=0.7, repeat=3, command="python -m benchmarks")
     text = page.render(report)
-    assert page.REGENERATE in text and "runs per case: 3 (startup, samplers)" in text
+    assert "runs per case: 3 (startup, samplers)" in text
+    # The page names the command of its own run (to rerun, without rewriting the page) and the
+    # check of a new run against it.
+    assert ".venv/bin/python -m benchmarks --out benchmark-results\n" in text
+    assert f"python -m benchmarks.noise --page-runs {page.PAGE_RUNS}" in text
+    assert "Measured from one run only" in text
     # The targets table reads the rows: the closed-form command's median, and "yes" for it.
     assert "< 0.3 s, whole process | 0.25 s (min 0.2) | yes |" in text
     assert "at most 1.25x | yes |" in text
