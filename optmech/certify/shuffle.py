@@ -80,13 +80,11 @@ from optmech.certify.shuffle_curves import (
     _CloneCurve,
     _crossing,
     _Curve,
-    _epsilon_down,
     _epsilon_up,
     _ExactBinaryCurve,
-    _lower_curves_of,
-    _lower_laws,
 )
 from optmech.certify.shuffle_exact import _BlockedBinaryCurve
+from optmech.certify.shuffle_lower import _lower_curves_of, _lower_epsilon, _lower_laws
 from optmech.certify.shuffle_variation import (
     _BUDGET,
     _COARSE_BUDGET,
@@ -532,9 +530,7 @@ def shuffle_epsilon(
         best = "local"
     lower_curves = _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
     upper = bounds[best]
-    lower = 0.0
-    for curve in lower_curves:  # search only the curves that beat the best so far
-        lower = _epsilon_down(curve, delta, eps0, lower, upper)
+    lower = _lower_epsilon(lower_curves, delta, eps0, upper)
     return ShuffleGuarantee(
         epsilon=upper,
         lower_bound=min(lower, upper),
