@@ -250,22 +250,37 @@ def _slice_parts(
 # -- the laws and curves ---------------------------------------------------------------------
 def _four_set_laws(matrix: FloatArray) -> list[_Laws]:
     """Laws over (S0, S1, S2, rest) for the pair of rows farthest apart in ε: S0 and S1 where
-    one row exceeds the other; every other user at the row o that puts the least mass on
-    S0 ∪ S1, and S2 the outputs outside S0 ∪ S1 where o's row exceeds the pair's (for k-ary
-    randomized response, o an input outside the pair and S2 = {o}); both directions, one when
-    they are mirror images."""
+    one row exceeds the other; every other user at one row o, and S2 the outputs outside
+    S0 ∪ S1 where o's row exceeds the pair's. o is the row that puts the least mass on S0 ∪ S1
+    (for k-ary randomized response an input outside the pair, and S2 = {o}), then either row
+    of the pair (S2 empty: better for some randomizers, e.g. unary encoding); both
+    directions."""
     logs = np.log(matrix)
     ratio = np.max(np.abs(logs[:, None, :] - logs[None, :, :]), axis=2)
     i, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     s0, s1 = matrix[i] > matrix[j], matrix[j] > matrix[i]
     pair = s0 | s1
-    o = int(np.argmin(matrix[:, pair].sum(axis=1)))
-    s2 = ~pair & (matrix[o] > matrix[i])
-    sets = np.stack([s0, s1, s2, ~(pair | s2)], axis=1)
-    laws = np.clip(matrix @ sets, 0.0, 1.0)
-    out = [(laws[i], laws[j], laws[o])]
-    if not np.array_equal(laws[i], laws[j][[1, 0, 2, 3]]) or laws[o][0] != laws[o][1]:
-        out.append((laws[j], laws[i], laws[o]))
+    out = []
+    for o in dict.fromkeys([int(np.argmin(matrix[:, pair].sum(axis=1))), int(i), int(j)]):
+        s2 = ~pair & (matrix[o] > matrix[i])
+        sets = np.stack([s0, s1, s2, ~(pair | s2)], axis=1)
+        laws = np.clip(matrix @ sets, 0.0, 1.0)
+        out += [(laws[i], laws[j], laws[o]), (laws[j], laws[i], laws[o])]
+    return out
+
+
+def _distinct(pairs: Sequence[_Laws]) -> list[_Laws]:
+    """``pairs`` without repeats and mirror images (S0 and S1 swapped in all three laws: the
+    same curve)."""
+    seen: set[bytes] = set()
+    out = []
+    for laws in pairs:
+        rows = [np.asarray(x, dtype=np.float64) for x in laws]
+        swap = [1, 0, *range(2, rows[0].size)]
+        keys = [b"".join(x.tobytes() for x in rows), b"".join(x[swap].tobytes() for x in rows)]
+        if not seen.intersection(keys):
+            seen.update(keys)
+            out.append(laws)
     return out
 
 
@@ -306,7 +321,7 @@ def _lower_curves_of(
             curves.append(_CountCurve(pmf, hi, lo))
             curves.append(_CountCurve(pmf, lo, hi))
     # after the cheap curves, which set the bar they must beat
-    curves += [_FourSetsCurve(others, *laws) for laws in pairs]
+    curves += [_FourSetsCurve(others, *laws) for laws in _distinct(pairs)]
     return curves
 
 

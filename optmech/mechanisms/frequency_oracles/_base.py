@@ -145,9 +145,9 @@ class _FrequencyOracle:
         True
         """
         first, second, others = self._pair_laws()
-        pair: tuple[tuple[FloatArray, FloatArray, FloatArray], ...] = ((first, second, others),)
-        if others[0] != others[1]:  # else the reverse direction is this one's mirror image
-            pair += ((second, first, others),)
+        # and every other user at input 0 (S2 empty)
+        one, two = (np.array([x[0], x[1], 0.0, x[2] + x[3]]) for x in (first, second))
+        pair = ((first, second, others), (second, first, others), (one, two, one), (two, one, one))
         return ShuffleDescription(
             local_epsilon=self.local_epsilon,
             clone_probability=self.clone_probability,
