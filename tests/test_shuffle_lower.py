@@ -84,7 +84,7 @@ def test_k_rr_four_sets_are_the_whole_histogram(k: int, eps0: float, n: int) -> 
     m = rr(eps0, k)
     eye = np.eye(k, dtype=bool)
     laws = projected(m, [eye[0], eye[1], eye[2], ~(eye[0] | eye[1] | eye[2])])
-    assert all(np.array_equal(a, b) for a, b in zip(_four_set_laws(m)[0], laws[[0, 1, 2]]))
+    assert all(np.array_equal(a, b) for a, b in zip(_four_set_laws(m)[0], laws[:3], strict=True))
     curve = _FourSetsCurve(n - 1, laws[0], laws[1], laws[2])
     for eps in EPS:
         truth = enumerated((m[0], m[1], m[2]), n, eps)

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from optmech._floats import U, FloatArray, IntArray
+from optmech._floats import FloatArray, IntArray, U
 from optmech.certify.shuffle_curves import (
     _SLACK,
     _binary_rows,
@@ -66,16 +66,16 @@ _ENDS = 3
 #: the outer count given t (thresholds outside are dropped) and of the inner one (beyond it,
 #: the sign of X is taken from the window's ends; narrower, down to the last, while the
 #: thresholds exceed `_MAX_POINTS`).
-_T_WIDTH = 7.0
+_T_WIDTH = 6.0
 _OUTER_WIDTH = 12.0
-_INNER_WIDTHS = (10.0, 8.0, 6.0, 5.0, 4.0)
+_INNER_WIDTHS = (8.0, 6.0, 5.0, 4.0)
 #: Most slices t (the window of t narrows to fit) and most thresholds per evaluation (the
 #: outer count goes in Jensen blocks beyond: a loss when a block is wider than the scale of
 #: the inner count's effect on u, β sd(V)/c).
 _MAX_SLICES = 8192
 _MAX_POINTS = 16384
 #: Relative precision of the lower ε (its bracket is searched to this width, then rounded down).
-_LOWER_RTOL = 1e-7
+_LOWER_RTOL = 1e-6
 
 _Laws = tuple[FloatArray, FloatArray, FloatArray]
 
@@ -116,10 +116,17 @@ def _tail_part(
 ) -> tuple[FloatArray, FloatArray]:
     """``E[(a + β V) 1{V ≥ τ}]`` for ``V ~ Bin(size, p)``,
     ``a P(V ≥ τ) + β size p P(Bin(size − 1, p) ≥ τ − 1)``, and the sum of its two terms'
-    magnitudes (the scale of its rounding)."""
+    magnitudes (the scale of its rounding). The second tail is the first plus
+    ``(1 − p) P(Bin(size − 1, p) = τ − 1)`` (one more trial is one more Bernoulli), a sum of
+    positive terms: one survival function, not two."""
     binom = _binom()
-    first = binom.sf(tau - 1.0, size, p) * a
-    second = beta * size * p * binom.sf(tau - 2.0, np.maximum(size - 1, 0), p)
+    tail = binom.sf(tau - 1.0, size, p)
+    first = tail * a
+    if beta == 0.0:
+        return first, np.abs(first)
+    fewer = np.maximum(size - 1, 0)
+    shorter = tail + (1.0 - p) * binom.pmf(tau - 1.0, fewer, p)
+    second = beta * size * p * np.minimum(shorter, 1.0)
     return first + second, np.abs(first) + np.abs(second)
 
 
@@ -327,9 +334,16 @@ def _lower_curves_of(
 
 def _lower_epsilon(curves: Sequence[_Curve], delta: float, eps0: float, upper: float) -> float:
     """The largest ε found (rounded down, to `_LOWER_RTOL` relative) at which one of the
-    ``curves`` exceeds δ, in [0, ``upper``]; each curve is searched only above the best so
-    far (one evaluation when it does not beat it)."""
+    ``curves`` exceeds δ, in [0, ``upper``]. Each curve is searched only above the best so far
+    (one evaluation when it does not beat it): the count curves (cheap) in turn, then the
+    four-set curves from the one largest at the count curves' ε, so that the costly ones are
+    seldom searched in full."""
     lower = 0.0
+    four = [c for c in curves if isinstance(c, _FourSetsCurve)]
     for curve in curves:
+        if not isinstance(curve, _FourSetsCurve):
+            lower = _crossing(curve, delta, eps0, _LOWER_RTOL, lower, upper)[0]
+    at = lower
+    for _, curve in sorted(((-c(at), i), c) for i, c in enumerate(four)):
         lower = _crossing(curve, delta, eps0, _LOWER_RTOL, lower, upper)[0]
     return lower
