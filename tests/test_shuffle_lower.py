@@ -18,7 +18,9 @@ here another way.
 
 from __future__ import annotations
 
+import itertools
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -213,3 +215,37 @@ def test_published_variation_ratio_numbers_are_below_a_concrete_pair(
     assert published < g.lower_bound <= g.epsilon
     h = optmech.shuffle_epsilon(optmech.GRR(k, eps0), 10_000, 1e-6)
     assert published < h.lower_bound <= h.epsilon
+
+
+def worst_delta(matrix: npt.NDArray[np.float64], n: int, eps: float) -> float:
+    """δ(ε) of the histogram worst over every pair and every dataset of the others."""
+    inputs = range(matrix.shape[0])
+    worst = 0.0
+    for others in itertools.combinations_with_replacement(inputs, n - 1):
+        for x0, x1 in itertools.permutations(inputs, 2):
+            p = histogram_law([matrix[x0], *(matrix[i] for i in others)])
+            q = histogram_law([matrix[x1], *(matrix[i] for i in others)])
+            worst = max(worst, sum(max(p[h] - math.exp(eps) * q.get(h, 0.0), 0.0) for h in p))
+    return worst
+
+
+@pytest.mark.parametrize(
+    "oracle",
+    [
+        optmech.GRR(4, 1.0),
+        optmech.OUE(3, 1.0),
+        optmech.HadamardResponse(3, 1.5),
+        optmech.SubsetSelection(4, 1.0, d=2),
+    ],
+    ids=lambda o: type(o).__name__,
+)
+def test_oracle_lower_bounds_are_reached(oracle: Any) -> None:
+    """Four users, δ = 0.05: at the lower bound (closed form, and from the matrix) the true
+    curve, enumerated over every pair and dataset, is at least δ."""
+    matrix = np.asarray(oracle.randomizer.matrix)
+    lower = []
+    for mechanism in (oracle, matrix):
+        g = optmech.shuffle_epsilon(mechanism, 4, 0.05)
+        assert 0.0 < g.lower_bound <= g.epsilon
+        lower.append(g.lower_bound)
+    assert worst_delta(matrix, 4, max(lower)) >= 0.05  # the true curve is non-increasing
