@@ -116,7 +116,8 @@ def run(quick: bool, timeout: float) -> list[dict[str, Any]]:
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """The section's table: optmech's ε by method and the peer's, times in seconds."""
+    """The section's table: optmech's ε by method and the peer's, times in seconds (the auto
+    ε, the lower bound and the peer's ε to seven digits, enough to order them)."""
 
     def f(val: Any, fmt: str = ".5g") -> str:
         return "–" if val is None else format(val, fmt)
@@ -147,15 +148,15 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                     str(r["k"]),
                     f"{r['eps0']:g}",
                     f"{r['n']:.0e}",
-                    f"{f(r.get('epsilon'))} ({r.get('method', r.get('status'))})",
-                    f(r.get("lower_bound")),
+                    f"{f(r.get('epsilon'), '.7g')} ({r.get('method', r.get('status'))})",
+                    f(r.get("lower_bound"), ".7g"),
                     f(b.get("exact")),
                     f(b.get("blanket")),
                     f(b.get("variation-ratio")),
                     f(b.get("clones")),
                     f(r.get("total"), ".2f"),
                     f(t.get("variation-ratio"), ".2f"),
-                    f(peer),
+                    f(peer, ".7g"),
                     f(r.get("peer_total"), ".2f"),
                     verdict,
                 ]

@@ -119,14 +119,45 @@ def test_description_laws_are_laws_of_the_matrix(oracle: Any) -> None:
     if d.binary is not None:
         assert d.binary == pytest.approx((m[:, -1].max(), m[:, -1].min()), rel=1e-12)
     if d.pair_laws:
-        first, second, others = d.pair_laws[0]
-        s0, s1 = m[0] > m[1] * (1 + 1e-12), m[1] > m[0] * (1 + 1e-12)
-        laws = np.stack([m[:, s0].sum(axis=1), m[:, s1].sum(axis=1)], axis=1)
-        assert first[:2] == pytest.approx(laws[0], rel=1e-12)
-        assert second[:2] == pytest.approx(laws[1], rel=1e-12)
-        assert np.min(np.max(np.abs(laws - others[:2]), axis=1)) < 1e-12  # the law of a row
+        check_pair_laws(oracle)
+
+
+def check_pair_laws(oracle: Any) -> None:
+    """The lower bound's four-set laws are those of the matrix's rows and output sets: user 1
+    at input a ∈ {0, 1} against the other, every other user at a row o, S0 (S1) the outputs
+    likelier under input 0 (1), S2 the other outputs likelier under o than under input 0
+    (empty when o is input 0 or 1, whose rows agree there)."""
+    m = oracle.randomizer.matrix
+    s0, s1 = m[0] > m[1] * (1 + 1e-12), m[1] > m[0] * (1 + 1e-12)
+    laws = np.stack([m[:, s0].sum(axis=1), m[:, s1].sum(axis=1)], axis=1)
+    pairs = oracle.shuffle_description().pair_laws
+    assert pairs
+    for first, second, others in pairs:
+        a = 0 if first[:2] == pytest.approx(laws[0], rel=1e-12) else 1
+        assert first[:2] == pytest.approx(laws[a], rel=1e-12)
+        assert second[:2] == pytest.approx(laws[1 - a], rel=1e-12)
+        rows = np.flatnonzero(np.max(np.abs(laws - others[:2]), axis=1) < 1e-12)
+        found = [np.inf]
+        for o in rows:
+            s2 = ~(s0 | s1) & (m[o] > m[0] * (1 + 1e-12))
+            law2 = m[[a, 1 - a, o]][:, s2].sum(axis=1)
+            found.append(np.max(np.abs(law2 - [first[2], second[2], others[2]])))
+        assert min(found) < 1e-12  # the law of a row, with its S2
         for law in (first, second, others):
-            assert law.sum() == pytest.approx(1.0) and law.min() >= 0.0
+            assert law.size == 4 and law.min() >= 0.0
+            assert law.sum() == pytest.approx(1.0, rel=1e-12)
+    # the first: the others outside the pair where one is (S2 non-empty)
+    first, _, others = pairs[0]
+    assert first[2] > 0.0 or oracle.k < 3 or others[:2] == pytest.approx(first[:2])
+
+
+@pytest.mark.parametrize(("k", "eps"), [(3, 0.5), (5, 1.3), (4, 2.0)])
+def test_olh_with_binary_hashes_gives_laws_of_the_matrix(k: int, eps: float) -> None:
+    """g = 2 (never the default at these k): S2 is where h(0) = h(1) ≠ h(2), a quarter of
+    the hashes."""
+    oracle = OLH(k, eps, g=2)
+    assert oracle.shuffle_description().pair_laws[0][0][2] > 0.0
+    check_pair_laws(oracle)
 
 
 def test_estimator_is_unbiased_exactly(oracle: Any) -> None:

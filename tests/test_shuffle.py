@@ -227,10 +227,11 @@ def test_random_matrices_keep_their_bounds_in_order(seed: int, n: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_two_set_counts_are_computed_exactly(seed: int) -> None:
-    """The two-set lower curve equals the curve of the projected histogram enumerated here,
-    for one pair and every other user at one row (five users, four outputs); it is computed
-    by binomial tails per slice in the module, by summing the enumerated law here."""
-    from optmech.certify.shuffle_curves import _PairSetsCurve
+    """The lower curve of two sets (the rest pooled) equals the curve of the projected
+    histogram enumerated here, for one pair and every other user at one row (five users, four
+    outputs); it is computed by binomial tails per slice in the module, by summing the
+    enumerated law here."""
+    from optmech.certify.shuffle_lower import _FourSetsCurve
 
     matrix, n = random_matrix(seed, 3, 4, 2.0), 5
     i, j, o = 0, 1, 2
@@ -238,7 +239,7 @@ def test_two_set_counts_are_computed_exactly(seed: int) -> None:
     proj = np.column_stack(
         [matrix[:, s0].sum(1), matrix[:, s1].sum(1), matrix[:, ~(s0 | s1)].sum(1)]
     )
-    curve = _PairSetsCurve(n - 1, proj[i], proj[j], proj[o])
+    curve = _FourSetsCurve(n - 1, proj[i], proj[j], proj[o])
     p = histogram_law([proj[i], *[proj[o]] * (n - 1)])
     q = histogram_law([proj[j], *[proj[o]] * (n - 1)])
     for eps in (0.0, 0.3, 1.0):
@@ -373,12 +374,13 @@ def test_result_shape() -> None:
 def test_a_law_that_rounds_past_one_is_read_as_one() -> None:
     """Closed-form laws can sum to 1 + a few ulps; the lower curve's window must not take the
     square root of a negative variance (it did: a math domain error)."""
-    from optmech.certify.shuffle_curves import _PairSetsCurve, _window
+    from optmech.certify.shuffle_curves import _window
+    from optmech.certify.shuffle_lower import _FourSetsCurve
 
     assert _window(1000, 1.0 + 4e-16) == (990, 1000)
     first = np.array([0.7, 0.2, 0.1])
     second = np.array([0.2, 0.7, 0.1])
-    curve = _PairSetsCurve(100, first, second, np.array([0.5, 0.5 + 4e-16, 0.0]))
+    curve = _FourSetsCurve(100, first, second, np.array([0.5, 0.5 + 4e-16, 0.0]))
     assert 0.0 <= curve(0.5) <= 1.0
 
 

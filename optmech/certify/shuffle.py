@@ -49,19 +49,27 @@ post-processing), so grouping c into blocks and charging each block its first $�
 upper bound; the mass of C outside a window of ±12 standard deviations is added to δ whole.
 
 The lower bound: any post-processing of the histogram, for a chosen pair and chosen other
-inputs, bounds the curve from below. The count of reports in an output set A is a sum of
-Bernoullis whose curve is computed termwise from binomial pmfs (mass outside the window
-dropped, which can only lower it); the sets tried are the single outputs of largest spread and
-the set where the most distant pair's rows differ in sign, the other users at the set's
-extreme rows, all but a few at one end. With three or more outputs, the counts of reports in
-the two sets where the most distant pair's rows differ, every other user at the row that puts
-the least mass on them: given the total in the two sets, the sign of $P_1 − e^ε P_0$ changes
-once along the first count, so each slice is a binomial tail (`_PairSetsCurve`).
+inputs, bounds the curve from below (`optmech.certify.shuffle_lower`). The count of reports
+in an output set A is a sum of Bernoullis whose curve is computed termwise from binomial pmfs
+(mass outside the window dropped, which can only lower it); the sets tried are the single
+outputs of largest spread and the set where the most distant pair's rows differ in sign, the
+other users at the set's extreme rows, all but a few at one end. With three or more outputs,
+the counts of reports in four sets: S0 and S1 where the most distant pair's rows differ, S2
+the other outputs where the other users' row is above the pair's, and the rest, every other
+user at one row o (the one putting the least mass on S0 ∪ S1, then either row of the pair).
+With $Q_o$ the law of o's report over the four groups, $z_g = (Q_{x^0}(g) − e^ε
+Q_{x^1}(g))/Q_o(g)$ and $H \sim \mathrm{Mult}(n; Q_o)$, the curve is exactly
+$E[(Σ_g z_g H_g)_+]/n$ (user 1 is any of the n reports of a histogram); given the total in
+S0 ∪ S1 the counts in S0 and in S2 are independent binomials, one summed over near the sign
+change of $Σ_g z_g H_g$ and the other's part a binomial tail and partial mean
+(`_FourSetsCurve`). For k-ary randomized response this is the whole histogram of the pair's
+two outputs, o's and the rest.
 
 Numbers: SciPy's binomial functions are accurate to a few units of 1e-15 relative; every upper
-curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it. ε for a δ is found
+curve adds ``_SLACK`` times the mass it sums, every lower curve subtracts it (the four-set
+curve: times the magnitudes of the terms it sums). ε for a δ is found
 by Brent's method on the monotone curve and kept only once evaluated on the right side: the
-upper ε (to 1e-9 relative) where the upper curve is at most δ, the lower ε (to 1e-4) where
+upper ε (to 1e-9 relative) where the upper curve is at most δ, the lower ε (to 1e-6) where
 the lower curve exceeds δ.
 """
 
@@ -80,13 +88,11 @@ from optmech.certify.shuffle_curves import (
     _CloneCurve,
     _crossing,
     _Curve,
-    _epsilon_down,
     _epsilon_up,
     _ExactBinaryCurve,
-    _lower_curves_of,
-    _lower_laws,
 )
 from optmech.certify.shuffle_exact import _BlockedBinaryCurve
+from optmech.certify.shuffle_lower import _lower_curves_of, _lower_epsilon, _lower_laws
 from optmech.certify.shuffle_variation import (
     _BUDGET,
     _COARSE_BUDGET,
@@ -532,9 +538,7 @@ def shuffle_epsilon(
         best = "local"
     lower_curves = _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
     upper = bounds[best]
-    lower = 0.0
-    for curve in lower_curves:  # search only the curves that beat the best so far
-        lower = _epsilon_down(curve, delta, eps0, lower, upper)
+    lower = _lower_epsilon(lower_curves, delta, eps0, upper)
     return ShuffleGuarantee(
         epsilon=upper,
         lower_bound=min(lower, upper),

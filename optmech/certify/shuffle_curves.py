@@ -1,5 +1,6 @@
 """The privacy curves behind `shuffle_epsilon`: the clone reductions (upper bounds), the exact
-curve of a two-output randomizer, and the counts of concrete datasets (lower bounds).
+curve of a two-output randomizer, the count of one output set of a concrete pair of datasets
+(a lower bound; the others are in `optmech.certify.shuffle_lower`), and the search of ε.
 
 Each curve maps ε to δ(ε); the formulas, their sources and their rounding are described in
 `optmech.certify.shuffle`. Nothing here validates its inputs: `shuffle_epsilon` does.
@@ -8,7 +9,7 @@ Each curve maps ε to δ(ε); the formulas, their sources and their rounding are
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,6 @@ _BLOCKS_PER_SIGMA = 10.0
 _CLONE_WIDTH = 12.0
 #: Most bisection steps after Brent's method, if a check of its crossing fails.
 _STEPS = 56
-#: Others at the far end in the lower bound's pairs: k ∈ {0..K} ∪ {n−1−K..n−1}.
-_ENDS = 3
 
 _Curve = Callable[[float], float]
 
@@ -184,79 +183,6 @@ class _ExactBinaryCurve:
         return min(1.0, worst + self.error * (1.0 + e))
 
 
-class _PairSetsCurve:
-    """Lower curve of the counts of reports in two output sets S0, S1 (the rest pooled), for
-    user 1's laws ``first`` against ``second`` over (S0, S1, rest) and every other user at
-    one row with law ``others_law``: exact up to rounding (module docstring).
-
-    Given the number t of reports in S0 ∪ S1 (observed), the count h in S0 has, in both
-    worlds, ``D(h) / B_{t−1}(h) = K₁ x + K₀`` with ``x = h/(t − h)``: the sign of
-    ``P₁ − e^ε P₀`` changes once along h, so each slice's positive part is a binomial tail,
-    up or down, at a threshold computed here. Any tail is a valid lower bound, and the largest
-    of the tails tried around the threshold is the slice's exact positive part.
-    """
-
-    def __init__(
-        self,
-        others: int,
-        first: FloatArray,
-        second: FloatArray,
-        others_law: FloatArray,
-    ) -> None:
-        binom = _binom()
-        both = min(1.0, float(others_law[0] + others_law[1]))  # a law summing to 1 + ulps
-        self.rho = float(others_law[0] / both) if both > 0 else 0.5
-        lo, hi = _window(others, both, 6.0)  # dropped slices only lower the curve
-        t = np.arange(lo, hi + 2, dtype=np.int64)  # reports in S0 ∪ S1, user 1 included
-        self.t = t
-        self.at_t = binom.pmf(t, others, both)  # user 1 in the rest
-        self.at_t1 = binom.pmf(t - 1, others, both)  # user 1 in S0 or S1
-        self.first, self.second = first, second
-
-    def _tail(self, start: FloatArray, trials: npt.NDArray[np.int64]) -> FloatArray:
-        """P(Bin(trials, ρ) ≥ start), elementwise (trials may be −1: an empty law)."""
-        from scipy.special import bdtrc
-
-        m = np.maximum(trials, 0)
-        inner = bdtrc(np.clip(start - 1.0, 0.0, m), m, self.rho)
-        return np.where(start <= 0.0, 1.0, np.where(start > m, 0.0, inner))
-
-    def _tails(
-        self, start: FloatArray, trials: npt.NDArray[np.int64], count: int
-    ) -> list[FloatArray]:
-        """``_tail(start + i, trials)`` for i = 0 … count − 1: one survival function, then each
-        next tail the last minus a pmf (about thirty times cheaper; the subtraction's rounding,
-        a few units of 1e-16 per tail, is far inside the curve's ``_SLACK``)."""
-        binom = _binom()
-        out = [self._tail(start, trials)]
-        for i in range(count - 1):
-            mass = binom.pmf(start + i, np.maximum(trials, 0), self.rho)
-            out.append(np.clip(out[-1] - np.where(trials >= 0, mass, 0.0), 0.0, 1.0))
-        return out
-
-    def __call__(self, eps: float) -> float:
-        e = math.exp(eps)
-        c0, c1, c2 = self.first - e * self.second
-        rho, t = self.rho, self.t
-        tf = t.astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k1 = self.at_t1 * c0 * (1 - rho) / rho + self.at_t * c2 * (1 - rho)
-            k0 = self.at_t1 * c1 + self.at_t * c2 * (1 - rho)
-            cross = np.where(k1 != 0.0, -k0 / k1, 0.0)
-            centre = np.where(cross > 0.0, cross * tf / (1.0 + cross), 0.0)
-        centre = np.floor(np.nan_to_num(centre, nan=0.0, posinf=0.0)) - 1.0
-        whole = self.at_t1 * (c0 + c1) + self.at_t * c2
-        best = np.zeros_like(tf)
-        shorter = self._tails(centre - 1.0, t - 1, 5)
-        longer = self._tails(centre, t, 4)
-        for i in range(4):  # the tail h ≥ centre + i, and its complement h < centre + i
-            up = self.at_t1 * (c0 * shorter[i] + c1 * shorter[i + 1])
-            up += self.at_t * c2 * longer[i]
-            best = np.maximum(best, np.maximum(up, whole - up))
-        mass = float(np.sum(self.at_t1 + self.at_t))
-        return max(0.0, float(np.sum(best)) - 8.0 * _SLACK * (1.0 + e) * mass)
-
-
 def _brent(
     f: Callable[[float], float], a: float, fa: float, b: float, fb: float, rtol: float
 ) -> tuple[float, float, float, float]:
@@ -371,74 +297,3 @@ def _refine(
 def _epsilon_up(curve: _Curve, delta: float, eps0: float) -> float:
     """Smallest ε found (rounded up) with curve(ε) ≤ δ, in [0, ε₀]."""
     return _crossing(curve, delta, eps0)[1]
-
-
-def _epsilon_down(
-    curve: _Curve, delta: float, eps0: float, start: float = 0.0, stop: float | None = None
-) -> float:
-    """Largest ε found in ``[start, stop]`` (rounded down, to 1e-4 relative) with
-    curve(ε) > δ (``start`` when curve(start) ≤ δ)."""
-    return _crossing(curve, delta, eps0, 1e-4, start, stop)[0]
-
-
-_Laws = tuple[FloatArray, FloatArray, FloatArray]
-
-
-def _pair_set_laws(matrix: FloatArray) -> list[_Laws]:
-    """Laws over (S0, S1, rest) for the pair of rows farthest apart in ε: S0 and S1 where one
-    row exceeds the other, every other user at the row that puts the least mass on S0 ∪ S1
-    (for k-ary randomized response, an input outside the pair); both directions."""
-    logs = np.log(matrix)
-    ratio = np.max(np.abs(logs[:, None, :] - logs[None, :, :]), axis=2)
-    i, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-    s0, s1 = matrix[i] > matrix[j], matrix[j] > matrix[i]
-    laws = np.stack([matrix[:, s0].sum(axis=1), matrix[:, s1].sum(axis=1)], axis=1)
-    laws = np.column_stack([laws, np.clip(1.0 - laws.sum(axis=1), 0.0, 1.0)])
-    o = int(np.argmin(laws[:, 0] + laws[:, 1]))
-    return [(laws[i], laws[j], laws[o]), (laws[j], laws[i], laws[o])]
-
-
-def _lower_laws(matrix: FloatArray) -> tuple[list[tuple[float, float]], list[_Laws]]:
-    """The post-processings of one report the lower bound counts: ``(lo, hi)`` probabilities
-    of a few output sets over the rows, and the pair-set laws (three or more outputs)."""
-    k_out = matrix.shape[1]
-    sets: list[npt.NDArray[np.bool_]] = []
-    if k_out == 2:
-        sets.append(np.array([False, True]))
-    else:
-        eye = np.eye(k_out, dtype=bool)
-        spread = matrix.max(axis=0) - matrix.min(axis=0)
-        for j in np.argsort(-spread)[:4]:
-            sets.append(eye[j])
-        i, j = np.unravel_index(
-            np.argmax(np.abs(matrix[:, None, :] - matrix[None, :, :]).sum(axis=2)),
-            (matrix.shape[0],) * 2,
-        )
-        sets.append(matrix[i] > matrix[j])
-    counts = [_binary_rows(matrix, chosen) for chosen in sets]
-    return counts, _pair_set_laws(matrix) if k_out > 2 else []
-
-
-def _lower_curves_of(
-    counts: Sequence[tuple[float, float]], pairs: Sequence[_Laws], others: int
-) -> list[_Curve]:
-    """Curves of concrete pairs: the count of each set of ``counts`` with the other users at
-    the set's extreme rows, then the two-set counts of ``pairs``."""
-    curves: list[_Curve] = []
-    ends = list(range(min(_ENDS, others) + 1))
-    ends += [others - k for k in ends if others - k > _ENDS]
-    for lo, hi in counts:
-        if hi <= lo:
-            continue
-        for k in ends:
-            _, pmf = _count_pmf(others, k, hi, lo)
-            curves.append(_CountCurve(pmf, hi, lo))
-            curves.append(_CountCurve(pmf, lo, hi))
-    # after the cheap curves, which set the bar they must beat
-    curves += [_PairSetsCurve(others, *laws) for laws in pairs]
-    return curves
-
-
-def _lower_curves(matrix: FloatArray, others: int) -> list[_Curve]:
-    """Curves of concrete pairs: counts in a few output sets, others at the extreme rows."""
-    return _lower_curves_of(*_lower_laws(matrix), others)

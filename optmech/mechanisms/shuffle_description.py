@@ -52,8 +52,10 @@ class ShuffleDescription:
         Output sets whose report count is a binary post-processing: the smallest and largest
         probability of the set over the inputs (lower bound).
     pair_laws : tuple of (first, second, others)
-        Laws over three output sets (S0, S1, the rest) of the pair's two inputs and of one
-        other input (lower bound).
+        Laws over four output sets (S0, S1, S2, the rest) of user 1's two inputs and of the
+        input of every other user (lower bound): S0 and S1 where the pair's rows differ, S2
+        the other outputs likelier under the others' input than under the pair (empty when the
+        others sit at an input of the pair). Three sets are read with S2 empty.
     matrix : ndarray or None
         The matrix, when it was given (None for a closed form).
     variation_decomposition : tuple of float or None

@@ -89,8 +89,9 @@ class _FrequencyOracle:
         raise NotImplementedError
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Laws over (S0, S1, rest) of inputs 0 and 1 and of the other input of least mass on
-        S0 ∪ S1, with S0 (S1) the outputs likelier under input 0 (1)."""
+        """Laws over (S0, S1, S2, rest) of inputs 0 and 1 and of the other input o of least
+        mass on S0 ∪ S1, with S0 (S1) the outputs likelier under input 0 (1) and S2 the other
+        outputs likelier under o than under input 0 (empty when o is input 0)."""
         raise NotImplementedError
 
     def _matrix(self) -> tuple[FloatArray, list[Any]]:
@@ -144,7 +145,9 @@ class _FrequencyOracle:
         True
         """
         first, second, others = self._pair_laws()
-        pair = ((first, second, others), (second, first, others))
+        # and every other user at input 0 (S2 empty)
+        one, two = (np.array([x[0], x[1], 0.0, x[2] + x[3]]) for x in (first, second))
+        pair = ((first, second, others), (second, first, others), (one, two, one), (two, one, one))
         return ShuffleDescription(
             local_epsilon=self.local_epsilon,
             clone_probability=self.clone_probability,

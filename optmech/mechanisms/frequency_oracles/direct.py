@@ -86,10 +86,12 @@ class GRR(_FrequencyOracle):
         return _up(b), _down(b), _down((self.k - 2) * b), 4.0 * U * self.k
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # S0 = {0}, S1 = {1}; o = 2 and S2 = {2}
         a, b = self._ab()
-        first = np.array([a, b, 1.0 - a - b])
-        others = np.array([b, b, 1.0 - 2 * b]) if self.k > 2 else first
-        return first, first[[1, 0, 2]], others
+        rest = max(0.0, 1.0 - a - 2 * b)
+        first = np.array([a, b, b, rest])
+        others = np.array([b, b, a, rest]) if self.k > 2 else first
+        return first, first[[1, 0, 2, 3]], others
 
     def _matrix(self) -> tuple[FloatArray, list[Any]]:
         a, b = self._ab()
@@ -154,13 +156,17 @@ class OUE(_FrequencyOracle):
         return 0.5 * (1.0 - 2.0 * self._q())
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # S0: bits (1, 0) at items (0, 1), S1: (0, 1); o = 2 and S2: bits (0, 0, 1) at (0, 1, 2)
         q = self._q()
-        first = np.array([0.5 * (1 - q), 0.5 * q, 0.5])
         if self.k > 2:
-            others = np.array([q * (1 - q), q * (1 - q), 1 - 2 * q * (1 - q)])
+            s2 = 0.5 * q * (1 - q)
+            first = np.array([0.5 * (1 - q), 0.5 * q, s2, 0.5 - s2])
+            s2 = 0.5 * (1 - q) ** 2
+            others = np.array([q * (1 - q), q * (1 - q), s2, 1 - 2 * q * (1 - q) - s2])
         else:
+            first = np.array([0.5 * (1 - q), 0.5 * q, 0.0, 0.5])
             others = first
-        return first, first[[1, 0, 2]], others
+        return first, first[[1, 0, 2, 3]], others
 
     def _matrix(self) -> tuple[FloatArray, list[Any]]:
         k, q = self.k, self._q()

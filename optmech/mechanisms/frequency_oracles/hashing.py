@@ -141,22 +141,27 @@ class OLH(_FrequencyOracle):
         return (*super()._count_laws(), (low / self.hashes, high / self.hashes))
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # S0: y = h(0) ≠ h(1), S1: y = h(1) ≠ h(0); o = 2 and S2: y = h(2) ∉ {h(0), h(1)}
+        # when h(0) ≠ h(1) (g odd), y = h(2) ≠ h(0) = h(1) (g = 2)
         g = self._g
         high, low = self._hl()
         split = 1.0 - 1.0 / g  # P(h(0) ≠ h(1))
-        first = np.array([split * high, split * low, 1.0 - split * (high + low)])
         if self.k > 2 and g > 2:
             # item 2: h(2) − h(0) = 2(h(1) − h(0)) on the digits, so it never meets h(0) or h(1)
             # when they differ (g an odd prime)
-            others = np.array([split * low, split * low, 1.0 - 2 * split * low])
+            s2, o2 = split * low, split * high
+            others = np.array([split * low, split * low, o2, 1.0 - split * (2 * low + high)])
         elif self.k > 2:  # g = 2: item 2's hash independent of (h(0), h(1)), all uniform
             c = split / g
-            others = np.array([c, c, 1.0 - 2 * c])
+            s2, o2 = low / 4, high / 4  # h(0) = h(1) ≠ h(2), a quarter of the hashes
+            others = np.array([c, c, o2, 1.0 - 2 * c - o2])
         else:
+            s2 = o2 = 0.0
+        first = np.array([split * high, split * low, s2, 1.0 - split * (high + low) - s2])
+        if self.k <= 2 or others[0] + others[1] > first[0] + first[1]:
+            first[2:] = [0.0, 1.0 - split * (high + low)]  # o = 0: S2 empty
             others = first
-        if others[0] + others[1] > first[0] + first[1]:
-            others = first
-        return first, first[[1, 0, 2]], others
+        return first, first[[1, 0, 2, 3]], np.clip(others, 0.0, 1.0)
 
     def _hash(self, s: IntArray, v: IntArray) -> IntArray:
         """$h_s(v)$, broadcasting ``s`` against ``v``."""
@@ -259,14 +264,17 @@ class HadamardResponse(_FrequencyOracle):
         return (e - 1) / (2 * (e + 1))
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # S0: bits (0, 1) of y at 0 and 1 (item 0 even, item 1 odd), S1: (1, 0); o = 2
+        # (row 3 = 1 xor 2, odd on S0 and S1) and S2: bits (1, 1)
         e = math.exp(self.epsilon)
-        first = np.array([e / (2 * (1 + e)), 1 / (2 * (1 + e)), 0.5])
-        if self.k >= 3:  # item 2 (row 3 = 1 xor 2): −1 on S0 and on S1
-            low = 1 / (2 * (1 + e))
-            others = np.array([low, low, 1.0 - 2 * low])
+        high, low = e / (2 * (1 + e)), 1 / (2 * (1 + e))
+        if self.k >= 3:
+            first = np.array([high, low, low, high])
+            others = np.array([low, low, high, high])
         else:
+            first = np.array([high, low, 0.0, 0.5])
             others = first
-        return first, first[[1, 0, 2]], others
+        return first, first[[1, 0, 2, 3]], others
 
     @staticmethod
     def _even(a: IntArray, b: IntArray) -> npt.NDArray[np.bool_]:

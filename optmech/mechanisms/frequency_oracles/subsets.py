@@ -109,20 +109,20 @@ class SubsetSelection(_FrequencyOracle):
 
     def _pair_laws(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         e, k, d, z = math.exp(self.epsilon), self.k, self._d, self._z()
+        # S0: the subset holds 0, not 1; S1: 1, not 0; o = 2 and S2: 2, neither 0 nor 1
         one = (k - d) / (k - 1) / z  # C(k−2,d−1)/Z: S holds 0, not 1 (or 1, not 0)
-        first = np.array([e * one, one, 1.0 - (e + 1) * one])
+        first = np.array([e * one, one, 0.0, 1.0 - (e + 1) * one])
+        others = first
         if k > 2:
             # C(k−3,d−2)/C(k−1,d−1) and C(k−3,d−1)/C(k−1,d−1): S holds 0 and the other
             # input, or 0 and not the other, never 1
             both = (d - 1) * (k - d) / ((k - 1) * (k - 2))
             alone = (k - d) * (k - d - 1) / ((k - 1) * (k - 2))
             c = (e * both + alone) / z
-            others = np.array([c, c, 1.0 - 2 * c])
-            if 2 * c > first[0] + first[1]:
-                others = first
-        else:
-            others = first
-        return first, first[[1, 0, 2]], others
+            if 2 * c <= first[0] + first[1]:
+                first[2:] = [alone / z, 1.0 - (e + 1) * one - alone / z]
+                others = np.array([c, c, e * alone / z, 1.0 - 2 * c - e * alone / z])
+        return first, first[[1, 0, 2, 3]], np.clip(others, 0.0, 1.0)
 
     def _matrix(self) -> tuple[FloatArray, list[Any]]:
         subsets = np.array(list(combinations(range(self.k), self._d)), dtype=np.int64)
