@@ -12,35 +12,43 @@ $X' = \mathrm{Bin}(k_1, hi) + \mathrm{Bin}(n − 1 − k_2, lo)$ and Z the count
 $k_2 − k_1$ users in between, independent of X' and of user 1. Adding an independent count is a
 post-processing, so the curve of $X_k$ is at most that of $X'$: the block is charged the
 exact curve of n − (k₂ − k₁) users. With blocks of one k the curve is exact; the blocks are as
-narrow as a budget of table entries allows (at n = 10⁶, about 8 000 of the 10⁶ others are
-dropped per block, worth about 0.4 % of ε).
+narrow as a budget of table entries allows (at n = 10⁶ and ε₀ = 1, about 7 400 of the 10⁶
+others are dropped per block, worth about 0.4 % of ε).
 
-**Tables.** Each binomial is kept on a window of ±``_WIDTH`` standard deviations about its mode
-(the mass outside, from SciPy's cdf and sf, is charged whole). Its pmf comes from SciPy at
-anchors every ``_STRIDE`` steps from the mode and, in between, from the ratio of consecutive
-pmfs, $f(x)/f(x − 1) = \frac{t − x + 1}{x} \frac{p}{1 − p}$ (and its mirror below the mode),
-multiplied outward from the anchor: each step rounds at most six times, so an entry s steps
-from its anchor carries at most $γ_{6s}$ relative beyond the anchor's error (Higham, *Accuracy
-and Stability of Numerical Algorithms*, 2002, §3.1). The two windows of a block are convolved
-by a real FFT whose error is at most
-$c\,u \log_2 L\,(\|x\|_2 \|y\|_1 + \|x\|_1 \|y\|_2 + \|x * y\|_2)$ in the 2-norm for three
-transforms each accurate to $c\,u \log_2 L$ (Higham, §24.1; $\|x\|_1, \|y\|_1 \le 1$ here), at
-most $\sqrt{L}$ times that in the 1-norm, charged with c = 16 (log₂ L + 2 for log₂ L). Each
-row's tail sums $S(t) = Σ_{s ≥ t} f(s)$ are accumulated in extended precision.
+**Tables.** Each binomial is kept on a window of ±``_WIDTH`` standard deviations about its
+mode (the mass outside, from SciPy's cdf and sf, is charged whole). Its pmf is SciPy's at the
+mode and, away from it, the product of the ratios of consecutive pmfs,
+$f(x)/f(x − 1) = \frac{t − x + 1}{x} \frac{p}{1 − p}$ (and its mirror below the mode), each
+at most 1: a step rounds at most six times, so an entry d steps from the mode carries at most
+$γ_{6d+1}$ relative beyond SciPy's error at the mode (Higham, *Accuracy and Stability of
+Numerical Algorithms*, 2002, §3.1), and the window at most $γ$ of $6(\mathrm{sd} + 1) + 1$ in
+the 1-norm, as $E|X − \mathrm{mode}| \le \mathrm{sd} + 1$. The two windows of a block are
+convolved by a real FFT whose error is at most
+$c\,u \log_2 L\,(\|x\|_2 \|y\|_1 + \|x\|_1 \|y\|_2 + \|x * y\|_2)$ in the 2-norm (so at every
+point) for three transforms each accurate to $c\,u \log_2 L$ (Higham, §24.1;
+$\|x\|_1, \|y\|_1 \le 1$ here), at most $\sqrt{L}$ times that in the 1-norm, charged with
+c = 16 (log₂ L + 2 for log₂ L); where a window has at most ``_DIRECT`` entries (a 2-norm near
+1) the convolution is summed directly instead, each entry to $γ_{65}$ relative. Each row's tail
+sums $S(t) = Σ_{s ≥ t} f(s)$ are summed in chunks, to $γ$ of a few hundred relative.
 
 **One threshold per row.** The law g of X' with its windows (binomial pmfs cut to intervals,
 convolved) is log-concave with an interval for support (Hoggar, *Chromatic polynomials and
 logarithmic concavity*, J. Combin. Theory B 16, 1974, Thm. 7), so $g(s − 1)/g(s)$ is
-non-decreasing and $c_1 g(s − 1) + c_0 g(s)$ changes sign once: when $c_1 > 0 > c_0$ the
-positive part is the tail from a threshold t*, $c_1 S(t^* − 1) + c_0 S(t^*)$; when
-$c_1 < 0 < c_0$ it is the head before it. The threshold is located by bisection on the table's
-differences, certified by one difference beyond the rounding on each side (then t* lies in
-between, and the largest of the few sums there is taken); a row where that fails is summed
-whole. An evaluation thus reads a few dozen entries per row.
+non-decreasing and $c_1 g(s − 1) + c_0 g(s)$ changes sign once, at t*: when
+$c_1 > 0 > c_0$ the positive part is the tail $c_1 S(t^* − 1) + c_0 S(t^*)$, when
+$c_1 < 0 < c_0$ the head before t*. A difference of the table beyond its rounding η (the
+pointwise error, times $|c_1| + |c_0|$) has the sign of g's, and places t* above or below it;
+the differences at ``_GRID`` points over the row, then at every point between the two nearest
+certified ones, pin t* to a few points, and the largest sum among them is taken. Far from the
+crossing, where the differences within the window are all within η, the thresholds not read
+are bounded whole: as $c_1 + c_0 = 1 − e^ε \le 0$, a tail from t is at most
+$c_1 \min(S(t − 1), g(t − 1))$, a head up to t at most $c_0 \min(P(t), g(t − 1))$ (P the head
+sums), both monotone in t past the points read. An evaluation reads a few hundred entries per
+row, not the table.
 
-Rounding, charged to δ (so the curve is an upper bound): the mass outside the windows and the
-FFT's and the recurrence's errors in the 1-norm, times the coefficients' sizes; SciPy's pmfs and
-the sums carry ``_SLACK`` relative.
+Rounding, charged to δ (so the curve is an upper bound): in the 1-norm per row, the mass
+outside the windows, the FFT's, the recurrence's and the sums' errors, and ``_SLACK`` relative
+for SciPy's pmfs at the modes and the final sums, times the coefficients' sizes.
 """
 
 from __future__ import annotations
@@ -116,19 +124,22 @@ def _windowed_pmfs(
     pmf[np.arange(width) >= lengths[:, None]] = 0.0
     # An entry d steps from the mode carries γ_{6d+1} relative (six roundings a step, one for
     # the anchor's product); Σ_x f(x) |x − mode| ≤ √(E (X − mode)²) ≤ sd + 1.
-    error_max = _gamma(6.0 * reach + 1.0)
-    error_1 = U * (6.0 * (sd + 1.0) + 1.0) / (1.0 - (6.0 * reach + 1.0) * U) * (1.0 + error_max)
+    steps_max = 6.0 * reach + 1.0
+    error_max = steps_max * U / (1.0 - steps_max * U)
+    error_1 = U * (6.0 * (sd + 1.0) + 1.0) / (1.0 - steps_max * U) * (1.0 + error_max)
     outside = binom.cdf(lo - 1, totals, p) + binom.sf(hi, totals, p)
     return pmf, lengths, np.asarray(outside, dtype=np.float64), error_1 + 1e-300 * width, error_max
 
 
-def _direct_convolution(left: FloatArray, right: FloatArray, length: int) -> FloatArray:
-    """Row-wise convolutions, the first ``length`` entries, summing over the first _DIRECT
-    columns of the shorter window of each row (the longer one shifted)."""
+def _direct_convolution(
+    left: FloatArray, right: FloatArray, shorter_left: npt.NDArray[np.bool_], length: int
+) -> FloatArray:
+    """Row-wise convolutions, their first ``length`` entries, as sums over the shorter window
+    of each row (at most _DIRECT entries; the left one where ``shorter_left``)."""
     width = max(left.shape[1], right.shape[1])
     pad = [np.zeros((left.shape[0], width)) for _ in range(2)]
     pad[0][:, : left.shape[1]], pad[1][:, : right.shape[1]] = left, right
-    short = (np.count_nonzero(left, axis=1) <= np.count_nonzero(right, axis=1))[:, None]
+    short = shorter_left[:, None]
     x = np.where(short, pad[0], pad[1])[:, :_DIRECT]
     y = np.where(short, pad[1], pad[0])
     out = np.zeros((left.shape[0], max(width + _DIRECT, length)))
@@ -187,7 +198,8 @@ class _BlockedBinaryCurve:
         # directly: each entry a sum of at most _DIRECT products, γ relative.
         direct = np.flatnonzero(np.minimum(left_len, right_len) <= _DIRECT)
         if direct.size:
-            pmf[direct] = _direct_convolution(left[direct], right[direct], length)
+            shorter_left = left_len[direct] <= right_len[direct]
+            pmf[direct] = _direct_convolution(left[direct], right[direct], shorter_left, length)
             fft_2[direct] = fft_1[direct] = 0.0
         # The tail sums S(t), each with γ relative (`_tail_sums`).
         tails, sums = _tail_sums(pmf)
@@ -210,20 +222,30 @@ class _BlockedBinaryCurve:
         rows = pmf.shape[0]
         # f(s − 1) at column s, s = 0 … length (one zero each side); S(s − 1) at column s,
         # s = 0 … length + 1.
-        self.table = np.zeros((rows, length + 2))
+        self.table = np.zeros((rows, length + 3))  # the last column only to match `tails`
         self.table[:, 1 : length + 1] = pmf
         self.tails = np.zeros((rows, length + 3))
         self.tails[:, 1 : length + 1] = tails
         self.tails[:, 0] = self.tails[:, 1]
         self.length = length
-        # The largest entry from each column on, and up to it.
-        self.top_after = np.maximum.accumulate(self.table[:, ::-1], axis=1)[:, ::-1]
-        self.top_before = np.maximum.accumulate(self.table, axis=1)
+        self.peak = np.max(pmf, axis=1)
         # The first differences read, s = 0 … support at equal steps, and how many are read
         # next: every s between the two grid points either side of an unread one.
         step = np.arange(_GRID) / (_GRID - 1.0)
         self.grid = np.floor(step * support[:, None]).astype(np.int64)
         self.window = int(np.max(np.diff(self.grid, axis=1))) * 2 + 2
+        self.base = (np.arange(rows) * (length + 3))[:, None]  # of each row, flattened
+
+    def _peak_beyond(self, at: IntArray, way: int) -> FloatArray:
+        """Per row, an upper bound on max g(s) over s ≥ ``at`` (``way`` = 1) or s ≤ ``at``
+        (``way`` = −1): g is log-concave, so unimodal, and once g(at − k way) > g(at) is
+        certain for some k > 0 (the table's two entries differ by more than twice the
+        rounding) its largest value there is g(at); otherwise the row's largest entry."""
+        f, rows = self.table, np.arange(self.table.shape[0])
+        here = f[rows, np.clip(at + 1, 0, self.length + 1)]
+        inner = f[rows, np.clip(at + 1 - way * self.window, 0, self.length + 1)]
+        falling = inner - here > 2.0 * self.pointwise
+        return np.where(falling, here, self.peak) + self.pointwise
 
     def _positive_parts(self, c1: float, c0: float) -> FloatArray:
         """Per row, an upper bound on Σ_s (c1 g(s − 1) + c0 g(s))₊ up to the charges: the
@@ -237,25 +259,25 @@ class _BlockedBinaryCurve:
         # (t* ∈ [0, last + 1]; a tail when c1 > 0, a head when c1 < 0).
         sign = 1.0 if c1 > 0.0 else -1.0
         eta = ((abs(c1) + abs(c0)) * self.pointwise)[:, None]
-        f = self.table
-        r = np.arange(rows)[:, None]
-        # First _GRID differences spread over each row's support, then _WINDOW ones next to
+        a1, a0 = sign * c1, sign * c0
+        f, tails, base = self.table.ravel(), self.tails.ravel(), self.base
+        # First _GRID differences spread over each row's support, then `window` ones next to
         # the two certified nearest t* (or next to one of them, see below).
         grid = self.grid
-        d = sign * (c1 * f[r, grid] + c0 * f[r, grid + 1])
+        at = grid + base
+        d = a1 * f.take(at) + a0 * f.take(at + 1)
         before = np.max(np.where(d < -eta, grid, -1), axis=1)
         after = np.min(np.where(d > eta, grid, last + 1), axis=1)
         window = self.window
         start = before + 1 if sign > 0.0 else np.maximum(before + 1, after - window + 1)
         s = start[:, None] + np.arange(window)
-        near = np.minimum(s, last)
-        d = sign * (c1 * f[r, near] + c0 * f[r, near + 1])
+        at = np.minimum(s, last) + base
+        d = a1 * f.take(at) + a0 * f.take(at + 1)
         inside = s < after[:, None]
         before = np.maximum(before, np.max(np.where(inside & (d < -eta), s, -1), axis=1))
         after = np.minimum(after, np.min(np.where(inside & (d > eta), s, last + 1), axis=1))
-        t = np.minimum(s, last + 1)
-        tails = self.tails
-        value = c1 * tails[r, t] + c0 * tails[r, t + 1]  # Σ_{s ≥ t} of the differences
+        at = np.minimum(s, last + 1) + base
+        value = c1 * tails.take(at) + c0 * tails.take(at + 1)  # Σ_{s ≥ t} of the differences
         if sign < 0.0:  # a head: the total less the tail
             value = (c1 + c0) * self.mass[:, None] - value
         held = (s > before[:, None]) & (s <= after[:, None])
@@ -264,18 +286,16 @@ class _BlockedBinaryCurve:
         # are within the rounding): as c1 + c0 = 1 − e^ε ≤ 0, a tail from t is at most
         # c1 S(t − 1) and c1 g(t − 1), so at most c1 S(e) and c1 max_{s ≥ e} g(s) for e the
         # last s read; a head up to t is at most c0 (M − S(t)) and c0 g(t − 1), so at most
-        # c0 (M − S(start − 1)) and c0 max_{s ≤ start − 2} g(s).
-        rows_ = np.arange(rows)
-        pointwise = self.pointwise
+        # c0 (M − S(e)) and c0 max_{s ≤ e − 1} g(s) for e = start − 1 (`_peak_beyond`).
+        sums, rows_ = self.tails, np.arange(rows)
         if sign > 0.0:
-            end = np.minimum(start + window, last + 1)
-            bound = np.minimum(tails[rows_, end], self.top_after[rows_, end] + pointwise)
+            end = np.minimum(start + window - 1, last)
+            bound = np.minimum(sums[rows_, end + 1], self._peak_beyond(end, 1))
             far = np.where(after > start + window - 1, c1 * bound, -np.inf)
         else:
-            bound = np.minimum(
-                self.mass - tails[rows_, start], self.top_before[rows_, np.maximum(start - 1, 0)]
-            )
-            far = np.where(before < start - 1, c0 * (bound + pointwise), -np.inf)
+            end = np.maximum(start - 1, 0)
+            bound = np.minimum(self.mass - sums[rows_, end + 1], self._peak_beyond(end - 1, -1))
+            far = np.where(before < start - 1, c0 * bound, -np.inf)
         out = np.maximum(out, far)
         # Contradicting certificates (never seen: η bounds the rounding): t* unknown.
         out[after <= before] = max(c1, c0) * self.mass[after <= before]
