@@ -9,11 +9,23 @@ $c_1 = p_1 − e^ε p_0$, $c_0 = (1 − p_1) − e^ε (1 − p_0)$ for user 1's 
 **Blocks.** Evaluating every k costs O(n) pmfs. Instead the k are cut into blocks
 $[k_1, k_2]$: for k in the block, $X_k = X' + Z$ with
 $X' = \mathrm{Bin}(k_1, hi) + \mathrm{Bin}(n − 1 − k_2, lo)$ and Z the count of the
-$k_2 − k_1$ users in between, independent of X' and of user 1. Adding an independent count is a
-post-processing, so the curve of $X_k$ is at most that of $X'$: the block is charged the
-exact curve of n − (k₂ − k₁) users. With blocks of one k the curve is exact; the blocks are as
-narrow as a budget of table entries allows (at n = 10⁶ and ε₀ = 1, about 7 400 of the 10⁶
-others are dropped per block, worth about 0.4 % of ε).
+$w = k_2 − k_1$ users in between, independent of X' and of user 1. Adding an independent count
+is a post-processing, so the curve of $X_k$ is at most that of $X'$: the block is charged the
+exact curve of n − w users. With blocks of one k the curve is exact; the blocks are as
+narrow as a budget of table entries allows.
+
+**Thinning.** Fewer of the w are dropped: a report at the upper row is $B_{lo} \lor B_τ$,
+$τ = (hi − lo)/(1 − lo)$, both Bernoulli and independent. Showing the observer which of the
+middle users at the upper row drew $B_τ = 1$ (J of them, each reporting 1) is a
+post-processing the other way (it can only raise δ) and leaves the others of the block
+reporting $B_{lo}$: given J the count is $\mathrm{Bin}(k_1, hi) + \mathrm{Bin}(n − 1 − k_1 − J,
+lo) + J$, whose curve grows with J, and $J \sim \mathrm{Bin}(k − k_1, τ)$ is stochastically at
+most $\mathrm{Bin}(w, τ)$. So the block is charged the curve with $j = w τ$ plus ``_WIDTH``
+standard deviations dropped (when below w) and $P(\mathrm{Bin}(w, τ) > j)$ whole. Mirrored, a
+report at the lower row is $B_{hi} \land B_{lo/hi}$, keeping middle users at the upper row with
+$τ = (hi − lo)/hi$; the smaller τ is used. For binary randomized response
+$τ = 1 − e^{−ε_0}$: at n = 10⁶ and ε₀ = 1 about 5 000 of the 10⁶ others are dropped per
+block, worth about 0.3 % of ε; at ε₀ ≥ 4 the thinning keeps no one.
 
 **Tables.** Each binomial is kept on a window of ±``_WIDTH`` standard deviations about its
 mode (the mass outside, from SciPy's cdf and sf, is charged whole). Its pmf is SciPy's at the
@@ -163,6 +175,19 @@ def _tail_sums(pmf: FloatArray) -> tuple[FloatArray, float]:
     return np.ascontiguousarray(total[:, ::-1]), _gamma(_CHUNK + chunks + 1.0)
 
 
+def _thinned(widths: IntArray, hi: float, lo: float) -> tuple[IntArray, FloatArray]:
+    """Per block of ``widths`` middle users, how many are dropped, j, and the probability that
+    the thinning (module docstring) would need more, P(Bin(w, τ) > j), charged to δ whole:
+    j about w τ plus ``_WIDTH`` standard deviations, at most w (then nothing is charged)."""
+    binom = _binom()
+    tau = min(1.0, min((hi - lo) / hi, (hi - lo) / (1.0 - lo)) * (1.0 + 8.0 * U))  # rounded up
+    w = widths.astype(np.float64)
+    spread = np.ceil(w * tau + _WIDTH * np.sqrt(w * tau * (1.0 - tau)) + 8.0)
+    dropped = np.minimum(widths, spread.astype(np.int64))
+    tail = np.where(dropped < widths, binom.sf(dropped, widths, tau), 0.0)
+    return dropped, np.asarray(tail, dtype=np.float64)
+
+
 def block_edges(others: int, hi: float, lo: float, budget: int = _BUDGET) -> IntArray:
     """Starts of the blocks of k (the last block ends at ``others``): as many blocks, up to one
     per k, as the budget of table entries allows."""
@@ -181,9 +206,15 @@ class _BlockedBinaryCurve:
         self.hi, self.lo = hi, lo
         starts = block_edges(others, hi, lo, budget)
         ends = np.append(starts[1:] - 1, others)
-        self.dropped = int(np.max(ends - starts))
-        left, left_len, out_left, err_left, rel_left = _windowed_pmfs(starts, hi)
-        right, right_len, out_right, err_right, rel_right = _windowed_pmfs(others - ends, lo)
+        # The block's middle users: those the thinning (module docstring) cannot keep.
+        dropped, self.thinned = _thinned(ends - starts, hi, lo)
+        self.dropped = int(np.max(dropped))
+        if (hi - lo) / hi < (hi - lo) / (1.0 - lo):  # kept at the upper row
+            totals = (ends - dropped, others - ends)
+        else:  # kept at the lower row
+            totals = (starts, others - starts - dropped)
+        left, left_len, out_left, err_left, rel_left = _windowed_pmfs(totals[0], hi)
+        right, right_len, out_right, err_right, rel_right = _windowed_pmfs(totals[1], lo)
         # Every block's two windows convolved at once by a real FFT of one common length …
         support = left_len + right_len - 1
         length = int(np.max(support))
@@ -309,5 +340,6 @@ class _BlockedBinaryCurve:
             c0 = (1.0 - first) - e * (1.0 - second)  # … or 0
             size = abs(c1) + abs(c0)
             bound = self._positive_parts(c1, c0) + size * (self.charge + _SLACK * self.mass)
+            bound += self.thinned
             worst = max(worst, float(np.max(bound)))
         return min(1.0, worst * (1.0 + _SLACK))
