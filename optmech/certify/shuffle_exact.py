@@ -44,8 +44,7 @@ c = 16 (log₂ L + 2 for log₂ L); where a window has at most ``_DIRECT`` entri
 sums $S(t) = Σ_{s ≥ t} f(s)$ are summed in chunks, to $γ$ of a few hundred relative.
 
 **One threshold per row.** The law g of X' with its windows (binomial pmfs cut to intervals,
-convolved) is log-concave with an interval for support (Hoggar, *Chromatic polynomials and
-logarithmic concavity*, J. Combin. Theory B 16, 1974, Thm. 7), so $g(s − 1)/g(s)$ is
+convolved) is log-concave with an interval for support (Hoggar 1974), so $g(s − 1)/g(s)$ is
 non-decreasing and $c_1 g(s − 1) + c_0 g(s)$ changes sign once, at t*: when
 $c_1 > 0 > c_0$ the positive part is the tail $c_1 S(t^* − 1) + c_0 S(t^*)$, when
 $c_1 < 0 < c_0$ the head before t*. A difference of the table beyond its rounding η (the
