@@ -59,7 +59,8 @@ row, not the table.
 
 Rounding, charged to δ (so the curve is an upper bound): in the 1-norm per row, the mass
 outside the windows, the FFT's, the recurrence's and the sums' errors, and ``_SLACK`` relative
-for SciPy's pmfs at the modes and the final sums, times the coefficients' sizes.
+for SciPy's pmfs at the modes and the final sums, times the coefficients' sizes; and the
+coefficients' own rounding, at most $8u(1 + e^ε)$ together, times the mass.
 """
 
 from __future__ import annotations
@@ -277,9 +278,10 @@ class _BlockedBinaryCurve:
         falling = inner - here > 2.0 * self.pointwise
         return np.where(falling, here, self.peak) + self.pointwise
 
-    def _positive_parts(self, c1: float, c0: float) -> FloatArray:
+    def _positive_parts(self, c1: float, c0: float, slip: float = 0.0) -> FloatArray:
         """Per row, an upper bound on Σ_s (c1 g(s − 1) + c0 g(s))₊ up to the charges: the
-        largest sum from a threshold in the interval certified to hold t* (module docstring)."""
+        largest sum from a threshold in the interval certified to hold t* (module docstring).
+        ``slip``: a bound on the rounding of the two coefficients together."""
         rows, last = self.table.shape[0], self.length  # differences at s = 0 … last
         if c1 <= 0.0 and c0 <= 0.0:  # one sign throughout: no threshold
             return np.zeros(rows)
@@ -288,7 +290,7 @@ class _BlockedBinaryCurve:
         # Sign · difference < −η: certainly before t*; > η: certainly at or after it
         # (t* ∈ [0, last + 1]; a tail when c1 > 0, a head when c1 < 0).
         sign = 1.0 if c1 > 0.0 else -1.0
-        eta = ((abs(c1) + abs(c0)) * self.pointwise)[:, None]
+        eta = ((abs(c1) + abs(c0)) * self.pointwise + slip * self.peak)[:, None]
         a1, a0 = sign * c1, sign * c0
         f, tails, base = self.table.ravel(), self.tails.ravel(), self.base
         # First _GRID differences spread over each row's support, then `window` ones next to
@@ -338,7 +340,8 @@ class _BlockedBinaryCurve:
             c1 = first - e * second  # user 1 reports 1 …
             c0 = (1.0 - first) - e * (1.0 - second)  # … or 0
             size = abs(c1) + abs(c0)
-            bound = self._positive_parts(c1, c0) + size * (self.charge + _SLACK * self.mass)
-            bound += self.thinned
+            slip = 8.0 * U * (1.0 + e)  # |c1 − exact| + |c0 − exact|
+            bound = self._positive_parts(c1, c0, slip)
+            bound += size * (self.charge + _SLACK * self.mass) + slip * self.mass + self.thinned
             worst = max(worst, float(np.max(bound)))
         return min(1.0, worst * (1.0 + _SLACK))
