@@ -406,3 +406,28 @@ def test_crossing_search_brackets_a_known_root(root: float, power: float, rtol: 
     assert f(lo) > 0.0 >= f(hi)
     assert lo <= root <= hi
     assert hi - lo <= 2.0 * rtol * max(hi, 1e-6)
+
+
+def test_a_bound_below_a_concrete_pair_is_refused_not_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A deliberately wrong upper curve (1e-4 times the clone bound): the lower search would stop
+    # at its ε, and the pair's curve exceeds δ there, so the result is an error.
+    import optmech.certify.shuffle as shuffle
+
+    clone_curve = shuffle._CloneCurve
+
+    class Tenth:
+        def __init__(self, *args: Any) -> None:
+            self.inner = clone_curve(*args)
+
+        def __call__(self, eps: float) -> float:
+            return 1e-4 * self.inner(eps)
+
+    monkeypatch.setattr(shuffle, "_CloneCurve", Tenth)
+    k3 = (np.e * np.eye(3) + 1 - np.eye(3)) / (np.e + 2)
+    with pytest.raises(optmech.PrivacyViolationError, match="concrete pair"):
+        optmech.shuffle_epsilon(k3, 200, 1e-4, method="clones")
+    monkeypatch.undo()  # the true clone bound is consistent with the same pairs
+    g = optmech.shuffle_epsilon(k3, 200, 1e-4, method="clones")
+    assert g.lower_bound < g.epsilon

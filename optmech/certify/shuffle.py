@@ -252,6 +252,25 @@ def _variation_ratio_search(
     return curve, best
 
 
+def _check_consistent(
+    lower_curves: list[_Curve], lower: float, upper: float, delta: float, method: str
+) -> None:
+    """Raise `PrivacyViolationError` if a concrete pair's curve exceeds δ at the certified ε
+    (the lower search stops at ``upper``, so it would otherwise read as ``lower = upper``): a
+    certified bound below a concrete pair's ε is a fault, never a number."""
+    if lower < upper * (1.0 - 1e-9):
+        return
+    worst = max((float(c(upper)) for c in lower_curves), default=0.0)
+    if worst > delta * (1.0 + 1e-9):
+        from optmech.exceptions import PrivacyViolationError
+
+        raise PrivacyViolationError(
+            f"shuffle_epsilon: the {method!r} bound ε = {upper:.10g} is below the ε of a "
+            f"concrete pair of datasets (its δ there is {worst:.6g} > δ = {delta:g}); this is a "
+            "fault in the bound: use another `method` and report the randomizer."
+        )
+
+
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
         raise ValueError(f"`n` must be an integer in [2, inf); got {n!r}.")
@@ -539,6 +558,7 @@ def shuffle_epsilon(
     lower_curves = _lower_curves_of(desc.count_laws, desc.pair_laws, others) if eps0 > 0.0 else []
     upper = bounds[best]
     lower = _lower_epsilon(lower_curves, delta, eps0, upper)
+    _check_consistent(lower_curves, lower, upper, delta, best)
     return ShuffleGuarantee(
         epsilon=upper,
         lower_bound=min(lower, upper),
