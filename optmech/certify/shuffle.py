@@ -32,8 +32,8 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     Computed exactly, with certified rounding, when every pair's outputs fall in at most three
     groups of equal ratios (k-ary randomized response, two-output matrices; a frequency oracle
     through its channel when that is small) and the pairs have few distinct group structures
-    (`optmech.certify.shuffle_blanket`); its ε is looked for below the best of the other
-    methods' (with ``"auto"``) and the clone form's, and used only there.
+    (`optmech.certify.shuffle_blanket`); its crossing is looked for first just below the best ε of
+    the other methods (with ``"auto"``) or of the clone form.
     The bound is the smaller of that and the clone reduction with the clone probability the
     matrix allows: every row dominates the pair's mean,
     $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
@@ -232,8 +232,9 @@ def _blanket_bound(
     desc: ShuffleDescription, mechanism: Any, others: int, delta: float, reference: float
 ) -> tuple[_Curve, float]:
     """The ``"blanket"`` curve and ε: the pointwise least of the clone form at the matrix's
-    clone probability and, when computable, the blanket divergence, searched below
-    ``reference`` (the best ε of the other methods) and the clone form's ε."""
+    clone probability and, when computable, the blanket divergence, whose crossing is looked
+    for first just below ``reference`` (the best ε of the other methods) and the clone
+    form's ε."""
     eps0 = desc.local_epsilon
     clone = _CloneCurve(others, desc.clone_probability, eps0)
     eps = min(eps0, _epsilon_up(clone, delta, eps0))

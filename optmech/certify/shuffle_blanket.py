@@ -82,8 +82,9 @@ _MAX_CELLS = 1 << 22
 #: binomial survival function costs more for larger counts).
 _BUDGET = 1 << 16
 _CHEAP_DRAWS = 100_000
-#: Cells of the curve that brackets the crossing first.
+#: Cells of the curve that brackets the crossing first, and its blocks of the first count.
 _COARSE_BUDGET = 1 << 12
+_COARSE_BLOCKS = 64
 #: Fewest blocks of m.
 _MIN_BLOCKS = 4
 
@@ -229,20 +230,38 @@ def blanket_groups(matrix: FloatArray) -> list[BlanketGroups] | None:
     return out
 
 
-class _PairCells:
-    """The cells (block of m, count of the first group) of one pair's curve, with masses."""
+def _extreme_first(w: FloatArray, a: FloatArray, b: FloatArray, eps0: float) -> tuple[int, int]:
+    """The group counted first and the side where its Z is extreme on [0, ε₀] (−1: least,
+    +1: largest, 0: neither). Among groups with an extreme Z (``Z_g − Z_h`` is affine in e^ε,
+    so its sign on both ends holds between), the one of least variance; else the least
+    variance overall (fewest counts summed)."""
+    var = w * (1.0 - w)
+    best, side = int(np.argmin(var)), 0
+    for g in np.argsort(var, kind="stable"):
+        others = [h for h in range(3) if h != g and w[h] > 0.0]
+        ends = [a[g] - e * b[g] - (a[others] - e * b[others]) for e in (1.0, math.exp(eps0))]
+        if all(np.all(end <= 0.0) for end in ends) or all(np.all(end >= 0.0) for end in ends):
+            if var[g] <= 4.0 * var[best]:
+                return int(g), -1 if np.all(ends[0] <= 0.0) else 1
+    return best, side
 
-    def __init__(self, others: int, groups: BlanketGroups, budget: int) -> None:
-        binom = _binom()
-        w = np.zeros(3)
+
+class _PairCells:
+    """The cells (block of m, block of counts of the first group) of one pair's curve, with
+    masses. With ``blocks`` > 0 the first count's window is cut in about that many blocks
+    when its Z is the least of the groups' on [0, ε₀] (one more such draw, in place of one of
+    the others', only lowers the sum: the positive part is non-increasing in that count, and a
+    block is charged its first count) or the largest (its last); one count each otherwise."""
+
+    def __init__(
+        self, others: int, groups: BlanketGroups, budget: int, eps0: float, blocks: int = 0
+    ) -> None:
+        w, a, b = (np.zeros(3) for _ in range(3))
         w[: groups.weight.size] = groups.weight
-        a = np.zeros(3)
         a[: groups.a.size] = groups.a
-        b = np.zeros(3)
         b[: groups.b.size] = groups.b
-        first = int(np.argmin(w * (1.0 - w)))  # the least variance: fewest counts summed
-        rest = [g for g in range(3) if g != first]
-        self.order = [first, *rest]
+        first, self.side = _extreme_first(w, a, b, eps0)
+        self.order = [first, *(g for g in range(3) if g != first)]
         self.a, self.b = a[self.order], b[self.order]
         self.error = groups.error
         w = w[self.order]
@@ -250,25 +269,31 @@ class _PairCells:
         tail = float(w[1] + w[2])
         self.rho = float(w[1] / tail) if tail > 0.0 else 1.0
         gamma = min(1.0, groups.gamma)
-        mean_t = others * gamma + 1.0
-        sd = math.sqrt(mean_t * p_first * (1.0 - p_first))
-        count = max(_MIN_BLOCKS, int(budget // (16.0 * sd + 17.0)))
+        sd = math.sqrt((others * gamma + 1.0) * p_first * (1.0 - p_first))
+        width = max(1, math.ceil((16.0 * sd + 17.0) / blocks)) if blocks else 1
+        if width == 1 or p_first <= 0.0:
+            width, self.side = 1, 0
+        count = max(_MIN_BLOCKS, int(budget // ((16.0 * sd + 17.0) / width)))
         starts, ends, self.outside = _bins(others, gamma, count)
         block_mass = _mass(starts, ends, others, gamma)
         t = starts + 1  # the first m of each block, and user 1
         lo, hi = _windows(t, p_first)
         if p_first <= 0.0:  # an empty group (two outputs): N₁ = 0
             hi = lo
-        out = binom.cdf(lo - 1, t, p_first) + binom.sf(hi, t, p_first)
+        out = _binom().cdf(lo - 1, t, p_first) + _binom().sf(hi, t, p_first)
         #: Mass whose positive part is charged at most max Z₊ (outside the windows of N₁).
         self.far = float(np.dot(block_mass, out)) * (1.0 + _SLACK)
-        sizes = hi - lo + 1
+        sizes = (hi - lo) // width + 1
         row = np.repeat(np.arange(t.size), sizes)
         offset = np.cumsum(sizes) - sizes
-        self.n_first = lo[row] + np.arange(row.size) - offset[row]
+        self.n_lo = lo[row] + width * (np.arange(row.size) - offset[row])
+        self.n_hi = np.minimum(self.n_lo + width - 1, hi[row])
         self.t = t[row]
-        pmf = binom.pmf(self.n_first, self.t, p_first)
-        self.mass = np.maximum(pmf, 0.0) * block_mass[row] * (1.0 + _SLACK)
+        if width == 1:
+            inside = _binom().pmf(self.n_lo, self.t, p_first)
+        else:
+            inside = _mass(self.n_lo, self.n_hi, self.t, p_first)
+        self.mass = np.maximum(inside, 0.0) * block_mass[row] * (1.0 + _SLACK)
 
     def prune(self, negligible: float) -> None:
         """Charge the lightest cells at δ ≤ max Z₊ whole (`far`), as many as weigh at most
@@ -283,7 +308,8 @@ class _PairCells:
         self.far += float(np.sum(self.mass[light])) * (1.0 + 1e-9)
         keep = np.ones(self.mass.size, dtype=bool)
         keep[light] = False
-        self.n_first, self.t, self.mass = self.n_first[keep], self.t[keep], self.mass[keep]
+        self.n_lo, self.n_hi = self.n_lo[keep], self.n_hi[keep]
+        self.t, self.mass = self.t[keep], self.mass[keep]
         self.cutoff = negligible / max(1, self.mass.size)
 
     def __call__(self, eps: float) -> float:
@@ -291,8 +317,11 @@ class _PairCells:
         e = math.exp(eps)
         z = self.a - e * self.b
         scale = float(np.max(self.a) + e * np.max(self.b))
-        r = self.t - self.n_first  # draws in the second and third groups
-        d = self.n_first * z[0] + r * z[2]
+        n_first = self.n_lo if self.side <= 0 else self.n_hi
+        if self.side and (np.any(z[1:] * self.side > z[0] * self.side)):
+            return 1.0  # not extreme at this ε (rounding at a tie): no bound from the blocks
+        r = self.t - n_first  # draws in the second and third groups
+        d = n_first * z[0] + r * z[2]
         c, rho = float(z[1] - z[2]), self.rho
         if c < 0.0:  # count the third group instead: c N₂ + d = −c N₃ + (c r + d)
             c, d, rho = -c, d + c * r, 1.0 - rho
@@ -376,10 +405,11 @@ class _BlanketCurve:
         eps0: float,
         budget: int = _BUDGET,
         negligible: float = 0.0,
+        blocks: int = 0,
     ) -> None:
         self.eps0 = eps0
         share = max(1, budget // max(1, len(structures)))
-        self.pairs = [_PairCells(others, g, share) for g in structures]
+        self.pairs = [_PairCells(others, g, share, eps0, blocks) for g in structures]
         for pair in self.pairs:
             pair.prune(negligible)
 
@@ -408,7 +438,9 @@ class _MinCurve:
 _NEAR = 2e-2
 #: Relative precision of the coarse curve's crossing; most evaluations of the fine curve.
 _COARSE_RTOL = 1e-6
-_FINE_STEPS = 3
+_FINE_STEPS = 4
+#: Relative distance above the predicted crossing each secant step aims at.
+_AIM = 2e-7
 
 
 def blanket_search(
@@ -418,31 +450,23 @@ def blanket_search(
     eps0: float,
     reference: float,
 ) -> tuple[Callable[[float], float], float]:
-    """The blanket curve and its certified ε at ``delta`` (ε₀ when it is not below
-    ``reference``, an ε already certified by another bound).
+    """The blanket curve and its certified ε at ``delta`` (ε₀ when none below it is found).
 
-    A curve of `_COARSE_BUDGET` cells brackets the crossing, looked for just below
-    ``reference`` first (`_crossing` widens the search); the curve of `_BUDGET` cells, below
-    it, is then stepped down from the coarse crossing by the secant of log δ (`_descend`).
-    Each curve is an upper bound, so their pointwise least is returned, and the least ε where
-    one was evaluated at most δ."""
+    A curve of `_COARSE_BUDGET` cells (`_COARSE_BLOCKS` blocks of the first count, where its Z
+    is extreme) brackets the crossing, looked for just below
+    ``reference`` first (an ε certified by another bound; `_crossing` widens the search); the
+    curve of `_BUDGET` cells, below it, is then stepped down from the coarse crossing by the
+    secant of log δ (`_descend`). Each curve is an upper bound, so their pointwise least is
+    returned, and the least ε where one was evaluated at most δ."""
     negligible = 1e-5 * delta
-    coarse = _BlanketCurve(others, structures, eps0, _COARSE_BUDGET, negligible)
+    coarse = _BlanketCurve(others, structures, eps0, _COARSE_BUDGET, negligible, _COARSE_BLOCKS)
     draws = others * min(g.gamma for g in structures)
     budget = _BUDGET * (2 if draws <= _CHEAP_DRAWS else 1)
     fine = _BlanketCurve(others, structures, eps0, budget, negligible)
     both = _MinCurve(coarse, fine)
     start = min(reference, eps0)
-    if start <= 0.0:
-        return both, eps0
-    if coarse(start) > delta:
-        f_start = fine(start)
-        if f_start > delta:
-            return both, eps0
-        below = start * (1.0 - 1e-3)
-        slope = (math.log(coarse(below)) - math.log(coarse(start))) / (below - start)
-        return both, _descend(fine, delta, start, f_start, slope)
-    lo, hi = _crossing(coarse, delta, eps0, _COARSE_RTOL, near=(start * (1.0 - _NEAR), start))
+    near = (start * (1.0 - _NEAR), start) if 0.0 < start < eps0 else None
+    lo, hi = _crossing(coarse, delta, eps0, _COARSE_RTOL, near=near)
     if not 0.0 < lo < hi < eps0:
         return both, hi
     slope = (math.log(coarse(lo)) - math.log(coarse(hi))) / (lo - hi)
@@ -456,25 +480,28 @@ def _descend(
     curve: Callable[[float], float], delta: float, hi: float, f_hi: float, slope: float
 ) -> float:
     """The least ε found with ``curve(ε) ≤ δ``, from ``curve(hi) = f_hi ≤ δ`` and an estimate
-    ``slope < 0`` of d log δ / dε, by at most `_FINE_STEPS` secant steps on log δ aimed a
-    millionth above the crossing (each point kept only once evaluated at most δ)."""
+    ``slope < 0`` of d log δ / dε: at most `_FINE_STEPS` secant steps on log δ, each aimed
+    ``_AIM`` relative above the crossing the last two points predict (a point is kept only
+    once evaluated at most δ); it stops once within ``_AIM`` of δ in log."""
     log_delta = math.log(delta)
-    lo = 0.0
+    lo, x, fx = 0.0, hi, f_hi
     for _ in range(_FINE_STEPS):
-        aim = hi + (log_delta - math.log(max(f_hi, 1e-300))) / slope
-        x = max(lo, aim) + 1e-6 * (hi - max(lo, aim)) if aim > lo else 0.5 * (lo + hi)
-        x = min(x * (1.0 + 1e-7), hi)
-        if x >= hi * (1.0 - 1e-7):
+        aim = x + (log_delta - math.log(max(fx, 1e-300))) / slope
+        nxt = aim * (1.0 + _AIM)
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi) if nxt <= lo else hi
+        if nxt >= hi * (1.0 - _AIM):
             break
-        fx = curve(x)
-        if fx <= 0.0:
-            hi, f_hi = x, fx
-            break
-        slope = (math.log(fx) - math.log(max(f_hi, 1e-300))) / (x - hi)
-        if fx <= delta:
-            hi, f_hi = x, fx
-        else:
+        f_nxt = curve(nxt)
+        if f_nxt <= 0.0:
+            return nxt
+        secant = (math.log(f_nxt) - math.log(max(fx, 1e-300))) / (nxt - x)
+        slope = secant if secant < 0.0 else slope
+        x, fx = nxt, f_nxt
+        if fx > delta:
             lo = x
-        if not slope < 0.0:
+            continue
+        hi = x
+        if log_delta - math.log(fx) <= -slope * _AIM * x:
             break
     return hi
