@@ -30,7 +30,13 @@ sum is, with T = m + 1 and the groups' counts $(N_1, N_2, N_3)$, linear in $N_2$
 is fixed: $N_1 \sim \mathrm{Bin}(T, ω(G_1))$, $N_2 \mid N_1 \sim \mathrm{Bin}(T − N_1, ρ)$,
 and $E[(c N_2 + d)_+]$ is a binomial tail and a partial mean, both from one survival function
 and one pmf (`_BlanketCurve`). $G_1$ is the group of least variance, so the fewest $N_1$ are
-summed.
+summed, or, when its Z is the least of the three on [0, ε₀] (the other input's output for
+k-ary randomized response), one whose Z is extreme: then one more of its draws in place of
+another's only lowers (or, largest, raises) the sum, so $E[(Σ Z)_+ \mid T, N_1]$ is monotone
+in $N_1$ and a run of counts can be charged its first (last) value. The curve that brackets
+the crossing cuts $N_1$ in such blocks; the fine curve charges runs of eight counts their first
+value and sums cell by cell only the runs whose charge exceeds the next run's first value
+times their mass by more than their share of 1e-7 of the total.
 
 Costs are bounded by blocks of m: $δ_m$ is non-increasing in m (one more blanket draw is a
 post-processing), so a block of m is charged its first m; the blocks are one m wide within the
@@ -87,6 +93,10 @@ _COARSE_BUDGET = 1 << 12
 _COARSE_BLOCKS = 64
 #: Fewest blocks of m.
 _MIN_BLOCKS = 4
+#: Counts of the first group in a run charged its first value (`_PairCells._refined`), and
+#: the share of the total by which the runs' charges may exceed their sums.
+_STRIDE = 8
+_REFINE = 1e-7
 
 
 @dataclass(frozen=True)
@@ -260,7 +270,8 @@ class _PairCells:
         w[: groups.weight.size] = groups.weight
         a[: groups.a.size] = groups.a
         b[: groups.b.size] = groups.b
-        first, self.side = _extreme_first(w, a, b, eps0)
+        first, self.monotone = _extreme_first(w, a, b, eps0)
+        self.side = self.monotone
         self.order = [first, *(g for g in range(3) if g != first)]
         self.a, self.b = a[self.order], b[self.order]
         self.error = groups.error
@@ -271,6 +282,8 @@ class _PairCells:
         gamma = min(1.0, groups.gamma)
         sd = math.sqrt((others * gamma + 1.0) * p_first * (1.0 - p_first))
         width = max(1, math.ceil((16.0 * sd + 17.0) / blocks)) if blocks else 1
+        if p_first <= 0.0:
+            self.monotone = 0
         if width == 1 or p_first <= 0.0:
             width, self.side = 1, 0
         count = max(_MIN_BLOCKS, int(budget // ((16.0 * sd + 17.0) / width)))
@@ -294,12 +307,13 @@ class _PairCells:
         else:
             inside = _mass(self.n_lo, self.n_hi, self.t, p_first)
         self.mass = np.maximum(inside, 0.0) * block_mass[row] * (1.0 + _SLACK)
+        self.cutoff = 0.0
+        self._index()
 
     def prune(self, negligible: float) -> None:
         """Charge the lightest cells at δ ≤ max Z₊ whole (`far`), as many as weigh at most
         ``negligible`` together at the largest Z₊; the cells left whose Chernoff bound weighs
         at most their share of ``negligible`` are charged it (`_positive_part`)."""
-        self.cutoff = 0.0
         if negligible <= 0.0:
             return
         scale = max(float(np.max(self.a)), 1e-300)
@@ -311,6 +325,7 @@ class _PairCells:
         self.n_lo, self.n_hi = self.n_lo[keep], self.n_hi[keep]
         self.t, self.mass = self.t[keep], self.mass[keep]
         self.cutoff = negligible / max(1, self.mass.size)
+        self._index()
 
     def __call__(self, eps: float) -> float:
         """Σ over cells of mass · E[(Σ Z)₊ | T, N₁] / T, and the charges."""
@@ -325,14 +340,55 @@ class _PairCells:
         c, rho = float(z[1] - z[2]), self.rho
         if c < 0.0:  # count the third group instead: c N₂ + d = −c N₃ + (c r + d)
             c, d, rho = -c, d + c * r, 1.0 - rho
-        value, size = _positive_part(c, d, r, rho, self.mass / self.t, self.cutoff)
-        body = float(np.dot(self.mass, np.maximum(value, 0.0) / self.t))
-        body += float(np.dot(self.mass, size / self.t))
+        weight = self.mass / self.t
+
+        def part(idx: IntArray) -> FloatArray:  # E[(Σ Z)₊ | cell] / T, rounded up
+            value, size = _positive_part(c, d[idx], r[idx], rho, weight[idx], self.cutoff)
+            return (np.maximum(value, 0.0) + size) / self.t[idx]
+
+        if self.anchors is None or np.any(z[1:] < z[0]):
+            body = float(np.dot(self.mass, part(np.arange(self.mass.size))))
+        else:
+            body = self._refined(part)
         top = max(0.0, float(np.max(z)))
         # the masses' error moves δ by at most its total variation times the range of Z, the
         # rounding of Z and of d by a few ulps of T times that range (divided by T)
         total = body + top * self.far + self.outside + (self.error + 16.0 * U) * scale
         return total * (1.0 + _SLACK)
+
+    def _index(self) -> None:
+        """Runs of `_STRIDE` consecutive cells of one block of m (`_refined`), when the first
+        group's Z is the least on [0, ε₀] and its counts are one a cell."""
+        self.anchors: IntArray | None = None
+        if self.monotone >= 0 or self.side or self.mass.size < 4 * _STRIDE:
+            return
+        cells = np.arange(self.mass.size)
+        new_row = np.r_[True, self.t[1:] != self.t[:-1]]
+        pos = cells - np.maximum.accumulate(np.where(new_row, cells, 0))
+        first = pos % _STRIDE == 0
+        self.anchors = np.flatnonzero(first)
+        self.run_of = np.cumsum(first) - 1
+        self.run_mass = np.add.reduceat(self.mass, self.anchors)
+        same = np.r_[self.t[self.anchors[1:]] == self.t[self.anchors[:-1]], False]
+        self.next_run = np.where(same, np.arange(self.anchors.size) + 1, -1)
+        self.inner = ~first
+
+    def _refined(self, part: Callable[[IntArray], FloatArray]) -> float:
+        """Σ mass · part over the cells, each run of counts first charged its first cell's
+        value times its mass (the positive part is non-increasing in the first count: one more
+        of its draws in place of another's only lowers the sum); the runs whose charge exceeds
+        the next run's first value times their mass by more than their share of ``_REFINE``
+        of the total are summed cell by cell."""
+        assert self.anchors is not None
+        head = part(self.anchors)
+        upper = head * self.run_mass
+        lower = np.where(self.next_run >= 0, head[self.next_run], 0.0) * self.run_mass
+        refine = upper - lower > _REFINE * float(np.sum(upper)) / upper.size
+        cells = np.flatnonzero(refine[self.run_of] & self.inner)
+        exact = np.zeros(self.mass.size)
+        exact[self.anchors] = head * self.mass[self.anchors]
+        exact[cells] = part(cells) * self.mass[cells]
+        return float(np.sum(upper[~refine])) + float(np.sum(exact[refine[self.run_of]]))
 
 
 def _positive_part(
