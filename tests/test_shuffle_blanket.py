@@ -212,7 +212,7 @@ def test_blocks_of_the_first_count_lie_above_single_counts(k: int, eps0: float, 
 @pytest.mark.parametrize(("k", "eps0", "n"), [(3, 1.0, 3000), (32, 4.0, 3000)])
 def test_runs_charged_their_first_count_lie_above_the_cell_sum(k: int, eps0: float, n: int) -> None:
     """The fine curve's runs of counts, charged their first value where the sum is monotone,
-    are at least the sum over every cell, and within the refinement's 1e-7 of it (up to the
+    are at least the sum over every cell, and within the refinement's 1e-6 of it (up to the
     cells' rounding allowances, about 1e-15 absolute, charged only where a cell is computed)."""
     curve = curve_of(rr(eps0, k), n)
     pair = curve.pairs[0]
@@ -222,4 +222,4 @@ def test_runs_charged_their_first_count_lie_above_the_cell_sum(k: int, eps0: flo
         saved, pair.anchors = pair.anchors, None
         cells = curve(eps)
         pair.anchors = saved
-        assert cells * (1 - 1e-12) - 1e-15 <= runs <= cells * (1 + 2e-7)
+        assert cells * (1 - 1e-12) - 1e-15 <= runs <= cells * (1 + 2e-6)

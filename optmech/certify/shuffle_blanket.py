@@ -36,7 +36,7 @@ another's only lowers (or, largest, raises) the sum, so $E[(Σ Z)_+ \mid T, N_1]
 in $N_1$ and a run of counts can be charged its first (last) value. The curve that brackets
 the crossing cuts $N_1$ in such blocks; the fine curve charges runs of eight counts their first
 value and sums cell by cell only the runs whose charge exceeds the next run's first value
-times their mass by more than their share of 1e-7 of the total.
+times their mass by more than their share of 1e-6 of the total.
 
 Costs are bounded by blocks of m: $δ_m$ is non-increasing in m (one more blanket draw is a
 post-processing), so a block of m is charged its first m; the blocks are one m wide within the
@@ -96,7 +96,7 @@ _MIN_BLOCKS = 4
 #: Counts of the first group in a run charged its first value (`_PairCells._refined`), and
 #: the share of the total by which the runs' charges may exceed their sums.
 _STRIDE = 8
-_REFINE = 1e-7
+_REFINE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -493,10 +493,12 @@ class _MinCurve:
 #: Relative width below the reference ε where the crossing is looked for first.
 _NEAR = 2e-2
 #: Relative precision of the coarse curve's crossing; most evaluations of the fine curve.
-_COARSE_RTOL = 1e-6
+_COARSE_RTOL = 1e-4
 _FINE_STEPS = 4
-#: Relative distance above the predicted crossing each secant step aims at.
-_AIM = 2e-7
+#: Relative distance above the predicted crossing each secant step aims at, and the relative
+#: distance in ε (estimated) below which a point at most δ ends the steps.
+_AIM = 1e-6
+_STOP = 1e-5
 
 
 def blanket_search(
@@ -521,7 +523,12 @@ def blanket_search(
     fine = _BlanketCurve(others, structures, eps0, budget, negligible)
     both = _MinCurve(coarse, fine)
     start = min(reference, eps0)
-    near = (start * (1.0 - _NEAR), start) if 0.0 < start < eps0 else None
+    near = None
+    if 0.0 < start < eps0:  # the coarse curve crosses a few percent above the fine one
+        above = coarse(start) > delta
+        near = (
+            (start, min(eps0, start * (1.0 + 4 * _NEAR))) if above else (start * (1 - _NEAR), start)
+        )
     lo, hi = _crossing(coarse, delta, eps0, _COARSE_RTOL, near=near)
     if not 0.0 < lo < hi < eps0:
         return both, hi
@@ -536,14 +543,16 @@ def _descend(
     curve: Callable[[float], float], delta: float, hi: float, f_hi: float, slope: float
 ) -> float:
     """The least ε found with ``curve(ε) ≤ δ``, from ``curve(hi) = f_hi ≤ δ`` and an estimate
-    ``slope < 0`` of d log δ / dε: at most `_FINE_STEPS` secant steps on log δ, each aimed
-    ``_AIM`` relative above the crossing the last two points predict (a point is kept only
-    once evaluated at most δ); it stops once within ``_AIM`` of δ in log."""
+    ``slope < 0`` of d log δ / dε: at most `_FINE_STEPS` secant steps on log δ against ε²
+    (nearly linear: δ falls about as e^{−c n ε²}), each aimed ``_AIM`` relative above the
+    crossing the last two points predict (a point is kept only once evaluated at most δ); it
+    stops at a point at most δ that is within about ``_STOP`` of the crossing."""
     log_delta = math.log(delta)
     lo, x, fx = 0.0, hi, f_hi
+    slope /= 2.0 * hi  # d log δ / d(ε²)
     for _ in range(_FINE_STEPS):
-        aim = x + (log_delta - math.log(max(fx, 1e-300))) / slope
-        nxt = aim * (1.0 + _AIM)
+        square = x * x + (log_delta - math.log(max(fx, 1e-300))) / slope
+        nxt = math.sqrt(max(square, 0.0)) * (1.0 + _AIM)
         if not lo < nxt < hi:
             nxt = 0.5 * (lo + hi) if nxt <= lo else hi
         if nxt >= hi * (1.0 - _AIM):
@@ -551,13 +560,13 @@ def _descend(
         f_nxt = curve(nxt)
         if f_nxt <= 0.0:
             return nxt
-        secant = (math.log(f_nxt) - math.log(max(fx, 1e-300))) / (nxt - x)
+        secant = (math.log(f_nxt) - math.log(max(fx, 1e-300))) / (nxt * nxt - x * x)
         slope = secant if secant < 0.0 else slope
         x, fx = nxt, f_nxt
         if fx > delta:
             lo = x
             continue
         hi = x
-        if log_delta - math.log(fx) <= -slope * _AIM * x:
+        if log_delta - math.log(fx) <= -slope * 2.0 * _STOP * x * x:
             break
     return hi
