@@ -181,6 +181,8 @@ def test_pruned_curve_is_above_the_full_one() -> None:
     assert groups is not None
     full = _BlanketCurve(4999, groups, 2.0, 1 << 16, 0.0)
     pruned = _BlanketCurve(4999, groups, 2.0, 1 << 16, 1e-12)
+    for curve in (full, pruned):  # every cell summed (no runs charged their first value)
+        curve.pairs[0].anchors = None
     for eps in (0.05, 0.1, 0.2):
         assert full(eps) <= pruned(eps) <= full(eps) + 2e-12
 
