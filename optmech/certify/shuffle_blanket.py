@@ -29,14 +29,18 @@ Outputs with the same $(a, b)$ merge without loss. When a pair has at most three
 sum is, with T = m + 1 and the groups' counts $(N_1, N_2, N_3)$, linear in $N_2$ once $N_1$
 is fixed: $N_1 \sim \mathrm{Bin}(T, ω(G_1))$, $N_2 \mid N_1 \sim \mathrm{Bin}(T − N_1, ρ)$,
 and $E[(c N_2 + d)_+]$ is a binomial tail and a partial mean, both from one survival function
-and one pmf (`_BlanketCurve`). $G_1$ is the group of least variance, so the fewest $N_1$ are
-summed, or, when its Z is the least of the three on [0, ε₀] (the other input's output for
-k-ary randomized response), one whose Z is extreme: then one more of its draws in place of
-another's only lowers (or, largest, raises) the sum, so $E[(Σ Z)_+ \mid T, N_1]$ is monotone
-in $N_1$ and a run of counts can be charged its first (last) value. The curve that brackets
-the crossing cuts $N_1$ in such blocks; the fine curve charges runs of eight counts their first
-value and sums cell by cell only the runs whose charge exceeds the next run's first value
-times their mass by more than their share of 1e-6 of the total.
+and one pmf (`_BlanketCurve`). $G_1$ is, among the groups whose Z is extreme (the least or
+the largest of the three on [0, ε₀]; for k-ary randomized response the other input's output)
+and whose variance is at most four times the least, the one of least variance; else the group
+of least variance (the fewest $N_1$ summed). With an extreme Z one more of its draws, in place
+of another's, only lowers (or raises) the sum, so $E[(Σ Z)_+ \mid T, N_1]$ is monotone in
+$N_1$ and a run of counts can be charged its first (last) value: the curve that brackets the
+crossing cuts $N_1$ in such blocks, and the fine curve charges runs of eight counts their first
+value, summing cell by cell only the runs whose charge exceeds the next run's first value times
+their mass by more than their share of 1e-6 of the total. A matrix whose pairs have more
+groups gets no bound here (Su, Cheng & Wang's lattice form would cover it; it is not
+implemented), nor one with more than ``_MAX_STRUCTURES`` distinct pair structures; pairs whose
+structures agree to ``_MERGE`` are evaluated once.
 
 Costs are bounded by blocks of m: $δ_m$ is non-increasing in m (one more blanket draw is a
 post-processing), so a block of m is charged its first m; the blocks are one m wide within the
@@ -45,8 +49,9 @@ budget, wider far from the mean. Rounding, charged so that the curve is an upper
 - γ is rounded down (a smaller γ is a valid decomposition, and fewer blanket draws only lose
   privacy); a is rounded up and b down (the positive part grows with every $Z_i$); outputs whose
   $(a, b)$ agree to ``_MERGE`` relative share a group with the largest a and smallest b;
-- the groups' masses carry relative errors of a few ulps (and ``_MERGE`` when merged across
-  pairs): changing the law of each of T draws by total variation τ moves $δ_m$ by at most
+- the groups' masses carry relative errors of a few ulps, and pairs evaluated as one
+  structure take its largest a, smallest b and the largest difference of their masses:
+  changing the law of each of T draws by total variation τ moves $δ_m$ by at most
   τ times the range of Z (couple the draws; each differing draw moves the sum by at most the
   range, and the sum is divided by T);
 - binomial masses carry ``_SLACK`` relative; masses of m and of $N_1$ outside their windows of
