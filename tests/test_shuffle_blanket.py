@@ -69,6 +69,7 @@ MATRICES = [
     ("rr2", rr(1.5, 2)),
     ("random3x3", random_matrix(3, 3, 3, 2.0)),
     ("random4x3", random_matrix(7, 4, 3, 1.5)),
+    ("random5x2", random_matrix(5, 5, 2, 2.0)),  # only the extreme rows' pairs are evaluated
 ]
 
 

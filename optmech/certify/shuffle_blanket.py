@@ -180,7 +180,9 @@ def _structure_keys(weight: FloatArray, a: FloatArray, b: FloatArray) -> IntArra
 
 def blanket_groups(matrix: FloatArray) -> list[BlanketGroups] | None:
     """The distinct group structures of the ordered pairs of a matrix (module docstring), or
-    None when a pair has more than three groups, or there are too many structures.
+    None when a pair has more than three groups, or there are too many structures. With two
+    outputs only the pairs of the two extreme rows are kept: $δ_m$ is jointly convex in the
+    pair's rows (every Z is linear in them, ω held fixed), and every row lies between those.
 
     Parameters
     ----------
@@ -206,6 +208,8 @@ def blanket_groups(matrix: FloatArray) -> list[BlanketGroups] | None:
     floor = matrix.min(axis=0)
     gamma = float(floor.sum())
     ratio = matrix / floor[None, :]  # a(y) / γ for each row
+    if k_out == 2:  # δ_m is convex in the pair's rows, which lie between the two extreme ones
+        ratio = ratio[[int(np.argmin(matrix[:, 1])), int(np.argmax(matrix[:, 1]))]]
     labels = _row_labels(ratio)
     if labels is None:
         return None
