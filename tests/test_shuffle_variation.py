@@ -169,12 +169,13 @@ def test_variation_ratio_is_tight_on_k_rr(k: int, eps0: float) -> None:
     """k-RR at n = 10⁴, δ = 1e-6: the sound variation-ratio bound is within 2 % of the ε of a
     concrete pair of datasets (measured within 0.15 %), and is what 'auto' certifies; for
     k = 32, where the curve with one integer a bin is searched last, within 0.05 % (measured
-    within 0.025 %)."""
+    within 0.025 %). 'auto' certifies it, or the blanket divergence where that is smaller."""
     g = optmech.shuffle_epsilon(krr(eps0, k), 10_000, 1e-6)
-    assert g.method == "variation-ratio"
-    assert g.lower_bound <= g.epsilon <= 1.02 * g.lower_bound
+    v = g.bounds["variation-ratio"]
+    assert g.method in ("variation-ratio", "blanket")
+    assert g.lower_bound <= g.epsilon <= v <= 1.02 * g.lower_bound
     if k == 32:
-        assert g.epsilon <= 1.0005 * g.lower_bound
+        assert v <= 1.0005 * g.lower_bound
 
 
 @pytest.mark.parametrize(("k", "eps0"), [(4, 1.0), (16, 3.0)])

@@ -24,18 +24,28 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     $(A + 1 − Δ, C − A + Δ)$ with $C \sim \mathrm{Bin}(n − 1, e^{−ε_0})$,
     $A \sim \mathrm{Bin}(C, 1/2)$, $Δ \sim \mathrm{Bern}(e^{ε_0} / (e^{ε_0} + 1))$.
 ``"blanket"``
-    The same reduction with the clone probability the matrix itself allows: every row
-    dominates the pair's mean, $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
+    The privacy blanket (Balle, Bell, Gascón & Nissim, CRYPTO 2019), the decomposition Su,
+    Cheng & Wang (2025) show optimal: every row is $γ ω + (1 − γ) R_x$ with blanket mass
+    $γ = Σ_y \min_x M(y|x)$; revealing the others' non-blanket reports, the pair's δ is
+    $Σ_m P(m)\, E[(Σ_{i ≤ m+1} Z_i)_+]/(m + 1)$ with $m \sim \mathrm{Bin}(n − 1, γ)$ blanket
+    draws and $Z = (M(Y|x^0) − e^ε M(Y|x^1))/ω(Y)$, $Y \sim ω$, worst over ordered pairs.
+    Computed exactly, with certified rounding, when every pair's outputs fall in at most three
+    groups of equal ratios (k-ary randomized response, two-output matrices; a frequency oracle
+    through its channel when that is small) and the pairs have few distinct group structures
+    (`optmech.certify.shuffle_blanket`); its crossing is looked for first just below the best ε of
+    the other methods (with ``"auto"``) or of the clone form.
+    The bound is the smaller of that and the clone reduction with the clone probability the
+    matrix allows: every row dominates the pair's mean,
+    $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
     $p = \min_{x^0, x^1} \min_y 2 \min_x M(y|x) / (M(y|x^0) + M(y|x^1))$, the blanket mass
-    relative to the pair (Balle, Bell, Gascón & Nissim, CRYPTO 2019; the decomposition Su,
-    Cheng & Wang 2025 show optimal). FMT's proof goes through for any such p (the clone of a
+    relative to the pair, and FMT's proof goes through for any such p (the clone of a
     user is $Q^0$ or $Q^1$, the two halves of the ε₀ pair, with probability p/2 each). For
     k-ary randomized response $p = 2/(e^{ε_0}+1)$, the blanket mass γ of binary randomized
     response. (The stronger clone analysis, FMT SODA 2023, reaches such probabilities only for
     a restricted class of randomizers since its erratum; it is not used here.)
     Fewer clones and a larger pair ε can only lose privacy (adding an independent clone and
     flipping Δ are post-processings), so the worst p over pairs with the matrix's ε₀ bounds
-    every pair.
+    every pair. Both curves are upper bounds, so is their pointwise minimum.
 ``"variation-ratio"``
     The variation-ratio decomposition (Wang et al., PVLDB 2024) from the matrix's exact
     (p, β, q), in a sound form: user 1's neutral part is kept apart from the others' (the
@@ -83,6 +93,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
+from optmech.certify.shuffle_blanket import BlanketGroups, _MinCurve, blanket_groups, blanket_search
 from optmech.certify.shuffle_curves import (
     _clone_p,
     _CloneCurve,
@@ -208,6 +219,36 @@ def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | 
         return None
     matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
     return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
+
+
+def _blanket_structures(desc: ShuffleDescription, mechanism: Any) -> list[BlanketGroups] | None:
+    """The pairs' blanket groups of the matrix, or of an oracle's channel when it is small
+    (`VARIATION_MATRIX_CELLS`); None when there is none or a pair has too many groups."""
+    if desc.matrix is not None:
+        matrix = np.asarray(desc.matrix, dtype=np.float64)
+    else:
+        inputs = getattr(mechanism, "k", 0)
+        if not isinstance(inputs, int) or inputs**2 * desc.outputs > VARIATION_MATRIX_CELLS:
+            return None
+        matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
+    return blanket_groups(matrix[:, matrix.max(axis=0) > 0.0])
+
+
+def _blanket_bound(
+    desc: ShuffleDescription, mechanism: Any, others: int, delta: float, reference: float
+) -> tuple[_Curve, float]:
+    """The ``"blanket"`` curve and ε: the pointwise least of the clone form at the matrix's
+    clone probability and, when computable, the blanket divergence, whose crossing is looked
+    for first just below ``reference`` (the best ε of the other methods) and the clone
+    form's ε."""
+    eps0 = desc.local_epsilon
+    clone = _CloneCurve(others, desc.clone_probability, eps0)
+    eps = min(eps0, _epsilon_up(clone, delta, eps0))
+    structures = _blanket_structures(desc, mechanism)
+    if not structures:
+        return clone, eps
+    curve, exact = blanket_search(others, structures, delta, eps0, min(reference, eps))
+    return _MinCurve(clone, curve), min(eps, exact)
 
 
 def _description_of(mechanism: Any) -> ShuffleDescription:
@@ -483,9 +524,11 @@ def shuffle_epsilon(
     method : {"auto", "exact", "clones", "blanket", "variation-ratio"}
         ``"exact"``: two-output matrices (the worst case computed exactly for n ≤
         ``EXACT_MAX_N``, by blocks of the count beyond); ``"clones"``: Feldman, McMillan &
-        Talwar (FOCS 2021), from ε₀ alone; ``"blanket"``: the clone reduction with the clone
-        probability the matrix allows, its blanket mass relative to the pair (Balle et al.
-        2019); ``"variation-ratio"``: Wang et al. (PVLDB 2024) from the matrix's (p, β, q), in
+        Talwar (FOCS 2021), from ε₀ alone; ``"blanket"``: the privacy blanket (Balle et al.
+        2019), computed exactly where every pair's outputs fall in at most three groups (k-ary
+        randomized response, two outputs), or else the clone reduction with the clone
+        probability the matrix allows (the smaller of the two where both are computed);
+        ``"variation-ratio"``: Wang et al. (PVLDB 2024) from the matrix's (p, β, q), in
         a sound form. ``"auto"``: the smallest certified bound among the valid methods.
 
     Returns
@@ -546,12 +589,16 @@ def shuffle_epsilon(
             elif name == "clones":
                 curves[name] = _CloneCurve(others, math.exp(-eps0), eps0)
             elif name == "blanket":
-                curves[name] = _CloneCurve(others, desc.clone_probability, eps0)
+                continue  # last: its exact form is searched below the others' best
             else:
                 assert variation is not None
                 curves[name], bounds[name] = _variation_ratio_search(others, variation, delta, eps0)
                 continue
             bounds[name] = min(eps0, _epsilon_up(curves[name], delta, eps0))
+        if "blanket" in wanted:
+            curves["blanket"], bounds["blanket"] = _blanket_bound(
+                desc, mechanism, others, delta, min(bounds.values())
+            )
     best = min((m for m in bounds if m != "local"), key=bounds.__getitem__, default="local")
     if bounds.get(best, math.inf) >= eps0:
         best = "local"

@@ -225,7 +225,7 @@ def _bins(total: int, prob: float, count: int) -> tuple[IntArray, IntArray, floa
             np.arange(inner_hi + 1, hi + 1, outer),
         ]
     ).astype(np.int64)
-    starts = np.unique(np.maximum(starts, lo))
+    starts = np.unique(np.maximum(np.append(starts, lo), lo))  # the first bin starts at lo
     ends = np.append(starts[1:] - 1, hi)
     return starts, ends, outside
 
