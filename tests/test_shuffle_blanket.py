@@ -25,7 +25,8 @@ from scipy.stats import binom
 
 import optmech
 from optmech.certify.shuffle_blanket import _BlanketCurve, blanket_groups
-from optmech.certify.shuffle_curves import _clone_p, _CloneCurve, _lower_curves
+from optmech.certify.shuffle_curves import _clone_p, _CloneCurve
+from optmech.certify.shuffle_lower import _lower_curves_of, _lower_laws
 from optmech.certify.shuffle_variation import _bins, _mass
 from tests.test_shuffle import brute_delta, random_matrix, rr, rr_delta
 
@@ -119,7 +120,7 @@ def test_krr_blanket_is_above_concrete_datasets_and_below_clones(
     delta = 1e-6
     matrix = rr(eps0, k)
     g = optmech.shuffle_epsilon(matrix, n, delta, method="blanket")
-    for lower in _lower_curves(matrix, n - 1):
+    for lower in _lower_curves_of(*_lower_laws(matrix), n - 1):
         assert lower(g.epsilon) <= delta * (1 + 1e-9)
     clone = _CloneCurve(n - 1, _clone_p(matrix), eps0)
     blanket = curve_of(matrix, n)
@@ -138,7 +139,7 @@ def test_krr_blanket_at_a_million_users_is_sound_and_near_the_lower_bound(
     matrix = rr(eps0, k)
     g = optmech.shuffle_epsilon(matrix, n, delta)
     b = g.bounds["blanket"]
-    for lower in _lower_curves(matrix, n - 1):
+    for lower in _lower_curves_of(*_lower_laws(matrix), n - 1):
         assert lower(b) <= delta * (1 + 1e-9)
     assert b <= g.bounds["variation-ratio"] * (1 + 1e-4)
     assert g.lower_bound <= g.epsilon <= b
