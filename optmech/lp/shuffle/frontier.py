@@ -1,7 +1,7 @@
 r"""The (ε₀, p) frontier of a central shuffled target: the blanket rows, the witness of a bound
 and the bisections.
 
-`shuffle_epsilon`'s ``"blanket"`` bound of a randomizer depends on two numbers of its matrix
+The clone form of `shuffle_epsilon`'s ``"blanket"`` bound depends on two numbers of a matrix
 (`optmech.certify.shuffle`): its local ε₀ and its clone probability
 
 $$p = \min_{x^0 ≠ x^1} \min_y \frac{2 \min_x Q(y | x)}{Q(y | x^0) + Q(y | x^1)},$$
@@ -23,7 +23,10 @@ $$p_θ(ε_0) = (1 − θ) e^{−ε_0} + θ \frac{2}{e^{ε_0} + 1},$$
 which decreases in ε₀. The bound is the clone curve of (ε₀, p) (and FMT's of ε₀ alone), which
 only loses privacy as ε₀ grows or p shrinks, so along a line it increases with ε₀: the largest
 ε₀ the bound certifies is found by bisection on a **witness**, a 3 x 3 circulant matrix whose
-local ε₀ and clone probability are exactly (ε₀, p), certified by `shuffle_epsilon` itself.
+local ε₀ and clone probability are exactly (ε₀, p), certified by `shuffle_epsilon` itself. That
+call takes every method, also those that read more of the witness than (ε₀, p) (its exact
+blanket divergence, its variation ratio), so a line's point is a candidate and its LP value a
+bound over the line only up to there: the LP's own matrix is certified before it is accepted.
 
 **Variation lines.** `shuffle_epsilon`'s ``"variation-ratio"`` bound (Wang et al., PVLDB
 2024; `optmech.certify.shuffle_variation`) reads more of the matrix: $e^{ε_0}$, the largest
