@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _shuffle_reference import brute_delta, histogram_law
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.signal import fftconvolve
@@ -57,32 +58,6 @@ def rr_delta(n: int, eps0: float, eps: float, ks: Any = None) -> float:
         p1, p0 = a * n1 + (1 - a) * n0, (1 - a) * n1 + a * n0
         for x, y in ((p1, p0), (p0, p1)):
             worst = max(worst, float(np.sum(np.maximum(x - math.exp(eps) * y, 0.0))))
-    return worst
-
-
-def histogram_law(rows: list[npt.NDArray[np.float64]]) -> dict[tuple[int, ...], float]:
-    """The law of the histogram of independent reports, report i drawn from ``rows[i]``."""
-    law: dict[tuple[int, ...], float] = {(0,) * rows[0].size: 1.0}
-    for row in rows:
-        nxt: dict[tuple[int, ...], float] = {}
-        for hist, mass in law.items():
-            for y, q in enumerate(row):
-                key = (*hist[:y], hist[y] + 1, *hist[y + 1 :])
-                nxt[key] = nxt.get(key, 0.0) + mass * q
-        law = nxt
-    return law
-
-
-def brute_delta(matrix: npt.NDArray[np.float64], n: int, eps: float) -> float:
-    """δ(ε) of the shuffled histogram, worst over every pair and every dataset of the others."""
-    inputs = range(matrix.shape[0])
-    worst = 0.0
-    for others in itertools.combinations_with_replacement(inputs, n - 1):
-        for x0, x1 in itertools.permutations(inputs, 2):
-            p = histogram_law([matrix[x0], *(matrix[i] for i in others)])
-            q = histogram_law([matrix[x1], *(matrix[i] for i in others)])
-            gap = sum(max(p[h] - math.exp(eps) * q.get(h, 0.0), 0.0) for h in p)
-            worst = max(worst, gap)
     return worst
 
 
