@@ -93,7 +93,8 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
-from optmech.certify.shuffle_blanket import BlanketGroups, _MinCurve, blanket_groups, blanket_search
+from optmech.certify.shuffle_blanket import _MinCurve, blanket_groups, blanket_search
+from optmech.certify.shuffle_blanket_fft import lattice_pairs, lattice_search
 from optmech.certify.shuffle_curves import (
     _clone_p,
     _CloneCurve,
@@ -221,9 +222,9 @@ def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | 
     return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
 
 
-def _blanket_structures(desc: ShuffleDescription, mechanism: Any) -> list[BlanketGroups] | None:
-    """The pairs' blanket groups of the matrix, or of an oracle's channel when it is small
-    (`VARIATION_MATRIX_CELLS`); None when there is none or a pair has too many groups."""
+def _blanket_matrix(desc: ShuffleDescription, mechanism: Any) -> FloatArray | None:
+    """The matrix, or an oracle's channel when it is small (`VARIATION_MATRIX_CELLS`), without
+    its zero columns; None when there is none."""
     if desc.matrix is not None:
         matrix = np.asarray(desc.matrix, dtype=np.float64)
     else:
@@ -231,23 +232,30 @@ def _blanket_structures(desc: ShuffleDescription, mechanism: Any) -> list[Blanke
         if not isinstance(inputs, int) or inputs**2 * desc.outputs > VARIATION_MATRIX_CELLS:
             return None
         matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
-    return blanket_groups(matrix[:, matrix.max(axis=0) > 0.0])
+    return matrix[:, matrix.max(axis=0) > 0.0]
 
 
 def _blanket_bound(
     desc: ShuffleDescription, mechanism: Any, others: int, delta: float, reference: float
 ) -> tuple[_Curve, float]:
     """The ``"blanket"`` curve and ε: the pointwise least of the clone form at the matrix's
-    clone probability and, when computable, the blanket divergence, whose crossing is looked
-    for first just below ``reference`` (the best ε of the other methods) and the clone
-    form's ε."""
+    clone probability and, when computable, the blanket divergence (its grouped exact form, or
+    else its lattice form), whose crossing is looked for first just below ``reference`` (the
+    best ε of the other methods) and the clone form's ε."""
     eps0 = desc.local_epsilon
     clone = _CloneCurve(others, desc.clone_probability, eps0)
     eps = min(eps0, _epsilon_up(clone, delta, eps0))
-    structures = _blanket_structures(desc, mechanism)
-    if not structures:
+    matrix = _blanket_matrix(desc, mechanism)
+    if matrix is None:
         return clone, eps
-    curve, exact = blanket_search(others, structures, delta, eps0, min(reference, eps))
+    structures = blanket_groups(matrix)
+    if structures:
+        curve, exact = blanket_search(others, structures, delta, eps0, min(reference, eps))
+        return _MinCurve(clone, curve), min(eps, exact)
+    pairs = lattice_pairs(matrix)
+    if pairs is None:
+        return clone, eps
+    curve, exact = lattice_search(others + 1, pairs, delta, eps0, min(reference, eps))
     return _MinCurve(clone, curve), min(eps, exact)
 
 
