@@ -32,8 +32,13 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     Computed exactly, with certified rounding, when every pair's outputs fall in at most three
     groups of equal ratios (k-ary randomized response, two-output matrices; a frequency oracle
     through its channel when that is small) and the pairs have few distinct group structures
-    (`optmech.certify.shuffle_blanket`); its crossing is looked for first just below the best ε of
-    the other methods (with ``"auto"``) or of the clone form.
+    (`optmech.certify.shuffle_blanket`); for other matrices on a lattice, as Su, Cheng & Wang
+    (2025) compute it by FFT: one sum of n copies of $Z \cdot \mathrm{Bern}(γ)$, each Z spread
+    onto a lattice with its mean (an upper bound by Jensen's inequality), one FFT power per ε,
+    rounding and tails charged (`optmech.certify.shuffle_blanket_fft`), when the matrix and the
+    lattice fit a cell budget (not the hashed oracles' channels, nor large matrices at large n).
+    Its crossing is looked for first just below the best ε of the other methods (with
+    ``"auto"``) or of the clone form.
     The bound is the smaller of that and the clone reduction with the clone probability the
     matrix allows: every row dominates the pair's mean,
     $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
@@ -255,8 +260,10 @@ def _blanket_bound(
     pairs = lattice_pairs(matrix)
     if pairs is None:
         return clone, eps
-    curve, exact = lattice_search(others + 1, pairs, delta, eps0, min(reference, eps))
-    return _MinCurve(clone, curve), min(eps, exact)
+    lattice, exact = lattice_search(others + 1, pairs, delta, eps0, min(reference, eps))
+    if lattice is None:
+        return clone, eps
+    return _MinCurve(clone, lattice), min(eps, exact)
 
 
 def _description_of(mechanism: Any) -> ShuffleDescription:

@@ -38,9 +38,9 @@ $N_1$ and a run of counts can be charged its first (last) value: the curve that 
 crossing cuts $N_1$ in such blocks, and the fine curve charges runs of eight counts their first
 value, summing cell by cell only the runs whose charge exceeds the next run's first value times
 their mass by more than their share of 1e-6 of the total. A matrix whose pairs have more
-groups gets no bound here (Su, Cheng & Wang's lattice form would cover it; it is not
-implemented), nor one with more than ``_MAX_STRUCTURES`` distinct pair structures; pairs whose
-structures agree to ``_MERGE`` are evaluated once.
+groups, or more than ``_MAX_STRUCTURES`` distinct pair structures, gets no bound here (its
+lattice form is `optmech.certify.shuffle_blanket_fft`); pairs whose structures agree to
+``_MERGE`` are evaluated once.
 
 Costs are bounded by blocks of m: $δ_m$ is non-increasing in m (one more blanket draw is a
 post-processing), so a block of m is charged its first m; the blocks are one m wide within the

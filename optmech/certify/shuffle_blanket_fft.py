@@ -66,8 +66,7 @@ _MAX_LENGTH = 1 << 20
 _MAX_CELLS = 1 << 21
 #: Most distinct pair structures, and largest ``inputs² × outputs`` grouped.
 _MAX_PAIRS = 512
-_MAX_MATRIX = 1 << 22
-_DEBUG = False
+_MAX_MATRIX = 1 << 18
 #: Most terms (live frequencies times lattice points) summed directly.
 _DIRECT = 1 << 16
 #: Most halvings of ε below the reference.
@@ -169,7 +168,9 @@ def _chernoff_tail(points: FloatArray, mass: FloatArray, n: int, top: float) -> 
     best = math.inf
     for lam in np.geomspace(1e-3 / (spread * math.sqrt(n) + 1.0), 50.0 / spread, 64):
         mgf = float(np.dot(mass, np.exp(lam * points)))
-        log = n * math.log(mgf) * (1.0 + 1e-12) + 1e-12 - lam * top + math.log(top + 1.0 / lam)
+        # the mgf to (size + 8) u relative, its logarithm to u more
+        slack = n * ((points.size + 10) * U + abs(math.log(mgf)) * 1e-12)
+        log = n * math.log(mgf) + slack + 1e-12 - lam * top + math.log(top + 1.0 / lam)
         best = min(best, log)
     return math.exp(min(best, 700.0)) * (1.0 + _SLACK)
 
@@ -200,7 +201,8 @@ def _pair_bound(n: int, z: FloatArray, weight: FloatArray, gamma: float, error: 
     law = np.zeros(length)
     np.add.at(law, np.mod(points.astype(np.int64), length), mass)
     spectrum = np.fft.rfft(law)
-    e1 = 16.0 * U * (math.log2(length) + 2.0) * float(np.sum(law))
+    # every frequency within the transform's 2-norm error (Higham §24.1), so pointwise
+    e1 = 16.0 * U * (math.log2(length) + 2.0) * math.sqrt(length) * float(np.linalg.norm(law))
     with np.errstate(divide="ignore"):
         log_size = np.log(np.abs(spectrum) + e1)
     # frequencies whose n-th power is below e^−700 are left out, and charged as errors
@@ -232,14 +234,15 @@ def _pair_bound(n: int, z: FloatArray, weight: FloatArray, gamma: float, error: 
     with np.errstate(divide="ignore"):
         weight = np.minimum(top * (top + 1.0) / 2.0, 2.0 / chord**2 + top / chord)
     total = float(np.dot(factor[live] * bound, weight)) + dead * top * (top + 1.0) / 2.0
-    inverse = 16.0 * U * (math.log2(length) + 2.0) * float(np.dot(factor[live], np.abs(power)))
+    # the inverse transform's error in the 2-norm (Higham §24.1; the spectrum's 2-norm over
+    # √N is the result's), against the 2-norm of the weights k = 0 … top
+    norm = math.sqrt(float(np.dot(factor[live], np.abs(power) ** 2)) / length)
+    inverse = 16.0 * U * (math.log2(length) + 2.0) * (norm + float(np.sum(np.abs(bound))) / length)
     values = np.arange(0, top + 1)  # the positive lattice points of the window
-    body = float(np.dot(np.maximum(pmf[np.mod(values, length)], 0.0), values))
-    body += (total + inverse * top * (top + 1.0) / 2.0) / length
+    body = float(np.dot(np.maximum(pmf[values], 0.0), values))
+    body += total / length + inverse * math.sqrt(top * (top + 1.0) * (2.0 * top + 1.0) / 6.0)
     body *= 1.0 + _SLACK
     tail = _chernoff_tail(points, mass, n, float(top))
-    if _DEBUG:
-        print(body, tail, total / length, moved * n * gamma / h, length, live.size)
     return min(1.0, (body + tail) * h / (n * gamma) * (1.0 + _SLACK) + moved)
 
 
@@ -274,14 +277,16 @@ def lattice_cells(n: int, pairs: LatticePairs) -> int:
 
 def lattice_search(
     n: int, pairs: LatticePairs, delta: float, eps0: float, reference: float
-) -> tuple[Callable[[float], float], float]:
+) -> tuple[Callable[[float], float] | None, float]:
     """The lattice curve and the least ε found below ``reference`` (an ε certified by
-    another bound) with curve(ε) ≤ δ; ``reference`` when the curve is above δ there or
-    the lattice would exceed ``_MAX_CELLS``."""
+    another bound) with curve(ε) ≤ δ; ``reference`` when the curve is above δ there; no curve
+    when the lattice would exceed ``_MAX_CELLS`` cells per ε."""
     from optmech.certify.shuffle_blanket import _descend
 
+    if lattice_cells(n, pairs) > _MAX_CELLS:
+        return None, min(reference, eps0)
     curve = LatticeCurve(n, pairs, eps0)
-    if not 0.0 < reference < eps0 or lattice_cells(n, pairs) > _MAX_CELLS:
+    if not 0.0 < reference < eps0:
         return curve, min(reference, eps0)
     f_hi = curve(reference)
     if f_hi > delta or f_hi <= 0.0:
