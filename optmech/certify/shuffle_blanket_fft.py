@@ -68,7 +68,7 @@ _MAX_CELLS = 1 << 21
 _MAX_PAIRS = 512
 _MAX_MATRIX = 1 << 18
 #: Most terms (live frequencies times lattice points) summed directly.
-_DIRECT = 1 << 16
+_DIRECT = 1 << 18
 #: Most halvings of ε below the reference.
 _HALVINGS = 4
 
