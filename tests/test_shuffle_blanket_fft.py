@@ -56,7 +56,7 @@ def test_lattice_is_above_and_near_the_enumerated_divergence(
         truth = direct_blanket(matrix, n, eps)
         value = curve(eps)
         assert value >= truth, (name, n, eps)
-        assert value <= truth * 1.05 + 1e-3, (name, n, eps, value, truth)
+        assert value <= truth * 1.02 + 1e-6, (name, n, eps, value, truth)
 
 
 @pytest.mark.parametrize(("k", "eps0"), [(3, 1.0), (4, 2.0), (8, 1.0)])
@@ -68,7 +68,7 @@ def test_lattice_is_above_and_near_the_grouped_form(k: int, eps0: float, n: int)
         truth, value = exact(eps), lattice(eps)
         # the grouped form is itself an upper bound charged ~1e-12 relative and its tails
         assert value >= truth * (1.0 - 1e-6) - 1e-12, (k, n, eps)
-        assert value <= truth * 1.1 + 1e-9, (k, n, eps, value, truth)
+        assert value <= truth * 1.05 + 1e-9, (k, n, eps, value, truth)
 
 
 @pytest.mark.slow

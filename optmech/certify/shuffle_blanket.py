@@ -549,17 +549,22 @@ def blanket_search(
 
 
 def _descend(
-    curve: Callable[[float], float], delta: float, hi: float, f_hi: float, slope: float
+    curve: Callable[[float], float],
+    delta: float,
+    hi: float,
+    f_hi: float,
+    slope: float,
+    steps: int = _FINE_STEPS,
 ) -> float:
     """The least ε found with ``curve(ε) ≤ δ``, from ``curve(hi) = f_hi ≤ δ`` and an estimate
-    ``slope < 0`` of d log δ / dε: at most `_FINE_STEPS` secant steps on log δ against ε²
+    ``slope < 0`` of d log δ / dε: at most ``steps`` secant steps on log δ against ε²
     (nearly linear: δ falls about as e^{−c n ε²}), each aimed ``_AIM`` relative above the
     crossing the last two points predict (a point is kept only once evaluated at most δ); it
     stops at a point at most δ that is within about ``_STOP`` of the crossing."""
     log_delta = math.log(delta)
     lo, x, fx = 0.0, hi, f_hi
     slope /= 2.0 * hi  # d log δ / d(ε²)
-    for _ in range(_FINE_STEPS):
+    for _ in range(steps):
         square = x * x + (log_delta - math.log(max(fx, 1e-300))) / slope
         nxt = math.sqrt(max(square, 0.0)) * (1.0 + _AIM)
         if not lo < nxt < hi:

@@ -20,7 +20,8 @@ one sum of n independent copies of W, whose characteristic function is the n-th 
 and $h⌊z/h⌋ + h$ of mean z (a mean-preserving spread): given the W's, the lattice sum has
 mean $Σ W_i$, so by Jensen's inequality $E[(Σ \tilde W_i)_+] ≥ E[(Σ W_i)_+]$ and the lattice
 value is an upper bound; it adds at most $h^2/4$ to each draw's variance, so h can be a small
-fraction of the standard deviation of Z rather than of the sum's. The law of W̃ is folded on
+fraction of the standard deviation of Z rather than of the sum's (a quarter, finer where the
+lattice is short: ``_RESOLUTION``). The law of W̃ is folded on
 $\mathbb{Z}_N$, its real FFT raised to the n-th power and transformed back: that is the law of
 the lattice sum folded mod N, read on a window $[L, L + N − 1]$ of lattice points that covers
 the sum's mean minus ``_SPREAD`` standard deviations up to as many above zero. Folding only
@@ -56,6 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from optmech._floats import FloatArray, U
 
@@ -63,8 +65,11 @@ __all__ = ["LatticePairs", "lattice_pairs"]
 
 #: Relative allowance for the sums.
 _SLACK = 1e-12
-#: Lattice spacing: the standard deviation of Z (under ω) divided by this.
+#: Lattice spacing: the standard deviation of Z (under ω) divided by this, doubled (up to
+#: ``_FINEST``) while the estimated lattice stays within ``_CHEAP_LENGTH`` (small n).
 _RESOLUTION = 4.0
+_FINEST = 32.0
+_CHEAP_LENGTH = 1 << 12
 #: Standard deviations of the sum the window covers below its mean and above zero.
 _SPREAD = 12.0
 #: Largest FFT length (estimated before, and enforced), and the most lattice cells (lengths
@@ -76,8 +81,9 @@ _MAX_PAIRS = 512
 _MAX_MATRIX = 1 << 18
 #: Most terms (live frequencies times lattice points) summed directly.
 _DIRECT = 1 << 18
-#: Most halvings of ε below the reference.
+#: Most halvings of ε below the reference, and most secant steps after them.
 _HALVINGS = 4
+_STEPS = 8
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,8 @@ def lattice_pairs(matrix: FloatArray) -> LatticePairs | None:
     --------
     >>> import numpy as np
     >>> m = np.array([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.2, 0.5]])
-    >>> lattice_pairs(m).a.shape  # the six ordered pairs are one up to relabelling outputs
-    (1, 3)
+    >>> lattice_pairs(m).a.shape  # six ordered pairs: x¹ is x⁰ shifted by one or by two
+    (2, 3)
     """
     k_in, k_out = matrix.shape
     if k_in * k_in * k_out > _MAX_MATRIX:
@@ -183,7 +189,7 @@ def _chernoff_tail(points: FloatArray, mass: FloatArray, n: int, top: float) -> 
 
 
 def _pair_bound(
-    n: int, z: FloatArray, weight: FloatArray, gamma: float, error: float
+    n: int, z: FloatArray, weight: FloatArray, gamma: float, error: float, resolution: float
 ) -> tuple[float, int]:
     """``E[(Σ_{i ≤ n} W_i)_+] / (nγ)`` for one pair at one ε, an upper bound (module
     docstring), and the lattice's length; 1 when it would exceed ``_MAX_LENGTH``."""
@@ -191,7 +197,7 @@ def _pair_bound(
     var_z = max(float(np.dot(weight, (z - mean_z) ** 2)), 0.0)
     if var_z <= 0.0:
         return (1.0 if mean_z > 0.0 else 0.0), 0
-    h = math.sqrt(var_z) / _RESOLUTION
+    h = math.sqrt(var_z) / resolution
     points, mass = _lattice_law(z, weight, gamma, h)
     mean = n * float(np.dot(mass, points))
     sd = math.sqrt(n * max(float(np.dot(mass, points**2)) - (mean / n) ** 2, 0.0)) + 1.0
@@ -211,9 +217,9 @@ def _pair_bound(
     np.add.at(law, np.mod(points.astype(np.int64), length), mass)
     spectrum = np.fft.rfft(law)
     # every frequency within the transform's 2-norm error (Higham §24.1), so pointwise
-    e1 = 16.0 * U * (math.log2(length) + 2.0) * math.sqrt(length) * float(np.linalg.norm(law))
+    e_fft = 16.0 * U * (math.log2(length) + 2.0) * math.sqrt(length) * float(np.linalg.norm(law))
     with np.errstate(divide="ignore"):
-        log_size = np.log(np.abs(spectrum) + e1)
+        log_size = np.log(np.abs(spectrum) + e_fft)
     # frequencies whose n-th power is below e^−700 are left out, and charged as errors
     live = np.flatnonzero(n * log_size > -700.0)
     factor = np.full(spectrum.size, 2.0)
@@ -224,11 +230,12 @@ def _pair_bound(
     # beyond the angles' rounding: more accurate than the transform's bound
     centred = np.mod(points + length // 2, length) - length // 2
     theta = 2.0 * math.pi * live / length
+    phi: npt.NDArray[np.complex128]
     if live.size * points.size <= _DIRECT:
-        phi = np.exp(-1j * np.outer(theta, centred)) @ mass
+        phi = np.exp(-1j * np.outer(theta, centred)) @ mass.astype(np.complex128)
         e1 = U * (float(np.max(np.abs(centred))) * theta * 4.0 + 2.0 * points.size + 16.0)
     else:  # the transform's own values
-        phi = spectrum[live]
+        phi, e1 = spectrum[live], np.full(live.size, e_fft)
     log_size = np.log(np.abs(phi) + e1)
     power = np.exp(n * np.log(phi))
     log_phi = np.abs(np.log(phi))
@@ -261,6 +268,11 @@ class LatticeCurve:
 
     def __init__(self, n: int, pairs: LatticePairs, eps0: float) -> None:
         self.n, self.pairs, self.eps0 = n, pairs, eps0
+        self.resolution = _RESOLUTION
+        while self.resolution < _FINEST and lattice_length(n, pairs, 2 * self.resolution) <= (
+            _CHEAP_LENGTH
+        ):
+            self.resolution *= 2.0
         #: Pairs whose lattice was computed, over all calls.
         self.evaluated = 0
 
@@ -278,7 +290,7 @@ class LatticeCurve:
         for row in np.argsort(-cheap, kind="stable"):
             if cheap[row] <= worst:
                 break
-            value, length = _pair_bound(self.n, z[row], p.weight, p.gamma, p.error)
+            value, length = _pair_bound(self.n, z[row], p.weight, p.gamma, p.error, self.resolution)
             worst = max(worst, min(value, float(cheap[row])))
             cells += length
             self.evaluated += 1
@@ -305,11 +317,11 @@ def _chernoff_pairs(
     return np.minimum(bound + (error + 8.0 * U) * span / gamma, 1.0)
 
 
-def lattice_length(n: int, pairs: LatticePairs) -> int:
+def lattice_length(n: int, pairs: LatticePairs, resolution: float = _RESOLUTION) -> int:
     """An estimate of one pair's lattice length: the sum spans about ``2 _SPREAD`` standard
     deviations plus its mean's distance to zero, in units of the spacing (the standard
-    deviation of Z over ``_RESOLUTION``)."""
-    return int(_RESOLUTION * (2.0 * _SPREAD * math.sqrt(n * pairs.gamma) + 16.0))
+    deviation of Z over ``resolution``)."""
+    return int(resolution * (2.0 * _SPREAD * math.sqrt(n * pairs.gamma) + 16.0))
 
 
 def lattice_search(
@@ -341,4 +353,4 @@ def lattice_search(
     slope = (math.log(f_lo) - math.log(f_hi)) / (-0.5 * hi)
     if not slope < 0.0:
         return curve, hi
-    return curve, _descend(curve, delta, hi, f_hi, slope)
+    return curve, _descend(curve, delta, hi, f_hi, slope, _STEPS)
