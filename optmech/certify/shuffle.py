@@ -541,7 +541,8 @@ def shuffle_epsilon(
         ``EXACT_MAX_N``, by blocks of the count beyond); ``"clones"``: Feldman, McMillan &
         Talwar (FOCS 2021), from ε₀ alone; ``"blanket"``: the privacy blanket (Balle et al.
         2019), computed exactly where every pair's outputs fall in at most three groups (k-ary
-        randomized response, two outputs), or else the clone reduction with the clone
+        randomized response, two outputs), on a certified lattice for other matrices within a
+        cell budget (Su, Cheng & Wang 2025), or else the clone reduction with the clone
         probability the matrix allows (the smaller of the two where both are computed);
         ``"variation-ratio"``: Wang et al. (PVLDB 2024) from the matrix's (p, β, q), in
         a sound form. ``"auto"``: the smallest certified bound among the valid methods.
