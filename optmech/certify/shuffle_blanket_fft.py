@@ -35,13 +35,20 @@ each computed z raised by a few ulps of $|a| + e^ε |b|$ (a larger Z only raises
 part), and the probability of the upper lattice point by a few ulps of $|z|/h + 1$ (a larger
 mean again); ω's masses carry a total variation τ of a few ulps, which moves the bound by at
 most τ times the range of W (couple the draws: each differing draw moves the sum by at most
-the range; divided by nγ with n γ draws expected). Each frequency of the forward transform
-is within $e_1 = 16\,u (\log_2 N + 2)$ of the truth ($\|w\|_1 = 1$; Higham, *Accuracy and
-Stability of Numerical Algorithms*, 2002, §24.1), so its n-th power within
-$n e_1 (|\hat φ| + e_1)^{n − 1}$ plus the power's own $8u (n |\log \hat φ| + 4)$ relative;
-every point of the inverse transform is then within $(|e_0| + 2 Σ_{t ≥ 1} |e_t|)/N$ plus the
-inverse transform's own error, and these are charged at the weight of every positive lattice
-point of the window. Sums carry ``_SLACK`` relative.
+the range; divided by nγ with n γ draws expected). The forward transform's every frequency
+is within $c\,u (\log_2 N + 2) \sqrt{N} \|w\|_2$ of the truth (its error in the 2-norm,
+Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §24.1, with c = 16 as in
+`optmech.certify.shuffle_exact`); a frequency whose n-th power is then below $e^{−700}$ is
+left out and charged that. The others ("live", near zero) are summed directly,
+$\hat φ(θ) = Σ_j w_j e^{−iθ j}$ over the few lattice points, each within
+$e_1 = u(4 |θ| \max_j |j| + 2 p + 16)$ for p points (the angle's rounding and the sum's),
+or, beyond ``_DIRECT`` terms, taken from the transform with its error. Each n-th power is then
+within $n e_1 (|\hat φ| + e_1)^{n − 1}$ plus the power's own
+$8u (n (|\log \hat φ| + 1) + 4)$ relative. These errors reach $Σ_{k=0}^{\mathrm{top}} k\,
+p(k)$ through the inverse transform, at most $(1/N)\, Σ_θ |e_θ|\, |Σ_{k ≤ top} k e^{iθk}|$
+with $|Σ_{k ≤ K} k r^k| ≤ \min(K(K+1)/2,\ 2/|1 − r|^2 + K/|1 − r|)$; the inverse transform's
+own error is charged in the 2-norm against the weights' 2-norm. Sums carry ``_SLACK``
+relative.
 
 **Pairs.** Pairs equal up to relabelling the outputs are evaluated once. At each ε every
 pair gets Chernoff's bound $E[e^{λW}]^n / (λ nγ)$ (as $s ≤ e^{λs}/λ$ for s > 0), cheap; the
