@@ -159,9 +159,13 @@ def test_pairs_that_differ_are_all_evaluated() -> None:
         assert alone(0.2) <= whole(0.2)
 
 
-def test_many_groups_or_structures_fall_back_to_the_clone_form() -> None:
+def test_many_groups_or_structures_fall_back_to_the_clone_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beyond the grouped form and the lattice form's budget, the clone form alone."""
     matrix = np.random.default_rng(0).dirichlet(np.ones(20), size=20)
     assert blanket_groups(matrix) is None
+    monkeypatch.setattr("optmech.certify.shuffle_blanket_fft._MAX_LENGTH", 0)
     g = optmech.shuffle_epsilon(matrix, 10_000, 1e-6, method="blanket")
     clone = _CloneCurve(9999, _clone_p(matrix), g.local_epsilon)
     assert g.curve([0.5])[0][0] == pytest.approx(min(1.0, clone(0.5)), rel=1e-12)

@@ -32,8 +32,13 @@ Upper bounds (each valid for every pair and every choice of the other users' inp
     Computed exactly, with certified rounding, when every pair's outputs fall in at most three
     groups of equal ratios (k-ary randomized response, two-output matrices; a frequency oracle
     through its channel when that is small) and the pairs have few distinct group structures
-    (`optmech.certify.shuffle_blanket`); its crossing is looked for first just below the best ε of
-    the other methods (with ``"auto"``) or of the clone form.
+    (`optmech.certify.shuffle_blanket`); for other matrices on a lattice, as Su, Cheng & Wang
+    (2025) compute it by FFT: one sum of n copies of $Z \cdot \mathrm{Bern}(γ)$, each Z spread
+    onto a lattice with its mean (an upper bound by Jensen's inequality), one FFT power per ε,
+    rounding and tails charged (`optmech.certify.shuffle_blanket_fft`), when the matrix and the
+    lattice fit a cell budget (not the hashed oracles' channels, nor large matrices at large n).
+    Its crossing is looked for first just below the best ε of the other methods (with
+    ``"auto"``) or of the clone form.
     The bound is the smaller of that and the clone reduction with the clone probability the
     matrix allows: every row dominates the pair's mean,
     $M(y | x) ≥ \frac{p}{2}(M(y | x^0) + M(y | x^1))$ with
@@ -93,7 +98,8 @@ import numpy as np
 import numpy.typing as npt
 
 from optmech._floats import FloatArray
-from optmech.certify.shuffle_blanket import BlanketGroups, _MinCurve, blanket_groups, blanket_search
+from optmech.certify.shuffle_blanket import _MinCurve, blanket_groups, blanket_search
+from optmech.certify.shuffle_blanket_fft import lattice_pairs, lattice_search
 from optmech.certify.shuffle_curves import (
     _clone_p,
     _CloneCurve,
@@ -221,9 +227,9 @@ def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | 
     return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
 
 
-def _blanket_structures(desc: ShuffleDescription, mechanism: Any) -> list[BlanketGroups] | None:
-    """The pairs' blanket groups of the matrix, or of an oracle's channel when it is small
-    (`VARIATION_MATRIX_CELLS`); None when there is none or a pair has too many groups."""
+def _blanket_matrix(desc: ShuffleDescription, mechanism: Any) -> FloatArray | None:
+    """The matrix, or an oracle's channel when it is small (`VARIATION_MATRIX_CELLS`), without
+    its zero columns; None when there is none."""
     if desc.matrix is not None:
         matrix = np.asarray(desc.matrix, dtype=np.float64)
     else:
@@ -231,24 +237,33 @@ def _blanket_structures(desc: ShuffleDescription, mechanism: Any) -> list[Blanke
         if not isinstance(inputs, int) or inputs**2 * desc.outputs > VARIATION_MATRIX_CELLS:
             return None
         matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
-    return blanket_groups(matrix[:, matrix.max(axis=0) > 0.0])
+    return matrix[:, matrix.max(axis=0) > 0.0]
 
 
 def _blanket_bound(
     desc: ShuffleDescription, mechanism: Any, others: int, delta: float, reference: float
 ) -> tuple[_Curve, float]:
     """The ``"blanket"`` curve and ε: the pointwise least of the clone form at the matrix's
-    clone probability and, when computable, the blanket divergence, whose crossing is looked
-    for first just below ``reference`` (the best ε of the other methods) and the clone
-    form's ε."""
+    clone probability and, when computable, the blanket divergence (its grouped exact form, or
+    else its lattice form), whose crossing is looked for first just below ``reference`` (the
+    best ε of the other methods) and the clone form's ε."""
     eps0 = desc.local_epsilon
     clone = _CloneCurve(others, desc.clone_probability, eps0)
     eps = min(eps0, _epsilon_up(clone, delta, eps0))
-    structures = _blanket_structures(desc, mechanism)
-    if not structures:
+    matrix = _blanket_matrix(desc, mechanism)
+    if matrix is None:
         return clone, eps
-    curve, exact = blanket_search(others, structures, delta, eps0, min(reference, eps))
-    return _MinCurve(clone, curve), min(eps, exact)
+    structures = blanket_groups(matrix)
+    if structures:
+        curve, exact = blanket_search(others, structures, delta, eps0, min(reference, eps))
+        return _MinCurve(clone, curve), min(eps, exact)
+    pairs = lattice_pairs(matrix)
+    if pairs is None:
+        return clone, eps
+    lattice, exact = lattice_search(others + 1, pairs, delta, eps0, min(reference, eps))
+    if lattice is None:
+        return clone, eps
+    return _MinCurve(clone, lattice), min(eps, exact)
 
 
 def _description_of(mechanism: Any) -> ShuffleDescription:
@@ -526,7 +541,8 @@ def shuffle_epsilon(
         ``EXACT_MAX_N``, by blocks of the count beyond); ``"clones"``: Feldman, McMillan &
         Talwar (FOCS 2021), from ε₀ alone; ``"blanket"``: the privacy blanket (Balle et al.
         2019), computed exactly where every pair's outputs fall in at most three groups (k-ary
-        randomized response, two outputs), or else the clone reduction with the clone
+        randomized response, two outputs), on a certified lattice for other matrices within a
+        cell budget (Su, Cheng & Wang 2025), or else the clone reduction with the clone
         probability the matrix allows (the smaller of the two where both are computed);
         ``"variation-ratio"``: Wang et al. (PVLDB 2024) from the matrix's (p, β, q), in
         a sound form. ``"auto"``: the smallest certified bound among the valid methods.

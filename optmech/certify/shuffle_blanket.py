@@ -38,9 +38,9 @@ $N_1$ and a run of counts can be charged its first (last) value: the curve that 
 crossing cuts $N_1$ in such blocks, and the fine curve charges runs of eight counts their first
 value, summing cell by cell only the runs whose charge exceeds the next run's first value times
 their mass by more than their share of 1e-6 of the total. A matrix whose pairs have more
-groups gets no bound here (Su, Cheng & Wang's lattice form would cover it; it is not
-implemented), nor one with more than ``_MAX_STRUCTURES`` distinct pair structures; pairs whose
-structures agree to ``_MERGE`` are evaluated once.
+groups, or more than ``_MAX_STRUCTURES`` distinct pair structures, gets no bound here (its
+lattice form is `optmech.certify.shuffle_blanket_fft`); pairs whose structures agree to
+``_MERGE`` are evaluated once.
 
 Costs are bounded by blocks of m: $δ_m$ is non-increasing in m (one more blanket draw is a
 post-processing), so a block of m is charged its first m; the blocks are one m wide within the
@@ -549,17 +549,22 @@ def blanket_search(
 
 
 def _descend(
-    curve: Callable[[float], float], delta: float, hi: float, f_hi: float, slope: float
+    curve: Callable[[float], float],
+    delta: float,
+    hi: float,
+    f_hi: float,
+    slope: float,
+    steps: int = _FINE_STEPS,
 ) -> float:
     """The least ε found with ``curve(ε) ≤ δ``, from ``curve(hi) = f_hi ≤ δ`` and an estimate
-    ``slope < 0`` of d log δ / dε: at most `_FINE_STEPS` secant steps on log δ against ε²
+    ``slope < 0`` of d log δ / dε: at most ``steps`` secant steps on log δ against ε²
     (nearly linear: δ falls about as e^{−c n ε²}), each aimed ``_AIM`` relative above the
     crossing the last two points predict (a point is kept only once evaluated at most δ); it
     stops at a point at most δ that is within about ``_STOP`` of the crossing."""
     log_delta = math.log(delta)
     lo, x, fx = 0.0, hi, f_hi
     slope /= 2.0 * hi  # d log δ / d(ε²)
-    for _ in range(_FINE_STEPS):
+    for _ in range(steps):
         square = x * x + (log_delta - math.log(max(fx, 1e-300))) / slope
         nxt = math.sqrt(max(square, 0.0)) * (1.0 + _AIM)
         if not lo < nxt < hi:
