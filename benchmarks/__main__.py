@@ -119,7 +119,9 @@ def markdown(report: dict[str, Any]) -> str:
             if report.get("full_sections")
             else ""
         )
-        + f", `{report.get('command', '')}`; {runs_phrase(rows)}, each alternated with the "
+        + f", `{report.get('command', '')}`"
+        + (f" at commit {report['commit'][:10]}" if report.get("commit") else "")
+        + f"; {runs_phrase(rows)}, each alternated with the "
         f"case it is compared with), load average at start {report['load_start']:.2f}, at end "
         f"{report['load_end']:.2f}; "
         + ", ".join(f"{k} {v}" for k, v in report["versions"].items()),
@@ -441,6 +443,23 @@ def _crossover_tables(rows: list[dict[str, Any]]) -> list[str]:
     return [*out, ""] if cuts else out
 
 
+def _commit() -> str:
+    """The checkout's commit (``git rev-parse HEAD``), or "not a git checkout"."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    return out.stdout.strip() or "not a git checkout"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description="optmech benchmarks (docs/performance.md)"
@@ -485,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         "timeout_s": timeout,
         "repeat": args.repeat,
         "command": "python -m benchmarks " + " ".join(sys.argv[1:] if argv is None else argv),
+        "commit": _commit(),
         "rows": [],
     }
     for name in args.only or SECTIONS:

@@ -55,6 +55,9 @@ VALUE_FIELDS = (
     "cells",
 )
 
+#: The page's run, then the runs its noise comes from, as kept in the repository (a shell glob).
+PAGE_RUNS = "benchmarks/results/run/benchmarks.json benchmarks/results/noise/*.json"
+
 #: Relative difference allowed between two runs' computed values (solvers are deterministic
 #: on one machine; this only absorbs the printing of floats).
 VALUE_RTOL = 1e-9
@@ -118,13 +121,17 @@ def _class_of(seconds: float) -> int:
 
 def bands(page: Any, others: Sequence[Any]) -> list[Band]:
     """The band of each duration class over the cases ``page`` shares with each of ``others``
-    (reports or paths of ``benchmarks.json``); classes without a case are left out."""
+    (reports or paths of ``benchmarks.json``); classes without a case are left out. A case
+    whose computed values differ between the two runs (`_changed`: the code it runs changed)
+    measures no noise and is left out."""
     base = _rows(_load(page))
     ratios: list[list[float]] = [[] for _ in CLASSES]
     for other in others:
         for case, row in _rows(_load(other)).items():
             mine = base.get(case)
-            a, b = (None, None) if mine is None else (_seconds(mine), _seconds(row))
+            if mine is None or _changed(mine, row):
+                continue
+            a, b = _seconds(mine), _seconds(row)
             if a is not None and b is not None:
                 ratios[_class_of(a)].append(b / a)
     return [
@@ -142,6 +149,11 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _changed(mine: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """The `VALUE_FIELDS` that two runs of one case both have and that differ."""
+    return [f for f in VALUE_FIELDS if f in mine and f in row and not _same(mine[f], row[f])]
+
+
 def value_changes(page: Any, new: Any) -> list[str]:
     """The computed values (`VALUE_FIELDS`) of the cases both runs have that differ, one line
     each."""
@@ -151,10 +163,9 @@ def value_changes(page: Any, new: Any) -> list[str]:
         mine = base.get(case)
         if mine is None:
             continue
-        for field in VALUE_FIELDS:
-            if field in mine and field in row and not _same(mine[field], row[field]):
-                name = ", ".join(f"{k}={v}" for k, v in case)
-                out.append(f"{name}: {field} {mine[field]!r} → {row[field]!r}")
+        for field in _changed(mine, row):
+            name = ", ".join(f"{k}={v}" for k, v in case)
+            out.append(f"{name}: {field} {mine[field]!r} → {row[field]!r}")
     return out
 
 
@@ -181,8 +192,9 @@ def check(page: Any, others: Sequence[Any], new: Any) -> tuple[list[str], list[s
 
 
 def page_lines(page: dict[str, Any], others: Sequence[dict[str, Any]]) -> list[str]:
-    """The page's section on its noise: the runs it was measured from, each class's band, how
-    many computed values were equal, and the command that checks a new run."""
+    """The page's section on its noise: the runs it was measured from, each class's band, the
+    cases left out (their computed values differ: they ran other code), and the command that
+    checks a new run."""
     out = ["## Run-to-run noise", ""]
     if not others:
         return [
@@ -191,22 +203,35 @@ def page_lines(page: dict[str, Any], others: Sequence[dict[str, Any]]) -> list[s
             "(`--noise`), so this page states no band of noise.",
             "",
         ]
-    runs = ", ".join(f"{o['started']} (`{o.get('command', '')}`)" for o in others)
-    equal = sum(
-        1
-        for other in others
-        for case, row in _rows(other).items()
-        if case in _rows(page)
-        for field in VALUE_FIELDS
-        if field in row and field in _rows(page)[case]
+    runs = ", ".join(
+        f"{o['started']} (`{o.get('command', '')}`"
+        + (f", commit {o['commit'][:10]})" if o.get("commit") else ")")
+        for o in others
     )
-    changed = [line for other in others for line in value_changes(page, other)]
+    base = _rows(page)
+    same = differ = 0
+    sections: set[str] = set()
+    for other in others:
+        for case, row in _rows(other).items():
+            if case in base:
+                if _changed(base[case], row):
+                    differ += 1
+                    sections.add(str(row.get("section")))
+                else:
+                    same += 1
+    left_out = (
+        f" {differ} cases computed other values in another run (sections: "
+        f"{', '.join(sorted(sections))}): they ran other code, measure no noise and are left out."
+        if differ
+        else ""
+    )
     out += [
-        f"The same command was run again on the same machine: {runs}. For each class of "
-        "duration (the case's seconds in this page's run), the band is the smallest and "
-        "largest ratio of a case's seconds in the other run to its seconds here. A new run "
-        "reproduces this page when its cases' ratios lie within their class's band and their "
-        "computed values (certified values, ε, gaps, sizes, statuses) are unchanged.",
+        f"Other runs of the same command on this machine: {runs}. For each class of duration "
+        "(the case's seconds in this page's run), the band is the smallest and largest ratio of "
+        "a case's seconds in another run to its seconds here, over the cases whose computed "
+        f"values (certified values, ε, gaps, sizes, statuses) were the same ({same}).{left_out} "
+        "A new run reproduces this page when its cases' ratios lie within their class's band "
+        "and their computed values are this page's.",
         "",
         "| duration here | cases | seconds elsewhere / seconds here |",
         "|---|---|---|",
@@ -215,12 +240,8 @@ def page_lines(page: dict[str, Any], others: Sequence[dict[str, Any]]) -> list[s
             for b in bands(page, others)
         ),
         "",
-        f"Computed values compared: {equal}; changed between the runs: {len(changed)}"
-        + (f" ({'; '.join(changed[:4])}{' …' if len(changed) > 4 else ''})." if changed else "."),
-        "",
-        "Check a new run against this page: `python -m benchmarks.noise --page-runs "
-        "benchmarks/results/run/benchmarks.json benchmarks/results/rerun/benchmarks.json "
-        "--new benchmark-results/benchmarks.json`.",
+        f"Check a new run against this page: `python -m benchmarks.noise --page-runs "
+        f"{PAGE_RUNS} --new benchmark-results/benchmarks.json`.",
         "",
     ]
     return out

@@ -13,12 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.__main__ import markdown
-from benchmarks.noise import page_lines
+from benchmarks.noise import PAGE_RUNS, page_lines
 
 REGENERATE = "python -m benchmarks --out benchmark-results --page docs/performance.md"
-
-#: Where the page's own run and the runs its noise comes from are kept in the repository.
-PAGE_RUNS = "benchmarks/results/run/benchmarks.json benchmarks/results/rerun/benchmarks.json"
 
 
 def rerun_command(report: dict[str, Any]) -> str:

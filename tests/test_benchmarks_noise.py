@@ -67,7 +67,12 @@ def test_the_page_states_its_noise_and_how_to_check_a_rerun() -> None:
     text = "\n".join(noise.page_lines(here, [other]))
     assert "2026-01-02 00:00:00" in text
     assert "| 0.1–1 s | 1 | 1.20–1.20 |" in text and "| 1–10 s | 1 | 0.90–0.90 |" in text
-    assert "changed between the runs: 0." in text
+    assert "were the same (2)." in text and "left out" not in text
+    # A case whose computed value changed ran other code: it is left out of the bands.
+    moved = _report([_case(2, 0.6, value=3.0), _case(3, 1.8)], started="2026-01-03 00:00:00")
+    again = "\n".join(noise.page_lines(here, [moved]))
+    assert "| 0.1–1 s |" not in again and "| 1–10 s | 1 | 0.90–0.90 |" in again
+    assert "1 cases computed other values in another run (sections: additive)" in again
     assert (
         page.rerun_command(
             {"command": "python -m benchmarks --repeat 1 --out r --page docs/p.md --noise a.json"}
