@@ -220,14 +220,11 @@ def _variation_of(desc: ShuffleDescription, mechanism: Any) -> VariationRatio | 
         p, beta, q = desc.variation_ratio
         alpha, r, s, residue = desc.variation_decomposition
         return VariationRatio(p=p, beta=beta, q=q, alpha=alpha, r=r, s=s, residue=residue)
-    inputs, outputs = getattr(mechanism, "k", 0), desc.outputs
-    if not isinstance(inputs, int) or inputs**2 * outputs > VARIATION_MATRIX_CELLS:
-        return None
-    matrix = np.asarray(mechanism.randomizer.matrix, dtype=np.float64)
-    return variation_ratio_parameters(matrix[:, matrix.max(axis=0) > 0.0])
+    matrix = _small_matrix(desc, mechanism)
+    return None if matrix is None else variation_ratio_parameters(matrix)
 
 
-def _blanket_matrix(desc: ShuffleDescription, mechanism: Any) -> FloatArray | None:
+def _small_matrix(desc: ShuffleDescription, mechanism: Any) -> FloatArray | None:
     """The matrix, or an oracle's channel when it is small (`VARIATION_MATRIX_CELLS`), without
     its zero columns; None when there is none."""
     if desc.matrix is not None:
@@ -250,7 +247,7 @@ def _blanket_bound(
     eps0 = desc.local_epsilon
     clone = _CloneCurve(others, desc.clone_probability, eps0)
     eps = min(eps0, _epsilon_up(clone, delta, eps0))
-    matrix = _blanket_matrix(desc, mechanism)
+    matrix = _small_matrix(desc, mechanism)
     if matrix is None:
         return clone, eps
     structures = blanket_groups(matrix)
