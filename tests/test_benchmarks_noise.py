@@ -1,14 +1,19 @@
-"""``benchmarks.noise``: the page's band of run-to-run noise and the check of a new run.
+"""``benchmarks.noise``: the page's references, its bands of run-to-run noise and the check of
+a new run.
 
-Independent truth: reports written here with known seconds and values, so each band, each case
-outside it and each changed value is known in advance."""
+Independent truth: reports written here with known seconds and values, so each reference, each
+case outside its band and each changed value is known in advance; the tail model's edge against
+the closed-form quantile of a Laplace law; and the check's false-failure rate simulated on runs
+drawn from a known law of noise."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks import compare, noise, page
@@ -22,33 +27,87 @@ def _case(m: int, total: float, value: float = 1.0) -> dict[str, Any]:
     return {"section": "additive", "m": m, "solver": "HIGHS", "total": total, "value": value}
 
 
-def test_bands_are_the_ratio_range_of_each_duration_class() -> None:
-    here = _report([_case(1, 0.05), _case(2, 0.5), _case(3, 0.8), _case(4, 20.0)])
-    other = _report([_case(1, 0.06), _case(2, 0.4), _case(3, 1.2), _case(4, 18.0)])
-    found = {
-        (b.low_s, b.high_s): (b.cases, b.smallest, b.largest) for b in noise.bands(here, [other])
-    }
-    assert found[(0.0, 0.1)] == (1, pytest.approx(1.2), pytest.approx(1.2))
-    assert found[(0.1, 1.0)] == (2, pytest.approx(0.8), pytest.approx(1.5))
-    assert found[(10.0, float("inf"))] == (1, pytest.approx(0.9), pytest.approx(0.9))
-    assert (1.0, 10.0) not in found  # no case of that class
+def _runs(seconds: np.ndarray) -> list[dict[str, Any]]:
+    """One report per row of ``seconds`` (runs × cases), case j named m = j."""
+    return [_report([_case(j, float(s)) for j, s in enumerate(run)]) for run in seconds]
+
+
+def test_the_noise_comes_from_every_pair_of_runs_that_computed_the_pages_values() -> None:
+    here = _report([_case(j, 0.5) for j in range(10)] + [_case(99, 3.0)])
+    a = _report([_case(j, 0.5 * 1.1) for j in range(10)] + [_case(99, 9.0, value=2.0)])
+    b = _report([_case(j, 0.5 / 1.2) for j in range(10)] + [_case(99, 4.0)])
+    found = {(x.low_s, x.cases, x.pairs): x.largest for x in noise.bands(here, [a, b])}
+    # 10 cases x 3 pairs; the largest ratio is 1.1 * 1.2 (a over b). m = 99 has only one pair
+    # (a ran other code there), fewer than MIN_RATIOS: its class states no band.
+    assert found == {(0.1, 10, 30): pytest.approx(1.32)}
+
+
+def test_the_tail_edge_matches_the_laplace_quantile() -> None:
+    # |Laplace(0, b)| is exponential: P(|X| > t) = exp(-t / b), so `trials` draws cross t once
+    # on average at t = b log(trials). The mean excess estimates b to about 1 / sqrt(20 000)
+    # = 0.7 %, so the 5 % allowed is 7 standard errors.
+    b, trials = 0.2, 4e4
+    x = np.abs(np.random.default_rng(5).laplace(0.0, b, size=200_000))
+    assert noise._tail_edge(x, trials) == pytest.approx(b * math.log(trials), rel=0.05)
+    # Never inside the values it was measured from.
+    assert noise._tail_edge(x, 1.0) == x.max()
+
+
+def test_a_run_as_noisy_as_the_pages_runs_fails_rarely_and_the_range_seen_would_not() -> None:
+    # 4 runs of 200 cases (0.2-0.8 s, one class) with Laplace noise of scale 0.08 on the log
+    # seconds, then 400 new runs drawn alike, each checked against the first run. The band's
+    # false-failure rate is ALPHA = 0.05 under the model, plus what estimating the tail from
+    # 4 runs adds: allowed 0.15 (measured below). A band of the largest ratio seen fails
+    # about a third of them.
+    rng = np.random.default_rng(11)
+    true = rng.uniform(0.2, 0.8, size=200)
+
+    def runs(count: int) -> np.ndarray:
+        return true * np.exp(rng.laplace(0.0, 0.08, size=(count, true.size)))
+
+    seconds = runs(4)
+    reports = _runs(seconds)
+    table = noise.bands(reports[0], reports[1:])
+    assert len(table) == 1 and table[0].cases == 200 and table[0].pairs == 1200
+    failed = seen = 0
+    for run in runs(400):
+        lines, compared = noise.outside(table, reports[0], _runs(run[None, :])[0])
+        assert compared == 200
+        failed += bool(lines)
+        ratio = np.abs(np.log(run / seconds[0]))
+        seen += bool(ratio.max() > math.log(table[0].largest))
+    assert failed / 400 <= 0.15
+    assert seen / 400 >= 0.2
 
 
 def test_a_new_run_is_checked_against_the_bands_and_its_values(tmp_path: Path) -> None:
-    here = _report([_case(2, 0.5), _case(3, 0.8, value=2.0)])
-    other = _report([_case(2, 0.4), _case(3, 1.2, value=2.0)])
-    # m = 2: 0.5 → 0.70 is a ratio of 1.4, inside [0.8, 1.5]; m = 3: 0.8 → 1.6 is 2.0, outside.
-    new = _report([_case(2, 0.70), _case(3, 1.6, value=2.0 * (1 + 1e-6))])
-    outside, changed, compared = noise.check(here, [other], new)
-    assert compared == 2
-    assert len(outside) == 1 and "m=3" in outside[0] and outside[0].startswith(" 2.000")
-    assert len(changed) == 1 and "m=3" in changed[0] and "value" in changed[0]
+    rng = np.random.default_rng(3)
+    seconds = 0.5 * np.exp(rng.laplace(0.0, 0.05, size=(3, 30)))
+    reports = _runs(seconds)
+    table = noise.bands(reports[0], reports[1:])
+    assert len(table) == 1 and 1.0 < table[0].largest <= table[0].factor < 10.0
+    # m = 0: the page's seconds; m = 1: ten times them; m = 2: the page's, its value moved.
+    here = seconds[0]
+    new = _report([_case(0, here[0]), _case(1, 10 * here[1]), _case(2, here[2], value=1 + 1e-6)])
+    outside, changed, compared = noise.check(reports[0], reports[1:], new)
+    assert compared == 3
+    assert len(outside) == 1 and "m=1" in outside[0] and outside[0].startswith("10.000")
+    assert len(changed) == 1 and "m=2" in changed[0] and "value" in changed[0]
     paths = []
-    for name, rep in (("here", here), ("other", other), ("new", new)):
-        paths.append(tmp_path / f"{name}.json")
+    for i, rep in enumerate([*reports, new]):
+        paths.append(tmp_path / f"run{i}.json")
         paths[-1].write_text(json.dumps(rep), encoding="utf-8")
-    assert noise.main(["--page-runs", str(paths[0]), str(paths[1]), "--new", str(paths[2])]) == 1
-    assert noise.main(["--page-runs", str(paths[0]), str(paths[1]), "--new", str(paths[1])]) == 0
+    runs = [str(p) for p in paths[:3]]
+    assert noise.main(["--page-runs", *runs, "--new", str(paths[3])]) == 1
+    assert noise.main(["--page-runs", *runs, "--new", runs[1]]) == 0
+
+
+def test_a_class_measured_too_little_states_no_band_and_its_cases_fail() -> None:
+    here = _report([_case(1, 0.5), _case(2, 20.0)])
+    other = _report([_case(1, 0.6), _case(2, 18.0)])
+    assert noise.bands(here, [other]) == []  # 2 ratios a class, fewer than MIN_RATIOS
+    outside, _, compared = noise.check(here, [other], here)
+    assert compared == 2 and all("no band" in line for line in outside)
 
 
 def test_a_shuffle_case_is_named_by_its_parameters_not_its_result() -> None:
@@ -60,19 +119,20 @@ def test_a_shuffle_case_is_named_by_its_parameters_not_its_result() -> None:
 
 
 def test_the_page_states_its_noise_and_how_to_check_a_rerun() -> None:
-    rows = [_case(2, 0.5), _case(3, 2.0)]
-    here = _report(rows)
+    rng = np.random.default_rng(7)
+    here, *others = _runs(0.5 * np.exp(rng.laplace(0.0, 0.05, size=(3, 30))))
     here.update(mode="full", load_start=1.0, load_end=1.0, versions={}, repeat=1)
-    other = _report([_case(2, 0.6), _case(3, 1.8)], started="2026-01-02 00:00:00")
-    text = "\n".join(noise.page_lines(here, [other]))
-    assert "2026-01-02 00:00:00" in text
-    assert "| 0.1–1 s | 1 | 1.20–1.20 |" in text and "| 1–10 s | 1 | 0.90–0.90 |" in text
-    assert "were the same (2)." in text and "left out" not in text
-    # A case whose computed value changed ran other code: it is left out of the bands.
-    moved = _report([_case(2, 0.6, value=3.0), _case(3, 1.8)], started="2026-01-03 00:00:00")
-    again = "\n".join(noise.page_lines(here, [moved]))
-    assert "| 0.1–1 s |" not in again and "| 1–10 s | 1 | 0.90–0.90 |" in again
+    others[1]["started"] = "2026-01-02 00:00:00"
+    text = "\n".join(noise.page_lines(here, others))
+    (band,) = noise.bands(here, others)
+    assert "2026-01-02 00:00:00" in text and "left out" not in text
+    assert f"| 0.1–1 s | 30 | 90 | {band.largest:.2f} | {band.range()} |" in text
+    assert f"--page-runs {noise.PAGE_RUNS} --new" in text
+    # A case whose computed value changed ran other code: it is left out.
+    others[0]["rows"][0]["value"] = 3.0
+    again = "\n".join(noise.page_lines(here, others))
     assert "1 cases computed other values in another run (sections: additive)" in again
+    assert "| 0.1–1 s | 30 | 88 |" in again  # m = 0 keeps one pair of its three
     assert (
         page.rerun_command(
             {"command": "python -m benchmarks --repeat 1 --out r --page docs/p.md --noise a.json"}
