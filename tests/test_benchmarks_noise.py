@@ -36,7 +36,7 @@ def test_the_noise_comes_from_every_pair_of_runs_that_computed_the_pages_values(
     here = _report([_case(j, 0.5) for j in range(10)] + [_case(99, 3.0)])
     a = _report([_case(j, 0.5 * 1.1) for j in range(10)] + [_case(99, 9.0, value=2.0)])
     b = _report([_case(j, 0.5 / 1.2) for j in range(10)] + [_case(99, 4.0)])
-    found = {(x.low_s, x.cases, x.pairs): x.largest for x in noise.bands(here, [a, b])}
+    found = {(x.low_s, x.figures, x.pairs): x.largest for x in noise.bands(here, [a, b])}
     # 10 cases x 3 pairs; the largest ratio is 1.1 * 1.2 (a over b). m = 99 has only one pair
     # (a ran other code there), fewer than MIN_RATIOS: its class states no band.
     assert found == {(0.1, 10, 30): pytest.approx(1.32)}
@@ -68,7 +68,7 @@ def test_a_run_as_noisy_as_the_pages_runs_fails_rarely_and_the_range_seen_would_
     seconds = runs(4)
     reports = _runs(seconds)
     table = noise.bands(reports[0], reports[1:])
-    assert len(table) == 1 and table[0].cases == 200 and table[0].pairs == 1200
+    assert len(table) == 1 and table[0].figures == 200 and table[0].pairs == 1200
     failed = seen = 0
     for run in runs(400):
         lines, compared = noise.outside(table, reports[0], _runs(run[None, :])[0])
@@ -91,7 +91,9 @@ def test_a_new_run_is_checked_against_the_bands_and_its_values(tmp_path: Path) -
     new = _report([_case(0, here[0]), _case(1, 10 * here[1]), _case(2, here[2], value=1 + 1e-6)])
     outside, changed, compared = noise.check(reports[0], reports[1:], new)
     assert compared == 3
-    assert len(outside) == 1 and "m=1" in outside[0] and outside[0].startswith("10.000")
+    found = [line for line in outside if not line.startswith("missing: ")]
+    assert len(found) == 1 and "m=1" in found[0] and found[0].startswith("10.000")
+    assert len(outside) == 1 + 27  # m = 3 ... 29 are missing from the new run
     assert len(changed) == 1 and "m=2" in changed[0] and "value" in changed[0]
     paths = []
     for i, rep in enumerate([*reports, new]):
@@ -108,6 +110,80 @@ def test_a_class_measured_too_little_states_no_band_and_its_cases_fail() -> None
     assert noise.bands(here, [other]) == []  # 2 ratios a class, fewer than MIN_RATIOS
     outside, _, compared = noise.check(here, [other], here)
     assert compared == 2 and all("no band" in line for line in outside)
+
+
+def test_every_measured_figure_of_a_row_is_read_with_its_kind() -> None:
+    row = {
+        "section": "grs", "n": 50, "solver": "HIGHS", "runs": 3, "load": 1.2, "load_min": 1.0,
+        "total": 0.5, "total_median": 0.5, "total_min": 0.4, "build": 0.01, "build_min": 0.01,
+        "wall_median": 2.0, "load_median": 0.003, "qif_total": 3.0, "peak_rss_mb": 150.0,
+        "solve_mb": 20.0, "samples_per_s": 1e7, "pipeline_over_direct": 1.1,
+        "time_exponent": 1.9, "largest_estimate": 5e5, "crossover_variables": 325,
+        "worst_seed": 3, "value": 1.8, "value_median": 1.8, "iterations": 700,
+        "status": "optimal", "times": {"exact": 0.2}, "bounds": {"exact": 0.03},
+    }  # fmt: skip
+    kinds = {name: kind for name, (kind, _) in noise.figures(row).items()}
+    assert kinds == {
+        "total": "seconds", "total_min": "seconds", "build": "seconds", "build_min": "seconds",
+        "wall": "seconds",
+        "load": "seconds", "qif_total": "seconds", "times.exact": "seconds",
+        "peak_rss_mb": "memory", "solve_mb": "memory above the imports",
+        "samples_per_s": "rate", "pipeline_over_direct": "ratio", "time_exponent": "ratio",
+        "largest_estimate": "ratio",
+    }  # fmt: skip
+    # The median of a highspy phase called "load" is seconds; the load average is no figure.
+    assert noise.figures(row)["load"] == ("seconds", 0.003)
+    moved = {**row, "value_median": 1.9, "bounds": {"exact": 0.04}, "iterations": 701}
+    assert sorted(noise._changed(row, moved)) == ["bounds.exact", "iterations", "value_median"]
+    assert noise._changed(row, {**row, "status": noise.TIMEOUT}) == []  # a stop, not a value
+    # Run once, a field's minimum is that run: no figure of its own.
+    assert "total_min" not in noise.figures({**row, "runs": 1})
+
+
+def test_a_figure_the_new_run_lacks_is_missing_unless_a_peer_stopped() -> None:
+    rows = [{**_case(m, 0.5), "qif_total": 2.0, "qif_status": "ok"} for m in range(10)]
+    here, *others = (_report([dict(r) for r in rows]) for _ in range(3))
+    table = noise.bands(here, others)
+    lacking = [dict(r) for r in rows]
+    del lacking[1]["qif_total"]
+    del lacking[2]["qif_total"]
+    lacking[2]["qif_status"] = noise.TIMEOUT
+    lines, _ = noise.outside(table, here, _report(lacking))
+    assert lines == ["missing: qif_total of section=additive, m=1, solver=HIGHS"]
+
+
+def _long(m: int, total: float, timeout: bool = False) -> dict[str, Any]:
+    """A 2-D ladder case; stopped at its 90 s limit, it reports no solver (as the harness)."""
+    if timeout:
+        return {"section": "additive2d", "kind": "ladder", "m": m, "status": noise.TIMEOUT,
+                "timeout_s": 90.0}  # fmt: skip
+    return {"section": "additive2d", "kind": "ladder", "m": m, "solver": "HIGHS",
+            "status": "optimal", "total": total}  # fmt: skip
+
+
+def test_a_case_stopped_at_its_limit_agrees_when_the_band_reaches_the_limit() -> None:
+    rng = np.random.default_rng(13)
+    seconds = np.array([20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 85.0, 12.0, 15.0])
+    runs = seconds * np.exp(rng.laplace(0.0, 0.05, size=(3, seconds.size)))
+    here, *others = (_report([_long(m, float(t)) for m, t in enumerate(run)]) for run in runs)
+    here["rows"].append(_long(99, 0.0, timeout=True))  # the page's ladder stopped here
+    (band,) = noise.bands(here, others)
+    assert band.low_s == 10.0 and 1.0 < band.factor < 90.0 / runs[0][1]
+    new = _report(
+        [_long(0, runs[0][0]), _long(1, 0.0, timeout=True), _long(6, 0.0, timeout=True)]
+        + [_long(m, float(runs[0][m])) for m in (2, 3, 4, 5, 7)]
+    )
+    lines, _ = noise.outside([band], here, new)
+    # m = 1 (about 30 s here) cannot reach 90 s within the band; m = 6 (about 80 s) can;
+    # m = 8 and 9 are missing; m = 99, stopped here, need not be there.
+    assert sorted(lines) == sorted(
+        [
+            f"stopped at its limit in one run only ({runs[0][1]:.4g} s against a stop at 90 s): "
+            "section=additive2d, kind=ladder, m=1, solver=HIGHS",
+            "missing: section=additive2d, kind=ladder, m=8, solver=HIGHS",
+            "missing: section=additive2d, kind=ladder, m=9, solver=HIGHS",
+        ]
+    )
 
 
 def test_a_shuffle_case_is_named_by_its_parameters_not_its_result() -> None:
