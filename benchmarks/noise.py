@@ -21,14 +21,14 @@ Introduction to Statistical Modeling of Extreme Values*, §4.3). The two runs of
 alike, so the law of their log ratio is symmetric and one factor serves both ways. A band
 always contains every ratio it was measured from.
 
-A new run **reproduces** the page when every case both have keeps its computed values
-(relative difference at most `VALUE_RTOL`), its figures over the page's lie within their
-bands, and it has every case of the page. A case stopped at its time limit ``L`` in one run
-only (`TIMEOUT`) agrees when the other run's seconds times the band's factor reach ``L``; a
-ladder stops at its first case stopped, so a case the page's run stopped at may be absent. Figures read off others (`READ_OFF`) are held to nothing of their own. ``ALPHA`` is
-the chance that a run as noisy as the page's runs fails this check under the model; the model
-is an assumption (a tail heavier than exponential fails more often), and a run that fails says
-which figures did.
+A new run **reproduces** the page when every case both have keeps its computed values (relative
+difference at most `VALUE_RTOL`), its figures over the page's lie within their bands, and it
+has every case of the page. A case stopped at its time limit ``L`` in one run only (`TIMEOUT`)
+agrees when the other run's seconds times the band's factor reach ``L``; a ladder stops at its
+first case stopped, so a case the page's run stopped at may be absent. Figures read off others
+(`READ_OFF`) are held to nothing of their own. ``ALPHA`` is the chance that a run as noisy as
+the page's runs fails this check under the model; the model is an assumption (a tail heavier
+than exponential fails more often), and a run that fails says which figures did.
 
 Why not the largest ratio seen? Of ``R`` runs alike, a new one has the largest ratio of all
 with probability ``1 / (R + 1)``, and each class has two ends: such a band would fail a new
@@ -132,7 +132,6 @@ PAGE_RUNS = "benchmarks/results/run/benchmarks.json benchmarks/results/noise/*.j
 #: Relative difference allowed between two runs' computed values (solvers are deterministic
 #: on one machine; this only absorbs the printing of floats).
 VALUE_RTOL = 1e-9
-
 
 
 Figure = tuple[Case, str]
@@ -520,10 +519,11 @@ def page_lines(page: dict[str, Any], others: Sequence[dict[str, Any]]) -> list[s
         "lie within their bands, and it has every case of this page. A case stopped at its "
         "time limit L in one run only agrees when the other run's seconds, times the band's "
         "factor, reach L; a case this page's run stopped at need not be in the new run (a "
-        "ladder stopped earlier does not reach it). The crossover size, the slowest prior's seed and the largest size "
-        "a ladder solved are read off the seconds above (the solvers', the priors', the "
-        "ladder's): where those are within the noise of each other or of the limit, a run can "
-        "read another size or seed, and only the seconds are held to their bands.",
+        "ladder stopped earlier does not reach it). The crossover size, the slowest prior's "
+        "seed and the largest size a ladder solved are read off the seconds above (the "
+        "solvers', the priors', the ladder's): where those are within the noise of each "
+        "other or of the limit, a run can read another size or seed, and only the seconds are "
+        "held to their bands.",
         "",
         f"Check a new run against this page: `python -m benchmarks.noise --page-runs "
         f"{PAGE_RUNS} --new benchmark-results/benchmarks.json`.",

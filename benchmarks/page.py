@@ -53,12 +53,13 @@ python -m venv .venv && .venv/bin/pip install -e ".[bench]"
 ```
 
 The first command runs every section and writes `benchmark-results/benchmarks.json` (every
-number, the versions, the load) and `benchmark-results/benchmarks.md` (the tables); the
-second lists the figures outside this page's bands of noise, the cases the new run lacks and the
-computed values that changed, and exits with 1 if there are any. `--page docs/performance.md` rewrites this page from a run, and
-`--noise JSON ...` adds other runs' noise to it. Faster variants: `python -m benchmarks
---quick` (small sizes), `--quick --full SECTION ...` (small sizes but for the sections named),
-`--only SECTION ...` and `--repeat N` (runs of every case, alternated).
+number, the versions, the load) and `benchmark-results/benchmarks.md` (the tables); the second
+lists the figures outside this page's bands of noise, the cases the new run lacks and the
+computed values that changed, and exits with 1 if there are any. `--page docs/performance.md`
+rewrites this page from a run, and `--noise JSON ...` adds other runs' noise to it. Faster
+variants: `python -m benchmarks --quick` (small sizes), `--quick --full SECTION ...` (small
+sizes but for the sections named), `--only SECTION ...` and `--repeat N` (runs of every case,
+alternated).
 
 ## How it measures
 

@@ -215,3 +215,19 @@ def test_the_page_states_its_noise_and_how_to_check_a_rerun() -> None:
         )
         == "python -m benchmarks --repeat 1 --out benchmark-results"
     )
+
+
+def test_the_runs_kept_as_reproductions_reproduce_the_page() -> None:
+    # Runs of the page's command on fresh clones, made after the page and its rule were
+    # committed, kept as measured (benchmarks/results/reproduced): each passes the check.
+    root = Path(__file__).resolve().parents[1]
+    page_run = root / "benchmarks/results/run/benchmarks.json"
+    others = sorted((root / "benchmarks/results/noise").glob("*.json"))
+    kept = sorted((root / "benchmarks/results/reproduced").glob("*.json"))
+    assert kept and others
+    assert noise.PAGE_RUNS.split() == [
+        "benchmarks/results/run/benchmarks.json", "benchmarks/results/noise/*.json"
+    ]  # fmt: skip
+    for run in kept:
+        outside, changed, compared = noise.check(page_run, others, run)
+        assert (outside, changed) == ([], []) and compared > 1000, run.name
