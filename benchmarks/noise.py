@@ -41,7 +41,7 @@ import argparse
 import itertools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,7 +190,7 @@ def _loose(case: Case) -> Case:
     return tuple(item for item in case if item[0] != "solver")
 
 
-def _match(rows: dict[Case, dict[str, Any]]) -> Any:
+def _match(rows: dict[Case, dict[str, Any]]) -> Callable[[Case], dict[str, Any] | None]:
     """A lookup of ``rows`` by case, falling back on the case without its solver (where that
     names one row)."""
     loose: dict[Case, list[dict[str, Any]]] = {}
