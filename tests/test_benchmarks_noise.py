@@ -1,10 +1,9 @@
-"""``benchmarks.noise``: the page's references, its bands of run-to-run noise and the check of
-a new run.
+"""``benchmarks.noise``: the page's bands of run-to-run noise and the check of a new run.
 
-Independent truth: reports written here with known seconds and values, so each reference, each
-case outside its band and each changed value is known in advance; the tail model's edge against
-the closed-form quantile of a Laplace law; and the check's false-failure rate simulated on runs
-drawn from a known law of noise."""
+Independent truth: reports written here with known seconds and values, so each band's ratios,
+each figure outside its band, each case missing and each changed value are known in advance;
+the tail model's edge against the closed-form quantile of a Laplace law; and the check's
+false-failure rate simulated on runs drawn from a known law of noise."""
 
 from __future__ import annotations
 
