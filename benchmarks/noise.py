@@ -543,9 +543,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--new", required=True, metavar="JSON", help="the run to check")
     args = parser.parse_args(argv)
-    page, *others = args.page_runs
-    lines, changed, compared = check(page, others, args.new)
-    for band in bands(page, others):
+    page, *others = (_load(path) for path in args.page_runs)
+    new = _load(args.new)
+    table = bands(page, others)
+    lines, compared = outside(table, page, new)
+    changed = value_changes(page, new)
+    for band in table:
         print(
             f"band {band.label():>10}: {band.range()} "
             f"(largest ratio measured {band.largest:.3f}, {band.figures} figures, "
